@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { AccessType, DirectoryConfiguration, type Access } from './config/configuration.js';
+import { FileToolPackage } from './package.js';
+import type { FileTool } from './tools/base.js';
+import { Workspace } from './workspace.js';
+
+const USAGE = `Usage:
+  llm-chat-file <tool> [args-json]    run one tool call and print its results
+  llm-chat-file tools                  list the tools with their JSON schemas
+Options:
+  --workspace DIR   the workspace (writable; default: the current directory, or LLM_CHAT_FS_WORKSPACE)
+  --write DIR       add a writable directory (repeatable)
+  --read DIR        add a read-only directory (repeatable)
+  -h, --help        show this help
+Arguments are a JSON object, e.g. '{"content_pattern":"TODO"}'; "-" reads them from standard input.
+Limits come from LLM_CHAT_FS_* variables (see README). Exit code: 0 when every result succeeded,
+1 when a result is an error, 2 for a usage error.
+Example: llm-chat-file search_entries '{"content_pattern":"Workspace","max_results":5}'`;
+
+/** Accesses from the command line, or `undefined` to read them from the environment. */
+function accessesFrom(values: { workspace?: string; write?: string[]; read?: string[] }): { accesses: Access[]; workspace: string } | undefined {
+    if (values.workspace === undefined && values.write === undefined && values.read === undefined) return undefined;
+    const workspace = path.resolve(values.workspace ?? process.cwd());
+    return {
+        workspace,
+        accesses: [
+            { type: AccessType.Write, path: workspace },
+            ...(values.write ?? []).map((p) => ({ type: AccessType.Write, path: p })),
+            ...(values.read ?? []).map((p) => ({ type: AccessType.Read, path: p })),
+        ],
+    };
+}
+
+async function main(argv: string[]): Promise<number> {
+    const { values, positionals } = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+            workspace: { type: 'string' },
+            write: { type: 'string', multiple: true },
+            read: { type: 'string', multiple: true },
+            help: { type: 'boolean', short: 'h' },
+        },
+    });
+    const [command, rawArgs] = positionals;
+    if (values.help === true || command === undefined) {
+        console.log(USAGE);
+        return command === undefined && values.help !== true ? 2 : 0;
+    }
+    const explicit = accessesFrom(values);
+    const config = explicit ? new DirectoryConfiguration(explicit.accesses, undefined, undefined, explicit.workspace) : new DirectoryConfiguration();
+    const pkg = new FileToolPackage(new Workspace(config));
+    try {
+        if (command === 'tools') {
+            const list = pkg.tools().map((t) => ({ name: t.name, description: t.description, parameters: (t as FileTool<never>).jsonSchema() }));
+            console.log(JSON.stringify(list, null, 2));
+            return 0;
+        }
+        const tool = pkg.tools().find((t) => t.name === command);
+        if (!tool) {
+            console.error(`Unknown tool or command: ${command}. Tools: ${pkg.tools().map((t) => t.name).join(', ')}`);
+            return 2;
+        }
+        const text = rawArgs === '-' ? readFileSync(0, 'utf8') : (rawArgs ?? '{}');
+        let args: unknown;
+        try {
+            args = JSON.parse(text);
+        } catch (err) {
+            console.error(`Arguments are not valid JSON: ${(err as Error).message}`);
+            return 2;
+        }
+        const results = await tool.execute(args as Record<string, unknown>);
+        let failed = false;
+        results.forEach((r, i) => {
+            if (i > 0) console.log('');
+            if (r.status === 'error') failed = true;
+            console.log(r.status === 'error' ? `Error: ${r.result}` : r.result);
+        });
+        return failed ? 1 : 0;
+    } finally {
+        await pkg.close();
+    }
+}
+
+main(process.argv.slice(2)).then(
+    (code) => {
+        process.exitCode = code;
+    },
+    (err: unknown) => {
+        console.error(err instanceof Error ? err.message : String(err));
+        process.exitCode = 2;
+    },
+);

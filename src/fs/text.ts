@@ -1,0 +1,131 @@
+import { isBinaryFileSync } from 'isbinaryfile';
+
+/**
+ * Text decoding and the line model shared by reads, edits and search.
+ *
+ * Line counting: `"a\nb\n"` has 2 lines, `"a\nb"` has 2 lines, `""` has 0; numbers are 1-based.
+ */
+
+/** How a file's bytes map to text, kept so an edit writes them back the same way. */
+export interface TextEncodingInfo {
+    encoding: 'utf8' | 'latin1' | 'utf16le' | 'utf16be';
+    /** The file starts with a byte-order mark (kept on write, never doubled). */
+    bom: boolean;
+}
+
+export type DecodeResult = { ok: true; text: string; info: TextEncodingInfo } | { ok: false; reason: 'binary' };
+
+const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Bytes sampled from the start of a file to decide text or binary (isbinaryfile reads 512). */
+export const BINARY_SAMPLE_BYTES = 512;
+
+/**
+ * Decodes file bytes by content: a BOM decides UTF-8/UTF-16; otherwise a binary check on the
+ * first 512 bytes (isbinaryfile), then strict UTF-8, falling back to Latin-1 (never throws).
+ */
+export function decodeText(bytes: Buffer): DecodeResult {
+    if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+        return { ok: true, text: bytes.toString('utf8', 3), info: { encoding: 'utf8', bom: true } };
+    }
+    if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) {
+        return { ok: true, text: bytes.toString('utf16le', 2), info: { encoding: 'utf16le', bom: true } };
+    }
+    if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) {
+        const swapped = Buffer.from(bytes.subarray(2, 2 + ((bytes.length - 2) & ~1)));
+        swapped.swap16();
+        return { ok: true, text: swapped.toString('utf16le'), info: { encoding: 'utf16be', bom: true } };
+    }
+    if (isBinary(bytes)) return { ok: false, reason: 'binary' };
+    try {
+        return { ok: true, text: utf8Strict.decode(bytes), info: { encoding: 'utf8', bom: false } };
+    } catch {
+        return { ok: true, text: bytes.toString('latin1'), info: { encoding: 'latin1', bom: false } };
+    }
+}
+
+/** True when the first bytes look binary (NUL bytes, many control characters). */
+export function isBinary(bytes: Buffer): boolean {
+    if (bytes.length === 0) return false;
+    const sample = bytes.length > BINARY_SAMPLE_BYTES ? bytes.subarray(0, BINARY_SAMPLE_BYTES) : bytes;
+    return isBinaryFileSync(sample, sample.length);
+}
+
+/** Encodes text back to bytes with the file's original encoding and BOM. */
+export function encodeText(text: string, info: TextEncodingInfo): Buffer {
+    switch (info.encoding) {
+        case 'utf8':
+            return Buffer.concat([info.bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(text, 'utf8')]);
+        case 'latin1':
+            return Buffer.from(text, 'latin1');
+        case 'utf16le':
+            return Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+        case 'utf16be': {
+            const body = Buffer.from(text, 'utf16le');
+            body.swap16();
+            return Buffer.concat([Buffer.from([0xfe, 0xff]), body]);
+        }
+    }
+}
+
+/** Text split into lines, each with its own terminator (`\n`, `\r\n` or `''` for a last line without one). */
+export interface Lines {
+    lines: string[];
+    eols: string[];
+}
+
+/** Splits text into lines and their terminators; `""` gives no lines. */
+export function splitLines(text: string): Lines {
+    const lines: string[] = [];
+    const eols: string[] = [];
+    let start = 0;
+    while (start < text.length) {
+        const nl = text.indexOf('\n', start);
+        if (nl === -1) {
+            lines.push(text.slice(start));
+            eols.push('');
+            break;
+        }
+        const crlf = nl > start && text.charCodeAt(nl - 1) === 13;
+        lines.push(text.slice(start, crlf ? nl - 1 : nl));
+        eols.push(crlf ? '\r\n' : '\n');
+        start = nl + 1;
+    }
+    return { lines, eols };
+}
+
+/** Joins lines and terminators back into text. */
+export function joinLines({ lines, eols }: Lines): string {
+    let out = '';
+    for (let i = 0; i < lines.length; i++) out += lines[i]! + eols[i]!;
+    return out;
+}
+
+/** Number of lines in `text` (a trailing newline is not an extra line). */
+export function countLines(text: string): number {
+    if (text.length === 0) return 0;
+    let n = 0;
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+    return text.endsWith('\n') ? n : n + 1;
+}
+
+/** The file's dominant line ending: `\r\n` when most terminated lines use it, else `\n`. */
+export function dominantEol(eols: readonly string[]): '\n' | '\r\n' {
+    let crlf = 0;
+    let lf = 0;
+    for (const e of eols) {
+        if (e === '\r\n') crlf++;
+        else if (e === '\n') lf++;
+    }
+    return crlf > lf ? '\r\n' : '\n';
+}
+
+/**
+ * Lines of model-supplied text for insertion into a file whose line ending is `eol`: one trailing
+ * newline is dropped (it only terminates the last line), `\r\n` and `\n` both split lines.
+ */
+export function contentLines(content: string, eol: string): Lines {
+    const body = content.endsWith('\r\n') ? content.slice(0, -2) : content.endsWith('\n') ? content.slice(0, -1) : content;
+    const lines = body.split(/\r?\n/);
+    return { lines, eols: lines.map(() => eol) };
+}

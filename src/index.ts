@@ -1,0 +1,26 @@
+/**
+ * llm-chat-file: filesystem tools for LLM agents, with a workspace and read/write access control.
+ * See README.md for the user's manual and ARCHITECTURE.md for the code map.
+ */
+export { AccessType, DirectoryConfiguration, FileConfiguration, SearchConfiguration, DEFAULT_SKIP_DIRS, type Access } from './config/configuration.js';
+export { Workspace, WorkspaceView, type WorkspaceOptions, type CheckedPath } from './workspace.js';
+export { FilePool } from './file-pool.js';
+export { ToolError, type ToolErrorKind } from './errors.js';
+export { FileTool, type ToolShared } from './tools/base.js';
+export { ReadFileTool } from './tools/read-file.js';
+export { WriteFileTool } from './tools/write-file.js';
+export { ReplaceFileLinesTool } from './tools/replace-file-lines.js';
+export { InsertFileContentTool } from './tools/insert-file-content.js';
+export { ReplaceFileContentTool } from './tools/replace-file-content.js';
+export { SearchEntriesTool } from './tools/search-entries.js';
+export { ListDirectoryTool } from './tools/list-directory.js';
+export { CreateFolderTool } from './tools/create-folder.js';
+export { DeleteFileTool } from './tools/delete-file.js';
+export { MoveFileTool } from './tools/move-file.js';
+export { FileAccessInfoTool } from './tools/file-access-info.js';
+export { EntryInfoTool } from './tools/entry-info.js';
+export { SwitchWorkspaceTool } from './tools/switch-workspace.js';
+export { FileToolPackage } from './package.js';
+export { Engine } from './engine/engine.js';
+export type { SearchRequest, SearchHit, SearchOutcome, SearchStop, EntryType } from './engine/types.js';
+export { ToolSuite, type ToolSuiteLike } from './suite.js';

@@ -1,0 +1,135 @@
+import { ResultStatus, Tool, ToolParameterProperty, ToolParameters, type PartialToolResult } from '@johannes.latzel/llm-chat';
+import { z } from 'zod';
+import { FileConfiguration, SearchConfiguration } from '../config/configuration.js';
+import { Engine } from '../engine/engine.js';
+import { errors, ToolError, toToolError } from '../errors.js';
+import { FilePool } from '../file-pool.js';
+import type { Workspace, WorkspaceView } from '../workspace.js';
+
+/** What the tools of one package share. Every field is optional for a tool built on its own. */
+export interface ToolShared {
+    searchConfig?: SearchConfiguration;
+    fileConfig?: FileConfiguration;
+    filePool?: FilePool;
+    /** The worker-pool engine for search and bulk reads. */
+    engine?: Engine;
+}
+
+/** The shared context with defaults filled in. */
+export interface ToolContext {
+    workspace: Workspace;
+    searchConfig: SearchConfiguration;
+    fileConfig: FileConfiguration;
+    filePool: FilePool;
+    engine: Engine;
+}
+
+/** Fills in defaults for a tool built without a package. */
+export function toolContext(workspace: Workspace, shared: ToolShared = {}): ToolContext {
+    const fileConfig = shared.fileConfig ?? new FileConfiguration();
+    return {
+        workspace,
+        searchConfig: shared.searchConfig ?? new SearchConfiguration(),
+        fileConfig,
+        filePool: shared.filePool ?? new FilePool(fileConfig),
+        engine: shared.engine ?? Engine.shared(),
+    };
+}
+
+/** ToolParameters whose JSON is the full JSON schema generated from a zod schema (ranges, enums). */
+class SchemaParameters extends ToolParameters {
+    readonly #schema: Record<string, unknown>;
+    constructor(schema: Record<string, unknown>) {
+        const props = (schema.properties ?? {}) as Record<string, { description?: string }>;
+        super(
+            Object.fromEntries(Object.entries(props).map(([k, v]) => [k, new ToolParameterProperty(v.description ?? k)])),
+            (schema.required as string[] | undefined) ?? [],
+        );
+        this.#schema = schema;
+    }
+    override toJSON(): Record<string, unknown> {
+        return this.#schema;
+    }
+}
+
+/** JSON schema (draft 2020-12, without `$schema`) of a tool's arguments. */
+export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+    const { $schema: _, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
+    return rest;
+}
+
+export const ok = (result: string): PartialToolResult => ({ status: ResultStatus.Success, result });
+export const fail = (result: string): PartialToolResult => ({ status: ResultStatus.Error, result });
+
+/**
+ * Base of the 13 tools: arguments are checked against a zod schema (the same schema is shown to
+ * the model), each call runs against one workspace snapshot, and every failure becomes an error
+ * result; nothing is thrown to the caller.
+ */
+export abstract class FileTool<S extends z.ZodObject> extends Tool {
+    protected readonly ctx: ToolContext;
+    /** The argument schema (zod); its JSON schema is what `toOpenAI()` shows. */
+    readonly schema: S;
+
+    constructor(name: string, description: string, schema: S, workspace: Workspace, shared?: ToolShared) {
+        super(name, description, new SchemaParameters(jsonSchemaOf(schema)));
+        this.schema = schema;
+        this.ctx = toolContext(workspace, shared);
+    }
+
+    /** The JSON schema of the arguments. */
+    jsonSchema(): Record<string, unknown> {
+        return jsonSchemaOf(this.schema);
+    }
+
+    protected override async onExecute(args: Record<string, unknown>): Promise<PartialToolResult> {
+        try {
+            const parsed = this.parse(args);
+            return await this.run(parsed, this.ctx.workspace.view());
+        } catch (err) {
+            return fail(describeFailure(err));
+        }
+    }
+
+    /** Checks `args`, turning zod's issues into one message naming each bad argument and the expected shape. */
+    protected parse(args: unknown): z.infer<S> {
+        const result = this.schema.safeParse(args ?? {});
+        if (result.success) return result.data;
+        const details = result.error.issues
+            .map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message))
+            .join('; ');
+        throw errors.invalidArgument(this.name, `${details}. Expected ${describeShape(this.jsonSchema())}.`);
+    }
+
+    /** The tool's work, against one workspace snapshot. Throw ToolError for failures. */
+    protected abstract run(args: z.infer<S>, view: WorkspaceView): Promise<PartialToolResult>;
+}
+
+/** One failure message for any thrown value. */
+export function describeFailure(err: unknown, path = ''): string {
+    if (err instanceof ToolError) return err.message;
+    return toToolError(err, path).message;
+}
+
+/** `{ path: string (required), recursive?: boolean }` style summary of a JSON schema. */
+function describeShape(schema: Record<string, unknown>): string {
+    const props = (schema.properties ?? {}) as Record<string, { type?: string; items?: { type?: string }; enum?: unknown[] }>;
+    const required = new Set((schema.required as string[] | undefined) ?? []);
+    const parts = Object.entries(props).map(([k, v]) => {
+        const type = v.enum ? v.enum.map((e) => JSON.stringify(e)).join(' | ') : v.type === 'array' ? `${v.items?.type ?? 'unknown'}[]` : (v.type ?? 'unknown');
+        return `${k}${required.has(k) ? '' : '?'}: ${type}`;
+    });
+    return parts.length === 0 ? 'no arguments ({})' : `{ ${parts.join(', ')} }`;
+}
+
+/** zod helpers shared by the tools' schemas. */
+export const arg = {
+    path: (what = 'File path') => z.string().describe(`${what} (absolute, or relative to the workspace root; "." is the workspace root)`),
+    line: (desc: string) => z.number().int().min(1).describe(desc),
+    count: (desc: string) => z.number().int().min(1).describe(desc),
+    isoDate: (desc: string) =>
+        z
+            .string()
+            .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'expected an ISO 8601 date-time such as 2025-01-31T12:00:00Z' })
+            .describe(desc),
+};

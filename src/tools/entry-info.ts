@@ -1,0 +1,68 @@
+import type { PartialToolResult } from '@johannes.latzel/llm-chat';
+import fs from 'node:fs/promises';
+import { z } from 'zod';
+import { accessFor } from '../access/contain.js';
+import { AccessType } from '../config/configuration.js';
+import { errors } from '../errors.js';
+import { entryKind } from '../fs/secure.js';
+import type { Workspace, WorkspaceView } from '../workspace.js';
+import { arg, FileTool, ok, type ToolShared } from './base.js';
+
+const schema = z.strictObject({ path: arg.path('Path of the entry') });
+
+/** `rwxr-xr-x` form of permission bits. */
+export function permissionString(mode: number): string {
+    const bits = 'rwxrwxrwx';
+    let out = '';
+    for (let i = 0; i < 9; i++) out += mode & (1 << (8 - i)) ? bits[i] : '-';
+    return out;
+}
+
+/**
+ * `entry_info`: metadata of a file, directory, symlink or other entry, one field per line: Path,
+ * Type, Size (bytes), Permissions, Created, Modified (content), Accessed, Changed (metadata), and
+ * for a symlink its target and whether the target is inside the accesses.
+ */
+export class EntryInfoTool extends FileTool<typeof schema> {
+    constructor(workspace: Workspace, shared?: ToolShared) {
+        super(
+            'entry_info',
+            'Returns metadata about a filesystem entry (file, directory, symlink, etc.) — type, size, timestamps, permissions, and symlink target if applicable.',
+            schema,
+            workspace,
+            shared,
+        );
+    }
+
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
+        const checked = await view.check(args.path, AccessType.Read, this.name, { followFinal: false });
+        let st;
+        try {
+            st = await fs.lstat(checked.real);
+        } catch (err) {
+            throw errors.notFound('Path', err instanceof Error ? err.message.replace(checked.real, checked.abs) : String(err));
+        }
+        const lines = [
+            `Path: ${checked.abs}`,
+            `Type: ${entryKind(st)}`,
+            `Size: ${st.size} bytes`,
+            `Permissions: ${permissionString(st.mode)}`,
+            `Created: ${st.birthtime.toISOString()}`,
+            `Modified (content): ${st.mtime.toISOString()}`,
+            `Accessed: ${st.atime.toISOString()}`,
+            `Changed (metadata): ${st.ctime.toISOString()}`,
+        ];
+        if (st.isSymbolicLink()) {
+            const target = await fs.readlink(checked.real);
+            lines.push(`Symlink target: ${target}`);
+            const resolved = await fs.realpath(checked.real).catch(() => undefined);
+            if (resolved === undefined) lines.push('Symlink status: broken (target does not exist)');
+            else {
+                const inside = accessFor(resolved, view.resolveSymlinks ? await view.realAccesses() : view.accesses);
+                lines.push(`Symlink status: target ${inside ? 'inside' : 'outside'} the configured accesses${inside ? '' : ' (not readable through this link)'}`);
+            }
+        }
+        return ok(lines.join('\n'));
+    }
+}
+

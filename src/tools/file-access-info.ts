@@ -1,0 +1,35 @@
+import type { PartialToolResult } from '@johannes.latzel/llm-chat';
+import { z } from 'zod';
+import type { Workspace, WorkspaceView } from '../workspace.js';
+import { FileTool, ok, type ToolShared } from './base.js';
+
+const schema = z.strictObject({});
+
+/**
+ * `file_access_info`: the configured directories with their access (`read` or `write`), the
+ * current workspace marked `(current workspace)`. Takes no arguments.
+ */
+export class FileAccessInfoTool extends FileTool<typeof schema> {
+    constructor(workspace: Workspace, shared?: ToolShared) {
+        super(
+            'file_access_info',
+            'Returns a list of all configured directories with their access levels (read/write) and indicates which one is the current workspace path. Useful for discovering which parts of the filesystem are available.',
+            schema,
+            workspace,
+            shared,
+        );
+    }
+
+    protected async run(_args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
+        const lines = ['Configured file system access:'];
+        let marked = false;
+        for (const a of view.accesses) {
+            const current = a.path === view.root;
+            marked ||= current;
+            lines.push(`  ${a.path.padEnd(56)} ${a.type.padStart(5)}${current ? '  (current workspace)' : ''}`);
+        }
+        if (!marked) lines.push(`  ${view.root.padEnd(56)} ${''.padStart(5)}  (current workspace)`);
+        lines.push('Relative paths resolve against the current workspace; "." is the workspace itself.');
+        return ok(lines.join('\n'));
+    }
+}

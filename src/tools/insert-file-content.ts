@@ -1,0 +1,60 @@
+import type { PartialToolResult } from '@johannes.latzel/llm-chat';
+import { z } from 'zod';
+import { errors } from '../errors.js';
+import { contentLines, dominantEol, joinLines, splitLines } from '../fs/text.js';
+import type { Workspace, WorkspaceView } from '../workspace.js';
+import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { checkContentSize, editTextFile } from './shared.js';
+
+const schema = z.strictObject({
+    path: arg.path(),
+    content: z.string().min(1).describe('Text content to insert'),
+    line: arg.line('Insert before this line number (1-indexed). Omit to append at end of file.').optional(),
+});
+
+/**
+ * `insert_file_content`: inserts `content` before line `line` (1-based; `lines + 1` appends), or
+ * at the end when `line` is omitted. Inserted lines take the file's dominant line ending; the
+ * file keeps its BOM and the presence or absence of a final newline.
+ *
+ * Result: `Inserted content at line N in /abs/path` (`at end of file` when appending).
+ */
+export class InsertFileContentTool extends FileTool<typeof schema> {
+    constructor(workspace: Workspace, shared?: ToolShared) {
+        super(
+            'insert_file_content',
+            'Inserts new text content at a specific line in an existing text file without overwriting existing content. Use line (1-indexed) to insert before a given line. Omit line to append at end of file. File must already exist.',
+            schema,
+            workspace,
+            shared,
+        );
+    }
+
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
+        checkContentSize(this.ctx, this.name, 'content', args.content);
+        let at = 0;
+        const abs = await editTextFile(this.ctx, view, this.name, args.path, ({ text }) => {
+            const file = splitLines(text);
+            const total = file.lines.length;
+            at = args.line ?? total + 1;
+            if (at > total + 1) {
+                throw errors.invalidArgument(
+                    this.name,
+                    `line ${at} is beyond the end of ${args.path}, which has ${total} lines; use a line from 1 to ${total + 1}, or omit line to append.`,
+                );
+            }
+            if (total === 0) return args.content;
+            const eol = dominantEol(file.eols);
+            const added = contentLines(args.content, eol);
+            if (at === total + 1 && file.eols[total - 1] === '') {
+                // Appending to a file without a final newline: end the old last line, keep none at the end.
+                file.eols[total - 1] = eol;
+                added.eols[added.eols.length - 1] = '';
+            }
+            file.lines.splice(at - 1, 0, ...added.lines);
+            file.eols.splice(at - 1, 0, ...added.eols);
+            return joinLines(file);
+        });
+        return ok(args.line === undefined ? `Inserted content at end of file in ${abs}` : `Inserted content at line ${at} in ${abs}`);
+    }
+}

@@ -1,0 +1,77 @@
+import type { PartialToolResult } from '@johannes.latzel/llm-chat';
+import type { Dirent } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { AccessType } from '../config/configuration.js';
+import { errors, ToolError } from '../errors.js';
+import type { Workspace, WorkspaceView } from '../workspace.js';
+import { arg, FileTool, ok, type ToolShared } from './base.js';
+
+const schema = z.strictObject({
+    path: arg.path('Directory path'),
+    recursive: z.boolean().optional().describe('Set to true for recursive depth-first listing'),
+});
+
+/** Code-point order, the same on every machine and locale. */
+export const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * `list_directory`: entries of a directory, one per line, sorted by name; directories end with
+ * `/`. Recursive listings are depth-first and skip `skipDirs`; symlinks are listed, never
+ * followed. Paths are workspace-relative inside the workspace, absolute outside it. Above
+ * `maxDisplayEntries` lines the listing is cut with a note; a walk above `maxTotalEntries`
+ * entries is an error saying how to narrow it.
+ */
+export class ListDirectoryTool extends FileTool<typeof schema> {
+    constructor(workspace: Workspace, shared?: ToolShared) {
+        super('list_directory', 'Lists files and directories in a path. Directories are suffixed with /.', schema, workspace, shared);
+    }
+
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
+        const checked = await view.check(args.path, AccessType.Read, this.name);
+        const st = await fs.stat(checked.real).catch((err: unknown) => {
+            throw errors.notFound('Directory', err instanceof Error ? err.message.replace(checked.real, checked.abs) : String(err));
+        });
+        if (!st.isDirectory()) throw errors.wrongType(checked.abs, 'directory', 'file');
+        const { maxDisplayEntries, maxTotalEntries } = this.ctx.searchConfig;
+        const prefix = checked.display === '.' ? '' : checked.display.endsWith('/') ? checked.display : `${checked.display}/`;
+        const skip = new Set(view.skipDirs);
+        const lines: string[] = [];
+        let total = 0;
+        const skipped: string[] = [];
+
+        const walk = async (dirReal: string, rel: string): Promise<void> => {
+            let entries: Dirent[];
+            try {
+                entries = await fs.readdir(dirReal, { withFileTypes: true });
+            } catch (err) {
+                if (rel === '') throw err;
+                skipped.push(`${prefix}${rel}`);
+                return;
+            }
+            entries.sort((a, b) => byName(a.name, b.name));
+            for (const e of entries) {
+                total++;
+                if (total > maxTotalEntries) {
+                    throw new ToolError(
+                        'too_large',
+                        `Listing stopped after ${maxTotalEntries} entries (maxTotalEntries, LLM_CHAT_FS_MAX_TOTAL_ENTRIES). List a subdirectory, list without recursive, or use search_entries with name_pattern to find specific entries.`,
+                    );
+                }
+                const relPath = rel === '' ? e.name : `${rel}/${e.name}`;
+                if (lines.length < maxDisplayEntries) lines.push(`${prefix}${relPath}${e.isDirectory() ? '/' : ''}`);
+                if (args.recursive === true && e.isDirectory() && !skip.has(e.name)) {
+                    await walk(path.join(dirReal, e.name), relPath);
+                }
+            }
+        };
+        await walk(checked.real, '');
+        if (total === 0) return ok(`(empty directory: ${checked.display})`);
+        if (total > lines.length) {
+            lines.push(`[Showing ${lines.length} of ${total} entries (maxDisplayEntries, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). List a subdirectory or use search_entries to narrow.]`);
+        }
+        if (skipped.length > 0) lines.push(`[Skipped ${skipped.length} unreadable directories: ${skipped.slice(0, 5).join(', ')}]`);
+        return ok(lines.join('\n'));
+    }
+}

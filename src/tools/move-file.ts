@@ -1,0 +1,94 @@
+import type { PartialToolResult } from '@johannes.latzel/llm-chat';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { isInside } from '../access/contain.js';
+import { realPathOf } from '../access/resolve.js';
+import { AccessType } from '../config/configuration.js';
+import { errorCode, errors, ToolError } from '../errors.js';
+import { withPathLock } from '../file-pool.js';
+import type { Workspace, WorkspaceView } from '../workspace.js';
+import { arg, FileTool, ok, type ToolShared } from './base.js';
+
+const schema = z.strictObject({
+    source: arg.path('Source path'),
+    destination: arg.path('Destination path'),
+});
+
+/**
+ * `move_file`: moves or renames a file, symlink or directory. Never overwrites an existing
+ * destination (files move by link-then-unlink, which fails atomically if the name is taken),
+ * refuses to move a directory into itself, creates missing destination parents.
+ *
+ * Result: `Moved: /abs/source -> /abs/destination`.
+ */
+export class MoveFileTool extends FileTool<typeof schema> {
+    constructor(workspace: Workspace, shared?: ToolShared) {
+        super('move_file', 'Moves or renames a file or directory.', schema, workspace, shared);
+    }
+
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
+        const src = await view.check(args.source, AccessType.Write, this.name, { followFinal: false, param: 'source' });
+        const dst = await view.check(args.destination, AccessType.Write, this.name, { followFinal: false, param: 'destination' });
+        const protectedRoots = [...(await view.realAccesses()).map((a) => a.path), view.root];
+        if (protectedRoots.some((root) => isInside(root, src.real) || isInside(root, src.abs))) {
+            throw new ToolError('outside_access', `Refused: ${src.abs} is a configured access root, the current workspace, or contains one.`);
+        }
+        let st;
+        try {
+            st = await fs.lstat(src.real);
+        } catch (err) {
+            throw errors.notFound('Path', err instanceof Error ? err.message.replace(src.real, src.abs) : String(err));
+        }
+        if (src.real === dst.real) throw errors.invalidArgument(this.name, 'source and destination are the same path.');
+        if (st.isDirectory() && isInside(dst.real, src.real)) {
+            throw errors.invalidArgument(this.name, `cannot move the directory ${src.abs} into itself (${dst.abs}).`);
+        }
+        return withPathLock(src.real, () =>
+            withPathLock(dst.real, async () => {
+                if (await exists(dst.real)) {
+                    throw errors.exists(dst.abs, 'Destination already exists (move_file never overwrites); delete it first or choose another name');
+                }
+                const parent = path.dirname(dst.real);
+                await fs.mkdir(parent, { recursive: true });
+                // Security: the destination directory must still be inside a write access.
+                if (view.resolveSymlinks) await view.check(await realPathOf(parent), AccessType.Write, this.name, { param: 'destination' });
+                await moveNoReplace(src.real, dst.real, st.isDirectory(), dst.abs);
+                this.ctx.filePool.forget(src.real);
+                return ok(`Moved: ${src.abs} -> ${dst.abs}`);
+            }),
+        );
+    }
+}
+
+async function exists(p: string): Promise<boolean> {
+    try {
+        await fs.lstat(p);
+        return true;
+    } catch {
+        return false;
+    }
+}
+
+/** Rename without replacing an existing destination. */
+async function moveNoReplace(from: string, to: string, isDir: boolean, shownTo: string): Promise<void> {
+    if (!isDir) {
+        try {
+            // link() fails with EEXIST if the name is taken: no window in which a file is overwritten.
+            await fs.link(from, to);
+            await fs.unlink(from);
+            return;
+        } catch (err) {
+            if (errorCode(err) === 'EEXIST') throw errors.exists(shownTo, 'Destination already exists (move_file never overwrites)');
+            if (errorCode(err) !== 'EXDEV' && errorCode(err) !== 'EPERM' && errorCode(err) !== 'ENOTSUP') throw err;
+        }
+    }
+    try {
+        // Directories: rename() refuses a non-empty destination; emptiness was checked just before.
+        await fs.rename(from, to);
+    } catch (err) {
+        if (errorCode(err) !== 'EXDEV') throw err;
+        await fs.cp(from, to, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
+        await fs.rm(from, { recursive: true });
+    }
+}

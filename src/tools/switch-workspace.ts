@@ -1,0 +1,29 @@
+import type { PartialToolResult } from '@johannes.latzel/llm-chat';
+import { z } from 'zod';
+import type { Workspace, WorkspaceView } from '../workspace.js';
+import { arg, FileTool, ok, type ToolShared } from './base.js';
+
+const schema = z.strictObject({ path: arg.path('Target directory path') });
+
+/**
+ * `switch_workspace`: makes a directory inside the configured accesses the current workspace.
+ * Calls already running keep the workspace they started with.
+ *
+ * Result: `Switched workspace to: /abs/path`.
+ */
+export class SwitchWorkspaceTool extends FileTool<typeof schema> {
+    constructor(workspace: Workspace, shared?: ToolShared) {
+        super(
+            'switch_workspace',
+            'Changes the current workspace path to a new directory within configured accessible directories. Must be called before any other filesystem tool when changing workspace. Do NOT call this tool in parallel with any other filesystem tool.',
+            schema,
+            workspace,
+            shared,
+        );
+    }
+
+    protected async run(args: z.infer<typeof schema>, _view: WorkspaceView): Promise<PartialToolResult> {
+        const target = await this.ctx.workspace.switchTo(args.path, this.name);
+        return ok(`Switched workspace to: ${target}`);
+    }
+}

@@ -1,0 +1,83 @@
+import type { PartialToolResult } from '@johannes.latzel/llm-chat';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { realPathOf } from '../access/resolve.js';
+import { AccessType } from '../config/configuration.js';
+import { errorCode, ToolError } from '../errors.js';
+import { withPathLock } from '../file-pool.js';
+import { readRegularFile, writeFileAtomic } from '../fs/secure.js';
+import { decodeText, encodeText, type TextEncodingInfo } from '../fs/text.js';
+import type { Workspace, WorkspaceView } from '../workspace.js';
+import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { checkContentSize, rootsOf } from './shared.js';
+
+const schema = z.strictObject({
+    path: arg.path(),
+    content: z.string().describe('Text content to write (the whole file)'),
+});
+
+/**
+ * `write_file`: creates a file or replaces its whole content, creating parent directories.
+ * A new file needs no prior read; an existing one must have been read (or written by the tool)
+ * and be unchanged since. An existing file keeps its mode and its UTF-8 byte-order mark.
+ * The write is atomic. Content above `maxCharsPerFile` characters is refused.
+ *
+ * Result: `Written: /abs/path`.
+ */
+export class WriteFileTool extends FileTool<typeof schema> {
+    constructor(workspace: Workspace, shared?: ToolShared) {
+        super(
+            'write_file',
+            'Creates a new file or overwrites the entire content of an existing text file. For partial edits (line range or substring replacement) use replace_file_lines, insert_file_content, or replace_file_content instead. Creates parent directories automatically.',
+            schema,
+            workspace,
+            shared,
+        );
+    }
+
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
+        checkContentSize(this.ctx, this.name, 'content', args.content);
+        const checked = await view.check(args.path, AccessType.Write, this.name);
+        const roots = await rootsOf(view);
+        await withPathLock(checked.real, async () => {
+            let current: Buffer | null = null;
+            try {
+                current = (await readRegularFile(checked.abs, checked.real, roots, Number.MAX_SAFE_INTEGER)).bytes;
+            } catch (err) {
+                if (!(err instanceof ToolError && err.kind === 'not_found')) throw err;
+            }
+            const refusal = await this.ctx.filePool.verifyWrite(checked.real, { current, allowNew: true, shownPath: checked.abs });
+            if (refusal !== null) throw new ToolError('changed_since_read', refusal);
+            let info: TextEncodingInfo = { encoding: 'utf8', bom: false };
+            let text = args.content;
+            if (text.startsWith('\uFEFF')) {
+                text = text.slice(1);
+                info = { encoding: 'utf8', bom: true };
+            } else if (current !== null) {
+                const decoded = decodeText(current);
+                // Keep an existing UTF-8 BOM (never dropped, never doubled).
+                if (decoded.ok && decoded.info.encoding === 'utf8' && decoded.info.bom) info = decoded.info;
+            }
+            if (current === null) await this.makeParents(checked.real, view);
+            const bytes = encodeText(text, info);
+            await writeFileAtomic(checked.abs, checked.real, bytes, roots);
+            this.ctx.filePool.recordWrite(checked.real, bytes);
+        });
+        return ok(`Written: ${checked.abs}`);
+    }
+
+    private async makeParents(real: string, view: WorkspaceView): Promise<void> {
+        const dir = path.dirname(real);
+        try {
+            await fs.mkdir(dir, { recursive: true });
+        } catch (err) {
+            if (errorCode(err) === 'EEXIST' || errorCode(err) === 'ENOTDIR') {
+                throw new ToolError('wrong_type', `Cannot create the parent directory of ${real}: a file is in the way.`);
+            }
+            throw err;
+        }
+        // Security: the directory created (or found) must still be inside a write access.
+        if (view.resolveSymlinks) await view.check(await realPathOf(dir), AccessType.Write, this.name);
+    }
+}

@@ -1,0 +1,159 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { accessFor, allows, isInside } from './access/contain.js';
+import { realPathOf } from './access/resolve.js';
+import { AccessType, DirectoryConfiguration, type Access } from './config/configuration.js';
+import { errors, ToolError } from './errors.js';
+
+/** Plain options accepted by `new Workspace({...})`, as an alternative to a DirectoryConfiguration. */
+export interface WorkspaceOptions {
+    accesses: Access[];
+    skipDirs?: string[];
+    resolveSymlinks?: boolean;
+    workspacePath?: string;
+}
+
+/** A path checked against one view of the workspace. */
+export interface CheckedPath {
+    /** Absolute path as the caller wrote it, normalized (shown in confirmations and headers). */
+    abs: string;
+    /** Real path the operation acts on (symlinks resolved when the policy says so). */
+    real: string;
+    /** How the path appears in listings: workspace-relative inside the workspace, else absolute. */
+    display: string;
+    /** The access that covers it. */
+    access: AccessType;
+}
+
+/**
+ * An immutable snapshot of a workspace: a tool call takes one at its start and resolves and
+ * checks all its paths against it, so a concurrent `switch_workspace` never changes what an
+ * in-flight call may touch.
+ */
+export class WorkspaceView {
+    constructor(
+        /** Current workspace directory, absolute. */
+        readonly root: string,
+        readonly accesses: readonly Access[],
+        readonly skipDirs: readonly string[],
+        readonly resolveSymlinks: boolean,
+    ) {}
+
+    /**
+     * Absolute path for `input`: relative paths against the workspace root, absolute ones as is.
+     * @throws ToolError (invalid_argument) for empty strings and NUL bytes.
+     */
+    resolve(input: string, tool: string, param = 'path'): string {
+        if (typeof input !== 'string' || input.length === 0) {
+            throw errors.invalidArgument(tool, `${param} must be a non-empty path; use "." for the workspace root.`);
+        }
+        // Security: a NUL byte would truncate the path inside the operating system.
+        if (input.includes('\0')) throw errors.invalidArgument(tool, `${param} contains a NUL byte.`);
+        return path.resolve(this.root, input);
+    }
+
+    /** Listing form of an absolute path: relative (with `/`) inside the workspace, else absolute. */
+    display(abs: string): string {
+        if (!isInside(abs, this.root)) return abs;
+        const rel = path.relative(this.root, abs);
+        return rel === '' ? '.' : rel.split(path.sep).join('/');
+    }
+
+    /**
+     * Resolves `input` and checks it allows `needed` access.
+     * `followFinal: false` checks the entry itself rather than what a final symlink points to
+     * (delete, move, entry_info act on the link).
+     * @throws ToolError (outside_access, not_writable, invalid_argument)
+     */
+    async check(input: string, needed: AccessType, tool: string, opts: { followFinal?: boolean; param?: string } = {}): Promise<CheckedPath> {
+        const abs = this.resolve(input, tool, opts.param);
+        const lexical = accessFor(abs, this.accesses);
+        let real = abs;
+        let granted = lexical;
+        if (this.resolveSymlinks) {
+            // Security: decide on the real path, so a symlink inside an access pointing outside grants nothing.
+            real = await realPathOf(abs, opts.followFinal ?? true);
+            granted = accessFor(real, await this.realAccesses());
+        }
+        if (!allows(granted, needed)) {
+            if (granted === AccessType.Read || (lexical === AccessType.Read && needed === AccessType.Write)) {
+                throw errors.notWritable(abs);
+            }
+            throw errors.outsideAccess(abs, needed === AccessType.Write ? 'write' : 'read', this.hint(input));
+        }
+        return { abs, real, display: this.display(abs), access: granted! };
+    }
+
+    /** Access roots with their own symlinks resolved (a root may itself sit behind a link). */
+    async realAccesses(): Promise<Access[]> {
+        return Promise.all(this.accesses.map(async (a) => ({ type: a.type, path: await realPathOf(a.path) })));
+    }
+
+    private hint(input: string): string {
+        if (path.isAbsolute(input) && !input.startsWith(this.root)) {
+            const asRelative = '.' + input;
+            return ` Absolute paths start at the filesystem root, not the workspace: use "." for the workspace root or a relative path such as "${asRelative}".`;
+        }
+        return '';
+    }
+}
+
+/**
+ * The current workspace and the configured accesses. Reads are allowed inside read or write
+ * accesses, writes only inside write accesses. See {@link WorkspaceView} for the checks.
+ */
+export class Workspace {
+    readonly configuration: DirectoryConfiguration;
+    #current: string;
+
+    /**
+     * @param config - A DirectoryConfiguration, or plain options `{ accesses, skipDirs?, resolveSymlinks?, workspacePath? }`.
+     * @throws Error when the configuration is invalid or the workspace is outside every access.
+     */
+    constructor(config: DirectoryConfiguration | WorkspaceOptions = new DirectoryConfiguration()) {
+        this.configuration =
+            config instanceof DirectoryConfiguration
+                ? config
+                : new DirectoryConfiguration(config.accesses, config.skipDirs, config.resolveSymlinks, config.workspacePath);
+        this.#current = this.configuration.workspacePath;
+        if (accessFor(this.#current, this.configuration.accesses) === undefined) {
+            throw new Error(`Invalid workspacePath: ${this.#current} is not inside any configured access.`);
+        }
+    }
+
+    /** The current workspace directory (absolute). */
+    get path(): string {
+        return this.#current;
+    }
+
+    /** Configured accesses, absolute paths. */
+    get accesses(): readonly Access[] {
+        return this.configuration.accesses;
+    }
+
+    /** A consistent snapshot for one tool call. */
+    view(): WorkspaceView {
+        const c = this.configuration;
+        return new WorkspaceView(this.#current, c.accesses, c.skipDirs, c.resolveSymlinks);
+    }
+
+    /**
+     * Makes `target` (relative to the current workspace, or absolute) the workspace.
+     * @returns the new workspace path.
+     * @throws ToolError when it is not an accessible directory.
+     */
+    async switchTo(target: string, tool = 'switch_workspace'): Promise<string> {
+        const checked = await this.view().check(target, AccessType.Read, tool);
+        let stat;
+        try {
+            stat = await fs.stat(checked.real);
+        } catch (err) {
+            throw errors.notFound('Directory', err instanceof Error ? err.message : String(err));
+        }
+        if (!stat.isDirectory()) throw errors.wrongType(checked.abs, 'directory', 'file');
+        this.#current = checked.abs;
+        return checked.abs;
+    }
+}
+
+export { ToolError };
