@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AccessType, DirectoryConfiguration, type Access } from './config/configuration.js';
+import { runMcpStdio } from './mcp/server.js';
 import { FileToolPackage } from './package.js';
 import type { FileTool } from './tools/base.js';
 import { Workspace } from './workspace.js';
@@ -10,6 +11,7 @@ import { Workspace } from './workspace.js';
 const USAGE = `Usage:
   llm-chat-file <tool> [args-json]    run one tool call and print its results
   llm-chat-file tools                  list the tools with their JSON schemas
+  llm-chat-file mcp                    serve the tools over MCP on standard input/output
 Options:
   --workspace DIR   the workspace (writable; default: the current directory, or LLM_CHAT_FS_WORKSPACE)
   --write DIR       add a writable directory (repeatable)
@@ -53,6 +55,11 @@ async function main(argv: string[]): Promise<number> {
     const explicit = accessesFrom(values);
     const config = explicit ? new DirectoryConfiguration(explicit.accesses, undefined, undefined, explicit.workspace) : new DirectoryConfiguration();
     const pkg = new FileToolPackage(new Workspace(config));
+    if (command === 'mcp') {
+        // Standard output belongs to the protocol from here on; runMcpStdio closes the package.
+        await runMcpStdio(pkg);
+        return 0;
+    }
     try {
         if (command === 'tools') {
             const list = pkg.tools().map((t) => ({ name: t.name, description: t.description, parameters: (t as FileTool<never>).jsonSchema() }));

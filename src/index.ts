@@ -6,7 +6,7 @@ export { AccessType, DirectoryConfiguration, FileConfiguration, SearchConfigurat
 export { Workspace, WorkspaceView, type WorkspaceOptions, type CheckedPath } from './workspace.js';
 export { FilePool } from './file-pool.js';
 export { ToolError, type ToolErrorKind } from './errors.js';
-export { FileTool, type ToolShared } from './tools/base.js';
+export { FileTool, currentCall, type ToolShared, type CallOptions, type CallProgress } from './tools/base.js';
 export { ReadFileTool } from './tools/read-file.js';
 export { WriteFileTool } from './tools/write-file.js';
 export { ReplaceFileLinesTool } from './tools/replace-file-lines.js';
@@ -24,3 +24,6 @@ export { FileToolPackage } from './package.js';
 export { Engine } from './engine/engine.js';
 export type { SearchRequest, SearchHit, SearchOutcome, SearchStop, EntryType } from './engine/types.js';
 export { ToolSuite, type ToolSuiteLike } from './suite.js';
+// Hosts without a framework. The MCP server (`/mcp`) and the AI SDK adapter (`/ai-sdk`) are
+// subpath exports, so that this entry loads neither the MCP SDK nor the optional `ai` package.
+export { openAiTools, createDispatcher, type OpenAiFunctionTool, type Dispatcher, type DispatchResult } from './adapters/openai.js';

@@ -48,7 +48,7 @@ export class WorkspaceView {
             throw errors.invalidArgument(tool, `${param} must be a non-empty path; use "." for the workspace root.`);
         }
         // Security: a NUL byte would truncate the path inside the operating system.
-        if (input.includes('\0')) throw errors.invalidArgument(tool, `${param} contains a NUL byte.`);
+        if (input.includes('\0')) throw errors.invalidArgument(tool, `${param} contains a NUL byte; pass a path without NUL characters.`);
         return path.resolve(this.root, input);
     }
 

@@ -32,7 +32,10 @@ export async function realPathOf(abs: string, followFinal = true, depth = 0): Pr
             // Security: a dangling symlink's target must decide, not its own location. readlink it.
             const linkTarget = await fs.readlink(current).catch(() => undefined);
             if (linkTarget !== undefined) {
-                const resolved = path.resolve(path.dirname(current), linkTarget);
+                // Security: a relative target is relative to the directory the link really sits in,
+                // not to the (possibly linked) path used to reach it.
+                const linkDir = await fs.realpath(parent).catch(() => parent);
+                const resolved = path.resolve(linkDir, linkTarget);
                 if (depth >= 40) throw Object.assign(new Error(`Too many levels of symbolic links: ${abs}`), { code: 'ELOOP' });
                 if (resolved !== current) {
                     const rest = [...missing].reverse();

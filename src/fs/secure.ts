@@ -4,7 +4,7 @@ import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { accessFor, allows } from '../access/contain.js';
 import { AccessType, type Access } from '../config/configuration.js';
-import { errors, ToolError } from '../errors.js';
+import { errorCode, errors, ToolError } from '../errors.js';
 
 /**
  * Opening and writing files so that a path swapped for a symlink between the access check and
@@ -49,6 +49,149 @@ async function recheckOpened(fh: FileHandle, shownPath: string, realPath: string
     if (!allows(accessFor(actual, roots), needed)) {
         throw errors.outsideAccess(shownPath, needed === AccessType.Write ? 'write' : 'read', ' It changed into a link to outside while being opened.');
     }
+}
+
+/**
+ * A directory held open, with a path that names the opened directory itself: on Linux
+ * `/proc/self/fd/N`, so operations through it act inside that directory even if its original
+ * path is swapped for a link meanwhile (the `*at` system calls Node does not expose). Elsewhere
+ * its real path, after an identity check (a narrower window).
+ */
+export interface HeldDirectory {
+    /** The path to use for the directory. */
+    readonly path: string;
+    /** `path` joined with an entry name. */
+    join(name: string): string;
+    close(): Promise<void>;
+}
+
+let procFdUsable: boolean | undefined;
+
+/** A path naming what `fh` refers to, immune to renames and swaps: `/proc/self/fd/N` on Linux. */
+async function anchorOf(fh: FileHandle): Promise<string | undefined> {
+    procFdUsable ??= await fs.access('/proc/self/fd').then(() => true, () => false);
+    return procFdUsable ? `/proc/self/fd/${fh.fd}` : undefined;
+}
+
+function held(fh: FileHandle | undefined, dirPath: string): HeldDirectory {
+    return { path: dirPath, join: (name) => path.join(dirPath, name), close: async () => fh?.close() };
+}
+
+/** Opens `dirPath` as a directory without following a final symlink; a link or a file there is refused. */
+async function openDirNoFollow(dirPath: string, shownPath: string, needed: AccessType): Promise<FileHandle> {
+    try {
+        return await fs.open(dirPath, C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW);
+    } catch (err) {
+        const code = errorCode(err);
+        if (code === 'ELOOP') throw changedIntoLink(shownPath, needed);
+        if (code === 'ENOTDIR') throw new ToolError('wrong_type', `Not a directory: a component of ${shownPath} is a file (or changed into a link); nothing was changed.`);
+        throw err;
+    }
+}
+
+function changedIntoLink(shownPath: string, needed: AccessType): ToolError {
+    return errors.outsideAccess(shownPath, needed === AccessType.Write ? 'write' : 'read', ' A directory on its path changed into a link while being opened; nothing was changed.');
+}
+
+/**
+ * Opens the checked real directory `dirReal` and proves it is the directory that was checked,
+ * then returns a {@link HeldDirectory} to act through. With `create`, missing directories are
+ * made one at a time, each inside the one held before (`mkdir -p` that cannot be redirected).
+ * With symlink resolution off (`roots === null`) links are followed by policy: the plain path.
+ * @throws ToolError (not_found, wrong_type, outside_access when a path component was swapped for a link)
+ */
+export async function holdDirectory(
+    shownPath: string,
+    dirReal: string,
+    roots: RealRoots,
+    needed: AccessType,
+    opts: { create?: boolean } = {},
+): Promise<HeldDirectory> {
+    if (roots === null) {
+        if (opts.create) await mkdirs(dirReal, shownPath);
+        return held(undefined, dirReal);
+    }
+    // The nearest existing ancestor, and the components to create below it.
+    let existing = dirReal;
+    const missing: string[] = [];
+    for (;;) {
+        try {
+            await fs.lstat(existing);
+            break;
+        } catch (err) {
+            if (errorCode(err) === 'ENOTDIR') throw new ToolError('wrong_type', `Not a directory: a component of ${shownPath} is a file; nothing was changed.`);
+            if (errorCode(err) !== 'ENOENT') throw err;
+            if (!opts.create) throw errors.notFound('Directory', `${shownPath}: no such directory.`);
+            missing.unshift(path.basename(existing));
+            const parent = path.dirname(existing);
+            if (parent === existing) break;
+            existing = parent;
+        }
+    }
+    let fh = await openDirNoFollow(existing, shownPath, needed);
+    try {
+        let anchor = await anchorOf(fh);
+        // Security: the directory opened must be the one checked (real paths have no links, so a
+        // different path means a component was swapped for a link or renamed since the check).
+        if (anchor !== undefined) {
+            if ((await fs.readlink(anchor)) !== existing) throw changedIntoLink(shownPath, needed);
+        } else {
+            const [a, b] = await Promise.all([fh.stat(), fs.lstat(existing)]);
+            if (a.dev !== b.dev || a.ino !== b.ino) throw changedIntoLink(shownPath, needed);
+        }
+        let plain = existing;
+        for (const name of missing) {
+            const here = path.join(anchor ?? plain, name);
+            await fs.mkdir(here).catch((err: unknown) => {
+                if (errorCode(err) !== 'EEXIST') throw err;
+            });
+            const child = await openDirNoFollow(here, shownPath, needed);
+            await fh.close();
+            fh = child;
+            plain = path.join(plain, name);
+            anchor = await anchorOf(fh);
+        }
+        return held(fh, anchor ?? plain);
+    } catch (err) {
+        await fh.close();
+        throw err;
+    }
+}
+
+async function mkdirs(dir: string, shownPath: string): Promise<void> {
+    try {
+        await fs.mkdir(dir, { recursive: true });
+    } catch (err) {
+        if (errorCode(err) === 'EEXIST' || errorCode(err) === 'ENOTDIR') {
+            throw new ToolError('wrong_type', `Cannot create ${shownPath}: a file is in the way on its path.`);
+        }
+        throw err;
+    }
+}
+
+/**
+ * Removes the entry `name` of the held directory `dir`, recursively for a directory, never
+ * following a link: each subdirectory is opened without following links and emptied through its
+ * own descriptor, so a subdirectory swapped for a link meanwhile cannot redirect the removal.
+ */
+export async function removeTree(dir: HeldDirectory, name: string): Promise<void> {
+    const target = dir.join(name);
+    const st = await fs.lstat(target);
+    if (!st.isDirectory()) return fs.unlink(target);
+    // Security: opened with O_NOFOLLOW: a link put in its place is refused, not followed.
+    const fh = await openDirNoFollow(target, target, AccessType.Write);
+    try {
+        const anchor = await anchorOf(fh);
+        if (anchor === undefined) {
+            await fs.rm(target, { recursive: true });
+            return;
+        }
+        const inner = held(undefined, anchor);
+        for (const entry of await fs.readdir(anchor)) await removeTree(inner, entry);
+    } finally {
+        await fh.close();
+    }
+    await fs.rmdir(target);
 }
 
 /** An opened regular file: its bytes and stat. */
@@ -98,36 +241,47 @@ export async function readRegularFile(
  * Writes `data` to `realPath` atomically: a temporary file in the same (verified) directory,
  * synced, given the old file's mode, then renamed over the target. A crash leaves either the old
  * or the new content, never half of it.
- * @param mode - permission bits for a new file; an existing file keeps its own.
+ * An existing file keeps its mode; a new file gets 0o666 less the process umask.
  * @throws ToolError when the directory is not writable or changed into a link to outside.
  */
 export async function writeFileAtomic(shownPath: string, realPath: string, data: Buffer, roots: RealRoots): Promise<void> {
-    const dir = path.dirname(realPath);
-    let mode = 0o666;
+    // Security: every step goes through the held (verified) directory, so a parent directory
+    // swapped for a link after the check cannot send the temporary file or the rename outside.
+    const dir = await holdDirectory(shownPath, path.dirname(realPath), roots, AccessType.Write);
     try {
-        const st = await fs.lstat(realPath);
-        if (st.isDirectory()) throw errors.wrongType(shownPath, 'file', 'directory');
-        if (!st.isFile() && !st.isSymbolicLink()) throw errors.wrongType(shownPath, 'file', entryKind(st));
-        if (st.isFile()) mode = st.mode & 0o7777;
-    } catch (err) {
-        if (err instanceof ToolError) throw err;
-    }
-    const tmp = path.join(dir, `.${path.basename(realPath)}.${randomBytes(6).toString('hex')}.tmp`);
-    // Security: O_EXCL never follows or reuses an existing entry at the temporary name.
-    const fh = await fs.open(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode);
-    let renamed = false;
-    try {
+        const target = dir.join(path.basename(realPath));
+        // An existing file keeps its mode; a new one gets 0o666 less the umask, as any new file does.
+        let keptMode: number | undefined;
         try {
-            await recheckOpened(fh, shownPath, tmp, roots, AccessType.Write);
-            await fh.writeFile(data);
-            await fh.chmod(mode);
-            await fh.sync();
-        } finally {
-            await fh.close();
+            const st = await fs.lstat(target);
+            if (st.isDirectory()) throw errors.wrongType(shownPath, 'file', 'directory');
+            if (!st.isFile() && !st.isSymbolicLink()) throw errors.wrongType(shownPath, 'file', entryKind(st));
+            if (st.isFile()) keptMode = st.mode & 0o7777;
+        } catch (err) {
+            if (err instanceof ToolError) throw err;
         }
-        await fs.rename(tmp, realPath);
-        renamed = true;
+        const mode = keptMode ?? 0o666;
+        const tmp = dir.join(`.${path.basename(realPath)}.${randomBytes(6).toString('hex')}.tmp`);
+        // Security: O_EXCL never follows or reuses an existing entry at the temporary name.
+        const fh = await fs.open(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode);
+        let renamed = false;
+        try {
+            try {
+                await recheckOpened(fh, shownPath, tmp, roots, AccessType.Write);
+                await fh.writeFile(data);
+                // Security: chmod ignores the umask, so only an existing file's own mode is set explicitly
+                // (a new file chmod'ed to 0o666 would be world-writable).
+                if (keptMode !== undefined) await fh.chmod(keptMode);
+                await fh.sync();
+            } finally {
+                await fh.close();
+            }
+            await fs.rename(tmp, target);
+            renamed = true;
+        } finally {
+            if (!renamed) await fs.unlink(tmp).catch(() => undefined);
+        }
     } finally {
-        if (!renamed) await fs.unlink(tmp).catch(() => undefined);
+        await dir.close();
     }
 }

@@ -44,11 +44,28 @@ export function decodeText(bytes: Buffer): DecodeResult {
     }
 }
 
-/** True when the first bytes look binary (NUL bytes, many control characters). */
+/**
+ * True when the first bytes look binary (NUL bytes, many control characters). isbinaryfile counts
+ * every byte that is not valid UTF-8 as suspicious, so short Latin-1 text ("café, très") would
+ * be called binary: a sample without NUL bytes and with hardly any control characters (at most
+ * 1%, besides whitespace and ESC) is text.
+ */
 export function isBinary(bytes: Buffer): boolean {
     if (bytes.length === 0) return false;
     const sample = bytes.length > BINARY_SAMPLE_BYTES ? bytes.subarray(0, BINARY_SAMPLE_BYTES) : bytes;
-    return isBinaryFileSync(sample, sample.length);
+    if (!isBinaryFileSync(sample, sample.length)) return false;
+    // A PDF starts as readable text but is binary (isbinaryfile decides it by this signature too).
+    return sample.subarray(0, 5).toString('latin1') === '%PDF-' || !looksLikeLatin1Text(sample);
+}
+
+/** No NUL byte and at most 1% C0 control characters other than BEL..CR and ESC (random bytes have ~10%). */
+function looksLikeLatin1Text(sample: Uint8Array): boolean {
+    let controls = 0;
+    for (const b of sample) {
+        if (b === 0) return false;
+        if (b < 7 || (b > 13 && b < 32 && b !== 27) || b === 127) controls++;
+    }
+    return controls * 100 <= sample.length;
 }
 
 /** Encodes text back to bytes with the file's original encoding and BOM. */

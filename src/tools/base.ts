@@ -1,4 +1,5 @@
-import { ResultStatus, Tool, ToolParameterProperty, ToolParameters, type PartialToolResult } from '@johannes.latzel/llm-chat';
+import { ResultStatus, Tool, ToolParameterProperty, ToolParameters, type PartialToolResult, type ToolResult } from '@johannes.latzel/llm-chat';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod';
 import { FileConfiguration, SearchConfiguration } from '../config/configuration.js';
 import { Engine } from '../engine/engine.js';
@@ -58,6 +59,32 @@ export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
     return rest;
 }
 
+/** Progress of one call: `progress` grows with each report; `total` when known (same unit). */
+export interface CallProgress {
+    progress: number;
+    total?: number;
+    message?: string;
+}
+
+/**
+ * What a host passes down to one tool call beyond its arguments (see {@link FileTool.executeWithSignal}).
+ * Tools and the engine read it with {@link currentCall}.
+ */
+export interface CallOptions {
+    /** Aborted when the caller gives up (an MCP client's `notifications/cancelled`, an AI SDK abort). */
+    signal?: AbortSignal;
+    /** Called with progress reports; hosts forward them (MCP `notifications/progress`). Must not throw. */
+    onProgress?: (progress: CallProgress) => void;
+}
+
+// One store per call: tool instances are shared by concurrent calls, so the signal cannot live on `this`.
+const callStore = new AsyncLocalStorage<CallOptions>();
+
+/** The options of the tool call running in this async context; `{}` outside `executeWithSignal`. */
+export function currentCall(): CallOptions {
+    return callStore.getStore() ?? {};
+}
+
 export const ok = (result: string): PartialToolResult => ({ status: ResultStatus.Success, result });
 export const fail = (result: string): PartialToolResult => ({ status: ResultStatus.Error, result });
 
@@ -82,6 +109,24 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
         return jsonSchemaOf(this.schema);
     }
 
+    /**
+     * `execute(args)` with a cancellation signal and a progress listener for this call only; the
+     * tool (and the engine it calls) read them with {@link currentCall}. A signal already aborted
+     * gives an error result without running the tool. Never throws.
+     */
+    async executeWithSignal(args: Record<string, unknown>, signal?: AbortSignal, onProgress?: CallOptions['onProgress']): Promise<ToolResult[]> {
+        if (signal?.aborted) return [{ tool: this.name, status: ResultStatus.Error, result: `Cancelled: the ${this.name} call was cancelled before it started.` }];
+        const options: CallOptions = {};
+        if (signal) options.signal = signal;
+        if (onProgress) options.onProgress = onProgress;
+        return callStore.run(options, () => this.execute(args));
+    }
+
+    /** The cancellation signal and progress listener of the current call (`{}` for a plain `execute`). */
+    protected get call(): CallOptions {
+        return currentCall();
+    }
+
     protected override async onExecute(args: Record<string, unknown>): Promise<PartialToolResult> {
         try {
             const parsed = this.parse(args);
@@ -93,7 +138,8 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
 
     /** Checks `args`, turning zod's issues into one message naming each bad argument and the expected shape. */
     protected parse(args: unknown): z.infer<S> {
-        const result = this.schema.safeParse(args ?? {});
+        // No arguments at all means `{}`; `null` (like any non-object) is refused with the expected shape.
+        const result = this.schema.safeParse(args === undefined ? {} : args);
         if (result.success) return result.data;
         const details = result.error.issues
             .map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message))

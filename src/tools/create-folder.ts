@@ -1,12 +1,12 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import fs from 'node:fs/promises';
 import { z } from 'zod';
-import { realPathOf } from '../access/resolve.js';
 import { AccessType } from '../config/configuration.js';
-import { errorCode, errors, ToolError } from '../errors.js';
-import { entryKind } from '../fs/secure.js';
+import { errors } from '../errors.js';
+import { entryKind, holdDirectory } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { rootsOf } from './shared.js';
 
 const schema = z.strictObject({ path: arg.path('Directory path') });
 
@@ -26,16 +26,10 @@ export class CreateFolderTool extends FileTool<typeof schema> {
         const existing = await fs.stat(checked.real).catch(() => undefined);
         if (existing?.isDirectory()) return ok(`Directory already exists: ${withSlash(checked.abs)}`);
         if (existing) throw errors.wrongType(checked.abs, 'directory', entryKind(existing));
-        try {
-            await fs.mkdir(checked.real, { recursive: true });
-        } catch (err) {
-            if (errorCode(err) === 'EEXIST' || errorCode(err) === 'ENOTDIR') {
-                throw new ToolError('wrong_type', `Cannot create ${checked.abs}: a file is in the way on its path.`);
-            }
-            throw err;
-        }
-        // Security: what was created must be inside a write access (a parent swapped for a link is caught).
-        if (view.resolveSymlinks) await view.check(await realPathOf(checked.real), AccessType.Write, this.name);
+        // Security: each missing directory is made inside the verified one before it, so a parent
+        // swapped for a link after the check cannot make it land outside.
+        const dir = await holdDirectory(checked.abs, checked.real, await rootsOf(view), AccessType.Write, { create: true });
+        await dir.close();
         return ok(`Created directory: ${withSlash(checked.abs)}`);
     }
 }

@@ -1,5 +1,6 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
+import { accessFor } from '../access/contain.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { FileTool, ok, type ToolShared } from './base.js';
 
@@ -28,8 +29,8 @@ export class FileAccessInfoTool extends FileTool<typeof schema> {
             marked ||= current;
             lines.push(`  ${a.path.padEnd(56)} ${a.type.padStart(5)}${current ? '  (current workspace)' : ''}`);
         }
-        if (!marked) lines.push(`  ${view.root.padEnd(56)} ${''.padStart(5)}  (current workspace)`);
-        lines.push('Relative paths resolve against the current workspace; "." is the workspace itself.');
+        // A workspace below an access root gets its own line, with the access that covers it.
+        if (!marked) lines.push(`  ${view.root.padEnd(56)} ${(accessFor(view.root, view.accesses) ?? '').padStart(5)}  (current workspace)`);
         return ok(lines.join('\n'));
     }
 }

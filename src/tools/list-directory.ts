@@ -56,7 +56,7 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
                 if (total > maxTotalEntries) {
                     throw new ToolError(
                         'too_large',
-                        `Listing stopped after ${maxTotalEntries} entries (maxTotalEntries, LLM_CHAT_FS_MAX_TOTAL_ENTRIES). List a subdirectory, list without recursive, or use search_entries with name_pattern to find specific entries.`,
+                        `Listing stopped after ${maxTotalEntries} entries: raise maxTotalEntries (LLM_CHAT_FS_MAX_TOTAL_ENTRIES), or narrow the call: list a subdirectory, list without recursive, or use search_entries with name_pattern to find specific entries.`,
                     );
                 }
                 const relPath = rel === '' ? e.name : `${rel}/${e.name}`;

@@ -30,7 +30,9 @@ export class MoveFileTool extends FileTool<typeof schema> {
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         const src = await view.check(args.source, AccessType.Write, this.name, { followFinal: false, param: 'source' });
         const dst = await view.check(args.destination, AccessType.Write, this.name, { followFinal: false, param: 'destination' });
-        const protectedRoots = [...(await view.realAccesses()).map((a) => a.path), view.root];
+        // Security: the access roots as configured too, not only their real paths: with
+        // resolveSymlinks off a root that is a link would otherwise be movable.
+        const protectedRoots = [...(await view.realAccesses()).map((a) => a.path), ...view.accesses.map((a) => a.path), view.root];
         if (protectedRoots.some((root) => isInside(root, src.real) || isInside(root, src.abs))) {
             throw new ToolError('outside_access', `Refused: ${src.abs} is a configured access root, the current workspace, or contains one.`);
         }

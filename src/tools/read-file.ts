@@ -22,6 +22,10 @@ const schema = z
         max_chars: arg.count('Maximum characters to return per file (default and cap: maxCharsPerFile)').optional(),
         start_line: arg.line('First line to read (1-indexed, inclusive)').optional(),
         end_line: arg.line('Last line to read (1-indexed, inclusive)').optional(),
+        line_numbers: z
+            .boolean()
+            .optional()
+            .describe('Prefix each line with its 1-based number and a tab, as `cat -n` does (default false). The prefixes are not part of the file: leave them out of edits.'),
     })
     .refine((a) => a.start_line === undefined || a.end_line === undefined || a.end_line >= a.start_line, {
         message: 'end_line must be greater than or equal to start_line',
@@ -36,7 +40,9 @@ type Args = z.infer<typeof schema>;
  * `maxFileSize` are refused with their own error. Several paths are read in parallel on the
  * worker pool. Each successful read is recorded in the FilePool (read-before-write).
  *
- * Result: `--- /abs/path (lines 1-42 of 42) ---\n<content>`.
+ * Result: `--- /abs/path (lines 1-42 of 42) ---\n<content>`. With `line_numbers: true` each line
+ * is prefixed as `cat -n` prints it: the number right-aligned in 6 columns, then a tab
+ * (`    12\tconst x = 1;`); the prefixes count towards `max_chars`.
  */
 export class ReadFileTool extends FileTool<typeof schema> {
     constructor(workspace: Workspace, shared?: ToolShared) {
@@ -118,7 +124,7 @@ export class ReadFileTool extends FileTool<typeof schema> {
         let shownEnd = start - 1;
         let truncated = false;
         for (let i = start - 1; i < end; i++) {
-            const piece = lines[i]! + eols[i]!;
+            const piece = (args.line_numbers === true ? `${String(i + 1).padStart(6)}\t` : '') + lines[i]! + eols[i]!;
             if (body.length + piece.length > maxChars) {
                 body += piece.slice(0, maxChars - body.length);
                 truncated = true;

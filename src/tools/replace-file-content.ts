@@ -33,6 +33,8 @@ export class ReplaceFileContentTool extends FileTool<typeof schema> {
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         checkContentSize(this.ctx, this.name, 'new_content', args.new_content);
+        // Anchored on exact text, found again in the current content: of parallel replacements in
+        // one file each lands on the content the one before left (or fails with "not found").
         const abs = await editTextFile(this.ctx, view, this.name, args.path, ({ text }) => {
             let find = args.old_content;
             let replacement = args.new_content;
@@ -50,7 +52,7 @@ export class ReplaceFileContentTool extends FileTool<typeof schema> {
             }
             if (args.replace_all === true) return text.split(find).join(replacement);
             return text.slice(0, index) + replacement + text.slice(index + find.length);
-        });
+        }, { basis: 'latest' });
         return ok(`Replaced content in ${abs}`);
     }
 }

@@ -32,6 +32,12 @@ export interface EditableText {
  * The read-modify-write cycle every partial edit shares: check write access, take the file's
  * lock, read it safely, verify read-before-write against its current bytes, decode, apply
  * `transform`, encode with the same encoding and BOM, write atomically, record the write.
+ *
+ * Call this synchronously at the start of the call: it takes the FilePool mark there. With
+ * `basis: 'call'` (default) the file must still hold what was read or written before the call
+ * began, so of two parallel edits based on one read the later is refused as stale (line numbers
+ * of a stale read would point at the wrong lines). `basis: 'latest'` accepts the content left by
+ * an edit that finished meanwhile; for edits anchored on exact text, which are found again in it.
  * @returns the checked absolute path, for the confirmation message.
  * @throws ToolError from any step; nothing is written then.
  */
@@ -41,16 +47,29 @@ export async function editTextFile(
     tool: string,
     input: string,
     transform: (file: EditableText) => string,
+    options: { basis?: 'call' | 'latest' } = {},
 ): Promise<string> {
+    // Taken before the first await, so an edit finishing meanwhile is not mistaken for this call's basis.
+    const since = options.basis === 'latest' ? undefined : ctx.filePool.mark();
     const checked = await view.check(input, AccessType.Write, tool);
     const roots = await rootsOf(view);
     await withPathLock(checked.real, async () => {
         const opened = await readRegularFile(checked.abs, checked.real, roots, ctx.fileConfig.maxFileSize, 'maxFileSize (LLM_CHAT_FS_MAX_FILE_SIZE)');
-        const refusal = await ctx.filePool.verifyWrite(checked.real, { current: opened.bytes, shownPath: checked.abs });
+        const refusal = await ctx.filePool.verifyWrite(checked.real, { current: opened.bytes, shownPath: checked.abs, since });
         if (refusal !== null) throw new ToolError(ctx.filePool.has(checked.real) ? 'changed_since_read' : 'not_read', refusal);
         const decoded = decodeText(opened.bytes);
         if (!decoded.ok) throw errors.binary(checked.abs, opened.size);
-        const next = transform({ text: decoded.text, info: decoded.info });
+        let next = transform({ text: decoded.text, info: decoded.info });
+        // Text starting with U+FEFF in a file that has a BOM is that BOM, never a second one.
+        if (decoded.info.bom && next.startsWith('\uFEFF')) next = next.slice(1);
+        // Latin-1 has one byte per character up to U+00FF; anything above would be silently mangled.
+        const foreign = decoded.info.encoding === 'latin1' ? /[^\u0000-\u00ff]/u.exec(next) : null;
+        if (foreign !== null) {
+            throw errors.invalidArgument(
+                tool,
+                `${checked.abs} is Latin-1 (ISO-8859-1) text, which cannot hold ${JSON.stringify(foreign[0])}; nothing was written. Use Latin-1 characters only, or rewrite the whole file with write_file (which writes UTF-8).`,
+            );
+        }
         const bytes = encodeText(next, decoded.info);
         await writeFileAtomic(checked.abs, checked.real, bytes, roots);
         ctx.filePool.recordWrite(checked.real, bytes);

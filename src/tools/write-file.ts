@@ -1,12 +1,10 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { realPathOf } from '../access/resolve.js';
 import { AccessType } from '../config/configuration.js';
-import { errorCode, ToolError } from '../errors.js';
+import { ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
-import { readRegularFile, writeFileAtomic } from '../fs/secure.js';
+import { holdDirectory, readRegularFile, writeFileAtomic, type RealRoots } from '../fs/secure.js';
 import { decodeText, encodeText, type TextEncodingInfo } from '../fs/text.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
@@ -37,6 +35,9 @@ export class WriteFileTool extends FileTool<typeof schema> {
     }
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
+        // What was read or written before this call began is its basis: a write finishing
+        // meanwhile makes this whole-file replacement stale (it would silently undo that write).
+        const since = this.ctx.filePool.mark();
         checkContentSize(this.ctx, this.name, 'content', args.content);
         const checked = await view.check(args.path, AccessType.Write, this.name);
         const roots = await rootsOf(view);
@@ -47,7 +48,7 @@ export class WriteFileTool extends FileTool<typeof schema> {
             } catch (err) {
                 if (!(err instanceof ToolError && err.kind === 'not_found')) throw err;
             }
-            const refusal = await this.ctx.filePool.verifyWrite(checked.real, { current, allowNew: true, shownPath: checked.abs });
+            const refusal = await this.ctx.filePool.verifyWrite(checked.real, { current, allowNew: true, shownPath: checked.abs, since });
             if (refusal !== null) throw new ToolError('changed_since_read', refusal);
             let info: TextEncodingInfo = { encoding: 'utf8', bom: false };
             let text = args.content;
@@ -59,7 +60,7 @@ export class WriteFileTool extends FileTool<typeof schema> {
                 // Keep an existing UTF-8 BOM (never dropped, never doubled).
                 if (decoded.ok && decoded.info.encoding === 'utf8' && decoded.info.bom) info = decoded.info;
             }
-            if (current === null) await this.makeParents(checked.real, view);
+            if (current === null) await this.makeParents(checked.abs, checked.real, roots);
             const bytes = encodeText(text, info);
             await writeFileAtomic(checked.abs, checked.real, bytes, roots);
             this.ctx.filePool.recordWrite(checked.real, bytes);
@@ -67,17 +68,10 @@ export class WriteFileTool extends FileTool<typeof schema> {
         return ok(`Written: ${checked.abs}`);
     }
 
-    private async makeParents(real: string, view: WorkspaceView): Promise<void> {
-        const dir = path.dirname(real);
-        try {
-            await fs.mkdir(dir, { recursive: true });
-        } catch (err) {
-            if (errorCode(err) === 'EEXIST' || errorCode(err) === 'ENOTDIR') {
-                throw new ToolError('wrong_type', `Cannot create the parent directory of ${real}: a file is in the way.`);
-            }
-            throw err;
-        }
-        // Security: the directory created (or found) must still be inside a write access.
-        if (view.resolveSymlinks) await view.check(await realPathOf(dir), AccessType.Write, this.name);
+    private async makeParents(shown: string, real: string, roots: RealRoots): Promise<void> {
+        // Security: each missing directory is made inside the verified one before it, so a parent
+        // swapped for a link meanwhile cannot make them (or the file) land outside.
+        const dir = await holdDirectory(shown, path.dirname(real), roots, AccessType.Write, { create: true });
+        await dir.close();
     }
 }

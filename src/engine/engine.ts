@@ -1,0 +1,451 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { Access } from '../config/configuration.js';
+import { OrderedWalk, type WalkNode } from './ordered.js';
+import type { ReadTask, ReadTaskResult, SearchTask, SearchTaskResult, Segment, WalkSpec } from './protocol.js';
+import { compilePattern } from './regex.js';
+import type { ReadItem, ReadOutcome, SearchHit, SearchOutcome, SearchRequest, SearchStop } from './types.js';
+
+/**
+ * The worker-pool engine behind `search_entries` and bulk reads.
+ *
+ * A search is a parallel walk: the main thread keeps a queue of directories in walk order and
+ * hands batches to the pool; each task lists directories, filters entries, scans file contents,
+ * descends depth-first until its budget is spent and returns its hits and the directories left
+ * over. {@link OrderedWalk} stitches the results into the order of a sequential walk, so output
+ * and early stops are deterministic. See ARCHITECTURE.md for the full picture.
+ */
+
+/** The worker entry point, built: from src/engine/engine.ts (run as TypeScript by vitest) and from dist/src/engine/engine.js alike. */
+export function workerFile(): string {
+    const here = fileURLToPath(import.meta.url);
+    const repoOrDist = path.resolve(path.dirname(here), '..', '..');
+    return here.endsWith('.ts') ? path.join(repoOrDist, 'dist', 'workers', 'pool-worker.js') : path.join(repoOrDist, 'workers', 'pool-worker.js');
+}
+
+/** How long tasks get to return by themselves after a search ends before their workers are terminated. */
+const GRACE_MS = 250;
+/** Work units of a task when the queue is short (small tasks spread the walk) and when it is long. */
+const SMALL_BUDGET = 256;
+const LARGE_BUDGET = 4096;
+/** Time slice of a task: results stream back at least this often. */
+const SLICE_MS = 20;
+/** Jobs per task at most. */
+const MAX_JOBS_PER_TASK = 32;
+/** Streaming: stop handing out work while this many hits wait for the consumer. */
+const STREAM_HIGH_WATER = 2048;
+
+type Resolve<T> = (value: T) => void;
+
+/** Options of {@link Engine.search}. */
+export interface SearchOptions {
+    /** Total time in milliseconds; after it the search returns what it found, `stop: 'timeout'`. */
+    timeoutMs: number;
+    /** Aborting it ends the search with the hits found so far, `stop: 'aborted'`. */
+    signal?: AbortSignal;
+}
+
+/** Options of {@link Engine.readMany}. */
+export interface ReadManyOptions {
+    /** Files above this many bytes fail with `too_large`. */
+    maxBytes: number;
+    /** Real access roots each opened file is re-checked against; `null` when symlink resolution is off. */
+    realRoots: readonly Access[] | null;
+    /** Items not read after this many milliseconds fail with `timeout`. */
+    timeoutMs: number;
+}
+
+export class Engine {
+    static #shared: Engine | undefined;
+
+    /** Process-wide default engine used by tools built without a package (its pool starts on first use). */
+    static shared(): Engine {
+        return (Engine.#shared ??= new Engine());
+    }
+
+    /** Worker threads one call keeps busy, and the pool's steady size. */
+    readonly maxThreads: number;
+    #pool: Piscina | undefined;
+
+    /**
+     * @param options.maxThreads - worker threads a search or bulk read runs on in parallel, and the
+     *   number the pool keeps (default `os.availableParallelism()`). While every worker is busy and
+     *   another call waits (say, two searches stuck in runaway regexes until their timeouts), the
+     *   pool starts up to as many again, so concurrent calls never starve; those extra threads
+     *   exit after 10 s idle.
+     * @throws Error when `maxThreads` is not a positive whole number.
+     */
+    constructor(options: { maxThreads?: number } = {}) {
+        const n = options.maxThreads ?? os.availableParallelism();
+        if (!Number.isInteger(n) || n < 1) throw new Error(`Invalid maxThreads: ${String(n)}; expected a positive whole number.`);
+        this.maxThreads = n;
+    }
+
+    /**
+     * The pool, started on first use. Its threads are unref'ed by piscina while idle, so an idle
+     * pool never keeps the process alive.
+     */
+    get pool(): Piscina {
+        if (!this.#pool) {
+            const pool = new Piscina({
+                filename: workerFile(),
+                minThreads: this.maxThreads,
+                // One call never queues more tasks than maxThreads, so spare threads start only for concurrent calls.
+                maxThreads: this.maxThreads * 2,
+                idleTimeout: 10_000,
+            });
+            // A worker that dies outside a task (e.g. terminated by a hard abort) is replaced; nothing to report.
+            pool.on('error', () => undefined);
+            this.#pool = pool;
+        }
+        return this.#pool;
+    }
+
+    /** True when the pool has been started and not closed. */
+    get started(): boolean {
+        return this.#pool !== undefined;
+    }
+
+    /**
+     * Searches `req.root`. Hits come back sorted by path (component-wise), then line; when
+     * `maxResults` stops the search they are exactly the first `maxResults` of that order.
+     * Never rejects for filesystem reasons: unreadable entries go to `skipped`.
+     */
+    async search(req: SearchRequest, opts: SearchOptions): Promise<SearchOutcome> {
+        return new SearchRun(this, req, opts.timeoutMs, opts.signal).promise;
+    }
+
+    /**
+     * Streams hits as they are found (not globally sorted), at most `req.maxResults`. Breaking
+     * out of the loop or aborting `signal` stops the search; no work goes on afterwards.
+     */
+    async *stream(req: SearchRequest, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): AsyncGenerator<SearchHit, void, undefined> {
+        const queue: SearchHit[] = [];
+        let head = 0;
+        let wake: (() => void) | undefined;
+        let finished = false;
+        const ac = new AbortController();
+        const onAbort = (): void => ac.abort();
+        opts.signal?.addEventListener('abort', onAbort, { once: true });
+        if (opts.signal?.aborted) ac.abort();
+        const run = new SearchRun(this, req, opts.timeoutMs ?? Number.POSITIVE_INFINITY, ac.signal, {
+            onHits: (hits) => {
+                for (const h of hits) queue.push(h);
+                wake?.();
+            },
+            paused: () => queue.length - head >= STREAM_HIGH_WATER,
+        });
+        void run.promise.finally(() => {
+            finished = true;
+            wake?.();
+        });
+        let yielded = 0;
+        try {
+            while (yielded < req.maxResults) {
+                if (head < queue.length) {
+                    const hit = queue[head]!;
+                    queue[head++] = undefined as unknown as SearchHit;
+                    if (head > 1024 && head * 2 > queue.length) {
+                        queue.splice(0, head);
+                        head = 0;
+                    }
+                    yielded++;
+                    yield hit;
+                    run.resume();
+                } else if (finished) {
+                    break;
+                } else {
+                    await new Promise<void>((r) => (wake = r));
+                    wake = undefined;
+                }
+            }
+        } finally {
+            opts.signal?.removeEventListener('abort', onAbort);
+            ac.abort();
+            await run.promise;
+        }
+    }
+
+    /**
+     * Reads files on the pool with bounded concurrency; one outcome per item, in the order
+     * given. A failing item (missing, binary check is the caller's, too large, FIFO, outside,
+     * timeout) never affects the others.
+     */
+    async readMany(items: readonly ReadItem[], opts: ReadManyOptions): Promise<ReadOutcome[]> {
+        const out: ReadOutcome[] = new Array(items.length);
+        if (items.length === 0) return out;
+        const pool = this.pool;
+        const groupSize = Math.min(16, Math.max(1, Math.ceil(items.length / (this.maxThreads * 4))));
+        const groups: number[][] = [];
+        for (let i = 0; i < items.length; i += groupSize) groups.push(Array.from({ length: Math.min(groupSize, items.length - i) }, (_, k) => i + k));
+        const ac = new AbortController();
+        const timer = setTimeout(() => ac.abort(), opts.timeoutMs);
+        let next = 0;
+        const failAll = (group: number[], kind: string, message: (shown: string) => string): void => {
+            for (const i of group) out[i] = { ok: false, kind, message: message(items[i]!.shown) };
+        };
+        const lane = async (): Promise<void> => {
+            while (next < groups.length) {
+                const group = groups[next++]!;
+                if (ac.signal.aborted) {
+                    failAll(group, 'timeout', (s) => `Read timed out after ${opts.timeoutMs} ms: ${s}`);
+                    continue;
+                }
+                const task: ReadTask = { op: 'read', items: group.map((i) => items[i]!), maxBytes: opts.maxBytes, realRoots: opts.realRoots };
+                try {
+                    const res = (await pool.run(task, { signal: ac.signal })) as ReadTaskResult;
+                    if (res.ok) group.forEach((i, k) => (out[i] = res.results[k]!));
+                    else failAll(group, 'io', (s) => `Could not read ${s}: ${res.message}`);
+                } catch (err) {
+                    if (ac.signal.aborted) failAll(group, 'timeout', (s) => `Read timed out after ${opts.timeoutMs} ms: ${s}`);
+                    else failAll(group, 'io', (s) => `Could not read ${s}: ${err instanceof Error ? err.message : String(err)}`);
+                }
+            }
+        };
+        try {
+            await Promise.all(Array.from({ length: Math.min(groups.length, this.maxThreads) }, lane));
+        } finally {
+            clearTimeout(timer);
+        }
+        return out;
+    }
+
+    /** Stops the pool (running tasks are terminated). The engine can be used again; a new pool then starts. */
+    async close(): Promise<void> {
+        const pool = this.#pool;
+        this.#pool = undefined;
+        if (pool) await pool.destroy();
+    }
+}
+
+/** Hooks for streaming consumers. */
+interface RunHooks {
+    /** Hits of each finished task, in the task's order (not globally sorted). */
+    onHits?: (hits: SearchHit[]) => void;
+    /** While true, no new tasks are handed out. */
+    paused?: () => boolean;
+}
+
+/** In-flight task of a search. */
+interface Inflight {
+    ac: AbortController;
+    done: Promise<void>;
+}
+
+/** One search call: dispatch, ordered merge, deadline, teardown. */
+class SearchRun {
+    readonly promise: Promise<SearchOutcome>;
+    readonly #engine: Engine;
+    readonly #req: SearchRequest;
+    readonly #timeoutMs: number;
+    readonly #signal: AbortSignal | undefined;
+    readonly #hooks: RunHooks;
+    readonly #started = performance.now();
+    readonly #cancel = new SharedArrayBuffer(4);
+    readonly #inflight = new Set<Inflight>();
+    #walk: OrderedWalk | undefined;
+    #spec: WalkSpec | undefined;
+    #visited = 0;
+    #scanned = 0;
+    #workerSkips: { path: string; reason: string }[] = [];
+    #stop: SearchStop | null = null;
+    #resolve!: Resolve<SearchOutcome>;
+    #reject!: (err: unknown) => void;
+    #timer: ReturnType<typeof setTimeout> | undefined;
+    #onAbort = (): void => void this.#finish('aborted');
+
+    constructor(engine: Engine, req: SearchRequest, timeoutMs: number, signal: AbortSignal | undefined, hooks: RunHooks = {}) {
+        this.#engine = engine;
+        this.#req = req;
+        this.#timeoutMs = timeoutMs;
+        this.#signal = signal;
+        this.#hooks = hooks;
+        this.promise = new Promise<SearchOutcome>((resolve, reject) => {
+            this.#resolve = resolve;
+            this.#reject = reject;
+        });
+        this.#start().catch((err: unknown) => {
+            // Only a programming error gets here (e.g. an invalid pattern the caller did not check).
+            this.#stop ??= 'aborted';
+            Atomics.store(new Int32Array(this.#cancel), 0, 1);
+            clearTimeout(this.#timer);
+            this.#signal?.removeEventListener('abort', this.#onAbort);
+            this.#reject(err);
+        });
+    }
+
+    async #start(): Promise<void> {
+        const req = this.#req;
+        if (this.#signal?.aborted) return this.#finish('aborted');
+        this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
+        if (Number.isFinite(this.#timeoutMs)) this.#timer = setTimeout(() => void this.#finish('timeout'), this.#timeoutMs);
+        let rootReal: string;
+        try {
+            rootReal = await fs.realpath(req.root);
+        } catch (err) {
+            this.#workerSkips.push({ path: req.displayRoot, reason: err instanceof Error ? err.message : String(err) });
+            return this.#finish('done');
+        }
+        if (this.#stop !== null) return;
+        const timeFilter = [req.createdAfter, req.createdBefore, req.modifiedAfter, req.modifiedBefore].some((t) => t !== undefined);
+        this.#spec = {
+            type: req.type, // a content pattern implies files: the worker lists no directory then
+            ...(req.namePattern !== undefined && { name: compilePattern(req.namePattern) }),
+            ...(req.contentPattern !== undefined && { content: compilePattern(req.contentPattern) }),
+            maxFileSize: req.maxFileSize,
+            ...(req.createdAfter !== undefined && { createdAfter: req.createdAfter }),
+            ...(req.createdBefore !== undefined && { createdBefore: req.createdBefore }),
+            ...(req.modifiedAfter !== undefined && { modifiedAfter: req.modifiedAfter }),
+            ...(req.modifiedBefore !== undefined && { modifiedBefore: req.modifiedBefore }),
+            needTimes: timeFilter,
+            skipDirs: [...req.skipDirs],
+            realRoots: req.realRoots === null ? null : req.realRoots.map((a) => a.path),
+            deadline: Number.isFinite(this.#timeoutMs) ? Date.now() + this.#timeoutMs : Number.MAX_SAFE_INTEGER,
+        };
+        this.#walk = new OrderedWalk({ real: rootReal, rel: req.displayRoot, jumps: [] }, req.maxResults, req.maxTotalEntries);
+        this.#pump();
+    }
+
+    /** Streaming consumer caught up: hand out work again. */
+    resume(): void {
+        if (this.#stop === null && this.#walk) this.#pump();
+    }
+
+    /** Hands out tasks while there is work and room. */
+    #pump(): void {
+        const walk = this.#walk!;
+        // Perf/fairness: no more tasks than workers, so the pool's queue stays empty for a lone search
+        // and piscina starts spare threads only when other calls are waiting.
+        const slots = this.#engine.maxThreads;
+        while (this.#stop === null && this.#inflight.size < slots && walk.pending > 0 && !this.#hooks.paused?.()) {
+            const perTask = Math.min(MAX_JOBS_PER_TASK, Math.max(1, Math.ceil(walk.pending / slots)));
+            const nodes = walk.take(perTask);
+            this.#dispatch(nodes, walk.pending < this.#engine.maxThreads ? SMALL_BUDGET : LARGE_BUDGET);
+        }
+        if (this.#stop === null && this.#inflight.size === 0 && walk.pending === 0 && !this.#hooks.paused?.()) {
+            // Nothing running, nothing queued: the cursor has passed everything (or a stop was found).
+            walk.advance();
+            void this.#finish(walk.stop ?? 'done');
+        }
+    }
+
+    #dispatch(nodes: WalkNode[], budget: number): void {
+        const walk = this.#walk!;
+        const task: SearchTask = {
+            op: 'search',
+            spec: this.#spec!,
+            jobs: nodes.map((n) => n.job),
+            budget,
+            sliceMs: SLICE_MS,
+            capHits: walk.hitsNeeded,
+            capEntries: walk.entriesNeeded,
+            cancel: this.#cancel,
+        };
+        const ac = new AbortController();
+        const entry: Inflight = { ac, done: Promise.resolve() };
+        entry.done = this.#engine.pool.run(task, { signal: ac.signal }).then(
+            (res: SearchTaskResult) => {
+                this.#inflight.delete(entry);
+                this.#onResult(nodes, res);
+            },
+            (err: unknown) => {
+                this.#inflight.delete(entry);
+                if (this.#stop !== null) return; // aborted by our own teardown
+                this.#onResult(nodes, { ok: false, code: 'worker_failed', message: err instanceof Error ? err.message : String(err) });
+            },
+        );
+        this.#inflight.add(entry);
+    }
+
+    #onResult(nodes: WalkNode[], res: SearchTaskResult): void {
+        const walk = this.#walk!;
+        const ending = this.#stop !== null;
+        if (ending && this.#stop !== 'timeout' && this.#stop !== 'aborted') return;
+        if (!res.ok) {
+            // A task that failed as a whole (a crashed worker): its directories are reported, the walk goes on.
+            for (const node of nodes) {
+                walk.resolve(node, [{ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: node.job.rel, reason: `search worker failed: ${res.message}` }] }]);
+            }
+        } else {
+            this.#visited += res.visited;
+            this.#scanned += res.scanned;
+            const fresh: SearchHit[] = [];
+            nodes.forEach((node, i) => {
+                const segs = res.results[i];
+                if (segs === null || segs === undefined) {
+                    // Not started: needed later unless a cap made it pointless.
+                    if (res.capped) walk.resolve(node, []);
+                    else walk.requeue(node);
+                    return;
+                }
+                walk.resolve(node, segs);
+                if (this.#hooks.onHits) collectHits(segs, fresh);
+            });
+            if (fresh.length > 0 && !ending) this.#hooks.onHits!(fresh);
+            if (res.timedOut && !ending) {
+                void this.#finish('timeout');
+                return;
+            }
+        }
+        if (ending) return;
+        walk.advance();
+        if (walk.stop !== null) {
+            void this.#finish(walk.stop);
+            return;
+        }
+        if (walk.complete) {
+            void this.#finish('done');
+            return;
+        }
+        this.#pump();
+    }
+
+    /**
+     * Ends the search: signals the workers to stop, gives running tasks a short grace to return
+     * (their results still count after a timeout), then terminates what is left. Nothing of this
+     * search runs after the promise resolves.
+     */
+    async #finish(stop: SearchStop): Promise<void> {
+        if (this.#stop !== null) return;
+        this.#stop = stop;
+        Atomics.store(new Int32Array(this.#cancel), 0, 1);
+        clearTimeout(this.#timer);
+        this.#signal?.removeEventListener('abort', this.#onAbort);
+        if (this.#inflight.size > 0) {
+            let graceTimer: ReturnType<typeof setTimeout> | undefined;
+            const grace = new Promise<void>((r) => (graceTimer = setTimeout(r, GRACE_MS)));
+            try {
+                await Promise.race([Promise.all([...this.#inflight].map((t) => t.done)), grace]);
+            } finally {
+                clearTimeout(graceTimer);
+            }
+            // Hard abort: piscina terminates a worker still running (e.g. stuck in a runaway regex) and starts a new one.
+            for (const t of this.#inflight) t.ac.abort();
+            await Promise.all([...this.#inflight].map((t) => t.done));
+        }
+        const walk = this.#walk;
+        let hits: SearchHit[] = [];
+        let skipped = [...this.#workerSkips];
+        if (walk) {
+            const ordered = stop === 'max_results' || stop === 'too_many_entries' || stop === 'done';
+            hits = ordered ? walk.emitted : walk.knownHits();
+            skipped = skipped.concat(walk.skipped);
+        }
+        this.#resolve({
+            hits,
+            visited: this.#visited,
+            scanned: this.#scanned,
+            stop,
+            skipped,
+            elapsedMs: Math.round(performance.now() - this.#started),
+        });
+    }
+}
+
+/** All hits of a task's segments, in order. */
+function collectHits(segs: readonly Segment[], out: SearchHit[]): void {
+    for (const s of segs) if (s.t === 'run') for (const h of s.hits) out.push(h);
+}

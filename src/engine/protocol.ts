@@ -1,0 +1,105 @@
+import type { Access } from '../config/configuration.js';
+import type { EntryType, ReadItem, ReadOutcome, SearchHit } from './types.js';
+import type { PatternSpec } from './regex.js';
+
+/**
+ * Messages between the engine (main thread) and the pool workers. Structured-clone safe; workers
+ * answer with discriminated results and never let an exception cross the thread boundary.
+ */
+
+/** The compiled-once part of a search, the same for every task of one call. */
+export interface WalkSpec {
+    type: EntryType;
+    name?: PatternSpec;
+    content?: PatternSpec;
+    maxFileSize: number;
+    createdAfter?: number;
+    createdBefore?: number;
+    modifiedAfter?: number;
+    modifiedBefore?: number;
+    /** A timestamp filter is active: entries are stat'ed and hits carry their times. */
+    needTimes: boolean;
+    skipDirs: readonly string[];
+    /** Real access roots; a symlink whose real target is outside all of them is not followed. `null`: follow. */
+    realRoots: readonly string[] | null;
+    /** Soft deadline, epoch milliseconds: workers stop at the next entry boundary after it. */
+    deadline: number;
+}
+
+/**
+ * One unit of walk work: a directory to list, or (`names` set) entries of an already listed
+ * directory still to process, in sorted order.
+ */
+export interface WalkJob {
+    /** Real path of the directory (symlinks along the way resolved where followed). */
+    real: string;
+    /** Display path of the directory, `/`-separated (`.` or workspace-relative or absolute). */
+    rel: string;
+    /**
+     * Real paths of the directories from which a symlinked directory was entered, root first.
+     * A link whose target contains one of them (or the current directory) would loop.
+     */
+    jumps: readonly string[];
+    /** Pre-listed entries (a deferred part of a large directory). */
+    names?: string[];
+    /** Entry kinds for `names`, see {@link EntryKind}. */
+    kinds?: number[];
+}
+
+/** Entry kinds as sent in {@link WalkJob.kinds}. */
+export const EntryKind = { File: 0, Dir: 1, Link: 2, Other: 3 } as const;
+
+/** An entry that could not be read. */
+export interface Skip {
+    path: string;
+    reason: string;
+}
+
+/**
+ * A piece of a job's output in walk order: a run of visited entries with their hits (`at[i]` is
+ * the index, within the run, of the entry hit `i` belongs to), or a job left for later.
+ */
+export type Segment =
+    | { t: 'run'; n: number; hits: SearchHit[]; at: number[]; skipped?: Skip[] }
+    | { t: 'job'; job: WalkJob };
+
+export interface SearchTask {
+    op: 'search';
+    spec: WalkSpec;
+    jobs: WalkJob[];
+    /** Work units (entries, plus scanned bytes / 16 KiB) after which the task hands back what is left. */
+    budget: number;
+    /** Time slice in milliseconds after which the task hands back what is left. */
+    sliceMs: number;
+    /** Stop after this many hits: later hits cannot be among the first `maxResults`. */
+    capHits: number;
+    /** Stop after this many entries: the ordered walk exceeds `maxTotalEntries` by then. */
+    capEntries: number;
+    /** Int32Array over it; index 0 non-zero means the search is over, return at once. */
+    cancel: SharedArrayBuffer;
+}
+
+export type SearchTaskResult =
+    | {
+          ok: true;
+          /** One entry per job in order: its segments, or `null` when not started (requeue it). */
+          results: (Segment[] | null)[];
+          visited: number;
+          scanned: number;
+          /** A cap was reached: jobs not started are not needed at all. */
+          capped: boolean;
+          /** The soft deadline passed. */
+          timedOut: boolean;
+      }
+    | { ok: false; code: string; message: string };
+
+export interface ReadTask {
+    op: 'read';
+    items: ReadItem[];
+    maxBytes: number;
+    realRoots: readonly Access[] | null;
+}
+
+export type ReadTaskResult = { ok: true; results: ReadOutcome[] } | { ok: false; code: string; message: string };
+
+export type WorkerTask = SearchTask | ReadTask;

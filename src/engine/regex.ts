@@ -1,0 +1,150 @@
+/**
+ * Search patterns: how a pattern string becomes a regex (shared by the tool, which validates it,
+ * and the workers, which run it), and the literal prefilter extracted from it.
+ */
+
+/** A compiled-once description of a search pattern; structured-clone safe. */
+export interface PatternSpec {
+    source: string;
+    /** `i`, or `iu` when the pattern needs Unicode mode. */
+    flags: 'i' | 'iu';
+}
+
+/** Syntax only Unicode mode understands (`\p{L}`, `\u{1F600}`); without `u` they would silently mean something else. */
+const NEEDS_UNICODE = /\\[pP]\{|\\u\{/;
+
+/**
+ * Compiles `pattern` the way search runs it: case-insensitive, Unicode mode only when the pattern
+ * needs it (it uses `\p{…}`/`\u{…}`, or is valid only with `u`).
+ * @throws SyntaxError from the RegExp constructor when the pattern is invalid in both modes.
+ */
+export function compilePattern(pattern: string): PatternSpec {
+    if (NEEDS_UNICODE.test(pattern)) {
+        try {
+            new RegExp(pattern, 'iu');
+            return { source: pattern, flags: 'iu' };
+        } catch {
+            // fall through: report the plain-mode error below if both fail
+        }
+    }
+    try {
+        new RegExp(pattern, 'i');
+        return { source: pattern, flags: 'i' };
+    } catch (plainError) {
+        try {
+            new RegExp(pattern, 'iu');
+            return { source: pattern, flags: 'iu' };
+        } catch {
+            throw plainError;
+        }
+    }
+}
+
+/** Is `c` a printable ASCII character that stands for itself at the top level of a non-Unicode pattern? */
+function isPlainLiteral(c: string): boolean {
+    const code = c.charCodeAt(0);
+    if (code < 32 || code > 126) return false;
+    return !'\\^$.|?*+()[]{}'.includes(c) || c === ']' || c === '}';
+}
+
+/** Characters an escape `\c` stands for literally (outside classes, non-Unicode mode). */
+const ESCAPED_LITERALS = new Set('^$\\.*+?()[]{}|/-=!:,<>\'"#%&@~`;_ '.split(''));
+
+/** Index just past the character class starting at `i` (`[`): JavaScript classes end at the first unescaped `]`. */
+function skipClass(src: string, i: number): number {
+    for (let j = i + 1; j < src.length; j++) {
+        if (src[j] === '\\') j++;
+        else if (src[j] === ']') return j + 1;
+    }
+    return src.length;
+}
+
+/** Index just past the group starting at `i` (`(`), honouring escapes, classes and nesting. */
+function skipGroup(src: string, i: number): number {
+    let depth = 0;
+    for (let j = i; j < src.length; j++) {
+        const c = src[j];
+        if (c === '\\') j++;
+        else if (c === '[') j = skipClass(src, j) - 1;
+        else if (c === '(') depth++;
+        else if (c === ')' && --depth === 0) return j + 1;
+    }
+    return src.length;
+}
+
+/** Parses a quantifier at `i`: its length and whether it allows zero repetitions; `null` when there is none. */
+function quantifierAt(src: string, i: number): { len: number; optional: boolean } | null {
+    const c = src[i];
+    let len = 0;
+    let optional = false;
+    if (c === '*' || c === '?') {
+        len = 1;
+        optional = true;
+    } else if (c === '+') {
+        len = 1;
+    } else if (c === '{') {
+        const m = /^\{(\d+)(?:,(\d*))?\}/.exec(src.slice(i, i + 24));
+        if (!m) return null;
+        len = m[0].length;
+        optional = Number(m[1]) === 0;
+    } else {
+        return null;
+    }
+    if (src[i + len] === '?') len++;
+    return { len, optional };
+}
+
+/**
+ * The longest run of literal ASCII characters every match of `spec` must contain, or `null` when
+ * none can be proven (top-level alternation, Unicode mode, only classes and groups...).
+ *
+ * Sound for case-insensitive non-Unicode matching: an ASCII letter then matches only its two
+ * ASCII case variants, other ASCII characters only themselves, so a byte scan for the literal
+ * (ASCII case folded) finds every line a match could be on, in UTF-8 and Latin-1 text alike.
+ * Unicode mode is excluded because there `s` also matches `ſ` and `k` the Kelvin sign.
+ */
+export function requiredLiteral(spec: PatternSpec): string | null {
+    if (spec.flags !== 'i') return null;
+    const src = spec.source;
+    let best = '';
+    let run = '';
+    const endRun = (): void => {
+        if (run.length > best.length) best = run;
+        run = '';
+    };
+    let i = 0;
+    while (i < src.length) {
+        const c = src[i]!;
+        let atom: string | null = null; // the literal character this atom stands for, if any
+        let next = i + 1;
+        if (c === '|') return null; // Perf/correctness: a top-level alternative may match without any run
+        if (c === '\\') {
+            const e = src[i + 1];
+            if (e === undefined) return null;
+            next = i + 2;
+            if (ESCAPED_LITERALS.has(e)) atom = e;
+            else if (e >= '0' && e <= '9') while (src[next]! >= '0' && src[next]! <= '9') next++; // backreference or octal
+            else if (e === 'k' && src[i + 2] === '<') next = Math.max(next, src.indexOf('>', i) + 1 || src.length);
+            else if (e === 'x') next = i + 4;
+            else if (e === 'u') next = i + 6;
+            else if (e === 'c') next = i + 3;
+        } else if (c === '(') {
+            next = skipGroup(src, i);
+        } else if (c === '[') {
+            next = skipClass(src, i);
+        } else if (isPlainLiteral(c)) {
+            atom = c;
+        }
+        const q = quantifierAt(src, next);
+        if (q) next += q.len;
+        if (atom !== null && !(q && q.optional)) {
+            run += atom;
+            if (q) endRun(); // `ab+c` requires `ab`, then a repetition breaks the run
+        } else {
+            endRun();
+        }
+        i = next;
+    }
+    endRun();
+    return best.length > 0 ? best : null;
+}

@@ -1,0 +1,184 @@
+import type { PartialToolResult } from '@johannes.latzel/llm-chat';
+import fs from 'node:fs/promises';
+import { z } from 'zod';
+import { AccessType } from '../config/configuration.js';
+import { compilePattern } from '../engine/regex.js';
+import type { SearchHit, SearchOutcome, SearchRequest } from '../engine/types.js';
+import { errors } from '../errors.js';
+import type { Workspace, WorkspaceView } from '../workspace.js';
+import { arg, fail, FileTool, ok, type ToolShared } from './base.js';
+
+const schema = z.strictObject({
+    path: arg.path('Directory to search; default "." (the workspace root)').optional(),
+    type: z.enum(['file', 'directory', 'both']).optional().describe('Entry type filter: "file", "directory", or "both" (default)'),
+    name_pattern: z.string().optional().describe('JavaScript regex matched against file/directory names (case-insensitive)'),
+    content_pattern: z.string().optional().describe('JavaScript regex searched in file contents, line by line (case-insensitive, files only)'),
+    max_results: arg.count('Maximum results; each matching line counts as one (default: config max)').optional(),
+    max_size: z.number().int().min(1).optional().describe('Maximum file size in bytes for content searches (capped by config)'),
+    created_after: arg.isoDate('ISO 8601 datetime: entries created after this time').optional(),
+    created_before: arg.isoDate('ISO 8601 datetime: entries created before this time').optional(),
+    modified_after: arg.isoDate('ISO 8601 datetime: entries modified after this time').optional(),
+    modified_before: arg.isoDate('ISO 8601 datetime: entries modified before this time').optional(),
+});
+
+type Args = z.infer<typeof schema>;
+
+const DESCRIPTION =
+    'Searches for files and directories by name, content pattern, and/or creation/modification timestamps. ' +
+    'If no filter is provided, all entries are returned (up to max_results). Patterns are case-insensitive JavaScript regexes; ' +
+    'name and content patterns combine with AND. Output: one entry per line, sorted by path: "path:line: text" for content matches, ' +
+    '"path" for files, "path/" for directories.';
+
+/** Unreadable entries named in the output at most. */
+const SKIPPED_SHOWN = 5;
+/** Top-level directories listed in a count summary at most. */
+const SUMMARY_GROUPS = 50;
+
+/**
+ * `search_entries`: a parallel, streaming search on the engine's worker pool. Results are sorted
+ * by path, then line; `max_results` keeps exactly the first results of that order. Above
+ * `maxDisplayEntries` result lines a count summary per top-level directory replaces the list;
+ * a walk above `maxTotalEntries` entries is an error that says what to raise or narrow and still
+ * shows the matches found; a timeout returns the matches found so far.
+ */
+export class SearchEntriesTool extends FileTool<typeof schema> {
+    constructor(workspace: Workspace, shared?: ToolShared) {
+        super('search_entries', DESCRIPTION, schema, workspace, shared);
+    }
+
+    protected async run(args: Args, view: WorkspaceView): Promise<PartialToolResult> {
+        checkPattern(this.name, 'name_pattern', args.name_pattern);
+        checkPattern(this.name, 'content_pattern', args.content_pattern);
+        const checked = await view.check(args.path ?? '.', AccessType.Read, this.name);
+        const st = await fs.stat(checked.real).catch((err: unknown) => {
+            throw errors.notFound('Directory', err instanceof Error ? err.message.replace(checked.real, checked.abs) : String(err));
+        });
+        if (!st.isDirectory()) {
+            throw errors.wrongType(checked.abs, 'directory', 'file (search_entries searches a directory; use read_file to read a file, or search its parent with name_pattern)');
+        }
+        const { searchConfig, fileConfig } = this.ctx;
+        const req: SearchRequest = {
+            root: checked.real,
+            displayRoot: checked.display,
+            type: args.type ?? 'both',
+            maxResults: args.max_results ?? searchConfig.maxSearchResults,
+            maxFileSize: Math.min(args.max_size ?? fileConfig.maxFileSize, fileConfig.maxFileSize),
+            maxTotalEntries: searchConfig.maxTotalEntries,
+            skipDirs: view.skipDirs,
+            realRoots: view.resolveSymlinks ? await view.realAccesses() : null,
+            ...(args.name_pattern !== undefined && { namePattern: args.name_pattern }),
+            ...(args.content_pattern !== undefined && { contentPattern: args.content_pattern }),
+            ...(args.created_after !== undefined && { createdAfter: Date.parse(args.created_after) }),
+            ...(args.created_before !== undefined && { createdBefore: Date.parse(args.created_before) }),
+            ...(args.modified_after !== undefined && { modifiedAfter: Date.parse(args.modified_after) }),
+            ...(args.modified_before !== undefined && { modifiedBefore: Date.parse(args.modified_before) }),
+        };
+        const outcome = await this.ctx.engine.search(req, { timeoutMs: searchConfig.timeoutMs });
+        return this.format(args, req, outcome);
+    }
+
+    private format(args: Args, req: SearchRequest, outcome: SearchOutcome): PartialToolResult {
+        const { maxDisplayEntries, maxTotalEntries, timeoutMs } = this.ctx.searchConfig;
+        const timed = [req.createdAfter, req.createdBefore, req.modifiedAfter, req.modifiedBefore].some((t) => t !== undefined);
+        const hits = outcome.hits;
+        const body: string[] = [];
+        if (hits.length === 0) {
+            const criteria = describeCriteria(args);
+            body.push(`No entries found in ${req.displayRoot}${criteria ? ` matching ${criteria}` : ''}.`);
+        } else if (hits.length > maxDisplayEntries) {
+            body.push(...summarize(hits, req.displayRoot, maxDisplayEntries));
+        } else {
+            for (const hit of hits) body.push(lineOf(hit, timed));
+        }
+        switch (outcome.stop) {
+            case 'max_results':
+                body.push(`[Showing the first ${hits.length} results (max_results = ${req.maxResults}); there may be more. Raise max_results or narrow the search.]`);
+                break;
+            case 'timeout':
+                body.push(
+                    `[Search timed out after ${timeoutMs} ms, having visited ${outcome.visited} entries and scanned ${outcome.scanned} files; the results are partial. ` +
+                        'Narrow the search (a deeper path, name_pattern, type) or raise LLM_CHAT_FS_SEARCH_TIMEOUT.]',
+                );
+                break;
+            case 'aborted':
+                body.push('[Search aborted; the results are partial.]');
+                break;
+            default:
+                break;
+        }
+        if (outcome.skipped.length > 0) {
+            const shown = outcome.skipped.slice(0, SKIPPED_SHOWN).map((s) => `${s.path} (${s.reason})`);
+            const more = outcome.skipped.length > SKIPPED_SHOWN ? ', ...' : '';
+            body.push(`[Skipped ${outcome.skipped.length} unreadable entries: ${shown.join(', ')}${more}]`);
+        }
+        if (outcome.stop === 'too_many_entries') {
+            const head =
+                `Search stopped: visited ${outcome.visited} entries under ${req.displayRoot}, more than the limit of ${maxTotalEntries} ` +
+                `(maxTotalEntries; raise it with LLM_CHAT_FS_MAX_TOTAL_ENTRIES=<n>, currently ${maxTotalEntries}). ` +
+                'Narrow the search with a deeper `path`, a `name_pattern` or `type`. ' +
+                (hits.length > 0 ? `Matches found before stopping (${hits.length}):` : 'No matches were found before stopping.');
+            return fail([head, ...(hits.length > 0 ? body : body.slice(1))].join('\n'));
+        }
+        return ok(body.join('\n'));
+    }
+}
+
+/** @throws ToolError (invalid_argument) naming the parameter when `pattern` is not a valid regex. */
+function checkPattern(tool: string, param: string, pattern: string | undefined): void {
+    if (pattern === undefined) return;
+    try {
+        compilePattern(pattern);
+    } catch (err) {
+        throw errors.invalidArgument(tool, `${param} is not a valid JavaScript regular expression: ${err instanceof Error ? err.message : String(err)}.`);
+    }
+}
+
+/** One output line for a hit. */
+function lineOf(hit: SearchHit, timed: boolean): string {
+    const base = hit.line !== undefined ? `${hit.path}:${hit.line}: ${hit.text ?? ''}` : hit.kind === 'directory' ? `${hit.path}/` : hit.path;
+    if (!timed) return base;
+    return `${base}  (created: ${iso(hit.birthtimeMs)}, modified: ${iso(hit.mtimeMs)})`;
+}
+
+function iso(ms: number | undefined): string {
+    return ms === undefined || !Number.isFinite(ms) ? 'unknown' : new Date(ms).toISOString();
+}
+
+/** The active filters, for the "no entries found" line. */
+function describeCriteria(args: Args): string {
+    const parts: string[] = [];
+    if (args.name_pattern !== undefined) parts.push(`name_pattern /${args.name_pattern}/i`);
+    if (args.content_pattern !== undefined) parts.push(`content_pattern /${args.content_pattern}/i`);
+    if (args.type !== undefined && args.type !== 'both') parts.push(`type ${args.type}`);
+    if (args.created_after !== undefined) parts.push(`created after ${args.created_after}`);
+    if (args.created_before !== undefined) parts.push(`created before ${args.created_before}`);
+    if (args.modified_after !== undefined) parts.push(`modified after ${args.modified_after}`);
+    if (args.modified_before !== undefined) parts.push(`modified before ${args.modified_before}`);
+    return parts.join(', ');
+}
+
+/** Count summary of too many hits: total, then counts per top-level directory under the searched one. */
+function summarize(hits: readonly SearchHit[], displayRoot: string, maxDisplayEntries: number): string[] {
+    const prefix = displayRoot === '.' ? '' : displayRoot.endsWith('/') ? displayRoot : `${displayRoot}/`;
+    const groups = new Map<string, number>();
+    const files = new Set<string>();
+    let direct = 0;
+    for (const h of hits) {
+        if (h.line !== undefined) files.add(h.path);
+        const rel = h.path.startsWith(prefix) ? h.path.slice(prefix.length) : h.path;
+        const slash = rel.indexOf('/');
+        if (slash === -1 && h.kind !== 'directory') direct++;
+        else {
+            const top = `${prefix}${slash === -1 ? rel : rel.slice(0, slash)}/`;
+            groups.set(top, (groups.get(top) ?? 0) + 1);
+        }
+    }
+    const what = files.size > 0 ? `${hits.length} matching lines in ${files.size} files` : `${hits.length} matching entries`;
+    const lines = [`Found ${what} in ${displayRoot}: too many to list (above maxDisplayEntries = ${maxDisplayEntries}, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). Counts by top-level directory:`];
+    const sorted = [...groups.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    for (const [dir, n] of sorted.slice(0, SUMMARY_GROUPS)) lines.push(`  ${dir}: ${n}`);
+    if (sorted.length > SUMMARY_GROUPS) lines.push(`  ... and ${sorted.length - SUMMARY_GROUPS} more directories`);
+    if (direct > 0) lines.push(`  (directly in ${displayRoot}): ${direct}`);
+    lines.push('Narrow the search to list the entries: a deeper path (one of the directories above), a name_pattern, a content_pattern, type, or a smaller max_results.');
+    return lines;
+}

@@ -1,0 +1,430 @@
+/**
+ * The search engine through its public API (worker pool, ordered merge, limits, timeouts,
+ * streaming, bulk reads) and its pure parts directly (regex literal extraction, content scan).
+ * Worker code runs from dist/: `npm test` builds first.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccessType } from '../src/config/configuration.js';
+import { Engine } from '../src/engine/engine.js';
+import { compilePattern, requiredLiteral } from '../src/engine/regex.js';
+import type { SearchHit, SearchRequest } from '../src/engine/types.js';
+import { findLiteral, makeMatcher, planLiteral, scanBytes, type LineHit } from '../workers/scan.js';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const tmpRoot = fs.realpathSync(os.tmpdir());
+const dirs: string[] = [];
+function tempDir(prefix: string): string {
+    const d = fs.mkdtempSync(path.join(tmpRoot, prefix));
+    dirs.push(d);
+    return d;
+}
+function write(root: string, rel: string, content: string | Buffer): void {
+    const p = path.join(root, rel);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, content);
+}
+
+const engine = new Engine({ maxThreads: 2 });
+
+afterAll(async () => {
+    await engine.close();
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function request(root: string, over: Partial<SearchRequest> = {}): SearchRequest {
+    return {
+        root,
+        displayRoot: '.',
+        type: 'both',
+        maxResults: 1_000_000,
+        maxFileSize: 10 * 1024 * 1024,
+        maxTotalEntries: 1_000_000,
+        skipDirs: [],
+        realRoots: null,
+        ...over,
+    };
+}
+
+/** The sequential reference: depth-first, children sorted by name, lines in order. */
+function sequential(root: string, opts: { name?: RegExp; content?: RegExp; type?: 'file' | 'directory' | 'both' }): SearchHit[] {
+    const out: SearchHit[] = [];
+    const walk = (dir: string, rel: string): void => {
+        const names = fs.readdirSync(dir).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        for (const name of names) {
+            const p = path.join(dir, name);
+            const r = rel ? `${rel}/${name}` : name;
+            const isDir = fs.statSync(p).isDirectory();
+            const nameOk = !opts.name || opts.name.test(name);
+            if (isDir) {
+                if (nameOk && !opts.content && opts.type !== 'file') out.push({ path: r, kind: 'directory' });
+                walk(p, r);
+            } else if (nameOk && opts.type !== 'directory') {
+                if (!opts.content) out.push({ path: r, kind: 'file' });
+                else {
+                    const lines = fs.readFileSync(p, 'utf8').split('\n');
+                    if (lines[lines.length - 1] === '') lines.pop();
+                    lines.forEach((l, i) => {
+                        if (opts.content!.test(l)) out.push({ path: r, kind: 'file', line: i + 1, text: l });
+                    });
+                }
+            }
+        }
+    };
+    walk(root, '');
+    return out;
+}
+
+const strip = (hits: SearchHit[]): string[] => hits.map((h) => `${h.path}${h.kind === 'directory' ? '/' : ''}${h.line ? `:${h.line}:${h.text}` : ''}`);
+
+describe('requiredLiteral', () => {
+    const lit = (p: string): string | null => requiredLiteral(compilePattern(p));
+    it('finds the longest literal run every match must contain', () => {
+        expect(lit('TODO')).toBe('TODO');
+        expect(lit('foo.*barbaz')).toBe('barbaz');
+        expect(lit('\\bmutex_lock\\(')).toBe('mutex_lock(');
+        expect(lit('ab+c')).toBe('ab');
+        expect(lit('abc?d')).toBe('ab');
+        expect(lit('x{0,3}yz')).toBe('yz');
+        expect(lit('[a-z]+_lock\\(')).toBe('_lock(');
+        expect(lit('(foo|bar)baz')).toBe('baz');
+        expect(lit('\\d{3}-\\d{4}')).toBe('-');
+    });
+    it('gives none when no literal is certain', () => {
+        expect(lit('foo|bar')).toBeNull();
+        expect(lit('(a+)+$')).toBeNull();
+        expect(lit('[abc]')).toBeNull();
+        expect(lit('\\p{L}+x')).toBeNull(); // Unicode mode: `s`/`k` fold to non-ASCII letters
+        expect(lit('\\12')).toBeNull();
+    });
+    it('compiles with the u flag only when needed', () => {
+        expect(compilePattern('abc').flags).toBe('i');
+        expect(compilePattern('\\p{Lu}').flags).toBe('iu');
+        expect(() => compilePattern('(')).toThrow(SyntaxError);
+    });
+});
+
+describe('content scan', () => {
+    const scan = (text: string | Buffer, pattern: string, max = 1000): LineHit[] => {
+        const out: LineHit[] = [];
+        scanBytes(Buffer.isBuffer(text) ? text : Buffer.from(text), makeMatcher(compilePattern(pattern)), max, out);
+        return out;
+    };
+    it('finds a literal case-insensitively through its rarest byte', () => {
+        const buf = Buffer.from('xx MuTeX_LoCk yy mutex_lock');
+        const plan = planLiteral('mutex_lock');
+        expect(findLiteral(buf, plan, 0)).toBe(3);
+        expect(findLiteral(buf, plan, 4)).toBe(17);
+        expect(findLiteral(buf, plan, 18)).toBe(-1);
+    });
+    it('reports exact line numbers, one hit per line, with and without a literal', () => {
+        const text = 'alpha\nbeta needle\n\nNEEDLE needle\nlast needle';
+        for (const p of ['needle', 'ne+dle', '(needle|zzz)']) {
+            expect(scan(text, p)).toEqual([
+                { line: 2, text: 'beta needle' },
+                { line: 4, text: 'NEEDLE needle' },
+                { line: 5, text: 'last needle' },
+            ]);
+        }
+    });
+    it('anchors ^ and $ at line boundaries, CRLF lines included, and trims \\r', () => {
+        const text = 'foo\r\nbar foo\r\nfoo bar\r\n';
+        expect(scan(text, '^foo')).toEqual([
+            { line: 1, text: 'foo' },
+            { line: 3, text: 'foo bar' },
+        ]);
+        expect(scan(text, 'foo$')).toEqual([
+            { line: 1, text: 'foo' },
+            { line: 2, text: 'bar foo' },
+        ]);
+        expect(scan('a\n\nb\n', '^$')).toEqual([{ line: 2, text: '' }]);
+    });
+    it('never counts a match spanning lines', () => {
+        expect(scan('foo\nbar\n', 'foo\\sbar')).toEqual([]);
+        expect(scan('foo\nbar\n', 'o[^x]*b')).toEqual([]);
+        expect(scan('xa\nab\n', 'a[^z]*b')).toEqual([{ line: 2, text: 'ab' }]);
+    });
+    it('decodes Latin-1, UTF-8 with BOM and UTF-16 text', () => {
+        expect(scan(Buffer.from('caf\xe9\ncr\xe8me\n', 'latin1'), 'cr.me')).toEqual([{ line: 2, text: 'crème' }]);
+        expect(scan(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('grüße\n')]), 'grüße')).toEqual([{ line: 1, text: 'grüße' }]);
+        const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('one\ntwo needle\n', 'utf16le')]);
+        expect(scan(le, 'needle')).toEqual([{ line: 2, text: 'two needle' }]);
+    });
+    it('caps the line text at 500 characters and hits at max', () => {
+        const [hit] = scan(`${'x'.repeat(1000)} needle\n`, 'x');
+        expect(hit!.text).toHaveLength(500);
+        expect(scan('a\na\na\na\n', 'a', 2)).toHaveLength(2);
+    });
+});
+
+describe('Engine.search', () => {
+    let big: string;
+    beforeAll(() => {
+        // 3 x 10 x 10 directories of 10 files: about 3,300 entries, with needles at known lines.
+        big = tempDir('lcf-engine-big-');
+        for (let a = 0; a < 3; a++) {
+            for (let b = 0; b < 10; b++) {
+                for (let c = 0; c < 10; c++) {
+                    const dir = path.join(big, `top${a}`, `mid-${b}`, `leaf${c}`);
+                    fs.mkdirSync(dir, { recursive: true });
+                    for (let f = 0; f < 10; f++) {
+                        const n = a * 1000 + b * 100 + c * 10 + f;
+                        const lines = Array.from({ length: 20 }, (_, i) => (i % 7 === n % 7 ? `line ${i} Needle ${n}` : `line ${i} hay`));
+                        fs.writeFileSync(path.join(dir, `file${f}.txt`), lines.join('\n') + '\n');
+                    }
+                }
+            }
+        }
+        write(big, 'top0.txt', 'needle at top\n'); // sorts after the top0/ subtree
+        write(big, 'top0-x/needle.md', 'no\n'); // a name hit only: content search must not list it
+    });
+
+    it('returns hits in sequential walk order (component-wise path order, then line)', async () => {
+        const res = await engine.search(request(big, { contentPattern: 'needle' }), { timeoutMs: 30_000 });
+        expect(res.stop).toBe('done');
+        const expected = sequential(big, { content: /needle/i });
+        expect(strip(res.hits)).toEqual(strip(expected));
+        expect(res.hits.length).toBeGreaterThan(3000);
+        const paths = res.hits.map((h) => h.path);
+        expect(paths.indexOf('top0-x/needle.md')).toBe(-1);
+        expect(paths.indexOf('top0.txt')).toBeGreaterThan(paths.lastIndexOf('top0/mid-9/leaf9/file9.txt'));
+    });
+
+    it('keeps exactly the first max_results of that order, on every run', async () => {
+        const expected = strip(sequential(big, { content: /needle/i }));
+        for (const n of [1, 7, 50, 333, 2000]) {
+            for (let run = 0; run < 3; run++) {
+                const res = await engine.search(request(big, { contentPattern: 'needle', maxResults: n }), { timeoutMs: 30_000 });
+                expect(res.stop).toBe('max_results');
+                expect(strip(res.hits)).toEqual(expected.slice(0, n));
+            }
+        }
+    });
+
+    it('matches names, types and both patterns with AND', async () => {
+        const names = await engine.search(request(big, { namePattern: '^leaf[37]$' }), { timeoutMs: 30_000 });
+        expect(strip(names.hits)).toEqual(strip(sequential(big, { name: /^leaf[37]$/i })));
+        expect(names.hits.every((h) => h.kind === 'directory')).toBe(true);
+        const files = await engine.search(request(big, { namePattern: 'FILE9', type: 'file' }), { timeoutMs: 30_000 });
+        expect(files.hits).toHaveLength(300);
+        const dirsOnly = await engine.search(request(big, { type: 'directory' }), { timeoutMs: 30_000 });
+        expect(dirsOnly.hits).toHaveLength(3 + 30 + 300 + 1);
+        const both = await engine.search(request(big, { namePattern: 'file3', contentPattern: '^line 9 needle 1003$' }), { timeoutMs: 30_000 });
+        expect(both.hits).toEqual([{ path: 'top1/mid-0/leaf0/file3.txt', kind: 'file', line: 10, text: 'line 9 Needle 1003' }]);
+    });
+
+    it('lists every entry when no filter is given, up to maxResults', async () => {
+        const all = await engine.search(request(big), { timeoutMs: 30_000 });
+        expect(all.hits.length).toBe(all.visited);
+        expect(strip(all.hits)).toEqual(strip(sequential(big, {})));
+        const some = await engine.search(request(big, { maxResults: 5 }), { timeoutMs: 30_000 });
+        expect(strip(some.hits)).toEqual(['top0/', 'top0/mid-0/', 'top0/mid-0/leaf0/', 'top0/mid-0/leaf0/file0.txt', 'top0/mid-0/leaf0/file1.txt']);
+    });
+
+    it('stops with too_many_entries past maxTotalEntries, keeping the hits of the walked prefix', async () => {
+        const res = await engine.search(request(big, { namePattern: 'file0', maxTotalEntries: 100 }), { timeoutMs: 30_000 });
+        expect(res.stop).toBe('too_many_entries');
+        expect(res.visited).toBeGreaterThan(100);
+        // In walk order the first 100 entries hold these file0 hits.
+        const firstEntries = strip(sequential(big, {})).slice(0, 100);
+        const expected = firstEntries.filter((p) => /\/file0\.txt$/.test(p));
+        expect(strip(res.hits)).toEqual(expected);
+    });
+
+    it('returns partial, sorted results on timeout', async () => {
+        const res = await engine.search(request(big, { contentPattern: 'needle' }), { timeoutMs: 1 });
+        expect(res.stop).toBe('timeout');
+        const all = new Set(strip(sequential(big, { content: /needle/i })));
+        for (const h of strip(res.hits)) expect(all.has(h)).toBe(true);
+    });
+
+    it('cuts off a catastrophic regex, replaces the worker, and works normally afterwards', async () => {
+        const dir = tempDir('lcf-engine-redos-');
+        write(dir, 'evil.txt', `${'a'.repeat(50_000)}!\n`);
+        write(dir, 'fine.txt', 'plain text\n');
+        const started = Date.now();
+        const res = await engine.search(request(dir, { contentPattern: '(a+)+$' }), { timeoutMs: 1000 });
+        const elapsed = Date.now() - started;
+        expect(res.stop).toBe('timeout');
+        expect(elapsed).toBeLessThan(10_000); // about 1,250 ms; loose bound for a loaded machine
+        const after = await engine.search(request(dir, { contentPattern: 'plain' }), { timeoutMs: 10_000 });
+        expect(after.stop).toBe('done');
+        expect(after.hits).toEqual([{ path: 'fine.txt', kind: 'file', line: 1, text: 'plain text' }]);
+    }, 30_000);
+
+    it('filters by timestamps with exclusive bounds and reports the times', async () => {
+        const dir = tempDir('lcf-engine-times-');
+        write(dir, 'old.txt', 'x\n');
+        write(dir, 'new.txt', 'x\n');
+        const old = new Date('2020-01-01T00:00:00Z');
+        fs.utimesSync(path.join(dir, 'old.txt'), old, old);
+        const res = await engine.search(request(dir, { modifiedBefore: Date.parse('2021-01-01T00:00:00Z') }), { timeoutMs: 10_000 });
+        expect(res.hits).toEqual([{ path: 'old.txt', kind: 'file', birthtimeMs: expect.any(Number), mtimeMs: old.getTime() }]);
+        const exclusive = await engine.search(request(dir, { modifiedAfter: old.getTime(), type: 'file' }), { timeoutMs: 10_000 });
+        expect(exclusive.hits.map((h) => h.path)).toEqual(['new.txt']);
+    });
+
+    it('skips skipDirs, binary files and files above maxFileSize; reads Latin-1', async () => {
+        const dir = tempDir('lcf-engine-kinds-');
+        write(dir, 'node_modules/dep/x.txt', 'needle\n');
+        write(dir, 'bin.dat', Buffer.concat([Buffer.from('needle\n'), Buffer.alloc(600, 0)]));
+        write(dir, 'large.txt', `needle\n${'y'.repeat(5000)}\n`);
+        write(dir, 'latin1.txt', Buffer.from('na\xefve needle\n', 'latin1'));
+        const res = await engine.search(request(dir, { contentPattern: 'needle', skipDirs: ['node_modules'], maxFileSize: 1000 }), { timeoutMs: 10_000 });
+        expect(res.hits).toEqual([{ path: 'latin1.txt', kind: 'file', line: 1, text: 'naïve needle' }]);
+        const names = await engine.search(request(dir, { skipDirs: ['node_modules'] }), { timeoutMs: 10_000 });
+        expect(names.hits.map((h) => h.path)).toEqual(['bin.dat', 'large.txt', 'latin1.txt']);
+    });
+
+    it('walks past a FIFO without opening it', async () => {
+        const dir = tempDir('lcf-engine-fifo-');
+        write(dir, 'a.txt', 'needle\n');
+        execFileSync('mkfifo', [path.join(dir, 'pipe')]);
+        fs.symlinkSync('pipe', path.join(dir, 'pipe-link'));
+        const res = await engine.search(request(dir, { contentPattern: 'needle' }), { timeoutMs: 10_000 });
+        expect(res.stop).toBe('done');
+        expect(res.hits.map((h) => h.path)).toEqual(['a.txt']);
+        const names = await engine.search(request(dir, { namePattern: 'pipe' }), { timeoutMs: 10_000 });
+        expect(names.hits.map((h) => h.path)).toEqual(['pipe', 'pipe-link']);
+    });
+
+    it('follows symlinks only inside the real roots, never in a loop; broken links are skipped', async () => {
+        const outside = tempDir('lcf-engine-outside-');
+        write(outside, 'secret.txt', 'needle outside\n');
+        const dir = tempDir('lcf-engine-links-');
+        write(dir, 'real/inside.txt', 'needle inside\n');
+        fs.symlinkSync(outside, path.join(dir, 'out-link'));
+        fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(dir, 'secret-link.txt'));
+        fs.symlinkSync('..', path.join(dir, 'real', 'loop-up'));
+        fs.symlinkSync('.', path.join(dir, 'real', 'loop-self'));
+        fs.symlinkSync('real', path.join(dir, 'alias'));
+        fs.symlinkSync('missing', path.join(dir, 'broken'));
+        const roots = [{ type: AccessType.Write, path: dir }];
+        const res = await engine.search(request(dir, { contentPattern: 'needle', realRoots: roots }), { timeoutMs: 10_000 });
+        expect(res.stop).toBe('done');
+        expect(res.hits.map((h) => h.path)).toEqual(['alias/inside.txt', 'real/inside.txt']);
+        expect(res.skipped).toEqual([{ path: 'broken', reason: expect.stringMatching(/broken symbolic link/) }]);
+        const free = await engine.search(request(dir, { contentPattern: 'needle', realRoots: null }), { timeoutMs: 10_000 });
+        expect(free.hits.map((h) => h.path)).toEqual(['alias/inside.txt', 'out-link/secret.txt', 'real/inside.txt', 'secret-link.txt']);
+    });
+
+    it.skipIf(process.getuid?.() === 0)('skips unreadable directories into skipped', async () => {
+        const dir = tempDir('lcf-engine-perm-');
+        write(dir, 'locked/in.txt', 'needle\n');
+        write(dir, 'open.txt', 'needle\n');
+        fs.chmodSync(path.join(dir, 'locked'), 0o000);
+        try {
+            const res = await engine.search(request(dir, { contentPattern: 'needle' }), { timeoutMs: 10_000 });
+            expect(res.hits.map((h) => h.path)).toEqual(['open.txt']);
+            expect(res.skipped).toEqual([{ path: 'locked', reason: 'permission denied' }]);
+        } finally {
+            fs.chmodSync(path.join(dir, 'locked'), 0o755);
+        }
+    });
+});
+
+describe('Engine.stream', () => {
+    it('yields hits as they are found and stops at maxResults', async () => {
+        const dir = tempDir('lcf-engine-stream-');
+        for (let i = 0; i < 200; i++) write(dir, `d${i % 10}/f${i}.txt`, 'needle\nneedle\n');
+        const got: SearchHit[] = [];
+        for await (const hit of engine.stream(request(dir, { contentPattern: 'needle', maxResults: 120 }))) got.push(hit);
+        expect(got).toHaveLength(120);
+        const all: SearchHit[] = [];
+        for await (const hit of engine.stream(request(dir, { contentPattern: 'needle' }))) all.push(hit);
+        expect(all).toHaveLength(400);
+    });
+
+    it('stops when the consumer breaks or the signal aborts', async () => {
+        const dir = tempDir('lcf-engine-stream-abort-');
+        for (let i = 0; i < 300; i++) write(dir, `d${i % 10}/f${i}.txt`, 'needle\n');
+        let n = 0;
+        for await (const _ of engine.stream(request(dir, { contentPattern: 'needle' }))) if (++n === 3) break;
+        expect(n).toBe(3);
+        const ac = new AbortController();
+        let m = 0;
+        for await (const _ of engine.stream(request(dir, { contentPattern: 'needle' }), { signal: ac.signal })) if (++m === 5) ac.abort();
+        expect(m).toBeGreaterThanOrEqual(5);
+        expect(m).toBeLessThan(300);
+        // The engine is idle and usable afterwards.
+        const res = await engine.search(request(dir, { namePattern: '^f1\\.txt$' }), { timeoutMs: 10_000 });
+        expect(res.hits.map((h) => h.path)).toEqual(['d1/f1.txt']);
+    });
+});
+
+describe('Engine.readMany', () => {
+    it('reads in the order given with one outcome per item', async () => {
+        const dir = tempDir('lcf-engine-read-');
+        const items = [];
+        for (let i = 0; i < 40; i++) {
+            write(dir, `f${i}.txt`, `content ${i}\n`);
+            items.push({ shown: path.join(dir, `f${i}.txt`), real: path.join(dir, `f${i}.txt`) });
+        }
+        write(dir, 'big.txt', 'x'.repeat(5000));
+        execFileSync('mkfifo', [path.join(dir, 'pipe')]);
+        items.splice(3, 0, { shown: path.join(dir, 'missing.txt'), real: path.join(dir, 'missing.txt') });
+        items.splice(10, 0, { shown: path.join(dir, 'big.txt'), real: path.join(dir, 'big.txt') });
+        items.splice(20, 0, { shown: path.join(dir, 'pipe'), real: path.join(dir, 'pipe') });
+        const out = await engine.readMany(items, { maxBytes: 1000, realRoots: [{ type: AccessType.Read, path: dir }], timeoutMs: 10_000 });
+        expect(out).toHaveLength(items.length);
+        out.forEach((r, i) => {
+            const name = path.basename(items[i]!.shown);
+            if (name === 'missing.txt') expect(r).toMatchObject({ ok: false, kind: 'not_found' });
+            else if (name === 'big.txt') expect(r).toMatchObject({ ok: false, kind: 'too_large' });
+            else if (name === 'pipe') expect(r).toMatchObject({ ok: false, kind: 'wrong_type' });
+            else {
+                expect(r.ok).toBe(true);
+                if (r.ok) expect(Buffer.from(r.bytes).toString()).toBe(`content ${name.slice(1, -4)}\n`);
+            }
+        });
+    });
+});
+
+describe('Engine lifecycle', () => {
+    it('starts lazily, can be closed and used again', async () => {
+        const e = new Engine({ maxThreads: 1 });
+        expect(e.started).toBe(false);
+        const dir = tempDir('lcf-engine-life-');
+        write(dir, 'a.txt', 'x\n');
+        expect((await e.search(request(dir), { timeoutMs: 10_000 })).hits).toHaveLength(1);
+        expect(e.started).toBe(true);
+        await e.close();
+        expect(e.started).toBe(false);
+        expect((await e.search(request(dir), { timeoutMs: 10_000 })).hits).toHaveLength(1);
+        await e.close();
+        expect(() => new Engine({ maxThreads: 0 })).toThrow(/maxThreads/);
+    });
+
+    it('does not keep the process alive with an idle pool', async () => {
+        const dir = tempDir('lcf-engine-exit-');
+        write(dir, 'a.txt', 'needle\n');
+        const script = `
+            import { Engine } from ${JSON.stringify(path.join(repo, 'dist/src/engine/engine.js'))};
+            const res = await Engine.shared().search({ root: ${JSON.stringify(dir)}, displayRoot: '.', type: 'both', contentPattern: 'needle',
+                maxResults: 10, maxFileSize: 1e6, maxTotalEntries: 1e6, skipDirs: [], realRoots: null }, { timeoutMs: 10000 });
+            console.log(JSON.stringify(res.hits));
+        `;
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        const code = await new Promise<number | null>((resolve) => {
+            const timer = setTimeout(() => {
+                child.kill('SIGKILL');
+                resolve(null);
+            }, 20_000);
+            child.on('exit', (c) => {
+                clearTimeout(timer);
+                resolve(c);
+            });
+        });
+        expect(stderr).toBe('');
+        expect(code).toBe(0); // null would mean it hung and was killed
+        expect(JSON.parse(stdout)).toEqual([{ path: 'a.txt', kind: 'file', line: 1, text: 'needle' }]);
+    }, 30_000);
+});

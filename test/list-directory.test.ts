@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AccessType, SearchConfiguration } from '../src/index.js';
+import { makePackage, one, tempDir, writeTree } from './helpers.js';
+
+describe('list_directory', () => {
+    it('lists one entry per line, directories with a trailing slash (reference example)', async () => {
+        const root = tempDir();
+        writeTree(root, { 'file1.txt': '1', 'file2.txt': '2', 'subdir/inner.txt': 'x' });
+        const { tool } = makePackage(root);
+        const r = await one(tool('list_directory'), { path: '.' });
+        expect(r).toMatchObject({ status: 'success', result: 'file1.txt\nfile2.txt\nsubdir/' });
+    });
+
+    it('sorts entries deterministically by name', async () => {
+        const root = tempDir();
+        writeTree(root, { 'b.txt': '', 'B.txt': '', 'a.txt': '', '_x.txt': '', '10.txt': '', '9.txt': '' });
+        const { tool } = makePackage(root);
+        const r = await one(tool('list_directory'), { path: '.' });
+        expect(r.result.split('\n')).toEqual(['10.txt', '9.txt', 'B.txt', '_x.txt', 'a.txt', 'b.txt']);
+    });
+
+    it('shows workspace-relative paths for a subdirectory', async () => {
+        const root = tempDir();
+        writeTree(root, { 'src/a.ts': '', 'src/lib/b.ts': '' });
+        const { tool } = makePackage(root);
+        expect((await one(tool('list_directory'), { path: 'src' })).result).toBe('src/a.ts\nsrc/lib/');
+        expect((await one(tool('list_directory'), { path: './src/' })).result).toBe('src/a.ts\nsrc/lib/');
+        expect((await one(tool('list_directory'), { path: path.join(root, 'src') })).result).toBe('src/a.ts\nsrc/lib/');
+    });
+
+    it('lists recursively depth-first', async () => {
+        const root = tempDir();
+        writeTree(root, { 'a/x.txt': '', 'a/b/y.txt': '', 'c.txt': '', 'd/z.txt': '' });
+        const { tool } = makePackage(root);
+        const r = await one(tool('list_directory'), { path: '.', recursive: true });
+        expect(r.result).toBe(['a/', 'a/b/', 'a/b/y.txt', 'a/x.txt', 'c.txt', 'd/', 'd/z.txt'].join('\n'));
+    });
+
+    it('skips skipDirs contents when recursive', async () => {
+        const root = tempDir();
+        writeTree(root, { 'node_modules/pkg/index.js': '', '.git/HEAD': '', 'src/a.ts': '' });
+        const { tool } = makePackage(root);
+        const r = await one(tool('list_directory'), { path: '.', recursive: true });
+        expect(r.result).not.toContain('node_modules/pkg');
+        expect(r.result).not.toContain('.git/HEAD');
+        expect(r.result).toContain('src/a.ts');
+    });
+
+    it('does not follow symlinked directories when recursive', async () => {
+        const root = tempDir();
+        writeTree(root, { 'real/f.txt': '' });
+        fs.symlinkSync(path.join(root, 'real'), path.join(root, 'link'));
+        const { tool } = makePackage(root);
+        const r = await one(tool('list_directory'), { path: '.', recursive: true });
+        expect(r.result).toContain('link');
+        expect(r.result).not.toContain('link/f.txt');
+    });
+
+    it('shows absolute paths for a directory outside the workspace', async () => {
+        const root = tempDir();
+        const other = tempDir();
+        writeTree(other, { 'o.txt': '' });
+        const { tool } = makePackage(root, { accesses: [{ type: AccessType.Write, path: root }, { type: AccessType.Read, path: other }] });
+        const r = await one(tool('list_directory'), { path: other });
+        expect(r.result).toBe(`${other}/o.txt`);
+    });
+
+    it('reports an empty directory as success', async () => {
+        const root = tempDir();
+        fs.mkdirSync(path.join(root, 'empty'));
+        const { tool } = makePackage(root);
+        const r = await one(tool('list_directory'), { path: 'empty' });
+        expect(r.status).toBe('success');
+        expect(r.result).toMatch(/empty/);
+    });
+
+    it('rejects a missing directory and a file', async () => {
+        const root = tempDir();
+        writeTree(root, { 'f.txt': '' });
+        const { tool } = makePackage(root);
+        const missing = await one(tool('list_directory'), { path: 'missing' });
+        expect(missing.status).toBe('error');
+        expect(missing.result).toMatch(/not found/i);
+        expect(missing.result).toContain(`${root}/missing`);
+        const file = await one(tool('list_directory'), { path: 'f.txt' });
+        expect(file.status).toBe('error');
+        expect(file.result).toMatch(/Not a directory/);
+    });
+
+    it('cuts a listing above maxDisplayEntries with a note saying so', async () => {
+        const root = tempDir();
+        const files: Record<string, string> = {};
+        for (let i = 0; i < 30; i++) files[`f${String(i).padStart(2, '0')}.txt`] = '';
+        writeTree(root, files);
+        const { tool } = makePackage(root, { search: new SearchConfiguration(50, 10, 5000, 10_000) });
+        const r = await one(tool('list_directory'), { path: '.' });
+        expect(r.status).toBe('success');
+        const lines = r.result.split('\n');
+        expect(lines.slice(0, 10)).toEqual(Object.keys(files).slice(0, 10));
+        expect(lines.slice(10).join('\n')).toMatch(/10 of 30/);
+        expect(r.result).toContain('maxDisplayEntries');
+    });
+
+    it('fails above maxTotalEntries saying which setting to raise and how to narrow', async () => {
+        const root = tempDir();
+        const files: Record<string, string> = {};
+        for (let i = 0; i < 20; i++) files[`d${i}/f.txt`] = '';
+        writeTree(root, files);
+        const { tool } = makePackage(root, { search: new SearchConfiguration(50, 200, 15, 10_000) });
+        const r = await one(tool('list_directory'), { path: '.', recursive: true });
+        expect(r.status).toBe('error');
+        expect(r.result).toContain('maxTotalEntries');
+        expect(r.result).toContain('LLM_CHAT_FS_MAX_TOTAL_ENTRIES');
+        expect(r.result).toMatch(/raise/i);
+        expect(r.result).toMatch(/subdirectory|narrow/);
+    });
+});

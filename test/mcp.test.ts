@@ -1,0 +1,193 @@
+/**
+ * End to end: the built CLI serves the tools over MCP on stdio; the SDK's client connects to it
+ * as a subprocess and uses the tools as an MCP host would. Needs `dist/` (`npm test` builds it).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
+
+const ALL_TOOLS = [
+    'search_entries', 'list_directory', 'read_file', 'write_file', 'replace_file_lines', 'insert_file_content',
+    'replace_file_content', 'entry_info', 'delete_file', 'create_folder', 'move_file', 'file_access_info', 'switch_workspace',
+];
+
+/** Exponential backtracking on a line of 20 `x`: ~20 ms per line. */
+const SLOW_PATTERN = '(x+x+)+[^x\\s]';
+
+let root: string;
+let client: Client;
+let transport: StdioClientTransport;
+let stderr = '';
+const clientErrors: Error[] = [];
+
+/** User + system CPU time of process `pid` (all its threads), in clock ticks (usually 1/100 s). */
+function cpuTicks(pid: number): number {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Text items of a call result. */
+const texts = (r: CallToolResult): string[] => r.content.map((c) => (c.type === 'text' ? c.text : `<${c.type}>`));
+
+async function call(name: string, args: Record<string, unknown>, options: Parameters<Client['callTool']>[2] = {}): Promise<CallToolResult> {
+    return (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
+}
+
+beforeAll(async () => {
+    if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build; npm test does it).`);
+    root = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'lcf-mcp-'));
+    fs.writeFileSync(path.join(root, 'notes.txt'), 'alpha\nbeta\ngamma\n');
+    fs.mkdirSync(path.join(root, 'src'));
+    fs.writeFileSync(path.join(root, 'src', 'main.ts'), 'export const x = 1; // TODO: rename\nexport const y = 2;\n');
+    // A larger tree for the cancelled search: 120 files of 40 lines that a backtracking pattern
+    // (SLOW_PATTERN, no literal for a prefilter to skip on) takes ~20 ms per line to reject:
+    // minutes of CPU for the whole search, uncancelled.
+    const slow = path.join(root, 'slow');
+    for (let d = 0; d < 6; d++) {
+        fs.mkdirSync(path.join(slow, `d${d}`), { recursive: true });
+        for (let f = 0; f < 20; f++) fs.writeFileSync(path.join(slow, `d${d}`, `f${f}.txt`), `${'x'.repeat(20)}\n`.repeat(40));
+    }
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('LLM_CHAT_FS_')) env[k] = v;
+    env.LLM_CHAT_FS_SEARCH_TIMEOUT = '60000';
+    transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--write', root], cwd: root, env, stderr: 'pipe' });
+    transport.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+    });
+    client = new Client({ name: 'llm-chat-file-test', version: '1.0.0' });
+    // Anything on the server's stdout that is not a protocol message shows up here.
+    client.onerror = (err) => clientErrors.push(err);
+    await client.connect(transport);
+});
+
+afterAll(async () => {
+    await client?.close();
+    if (root) fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('MCP server over stdio (built CLI: llm-chat-file mcp)', () => {
+    it('identifies itself and sends the tutorial as instructions', () => {
+        expect(client.getServerVersion()?.name).toBe('llm-chat-file');
+        expect(client.getInstructions()).toContain('read_file');
+    });
+
+    it('lists the 13 tools with their JSON schemas and annotations', async () => {
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name).sort()).toEqual([...ALL_TOOLS].sort());
+        const byName = new Map(tools.map((t) => [t.name, t]));
+        for (const t of tools) {
+            expect(t.description, t.name).toBeTruthy();
+            expect(t.inputSchema.type, t.name).toBe('object');
+            expect(t.annotations?.openWorldHint, t.name).toBe(false);
+        }
+        const read = byName.get('read_file')!;
+        expect(read.inputSchema.required).toEqual(['paths']);
+        expect(Object.keys(read.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['paths', 'max_chars', 'start_line', 'end_line', 'line_numbers']));
+        expect(byName.get('replace_file_lines')!.inputSchema.required).toEqual(expect.arrayContaining(['path', 'content', 'start_line']));
+        for (const name of ['search_entries', 'list_directory', 'read_file', 'entry_info', 'file_access_info']) {
+            expect(byName.get(name)!.annotations?.readOnlyHint, name).toBe(true);
+        }
+        for (const name of ['write_file', 'replace_file_lines', 'replace_file_content', 'delete_file', 'move_file']) {
+            expect(byName.get(name)!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+        }
+        for (const name of ['insert_file_content', 'create_folder', 'switch_workspace']) {
+            expect(byName.get(name)!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+        }
+        expect(byName.get('write_file')!.annotations?.idempotentHint).toBe(true);
+        expect(byName.get('replace_file_lines')!.annotations?.idempotentHint).toBe(false);
+    });
+
+    it('reads files: one content item per path, numbered lines on request', async () => {
+        const r = await call('read_file', { paths: ['notes.txt', 'src/main.ts'] });
+        expect(r.isError).toBe(false);
+        expect(texts(r)).toHaveLength(2);
+        expect(texts(r)[0]).toBe(`--- ${path.join(root, 'notes.txt')} (lines 1-3 of 3) ---\nalpha\nbeta\ngamma\n`);
+        expect(texts(r)[1]).toContain('export const y = 2;');
+        const numbered = await call('read_file', { paths: ['notes.txt'], start_line: 2, line_numbers: true });
+        expect(texts(numbered)[0]).toBe(`--- ${path.join(root, 'notes.txt')} (lines 2-3 of 3) ---\n     2\tbeta\n     3\tgamma\n`);
+    });
+
+    it('keeps per-path results in a bulk read: a missing path is an error item, the call is not', async () => {
+        const r = await call('read_file', { paths: ['notes.txt', 'missing.txt'] });
+        expect(r.isError).toBe(false);
+        expect(texts(r)[0]).toContain('alpha');
+        expect(texts(r)[1]).toMatch(/^Error: File not found/);
+    });
+
+    it('refuses an edit before a read, with isError and the hint to call read_file first', async () => {
+        fs.writeFileSync(path.join(root, 'edit-me.txt'), 'one\ntwo\n');
+        const refused = await call('replace_file_content', { path: 'edit-me.txt', old_content: 'two', new_content: 'TWO' });
+        expect(refused.isError).toBe(true);
+        expect(texts(refused)[0]).toMatch(/read_file/);
+        expect(fs.readFileSync(path.join(root, 'edit-me.txt'), 'utf8')).toBe('one\ntwo\n');
+
+        expect((await call('read_file', { paths: ['edit-me.txt'] })).isError).toBe(false);
+        const edited = await call('replace_file_content', { path: 'edit-me.txt', old_content: 'two', new_content: 'TWO' });
+        expect(edited.isError).toBe(false);
+        expect(fs.readFileSync(path.join(root, 'edit-me.txt'), 'utf8')).toBe('one\nTWO\n');
+    });
+
+    it('marks invalid arguments as an error result that says what is expected', async () => {
+        const r = await call('read_file', { paths: 'notes.txt' });
+        expect(r.isError).toBe(true);
+        expect(texts(r)[0]).toMatch(/paths/);
+    });
+
+    it('rejects an unknown tool as a protocol error', async () => {
+        await expect(call('no_such_tool', {})).rejects.toThrow(/no_such_tool/);
+    });
+
+    it('searches, and reports progress at start and end when the client asks', async () => {
+        const progress: Progress[] = [];
+        const r = await call('search_entries', { path: 'src', content_pattern: 'todo' }, { onprogress: (p) => progress.push(p) });
+        expect(r.isError).toBe(false);
+        expect(texts(r)[0]).toContain('src/main.ts:1:');
+        expect(progress.length).toBeGreaterThanOrEqual(2);
+        expect(progress[0]!.progress).toBe(0);
+        const last = progress.at(-1)!;
+        expect(last.total).toBe(last.progress);
+        for (let i = 1; i < progress.length; i++) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
+    });
+
+    it('cancels a long search when the client aborts, and keeps serving', async () => {
+        const controller = new AbortController();
+        const started = Date.now();
+        const search = call('search_entries', { path: 'slow', content_pattern: SLOW_PATTERN, max_results: 10 }, { signal: controller.signal, timeout: 120_000 });
+        setTimeout(() => controller.abort('user cancelled'), 300);
+        await expect(search).rejects.toThrow();
+        expect(Date.now() - started).toBeLessThan(3_000);
+
+        // The work stopped: the server process is idle again (workers end at the next file
+        // boundary, or are terminated after a short grace). Linux: CPU time from /proc.
+        if (transport.pid !== null && fs.existsSync(`/proc/${transport.pid}/stat`)) {
+            await new Promise((r) => setTimeout(r, 1_500));
+            const before = cpuTicks(transport.pid);
+            await new Promise((r) => setTimeout(r, 1_000));
+            // Cancelled: ~0 ticks. Uncancelled, a busy worker takes ~100 ticks a second (40-60 measured on a loaded 2-core machine).
+            expect(cpuTicks(transport.pid) - before).toBeLessThan(15);
+        }
+
+        // The main thread still answers at once...
+        const read = await call('read_file', { paths: ['notes.txt'] });
+        expect(read.isError).toBe(false);
+        // ...and the cancelled search no longer holds the worker pool: a new search finishes long
+        // before the cancelled one could have (or its 60 s timeout).
+        const t0 = Date.now();
+        const next = await call('search_entries', { path: 'slow/d0', name_pattern: '^f1\\.txt$' });
+        expect(next.isError).toBe(false);
+        expect(texts(next)[0]).toContain('slow/d0/f1.txt');
+        expect(Date.now() - t0).toBeLessThan(8_000);
+    });
+
+    it('writes nothing but protocol messages to stdout', () => {
+        expect(clientErrors, `server stderr:\n${stderr}`).toEqual([]);
+    });
+});

@@ -1,0 +1,190 @@
+import { isUtf8 } from 'node:buffer';
+import { requiredLiteral, type PatternSpec } from '../src/engine/regex.js';
+
+/**
+ * Content scanning: finds the lines of a file that match a pattern, line by line semantics
+ * (`^`/`$` at line boundaries, one hit per line, 1-based numbers) without splitting the file
+ * into lines. Pure functions on buffers, used by the walk worker and tested directly.
+ */
+
+/** Longest line text a hit carries. */
+export const MAX_HIT_TEXT = 500;
+
+/** One matching line. */
+export interface LineHit {
+    line: number;
+    text: string;
+}
+
+/** A pattern compiled for scanning, built once per task. */
+export interface ContentMatcher {
+    /** Tests one line (no terminator). */
+    line: RegExp;
+    /** Finds candidate positions over the whole text (`g` and `m` added). */
+    global: RegExp;
+    /** A literal every match contains, searched in the raw bytes first. */
+    literal: LiteralPlan | null;
+}
+
+/** A case-insensitive ASCII literal, searched through its rarest byte. */
+export interface LiteralPlan {
+    /** The literal's bytes, ASCII letters lower-cased. */
+    folded: Uint8Array;
+    /** Index in `folded` of the byte searched with `indexOf` (the rarest in source text). */
+    anchor: number;
+    /** The anchor byte and its other ASCII case (equal for non-letters). */
+    lo: number;
+    hi: number;
+}
+
+/**
+ * Printable ASCII from rarest to most common in source code and docs (letters counted with both
+ * cases), measured over 20k files of the Linux 6.1 tree.
+ */
+const RARITY = "^?$~@'`Jj!\\%|+<][Zz79&#56Qq:}{\"843/.2>Yy1KkWw=*Vv;()-GgBbHhXx,MmUuFfPp0LlDdCcOoNnAaSsIi_RrTtEe ";
+
+export function makeMatcher(spec: PatternSpec): ContentMatcher {
+    const literal = requiredLiteral(spec);
+    return {
+        line: new RegExp(spec.source, spec.flags),
+        global: new RegExp(spec.source, spec.flags + 'gm'),
+        literal: literal === null ? null : planLiteral(literal),
+    };
+}
+
+export function planLiteral(literal: string): LiteralPlan {
+    const folded = Buffer.from(literal.toLowerCase(), 'latin1');
+    let anchor = 0;
+    let bestRank = Infinity;
+    for (let i = 0; i < literal.length; i++) {
+        const rank = RARITY.indexOf(literal[i]!);
+        const r = rank === -1 ? RARITY.length : rank;
+        if (r < bestRank) {
+            bestRank = r;
+            anchor = i;
+        }
+    }
+    const lo = folded[anchor]!;
+    const hi = lo >= 97 && lo <= 122 ? lo - 32 : lo;
+    return { folded, anchor, lo, hi };
+}
+
+function foldedAt(buf: Uint8Array, start: number, folded: Uint8Array): boolean {
+    for (let i = 0; i < folded.length; i++) {
+        let b = buf[start + i]!;
+        if (b >= 65 && b <= 90) b |= 0x20;
+        if (b !== folded[i]) return false;
+    }
+    return true;
+}
+
+/**
+ * Start of the first occurrence of the literal (ASCII case-insensitively) at or after `from`,
+ * or -1.
+ * Perf: `Buffer#indexOf` of one byte is a native memchr (~10 GB/s); scanning for the literal's
+ * rarest byte in both cases and verifying around it beats decoding the file and running the
+ * regex (~1.5 GB/s) by far on files that do not contain it, which is most of them.
+ */
+export function findLiteral(buf: Buffer, plan: LiteralPlan, from: number): number {
+    const { folded, anchor, lo, hi } = plan;
+    const last = buf.length - folded.length; // last possible start
+    if (from > last) return -1;
+    let n1 = buf.indexOf(lo, from + anchor);
+    let n2 = hi === lo ? -1 : buf.indexOf(hi, from + anchor);
+    for (;;) {
+        let p: number;
+        if (n1 === -1) {
+            if (n2 === -1) return -1;
+            p = n2;
+            n2 = buf.indexOf(hi, p + 1);
+        } else if (n2 === -1 || n1 < n2) {
+            p = n1;
+            n1 = buf.indexOf(lo, p + 1);
+        } else {
+            p = n2;
+            n2 = buf.indexOf(hi, p + 1);
+        }
+        const start = p - anchor;
+        if (start > last) return -1;
+        if (foldedAt(buf, start, folded)) return start;
+    }
+}
+
+/** The line without a trailing `\r`, capped for display. */
+function hitText(line: string): string {
+    return line.length > MAX_HIT_TEXT ? line.slice(0, MAX_HIT_TEXT) : line;
+}
+
+function stripCr(line: string): string {
+    return line.length > 0 && line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line;
+}
+
+/**
+ * Matching lines of a text file's bytes (the caller has ruled out binary content), at most
+ * `max`, appended to `out`. UTF-8 (with or without BOM) and UTF-16 with BOM are decoded as such,
+ * anything else as Latin-1, which never fails.
+ */
+export function scanBytes(buf: Buffer, m: ContentMatcher, max: number, out: LineHit[]): void {
+    if (buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
+        const body = Buffer.from(buf.subarray(2, 2 + ((buf.length - 2) & ~1)));
+        if (buf[0] === 0xfe) body.swap16();
+        scanString(body.toString('utf16le'), m, max, out);
+        return;
+    }
+    const bom = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+    const body = bom === 0 ? buf : buf.subarray(bom);
+    if (m.literal === null) {
+        scanString(body.toString(isUtf8(body) ? 'utf8' : 'latin1'), m, max, out);
+        return;
+    }
+    let encoding: 'utf8' | 'latin1' | undefined; // decided at the first candidate line
+    // Perf: only lines holding the literal are decoded and tested; the rest of the file is never
+    // turned into a string. Line semantics are exact: a match inside a line contains the literal.
+    const plan = m.literal;
+    let line = 1;
+    let counted = 0; // line `line` starts at `counted`
+    let from = 0;
+    while (out.length < max) {
+        const pos = findLiteral(body, plan, from);
+        if (pos === -1) return;
+        const lineStart = pos === from ? from : Math.max(from, body.lastIndexOf(10, pos - 1) + 1);
+        for (let nl = body.indexOf(10, counted); nl !== -1 && nl < lineStart; nl = body.indexOf(10, nl + 1)) line++;
+        counted = lineStart;
+        const nl = body.indexOf(10, pos);
+        const lineEnd = nl === -1 ? body.length : nl;
+        encoding ??= isUtf8(body) ? 'utf8' : 'latin1';
+        const text = stripCr(body.toString(encoding, lineStart, lineEnd));
+        if (m.line.test(text)) out.push({ line, text: hitText(text) });
+        if (nl === -1) return;
+        from = lineEnd + 1;
+    }
+}
+
+/**
+ * Matching lines of decoded text, at most `max`. The regex runs over the whole text (`m` flag);
+ * each candidate's line is then tested on its own, so a match spanning lines never counts and
+ * the next search starts at the next line.
+ */
+export function scanString(text: string, m: ContentMatcher, max: number, out: LineHit[]): void {
+    const re = m.global;
+    re.lastIndex = 0;
+    let line = 1;
+    let counted = 0;
+    const endsWithNewline = text.length > 0 && text.charCodeAt(text.length - 1) === 10;
+    while (out.length < max) {
+        const match = re.exec(text);
+        if (match === null) return;
+        const idx = match.index;
+        // The position after a final newline begins no line ("a\n" has one line).
+        if (idx >= text.length && (text.length === 0 || endsWithNewline)) return;
+        const lineStart = idx === 0 ? 0 : text.lastIndexOf('\n', idx - 1) + 1;
+        for (let nl = text.indexOf('\n', counted); nl !== -1 && nl < lineStart; nl = text.indexOf('\n', nl + 1)) line++;
+        counted = lineStart;
+        const nl = text.indexOf('\n', idx);
+        const lineEnd = nl === -1 ? text.length : nl;
+        const lineText = stripCr(text.slice(lineStart, lineEnd));
+        if (m.line.test(lineText)) out.push({ line, text: hitText(lineText) });
+        if (nl === -1) return;
+        re.lastIndex = lineEnd + 1;
+    }
+}

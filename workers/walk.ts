@@ -1,0 +1,360 @@
+import { constants as C, type Dirent, type Stats } from 'node:fs';
+import fs from 'node:fs';
+import { isInside } from '../src/access/contain.js';
+import { EntryKind, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob, type WalkSpec } from '../src/engine/protocol.js';
+import type { SearchHit } from '../src/engine/types.js';
+import { isBinary } from '../src/fs/text.js';
+import { makeMatcher, scanBytes, type ContentMatcher, type LineHit } from './scan.js';
+
+/**
+ * The search worker: lists directories, filters entries and scans file contents for a batch of
+ * walk jobs, exploring subdirectories depth-first in sorted order until its budget is spent and
+ * handing back what is left as new jobs. Its output per job is a list of segments in walk order,
+ * which the engine stitches into the global sorted order.
+ *
+ * Perf: synchronous fs calls. In a worker they block only this thread, and they avoid the
+ * four-thread libuv pool that all workers' async calls would share.
+ */
+
+/** Entries of a deferred chunk of a large directory. */
+const CHUNK = 256;
+/** Deeper subtrees than this are handed back as jobs instead of recursing further. */
+const MAX_LOCAL_DEPTH = 64;
+/** Open flags for content reads. Security: never block on a FIFO, never follow a final symlink swapped in after listing. */
+const OPEN_FLAGS = C.O_RDONLY | C.O_NONBLOCK | C.O_NOCTTY | C.O_NOFOLLOW;
+
+/** Compiled predicates of one search spec, reused by the tasks of the same call. */
+interface Compiled {
+    spec: WalkSpec;
+    name: RegExp | null;
+    content: ContentMatcher | null;
+    skip: Set<string>;
+    wantFiles: boolean;
+    wantDirs: boolean;
+}
+
+let cached: { key: string; compiled: Compiled } | undefined;
+
+function compile(spec: WalkSpec): Compiled {
+    const key = JSON.stringify(spec);
+    if (cached?.key === key) return cached.compiled;
+    const compiled: Compiled = {
+        spec,
+        name: spec.name ? new RegExp(spec.name.source, spec.name.flags) : null,
+        content: spec.content ? makeMatcher(spec.content) : null,
+        skip: new Set(spec.skipDirs),
+        wantFiles: spec.type !== 'directory',
+        wantDirs: spec.type !== 'file' && !spec.content,
+    };
+    cached = { key, compiled };
+    return compiled;
+}
+
+/** Reusable read buffer, grown to the largest file read. Perf: no allocation per file. */
+let scratch = Buffer.allocUnsafe(1 << 16);
+
+/** Walk state of one task. */
+class Walker {
+    visited = 0;
+    scanned = 0;
+    hits = 0;
+    units = 0;
+    capped = false;
+    timedOut = false;
+    cancelled = false;
+    readonly #c: Compiled;
+    readonly #task: SearchTask;
+    readonly #flag: Int32Array;
+    readonly #sliceEnd: number;
+
+    constructor(task: SearchTask) {
+        this.#task = task;
+        this.#c = compile(task.spec);
+        this.#flag = new Int32Array(task.cancel);
+        this.#sliceEnd = Date.now() + task.sliceMs;
+    }
+
+    /** Stop everything now (cap reached, search over, deadline passed). */
+    get halted(): boolean {
+        return this.capped || this.timedOut || this.cancelled;
+    }
+
+    /** Checks the cancel flag and deadline; called at every entry boundary. */
+    #check(): boolean {
+        if (Atomics.load(this.#flag, 0) !== 0) this.cancelled = true;
+        else if (Date.now() > this.#task.spec.deadline) this.timedOut = true;
+        return this.halted;
+    }
+
+    /** The budget is spent (only after some progress, so that every task advances). */
+    #exhausted(): boolean {
+        return this.visited > 0 && (this.units >= this.#task.budget || Date.now() >= this.#sliceEnd);
+    }
+
+    run(): SearchTaskResult {
+        const results: (Segment[] | null)[] = [];
+        for (const job of this.#task.jobs) {
+            if (this.halted || this.#check() || this.#exhausted()) {
+                results.push(null);
+                continue;
+            }
+            const out: Segment[] = [];
+            this.#walk(job, out, 0);
+            results.push(out);
+        }
+        return { ok: true, results, visited: this.visited, scanned: this.scanned, capped: this.capped, timedOut: this.timedOut };
+    }
+
+    /** Processes one directory (or deferred part of one) into `out`, descending depth-first. */
+    #walk(job: WalkJob, out: Segment[], depth: number): void {
+        let names = job.names;
+        let kinds = job.kinds;
+        if (names === undefined || kinds === undefined) {
+            let dirents: Dirent[];
+            try {
+                dirents = fs.readdirSync(job.real, { withFileTypes: true });
+            } catch (err) {
+                out.push({ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: job.rel, reason: reasonOf(err) }] });
+                return;
+            }
+            // Sorted by name (UTF-16 code units): with depth-first descent this is component-wise path order.
+            dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+            names = new Array<string>(dirents.length);
+            kinds = new Array<number>(dirents.length);
+            for (let i = 0; i < dirents.length; i++) {
+                const d = dirents[i]!;
+                names[i] = d.name;
+                kinds[i] = d.isDirectory() ? EntryKind.Dir : d.isFile() ? EntryKind.File : d.isSymbolicLink() ? EntryKind.Link : EntryKind.Other;
+            }
+        }
+        const c = this.#c;
+        let run: Extract<Segment, { t: 'run' }> = { t: 'run', n: 0, hits: [], at: [] };
+        const flush = (): void => {
+            if (run.n > 0 || run.skipped) out.push(run);
+            run = { t: 'run', n: 0, hits: [], at: [] };
+        };
+        const skip = (s: Skip): void => {
+            (run.skipped ??= []).push(s);
+        };
+        for (let i = 0; i < names.length; i++) {
+            if (this.#check()) break;
+            if (this.#exhausted()) {
+                flush();
+                deferRest(job, names, kinds, i, c.skip, out);
+                return;
+            }
+            const name = names[i]!;
+            let kind = kinds[i]!;
+            const rel = joinRel(job.rel, name);
+            let real = job.real === '/' ? '/' + name : job.real + '/' + name;
+            let jumps = job.jumps;
+            let stat: Stats | undefined;
+            if (kind === EntryKind.Dir && c.skip.has(name)) continue;
+            if (kind === EntryKind.Link) {
+                // Symlinks are followed only to targets inside the real access roots, and never into a loop.
+                try {
+                    stat = fs.statSync(real);
+                } catch (err) {
+                    this.#count(run);
+                    skip({ path: rel, reason: `broken symbolic link (${reasonOf(err)})` });
+                    continue;
+                }
+                if (stat.isDirectory() && c.skip.has(name)) continue;
+                let target: string;
+                try {
+                    target = fs.realpathSync(real);
+                } catch (err) {
+                    this.#count(run);
+                    skip({ path: rel, reason: reasonOf(err) });
+                    continue;
+                }
+                // Security: a link out of the accessible directories is not followed (nor listed).
+                if (c.spec.realRoots !== null && !c.spec.realRoots.some((r) => isInside(target, r))) continue;
+                if (stat.isDirectory()) {
+                    // A target containing the current directory or a directory a link was followed from would loop.
+                    if (isInside(job.real, target) || job.jumps.some((j) => isInside(j, target))) continue;
+                    jumps = [...job.jumps, job.real];
+                }
+                real = target;
+                kind = stat.isDirectory() ? EntryKind.Dir : stat.isFile() ? EntryKind.File : EntryKind.Other;
+            }
+            this.#count(run);
+            if (kind === EntryKind.Dir) {
+                if (c.wantDirs && this.#nameOk(name)) {
+                    const times = c.spec.needTimes ? this.#times(real, stat, rel, skip) : undefined;
+                    if (times !== null) this.#hit(run, { path: rel, kind: 'directory', ...times });
+                }
+                if (this.capped) break;
+                flush();
+                const child: WalkJob = { real, rel, jumps };
+                if (depth < MAX_LOCAL_DEPTH && !this.#exhausted()) this.#walk(child, out, depth + 1);
+                else out.push({ t: 'job', job: child });
+                if (this.halted) return;
+                continue;
+            }
+            if (!c.wantFiles || !this.#nameOk(name)) continue;
+            let times: { birthtimeMs: number; mtimeMs: number } | undefined;
+            if (c.spec.needTimes) {
+                const t = this.#times(real, stat, rel, skip);
+                if (t === null) continue;
+                times = t;
+            }
+            if (c.content === null) {
+                this.#hit(run, { path: rel, kind: 'file', ...times });
+            } else if (kind === EntryKind.File) {
+                // Security: FIFOs, sockets and devices are never opened (a FIFO would block the read).
+                const found = this.#scan(real, rel, skip);
+                for (const h of found) {
+                    this.#hit(run, { path: rel, kind: 'file', line: h.line, text: h.text, ...times });
+                    if (this.capped) break;
+                }
+            }
+            if (this.capped) break;
+        }
+        flush();
+    }
+
+    /** Counts one visited entry; reaching the entry cap ends the task. */
+    #count(run: Extract<Segment, { t: 'run' }>): void {
+        run.n++;
+        this.visited++;
+        this.units++;
+        if (this.visited >= this.#task.capEntries) this.capped = true;
+    }
+
+    #hit(run: Extract<Segment, { t: 'run' }>, hit: SearchHit): void {
+        run.hits.push(hit);
+        run.at.push(run.n - 1);
+        this.hits++;
+        if (this.hits >= this.#task.capHits) this.capped = true;
+    }
+
+    #nameOk(name: string): boolean {
+        return this.#c.name === null || this.#c.name.test(name);
+    }
+
+    /** Times of an entry if it passes the timestamp filters, `null` when filtered out or unreadable. */
+    #times(real: string, known: Stats | undefined, rel: string, skip: (s: Skip) => void): { birthtimeMs: number; mtimeMs: number } | null {
+        let st = known;
+        if (st === undefined) {
+            try {
+                st = fs.statSync(real);
+            } catch (err) {
+                skip({ path: rel, reason: reasonOf(err) });
+                return null;
+            }
+        }
+        const s = this.#c.spec;
+        const b = st.birthtimeMs;
+        const m = st.mtimeMs;
+        if (s.createdAfter !== undefined && !(b > s.createdAfter)) return null;
+        if (s.createdBefore !== undefined && !(b < s.createdBefore)) return null;
+        if (s.modifiedAfter !== undefined && !(m > s.modifiedAfter)) return null;
+        if (s.modifiedBefore !== undefined && !(m < s.modifiedBefore)) return null;
+        return { birthtimeMs: b, mtimeMs: m };
+    }
+
+    /** Matching lines of one regular file; binary, oversized, vanished or unreadable files give none. */
+    #scan(real: string, rel: string, skip: (s: Skip) => void): LineHit[] {
+        const out: LineHit[] = [];
+        let fd: number;
+        try {
+            fd = fs.openSync(real, OPEN_FLAGS);
+        } catch (err) {
+            skip({ path: rel, reason: reasonOf(err) });
+            return out;
+        }
+        try {
+            const st = fs.fstatSync(fd);
+            if (!st.isFile() || st.size > this.#c.spec.maxFileSize) return out;
+            if (this.#c.spec.realRoots !== null && !this.#stillInside(fd, real)) return out;
+            const size = st.size;
+            if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, scratch.length * 2));
+            let got = 0;
+            while (got < size) {
+                const n = fs.readSync(fd, scratch, got, size - got, got);
+                if (n === 0) break;
+                got += n;
+            }
+            this.units += got >> 14;
+            const bytes = scratch.subarray(0, got);
+            if (got === 0 || isBinary(bytes)) return out;
+            this.scanned++;
+            scanBytes(bytes, this.#c.content!, this.#task.capHits - this.hits, out);
+        } catch (err) {
+            skip({ path: rel, reason: reasonOf(err) });
+        } finally {
+            fs.closeSync(fd);
+        }
+        return out;
+    }
+
+    /**
+     * Security: the opened descriptor's real path (Linux /proc) must still be inside the real
+     * roots, in case a directory on the way was swapped for a link after it was listed.
+     */
+    #stillInside(fd: number, expected: string): boolean {
+        let actual: string;
+        try {
+            actual = fs.readlinkSync(`/proc/self/fd/${fd}`);
+        } catch {
+            return true; // no /proc: the O_NOFOLLOW open and the listing checks stand
+        }
+        return actual === expected || this.#c.spec.realRoots!.some((r) => isInside(actual, r));
+    }
+}
+
+/** Hands back entries `from..` of a directory as jobs: subdirectories one each, other entries in chunks. */
+function deferRest(job: WalkJob, names: string[], kinds: number[], from: number, skip: Set<string>, out: Segment[]): void {
+    let chunkNames: string[] = [];
+    let chunkKinds: number[] = [];
+    const flushChunk = (): void => {
+        if (chunkNames.length === 0) return;
+        out.push({ t: 'job', job: { real: job.real, rel: job.rel, jumps: job.jumps, names: chunkNames, kinds: chunkKinds } });
+        chunkNames = [];
+        chunkKinds = [];
+    };
+    for (let i = from; i < names.length; i++) {
+        const name = names[i]!;
+        const kind = kinds[i]!;
+        if (kind === EntryKind.Dir && skip.has(name)) continue;
+        // A directory goes last in its chunk: the chunk's walk visits the entry and descends into it.
+        chunkNames.push(name);
+        chunkKinds.push(kind);
+        if (chunkNames.length >= CHUNK || kind === EntryKind.Dir) flushChunk();
+    }
+    flushChunk();
+}
+
+/** Display path of `name` inside the directory shown as `rel`. */
+export function joinRel(rel: string, name: string): string {
+    if (rel === '.') return name;
+    return rel.endsWith('/') ? rel + name : rel + '/' + name;
+}
+
+/** Short reason for a failed filesystem call. */
+function reasonOf(err: unknown): string {
+    const code = typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : '';
+    switch (code) {
+        case 'EACCES':
+        case 'EPERM':
+            return 'permission denied';
+        case 'ENOENT':
+            return 'vanished';
+        case 'ELOOP':
+            return 'symbolic link loop';
+        case 'ENOTDIR':
+            return 'not a directory';
+        default:
+            return err instanceof Error ? err.message : String(err);
+    }
+}
+
+/** Runs one search task; every failure becomes an `ok: false` result. */
+export function runSearchTask(task: SearchTask): SearchTaskResult {
+    try {
+        return new Walker(task).run();
+    } catch (err) {
+        return { ok: false, code: 'walk_failed', message: err instanceof Error ? err.message : String(err) };
+    }
+}
