@@ -11,8 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessType } from '../src/config/configuration.js';
 import { Engine } from '../src/engine/engine.js';
+import { OrderedWalk } from '../src/engine/ordered.js';
+import type { Segment, WalkJob } from '../src/engine/protocol.js';
 import { compilePattern, requiredLiteral } from '../src/engine/regex.js';
-import type { SearchHit, SearchRequest } from '../src/engine/types.js';
+import type { ReadItem, SearchHit, SearchRequest } from '../src/engine/types.js';
 import { findLiteral, makeMatcher, planLiteral, scanBytes, type LineHit } from '../workers/scan.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -161,6 +163,51 @@ describe('content scan', () => {
     });
 });
 
+describe('OrderedWalk', () => {
+    const job = (rel: string): WalkJob => ({ real: `/r/${rel}`, rel, jumps: [] });
+    const hit = (p: string): SearchHit => ({ path: p, kind: 'file' });
+    const run = (n: number, hits: [string, number][]): Segment => ({ t: 'run', n, hits: hits.map(([p]) => hit(p)), at: hits.map(([, a]) => a) });
+
+    it('emits in walk order whatever order jobs finish in', () => {
+        const w = new OrderedWalk(job('.'), 100, 100);
+        const [root] = w.take(10);
+        w.resolve(root!, [run(1, [['a', 0]]), { t: 'job', job: job('b') }, run(1, [['c', 0]]), { t: 'job', job: job('d') }]);
+        w.advance();
+        expect(w.emitted.map((h) => h.path)).toEqual(['a']);
+        const [b, d] = w.take(10);
+        w.resolve(d!, [run(2, [['d/x', 1]])]);
+        w.advance();
+        expect(w.emitted.map((h) => h.path)).toEqual(['a']); // b blocks the cursor
+        expect(w.knownHits().map((h) => h.path)).toEqual(['a', 'c', 'd/x']);
+        w.resolve(b!, [run(1, [['b/y', 0]])]);
+        w.advance();
+        expect(w.emitted.map((h) => h.path)).toEqual(['a', 'b/y', 'c', 'd/x']);
+        expect(w.complete).toBe(true);
+        expect(w.visited).toBe(5);
+    });
+
+    it('stops exactly where a sequential walk would', () => {
+        const byResults = new OrderedWalk(job('.'), 2, 100);
+        byResults.resolve(byResults.take(1)[0]!, [run(3, [['a', 0], ['b', 1], ['c', 2]])]);
+        byResults.advance();
+        expect(byResults.stop).toBe('max_results');
+        expect(byResults.emitted.map((h) => h.path)).toEqual(['a', 'b']);
+        const byEntries = new OrderedWalk(job('.'), 100, 2);
+        byEntries.resolve(byEntries.take(1)[0]!, [run(4, [['a', 0], ['b', 1], ['c', 2]])]);
+        byEntries.advance();
+        expect(byEntries.stop).toBe('too_many_entries');
+        expect(byEntries.emitted.map((h) => h.path)).toEqual(['a', 'b']);
+    });
+
+    it('hands out jobs in walk order', () => {
+        const w = new OrderedWalk(job('.'), 100, 100);
+        w.resolve(w.take(1)[0]!, [{ t: 'job', job: job('a') }, { t: 'job', job: job('b') }, { t: 'job', job: job('c') }]);
+        const [a] = w.take(1);
+        w.resolve(a!, [{ t: 'job', job: job('a/1') }]);
+        expect(w.take(3).map((n) => n.job.rel)).toEqual(['a/1', 'b', 'c']);
+    });
+});
+
 describe('Engine.search', () => {
     let big: string;
     beforeAll(() => {
@@ -203,6 +250,28 @@ describe('Engine.search', () => {
                 expect(strip(res.hits)).toEqual(expected.slice(0, n));
             }
         }
+    });
+
+    it('leaves no work running or queued once it returns', async () => {
+        const res = await engine.search(request(big, { contentPattern: 'hay', maxResults: 10 }), { timeoutMs: 30_000 });
+        expect(res.stop).toBe('max_results');
+        expect(res.visited).toBeLessThan(3300);
+        expect(engine.pool.queueSize).toBe(0);
+        expect(engine.pool.idleThreads).toBe(engine.pool.threads.length);
+    });
+
+    it('ends with the hits so far when its signal aborts', async () => {
+        const ac = new AbortController();
+        ac.abort();
+        const early = await engine.search(request(big, { contentPattern: 'needle' }), { timeoutMs: 30_000, signal: ac.signal });
+        expect(early).toMatchObject({ stop: 'aborted', hits: [] });
+        const later = new AbortController();
+        const pending = engine.search(request(big, { contentPattern: 'needle' }), { timeoutMs: 30_000, signal: later.signal });
+        setTimeout(() => later.abort(), 5);
+        const res = await pending;
+        expect(['aborted', 'done']).toContain(res.stop);
+        const all = new Set(strip(sequential(big, { content: /needle/i })));
+        for (const h of strip(res.hits)) expect(all.has(h)).toBe(true);
     });
 
     it('matches names, types and both patterns with AND', async () => {
@@ -278,6 +347,10 @@ describe('Engine.search', () => {
         expect(res.hits).toEqual([{ path: 'latin1.txt', kind: 'file', line: 1, text: 'naïve needle' }]);
         const names = await engine.search(request(dir, { skipDirs: ['node_modules'] }), { timeoutMs: 10_000 });
         expect(names.hits.map((h) => h.path)).toEqual(['bin.dat', 'large.txt', 'latin1.txt']);
+        // A large binary is recognised from its header sample.
+        write(dir, 'big.bin', Buffer.concat([Buffer.alloc(600, 0), Buffer.from('\nneedle\n'), Buffer.alloc(100_000, 0x41)]));
+        const big = await engine.search(request(dir, { contentPattern: 'needle', namePattern: '^(big|large)' }), { timeoutMs: 10_000 });
+        expect(big.hits).toEqual([{ path: 'large.txt', kind: 'file', line: 1, text: 'needle' }]);
     });
 
     it('walks past a FIFO without opening it', async () => {
@@ -359,7 +432,7 @@ describe('Engine.stream', () => {
 describe('Engine.readMany', () => {
     it('reads in the order given with one outcome per item', async () => {
         const dir = tempDir('lcf-engine-read-');
-        const items = [];
+        const items: ReadItem[] = [];
         for (let i = 0; i < 40; i++) {
             write(dir, `f${i}.txt`, `content ${i}\n`);
             items.push({ shown: path.join(dir, `f${i}.txt`), real: path.join(dir, `f${i}.txt`) });

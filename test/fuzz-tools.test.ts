@@ -13,7 +13,7 @@ import { AccessType, SearchConfiguration } from '../src/index.js';
 import { makePackage, snapshot, tempDir } from './helpers.js';
 
 const SEED = 13_0_13;
-const NUM_RUNS = 220;
+const NUM_RUNS = 800;
 const SECRET = 'CANARY-fuzz-e4b7a1f09c';
 
 const TOOLS = [

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ToolResult } from '@johannes.latzel/llm-chat';
 import { describe, expect, it } from 'vitest';
 import { AccessType } from '../src/index.js';
 import { makePackage, tempDir, type Fixture } from './helpers.js';
@@ -226,11 +227,13 @@ describe('parallel edits of one file', () => {
         for (let i = 0; i < 60; i++) {
             fs.writeFileSync(p('f.txt'), `start ${i}\n`);
             await fx.run('read_file', { paths: ['f.txt'] });
-            const calls = [
-                fx.run('write_file', { path: 'f.txt', content: `whole ${i}\n` }),
-                fx.run('insert_file_content', { path: 'f.txt', content: `added ${i}` }),
-            ];
-            const [[w], [e]] = await Promise.all(i % 2 === 0 ? calls : calls.reverse()).then((r) => (i % 2 === 0 ? r : r.reverse()));
+            const write = (): Promise<ToolResult[]> => fx.run('write_file', { path: 'f.txt', content: `whole ${i}\n` });
+            const insert = (): Promise<ToolResult[]> => fx.run('insert_file_content', { path: 'f.txt', content: `added ${i}` });
+            // Alternate which call starts first.
+            let w: ToolResult | undefined;
+            let e: ToolResult | undefined;
+            if (i % 2 === 0) [[w], [e]] = await Promise.all([write(), insert()]);
+            else [[e], [w]] = await Promise.all([insert(), write()]);
             const text = fs.readFileSync(p('f.txt'), 'utf8');
             if (w!.status === 'success') expect(text).toContain(`whole ${i}`);
             if (e!.status === 'success') expect(text).toContain(`added ${i}`);
@@ -294,6 +297,28 @@ describe('move_file', () => {
             const left = a!.status === 'success' ? `y${i}` : `x${i}`;
             expect(fs.existsSync(p(left))).toBe(true);
             expect(fs.readFileSync(p(`dest${i}`), 'utf8')).toBe(a!.status === 'success' ? 'X' : 'Y');
+        }
+    });
+
+    it('two moves in opposite directions at once never wait for each other forever', async () => {
+        const { fx, p } = setup();
+        for (let i = 0; i < 30; i++) {
+            fs.writeFileSync(p(`a${i}`), 'A');
+            fs.writeFileSync(p(`b${i}`), 'B');
+            const both = Promise.all([
+                fx.run('move_file', { source: `a${i}`, destination: `b${i}` }),
+                fx.run('move_file', { source: `b${i}`, destination: `a${i}` }),
+            ]);
+            let timer: NodeJS.Timeout | undefined;
+            const stuck = new Promise<'stuck'>((r) => (timer = setTimeout(() => r('stuck'), 3000)));
+            const outcome = await Promise.race([both, stuck]);
+            clearTimeout(timer);
+            expect(outcome).not.toBe('stuck');
+            const [[x], [y]] = outcome as Awaited<typeof both>;
+            // Both destinations exist: both refused, nothing overwritten.
+            expect([x!.status, y!.status]).toEqual(['error', 'error']);
+            expect(fs.readFileSync(p(`a${i}`), 'utf8')).toBe('A');
+            expect(fs.readFileSync(p(`b${i}`), 'utf8')).toBe('B');
         }
     });
 
@@ -465,6 +490,11 @@ describe('line endings, BOM and final newline', () => {
         const expectedBe = Buffer.from('héllo\nwörld\nünd\n', 'utf16le');
         expectedBe.swap16();
         expect(fs.readFileSync(p('be.txt'))).toEqual(Buffer.concat([Buffer.from([0xfe, 0xff]), expectedBe]));
+        // A whole-file write keeps the encoding and BOM too, with or without a BOM in the content.
+        expect((await status(fx, 'write_file', { path: 'le.txt', content: 'neu\r\n' })).status).toBe('success');
+        expect(fs.readFileSync(p('le.txt'))).toEqual(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('neu\r\n', 'utf16le')]));
+        expect((await status(fx, 'write_file', { path: 'le.txt', content: '\uFEFFwieder\r\n' })).status).toBe('success');
+        expect(fs.readFileSync(p('le.txt'))).toEqual(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('wieder\r\n', 'utf16le')]));
     });
 
     it('never silently corrupts a Latin-1 file with characters Latin-1 cannot hold', async () => {

@@ -109,6 +109,7 @@ describe('file <-> symlink swap race', () => {
         fs.mkdirSync(work);
         fs.mkdirSync(outside);
         fs.writeFileSync(path.join(outside, 'f.txt'), `${SECRET}\n`);
+        fs.writeFileSync(path.join(outside, 'only-outside-name.txt'), `${SECRET}\n`);
         fs.mkdirSync(path.join(work, 'd'));
         fs.writeFileSync(path.join(work, 'd', 'f.txt'), 'inside\n');
         const before = snapshot(outside);
@@ -120,7 +121,9 @@ describe('file <-> symlink swap race', () => {
         );
         await sleep(100);
         let canaryReads = 0;
+        let outsideNames = 0;
         let attempts = 0;
+        let successes = 0;
         let n = 0;
         const deadline = Date.now() + 4000;
         while (Date.now() < deadline) {
@@ -129,18 +132,70 @@ describe('file <-> symlink swap race', () => {
                 fx.run('read_file', { paths: ['d/f.txt'] }),
                 fx.run('read_file', { paths: ['d/f.txt', 'd/f.txt'] }),
                 fx.run('write_file', { path: 'd/f.txt', content: 'written\n' }),
-                fx.run('write_file', { path: `d/new-${n}.txt`, content: 'new\n' }),
+                fx.run('write_file', { path: `d/new-${n}/deeper.txt`, content: 'new\n' }),
                 fx.run('replace_file_content', { path: 'd/f.txt', old_content: 'inside', new_content: 'edited' }),
-                fx.run('create_folder', { path: `d/sub-${n}` }),
+                fx.run('create_folder', { path: `d/sub-${n}/inner` }),
                 fx.run('delete_file', { path: 'd/f.txt' }),
                 fx.run('move_file', { source: 'd/f.txt', destination: `moved-${n}.txt` }),
+                fx.run('list_directory', { path: 'd', recursive: true }),
+                fx.run('list_directory', { path: '.', recursive: true }),
+                fx.run('entry_info', { path: 'd/f.txt' }),
             ]);
             attempts += batch.length;
-            for (const results of batch) for (const r of results) if (r.result.includes(SECRET)) canaryReads++;
+            for (const results of batch) {
+                for (const r of results) {
+                    if (r.result.includes(SECRET)) canaryReads++;
+                    if (r.result.includes('only-outside-name')) outsideNames++;
+                    if (r.status === 'success') successes++;
+                }
+            }
         }
-        console.log(`[race dir<->symlink] ${attempts} calls, ${canaryReads} canary reads`);
+        console.log(`[race dir<->symlink] ${attempts} calls, ${successes} succeeded, ${canaryReads} canary reads, ${outsideNames} outside names shown`);
         expect(canaryReads).toBe(0);
+        expect(outsideNames).toBe(0);
         expect(snapshot(outside)).toEqual(before);
+        expect(successes).toBeGreaterThan(0);
+        for (const f of fs.readdirSync(work).filter((x) => x.startsWith('moved-'))) {
+            expect(fs.readFileSync(path.join(work, f), 'utf8')).not.toContain(SECRET);
+        }
+    }, 30_000);
+
+    it('search_entries never searches outside while the searched directory flips between a real directory and a link out', async () => {
+        const base = tempDir('lcf-race-search-');
+        const work = path.join(base, 'work');
+        const outside = path.join(base, 'outside');
+        fs.mkdirSync(work);
+        fs.mkdirSync(outside);
+        fs.writeFileSync(path.join(outside, 'f.txt'), `${SECRET}\n`);
+        fs.writeFileSync(path.join(outside, 'only-outside-name.txt'), `${SECRET}\n`);
+        fs.mkdirSync(path.join(work, 'd'));
+        fs.writeFileSync(path.join(work, 'd', 'f.txt'), 'inside\n');
+        const fx = makePackage(work);
+        startSwapper(
+            path.join(work, 'd'),
+            `(p) => { fs.mkdirSync(p); fs.writeFileSync(p + '/f.txt', 'inside\\n'); }`,
+            `(p) => fs.symlinkSync(${JSON.stringify(outside)}, p)`,
+        );
+        await sleep(100);
+        let leaks = 0;
+        let found = 0;
+        let attempts = 0;
+        const deadline = Date.now() + 3000;
+        while (Date.now() < deadline) {
+            const batch = await Promise.all([
+                fx.run('search_entries', { path: 'd', content_pattern: 'CANARY|inside' }),
+                fx.run('search_entries', { path: 'd', name_pattern: 'only-outside|f' }),
+                fx.run('search_entries', { content_pattern: 'CANARY|inside' }),
+            ]);
+            attempts += batch.length;
+            for (const [r] of batch) {
+                if (r!.result.includes(SECRET) || r!.result.includes('only-outside-name')) leaks++;
+                if (r!.result.includes('inside')) found++;
+            }
+        }
+        console.log(`[race dir<->symlink, search] ${attempts} searches, ${found} found the inside file, ${leaks} showed outside content or names`);
+        expect(leaks).toBe(0);
+        expect(found).toBeGreaterThan(0);
     }, 30_000);
 });
 

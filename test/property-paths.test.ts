@@ -11,10 +11,14 @@ import { accessFor, allows, isInside } from '../src/access/contain.js';
 import { AccessType, type Access } from '../src/config/configuration.js';
 import { ToolError } from '../src/errors.js';
 import { WorkspaceView } from '../src/workspace.js';
-import { tempDir } from './helpers.js';
+import { makePackage, snapshot, tempDir } from './helpers.js';
 
 const SEED = 20250417;
 let triedInputs = 0;
+
+afterAll(() => {
+    console.log(`[property-paths] inputs tried: ${triedInputs}`);
+});
 
 /** Reference model: components of an absolute POSIX path after `.`/`..`/empty segments are applied. */
 function components(p: string): string[] {
@@ -135,10 +139,6 @@ describe('WorkspaceView.check on a tree with symlinks to outside', () => {
         ];
     });
 
-    afterAll(() => {
-        console.log(`[property-paths] inputs tried: ${triedInputs}`);
-    });
-
     /** Independent model of where a path really lands: realpath of the nearest existing entry plus the rest. */
     function landing(abs: string, followFinal: boolean): string | undefined {
         if (!followFinal) {
@@ -213,5 +213,126 @@ describe('WorkspaceView.check on a tree with symlinks to outside', () => {
         expect(fresh.real).toBe(path.join(work, 'new', 'a', 'b.txt'));
         const viaLink = await view.check('link-sub/deep/n.txt', AccessType.Write, 'test');
         expect(viaLink.real).toBe(path.join(work, 'sub', 'deep', 'n.txt'));
+    });
+});
+
+describe('hostile path strings through the tools', () => {
+    const SECRET = 'SIBLING-SECRET-91c2';
+
+    function setupTree(): { base: string; work: string; fx: ReturnType<typeof makePackage> } {
+        const base = tempDir('lcf-hostile-paths-');
+        const work = path.join(base, 'work');
+        fs.mkdirSync(path.join(work, 'sub'), { recursive: true });
+        fs.writeFileSync(path.join(work, 'sub', 'a.txt'), 'a\n');
+        fs.mkdirSync(path.join(base, 'work-secret'));
+        fs.writeFileSync(path.join(base, 'work-secret', 's.txt'), `${SECRET}\n`);
+        fs.mkdirSync(path.join(base, 'workx'));
+        fs.writeFileSync(path.join(base, 'workx', 's.txt'), `${SECRET}\n`);
+        return { base, work, fx: makePackage(work) };
+    }
+
+    const pathCalls = (p: string): [string, Record<string, unknown>][] => [
+        ['read_file', { paths: [p] }],
+        ['write_file', { path: p, content: 'x' }],
+        ['replace_file_lines', { path: p, content: 'x', start_line: 1 }],
+        ['insert_file_content', { path: p, content: 'x' }],
+        ['replace_file_content', { path: p, old_content: 'a', new_content: 'b' }],
+        ['list_directory', { path: p }],
+        ['search_entries', { path: p }],
+        ['entry_info', { path: p }],
+        ['delete_file', { path: p, recursive: true }],
+        ['create_folder', { path: p }],
+        ['move_file', { source: p, destination: 'moved' }],
+        ['move_file', { source: 'sub/a.txt', destination: p }],
+        ['switch_workspace', { path: p }],
+    ];
+
+    it('rejects empty paths and NUL bytes in every tool with a message naming the problem', async () => {
+        const { work, fx } = setupTree();
+        const before = snapshot(work);
+        for (const [p, message] of [
+            ['', /non-empty path.*"\."/],
+            ['sub/a.txt\0.png', /NUL byte/],
+            ['\0', /NUL byte/],
+        ] as const) {
+            for (const [tool, args] of pathCalls(p)) {
+                triedInputs++;
+                const [r] = await fx.run(tool, args);
+                expect(r!.status, `${tool} ${JSON.stringify(args)}`).toBe('error');
+                expect(r!.result, tool).toMatch(message);
+            }
+        }
+        expect(snapshot(work)).toEqual(before);
+    });
+
+    it('rejects .. chains and siblings that share a name prefix, reading and writing nothing there', async () => {
+        const { base, work, fx } = setupTree();
+        const outsideBefore = snapshot(path.join(base, 'work-secret'));
+        const hostile = [
+            '../work-secret/s.txt',
+            'sub/../../work-secret/s.txt',
+            './../work/../work-secret/s.txt',
+            `${'../'.repeat(30)}${base.slice(1)}/work-secret/s.txt`,
+            `${work}-secret/s.txt`,
+            `${work}x/s.txt`,
+            `${work}/../workx/s.txt`,
+            `${work}/sub/../../work-secret/`,
+            '..',
+            '../',
+            '../work-secret',
+        ];
+        for (const p of hostile) {
+            for (const [tool, args] of pathCalls(p)) {
+                triedInputs++;
+                const results = await fx.run(tool, args);
+                for (const r of results) {
+                    expect(r.status, `${tool} ${JSON.stringify(args)}`).toBe('error');
+                    expect(r.result, `${tool} ${JSON.stringify(args)}`).toMatch(/outside the configured|access root/);
+                    expect(r.result).not.toContain(SECRET);
+                }
+            }
+        }
+        expect(snapshot(path.join(base, 'work-secret'))).toEqual(outsideBefore);
+        expect(fs.readdirSync(path.join(base, 'workx'))).toEqual(['s.txt']);
+    });
+
+    it('accepts .. chains and trailing slashes that stay inside', async () => {
+        const { work, fx } = setupTree();
+        const [r] = await fx.run('read_file', { paths: ['sub/../sub/./a.txt'] });
+        expect(r!.status).toBe('success');
+        const [l] = await fx.run('list_directory', { path: 'sub/' });
+        expect(l!.result).toBe('sub/a.txt');
+        const [l2] = await fx.run('list_directory', { path: `${work}/` });
+        expect(l2!.status).toBe('success');
+        const [w] = await fx.run('write_file', { path: 'sub/../new.txt', content: 'n' });
+        expect(w!.status).toBe('success');
+        expect(fs.readFileSync(path.join(work, 'new.txt'), 'utf8')).toBe('n');
+    });
+
+    it('treats names that differ only by Unicode normalization as different entries, never mixing them up', async () => {
+        const base = tempDir('lcf-unicode-');
+        const nfc = path.join(base, 'caf\u00e9');
+        const nfd = path.join(base, 'cafe\u0301');
+        fs.mkdirSync(nfc);
+        fs.mkdirSync(nfd);
+        fs.writeFileSync(path.join(nfc, 'r\u00e9sum\u00e9.txt'), 'composed\n');
+        fs.writeFileSync(path.join(nfd, 'secret.txt'), `${SECRET}\n`);
+        const fx = makePackage(nfc);
+        // The NFD sibling looks the same but is another directory, outside the access.
+        for (const p of [path.join(nfd, 'secret.txt'), '../cafe\u0301/secret.txt']) {
+            const [r] = await fx.run('read_file', { paths: [p] });
+            expect(r!.status).toBe('error');
+            expect(r!.result).toMatch(/outside the configured/);
+            expect(r!.result).not.toContain(SECRET);
+            const [w] = await fx.run('write_file', { path: p, content: 'x' });
+            expect(w!.status).toBe('error');
+        }
+        // The file is found by its own name; the other normalization is a clear "not found".
+        const [ok] = await fx.run('read_file', { paths: ['r\u00e9sum\u00e9.txt'] });
+        expect(ok!.result).toContain('composed');
+        const [other] = await fx.run('read_file', { paths: ['re\u0301sume\u0301.txt'] });
+        expect(other!.status).toBe('error');
+        expect(other!.result).toMatch(/not found/i);
+        expect(fs.readFileSync(path.join(nfd, 'secret.txt'), 'utf8')).toBe(`${SECRET}\n`);
     });
 });

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AccessType, SearchConfiguration } from '../src/index.js';
+import type { SearchEntriesTool } from '../src/tools/search-entries.js';
 import { makePackage, tempDir, writeTree, type Fixture } from './helpers.js';
 
 async function search(fx: Fixture, args: unknown): Promise<{ status: string; result: string }> {
@@ -170,6 +171,23 @@ describe('search_entries', () => {
         expect(Date.now() - started).toBeLessThan(10_000);
         expect(r.result).toMatch(/timed out after 1000 ms/);
         expect((await search(fx, { content_pattern: 'fine' })).result).toBe('ok.txt:1: fine');
+    }, 30_000);
+
+    it("stops when the host's call signal aborts and reports progress meanwhile", async () => {
+        const dir = tempDir('lcf-search-cancel-');
+        for (let f = 0; f < 40; f++) writeTree(dir, { [`d/f${f}.txt`]: `${'x'.repeat(24)}\n`.repeat(20) });
+        const fx = makePackage(dir, { search: new SearchConfiguration(50, 200, 5000, 60_000) });
+        const tool = fx.tool('search_entries') as SearchEntriesTool;
+        const ac = new AbortController();
+        const progress: number[] = [];
+        setTimeout(() => ac.abort(), 400);
+        const started = Date.now();
+        // ~20 ms per line to reject: minutes of work without the abort.
+        const [r] = await tool.executeWithSignal({ content_pattern: '(x+x+)+[^x\\s]' }, ac.signal, (p) => progress.push(p.progress));
+        expect(Date.now() - started).toBeLessThan(20_000);
+        expect(r!.result).toContain('[Search aborted; the results are partial.]');
+        for (let i = 1; i < progress.length; i++) expect(progress[i]!).toBeGreaterThanOrEqual(progress[i - 1]!);
+        expect((await search(fx, { name_pattern: '^f1\\.txt$' })).result).toBe('d/f1.txt');
     }, 30_000);
 
     it('reports broken links as skipped and walks past FIFOs', async () => {

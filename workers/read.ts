@@ -13,7 +13,7 @@ export async function runReadTask(task: ReadTask): Promise<ReadTaskResult> {
     const results: ReadOutcome[] = [];
     for (const item of task.items) {
         try {
-            const file = await readRegularFile(item.shown, item.real, task.realRoots, task.maxBytes);
+            const file = await readRegularFile(item.shown, item.real, task.realRoots, task.maxBytes, task.setting);
             results.push({ ok: true, bytes: file.bytes, hash: contentHash(file.bytes), size: file.size });
         } catch (err) {
             const e = toToolError(err, item.shown);

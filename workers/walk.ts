@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { isInside } from '../src/access/contain.js';
 import { EntryKind, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob, type WalkSpec } from '../src/engine/protocol.js';
 import type { SearchHit } from '../src/engine/types.js';
-import { isBinary } from '../src/fs/text.js';
+import { BINARY_SAMPLE_BYTES, isBinary } from '../src/fs/text.js';
 import { makeMatcher, scanBytes, type ContentMatcher, type LineHit } from './scan.js';
 
 /**
@@ -22,6 +22,25 @@ const CHUNK = 256;
 const MAX_LOCAL_DEPTH = 64;
 /** Open flags for content reads. Security: never block on a FIFO, never follow a final symlink swapped in after listing. */
 const OPEN_FLAGS = C.O_RDONLY | C.O_NONBLOCK | C.O_NOCTTY | C.O_NOFOLLOW;
+/** Files above this many bytes are sampled for binary content before being read whole. */
+const BIG_FILE = 64 * 1024;
+/** Open flags for directories. */
+const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NONBLOCK;
+/** Linux /proc/self/fd is there: directories can be pinned by descriptor. */
+const HAVE_PROC_FD = fs.existsSync('/proc/self/fd');
+
+type Run = Extract<Segment, { t: 'run' }>;
+
+/** A directory being walked: its descriptor (-1 when not pinned), the prefix its entries are reached by, the path to list. */
+interface OpenDir {
+    fd: number;
+    base: string;
+    list: string;
+}
+
+function pinnedDir(fd: number): OpenDir {
+    return { fd, base: `/proc/self/fd/${fd}/`, list: `/proc/self/fd/${fd}` };
+}
 
 /** Compiled predicates of one search spec, reused by the tasks of the same call. */
 interface Compiled {
@@ -66,10 +85,13 @@ class Walker {
     readonly #task: SearchTask;
     readonly #flag: Int32Array;
     readonly #sliceEnd: number;
+    /** Directories are pinned by descriptor (real roots to enforce, and /proc to do it with). */
+    readonly #pinned: boolean;
 
     constructor(task: SearchTask) {
         this.#task = task;
         this.#c = compile(task.spec);
+        this.#pinned = task.spec.realRoots !== null && HAVE_PROC_FD;
         this.#flag = new Int32Array(task.cancel);
         this.#sliceEnd = Date.now() + task.sliceMs;
     }
@@ -105,14 +127,57 @@ class Walker {
         return { ok: true, results, visited: this.visited, scanned: this.scanned, capped: this.capped, timedOut: this.timedOut };
     }
 
+    /**
+     * Opens a job's directory. Pinned mode (real roots given, Linux /proc): a directory
+     * descriptor whose real path is checked once; everything in it is then reached through
+     * `/proc/self/fd/<fd>/name`, so swapping a directory on the way for a link afterwards
+     * redirects nothing. `null` (recorded in `out`) when it cannot be opened or moved outside.
+     */
+    #openDir(job: WalkJob, out: Segment[]): OpenDir | null {
+        if (!this.#pinned) return { fd: -1, base: job.real === '/' ? '/' : `${job.real}/`, list: job.real };
+        let fd: number;
+        try {
+            fd = fs.openSync(job.real, DIR_FLAGS);
+        } catch (err) {
+            out.push({ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: job.rel, reason: reasonOf(err) }] });
+            return null;
+        }
+        if (!this.#fdInside(fd, job.real)) {
+            fs.closeSync(fd);
+            return null;
+        }
+        return pinnedDir(fd);
+    }
+
+    /** Security: the real path of an open descriptor is the expected one, or still inside the real roots. */
+    #fdInside(fd: number, expected: string): boolean {
+        let actual: string;
+        try {
+            actual = fs.readlinkSync(`/proc/self/fd/${fd}`);
+        } catch {
+            return false;
+        }
+        return actual === expected || this.#c.spec.realRoots!.some((r) => isInside(actual, r));
+    }
+
     /** Processes one directory (or deferred part of one) into `out`, descending depth-first. */
-    #walk(job: WalkJob, out: Segment[], depth: number): void {
+    #walk(job: WalkJob, out: Segment[], depth: number, opened?: OpenDir): void {
+        const dir = opened ?? this.#openDir(job, out);
+        if (dir === null) return;
+        try {
+            this.#walkOpen(job, dir, out, depth);
+        } finally {
+            if (dir.fd >= 0) fs.closeSync(dir.fd);
+        }
+    }
+
+    #walkOpen(job: WalkJob, dir: OpenDir, out: Segment[], depth: number): void {
         let names = job.names;
         let kinds = job.kinds;
         if (names === undefined || kinds === undefined) {
             let dirents: Dirent[];
             try {
-                dirents = fs.readdirSync(job.real, { withFileTypes: true });
+                dirents = fs.readdirSync(dir.list, { withFileTypes: true });
             } catch (err) {
                 out.push({ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: job.rel, reason: reasonOf(err) }] });
                 return;
@@ -128,7 +193,7 @@ class Walker {
             }
         }
         const c = this.#c;
-        let run: Extract<Segment, { t: 'run' }> = { t: 'run', n: 0, hits: [], at: [] };
+        let run: Run = { t: 'run', n: 0, hits: [], at: [] };
         const flush = (): void => {
             if (run.n > 0 || run.skipped) out.push(run);
             run = { t: 'run', n: 0, hits: [], at: [] };
@@ -146,28 +211,25 @@ class Walker {
             const name = names[i]!;
             let kind = kinds[i]!;
             const rel = joinRel(job.rel, name);
-            let real = job.real === '/' ? '/' + name : job.real + '/' + name;
+            /** Where the entry is opened or stat'ed; its real path. They differ in pinned mode and for links. */
+            let at = dir.base + name;
+            let real = job.real === '/' ? '/' + name : `${job.real}/${name}`;
+            let viaLink = false;
             let jumps = job.jumps;
             let stat: Stats | undefined;
             if (kind === EntryKind.Dir && c.skip.has(name)) continue;
             if (kind === EntryKind.Link) {
                 // Symlinks are followed only to targets inside the real access roots, and never into a loop.
+                let target: string;
                 try {
-                    stat = fs.statSync(real);
+                    stat = fs.statSync(at);
+                    target = fs.realpathSync.native(at);
                 } catch (err) {
                     this.#count(run);
-                    skip({ path: rel, reason: `broken symbolic link (${reasonOf(err)})` });
+                    skip({ path: rel, reason: errorCode(err) === 'ENOENT' ? 'broken symbolic link' : reasonOf(err) });
                     continue;
                 }
                 if (stat.isDirectory() && c.skip.has(name)) continue;
-                let target: string;
-                try {
-                    target = fs.realpathSync(real);
-                } catch (err) {
-                    this.#count(run);
-                    skip({ path: rel, reason: reasonOf(err) });
-                    continue;
-                }
                 // Security: a link out of the accessible directories is not followed (nor listed).
                 if (c.spec.realRoots !== null && !c.spec.realRoots.some((r) => isInside(target, r))) continue;
                 if (stat.isDirectory()) {
@@ -175,27 +237,41 @@ class Walker {
                     if (isInside(job.real, target) || job.jumps.some((j) => isInside(j, target))) continue;
                     jumps = [...job.jumps, job.real];
                 }
-                real = target;
+                at = real = target;
+                viaLink = true;
                 kind = stat.isDirectory() ? EntryKind.Dir : stat.isFile() ? EntryKind.File : EntryKind.Other;
             }
             this.#count(run);
             if (kind === EntryKind.Dir) {
                 if (c.wantDirs && this.#nameOk(name)) {
-                    const times = c.spec.needTimes ? this.#times(real, stat, rel, skip) : undefined;
+                    const times = c.spec.needTimes ? this.#times(at, stat, rel, skip) : undefined;
                     if (times !== null) this.#hit(run, { path: rel, kind: 'directory', ...times });
                 }
                 if (this.capped) break;
                 flush();
                 const child: WalkJob = { real, rel, jumps };
-                if (depth < MAX_LOCAL_DEPTH && !this.#exhausted()) this.#walk(child, out, depth + 1);
-                else out.push({ t: 'job', job: child });
+                if (depth >= MAX_LOCAL_DEPTH || this.#exhausted()) {
+                    out.push({ t: 'job', job: child });
+                } else if (this.#pinned && !viaLink) {
+                    // Security: opened relative to the pinned parent, never through a link swapped in.
+                    let fd: number;
+                    try {
+                        fd = fs.openSync(at, DIR_FLAGS | C.O_NOFOLLOW);
+                    } catch (err) {
+                        out.push({ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: rel, reason: reasonOf(err) }] });
+                        continue;
+                    }
+                    this.#walk(child, out, depth + 1, pinnedDir(fd));
+                } else {
+                    this.#walk(child, out, depth + 1);
+                }
                 if (this.halted) return;
                 continue;
             }
             if (!c.wantFiles || !this.#nameOk(name)) continue;
             let times: { birthtimeMs: number; mtimeMs: number } | undefined;
             if (c.spec.needTimes) {
-                const t = this.#times(real, stat, rel, skip);
+                const t = this.#times(at, stat, rel, skip);
                 if (t === null) continue;
                 times = t;
             }
@@ -203,7 +279,7 @@ class Walker {
                 this.#hit(run, { path: rel, kind: 'file', ...times });
             } else if (kind === EntryKind.File) {
                 // Security: FIFOs, sockets and devices are never opened (a FIFO would block the read).
-                const found = this.#scan(real, rel, skip);
+                const found = this.#scan(at, viaLink && this.#pinned ? real : null, rel, skip);
                 for (const h of found) {
                     this.#hit(run, { path: rel, kind: 'file', line: h.line, text: h.text, ...times });
                     if (this.capped) break;
@@ -215,14 +291,14 @@ class Walker {
     }
 
     /** Counts one visited entry; reaching the entry cap ends the task. */
-    #count(run: Extract<Segment, { t: 'run' }>): void {
+    #count(run: Run): void {
         run.n++;
         this.visited++;
         this.units++;
         if (this.visited >= this.#task.capEntries) this.capped = true;
     }
 
-    #hit(run: Extract<Segment, { t: 'run' }>, hit: SearchHit): void {
+    #hit(run: Run, hit: SearchHit): void {
         run.hits.push(hit);
         run.at.push(run.n - 1);
         this.hits++;
@@ -233,12 +309,16 @@ class Walker {
         return this.#c.name === null || this.#c.name.test(name);
     }
 
-    /** Times of an entry if it passes the timestamp filters, `null` when filtered out or unreadable. */
-    #times(real: string, known: Stats | undefined, rel: string, skip: (s: Skip) => void): { birthtimeMs: number; mtimeMs: number } | null {
+    /**
+     * Times of an entry if it passes the timestamp filters, `null` when filtered out or unreadable.
+     * `known`: the stat of a followed link's target; other entries are lstat'ed (Security: an entry
+     * swapped for a link after listing shows the link's own times, not those of its target).
+     */
+    #times(at: string, known: Stats | undefined, rel: string, skip: (s: Skip) => void): { birthtimeMs: number; mtimeMs: number } | null {
         let st = known;
         if (st === undefined) {
             try {
-                st = fs.statSync(real);
+                st = fs.lstatSync(at);
             } catch (err) {
                 skip({ path: rel, reason: reasonOf(err) });
                 return null;
@@ -254,12 +334,15 @@ class Walker {
         return { birthtimeMs: b, mtimeMs: m };
     }
 
-    /** Matching lines of one regular file; binary, oversized, vanished or unreadable files give none. */
-    #scan(real: string, rel: string, skip: (s: Skip) => void): LineHit[] {
+    /**
+     * Matching lines of one regular file; binary, oversized, vanished or unreadable files give none.
+     * @param check - a real path to re-check the opened descriptor against (a file reached through a link, pinned mode).
+     */
+    #scan(at: string, check: string | null, rel: string, skip: (s: Skip) => void): LineHit[] {
         const out: LineHit[] = [];
         let fd: number;
         try {
-            fd = fs.openSync(real, OPEN_FLAGS);
+            fd = fs.openSync(at, OPEN_FLAGS);
         } catch (err) {
             skip({ path: rel, reason: reasonOf(err) });
             return out;
@@ -267,10 +350,15 @@ class Walker {
         try {
             const st = fs.fstatSync(fd);
             if (!st.isFile() || st.size > this.#c.spec.maxFileSize) return out;
-            if (this.#c.spec.realRoots !== null && !this.#stillInside(fd, real)) return out;
+            if (check !== null && !this.#fdInside(fd, check)) return out;
             const size = st.size;
             if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, scratch.length * 2));
             let got = 0;
+            if (size > BIG_FILE) {
+                // Perf: a large binary is recognised from its first bytes, without reading the rest.
+                got = fs.readSync(fd, scratch, 0, BINARY_SAMPLE_BYTES, 0);
+                if (isBinary(scratch.subarray(0, got))) return out;
+            }
             while (got < size) {
                 const n = fs.readSync(fd, scratch, got, size - got, got);
                 if (n === 0) break;
@@ -287,20 +375,6 @@ class Walker {
             fs.closeSync(fd);
         }
         return out;
-    }
-
-    /**
-     * Security: the opened descriptor's real path (Linux /proc) must still be inside the real
-     * roots, in case a directory on the way was swapped for a link after it was listed.
-     */
-    #stillInside(fd: number, expected: string): boolean {
-        let actual: string;
-        try {
-            actual = fs.readlinkSync(`/proc/self/fd/${fd}`);
-        } catch {
-            return true; // no /proc: the O_NOFOLLOW open and the listing checks stand
-        }
-        return actual === expected || this.#c.spec.realRoots!.some((r) => isInside(actual, r));
     }
 }
 
@@ -332,10 +406,13 @@ export function joinRel(rel: string, name: string): string {
     return rel.endsWith('/') ? rel + name : rel + '/' + name;
 }
 
+function errorCode(err: unknown): string {
+    return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : '';
+}
+
 /** Short reason for a failed filesystem call. */
 function reasonOf(err: unknown): string {
-    const code = typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : '';
-    switch (code) {
+    switch (errorCode(err)) {
         case 'EACCES':
         case 'EPERM':
             return 'permission denied';

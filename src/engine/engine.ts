@@ -16,7 +16,9 @@ import type { ReadItem, ReadOutcome, SearchHit, SearchOutcome, SearchRequest, Se
  * hands batches to the pool; each task lists directories, filters entries, scans file contents,
  * descends depth-first until its budget is spent and returns its hits and the directories left
  * over. {@link OrderedWalk} stitches the results into the order of a sequential walk, so output
- * and early stops are deterministic. See ARCHITECTURE.md for the full picture.
+ * and early stops are deterministic. Stopping early, timeouts and aborts first ask the workers to
+ * stop (a shared flag they check at every entry), then terminate any still busy after a short
+ * grace, so a runaway regex cannot outlive its call.
  */
 
 /** The worker entry point, built: from src/engine/engine.ts (run as TypeScript by vitest) and from dist/src/engine/engine.js alike. */
@@ -46,7 +48,20 @@ export interface SearchOptions {
     timeoutMs: number;
     /** Aborting it ends the search with the hits found so far, `stop: 'aborted'`. */
     signal?: AbortSignal;
+    /** Called as the walk goes on (at most every 100 ms): entries visited, files scanned, hits found so far. Must not throw. */
+    onProgress?: (progress: SearchProgress) => void;
 }
+
+/** How far a running search has got. */
+export interface SearchProgress {
+    visited: number;
+    scanned: number;
+    /** Hits known so far (found by finished tasks; not all of them need be returned). */
+    hits: number;
+}
+
+/** Minimum time between two progress reports. */
+const PROGRESS_EVERY_MS = 100;
 
 /** Options of {@link Engine.readMany}. */
 export interface ReadManyOptions {
@@ -56,6 +71,8 @@ export interface ReadManyOptions {
     realRoots: readonly Access[] | null;
     /** Items not read after this many milliseconds fail with `timeout`. */
     timeoutMs: number;
+    /** The setting named in `too_large` messages (default `maxFileSize (LLM_CHAT_FS_MAX_FILE_SIZE)`). */
+    setting?: string;
 }
 
 export class Engine {
@@ -115,7 +132,7 @@ export class Engine {
      * Never rejects for filesystem reasons: unreadable entries go to `skipped`.
      */
     async search(req: SearchRequest, opts: SearchOptions): Promise<SearchOutcome> {
-        return new SearchRun(this, req, opts.timeoutMs, opts.signal).promise;
+        return new SearchRun(this, req, opts.timeoutMs, opts.signal, opts.onProgress ? { onProgress: opts.onProgress } : {}).promise;
     }
 
     /**
@@ -194,7 +211,13 @@ export class Engine {
                     failAll(group, 'timeout', (s) => `Read timed out after ${opts.timeoutMs} ms: ${s}`);
                     continue;
                 }
-                const task: ReadTask = { op: 'read', items: group.map((i) => items[i]!), maxBytes: opts.maxBytes, realRoots: opts.realRoots };
+                const task: ReadTask = {
+                    op: 'read',
+                    items: group.map((i) => items[i]!),
+                    maxBytes: opts.maxBytes,
+                    realRoots: opts.realRoots,
+                    setting: opts.setting ?? 'maxFileSize (LLM_CHAT_FS_MAX_FILE_SIZE)',
+                };
                 try {
                     const res = (await pool.run(task, { signal: ac.signal })) as ReadTaskResult;
                     if (res.ok) group.forEach((i, k) => (out[i] = res.results[k]!));
@@ -227,6 +250,7 @@ interface RunHooks {
     onHits?: (hits: SearchHit[]) => void;
     /** While true, no new tasks are handed out. */
     paused?: () => boolean;
+    onProgress?: (progress: SearchProgress) => void;
 }
 
 /** In-flight task of a search. */
@@ -250,6 +274,8 @@ class SearchRun {
     #spec: WalkSpec | undefined;
     #visited = 0;
     #scanned = 0;
+    #found = 0;
+    #lastProgress = 0;
     #workerSkips: { path: string; reason: string }[] = [];
     #stop: SearchStop | null = null;
     #resolve!: Resolve<SearchOutcome>;
@@ -284,7 +310,9 @@ class SearchRun {
         if (Number.isFinite(this.#timeoutMs)) this.#timer = setTimeout(() => void this.#finish('timeout'), this.#timeoutMs);
         let rootReal: string;
         try {
-            rootReal = await fs.realpath(req.root);
+            // Security: with real roots the caller's checked real path is used as is; resolving it
+            // again here could follow a link swapped in since the check. Workers re-check the opened directory.
+            rootReal = req.realRoots !== null ? req.root : await fs.realpath(req.root);
         } catch (err) {
             this.#workerSkips.push({ path: req.displayRoot, reason: err instanceof Error ? err.message : String(err) });
             return this.#finish('done');
@@ -382,9 +410,11 @@ class SearchRun {
                     return;
                 }
                 walk.resolve(node, segs);
+                for (const seg of segs) if (seg.t === 'run') this.#found += seg.hits.length;
                 if (this.#hooks.onHits) collectHits(segs, fresh);
             });
             if (fresh.length > 0 && !ending) this.#hooks.onHits!(fresh);
+            this.#progress(ending);
             if (res.timedOut && !ending) {
                 void this.#finish('timeout');
                 return;
@@ -401,6 +431,18 @@ class SearchRun {
             return;
         }
         this.#pump();
+    }
+
+    #progress(ending: boolean): void {
+        const report = this.#hooks.onProgress;
+        const now = performance.now();
+        if (!report || ending || now - this.#lastProgress < PROGRESS_EVERY_MS) return;
+        this.#lastProgress = now;
+        try {
+            report({ visited: this.#visited, scanned: this.#scanned, hits: this.#found });
+        } catch {
+            // a listener's failure is not the search's
+        }
     }
 
     /**

@@ -98,6 +98,8 @@ export interface ReadTask {
     items: ReadItem[];
     maxBytes: number;
     realRoots: readonly Access[] | null;
+    /** The setting named in `too_large` messages. */
+    setting: string;
 }
 
 export type ReadTaskResult = { ok: true; results: ReadOutcome[] } | { ok: false; code: string; message: string };

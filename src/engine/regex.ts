@@ -117,7 +117,7 @@ export function requiredLiteral(spec: PatternSpec): string | null {
         const c = src[i]!;
         let atom: string | null = null; // the literal character this atom stands for, if any
         let next = i + 1;
-        if (c === '|') return null; // Perf/correctness: a top-level alternative may match without any run
+        if (c === '|') return null; // a top-level alternative may match without any of the runs
         if (c === '\\') {
             const e = src[i + 1];
             if (e === undefined) return null;

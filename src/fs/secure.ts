@@ -121,7 +121,7 @@ export async function holdDirectory(
         } catch (err) {
             if (errorCode(err) === 'ENOTDIR') throw new ToolError('wrong_type', `Not a directory: a component of ${shownPath} is a file; nothing was changed.`);
             if (errorCode(err) !== 'ENOENT') throw err;
-            if (!opts.create) throw errors.notFound('Directory', `${shownPath}: no such directory.`);
+            if (!opts.create) throw errors.notFound('Path', `ENOENT: no such file or directory: ${shownPath}`);
             missing.unshift(path.basename(existing));
             const parent = path.dirname(existing);
             if (parent === existing) break;
@@ -156,6 +156,17 @@ export async function holdDirectory(
         await fh.close();
         throw err;
     }
+}
+
+/**
+ * Opens the subdirectory `name` of a held directory without following a link there: a
+ * subdirectory swapped for a link since it was listed is refused, not followed.
+ * @throws ToolError (outside_access, wrong_type) or the system error (ENOENT, EACCES)
+ */
+export async function holdSubdirectory(parent: HeldDirectory, name: string): Promise<HeldDirectory> {
+    const target = parent.join(name);
+    const fh = await openDirNoFollow(target, target, AccessType.Read);
+    return held(fh, (await anchorOf(fh)) ?? target);
 }
 
 async function mkdirs(dir: string, shownPath: string): Promise<void> {

@@ -1,13 +1,15 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
 import { isInside } from '../access/contain.js';
 import { AccessType } from '../config/configuration.js';
 import { errorCode, errors, ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
-import { entryKind } from '../fs/secure.js';
+import { entryKind, holdDirectory, removeTree } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { rootsOf } from './shared.js';
 
 const schema = z.strictObject({
     path: arg.path('Path of the file or directory'),
@@ -44,34 +46,43 @@ export class DeleteFileTool extends FileTool<typeof schema> {
                 `Refused: ${checked.abs} is a configured access root, the current workspace, or contains one; delete what is inside it instead.`,
             );
         }
+        const roots = await rootsOf(view);
         return withPathLock(checked.real, async () => {
-            let st;
+            // Security: act through the held parent directory, so a parent swapped for a link after
+            // the check cannot redirect the delete outside.
+            const dir = await holdDirectory(checked.abs, path.dirname(checked.real), roots, AccessType.Write);
             try {
-                st = await fs.lstat(checked.real);
-            } catch (err) {
-                throw errors.notFound('Path', err instanceof Error ? err.message.replace(checked.real, checked.abs) : String(err));
-            }
-            if (st.isDirectory()) {
-                if (args.recursive === true) {
-                    // fs.rm removes links inside the tree without following them.
-                    await fs.rm(checked.real, { recursive: true });
-                } else {
-                    try {
-                        await fs.rmdir(checked.real);
-                    } catch (err) {
-                        if (errorCode(err) === 'ENOTEMPTY' || errorCode(err) === 'EEXIST') {
-                            throw new ToolError('invalid_argument', `Directory not empty: ${checked.abs}. Pass recursive: true to delete it with its contents.`);
-                        }
-                        throw err;
-                    }
+                const target = dir.join(path.basename(checked.real));
+                let st;
+                try {
+                    st = await fs.lstat(target);
+                } catch (err) {
+                    throw errors.notFound('Path', err instanceof Error ? err.message.replace(target, checked.abs) : String(err));
                 }
+                if (st.isDirectory()) {
+                    if (args.recursive === true) {
+                        // Security: links inside the tree are removed, never followed, even if swapped in meanwhile.
+                        await removeTree(dir, path.basename(checked.real));
+                    } else {
+                        try {
+                            await fs.rmdir(target);
+                        } catch (err) {
+                            if (errorCode(err) === 'ENOTEMPTY' || errorCode(err) === 'EEXIST') {
+                                throw new ToolError('invalid_argument', `Directory not empty: ${checked.abs}. Pass recursive: true to delete it with its contents.`);
+                            }
+                            throw err;
+                        }
+                    }
+                    this.ctx.filePool.forget(checked.real);
+                    return ok(`Deleted directory: ${checked.abs}`);
+                }
+                await fs.unlink(target);
                 this.ctx.filePool.forget(checked.real);
-                return ok(`Deleted directory: ${checked.abs}`);
+                const kind = entryKind(st);
+                return ok(`Deleted ${kind === 'file' ? 'file' : kind === 'symlink' ? 'symlink' : kind}: ${checked.abs}`);
+            } finally {
+                await dir.close();
             }
-            await fs.unlink(checked.real);
-            this.ctx.filePool.forget(checked.real);
-            const kind = entryKind(st);
-            return ok(`Deleted ${kind === 'file' ? 'file' : kind === 'symlink' ? 'symlink' : kind}: ${checked.abs}`);
         });
     }
 }

@@ -1,12 +1,14 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
 import { accessFor } from '../access/contain.js';
 import { AccessType } from '../config/configuration.js';
 import { errors } from '../errors.js';
-import { entryKind } from '../fs/secure.js';
+import { entryKind, holdDirectory } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { rootsOf } from './shared.js';
 
 const schema = z.strictObject({ path: arg.path('Path of the entry') });
 
@@ -36,33 +38,41 @@ export class EntryInfoTool extends FileTool<typeof schema> {
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         const checked = await view.check(args.path, AccessType.Read, this.name, { followFinal: false });
-        let st;
+        // Security: look through the held parent directory, so a parent swapped for a link after the
+        // check cannot make this describe an entry outside.
+        const dir = await holdDirectory(checked.abs, path.dirname(checked.real), await rootsOf(view), AccessType.Read);
         try {
-            st = await fs.lstat(checked.real);
-        } catch (err) {
-            throw errors.notFound('Path', err instanceof Error ? err.message.replace(checked.real, checked.abs) : String(err));
-        }
-        const lines = [
-            `Path: ${checked.abs}`,
-            `Type: ${entryKind(st)}`,
-            `Size: ${st.size} bytes`,
-            `Permissions: ${permissionString(st.mode)}`,
-            `Created: ${st.birthtime.toISOString()}`,
-            `Modified (content): ${st.mtime.toISOString()}`,
-            `Accessed: ${st.atime.toISOString()}`,
-            `Changed (metadata): ${st.ctime.toISOString()}`,
-        ];
-        if (st.isSymbolicLink()) {
-            const target = await fs.readlink(checked.real);
-            lines.push(`Symlink target: ${target}`);
-            const resolved = await fs.realpath(checked.real).catch(() => undefined);
-            if (resolved === undefined) lines.push('Symlink status: broken (target does not exist)');
-            else {
-                const inside = accessFor(resolved, view.resolveSymlinks ? await view.realAccesses() : view.accesses);
-                lines.push(`Symlink status: target ${inside ? 'inside' : 'outside'} the configured accesses${inside ? '' : ' (not readable through this link)'}`);
+            const entry = dir.join(path.basename(checked.real));
+            let st;
+            try {
+                st = await fs.lstat(entry);
+            } catch (err) {
+                throw errors.notFound('Path', err instanceof Error ? err.message.replace(entry, checked.abs) : String(err));
             }
+            const lines = [
+                `Path: ${checked.abs}`,
+                `Type: ${entryKind(st)}`,
+                `Size: ${st.size} bytes`,
+                `Permissions: ${permissionString(st.mode)}`,
+                `Created: ${st.birthtime.toISOString()}`,
+                `Modified (content): ${st.mtime.toISOString()}`,
+                `Accessed: ${st.atime.toISOString()}`,
+                `Changed (metadata): ${st.ctime.toISOString()}`,
+            ];
+            if (st.isSymbolicLink()) {
+                const target = await fs.readlink(entry);
+                lines.push(`Symlink target: ${target}`);
+                const resolved = await fs.realpath(entry).catch(() => undefined);
+                if (resolved === undefined) lines.push('Symlink status: broken (target does not exist)');
+                else {
+                    const inside = accessFor(resolved, view.resolveSymlinks ? await view.realAccesses() : view.accesses);
+                    lines.push(`Symlink status: target ${inside ? 'inside' : 'outside'} the configured accesses${inside ? '' : ' (not readable through this link)'}`);
+                }
+            }
+            return ok(lines.join('\n'));
+        } finally {
+            await dir.close();
         }
-        return ok(lines.join('\n'));
     }
 }
 

@@ -1,12 +1,13 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
 import { errors, ToolError } from '../errors.js';
+import { holdDirectory, holdSubdirectory, type HeldDirectory } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { rootsOf } from './shared.js';
 
 const schema = z.strictObject({
     path: arg.path('Directory path'),
@@ -41,10 +42,12 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
         let total = 0;
         const skipped: string[] = [];
 
-        const walk = async (dirReal: string, rel: string): Promise<void> => {
+        // Security: every directory is read through a descriptor opened without following links,
+        // so a directory swapped for a link to outside after the check lists nothing outside.
+        const walk = async (dir: HeldDirectory, rel: string): Promise<void> => {
             let entries: Dirent[];
             try {
-                entries = await fs.readdir(dirReal, { withFileTypes: true });
+                entries = await fs.readdir(dir.path, { withFileTypes: true });
             } catch (err) {
                 if (rel === '') throw err;
                 skipped.push(`${prefix}${rel}`);
@@ -62,11 +65,27 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
                 const relPath = rel === '' ? e.name : `${rel}/${e.name}`;
                 if (lines.length < maxDisplayEntries) lines.push(`${prefix}${relPath}${e.isDirectory() ? '/' : ''}`);
                 if (args.recursive === true && e.isDirectory() && !skip.has(e.name)) {
-                    await walk(path.join(dirReal, e.name), relPath);
+                    let sub: HeldDirectory;
+                    try {
+                        sub = await holdSubdirectory(dir, e.name);
+                    } catch {
+                        skipped.push(`${prefix}${relPath}`);
+                        continue;
+                    }
+                    try {
+                        await walk(sub, relPath);
+                    } finally {
+                        await sub.close();
+                    }
                 }
             }
         };
-        await walk(checked.real, '');
+        const root = await holdDirectory(checked.abs, checked.real, await rootsOf(view), AccessType.Read);
+        try {
+            await walk(root, '');
+        } finally {
+            await root.close();
+        }
         if (total === 0) return ok(`(empty directory: ${checked.display})`);
         if (total > lines.length) {
             lines.push(`[Showing ${lines.length} of ${total} entries (maxDisplayEntries, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). List a subdirectory or use search_entries to narrow.]`);

@@ -3,12 +3,13 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { isInside } from '../access/contain.js';
-import { realPathOf } from '../access/resolve.js';
 import { AccessType } from '../config/configuration.js';
 import { errorCode, errors, ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
+import { holdDirectory } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { rootsOf } from './shared.js';
 
 const schema = z.strictObject({
     source: arg.path('Source path'),
@@ -36,26 +37,39 @@ export class MoveFileTool extends FileTool<typeof schema> {
         if (protectedRoots.some((root) => isInside(root, src.real) || isInside(root, src.abs))) {
             throw new ToolError('outside_access', `Refused: ${src.abs} is a configured access root, the current workspace, or contains one.`);
         }
-        let st;
-        try {
-            st = await fs.lstat(src.real);
-        } catch (err) {
-            throw errors.notFound('Path', err instanceof Error ? err.message.replace(src.real, src.abs) : String(err));
-        }
         if (src.real === dst.real) throw errors.invalidArgument(this.name, 'source and destination are the same path.');
-        if (st.isDirectory() && isInside(dst.real, src.real)) {
-            throw errors.invalidArgument(this.name, `cannot move the directory ${src.abs} into itself (${dst.abs}).`);
-        }
-        return withPathLock(src.real, () =>
-            withPathLock(dst.real, async () => {
-                if (await exists(dst.real)) {
-                    throw errors.exists(dst.abs, 'Destination already exists (move_file never overwrites); delete it first or choose another name');
+        const roots = await rootsOf(view);
+        // Locks in one order for every call: two moves in opposite directions never wait for each other forever.
+        const [first, second] = [src.real, dst.real].sort();
+        return withPathLock(first!, () =>
+            withPathLock(second!, async () => {
+                // Security: source and destination are reached through their held parent directories,
+                // so a parent swapped for a link after the check cannot redirect the move.
+                const from = await holdDirectory(src.abs, path.dirname(src.real), roots, AccessType.Write);
+                try {
+                    const source = from.join(path.basename(src.real));
+                    let st;
+                    try {
+                        st = await fs.lstat(source);
+                    } catch (err) {
+                        throw errors.notFound('Path', err instanceof Error ? err.message.replace(source, src.abs) : String(err));
+                    }
+                    if (st.isDirectory() && isInside(dst.real, src.real)) {
+                        throw errors.invalidArgument(this.name, `cannot move the directory ${src.abs} into itself (${dst.abs}).`);
+                    }
+                    const to = await holdDirectory(dst.abs, path.dirname(dst.real), roots, AccessType.Write, { create: true });
+                    try {
+                        const destination = to.join(path.basename(dst.real));
+                        if (await exists(destination)) {
+                            throw errors.exists(dst.abs, 'Destination already exists (move_file never overwrites); delete it first or choose another name');
+                        }
+                        await moveNoReplace(source, destination, st.isDirectory(), dst.abs);
+                    } finally {
+                        await to.close();
+                    }
+                } finally {
+                    await from.close();
                 }
-                const parent = path.dirname(dst.real);
-                await fs.mkdir(parent, { recursive: true });
-                // Security: the destination directory must still be inside a write access.
-                if (view.resolveSymlinks) await view.check(await realPathOf(parent), AccessType.Write, this.name, { param: 'destination' });
-                await moveNoReplace(src.real, dst.real, st.isDirectory(), dst.abs);
                 this.ctx.filePool.forget(src.real);
                 return ok(`Moved: ${src.abs} -> ${dst.abs}`);
             }),

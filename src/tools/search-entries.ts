@@ -2,6 +2,7 @@ import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import fs from 'node:fs/promises';
 import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
+import type { SearchProgress } from '../engine/engine.js';
 import { compilePattern } from '../engine/regex.js';
 import type { SearchHit, SearchOutcome, SearchRequest } from '../engine/types.js';
 import { errors } from '../errors.js';
@@ -73,7 +74,16 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
             ...(args.modified_after !== undefined && { modifiedAfter: Date.parse(args.modified_after) }),
             ...(args.modified_before !== undefined && { modifiedBefore: Date.parse(args.modified_before) }),
         };
-        const outcome = await this.ctx.engine.search(req, { timeoutMs: searchConfig.timeoutMs });
+        const { signal, onProgress } = this.call;
+        const outcome = await this.ctx.engine.search(req, {
+            timeoutMs: searchConfig.timeoutMs,
+            // The host's cancellation (an MCP client's notifications/cancelled) stops the workers too.
+            ...(signal && { signal }),
+            ...(onProgress && {
+                onProgress: (p: SearchProgress) =>
+                    onProgress({ progress: p.visited, message: `visited ${p.visited} entries, scanned ${p.scanned} files, ${p.hits} matches so far` }),
+            }),
+        });
         return this.format(args, req, outcome);
     }
 

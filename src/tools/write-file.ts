@@ -55,10 +55,11 @@ export class WriteFileTool extends FileTool<typeof schema> {
             if (text.startsWith('\uFEFF')) {
                 text = text.slice(1);
                 info = { encoding: 'utf8', bom: true };
-            } else if (current !== null) {
+            }
+            if (current !== null) {
                 const decoded = decodeText(current);
-                // Keep an existing UTF-8 BOM (never dropped, never doubled).
-                if (decoded.ok && decoded.info.encoding === 'utf8' && decoded.info.bom) info = decoded.info;
+                // Keep an existing BOM and the encoding it marks (UTF-8, UTF-16LE/BE): never dropped, never doubled.
+                if (decoded.ok && decoded.info.bom) info = decoded.info;
             }
             if (current === null) await this.makeParents(checked.abs, checked.real, roots);
             const bytes = encodeText(text, info);
