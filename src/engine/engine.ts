@@ -25,7 +25,7 @@ import type { ReadItem, ReadOutcome, SearchHit, SearchOutcome, SearchRequest, Se
 export function workerFile(): string {
     const here = fileURLToPath(import.meta.url);
     const repoOrDist = path.resolve(path.dirname(here), '..', '..');
-    return here.endsWith('.ts') ? path.join(repoOrDist, 'dist', 'workers', 'pool-worker.js') : path.join(repoOrDist, 'workers', 'pool-worker.js');
+    return here.endsWith('.ts') ? path.join(repoOrDist, 'dist', 'workers', 'entry.cjs') : path.join(repoOrDist, 'workers', 'entry.cjs');
 }
 
 /** How long tasks get to return by themselves after a search ends before their workers are terminated. */
