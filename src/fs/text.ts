@@ -118,14 +118,6 @@ export function joinLines({ lines, eols }: Lines): string {
     return out;
 }
 
-/** Number of lines in `text` (a trailing newline is not an extra line). */
-export function countLines(text: string): number {
-    if (text.length === 0) return 0;
-    let n = 0;
-    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
-    return text.endsWith('\n') ? n : n + 1;
-}
-
 /** The file's dominant line ending: `\r\n` when most terminated lines use it, else `\n`. */
 export function dominantEol(eols: readonly string[]): '\n' | '\r\n' {
     let crlf = 0;
