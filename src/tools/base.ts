@@ -25,14 +25,25 @@ export interface ToolContext {
     engine: Engine;
 }
 
-/** Fills in defaults for a tool built without a package. */
+// Tools built on their own on one Workspace share one FilePool, so a read by `new ReadFileTool(ws)`
+// satisfies read-before-write for `new ReplaceFileLinesTool(ws)`, as the reference's examples do.
+const poolsByWorkspace = new WeakMap<Workspace, { enabled?: FilePool; disabled?: FilePool }>();
+
+function defaultPool(workspace: Workspace, fileConfig: FileConfiguration): FilePool {
+    let pools = poolsByWorkspace.get(workspace);
+    if (!pools) poolsByWorkspace.set(workspace, (pools = {}));
+    const key = fileConfig.requireReadBeforeWrite ? 'enabled' : 'disabled';
+    return (pools[key] ??= new FilePool(fileConfig));
+}
+
+/** Fills in defaults for a tool built without a package (one FilePool per Workspace). */
 export function toolContext(workspace: Workspace, shared: ToolShared = {}): ToolContext {
     const fileConfig = shared.fileConfig ?? new FileConfiguration();
     return {
         workspace,
         searchConfig: shared.searchConfig ?? new SearchConfiguration(),
         fileConfig,
-        filePool: shared.filePool ?? new FilePool(fileConfig),
+        filePool: shared.filePool ?? defaultPool(workspace, fileConfig),
         engine: shared.engine ?? Engine.shared(),
     };
 }
