@@ -14,6 +14,9 @@ export const MAX_HIT_TEXT = 500;
 export interface LineHit {
     line: number;
     text: string;
+    /** With context: the lines before and after it (fewer at the file's start and end). */
+    before?: string[];
+    after?: string[];
 }
 
 /** A pattern compiled for scanning, built once per task. */
@@ -119,72 +122,158 @@ function stripCr(line: string): string {
     return line.length > 0 && line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line;
 }
 
+/** Line access to a file's text (bytes or decoded), for the lines around a match. */
+interface Lines {
+    length: number;
+    /** Index of the last newline before index `before`, or -1. */
+    prevNewline(before: number): number;
+    /** Index of the first newline at or after `from`, or -1. */
+    nextNewline(from: number): number;
+    text(start: number, end: number): string;
+}
+
+/**
+ * Called for each matching line: its 1-based number, its text (no terminator), and where it lies
+ * in `src` (`end` is its newline's index, or the length for an unterminated last line).
+ */
+type Visit = (line: number, text: string, src: Lines, start: number, end: number) => void;
+
+function byteLines(buf: Buffer, encoding: 'utf8' | 'latin1'): Lines {
+    return {
+        length: buf.length,
+        // Buffer#lastIndexOf counts a negative offset from the end: guard it.
+        prevNewline: (before) => (before <= 0 ? -1 : buf.lastIndexOf(10, before - 1)),
+        nextNewline: (from) => buf.indexOf(10, from),
+        text: (start, end) => buf.toString(encoding, start, end),
+    };
+}
+
+function stringLines(s: string): Lines {
+    return {
+        length: s.length,
+        prevNewline: (before) => (before <= 0 ? -1 : s.lastIndexOf('\n', before - 1)),
+        nextNewline: (from) => s.indexOf('\n', from),
+        text: (start, end) => s.slice(start, end),
+    };
+}
+
+/** Up to `n` lines before and after the line at `start..end` of `src` (fewer at the start and end of the text). */
+function contextOf(src: Lines, start: number, end: number, n: number): { before: string[]; after: string[] } {
+    const before: string[] = [];
+    for (let e = start - 1; before.length < n && e >= 0; ) {
+        const s = src.prevNewline(e) + 1;
+        before.push(hitText(stripCr(src.text(s, e))));
+        e = s - 1;
+    }
+    before.reverse();
+    const after: string[] = [];
+    // The position after a final newline begins no line.
+    for (let s = end + 1; after.length < n && s < src.length; ) {
+        const nl = src.nextNewline(s);
+        const e = nl === -1 ? src.length : nl;
+        after.push(hitText(stripCr(src.text(s, e))));
+        s = e + 1;
+    }
+    return { before, after };
+}
+
+/** A visitor collecting hits into `out`, with `context` lines around each when above 0. */
+function collect(out: LineHit[], context: number): Visit {
+    if (context <= 0) return (line, text) => void out.push({ line, text: hitText(text) });
+    return (line, text, src, start, end) => {
+        const { before, after } = contextOf(src, start, end, context);
+        out.push({ line, text: hitText(text), before, after });
+    };
+}
+
 /**
  * Matching lines of a text file's bytes (the caller has ruled out binary content), at most
- * `max`, appended to `out`. UTF-8 (with or without BOM) and UTF-16 with BOM are decoded as such,
- * anything else as Latin-1, which never fails.
+ * `max`, appended to `out`, each with up to `context` lines before and after. UTF-8 (with or
+ * without BOM) and UTF-16 with BOM are decoded as such, anything else as Latin-1, which never fails.
  */
-export function scanBytes(buf: Buffer, m: ContentMatcher, max: number, out: LineHit[]): void {
+export function scanBytes(buf: Buffer, m: ContentMatcher, max: number, out: LineHit[], context = 0): void {
+    eachMatchInBytes(buf, m, max - out.length, collect(out, context));
+}
+
+/** Number of matching lines of a text file's bytes (decoded as {@link scanBytes} does). */
+export function countBytes(buf: Buffer, m: ContentMatcher): number {
+    return eachMatchInBytes(buf, m, Number.POSITIVE_INFINITY, () => undefined);
+}
+
+/** Visits the matching lines of a file's bytes, at most `max`; returns how many it visited. */
+function eachMatchInBytes(buf: Buffer, m: ContentMatcher, max: number, visit: Visit): number {
     if (buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
         const body = Buffer.from(buf.subarray(2, 2 + ((buf.length - 2) & ~1)));
         if (buf[0] === 0xfe) body.swap16();
-        scanString(body.toString('utf16le'), m, max, out);
-        return;
+        return eachMatchInString(body.toString('utf16le'), m, max, visit);
     }
     const bom = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
     const body = bom === 0 ? buf : buf.subarray(bom);
-    if (m.literal === null) {
-        scanString(body.toString(isUtf8(body) ? 'utf8' : 'latin1'), m, max, out);
-        return;
-    }
-    let encoding: 'utf8' | 'latin1' | undefined; // decided at the first candidate line
+    if (m.literal === null) return eachMatchInString(body.toString(isUtf8(body) ? 'utf8' : 'latin1'), m, max, visit);
+    let src: Lines | undefined; // made at the first candidate line, with the encoding decided there
     // Perf: only lines holding the literal are decoded and tested; the rest of the file is never
     // turned into a string. Line semantics are exact: a match inside a line contains the literal.
     const plan = m.literal;
+    let found = 0;
     let line = 1;
     let counted = 0; // line `line` starts at `counted`
     let from = 0;
-    while (out.length < max) {
+    while (found < max) {
         const pos = findLiteral(body, plan, from);
-        if (pos === -1) return;
+        if (pos === -1) break;
         const lineStart = pos === from ? from : Math.max(from, body.lastIndexOf(10, pos - 1) + 1);
         for (let nl = body.indexOf(10, counted); nl !== -1 && nl < lineStart; nl = body.indexOf(10, nl + 1)) line++;
         counted = lineStart;
         const nl = body.indexOf(10, pos);
         const lineEnd = nl === -1 ? body.length : nl;
-        encoding ??= isUtf8(body) ? 'utf8' : 'latin1';
-        const text = stripCr(body.toString(encoding, lineStart, lineEnd));
-        if (m.line.test(text)) out.push({ line, text: hitText(text) });
-        if (nl === -1) return;
+        src ??= byteLines(body, isUtf8(body) ? 'utf8' : 'latin1');
+        const text = stripCr(src.text(lineStart, lineEnd));
+        if (m.line.test(text)) {
+            found++;
+            visit(line, text, src, lineStart, lineEnd);
+        }
+        if (nl === -1) break;
         from = lineEnd + 1;
     }
+    return found;
 }
 
 /**
- * Matching lines of decoded text, at most `max`. The regex runs over the whole text (`m` flag);
- * each candidate's line is then tested on its own, so a match spanning lines never counts and
- * the next search starts at the next line.
+ * Matching lines of decoded text, at most `max`, each with up to `context` lines around it.
+ * The regex runs over the whole text (`m` flag); each candidate's line is then tested on its
+ * own, so a match spanning lines never counts and the next search starts at the next line.
  */
-export function scanString(text: string, m: ContentMatcher, max: number, out: LineHit[]): void {
+export function scanString(text: string, m: ContentMatcher, max: number, out: LineHit[], context = 0): void {
+    eachMatchInString(text, m, max - out.length, collect(out, context));
+}
+
+/** Visits the matching lines of decoded text, at most `max`; returns how many it visited. */
+function eachMatchInString(text: string, m: ContentMatcher, max: number, visit: Visit): number {
     const re = m.global;
     re.lastIndex = 0;
+    let src: Lines | undefined;
+    let found = 0;
     let line = 1;
     let counted = 0;
     const endsWithNewline = text.length > 0 && text.charCodeAt(text.length - 1) === 10;
-    while (out.length < max) {
+    while (found < max) {
         const match = re.exec(text);
-        if (match === null) return;
+        if (match === null) break;
         const idx = match.index;
         // The position after a final newline begins no line ("a\n" has one line).
-        if (idx >= text.length && (text.length === 0 || endsWithNewline)) return;
+        if (idx >= text.length && (text.length === 0 || endsWithNewline)) break;
         const lineStart = idx === 0 ? 0 : text.lastIndexOf('\n', idx - 1) + 1;
         for (let nl = text.indexOf('\n', counted); nl !== -1 && nl < lineStart; nl = text.indexOf('\n', nl + 1)) line++;
         counted = lineStart;
         const nl = text.indexOf('\n', idx);
         const lineEnd = nl === -1 ? text.length : nl;
         const lineText = stripCr(text.slice(lineStart, lineEnd));
-        if (m.line.test(lineText)) out.push({ line, text: hitText(lineText) });
-        if (nl === -1) return;
+        if (m.line.test(lineText)) {
+            found++;
+            visit(line, lineText, (src ??= stringLines(text)), lineStart, lineEnd);
+        }
+        if (nl === -1) break;
         re.lastIndex = lineEnd + 1;
     }
+    return found;
 }

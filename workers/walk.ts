@@ -2,9 +2,10 @@ import { constants as C, type Dirent, type Stats } from 'node:fs';
 import fs from 'node:fs';
 import { isInside } from '../src/access/contain.js';
 import { EntryKind, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob, type WalkSpec } from '../src/engine/protocol.js';
-import type { SearchHit } from '../src/engine/types.js';
+import { compileGlobs, gitignoreText, IgnoreCache, MAX_GITIGNORE_BYTES, type PathTest } from '../src/engine/filters.js';
+import type { IgnoreFrame, SearchHit } from '../src/engine/types.js';
 import { BINARY_SAMPLE_BYTES, isBinary } from '../src/fs/text.js';
-import { makeMatcher, scanBytes, type ContentMatcher, type LineHit } from './scan.js';
+import { countBytes, makeMatcher, scanBytes, type ContentMatcher, type LineHit } from './scan.js';
 
 /**
  * The search worker: lists directories, filters entries and scans file contents for a batch of
@@ -50,6 +51,12 @@ interface Compiled {
     skip: Set<string>;
     wantFiles: boolean;
     wantDirs: boolean;
+    include: PathTest | null;
+    exclude: PathTest | null;
+    /** `.gitignore` matchers, when the search respects them. */
+    ignores: IgnoreCache | null;
+    /** Some path filter is on: entries' relative paths are needed. */
+    filtered: boolean;
 }
 
 let cached: { key: string; compiled: Compiled } | undefined;
@@ -64,6 +71,10 @@ function compile(spec: WalkSpec): Compiled {
         skip: new Set(spec.skipDirs),
         wantFiles: spec.type !== 'directory',
         wantDirs: spec.type !== 'file' && !spec.content,
+        include: spec.include ? compileGlobs(spec.include) : null,
+        exclude: spec.exclude ? compileGlobs(spec.exclude) : null,
+        ignores: spec.gitignore ? new IgnoreCache() : null,
+        filtered: spec.include !== undefined || spec.exclude !== undefined || spec.gitignore,
     };
     cached = { key, compiled };
     return compiled;
@@ -172,8 +183,11 @@ class Walker {
     }
 
     #walkOpen(job: WalkJob, dir: OpenDir, out: Segment[], depth: number): void {
+        const c = this.#c;
         let names = job.names;
         let kinds = job.kinds;
+        /** `.gitignore` frames in force here (a deferred chunk's job already has its directory's). */
+        let frames = job.ignores;
         if (names === undefined || kinds === undefined) {
             let dirents: Dirent[];
             try {
@@ -191,8 +205,15 @@ class Walker {
                 names[i] = d.name;
                 kinds[i] = d.isDirectory() ? EntryKind.Dir : d.isFile() ? EntryKind.File : d.isSymbolicLink() ? EntryKind.Link : EntryKind.Other;
             }
+            if (c.ignores !== null) {
+                const at = names.indexOf('.gitignore');
+                const rules = at !== -1 && kinds[at] === EntryKind.File ? readGitignore(dir) : null;
+                if (rules !== null) {
+                    const base = job.rel === c.spec.rootRel ? '' : `${job.rel.slice(c.spec.relStart)}/`;
+                    frames = [...(frames ?? []), { base, up: '', rules }];
+                }
+            }
         }
-        const c = this.#c;
         let run: Run = { t: 'run', n: 0, hits: [], at: [] };
         const flush = (): void => {
             if (run.n > 0 || run.skipped) out.push(run);
@@ -205,7 +226,7 @@ class Walker {
             if (this.#check()) break;
             if (this.#exhausted()) {
                 flush();
-                deferRest(job, names, kinds, i, c.skip, out);
+                deferRest(job, names, kinds, i, c.skip, frames, out);
                 return;
             }
             const name = names[i]!;
@@ -218,6 +239,9 @@ class Walker {
             let jumps = job.jumps;
             let stat: Stats | undefined;
             if (kind === EntryKind.Dir && c.skip.has(name)) continue;
+            /** Path relative to the searched directory, for the path filters. */
+            const sub = c.filtered ? rel.slice(c.spec.relStart) : '';
+            if (c.filtered && kind !== EntryKind.Link && this.#leftOut(frames, sub, name, kind === EntryKind.Dir)) continue;
             if (kind === EntryKind.Link) {
                 // Symlinks are followed only to targets inside the real access roots, and never into a loop.
                 let target: string;
@@ -225,6 +249,7 @@ class Walker {
                     stat = fs.statSync(at);
                     target = fs.realpathSync.native(at);
                 } catch (err) {
+                    if (c.filtered && this.#leftOut(frames, sub, name, false)) continue;
                     this.#count(run);
                     skip({ path: rel, reason: errorCode(err) === 'ENOENT' ? 'broken symbolic link' : reasonOf(err) });
                     continue;
@@ -240,16 +265,18 @@ class Walker {
                 at = real = target;
                 viaLink = true;
                 kind = stat.isDirectory() ? EntryKind.Dir : stat.isFile() ? EntryKind.File : EntryKind.Other;
+                if (c.filtered && this.#leftOut(frames, sub, name, kind === EntryKind.Dir)) continue;
             }
             this.#count(run);
             if (kind === EntryKind.Dir) {
-                if (c.wantDirs && this.#nameOk(name)) {
+                if (c.wantDirs && this.#nameOk(name) && (c.include === null || c.include(sub, name, true))) {
                     const times = c.spec.needTimes ? this.#times(at, stat, rel, skip) : undefined;
                     if (times !== null) this.#hit(run, { path: rel, kind: 'directory', ...times });
                 }
                 if (this.capped) break;
                 flush();
                 const child: WalkJob = { real, rel, jumps };
+                if (frames !== undefined) child.ignores = frames;
                 if (depth >= MAX_LOCAL_DEPTH || this.#exhausted()) {
                     out.push({ t: 'job', job: child });
                 } else if (this.#pinned && !viaLink) {
@@ -268,7 +295,7 @@ class Walker {
                 if (this.halted) return;
                 continue;
             }
-            if (!c.wantFiles || !this.#nameOk(name)) continue;
+            if (!c.wantFiles || !this.#nameOk(name) || (c.include !== null && !c.include(sub, name, false))) continue;
             let times: { birthtimeMs: number; mtimeMs: number } | undefined;
             if (c.spec.needTimes) {
                 const t = this.#times(at, stat, rel, skip);
@@ -279,11 +306,7 @@ class Walker {
                 this.#hit(run, { path: rel, kind: 'file', ...times });
             } else if (kind === EntryKind.File) {
                 // Security: FIFOs, sockets and devices are never opened (a FIFO would block the read).
-                const found = this.#scan(at, viaLink && this.#pinned ? real : null, rel, skip);
-                for (const h of found) {
-                    this.#hit(run, { path: rel, kind: 'file', line: h.line, text: h.text, ...times });
-                    if (this.capped) break;
-                }
+                this.#scan(at, viaLink && this.#pinned ? real : null, rel, skip, run, times);
             }
             if (this.capped) break;
         }
@@ -307,6 +330,13 @@ class Walker {
 
     #nameOk(name: string): boolean {
         return this.#c.name === null || this.#c.name.test(name);
+    }
+
+    /** Excluded by a glob or ignored by a `.gitignore`: left out as if absent (not counted, not walked). */
+    #leftOut(frames: readonly IgnoreFrame[] | undefined, sub: string, name: string, isDir: boolean): boolean {
+        const c = this.#c;
+        if (c.exclude !== null && c.exclude(sub, name, isDir)) return true;
+        return frames !== undefined && c.ignores !== null && c.ignores.ignored(frames, sub, isDir);
     }
 
     /**
@@ -335,29 +365,29 @@ class Walker {
     }
 
     /**
-     * Matching lines of one regular file; binary, oversized, vanished or unreadable files give none.
+     * Content-searches one regular file and records its hits in `run` as the output mode says;
+     * binary, oversized, vanished or unreadable files give none.
      * @param check - a real path to re-check the opened descriptor against (a file reached through a link, pinned mode).
      */
-    #scan(at: string, check: string | null, rel: string, skip: (s: Skip) => void): LineHit[] {
-        const out: LineHit[] = [];
+    #scan(at: string, check: string | null, rel: string, skip: (s: Skip) => void, run: Run, times: { birthtimeMs: number; mtimeMs: number } | undefined): void {
         let fd: number;
         try {
             fd = fs.openSync(at, OPEN_FLAGS);
         } catch (err) {
             skip({ path: rel, reason: reasonOf(err) });
-            return out;
+            return;
         }
         try {
             const st = fs.fstatSync(fd);
-            if (!st.isFile() || st.size > this.#c.spec.maxFileSize) return out;
-            if (check !== null && !this.#fdInside(fd, check)) return out;
+            if (!st.isFile() || st.size > this.#c.spec.maxFileSize) return;
+            if (check !== null && !this.#fdInside(fd, check)) return;
             const size = st.size;
             if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, scratch.length * 2));
             let got = 0;
             if (size > BIG_FILE) {
                 // Perf: a large binary is recognised from its first bytes, without reading the rest.
                 got = fs.readSync(fd, scratch, 0, BINARY_SAMPLE_BYTES, 0);
-                if (isBinary(scratch.subarray(0, got))) return out;
+                if (isBinary(scratch.subarray(0, got))) return;
             }
             while (got < size) {
                 const n = fs.readSync(fd, scratch, got, size - got, got);
@@ -366,25 +396,57 @@ class Walker {
             }
             this.units += got >> 14;
             const bytes = scratch.subarray(0, got);
-            if (got === 0 || isBinary(bytes)) return out;
+            if (got === 0 || isBinary(bytes)) return;
             this.scanned++;
-            scanBytes(bytes, this.#c.content!, this.#task.capHits - this.hits, out);
+            const c = this.#c;
+            switch (c.spec.mode) {
+                case 'content': {
+                    const found: LineHit[] = [];
+                    scanBytes(bytes, c.content!, this.#task.capHits - this.hits, found, c.spec.context);
+                    for (const h of found) {
+                        const hit: SearchHit = { path: rel, kind: 'file', line: h.line, text: h.text, ...times };
+                        if (h.before !== undefined) {
+                            hit.before = h.before;
+                            hit.after = h.after!;
+                        }
+                        this.#hit(run, hit);
+                        if (this.capped) break;
+                    }
+                    break;
+                }
+                case 'files_with_matches': {
+                    // Perf: the scan stops at the file's first matching line.
+                    const found: LineHit[] = [];
+                    scanBytes(bytes, c.content!, 1, found);
+                    if (found.length > 0) this.#hit(run, { path: rel, kind: 'file', ...times });
+                    break;
+                }
+                case 'count': {
+                    const n = countBytes(bytes, c.content!);
+                    if (n > 0) this.#hit(run, { path: rel, kind: 'file', count: n, ...times });
+                    break;
+                }
+            }
         } catch (err) {
             skip({ path: rel, reason: reasonOf(err) });
         } finally {
             fs.closeSync(fd);
         }
-        return out;
     }
 }
 
-/** Hands back entries `from..` of a directory as jobs: subdirectories one each, other entries in chunks. */
-function deferRest(job: WalkJob, names: string[], kinds: number[], from: number, skip: Set<string>, out: Segment[]): void {
+/**
+ * Hands back entries `from..` of a directory as jobs: subdirectories one each, other entries in
+ * chunks, with the directory's `.gitignore` frames.
+ */
+function deferRest(job: WalkJob, names: string[], kinds: number[], from: number, skip: Set<string>, frames: readonly IgnoreFrame[] | undefined, out: Segment[]): void {
     let chunkNames: string[] = [];
     let chunkKinds: number[] = [];
     const flushChunk = (): void => {
         if (chunkNames.length === 0) return;
-        out.push({ t: 'job', job: { real: job.real, rel: job.rel, jumps: job.jumps, names: chunkNames, kinds: chunkKinds } });
+        const chunk: WalkJob = { real: job.real, rel: job.rel, jumps: job.jumps, names: chunkNames, kinds: chunkKinds };
+        if (frames !== undefined) chunk.ignores = frames;
+        out.push({ t: 'job', job: chunk });
         chunkNames = [];
         chunkKinds = [];
     };
@@ -398,6 +460,28 @@ function deferRest(job: WalkJob, names: string[], kinds: number[], from: number,
         if (chunkNames.length >= CHUNK || kind === EntryKind.Dir) flushChunk();
     }
     flushChunk();
+}
+
+/**
+ * The text of the directory's `.gitignore`; `null` when it cannot be read, is too large or not a
+ * regular file. Security: never through a link (O_NOFOLLOW), never blocking on a FIFO.
+ */
+function readGitignore(dir: OpenDir): string | null {
+    let fd: number;
+    try {
+        fd = fs.openSync(dir.base + '.gitignore', OPEN_FLAGS);
+    } catch {
+        return null;
+    }
+    try {
+        const st = fs.fstatSync(fd);
+        if (!st.isFile() || st.size > MAX_GITIGNORE_BYTES) return null;
+        return gitignoreText(fs.readFileSync(fd));
+    } catch {
+        return null;
+    } finally {
+        fs.closeSync(fd);
+    }
 }
 
 /** Display path of `name` inside the directory shown as `rel`. */

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Access } from '../config/configuration.js';
 import { OrderedWalk, type WalkNode } from './ordered.js';
-import type { ReadTask, ReadTaskResult, SearchTask, SearchTaskResult, Segment, WalkSpec } from './protocol.js';
+import type { ReadTask, ReadTaskResult, SearchTask, SearchTaskResult, Segment, WalkJob, WalkSpec } from './protocol.js';
+import { compileGlobs } from './filters.js';
 import { compilePattern } from './regex.js';
 import type { ReadItem, ReadOutcome, SearchHit, SearchOutcome, SearchRequest, SearchStop } from './types.js';
 
@@ -332,8 +333,20 @@ class SearchRun {
             skipDirs: [...req.skipDirs],
             realRoots: req.realRoots === null ? null : req.realRoots.map((a) => a.path),
             deadline: Number.isFinite(this.#timeoutMs) ? Date.now() + this.#timeoutMs : Number.MAX_SAFE_INTEGER,
+            mode: req.outputMode ?? 'content',
+            context: (req.outputMode ?? 'content') === 'content' ? (req.contextLines ?? 0) : 0,
+            ...(req.include !== undefined && req.include.length > 0 && { include: [...req.include] }),
+            ...(req.exclude !== undefined && req.exclude.length > 0 && { exclude: [...req.exclude] }),
+            gitignore: req.respectGitignore === true,
+            rootRel: req.displayRoot,
+            relStart: req.displayRoot === '.' ? 0 : req.displayRoot.endsWith('/') ? req.displayRoot.length : req.displayRoot.length + 1,
         };
-        this.#walk = new OrderedWalk({ real: rootReal, rel: req.displayRoot, jumps: [] }, req.maxResults, req.maxTotalEntries);
+        // Invalid globs fail the call here, like invalid patterns, not in every worker.
+        if (this.#spec.include) compileGlobs(this.#spec.include);
+        if (this.#spec.exclude) compileGlobs(this.#spec.exclude);
+        const root: WalkJob = { real: rootReal, rel: req.displayRoot, jumps: [] };
+        if (req.respectGitignore === true && req.gitignoreAbove !== undefined && req.gitignoreAbove.length > 0) root.ignores = [...req.gitignoreAbove];
+        this.#walk = new OrderedWalk(root, req.maxResults, req.maxTotalEntries);
         this.#pump();
     }
 

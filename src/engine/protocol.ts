@@ -1,5 +1,5 @@
 import type { Access } from '../config/configuration.js';
-import type { EntryType, ReadItem, ReadOutcome, SearchHit } from './types.js';
+import type { EntryType, IgnoreFrame, OutputMode, ReadItem, ReadOutcome, SearchHit } from './types.js';
 import type { PatternSpec } from './regex.js';
 
 /**
@@ -24,6 +24,19 @@ export interface WalkSpec {
     realRoots: readonly string[] | null;
     /** Soft deadline, epoch milliseconds: workers stop at the next entry boundary after it. */
     deadline: number;
+    /** What a content search reports per file. */
+    mode: OutputMode;
+    /** Context lines around each content hit (mode `content` only; 0: none). */
+    context: number;
+    /** Include/exclude globs, compiled by the worker (see filters.ts). */
+    include?: readonly string[];
+    exclude?: readonly string[];
+    /** Read each listed directory's `.gitignore` and apply it (with the frames of the job) below it. */
+    gitignore: boolean;
+    /** Display path of the searched directory (the root job's `rel`). */
+    rootRel: string;
+    /** Length of the prefix of an entry's display path before its path relative to the searched directory. */
+    relStart: number;
 }
 
 /**
@@ -44,6 +57,8 @@ export interface WalkJob {
     names?: string[];
     /** Entry kinds for `names`, see {@link EntryKind}. */
     kinds?: number[];
+    /** `.gitignore` frames in force in this directory, outermost first (absent: none). */
+    ignores?: readonly IgnoreFrame[];
 }
 
 /** Entry kinds as sent in {@link WalkJob.kinds}. */

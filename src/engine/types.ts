@@ -9,6 +9,25 @@ import type { Access } from '../config/configuration.js';
 /** Entry kinds a search may return. */
 export type EntryType = 'file' | 'directory' | 'both';
 
+/**
+ * What a content search returns per file: each matching line (`content`), one hit per file with
+ * a match (`files_with_matches`), or one hit per such file with its number of matching lines (`count`).
+ */
+export type OutputMode = 'content' | 'files_with_matches' | 'count';
+
+/**
+ * The rules of one `.gitignore` file and where they apply. An entry at `relPath` (relative to the
+ * searched directory) is tested as `up + relPath.slice(base.length)`: `base` is the directory of
+ * the file relative to the searched one (`''` or `a/b/`), `up` the searched directory relative to
+ * the file's directory for a `.gitignore` above it (`''` or `src/`).
+ */
+export interface IgnoreFrame {
+    base: string;
+    up: string;
+    /** The file's text. */
+    rules: string;
+}
+
 /** One search, as the facade hands it to the engine. */
 export interface SearchRequest {
     /** Real path of the directory to search (already access-checked). */
@@ -35,6 +54,18 @@ export interface SearchRequest {
     skipDirs: readonly string[];
     /** Real access roots; a symlink whose target is outside all of them is not followed. `null`: follow freely. */
     realRoots: readonly Access[] | null;
+    /** Output of a content search (default `content`); `maxResults` then counts files. */
+    outputMode?: OutputMode;
+    /** Lines of context before and after each content hit (default 0); they do not count as hits. */
+    contextLines?: number;
+    /** Globs (see `compileGlobs` in filters.ts): only files, and directory hits, matching one are returned; every directory is still walked. */
+    include?: readonly string[];
+    /** Globs: matching entries are left out as if absent, and matching directories are not walked. */
+    exclude?: readonly string[];
+    /** Leave out what `.gitignore` files ignore: the searched directory's, those below it, and `gitignoreAbove`. */
+    respectGitignore?: boolean;
+    /** The `.gitignore` files above the searched directory that apply to it, outermost first (see `ancestorIgnores`). */
+    gitignoreAbove?: readonly IgnoreFrame[];
 }
 
 /** One search result. */
@@ -46,6 +77,11 @@ export interface SearchHit {
     line?: number;
     /** The matching line (at most 500 characters), for content hits. */
     text?: string;
+    /** With `contextLines`: up to that many lines before and after the matching line (fewer at the file's start and end). */
+    before?: string[];
+    after?: string[];
+    /** With output mode `count`: the file's number of matching lines. */
+    count?: number;
     /** Epoch milliseconds, present when a timestamp filter is active. */
     birthtimeMs?: number;
     mtimeMs?: number;

@@ -170,12 +170,18 @@ export function describeFailure(err: unknown, path = ''): string {
 
 /** `{ path: string (required), recursive?: boolean }` style summary of a JSON schema. */
 function describeShape(schema: Record<string, unknown>): string {
-    const props = (schema.properties ?? {}) as Record<string, { type?: string; items?: { type?: string }; enum?: unknown[] }>;
+    type Prop = { type?: string; items?: { type?: string }; enum?: unknown[]; anyOf?: Prop[] };
+    const props = (schema.properties ?? {}) as Record<string, Prop>;
     const required = new Set((schema.required as string[] | undefined) ?? []);
-    const parts = Object.entries(props).map(([k, v]) => {
-        const type = v.enum ? v.enum.map((e) => JSON.stringify(e)).join(' | ') : v.type === 'array' ? `${v.items?.type ?? 'unknown'}[]` : (v.type ?? 'unknown');
-        return `${k}${required.has(k) ? '' : '?'}: ${type}`;
-    });
+    const typeOf = (v: Prop): string =>
+        v.enum
+            ? v.enum.map((e) => JSON.stringify(e)).join(' | ')
+            : v.anyOf
+              ? v.anyOf.map(typeOf).join(' | ')
+              : v.type === 'array'
+                ? `${v.items?.type ?? 'unknown'}[]`
+                : (v.type ?? 'unknown');
+    const parts = Object.entries(props).map(([k, v]) => `${k}${required.has(k) ? '' : '?'}: ${typeOf(v)}`);
     return parts.length === 0 ? 'no arguments ({})' : `{ ${parts.join(', ')} }`;
 }
 

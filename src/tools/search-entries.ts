@@ -1,25 +1,72 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
 import type { SearchProgress } from '../engine/engine.js';
+import { ancestorIgnores, compileGlobs, globList, ignoredRoot } from '../engine/filters.js';
 import { compilePattern } from '../engine/regex.js';
 import type { SearchHit, SearchOutcome, SearchRequest } from '../engine/types.js';
 import { errors } from '../errors.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, fail, FileTool, ok, type ToolShared } from './base.js';
 
+/** Most context lines around a content match. */
+const MAX_CONTEXT_LINES = 10;
+
+const globs = (desc: string) =>
+    z
+        .union([z.string(), z.array(z.string())], { error: 'expected a glob string or a list of glob strings' })
+        .optional()
+        .describe(desc);
+
 const schema = z.strictObject({
     path: arg.path('Directory to search; default "." (the workspace root)').optional(),
     type: z.enum(['file', 'directory', 'both']).optional().describe('Entry type filter: "file", "directory", or "both" (default)'),
     name_pattern: z.string().optional().describe('JavaScript regex matched against file/directory names (case-insensitive)'),
     content_pattern: z.string().optional().describe('JavaScript regex searched in file contents, line by line (case-insensitive, files only)'),
-    max_results: arg.count('Maximum results; each matching line counts as one (default: config max)').optional(),
+    max_results: arg.count(
+        'Maximum results; each matching line counts as one, or each file with output_mode "files_with_matches" or "count" (default: config max)',
+    ).optional(),
     max_size: z.number().int().min(1).optional().describe('Maximum file size in bytes for content searches (capped by config)'),
     created_after: arg.isoDate('ISO 8601 datetime: entries created after this time').optional(),
     created_before: arg.isoDate('ISO 8601 datetime: entries created before this time').optional(),
     modified_after: arg.isoDate('ISO 8601 datetime: entries modified after this time').optional(),
     modified_before: arg.isoDate('ISO 8601 datetime: entries modified before this time').optional(),
+    respect_gitignore: z
+        .boolean()
+        .optional()
+        .describe(
+            'Leave out entries ignored by .gitignore files, with git\'s rules: those of the searched directory, of its subdirectories ' +
+                '(each relative to its own directory), and of the directories above it up to the repository root; a deeper .gitignore ' +
+                'and a later line win, "!" re-includes. Default false',
+        ),
+    include: globs(
+        'Glob or list of globs: only files whose path matches one are returned (directories are still searched below). ' +
+            'A glob without "/" matches the name at any depth ("*.ts", "*.{js,mjs}"); one with "/" matches the path relative to `path` ' +
+            '("src/**/*.test.ts"); case-insensitive. Directories are returned only if they match too',
+    ),
+    exclude: globs(
+        'Glob or list of globs (same syntax as include): matching files and directories are left out, and matching directories are ' +
+            'not searched ("*.min.js", "dist/", "**/fixtures/**"); a trailing "/" matches directories only',
+    ),
+    context_lines: z
+        .number()
+        .int()
+        .min(0)
+        .max(MAX_CONTEXT_LINES)
+        .optional()
+        .describe(
+            `Lines of context shown before and after each content match (0-${MAX_CONTEXT_LINES}, default 0), like grep -C: ` +
+                'context lines read "path-line- text", groups are separated by "--"; they do not count toward max_results. Needs content_pattern',
+        ),
+    output_mode: z
+        .enum(['content', 'files_with_matches', 'count'])
+        .optional()
+        .describe(
+            'For content_pattern searches: "content" (default) lists matching lines as "path:line: text"; "files_with_matches" lists ' +
+                'only the paths of files with a match; "count" lists "path: N", the number of matching lines per file',
+        ),
 });
 
 type Args = z.infer<typeof schema>;
@@ -28,7 +75,8 @@ const DESCRIPTION =
     'Searches for files and directories by name, content pattern, and/or creation/modification timestamps. ' +
     'If no filter is provided, all entries are returned (up to max_results). Patterns are case-insensitive JavaScript regexes; ' +
     'name and content patterns combine with AND. Output: one entry per line, sorted by path: "path:line: text" for content matches, ' +
-    '"path" for files, "path/" for directories.';
+    '"path" for files, "path/" for directories. Optional: include/exclude globs, respect_gitignore, context_lines around content ' +
+    'matches, and output_mode "files_with_matches" or "count".';
 
 /** Unreadable entries named in the output at most. */
 const SKIPPED_SHOWN = 5;
@@ -41,6 +89,11 @@ const SUMMARY_GROUPS = 50;
  * `maxDisplayEntries` result lines a count summary per top-level directory replaces the list;
  * a walk above `maxTotalEntries` entries is an error that says what to raise or narrow and still
  * shows the matches found; a timeout returns the matches found so far.
+ *
+ * Options beyond the reference, all off by default: `respect_gitignore`, `include`/`exclude`
+ * globs (see `compileGlobs` in engine/filters.ts), `context_lines` (ripgrep's `-C` output:
+ * `path-line- text` context lines, `--` between groups) and `output_mode` (`files_with_matches`:
+ * one path per file; `count`: `path: N`; `max_results` then counts files).
  */
 export class SearchEntriesTool extends FileTool<typeof schema> {
     constructor(workspace: Workspace, shared?: ToolShared) {
@@ -50,6 +103,16 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
     protected async run(args: Args, view: WorkspaceView): Promise<PartialToolResult> {
         checkPattern(this.name, 'name_pattern', args.name_pattern);
         checkPattern(this.name, 'content_pattern', args.content_pattern);
+        const include = checkGlobs(this.name, 'include', args.include);
+        const exclude = checkGlobs(this.name, 'exclude', args.exclude);
+        const mode = args.output_mode ?? 'content';
+        const context = mode === 'content' ? (args.context_lines ?? 0) : 0;
+        if (args.content_pattern === undefined && (args.context_lines ?? 0) > 0) {
+            throw errors.invalidArgument(this.name, 'context_lines shows lines around content matches: set content_pattern too, or leave context_lines out.');
+        }
+        if (args.content_pattern === undefined && mode === 'count') {
+            throw errors.invalidArgument(this.name, 'output_mode "count" counts matching lines per file: set content_pattern too, or use the default output_mode.');
+        }
         const checked = await view.check(args.path ?? '.', AccessType.Read, this.name);
         const st = await fs.stat(checked.real).catch((err: unknown) => {
             throw errors.notFound('Directory', err instanceof Error ? err.message.replace(checked.real, checked.abs) : String(err));
@@ -58,6 +121,18 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
             throw errors.wrongType(checked.abs, 'directory', 'file (search_entries searches a directory; use read_file to read a file, or search its parent with name_pattern)');
         }
         const { searchConfig, fileConfig } = this.ctx;
+        const realRoots = view.resolveSymlinks ? await view.realAccesses() : null;
+        const above = args.respect_gitignore === true ? await ancestorIgnores(checked.real, realRoots ?? view.accesses) : [];
+        const ignoredBy = ignoredRoot(above);
+        if (ignoredBy !== null) {
+            // Git semantics: nothing below an ignored directory counts. Say so rather than list nothing.
+            const depth = above[ignoredBy.frame]!.up.split('/').length - 1;
+            const file = view.display(path.join(checked.abs, '../'.repeat(depth), '.gitignore'));
+            return ok(
+                `No entries found in ${checked.display}: it is itself ignored by the rule "${ignoredBy.pattern}" in ${file}, and respect_gitignore ` +
+                    'leaves out everything git ignores. Search again without respect_gitignore to see its entries.',
+            );
+        }
         const req: SearchRequest = {
             root: checked.real,
             displayRoot: checked.display,
@@ -66,13 +141,18 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
             maxFileSize: Math.min(args.max_size ?? fileConfig.maxFileSize, fileConfig.maxFileSize),
             maxTotalEntries: searchConfig.maxTotalEntries,
             skipDirs: view.skipDirs,
-            realRoots: view.resolveSymlinks ? await view.realAccesses() : null,
+            realRoots,
             ...(args.name_pattern !== undefined && { namePattern: args.name_pattern }),
             ...(args.content_pattern !== undefined && { contentPattern: args.content_pattern }),
             ...(args.created_after !== undefined && { createdAfter: Date.parse(args.created_after) }),
             ...(args.created_before !== undefined && { createdBefore: Date.parse(args.created_before) }),
             ...(args.modified_after !== undefined && { modifiedAfter: Date.parse(args.modified_after) }),
             ...(args.modified_before !== undefined && { modifiedBefore: Date.parse(args.modified_before) }),
+            ...(mode !== 'content' && { outputMode: mode }),
+            ...(context > 0 && { contextLines: context }),
+            ...(include !== undefined && { include }),
+            ...(exclude !== undefined && { exclude }),
+            ...(args.respect_gitignore === true && { respectGitignore: true, gitignoreAbove: above }),
         };
         const { signal, onProgress } = this.call;
         const outcome = await this.ctx.engine.search(req, {
@@ -97,12 +177,15 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
             body.push(`No entries found in ${req.displayRoot}${criteria ? ` matching ${criteria}` : ''}.`);
         } else if (hits.length > maxDisplayEntries) {
             body.push(...summarize(hits, req.displayRoot, maxDisplayEntries));
+        } else if ((req.contextLines ?? 0) > 0) {
+            body.push(...withContext(hits, timed));
         } else {
             for (const hit of hits) body.push(lineOf(hit, timed));
         }
+        const unit = (req.outputMode ?? 'content') === 'content' || args.content_pattern === undefined ? 'results' : 'files';
         switch (outcome.stop) {
             case 'max_results':
-                body.push(`[Showing the first ${hits.length} results (max_results = ${req.maxResults}); there may be more. Raise max_results or narrow the search.]`);
+                body.push(`[Showing the first ${hits.length} ${unit} (max_results = ${req.maxResults}); there may be more. Raise max_results or narrow the search.]`);
                 break;
             case 'timeout':
                 body.push(
@@ -143,11 +226,70 @@ function checkPattern(tool: string, param: string, pattern: string | undefined):
     }
 }
 
+/**
+ * Checks include/exclude globs and returns them as a list (`undefined`: no filter).
+ * @throws ToolError (invalid_argument) naming the parameter and the glob.
+ */
+function checkGlobs(tool: string, param: string, value: string | string[] | undefined): string[] | undefined {
+    const list = globList(value);
+    if (list === undefined) return undefined;
+    try {
+        compileGlobs(list);
+    } catch (err) {
+        throw errors.invalidArgument(tool, `${param}: ${err instanceof Error ? err.message : String(err)}.`);
+    }
+    return list;
+}
+
 /** One output line for a hit. */
 function lineOf(hit: SearchHit, timed: boolean): string {
-    const base = hit.line !== undefined ? `${hit.path}:${hit.line}: ${hit.text ?? ''}` : hit.kind === 'directory' ? `${hit.path}/` : hit.path;
+    const base =
+        hit.line !== undefined
+            ? `${hit.path}:${hit.line}: ${hit.text ?? ''}`
+            : hit.count !== undefined
+              ? `${hit.path}: ${hit.count}`
+              : hit.kind === 'directory'
+                ? `${hit.path}/`
+                : hit.path;
     if (!timed) return base;
     return `${base}  (created: ${iso(hit.birthtimeMs)}, modified: ${iso(hit.mtimeMs)})`;
+}
+
+/**
+ * Content hits with their context lines, as ripgrep prints them: `path:line: text` for matches,
+ * `path-line- text` for context, `--` between groups that are not adjacent. Overlapping context
+ * is shown once, and a context line that is itself a match is shown as the match.
+ */
+function withContext(hits: readonly SearchHit[], timed: boolean): string[] {
+    const out: string[] = [];
+    let file: string | undefined;
+    /** The last line shown of `file`. */
+    let last = 0;
+    for (let i = 0; i < hits.length; i++) {
+        const h = hits[i]!;
+        if (h.line === undefined) {
+            out.push(lineOf(h, timed));
+            file = undefined;
+            continue;
+        }
+        const before = h.before ?? [];
+        const first = h.line - before.length;
+        const same = h.path === file;
+        const start = same ? Math.max(first, last + 1) : first;
+        if (out.length > 0 && (!same || start > last + 1)) out.push('--');
+        for (let n = start; n < h.line; n++) out.push(`${h.path}-${n}- ${before[n - first]}`);
+        out.push(lineOf(h, timed));
+        last = h.line;
+        const next = hits[i + 1];
+        const nextLine = next !== undefined && next.path === h.path && next.line !== undefined ? next.line : Number.POSITIVE_INFINITY;
+        const after = h.after ?? [];
+        for (let k = 0; k < after.length && h.line + 1 + k < nextLine; k++) {
+            last = h.line + 1 + k;
+            out.push(`${h.path}-${last}- ${after[k]}`);
+        }
+        file = h.path;
+    }
+    return out;
 }
 
 function iso(ms: number | undefined): string {
@@ -164,6 +306,11 @@ function describeCriteria(args: Args): string {
     if (args.created_before !== undefined) parts.push(`created before ${args.created_before}`);
     if (args.modified_after !== undefined) parts.push(`modified after ${args.modified_after}`);
     if (args.modified_before !== undefined) parts.push(`modified before ${args.modified_before}`);
+    const inc = globList(args.include);
+    const exc = globList(args.exclude);
+    if (inc !== undefined) parts.push(`include ${inc.join(', ')}`);
+    if (exc !== undefined) parts.push(`exclude ${exc.join(', ')}`);
+    if (args.respect_gitignore === true) parts.push('not ignored by .gitignore');
     return parts.join(', ');
 }
 
@@ -173,8 +320,10 @@ function summarize(hits: readonly SearchHit[], displayRoot: string, maxDisplayEn
     const groups = new Map<string, number>();
     const files = new Set<string>();
     let direct = 0;
+    let counted = 0;
     for (const h of hits) {
         if (h.line !== undefined) files.add(h.path);
+        counted += h.count ?? 0;
         const rel = h.path.startsWith(prefix) ? h.path.slice(prefix.length) : h.path;
         const slash = rel.indexOf('/');
         if (slash === -1 && h.kind !== 'directory') direct++;
@@ -183,7 +332,12 @@ function summarize(hits: readonly SearchHit[], displayRoot: string, maxDisplayEn
             groups.set(top, (groups.get(top) ?? 0) + 1);
         }
     }
-    const what = files.size > 0 ? `${hits.length} matching lines in ${files.size} files` : `${hits.length} matching entries`;
+    const what =
+        files.size > 0
+            ? `${hits.length} matching lines in ${files.size} files`
+            : counted > 0
+              ? `${counted} matching lines in ${hits.length} files`
+              : `${hits.length} matching entries`;
     const lines = [`Found ${what} in ${displayRoot}: too many to list (above maxDisplayEntries = ${maxDisplayEntries}, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). Counts by top-level directory:`];
     const sorted = [...groups.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     for (const [dir, n] of sorted.slice(0, SUMMARY_GROUPS)) lines.push(`  ${dir}: ${n}`);
