@@ -26,6 +26,10 @@ Example: llm-chat-file search_entries '{"content_pattern":"Workspace","max_resul
 function accessesFrom(values: { workspace?: string; write?: string[]; read?: string[] }): { accesses: Access[]; workspace: string } | undefined {
     if (values.workspace === undefined && values.write === undefined && values.read === undefined) return undefined;
     const workspace = path.resolve(values.workspace ?? process.cwd());
+    // Security: never make the whole filesystem writable by accident (a client starting the server in /).
+    if (values.workspace === undefined && path.parse(workspace).root === workspace) {
+        throw new Error(`Refusing to make the filesystem root (${workspace}) the writable workspace: the current directory is the filesystem root. Pass --workspace DIR.`);
+    }
     return {
         workspace,
         accesses: [

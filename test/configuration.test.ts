@@ -166,6 +166,33 @@ describe('DirectoryConfiguration', () => {
         ]);
     });
 
+    it('with only directory variables, does not add the current directory (no implicit write access)', () => {
+        const r1 = tempDir();
+        const w1 = tempDir();
+        vi.stubEnv('LLM_CHAT_FS_READ_DIRS', r1);
+        const readOnly = new DirectoryConfiguration();
+        expect(readOnly.accesses).toEqual([{ type: AccessType.Read, path: r1 }]);
+        expect(readOnly.workspacePath).toBe(r1);
+        vi.stubEnv('LLM_CHAT_FS_WRITE_DIRS', w1);
+        const both = new DirectoryConfiguration();
+        expect(both.accesses).toEqual([
+            { type: AccessType.Write, path: w1 },
+            { type: AccessType.Read, path: r1 },
+        ]);
+        expect(both.workspacePath).toBe(w1);
+    });
+
+    it('refuses to make the filesystem root writable implicitly', () => {
+        const cwd = vi.spyOn(process, 'cwd').mockReturnValue('/');
+        try {
+            expect(() => new DirectoryConfiguration()).toThrow(/filesystem root.*LLM_CHAT_FS_WORKSPACE/s);
+            vi.stubEnv('LLM_CHAT_FS_WORKSPACE', '/');
+            expect(new DirectoryConfiguration().accesses).toEqual([{ type: AccessType.Write, path: '/' }]);
+        } finally {
+            cwd.mockRestore();
+        }
+    });
+
     it('reads LLM_CHAT_FS_SKIP_DIRS and LLM_CHAT_FS_RESOLVE_SYMLINKS', () => {
         vi.stubEnv('LLM_CHAT_FS_SKIP_DIRS', 'node_modules,dist,.cache');
         vi.stubEnv('LLM_CHAT_FS_RESOLVE_SYMLINKS', 'false');

@@ -35,9 +35,12 @@ function checkAccesses(accesses: readonly Access[]): Access[] {
  * Which directories the tools may touch and how.
  *
  * `new DirectoryConfiguration()` reads `LLM_CHAT_FS_READ_DIRS`, `LLM_CHAT_FS_WRITE_DIRS` (comma
- * separated), `LLM_CHAT_FS_WORKSPACE` (default `process.cwd()`, added as writable),
- * `LLM_CHAT_FS_SKIP_DIRS` and `LLM_CHAT_FS_RESOLVE_SYMLINKS`. Explicit arguments beat the
- * environment: when `accesses` is given, no directory variable is read.
+ * separated), `LLM_CHAT_FS_WORKSPACE` (added as writable), `LLM_CHAT_FS_SKIP_DIRS` and
+ * `LLM_CHAT_FS_RESOLVE_SYMLINKS`. With no directory variable at all, the current directory is the
+ * writable workspace (refused when it is the filesystem root); with only read/write directories,
+ * the workspace is the first write directory, else the first read directory, and the current
+ * directory gets no access. Explicit arguments beat the environment: when `accesses` is given,
+ * no directory variable is read.
  *
  * @throws Error naming the option or variable when a value is invalid.
  */
@@ -67,13 +70,22 @@ export class DirectoryConfiguration {
         if (accesses !== undefined) {
             list = checkAccesses(accesses);
         } else {
-            const envWorkspace = path.resolve(envString('LLM_CHAT_FS_WORKSPACE') ?? process.cwd());
-            workspace ??= envWorkspace;
-            list = checkAccesses([
-                { type: AccessType.Write, path: envWorkspace },
+            const named = envString('LLM_CHAT_FS_WORKSPACE');
+            const dirs = [
                 ...(envList('LLM_CHAT_FS_WRITE_DIRS') ?? []).map((p) => ({ type: AccessType.Write, path: p })),
                 ...(envList('LLM_CHAT_FS_READ_DIRS') ?? []).map((p) => ({ type: AccessType.Read, path: p })),
-            ]);
+            ];
+            // Security: the current directory becomes writable only when nothing else is configured,
+            // so a server started in some directory with only read directories set gains no write access.
+            const implicit = named === undefined && dirs.length === 0 ? process.cwd() : undefined;
+            if (implicit !== undefined && path.parse(implicit).root === implicit) {
+                throw new Error(
+                    `Refusing to make the filesystem root (${implicit}) writable: no LLM_CHAT_FS_WORKSPACE, LLM_CHAT_FS_WRITE_DIRS or LLM_CHAT_FS_READ_DIRS is set and the current directory is the filesystem root. Set LLM_CHAT_FS_WORKSPACE (or the directory variables) to the directory the tools may use.`,
+                );
+            }
+            const writable = named ?? implicit;
+            list = checkAccesses(writable === undefined ? dirs : [{ type: AccessType.Write, path: writable }, ...dirs]);
+            if (writable !== undefined) workspace ??= path.resolve(writable);
         }
         if (list.length === 0) throw new Error('Invalid accesses: at least one directory must be configured.');
         workspace ??= (list.find((a) => a.type === AccessType.Write) ?? list[0]!).path;

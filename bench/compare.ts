@@ -1,0 +1,440 @@
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AccessType, Engine, SearchEntriesTool, Workspace } from '../src/index.js';
+import type { SearchRequest } from '../src/engine/types.js';
+import {
+    fmtMB,
+    fmtMs,
+    fmtRatio,
+    have,
+    intFlag,
+    machine,
+    median,
+    parseArgs,
+    pickTree,
+    raiseLimits,
+    REPO,
+    request,
+    runPeer,
+    versionOf,
+    type BenchTree,
+    type Checks,
+} from './common.js';
+
+/**
+ * Side-by-side: the same searches with our engine and with ripgrep / fd, in one process with a
+ * warm pool (one Engine reused, one warm-up run of each), alternating runs, medians, the ratio
+ * per scenario and both match counts, for symlink checks on (the tool's default) and off.
+ *
+ *   node dist/bench/compare.js --tree kernel|synthetic [--runs 7] [--files 200000] [--seed 1]
+ *        [--only full-scan,name,...,peak-rss] [--no-follow] [--threads N] [--out bench/results]
+ *
+ * Peers follow symlinks (`-L`) by default because our search does (to targets inside the
+ * accesses), so both do the same work and find the same entries; `--no-follow` runs the peers
+ * exactly as `rg -uu -i -n` / `fdfind -u -i`.
+ */
+
+const RG = 'rg';
+const FD = have('fdfind') ? 'fdfind' : 'fd';
+
+/** What a scenario's measurement returns. */
+interface Sample {
+    ms: number;
+    count: number;
+    note?: string;
+}
+
+type Target =
+    | { kind: 'ratio'; max: number; label: string }
+    | { kind: 'ms'; max: number; label: string }
+    | { kind: 'none' };
+
+interface Scenario {
+    key: string;
+    title: string;
+    ours: (checks: Checks) => Promise<Sample>;
+    /** Peer command (binary, args) and how many lines end it early. */
+    peer?: { cmd: string; args: string[]; stopAfter?: number };
+    target: Target;
+    /** Counts must be equal (a target of their own). */
+    countsEqual: boolean;
+    /** Runs of this scenario (default: --runs). */
+    runs?: number;
+    /** Extra text after the table. */
+    after?: () => string;
+}
+
+interface Row {
+    scenario: Scenario;
+    ours: Record<Checks, Sample[]>;
+    peer: Sample[];
+}
+
+const CHECKS: Checks[] = ['on', 'off'];
+
+async function main(argv: string[]): Promise<void> {
+    const { flags } = parseArgs(argv);
+    if (flags.has('child-rss')) return childRss();
+    const runs = intFlag(flags, 'runs', 7);
+    const follow = !flags.has('no-follow');
+    const tree = await pickTree(flags);
+    const limits = raiseLimits(tree.largestFile);
+    const threads = flags.has('threads') ? intFlag(flags, 'threads', 1) : undefined;
+    if (threads !== undefined) process.env['BENCH_THREADS'] = String(threads);
+    const engine = new Engine(threads !== undefined ? { maxThreads: threads } : {});
+    const only = flags.get('only')?.split(',');
+    const L = follow ? ['-L'] : [];
+    const iso = tree.modifiedAfter.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const req = (checks: Checks, extra: Partial<SearchRequest>): SearchRequest => request(tree, limits, checks, extra);
+
+    const search = async (checks: Checks, extra: Partial<SearchRequest>): Promise<Sample> => {
+        const t0 = performance.now();
+        const out = await engine.search(req(checks, extra), { timeoutMs: limits.search.timeoutMs });
+        const ms = performance.now() - t0;
+        if (out.stop !== 'done' && out.stop !== 'max_results') throw new Error(`search stopped early: ${out.stop}`);
+        return { ms, count: out.hits.length };
+    };
+
+    const tools: Record<Checks, SearchEntriesTool> = {
+        on: toolFor(tree.root, true, engine, limits),
+        off: toolFor(tree.root, false, engine, limits),
+    };
+    const viaTool = async (checks: Checks, args: Record<string, unknown>): Promise<Sample> => {
+        const t0 = performance.now();
+        const [res] = await tools[checks].execute(args);
+        const ms = performance.now() - t0;
+        if (!res || res.status !== 'success') throw new Error(`search_entries failed: ${res?.result}`);
+        const text = res.result;
+        const count = text.startsWith('No entries found') ? 0 : text.split('\n').filter((l) => l !== '' && !l.startsWith('[')).length;
+        return { ms, count };
+    };
+
+    const evil = makeCatastrophicDir();
+    const all: Scenario[] = [
+        {
+            key: 'full-scan',
+            title: `Full scan: literal found nowhere (\`${tree.absent}\`)`,
+            ours: (c) => search(c, { contentPattern: tree.absent }),
+            peer: { cmd: RG, args: ['-uu', '-i', '-n', ...L, tree.absent, tree.root] },
+            target: { kind: 'ratio', max: 2.0, label: '≤ 2.0× rg' },
+            countsEqual: true,
+        },
+        {
+            key: 'regex',
+            title: `Full scan: regex, many matches (\`${tree.manyRegex}\`)`,
+            ours: (c) => search(c, { contentPattern: tree.manyRegex }),
+            peer: { cmd: RG, args: ['-uu', '-i', '-n', ...L, tree.manyRegex, tree.root] },
+            target: { kind: 'ratio', max: 2.0, label: '≤ 2.0× rg' },
+            countsEqual: true,
+        },
+        {
+            key: 'name',
+            title: `Name search (\`${tree.name}\`)`,
+            ours: (c) => search(c, { namePattern: tree.name }),
+            peer: { cmd: FD, args: ['-u', '-i', ...L, tree.name, tree.root] },
+            target: { kind: 'ratio', max: 2.0, label: '≤ 2.0× fd' },
+            countsEqual: true,
+        },
+        {
+            key: 'walk',
+            title: 'Every entry, no filter',
+            ours: (c) => search(c, {}),
+            peer: { cmd: FD, args: ['-u', ...L, '.', tree.root] },
+            target: { kind: 'none' },
+            countsEqual: true,
+        },
+        {
+            key: 'mtime',
+            title: `Timestamp filter: files modified after ${iso}`,
+            ours: (c) => search(c, { type: 'file', modifiedAfter: tree.modifiedAfter.getTime() }),
+            peer: { cmd: FD, args: ['-u', ...L, '-t', 'f', '--changed-after', iso, '.', tree.root] },
+            target: { kind: 'none' },
+            countsEqual: true,
+        },
+        {
+            key: 'max-results',
+            title: `Stopped by max_results 50 (\`${tree.common}\`; ours: the first 50 in path order; rg: its first 50 lines, unordered)`,
+            ours: (c) => search(c, { contentPattern: tree.common, maxResults: 50 }),
+            peer: { cmd: RG, args: ['-uu', '-i', '-n', ...L, tree.common, tree.root], stopAfter: 50 },
+            target: { kind: 'none' },
+            countsEqual: true,
+        },
+        {
+            key: 'first-match',
+            title: `First streamed match (\`${tree.common}\`, Engine.stream; rg: its first line)`,
+            ours: async (c) => {
+                const t0 = performance.now();
+                const it = engine.stream(req(c, { contentPattern: tree.common }), { timeoutMs: limits.search.timeoutMs });
+                const first = await it.next();
+                const ms = performance.now() - t0;
+                await it.return(undefined); // stops the search; resolves when no work is left
+                const stopMs = performance.now() - t0 - ms;
+                return { ms, count: first.done ? 0 : 1, note: `stopped ${stopMs.toFixed(0)} ms later` };
+            },
+            peer: { cmd: RG, args: ['-uu', '-i', '-n', ...L, tree.common, tree.root], stopAfter: 1 },
+            target: { kind: 'ms', max: 50, label: '< 50 ms' },
+            countsEqual: true,
+        },
+        {
+            key: 'tool-full-scan',
+            title: 'search_entries tool (full scan, limits from LLM_CHAT_FS_*)',
+            ours: (c) => viaTool(c, { content_pattern: tree.absent }),
+            peer: { cmd: RG, args: ['-uu', '-i', '-n', ...L, tree.absent, tree.root] },
+            target: { kind: 'none' },
+            countsEqual: true,
+        },
+        {
+            key: 'tool-name',
+            title: 'search_entries tool (name search, every hit listed)',
+            ours: (c) => viaTool(c, { name_pattern: tree.name }),
+            peer: { cmd: FD, args: ['-u', '-i', ...L, tree.name, tree.root] },
+            target: { kind: 'none' },
+            countsEqual: true,
+        },
+        {
+            key: 'catastrophic',
+            title: `Catastrophic regex \`(a+)+$\`, timeoutMs 1000 (a ${evil.lineLength}-char 'aaa…!' line; time until the call returns)`,
+            ours: async (c) => {
+                const t0 = performance.now();
+                const out = await engine.search(
+                    { root: evil.dir, displayRoot: '.', type: 'both', contentPattern: '(a+)+$', maxResults: 1e9, maxFileSize: 1 << 26, maxTotalEntries: 1e9, skipDirs: [], realRoots: c === 'on' ? [{ type: AccessType.Write, path: evil.dir }] : null },
+                    { timeoutMs: 1000 },
+                );
+                const ms = performance.now() - t0;
+                // The next call works normally (the stuck worker was replaced).
+                const t1 = performance.now();
+                const next = await engine.search(
+                    { root: evil.dir, displayRoot: '.', type: 'both', contentPattern: 'hello', maxResults: 1e9, maxFileSize: 1 << 26, maxTotalEntries: 1e9, skipDirs: [], realRoots: null },
+                    { timeoutMs: 10_000 },
+                );
+                const ok = next.stop === 'done' && next.hits.length === evil.helloLines;
+                return { ms, count: out.hits.length, note: `stop: ${out.stop}; next call ${ok ? 'OK' : 'WRONG'} (${next.hits.length} hits in ${(performance.now() - t1).toFixed(0)} ms)` };
+            },
+            peer: { cmd: RG, args: ['-uu', '-i', '-n', '(a+)+$', evil.dir] },
+            target: { kind: 'ms', max: 2000, label: '< 2 s' },
+            countsEqual: false,
+            runs: Math.min(runs, 3),
+        },
+    ];
+    const scenarios = all.filter((s) => !only || only.includes(s.key));
+
+    const rows: Row[] = [];
+    console.error(`${tree.description}\n${machine()}\nlimits: ${JSON.stringify(limits.env)}`);
+    for (const s of scenarios) {
+        const row: Row = { scenario: s, ours: { on: [], off: [] }, peer: [] };
+        const peer = async (): Promise<Sample> => {
+            const r = await runPeer(s.peer!.cmd, s.peer!.args, s.peer!.stopAfter);
+            return { ms: r.ms, count: r.lines };
+        };
+        // Warm-up: one run of each, not counted.
+        for (const c of CHECKS) await s.ours(c);
+        if (s.peer) await peer();
+        const n = s.runs ?? runs;
+        for (let i = 0; i < n; i++) {
+            // Alternating, in a rotating order so that no side always runs right after the other.
+            const order: ('on' | 'off' | 'peer')[] = (['on', 'peer', 'off'] as const).map((_, k, a) => a[(k + i) % a.length]!);
+            for (const who of order) {
+                if (who === 'peer') {
+                    if (s.peer) row.peer.push(await peer());
+                } else {
+                    row.ours[who].push(await s.ours(who));
+                }
+            }
+        }
+        rows.push(row);
+        const m = (xs: Sample[]): string => fmtMs(median(xs.map((x) => x.ms)));
+        console.error(
+            `${s.key}: on ${m(row.ours.on)} [${row.ours.on.map((x) => x.ms.toFixed(0)).join(' ')}], off ${m(row.ours.off)} [${row.ours.off.map((x) => x.ms.toFixed(0)).join(' ')}], ` +
+                `peer ${m(row.peer)} [${row.peer.map((x) => x.ms.toFixed(0)).join(' ')}]; counts ${row.ours.on[0]?.count}/${row.ours.off[0]?.count}/${row.peer[0]?.count ?? '-'}`,
+        );
+    }
+
+    const rss = only && !only.includes('peak-rss') ? null : peakRss(tree, limits.env, follow);
+    await engine.close();
+    fs.rmSync(evil.dir, { recursive: true, force: true });
+
+    const md = report(tree, rows, await rss, { runs, follow, limits: limits.env, argv });
+    console.log(md);
+    const outDir = path.resolve(flags.get('out') ?? path.join(REPO, 'bench', 'results'));
+    fs.mkdirSync(outDir, { recursive: true });
+    const file = path.join(outDir, `${tree.id}-${new Date().toISOString().slice(0, 10)}.md`);
+    fs.writeFileSync(file, md);
+    console.error(`written to ${path.relative(process.cwd(), file) || file}`);
+}
+
+function toolFor(root: string, resolveSymlinks: boolean, engine: Engine, limits: ReturnType<typeof raiseLimits>): SearchEntriesTool {
+    const ws = new Workspace({ accesses: [{ type: AccessType.Write, path: root }], skipDirs: [], resolveSymlinks });
+    return new SearchEntriesTool(ws, { engine, searchConfig: limits.search, fileConfig: limits.file });
+}
+
+/** A temp directory with one runaway line for `(a+)+$` and a few ordinary lines. */
+function makeCatastrophicDir(): { dir: string; lineLength: number; helloLines: number } {
+    const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'llm-chat-file-bench-evil-'));
+    const lineLength = 50_000;
+    fs.writeFileSync(path.join(dir, 'evil.txt'), 'hello\n' + 'a'.repeat(lineLength - 1) + '!\n');
+    fs.writeFileSync(path.join(dir, 'ok.txt'), 'hello aaa\nbbb\nhello\n');
+    return { dir, lineLength, helloLines: 3 };
+}
+
+interface RssResult {
+    checks: Record<Checks, { maxRssKB: number; sampledKB: number; ms: number } | null>;
+    peerKB: number | null;
+    peerWhat: string;
+}
+
+/**
+ * Peak resident memory: a fresh child process per mode runs the heavy scenarios (full scan,
+ * many-match regex, name search, every entry, max_results, first streamed match) and reports its
+ * `process.resourceUsage().maxRSS` (worker threads included) and a 10 ms sample of `rss`.
+ */
+async function peakRss(tree: BenchTree, env: Record<string, string>, follow: boolean): Promise<RssResult> {
+    const self = fileURLToPath(import.meta.url);
+    const checks: RssResult['checks'] = { on: null, off: null };
+    for (const c of CHECKS) {
+        const job = { root: tree.root, checks: c, absent: tree.absent, manyRegex: tree.manyRegex, name: tree.name, common: tree.common };
+        const out = await new Promise<string>((resolve, reject) => {
+            const child = spawn(process.execPath, [self, '--child-rss'], { env: { ...process.env, ...env, BENCH_RSS_JOB: JSON.stringify(job) }, stdio: ['ignore', 'pipe', 'inherit'] });
+            let buf = '';
+            child.stdout.on('data', (d: Buffer) => (buf += d.toString()));
+            child.on('error', reject);
+            child.on('close', (code) => (code === 0 ? resolve(buf) : reject(new Error(`peak-rss child exited with ${code}`))));
+        });
+        checks[c] = JSON.parse(out) as { maxRssKB: number; sampledKB: number; ms: number };
+    }
+    let peerKB: number | null = null;
+    const what = `rg -uu -i -n${follow ? ' -L' : ''} '${tree.manyRegex}'`;
+    try {
+        peerKB = spawnTime(['-f', '%M', RG, '-uu', '-i', '-n', ...(follow ? ['-L'] : []), tree.manyRegex, tree.root]);
+    } catch {
+        peerKB = null;
+    }
+    return { checks, peerKB, peerWhat: what };
+}
+
+/** Runs GNU time on a command (stdout discarded), returns the max RSS in KB it prints. */
+function spawnTime(args: string[]): number | null {
+    if (!fs.existsSync('/usr/bin/time')) return null;
+    const out = execFileSync('sh', ['-c', `/usr/bin/time ${args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')} 2>&1 >/dev/null | tail -n 1`], { encoding: 'utf8' });
+    const kb = Number(out.trim());
+    return Number.isFinite(kb) ? kb : null;
+}
+
+/** The child side of {@link peakRss}. */
+async function childRss(): Promise<void> {
+    const job = JSON.parse(process.env['BENCH_RSS_JOB']!) as { root: string; checks: Checks; absent: string; manyRegex: string; name: string; common: string };
+    let sampled = process.memoryUsage.rss();
+    const timer = setInterval(() => (sampled = Math.max(sampled, process.memoryUsage.rss())), 10);
+    const limits = raiseLimits(0);
+    const tree = { root: job.root } as BenchTree;
+    const threads = process.env['BENCH_THREADS'];
+    const engine = new Engine(threads ? { maxThreads: Number(threads) } : {});
+    const t0 = performance.now();
+    const run = (extra: Partial<SearchRequest>): Promise<unknown> => engine.search(request(tree, limits, job.checks, extra), { timeoutMs: limits.search.timeoutMs });
+    await run({ contentPattern: job.absent });
+    await run({ contentPattern: job.manyRegex });
+    await run({ namePattern: job.name });
+    await run({});
+    await run({ contentPattern: job.common, maxResults: 50 });
+    for await (const _ of engine.stream(request(tree, limits, job.checks, { contentPattern: job.common }))) break;
+    const ms = performance.now() - t0;
+    await engine.close();
+    clearInterval(timer);
+    sampled = Math.max(sampled, process.memoryUsage.rss());
+    process.stdout.write(JSON.stringify({ maxRssKB: process.resourceUsage().maxRSS, sampledKB: Math.round(sampled / 1024), ms }));
+}
+
+function report(tree: BenchTree, rows: Row[], rss: RssResult | null, opts: { runs: number; follow: boolean; limits: Record<string, string>; argv: string[] }): string {
+    const lines: string[] = [];
+    const date = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const cmd = `node dist/bench/compare.js ${opts.argv.join(' ')}`.trim();
+    lines.push(`## Search benchmark: ${tree.id} tree (${date})`);
+    lines.push('');
+    lines.push(`- Tree: ${tree.description}`);
+    lines.push(`- Machine: ${machine()}`);
+    lines.push(`- Peers: ${versionOf(RG)}, ${versionOf(FD)}${opts.follow ? ', run with `-L` (follow symlinks, as our search does)' : ', run without `-L`'}`);
+    lines.push(`- Method: one process, one warm Engine (${process.env['BENCH_THREADS'] ?? os.availableParallelism()} worker threads), one warm-up run of each, then ${opts.runs} alternating runs (rotating order) of ours (checks on), the peer and ours (checks off); medians. Peers are spawned and their output lines counted.`);
+    lines.push(`- Limits raised through the environment: ${Object.entries(opts.limits).map(([k, v]) => `\`${k}=${v}\``).join(', ')}; skipDirs empty (the peers skip nothing either).`);
+    lines.push(`- Command: \`${cmd}\` (or \`npm run bench -- compare ${opts.argv.join(' ')}\`)`);
+    lines.push('');
+    const verdicts: { target: string; mode: string; measured: string; pass: boolean }[] = [];
+    for (const c of CHECKS) {
+        lines.push(c === 'on' ? '### Symlink checks on (the tool default: `realRoots` = the tree, directories pinned)' : '### Symlink checks off (`realRoots: null`)');
+        lines.push('');
+        lines.push('| scenario | ours (median) | peer (median) | ratio | our count | peer count | target | result |');
+        lines.push('| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |');
+        for (const r of rows) {
+            const s = r.scenario;
+            const ours = median(r.ours[c].map((x) => x.ms));
+            const peer = r.peer.length > 0 ? median(r.peer.map((x) => x.ms)) : NaN;
+            const ourCounts = [...new Set(r.ours[c].map((x) => x.count))];
+            const peerCounts = [...new Set(r.peer.map((x) => x.count))];
+            const ourCount = ourCounts.join('/');
+            const peerCount = peerCounts.length > 0 ? peerCounts.join('/') : '–';
+            const results: string[] = [];
+            const targets: string[] = [];
+            if (s.target.kind === 'ratio') {
+                const pass = ours <= s.target.max * peer;
+                targets.push(s.target.label);
+                results.push(pass ? 'PASS' : 'FAIL');
+                verdicts.push({ target: `${s.key} ${s.target.label}`, mode: c, measured: fmtRatio(ours, peer), pass });
+            } else if (s.target.kind === 'ms') {
+                const pass = ours < s.target.max;
+                targets.push(s.target.label);
+                results.push(pass ? 'PASS' : 'FAIL');
+                verdicts.push({ target: `${s.key} ${s.target.label}`, mode: c, measured: fmtMs(ours), pass });
+            }
+            if (s.countsEqual && r.peer.length > 0) {
+                const pass = ourCounts.length === 1 && peerCounts.length === 1 && ourCounts[0] === peerCounts[0];
+                targets.push('counts equal');
+                results.push(pass ? 'PASS' : 'FAIL');
+                verdicts.push({ target: `${s.key} counts equal`, mode: c, measured: `${ourCount} vs ${peerCount}`, pass });
+            }
+            const notes = [...new Set(r.ours[c].map((x) => x.note).filter((x): x is string => x !== undefined))];
+            const title = notes.length > 0 ? `${s.title}; ${notes[0]}` : s.title;
+            lines.push(`| ${title} | ${fmtMs(ours)} | ${fmtMs(peer)} | ${fmtRatio(ours, peer)} | ${ourCount} | ${peerCount} | ${targets.join(', ') || '–'} | ${results.join(', ') || '–'} |`);
+        }
+        if (rss?.checks[c]) {
+            const x = rss.checks[c]!;
+            const pass = x.maxRssKB * 1024 < 300 * 1024 * 1024;
+            verdicts.push({ target: 'peak RSS < 300 MB', mode: c, measured: fmtMB(x.maxRssKB * 1024), pass });
+            lines.push(
+                `| Peak RSS of a fresh process running the searches above once (maxRSS; sampled rss peak ${fmtMB(x.sampledKB * 1024)}; peer: ${rss.peerWhat}) | ${fmtMB(x.maxRssKB * 1024)} | ${rss.peerKB === null ? 'n/a' : fmtMB(rss.peerKB * 1024)} | ${rss.peerKB === null ? 'n/a' : fmtRatio(x.maxRssKB, rss.peerKB)} | – | – | < 300 MB | ${pass ? 'PASS' : 'FAIL'} |`,
+            );
+        }
+        lines.push('');
+    }
+    lines.push('### Targets');
+    lines.push('');
+    lines.push('| target | checks | measured | result |');
+    lines.push('| --- | --- | --- | --- |');
+    for (const v of verdicts) lines.push(`| ${v.target} | ${v.mode} | ${v.measured} | ${v.pass ? 'PASS' : 'FAIL'} |`);
+    lines.push('');
+    lines.push('Peer commands (`<root>` = the tree):');
+    lines.push('');
+    for (const r of rows) {
+        if (r.scenario.peer) {
+            const p = r.scenario.peer;
+            const shown = p.args.map((a) => (a === tree.root ? '<root>' : a.includes('llm-chat-file-bench-evil-') ? '<temp dir>' : /[^\w./=-]/.test(a) ? `'${a}'` : a));
+            lines.push(`- ${r.scenario.key}: \`${p.cmd} ${shown.join(' ')}\`${p.stopAfter ? ` (killed after ${p.stopAfter} line${p.stopAfter > 1 ? 's' : ''})` : ''}`);
+        }
+    }
+    if (tree.manifest) {
+        const e = tree.manifest.expected;
+        lines.push('');
+        lines.push(`Known answers of the synthetic tree (counted by the generator): \`${tree.manyRegex}\` ${e.manyRegexLines} lines, \`${tree.common}\` ${e.commonLines} lines, names with \`${tree.name}\` ${e.nameEntries}, files modified after ${tree.manifest.recentAfter} ${e.recentFiles}.`);
+    }
+    lines.push('');
+    return lines.join('\n');
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+    main(process.argv.slice(2)).catch((err: unknown) => {
+        console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+        process.exitCode = 1;
+    });
+}
+
+export { main as compareMain };

@@ -1,0 +1,45 @@
+/**
+ * `npm run bench -- <command> [flags]`: compiles (tsc, incremental) and runs one benchmark.
+ *
+ *   suites  [walk,name,content,read] [--tree synthetic|kernel] [--files N] [--iterations 5]
+ *           tinybench suites per hot path, peer figures and ratios (the default command)
+ *   compare --tree kernel|synthetic [--runs 7] [--only full-scan,name,...] [--no-follow]
+ *           side-by-side with ripgrep / fd, Markdown table to bench/results/<tree>-<date>.md
+ *   walkers --tree kernel [--runs 7]
+ *           fast-glob (named by the design) vs our walk vs fd
+ *   tree    [--files 200000] [--seed 1] [--dir PATH] [--force]
+ *           generates (or finds) the synthetic tree and prints its manifest
+ */
+const [command = 'suites', ...rest] = process.argv.slice(2);
+
+const commands: Record<string, () => Promise<unknown>> = {
+    suites: async () => (await import('./suites.js')).suitesMain(rest),
+    compare: async () => (await import('./compare.js')).compareMain(rest),
+    walkers: async () => (await import('./walkers.js')).walkersMain(rest),
+    tree: async () => {
+        const { ensureTree } = await import('./tree.js');
+        const { intFlag, parseArgs } = await import('./common.js');
+        const { flags } = parseArgs(rest);
+        const dir = flags.get('dir');
+        const { root, manifest } = await ensureTree({
+            files: intFlag(flags, 'files', 200_000),
+            seed: intFlag(flags, 'seed', 1),
+            ...(dir !== undefined && { dir }),
+            force: flags.has('force'),
+            log: (s) => console.error(s),
+        });
+        console.log(root);
+        console.log(JSON.stringify(manifest, null, 2));
+    },
+};
+
+const run = commands[command];
+if (!run) {
+    console.error(`Unknown bench command ${JSON.stringify(command)}; expected one of: ${Object.keys(commands).join(', ')}.`);
+    process.exitCode = 2;
+} else {
+    run().catch((err: unknown) => {
+        console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+        process.exitCode = 1;
+    });
+}
