@@ -66,7 +66,7 @@ export const errors = {
         new ToolError('wrong_type', `Not a ${expected}: ${path} is a ${actual}.`),
     exists: (path: string, what: string): ToolError => new ToolError('exists', `${what}: ${path} already exists.`),
     io: (path: string, err: unknown): ToolError =>
-        new ToolError('io', `Filesystem error on ${path}: ${err instanceof Error ? err.message : String(err)}`),
+        new ToolError('io', `Filesystem error${path ? ` on ${path}` : ''}: ${err instanceof Error ? err.message : String(err)}`),
 };
 
 /** Node's error code (`ENOENT`, `EACCES`, ...) of a thrown value, if it has one. */

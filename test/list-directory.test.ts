@@ -117,3 +117,18 @@ describe('list_directory', () => {
         expect(r.result).toMatch(/subdirectory|narrow/);
     });
 });
+
+describe('list_directory names with control characters', () => {
+    it('shows a name holding a newline JSON-quoted on one line, and the quoted form reads the file', async () => {
+        const root = tempDir();
+        fs.writeFileSync(path.join(root, 'evil\nsecret.txt'), 'hello\n');
+        fs.writeFileSync(path.join(root, 'plain.txt'), 'x\n');
+        const { pkg } = makePackage(root);
+        const list = pkg.tools().find((t) => t.name === 'list_directory')!;
+        const [r] = await list.execute({ path: '.' });
+        expect(r!.result.split('\n')).toEqual(['"evil\\nsecret.txt"', 'plain.txt']);
+        const read = pkg.tools().find((t) => t.name === 'read_file')!;
+        const [back] = await read.execute({ paths: [JSON.parse(r!.result.split('\n')[0]!) as string] });
+        expect(back!.status).toBe('success');
+    });
+});

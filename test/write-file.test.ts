@@ -99,3 +99,15 @@ describe('write_file', () => {
         expect(readText(path.join(root, 'u.txt'))).toBe(content);
     });
 });
+
+describe('write_file paths that name a directory', () => {
+    it('refuses a path with a trailing slash and creates nothing', async () => {
+        const root = tempDir();
+        const { pkg } = makePackage(root);
+        const write = pkg.tools().find((t) => t.name === 'write_file')!;
+        const [r] = await write.execute({ path: 'trail/', content: 'x' });
+        expect(r!.status).toBe('error');
+        expect(r!.result).toContain('ends with a slash');
+        expect(fs.existsSync(path.join(root, 'trail'))).toBe(false);
+    });
+});

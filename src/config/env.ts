@@ -21,7 +21,7 @@ export function envBoolean(name: string, fallback: boolean, env: NodeJS.ProcessE
     const v = raw.trim().toLowerCase();
     if (['true', '1', 'yes', 'on'].includes(v)) return true;
     if (['false', '0', 'no', 'off'].includes(v)) return false;
-    throw new Error(`Invalid ${name}=${JSON.stringify(raw)}: expected true or false.`);
+    throw new Error(`Invalid ${name}=${JSON.stringify(raw)}: expected true or false (also accepted: 1/0, yes/no, on/off).`);
 }
 
 /** Reads a comma-separated list from `name` (empty items dropped), or returns `undefined` when unset. */

@@ -143,7 +143,7 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
             const parsed = this.parse(args);
             return await this.run(parsed, this.ctx.workspace.view());
         } catch (err) {
-            return fail(describeFailure(err));
+            return fail(describeFailure(err, typeof args?.path === 'string' ? args.path : ''));
         }
     }
 

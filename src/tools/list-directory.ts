@@ -7,6 +7,7 @@ import { errors, ToolError } from '../errors.js';
 import { holdDirectory, holdSubdirectory, type HeldDirectory } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { quotePath } from './display.js';
 import { rootsOf } from './shared.js';
 
 const schema = z.strictObject({
@@ -63,7 +64,7 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
                     );
                 }
                 const relPath = rel === '' ? e.name : `${rel}/${e.name}`;
-                if (lines.length < maxDisplayEntries) lines.push(`${prefix}${relPath}${e.isDirectory() ? '/' : ''}`);
+                if (lines.length < maxDisplayEntries) lines.push(quotePath(`${prefix}${relPath}${e.isDirectory() ? '/' : ''}`));
                 if (args.recursive === true && e.isDirectory() && !skip.has(e.name)) {
                     let sub: HeldDirectory;
                     try {

@@ -2,7 +2,7 @@ import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import path from 'node:path';
 import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
-import { ToolError } from '../errors.js';
+import { errors, ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
 import { holdDirectory, readRegularFile, writeFileAtomic, type RealRoots } from '../fs/secure.js';
 import { decodeText, encodeText, type TextEncodingInfo } from '../fs/text.js';
@@ -39,6 +39,9 @@ export class WriteFileTool extends FileTool<typeof schema> {
         // meanwhile makes this whole-file replacement stale (it would silently undo that write).
         const since = this.ctx.filePool.mark();
         checkContentSize(this.ctx, this.name, 'content', args.content);
+        if (/[\\/]$/.test(args.path)) {
+            throw errors.invalidArgument(this.name, `path "${args.path}" ends with a slash, which names a directory: pass the file path without it (create_folder creates directories).`);
+        }
         const checked = await view.check(args.path, AccessType.Write, this.name);
         const roots = await rootsOf(view);
         await withPathLock(checked.real, async () => {
