@@ -2,7 +2,7 @@ import type { ReadTask, ReadTaskResult } from '../src/engine/protocol.js';
 import type { ReadOutcome } from '../src/engine/types.js';
 import { toToolError } from '../src/errors.js';
 import { contentHash } from '../src/file-pool.js';
-import { readRegularFile } from '../src/fs/secure.js';
+import { readRegularFileSync } from '../src/fs/secure.js';
 
 /**
  * The bulk-read worker: reads its items one after another with the same safe open as the main
@@ -13,7 +13,12 @@ export async function runReadTask(task: ReadTask): Promise<ReadTaskResult> {
     const results: ReadOutcome[] = [];
     for (const item of task.items) {
         try {
-            const file = await readRegularFile(item.shown, item.real, task.realRoots, task.maxBytes, task.setting);
+            // Perf: synchronous I/O, which blocks only this worker thread, never the host's event
+            // loop. The async read awaits ~7 fs calls per file, each queued on libuv's 4-thread
+            // pool that all workers and the main thread share: readMany of 2,000 Linux-tree files
+            // took ~425 ms that way against ~105 ms for Promise.all(fs.readFile), and ~50-60 ms
+            // with the same checks done synchronously here.
+            const file = readRegularFileSync(item.shown, item.real, task.realRoots, task.maxBytes, task.setting);
             results.push({ ok: true, bytes: file.bytes, hash: contentHash(file.bytes), size: file.size });
         } catch (err) {
             const e = toToolError(err, item.shown);

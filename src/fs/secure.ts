@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { constants as C } from 'node:fs';
+import { closeSync, constants as C, fstatSync, openSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { accessFor, allows } from '../access/contain.js';
@@ -14,10 +14,24 @@ import { errorCode, errors, ToolError } from '../errors.js';
 /** What the caller checked against: the real access roots, or `null` when symlink resolution is off. */
 export type RealRoots = readonly Access[] | null;
 
+/** The link naming an open descriptor (Linux), whose target is the descriptor's real path. */
+function fdLink(fd: number): string {
+    return `/proc/self/fd/${fd}`;
+}
+
 /** The real path of an open file descriptor (Linux `/proc/self/fd`), or `undefined` elsewhere. */
 async function fdPath(fh: FileHandle): Promise<string | undefined> {
     try {
-        return await fs.readlink(`/proc/self/fd/${fh.fd}`);
+        return await fs.readlink(fdLink(fh.fd));
+    } catch {
+        return undefined;
+    }
+}
+
+/** {@link fdPath}, synchronously. */
+function fdPathSync(fd: number): string | undefined {
+    try {
+        return readlinkSync(fdLink(fd));
     } catch {
         return undefined;
     }
@@ -43,9 +57,33 @@ async function recheckOpened(fh: FileHandle, shownPath: string, realPath: string
     if (actual === undefined) {
         // Security: without /proc, compare the descriptor's identity with the checked real path.
         const [a, b] = await Promise.all([fh.stat(), fs.stat(realPath)]);
-        if (a.dev !== b.dev || a.ino !== b.ino) actual = '';
-        else actual = realPath;
+        actual = pathByIdentity(a, b, realPath);
     }
+    checkOpenedInside(actual, shownPath, roots, needed);
+}
+
+/** {@link recheckOpened}, synchronously, for an open descriptor `fd`. */
+function recheckOpenedSync(fd: number, shownPath: string, realPath: string, roots: RealRoots, needed: AccessType): void {
+    if (roots === null) return;
+    // Security: without /proc, compare the descriptor's identity with the checked real path.
+    const actual = fdPathSync(fd) ?? pathByIdentity(fstatSync(fd), statSync(realPath), realPath);
+    checkOpenedInside(actual, shownPath, roots, needed);
+}
+
+/**
+ * The checked real path when the opened descriptor (`opened`) is the same file as `realPath`
+ * (`checked`), else `''` (inside no access).
+ */
+function pathByIdentity(opened: Stats, checked: Stats, realPath: string): string {
+    return opened.dev === checked.dev && opened.ino === checked.ino ? realPath : '';
+}
+
+/**
+ * The decision of {@link recheckOpened}: `actual`, the opened descriptor's real path, must be
+ * inside an access allowing `needed`.
+ * @throws ToolError (outside_access)
+ */
+function checkOpenedInside(actual: string, shownPath: string, roots: readonly Access[], needed: AccessType): void {
     if (!allows(accessFor(actual, roots), needed)) {
         throw errors.outsideAccess(shownPath, needed === AccessType.Write ? 'write' : 'read', ' It changed into a link to outside while being opened.');
     }
@@ -214,8 +252,31 @@ export interface OpenedFile {
 }
 
 /**
+ * How a safe read opens a file: read-only, without blocking (a FIFO swapped in after the stat
+ * does not wait for a writer; the fstat after opening then refuses it) and without making a
+ * terminal the controlling one.
+ */
+const READ_FLAGS = C.O_RDONLY | C.O_NONBLOCK | C.O_NOCTTY;
+
+/** The not_found error for a failed stat of `realPath`, naming `shownPath` instead. */
+function statFailed(err: unknown, shownPath: string, realPath: string): ToolError {
+    return errors.notFound('File', err instanceof Error ? err.message.replace(realPath, shownPath) : String(err));
+}
+
+/**
+ * Refuses to read what `st` describes unless it is a regular file of at most `maxBytes`
+ * (checked both on the path before opening and on the opened descriptor).
+ * @throws ToolError (wrong_type, too_large)
+ */
+function checkReadable(st: Stats, shownPath: string, maxBytes: number, setting: string): void {
+    if (!st.isFile()) throw errors.wrongType(shownPath, 'file', entryKind(st));
+    if (st.size > maxBytes) throw errors.tooLarge(shownPath, st.size, maxBytes, setting);
+}
+
+/**
  * Reads a regular file safely: never opens FIFOs, sockets or devices (a FIFO would block), opens
  * without blocking and re-checks the opened descriptor's real path.
+ * For the main thread; worker threads use {@link readRegularFileSync} (same checks and errors).
  * @param maxBytes - refuse files larger than this many bytes (too_large names `setting`).
  * @throws ToolError (not_found, wrong_type, too_large, outside_access)
  */
@@ -230,21 +291,46 @@ export async function readRegularFile(
     try {
         pre = await fs.stat(realPath);
     } catch (err) {
-        throw errors.notFound('File', err instanceof Error ? err.message.replace(realPath, shownPath) : String(err));
+        throw statFailed(err, shownPath, realPath);
     }
     // Security: a FIFO, socket or device is never opened for reading.
-    if (!pre.isFile()) throw errors.wrongType(shownPath, 'file', entryKind(pre));
-    if (pre.size > maxBytes) throw errors.tooLarge(shownPath, pre.size, maxBytes, setting);
-    const fh = await fs.open(realPath, C.O_RDONLY | C.O_NONBLOCK | C.O_NOCTTY);
+    checkReadable(pre, shownPath, maxBytes, setting);
+    const fh = await fs.open(realPath, READ_FLAGS);
     try {
         const st = await fh.stat();
-        if (!st.isFile()) throw errors.wrongType(shownPath, 'file', entryKind(st));
-        if (st.size > maxBytes) throw errors.tooLarge(shownPath, st.size, maxBytes, setting);
+        checkReadable(st, shownPath, maxBytes, setting);
         await recheckOpened(fh, shownPath, realPath, roots, AccessType.Read);
         const bytes = await fh.readFile();
         return { bytes, size: bytes.length, mtimeMs: st.mtimeMs, mode: st.mode };
     } finally {
         await fh.close();
+    }
+}
+
+/**
+ * {@link readRegularFile} with synchronous I/O: the same checks in the same order, the same
+ * errors. Only for worker threads, where blocking stops that worker alone; on the main thread
+ * it would block the event loop.
+ * @throws ToolError (not_found, wrong_type, too_large, outside_access)
+ */
+export function readRegularFileSync(shownPath: string, realPath: string, roots: RealRoots, maxBytes: number, setting = 'maxFileSize'): OpenedFile {
+    let pre;
+    try {
+        pre = statSync(realPath);
+    } catch (err) {
+        throw statFailed(err, shownPath, realPath);
+    }
+    // Security: a FIFO, socket or device is never opened for reading.
+    checkReadable(pre, shownPath, maxBytes, setting);
+    const fd = openSync(realPath, READ_FLAGS);
+    try {
+        const st = fstatSync(fd);
+        checkReadable(st, shownPath, maxBytes, setting);
+        recheckOpenedSync(fd, shownPath, realPath, roots, AccessType.Read);
+        const bytes = readFileSync(fd);
+        return { bytes, size: bytes.length, mtimeMs: st.mtimeMs, mode: st.mode };
+    } finally {
+        closeSync(fd);
     }
 }
 
