@@ -10,12 +10,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessType } from '../src/config/configuration.js';
+import { CHECKPOINT_BYTES, CheckpointWriter, readCheckpoint } from '../src/engine/checkpoint.js';
 import { Engine } from '../src/engine/engine.js';
 import { OrderedWalk } from '../src/engine/ordered.js';
 import type { Segment, WalkJob } from '../src/engine/protocol.js';
-import { compilePattern, requiredLiteral } from '../src/engine/regex.js';
+import { compilePattern, mayBacktrack, requiredLiteral } from '../src/engine/regex.js';
 import type { ReadItem, SearchHit, SearchRequest } from '../src/engine/types.js';
-import { findLiteral, makeMatcher, planLiteral, scanBytes, type LineHit } from '../workers/scan.js';
+import { findLiteral, makeMatcher, MAX_HIT_TEXT, planLiteral, scanBytes, type LineHit } from '../workers/scan.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const tmpRoot = fs.realpathSync(os.tmpdir());
@@ -110,6 +111,21 @@ describe('requiredLiteral', () => {
     });
 });
 
+describe('mayBacktrack', () => {
+    it('flags a repeated group holding a quantifier or alternation, and backreferences', () => {
+        for (const p of ['(a+)+', '(a+)+$', '(\\w+\\s?)*', '(a|aa)+', '(\\d+\\.)+', '(x+x+)+y', '((ab)*c)+', '(?:a*b)*', '(?<w>a+){2,}', '(a+){3}', '(\\w)\\1', '(?<q>["\'])x\\k<q>', 'needle|(a+)+$', '\\p{L}(a|b)*']) {
+            expect(mayBacktrack(compilePattern(p)), p).toBe(true);
+        }
+        expect(compilePattern('(a+)+$').risky).toBe(true);
+    });
+    it('leaves plain patterns alone', () => {
+        for (const p of ['needle', 'a+b*c?', '(foo|bar)baz', '(abc)+', '(a+)?', '(a|b)?x', '[(a+)+]', '\\(a+\\)+', 'mutex_lock\\(', '(?:foo)+', 'x{2}y{1,3}', '\\u{1F600}{2}', '\\p{Lu}{3}', '\\0']) {
+            expect(mayBacktrack(compilePattern(p)), p).toBe(false);
+        }
+        expect(compilePattern('needle').risky).toBe(false);
+    });
+});
+
 describe('content scan', () => {
     const scan = (text: string | Buffer, pattern: string, max = 1000): LineHit[] => {
         const out: LineHit[] = [];
@@ -159,7 +175,47 @@ describe('content scan', () => {
     it('caps the line text at 500 characters and hits at max', () => {
         const [hit] = scan(`${'x'.repeat(1000)} needle\n`, 'x');
         expect(hit!.text).toHaveLength(500);
+        expect(hit!.text!.endsWith('…')).toBe(true);
         expect(scan('a\na\na\na\n', 'a', 2)).toHaveLength(2);
+    });
+    it('shows a long line around its first match, marking the cuts with …', () => {
+        const exact = 'q'.repeat(MAX_HIT_TEXT - 6) + 'needle';
+        expect(scan(`${exact}\n`, 'needle')).toEqual([{ line: 1, text: exact }]);
+        const line = `${'x'.repeat(549)}needle${'y'.repeat(1000)}`;
+        for (const p of ['needle', 'n[e]+dle', 'x(needle|zzz)']) {
+            const [hit] = scan(`first\n${line}\n`, p);
+            expect(hit!.line, p).toBe(2);
+            expect(hit!.text!.length, p).toBeLessThanOrEqual(MAX_HIT_TEXT);
+            expect(hit!.text, p).toMatch(/^…x+needley+…$/);
+        }
+        // A match near the end: the window ends with the line, no end marker.
+        const [end] = scan(`${'x'.repeat(2000)}needle\n`, 'needle');
+        expect(end!.text).toMatch(/^…x+needle$/);
+        expect(end!.text).toHaveLength(MAX_HIT_TEXT);
+        // A match within the first 500 characters: the line's start is kept.
+        const [start] = scan(`ab needle ${'z'.repeat(1000)}\n`, 'needle');
+        expect(start!.text).toMatch(/^ab needle z+…$/);
+        // Context lines longer than the cap are cut at the end and marked too.
+        const ctx: LineHit[] = [];
+        scanBytes(Buffer.from(`${'c'.repeat(800)}\nneedle\n`), makeMatcher(compilePattern('needle')), 10, ctx, 1);
+        expect(ctx[0]!.before![0]).toBe(`${'c'.repeat(MAX_HIT_TEXT - 1)}…`);
+    });
+});
+
+describe('checkpoints', () => {
+    it('reads back the hits and figures a task recorded, and refuses a record that does not fit', () => {
+        const buf = new SharedArrayBuffer(CHECKPOINT_BYTES);
+        const w = new CheckpointWriter(buf);
+        expect(readCheckpoint(buf)).toEqual({ hits: new Map(), visited: 0, scanned: 0 });
+        const a: SearchHit = { path: 'dir/ä.txt', kind: 'file', line: 3, text: 'needle ✓', before: ['x'], after: [] };
+        const b: SearchHit = { path: 'dir/b', kind: 'directory' };
+        expect(w.append(0, [a])).toBe(true);
+        expect(w.append(2, [b])).toBe(true);
+        expect(w.append(0, [b])).toBe(true);
+        w.progress(7, 4);
+        expect(readCheckpoint(buf)).toEqual({ hits: new Map([[0, [a, b]], [2, [b]]]), visited: 7, scanned: 4 });
+        expect(w.append(1, [{ path: 'x'.repeat(CHECKPOINT_BYTES), kind: 'file' }])).toBe(false);
+        expect(readCheckpoint(buf).hits.get(1)).toBeUndefined();
     });
 });
 
@@ -325,6 +381,65 @@ describe('Engine.search', () => {
         expect(after.hits).toEqual([{ path: 'fine.txt', kind: 'file', line: 1, text: 'plain text' }]);
     }, 30_000);
 
+    it('keeps the matches found before a risky pattern got stuck in a later file of the same directory', async () => {
+        const dir = tempDir('lcf-engine-redos-keep-');
+        for (let i = 1; i <= 100; i++) write(dir, `f${String(i).padStart(3, '0')}.txt`, `needle ${String(i).padStart(3, '0')}\n`);
+        write(dir, 'zzz.txt', `${'a'.repeat(40_000)}!\n`);
+        const res = await engine.search(request(dir, { contentPattern: 'needle 0[0-3]|(a+)+$' }), { timeoutMs: 3000 });
+        expect(res.stop).toBe('timeout');
+        expect(res.hits.map((h) => h.path)).toEqual(Array.from({ length: 39 }, (_, i) => `f${String(i + 1).padStart(3, '0')}.txt`));
+        // The figures count the terminated task's work up to the stuck file: f001..f100.
+        expect(res.visited).toBeGreaterThanOrEqual(100);
+        expect(res.scanned).toBeGreaterThanOrEqual(100);
+    }, 30_000);
+
+    it('gives the same results with a risky pattern, whose tasks keep checkpoints (a full buffer included)', async () => {
+        expect(compilePattern('(needle|zzz)+').risky).toBe(true);
+        const res = await engine.search(request(big, { contentPattern: '(needle|zzz)+' }), { timeoutMs: 30_000 });
+        expect(res.stop).toBe('done');
+        expect(strip(res.hits)).toEqual(strip(sequential(big, { content: /needle/i })));
+        const dir = tempDir('lcf-engine-checkpoint-full-');
+        // 10,000 hits of about 130 bytes as JSON: more than one task's checkpoint buffer holds.
+        write(dir, 'a.txt', Array.from({ length: 10_000 }, (_, i) => `needle ${i} ${'p'.repeat(90)}`).join('\n') + '\n');
+        write(dir, 'b.txt', 'needle b\n');
+        write(dir, 'c/d.txt', 'needle d\n');
+        const full = await engine.search(request(dir, { contentPattern: '(needle|zzz)+' }), { timeoutMs: 30_000 });
+        expect(full.stop).toBe('done');
+        expect(strip(full.hits)).toEqual(strip(sequential(dir, { content: /needle/i })));
+    });
+
+    it('reports the files it did not content-search for being above maxFileSize, not the binary ones', async () => {
+        const dir = tempDir('lcf-engine-too-large-');
+        write(dir, 'a/big.txt', `needle\n${'y'.repeat(2000)}\n`);
+        write(dir, 'b.bin', Buffer.concat([Buffer.alloc(600, 0), Buffer.alloc(3000, 0x41)]));
+        write(dir, 'c.txt', 'needle\n');
+        write(dir, 'd/huge.txt', 'needle\n'.repeat(1000));
+        const res = await engine.search(request(dir, { contentPattern: 'needle', maxFileSize: 1000 }), { timeoutMs: 10_000 });
+        expect(res.hits.map((h) => h.path)).toEqual(['c.txt']);
+        expect(res.tooLarge).toEqual([
+            { path: 'a/big.txt', size: 2008 },
+            { path: 'd/huge.txt', size: 7000 },
+        ]);
+        expect(res.tooLargeCount).toBe(2);
+        // With max_results, only those the sequential walk passed before stopping.
+        const first = await engine.search(request(dir, { contentPattern: 'needle', maxFileSize: 1000, maxResults: 1 }), { timeoutMs: 10_000 });
+        expect(first.tooLarge).toEqual([{ path: 'a/big.txt', size: 2008 }]);
+        // A name search reads no content: nothing to report.
+        const names = await engine.search(request(dir, { maxFileSize: 1000 }), { timeoutMs: 10_000 });
+        expect(names.tooLarge).toEqual([]);
+        expect(names.tooLargeCount).toBe(0);
+    });
+
+    it('reports where the ordered walk stopped for maxTotalEntries, the same on every run', async () => {
+        const seen = new Set<string>();
+        for (let run = 0; run < 4; run++) {
+            const res = await engine.search(request(big, { contentPattern: 'needle', maxTotalEntries: 500 }), { timeoutMs: 30_000 });
+            expect(res.stop).toBe('too_many_entries');
+            seen.add(JSON.stringify([res.visited, strip(res.hits)]));
+        }
+        expect(seen.size).toBe(1);
+    });
+
     it('filters by timestamps with exclusive bounds and reports the times', async () => {
         const dir = tempDir('lcf-engine-times-');
         write(dir, 'old.txt', 'x\n');
@@ -457,6 +572,62 @@ describe('Engine.readMany', () => {
     });
 });
 
+describe('Engine under concurrent runaway searches', () => {
+    it('holds one thread for a search stuck in a runaway regex, however much work it has left', async () => {
+        const e = new Engine({ maxThreads: 2 });
+        try {
+            const dir = tempDir('lcf-engine-stuck-');
+            // More entries than a first task's budget: it hands the rest of the tree back as jobs, for two threads.
+            for (let f = 0; f < 300; f++) write(dir, `${String(f).padStart(4, '0')}.txt`, f === 0 ? 'hello\n' : 'x\n');
+            write(dir, 'a/evil.txt', `${'a'.repeat(40_000)}!\n`);
+            // Seconds of work for a second thread: each line costs the pattern milliseconds, matching nothing.
+            for (let d = 0; d < 100; d++) for (let f = 0; f < 20; f++) write(dir, `b${String(d).padStart(3, '0')}/f${f}.txt`, `${'a'.repeat(18)}!\n`);
+            const started = Date.now();
+            const pending = e.search(request(dir, { contentPattern: 'hello|(a+)+$' }), { timeoutMs: 3000 });
+            await new Promise((r) => setTimeout(r, 1000));
+            let busy = 0;
+            for (let i = 0; i < 10; i++) {
+                busy = Math.max(busy, e.pool.threads.length - e.pool.idleThreads);
+                await new Promise((r) => setTimeout(r, 50));
+            }
+            const res = await pending;
+            expect(Date.now() - started).toBeGreaterThan(1500); // the samples were taken while it ran
+            expect(busy).toBe(1);
+            expect(res.stop).toBe('timeout');
+            expect(res.hits.map((h) => h.path)).toEqual(['0000.txt']);
+        } finally {
+            await e.close();
+        }
+    }, 30_000);
+
+    it('still answers a plain search and a bulk read while six runaway searches run', async () => {
+        const e = new Engine({ maxThreads: 2 });
+        try {
+            const dir = tempDir('lcf-engine-starve-');
+            for (let i = 0; i < 30; i++) write(dir, `src/mod${i}.ts`, i % 10 === 0 ? `export const hello${i} = 1;\n` : 'export {};\n');
+            write(dir, 'logs/huge.log', `${'a'.repeat(40_000)}!\n`);
+            write(dir, 'docs/readme.md', 'hello docs\n');
+            const runaway = Array.from({ length: 6 }, () => e.search(request(dir, { contentPattern: 'hello|(a+)+$' }), { timeoutMs: 8000 }));
+            let runawayDone = false;
+            void Promise.all(runaway).then(() => (runawayDone = true));
+            await new Promise((r) => setTimeout(r, 500)); // every runaway search is stuck in logs/huge.log by now
+            const plain = await e.search(request(dir, { contentPattern: 'hello', namePattern: '\\.ts$' }), { timeoutMs: 5000 });
+            const files = ['src/mod0.ts', 'docs/readme.md'].map((f) => ({ shown: f, real: path.join(dir, f) }));
+            const reads = await e.readMany(files, { maxBytes: 1e6, realRoots: null, timeoutMs: 5000 });
+            expect(runawayDone).toBe(false);
+            expect(plain.stop).toBe('done');
+            expect(plain.hits.map((h) => h.path)).toEqual(['src/mod0.ts', 'src/mod10.ts', 'src/mod20.ts']);
+            expect(reads.map((r) => r.ok)).toEqual([true, true]);
+            for (const res of await Promise.all(runaway)) {
+                expect(res.stop).toBe('timeout');
+                expect(res.hits.map((h) => h.path)).toContain('docs/readme.md');
+            }
+        } finally {
+            await e.close();
+        }
+    }, 60_000);
+});
+
 describe('Engine lifecycle', () => {
     it('starts lazily, can be closed and used again', async () => {
         const e = new Engine({ maxThreads: 1 });
@@ -470,6 +641,10 @@ describe('Engine lifecycle', () => {
         expect((await e.search(request(dir), { timeoutMs: 10_000 })).hits).toHaveLength(1);
         await e.close();
         expect(() => new Engine({ maxThreads: 0 })).toThrow(/maxThreads/);
+        expect(() => new Engine({ maxThreads: 4, maxPoolThreads: 2 })).toThrow(/maxPoolThreads: 2; expected a whole number of at least maxThreads \(4\)/);
+        // Room for concurrent calls beyond one call's threads.
+        expect(new Engine({ maxThreads: 2 }).maxPoolThreads).toBe(18);
+        expect(new Engine({ maxThreads: 32 }).maxPoolThreads).toBe(64);
     });
 
     it('does not keep the process alive with an idle pool', async () => {

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AccessType, SearchConfiguration } from '../src/index.js';
+import { quotePath } from '../src/tools/display.js';
 import type { SearchEntriesTool } from '../src/tools/search-entries.js';
 import { makePackage, tempDir, writeTree, type Fixture } from './helpers.js';
 
@@ -100,8 +101,11 @@ describe('search_entries', () => {
         });
         const fx = makePackage(dir);
         const r = await search(fx, { content_pattern: 'todo', max_size: 1000 });
-        expect(r.result).not.toMatch(/node_modules|\.git|blob\.dat|big\.txt/);
-        expect(r.result.split('\n')).toHaveLength(3);
+        const lines = r.result.split('\n');
+        expect(lines.slice(0, 3).join('\n')).not.toMatch(/node_modules|\.git|blob\.dat|big\.txt/);
+        expect(lines).toHaveLength(4);
+        // The binary is not searched at any size; the text file is, with max_size raised.
+        expect(lines[3]).toBe('[Not searched: 1 file above max_size (1000 bytes): big.txt (4010 bytes); raise max_size (up to maxFileSize, 10485760 bytes) to search them.]');
         expect((await search(fx, { content_pattern: 'todo big' })).result).toBe('big.txt:1: TODO big');
     });
 
@@ -146,7 +150,7 @@ describe('search_entries', () => {
         const fx = makePackage(dir, { search: new SearchConfiguration(50, 200, 50, 30_000) });
         const r = await search(fx, { content_pattern: 'needle' });
         expect(r.status).toBe('error');
-        expect(r.result).toMatch(/visited \d+ entries under \., more than the limit of 50/);
+        expect(r.result).toMatch(/^Search stopped: visited more than the limit of 50 entries under \. \(maxTotalEntries/);
         expect(r.result).toContain('LLM_CHAT_FS_MAX_TOTAL_ENTRIES=<n>');
         expect(r.result).toMatch(/deeper `path`, a `name_pattern` or `type`/);
         // Walk order: d0/ (1), d0/f0..f19 (20: f3 hits), d1/ ... the first 50 entries hold d0/f3 and d1/f3.
@@ -160,6 +164,95 @@ describe('search_entries', () => {
         const r = await search(fx, { content_pattern: 'needle' });
         expect(r.status).toBe('success');
         expect(r.result).toMatch(/\[Search timed out after 1 ms, having visited \d+ entries and scanned \d+ files; the results are partial/);
+    });
+
+    it('gives the same maxTotalEntries error on every run', async () => {
+        const dir = tempDir('lcf-search-total-det-');
+        for (let d = 0; d < 20; d++) for (let f = 0; f < 100; f++) writeTree(dir, { [`d${String(d).padStart(2, '0')}/f${f}.txt`]: f % 9 === 0 ? 'needle\n' : 'hay\n' });
+        const fx = makePackage(dir, { search: new SearchConfiguration(1000, 1000, 500, 30_000) });
+        const results = new Set<string>();
+        for (let run = 0; run < 5; run++) results.add((await search(fx, { content_pattern: 'needle' })).result);
+        expect(results.size).toBe(1);
+        const [text] = results;
+        expect(text).toMatch(/^Search stopped: visited more than the limit of 500 entries under \./);
+        // The first 500 entries in walk order: d00/ .. d04/ and their files, minus the last one.
+        expect(text).toContain('Matches found before stopping (');
+        expect(text).toContain('d00/f0.txt:1: needle');
+        expect(text).not.toContain('d05/');
+    });
+
+    it('keeps the matches found before a catastrophic pattern got stuck, and says how far finished work got', async () => {
+        const dir = tempDir('lcf-search-redos-keep-');
+        for (let i = 1; i <= 100; i++) writeTree(dir, { [`f${String(i).padStart(3, '0')}.txt`]: `needle ${String(i).padStart(3, '0')}\n` });
+        writeTree(dir, { 'zzz.txt': `${'a'.repeat(40_000)}!\n` });
+        const fx = makePackage(dir, { search: new SearchConfiguration(200, 200, 5000, 3000) });
+        const r = await search(fx, { content_pattern: 'needle 0[0-3]|(a+)+$' });
+        const lines = r.result.split('\n');
+        expect(lines.slice(0, 39)).toEqual(Array.from({ length: 39 }, (_, i) => `f${String(i + 1).padStart(3, '0')}.txt:1: needle ${String(i + 1).padStart(3, '0')}`));
+        expect(lines[39]).toMatch(/^\[Search timed out after 3000 ms, having visited (\d+) entries and scanned (\d+) files/);
+        const [, visited, scanned] = /visited (\d+) entries and scanned (\d+) files/.exec(lines[39]!)!;
+        expect(Number(visited)).toBeGreaterThanOrEqual(39);
+        expect(Number(scanned)).toBeGreaterThanOrEqual(39);
+    }, 30_000);
+
+    it('shows the match of a long line in a window marked with …', async () => {
+        const dir = tempDir('lcf-search-long-');
+        writeTree(dir, { 'min.js': `${'x'.repeat(549)}needle${'y'.repeat(1000)}\n`, 'short.txt': 'a needle here\n' });
+        const fx = makePackage(dir);
+        const r = await search(fx, { content_pattern: 'needle' });
+        const [long, short] = r.result.split('\n');
+        expect(long).toMatch(/^min\.js:1: …x+needley+…$/);
+        expect(long!.length).toBeLessThanOrEqual('min.js:1: '.length + 500);
+        expect(short).toBe('short.txt:1: a needle here');
+    });
+
+    it('names the files it did not content-search for their size, and what to raise', async () => {
+        const dir = tempDir('lcf-search-too-large-');
+        writeTree(dir, { 'big.txt': 'needle\n'.repeat(300), 'small.txt': 'needle\n', 'sub/big2.log': 'hay\n'.repeat(500) });
+        const fx = makePackage(dir, { maxFileSize: 1000 });
+        const r = await search(fx, { content_pattern: 'needle' });
+        expect(r.status).toBe('success');
+        expect(r.result).toBe(
+            'small.txt:1: needle\n' +
+                '[Not searched: 2 files above maxFileSize (1000 bytes): big.txt (2100 bytes), sub/big2.log (2000 bytes); raise LLM_CHAT_FS_MAX_FILE_SIZE to search them.]',
+        );
+        const capped = await search(fx, { content_pattern: 'needle', max_size: 100 });
+        expect(capped.result).toContain(
+            '[Not searched: 2 files above max_size (100 bytes): big.txt (2100 bytes), sub/big2.log (2000 bytes); raise max_size (up to maxFileSize, 1000 bytes) to search them.]',
+        );
+        const none = await search(fx, { content_pattern: 'nothing-like-this' });
+        expect(none.result).toMatch(/^No entries found in \. matching content_pattern \/nothing-like-this\/i\.\n\[Not searched: 2 files above maxFileSize/);
+        fs.rmSync(path.join(dir, 'sub'), { recursive: true });
+        expect((await search(fx, { content_pattern: 'needle' })).result).toContain('[Not searched: 1 file above maxFileSize (1000 bytes): big.txt (2100 bytes);');
+        // Name searches read no content: nothing to say.
+        expect((await search(fx, { name_pattern: 'big' })).result).toBe('big.txt');
+    });
+
+    it('shows paths holding control characters JSON-quoted, in every output mode', async () => {
+        const dir = tempDir('lcf-search-ctrl-');
+        writeTree(dir, { 'evil\nsecret.txt': 'hello\nworld\n', 'bad\tdir/in.txt': 'hello\n', 'plain.txt': 'hello\n' });
+        const fx = makePackage(dir);
+        const q = (p: string) => JSON.stringify(p);
+        expect((await search(fx, { content_pattern: 'hello' })).result).toBe(
+            [`${q('bad\tdir/in.txt')}:1: hello`, `${q('evil\nsecret.txt')}:1: hello`, 'plain.txt:1: hello'].join('\n'),
+        );
+        expect((await search(fx, {})).result).toBe([q('bad\tdir/'), q('bad\tdir/in.txt'), q('evil\nsecret.txt'), 'plain.txt'].join('\n'));
+        expect((await search(fx, { content_pattern: 'hello', output_mode: 'files_with_matches' })).result).toBe(
+            [q('bad\tdir/in.txt'), q('evil\nsecret.txt'), 'plain.txt'].join('\n'),
+        );
+        expect((await search(fx, { content_pattern: 'hello', output_mode: 'count' })).result).toBe(
+            [`${q('bad\tdir/in.txt')}: 1`, `${q('evil\nsecret.txt')}: 1`, 'plain.txt: 1'].join('\n'),
+        );
+        expect((await search(fx, { content_pattern: 'hello', name_pattern: 'secret', context_lines: 1 })).result).toBe(
+            [`${q('evil\nsecret.txt')}:1: hello`, `${q('evil\nsecret.txt')}-2- world`].join('\n'),
+        );
+        const summary = makePackage(dir, { search: new SearchConfiguration(50, 1, 5000, 10_000) });
+        expect((await search(summary, {})).result).toContain(`  ${q('bad\tdir/')}: 2`);
+        expect(quotePath('a\x7fb\rc')).toBe('"a\\u007fb\\rc"');
+        expect(quotePath('naïve "name".txt')).toBe('naïve "name".txt');
+        // The quoted form is what the model passes back: it decodes to the real name.
+        const [read] = await fx.run('read_file', { paths: [JSON.parse(q('evil\nsecret.txt')) as string] });
+        expect(read!.result).toContain('world');
     });
 
     it('cuts off a catastrophic regex and the next call works', async () => {
@@ -198,7 +291,9 @@ describe('search_entries', () => {
         const r = await search(fx, { content_pattern: 'todo' });
         expect(r.status).toBe('success');
         expect(r.result).toContain('src/main.ts:3:');
-        expect(r.result).toMatch(/\[Skipped 1 unreadable entries: dangling \(broken symbolic link/);
+        expect(r.result).toMatch(/\[Skipped 1 unreadable entry: dangling \(broken symbolic link/);
+        fs.symlinkSync('missing-too', path.join(dir, 'dangling2'));
+        expect((await search(fx, { content_pattern: 'todo' })).result).toMatch(/\[Skipped 2 unreadable entries: dangling \(broken symbolic link\), dangling2 /);
         expect((await search(fx, { name_pattern: 'pipe' })).result).toMatch(/^src\/pipe$/m);
     });
 

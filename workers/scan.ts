@@ -7,8 +7,10 @@ import { requiredLiteral, type PatternSpec } from '../src/engine/regex.js';
  * into lines. Pure functions on buffers, used by the walk worker and tested directly.
  */
 
-/** Longest line text a hit carries. */
+/** Longest line text a hit carries, cut marks included. */
 export const MAX_HIT_TEXT = 500;
+/** Marks where a shown line was cut. */
+const CUT = '…';
 
 /** One matching line. */
 export interface LineHit {
@@ -113,9 +115,39 @@ export function findLiteral(buf: Buffer, plan: LiteralPlan, from: number): numbe
     }
 }
 
-/** The line without a trailing `\r`, capped for display. */
+/** A context line (no match to show), capped for display: its start, marked where cut. */
 function hitText(line: string): string {
-    return line.length > MAX_HIT_TEXT ? line.slice(0, MAX_HIT_TEXT) : line;
+    return line.length > MAX_HIT_TEXT ? window(line, 0, MAX_HIT_TEXT - 1) : line;
+}
+
+/**
+ * A matching line for display: whole up to {@link MAX_HIT_TEXT} characters; a longer one is cut
+ * to a window of that many around its first match of `re` (from the line's start when the match
+ * ends early enough), with {@link CUT} marking each cut side.
+ */
+function matchText(line: string, re: RegExp): string {
+    if (line.length <= MAX_HIT_TEXT) return line;
+    const m = re.exec(line);
+    const at = m === null ? 0 : m.index;
+    const len = m === null ? 0 : m[0].length;
+    // Room for text between the two cut marks; the match ending within it keeps the line's start.
+    const room = MAX_HIT_TEXT - 2;
+    if (at + len <= MAX_HIT_TEXT - 1) return window(line, 0, MAX_HIT_TEXT - 1);
+    // Centre the match (a longer one shows from its start), and use the room up to the line's end.
+    const start = Math.max(0, at - Math.max(0, Math.floor((room - len) / 2)));
+    if (line.length - start <= MAX_HIT_TEXT - 1) return window(line, line.length - (MAX_HIT_TEXT - 1), line.length);
+    return window(line, start, start + room);
+}
+
+/** `line[start, end)` with {@link CUT} where it does not reach the line's start or end; surrogate pairs are never split. */
+function window(line: string, start: number, end: number): string {
+    if (start > 0 && isLowSurrogate(line.charCodeAt(start))) start++;
+    if (end < line.length && isLowSurrogate(line.charCodeAt(end))) end--;
+    return (start > 0 ? CUT : '') + line.slice(start, end) + (end < line.length ? CUT : '');
+}
+
+function isLowSurrogate(code: number): boolean {
+    return code >= 0xdc00 && code <= 0xdfff;
 }
 
 function stripCr(line: string): string {
@@ -177,12 +209,12 @@ function contextOf(src: Lines, start: number, end: number, n: number): { before:
     return { before, after };
 }
 
-/** A visitor collecting hits into `out`, with `context` lines around each when above 0. */
-function collect(out: LineHit[], context: number): Visit {
-    if (context <= 0) return (line, text) => void out.push({ line, text: hitText(text) });
+/** A visitor collecting hits into `out`, with `context` lines around each when above 0; `re` finds the match shown in a long line. */
+function collect(out: LineHit[], context: number, re: RegExp): Visit {
+    if (context <= 0) return (line, text) => void out.push({ line, text: matchText(text, re) });
     return (line, text, src, start, end) => {
         const { before, after } = contextOf(src, start, end, context);
-        out.push({ line, text: hitText(text), before, after });
+        out.push({ line, text: matchText(text, re), before, after });
     };
 }
 
@@ -192,7 +224,7 @@ function collect(out: LineHit[], context: number): Visit {
  * without BOM) and UTF-16 with BOM are decoded as such, anything else as Latin-1, which never fails.
  */
 export function scanBytes(buf: Buffer, m: ContentMatcher, max: number, out: LineHit[], context = 0): void {
-    eachMatchInBytes(buf, m, max - out.length, collect(out, context));
+    eachMatchInBytes(buf, m, max - out.length, collect(out, context, m.line));
 }
 
 /** Number of matching lines of a text file's bytes (decoded as {@link scanBytes} does). */
@@ -244,7 +276,7 @@ function eachMatchInBytes(buf: Buffer, m: ContentMatcher, max: number, visit: Vi
  * own, so a match spanning lines never counts and the next search starts at the next line.
  */
 export function scanString(text: string, m: ContentMatcher, max: number, out: LineHit[], context = 0): void {
-    eachMatchInString(text, m, max - out.length, collect(out, context));
+    eachMatchInString(text, m, max - out.length, collect(out, context, m.line));
 }
 
 /** Visits the matching lines of decoded text, at most `max`; returns how many it visited. */

@@ -5,6 +5,7 @@ import { EntryKind, type Segment, type Skip, type SearchTask, type SearchTaskRes
 import { compileGlobs, gitignoreText, IgnoreCache, MAX_GITIGNORE_BYTES, type PathTest } from '../src/engine/filters.js';
 import type { IgnoreFrame, SearchHit } from '../src/engine/types.js';
 import { BINARY_SAMPLE_BYTES, isBinary } from '../src/fs/text.js';
+import { CheckpointWriter } from '../src/engine/checkpoint.js';
 import { countBytes, makeMatcher, scanBytes, type ContentMatcher, type LineHit } from './scan.js';
 
 /**
@@ -98,6 +99,13 @@ class Walker {
     readonly #sliceEnd: number;
     /** Directories are pinned by descriptor (real roots to enforce, and /proc to do it with). */
     readonly #pinned: boolean;
+    /** Where hits are recorded before each next entry, with a pattern that may backtrack catastrophically. */
+    readonly #checkpoint: CheckpointWriter | null;
+    /** Hits found since the last checkpoint, and the index of the job being walked. */
+    #unrecorded: SearchHit[] = [];
+    #job = 0;
+    /** The checkpoint buffer is full: the task hands back what it has instead. */
+    #checkpointFull = false;
 
     constructor(task: SearchTask) {
         this.#task = task;
@@ -105,6 +113,7 @@ class Walker {
         this.#pinned = task.spec.realRoots !== null && HAVE_PROC_FD;
         this.#flag = new Int32Array(task.cancel);
         this.#sliceEnd = Date.now() + task.sliceMs;
+        this.#checkpoint = task.checkpoint ? new CheckpointWriter(task.checkpoint) : null;
     }
 
     /** Stop everything now (cap reached, search over, deadline passed). */
@@ -121,16 +130,34 @@ class Walker {
 
     /** The budget is spent (only after some progress, so that every task advances). */
     #exhausted(): boolean {
-        return this.visited > 0 && (this.units >= this.#task.budget || Date.now() >= this.#sliceEnd);
+        return this.visited > 0 && (this.units >= this.#task.budget || Date.now() >= this.#sliceEnd || this.#checkpointFull);
+    }
+
+    /**
+     * With a checkpoint buffer: records the hits found since the last call and the progress
+     * figures. Called before each next entry, whose regex may run away until the hard abort
+     * terminates this worker; the engine then reads what was recorded, so only the stuck file's
+     * own hits are lost. A full buffer makes the task hand back its results instead.
+     */
+    #record(): void {
+        const cp = this.#checkpoint;
+        if (cp === null) return;
+        if (this.#unrecorded.length > 0) {
+            if (!cp.append(this.#job, this.#unrecorded)) this.#checkpointFull = true;
+            this.#unrecorded = [];
+        }
+        cp.progress(this.visited, this.scanned);
     }
 
     run(): SearchTaskResult {
         const results: (Segment[] | null)[] = [];
         for (const job of this.#task.jobs) {
+            this.#record();
             if (this.halted || this.#check() || this.#exhausted()) {
                 results.push(null);
                 continue;
             }
+            this.#job = results.length;
             const out: Segment[] = [];
             this.#walk(job, out, 0);
             results.push(out);
@@ -223,6 +250,7 @@ class Walker {
             (run.skipped ??= []).push(s);
         };
         for (let i = 0; i < names.length; i++) {
+            this.#record();
             if (this.#check()) break;
             if (this.#exhausted()) {
                 flush();
@@ -323,6 +351,7 @@ class Walker {
 
     #hit(run: Run, hit: SearchHit): void {
         run.hits.push(hit);
+        if (this.#checkpoint !== null) this.#unrecorded.push(hit);
         run.at.push(run.n - 1);
         this.hits++;
         if (this.hits >= this.#task.capHits) this.capped = true;
@@ -379,9 +408,15 @@ class Walker {
         }
         try {
             const st = fs.fstatSync(fd);
-            if (!st.isFile() || st.size > this.#c.spec.maxFileSize) return;
+            if (!st.isFile()) return;
             if (check !== null && !this.#fdInside(fd, check)) return;
             const size = st.size;
+            if (size > this.#c.spec.maxFileSize) {
+                // Reported, unless a header sample shows a binary (never searched at any size).
+                const got = fs.readSync(fd, scratch, 0, BINARY_SAMPLE_BYTES, 0);
+                if (!isBinary(scratch.subarray(0, got))) (run.tooLarge ??= []).push({ path: rel, size, at: run.n - 1 });
+                return;
+            }
             if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, scratch.length * 2));
             let got = 0;
             if (size > BIG_FILE) {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Access } from '../config/configuration.js';
+import { CHECKPOINT_BYTES, readCheckpoint, resetCheckpoint } from './checkpoint.js';
 import { OrderedWalk, type WalkNode } from './ordered.js';
 import type { ReadTask, ReadTaskResult, SearchTask, SearchTaskResult, Segment, WalkJob, WalkSpec } from './protocol.js';
 import { compileGlobs } from './filters.js';
@@ -40,6 +41,16 @@ const SLICE_MS = 20;
 const MAX_JOBS_PER_TASK = 32;
 /** Streaming: stop handing out work while this many hits wait for the consumer. */
 const STREAM_HIGH_WATER = 2048;
+/**
+ * A task running this long (many time slices: it is inside one file or directory) counts as
+ * stuck: its search hands out no more tasks until it returns. Shorter for patterns that may
+ * backtrack catastrophically; long enough otherwise that a legitimately slow file (10 MB
+ * through a slow regex) costs a search little parallelism.
+ */
+const STUCK_RISKY_MS = 200;
+const STUCK_MS = 2000;
+/** Threads the pool may add beyond `maxThreads` for concurrent calls, at least (see the constructor). */
+const SPARE_THREADS = 16;
 
 type Resolve<T> = (value: T) => void;
 
@@ -76,6 +87,29 @@ export interface ReadManyOptions {
     setting?: string;
 }
 
+/**
+ * Searches and bulk reads on a worker pool (see the file comment for how a search runs).
+ *
+ * Runaway regexes (catastrophic backtracking) and concurrent calls:
+ * - A task stuck in one file's regex returns nothing until it is terminated, so with a pattern
+ *   that may backtrack catastrophically (`mayBacktrack` in regex.ts) each task records its hits
+ *   and progress in a shared buffer before each next entry (checkpoint.ts), read after the task
+ *   is terminated: a timeout then loses at most the stuck file's own hits.
+ * - While one of its tasks has run far longer than a time slice (200 ms with such a pattern,
+ *   2 s otherwise), a search hands out no further tasks, so a stuck search holds one thread, not
+ *   `maxThreads`, until its timeout.
+ * - The pool grows past `maxThreads` for concurrent calls, up to `maxPoolThreads` (default
+ *   `max(2 × maxThreads, maxThreads + 16)`); threads start only when a call would otherwise wait,
+ *   and exit after 10 s idle.
+ *
+ * Remaining limit: each stuck search keeps one thread (and a CPU core) busy until its own
+ * timeout, and more than one if several of its tasks reach runaway files within the same
+ * 200 ms. With `maxPoolThreads` threads stuck at once, further calls (searches and bulk reads)
+ * wait in the pool's queue until a stuck search times out and frees its thread, and may time
+ * out themselves meanwhile. The syntactic test misses runaway patterns of other shapes
+ * (polynomial ones like `\s*\s*$` on very long lines): those still lose a stuck task's hits
+ * on timeout, but are held to one thread after 2 s.
+ */
 export class Engine {
     static #shared: Engine | undefined;
 
@@ -86,20 +120,28 @@ export class Engine {
 
     /** Worker threads one call keeps busy, and the pool's steady size. */
     readonly maxThreads: number;
+    /** Worker threads the pool runs at most, across concurrent calls. */
+    readonly maxPoolThreads: number;
     #pool: Piscina | undefined;
 
     /**
      * @param options.maxThreads - worker threads a search or bulk read runs on in parallel, and the
-     *   number the pool keeps (default `os.availableParallelism()`). While every worker is busy and
-     *   another call waits (say, two searches stuck in runaway regexes until their timeouts), the
-     *   pool starts up to as many again, so concurrent calls never starve; those extra threads
-     *   exit after 10 s idle.
-     * @throws Error when `maxThreads` is not a positive whole number.
+     *   number the pool keeps (default `os.availableParallelism()`).
+     * @param options.maxPoolThreads - threads the pool may run at once (default
+     *   `max(2 × maxThreads, maxThreads + 16)`, at least `maxThreads`). While every worker is busy
+     *   and another call waits (say, searches stuck in runaway regexes until their timeouts), the
+     *   pool starts more, up to this many, so concurrent calls do not starve; those extra threads
+     *   exit after 10 s idle. Each costs a few MB, plus a read buffer as large as the largest file
+     *   it scanned.
+     * @throws Error when an option is not a positive whole number, or `maxPoolThreads < maxThreads`.
      */
-    constructor(options: { maxThreads?: number } = {}) {
+    constructor(options: { maxThreads?: number; maxPoolThreads?: number } = {}) {
         const n = options.maxThreads ?? os.availableParallelism();
         if (!Number.isInteger(n) || n < 1) throw new Error(`Invalid maxThreads: ${String(n)}; expected a positive whole number.`);
+        const max = options.maxPoolThreads ?? Math.max(2 * n, n + SPARE_THREADS);
+        if (!Number.isInteger(max) || max < n) throw new Error(`Invalid maxPoolThreads: ${String(max)}; expected a whole number of at least maxThreads (${n}).`);
         this.maxThreads = n;
+        this.maxPoolThreads = max;
     }
 
     /**
@@ -112,7 +154,7 @@ export class Engine {
                 filename: workerFile(),
                 minThreads: this.maxThreads,
                 // One call never queues more tasks than maxThreads, so spare threads start only for concurrent calls.
-                maxThreads: this.maxThreads * 2,
+                maxThreads: this.maxPoolThreads,
                 idleTimeout: 10_000,
             });
             // A worker that dies outside a task (e.g. terminated by a hard abort) is replaced; nothing to report.
@@ -258,6 +300,13 @@ interface RunHooks {
 interface Inflight {
     ac: AbortController;
     done: Promise<void>;
+    /** `performance.now()` when it was handed to the pool. */
+    since: number;
+    nodes: WalkNode[];
+    /** Its checkpoint buffer (risky patterns only). */
+    checkpoint?: SharedArrayBuffer;
+    /** Terminated at the end of the search, its checkpoint taken instead of a result. */
+    killed: boolean;
 }
 
 /** One search call: dispatch, ordered merge, deadline, teardown. */
@@ -273,6 +322,12 @@ class SearchRun {
     readonly #inflight = new Set<Inflight>();
     #walk: OrderedWalk | undefined;
     #spec: WalkSpec | undefined;
+    /** After this long a task counts as stuck (see {@link STUCK_MS}). */
+    #stuckMs = STUCK_MS;
+    /** The pattern may backtrack catastrophically: tasks keep checkpoints. */
+    #risky = false;
+    /** Checkpoint buffers of returned tasks, for the next ones. */
+    readonly #spareCheckpoints: SharedArrayBuffer[] = [];
     #visited = 0;
     #scanned = 0;
     #found = 0;
@@ -341,6 +396,10 @@ class SearchRun {
             rootRel: req.displayRoot,
             relStart: req.displayRoot === '.' ? 0 : req.displayRoot.endsWith('/') ? req.displayRoot.length : req.displayRoot.length + 1,
         };
+        if (this.#spec.name?.risky === true || this.#spec.content?.risky === true) {
+            this.#risky = true;
+            this.#stuckMs = STUCK_RISKY_MS;
+        }
         // Invalid globs fail the call here, like invalid patterns, not in every worker.
         if (this.#spec.include) compileGlobs(this.#spec.include);
         if (this.#spec.exclude) compileGlobs(this.#spec.exclude);
@@ -359,8 +418,9 @@ class SearchRun {
     #pump(): void {
         const walk = this.#walk!;
         // Perf/fairness: no more tasks than workers, so the pool's queue stays empty for a lone search
-        // and piscina starts spare threads only when other calls are waiting.
-        const slots = this.#engine.maxThreads;
+        // and piscina starts spare threads only when other calls are waiting. While a task is stuck
+        // (likely in a runaway regex), no more: the search holds one thread until it returns or times out.
+        const slots = this.#stuck() ? 1 : this.#engine.maxThreads;
         while (this.#stop === null && this.#inflight.size < slots && walk.pending > 0 && !this.#hooks.paused?.()) {
             const perTask = Math.min(MAX_JOBS_PER_TASK, Math.max(1, Math.ceil(walk.pending / slots)));
             const nodes = walk.take(perTask);
@@ -371,6 +431,13 @@ class SearchRun {
             walk.advance();
             void this.#finish(walk.stop ?? 'done');
         }
+    }
+
+    /** Some in-flight task has run longer than {@link STUCK_MS}. */
+    #stuck(): boolean {
+        const now = performance.now();
+        for (const t of this.#inflight) if (now - t.since > this.#stuckMs) return true;
+        return false;
     }
 
     #dispatch(nodes: WalkNode[], budget: number): void {
@@ -386,10 +453,17 @@ class SearchRun {
             cancel: this.#cancel,
         };
         const ac = new AbortController();
-        const entry: Inflight = { ac, done: Promise.resolve() };
+        const entry: Inflight = { ac, done: Promise.resolve(), since: performance.now(), nodes, killed: false };
+        // Perf: only for risky patterns; a returned task's buffer serves the next one.
+        if (this.#risky) task.checkpoint = entry.checkpoint = this.#spareCheckpoints.pop() ?? new SharedArrayBuffer(CHECKPOINT_BYTES);
         entry.done = this.#engine.pool.run(task, { signal: ac.signal }).then(
             (res: SearchTaskResult) => {
                 this.#inflight.delete(entry);
+                if (entry.killed) return;
+                if (entry.checkpoint) {
+                    resetCheckpoint(entry.checkpoint);
+                    this.#spareCheckpoints.push(entry.checkpoint);
+                }
                 this.#onResult(nodes, res);
             },
             (err: unknown) => {
@@ -458,6 +532,17 @@ class SearchRun {
         }
     }
 
+    /** Takes what a task about to be terminated recorded: its hits so far join the partial result, its figures the totals. */
+    #salvage(t: Inflight): void {
+        const cp = readCheckpoint(t.checkpoint!);
+        this.#visited += cp.visited;
+        this.#scanned += cp.scanned;
+        for (const [job, hits] of cp.hits) {
+            const node = t.nodes[job];
+            if (node) this.#walk!.partial(node, hits);
+        }
+    }
+
     /**
      * Ends the search: signals the workers to stop, gives running tasks a short grace to return
      * (their results still count after a timeout), then terminates what is left. Nothing of this
@@ -478,23 +563,32 @@ class SearchRun {
                 clearTimeout(graceTimer);
             }
             // Hard abort: piscina terminates a worker still running (e.g. stuck in a runaway regex) and starts a new one.
-            for (const t of this.#inflight) t.ac.abort();
+            for (const t of this.#inflight) {
+                t.killed = true;
+                if (t.checkpoint && this.#walk && (stop === 'timeout' || stop === 'aborted')) this.#salvage(t);
+                t.ac.abort();
+            }
             await Promise.all([...this.#inflight].map((t) => t.done));
         }
         const walk = this.#walk;
         let hits: SearchHit[] = [];
         let skipped = [...this.#workerSkips];
+        let visited = this.#visited;
         if (walk) {
             const ordered = stop === 'max_results' || stop === 'too_many_entries' || stop === 'done';
             hits = ordered ? walk.emitted : walk.knownHits();
+            // Deterministic where the sequential walk's stopping point is known; workers overshoot it.
+            if (ordered) visited = walk.visited;
             skipped = skipped.concat(walk.skipped);
         }
         this.#resolve({
             hits,
-            visited: this.#visited,
+            visited,
             scanned: this.#scanned,
             stop,
             skipped,
+            tooLarge: walk ? walk.tooLarge : [],
+            tooLargeCount: walk ? walk.tooLargeCount : 0,
             elapsedMs: Math.round(performance.now() - this.#started),
         });
     }

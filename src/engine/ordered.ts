@@ -1,4 +1,4 @@
-import type { Segment, Skip, WalkJob } from './protocol.js';
+import type { Segment, Skip, TooLarge, WalkJob } from './protocol.js';
 import type { SearchHit } from './types.js';
 
 /**
@@ -13,6 +13,9 @@ import type { SearchHit } from './types.js';
 
 type Run = Extract<Segment, { t: 'run' }>;
 
+/** Files too large to search that are listed at most; the rest are only counted. */
+export const TOO_LARGE_LISTED = 20;
+
 /** A job and, once done, its output in walk order. */
 export class WalkNode {
     state: 'pending' | 'running' | 'done' = 'pending';
@@ -20,6 +23,8 @@ export class WalkNode {
     items: (Run | WalkNode)[] | null = null;
     /** The cursor's position in `items`. */
     pos = 0;
+    /** Hits a task recorded for it before being terminated (a timeout's partial result); `null`: none. */
+    partial: SearchHit[] | null = null;
     constructor(
         /** Position in the sequential walk: indices of the items leading here from the root. */
         readonly key: readonly number[],
@@ -79,6 +84,10 @@ export class OrderedWalk {
     readonly emitted: SearchHit[] = [];
     /** Unreadable entries the cursor passed. */
     readonly skipped: Skip[] = [];
+    /** The first {@link TOO_LARGE_LISTED} files above the size limit the cursor passed, in walk order. */
+    readonly tooLarge: { path: string; size: number }[] = [];
+    /** All files above the size limit the cursor passed. */
+    tooLargeCount = 0;
     /** Entries the cursor passed. */
     visited = 0;
     /** Why the sequential walk stops here, once known. */
@@ -165,51 +174,75 @@ export class OrderedWalk {
                 continue;
             }
             if (item.skipped) this.skipped.push(...item.skipped);
+            // The entries of the run the sequential walk gets through, and why it stops in it.
+            let passed = item.n;
+            let stop: OrderedWalk['stop'] = null;
             for (let j = 0; j < item.hits.length; j++) {
                 if (this.visited + item.at[j]! + 1 > this.maxTotalEntries) {
-                    this.visited = this.maxTotalEntries + 1;
-                    this.stop = 'too_many_entries';
-                    return;
+                    passed = this.maxTotalEntries - this.visited;
+                    stop = 'too_many_entries';
+                    break;
                 }
                 this.emitted.push(item.hits[j]!);
                 if (this.emitted.length >= this.maxResults) {
-                    this.visited += item.at[j]! + 1;
-                    this.stop = 'max_results';
-                    return;
+                    passed = item.at[j]! + 1;
+                    stop = 'max_results';
+                    break;
                 }
             }
-            this.visited += item.n;
-            if (this.visited > this.maxTotalEntries) {
-                this.visited = this.maxTotalEntries + 1;
-                this.stop = 'too_many_entries';
+            if (stop === null && this.visited + item.n > this.maxTotalEntries) {
+                passed = this.maxTotalEntries - this.visited;
+                stop = 'too_many_entries';
+            }
+            if (item.tooLarge) this.#noteTooLarge(item.tooLarge, passed);
+            if (stop !== null) {
+                this.visited = stop === 'too_many_entries' ? this.maxTotalEntries + 1 : this.visited + passed;
+                this.stop = stop;
                 return;
             }
+            this.visited += item.n;
         }
         if (this.stop === null && stack.length === 0) this.complete = true;
     }
 
+    #noteTooLarge(files: readonly TooLarge[], passed: number): void {
+        for (const f of files) {
+            if (f.at >= passed) break;
+            this.tooLargeCount++;
+            if (this.tooLarge.length < TOO_LARGE_LISTED) this.tooLarge.push({ path: f.path, size: f.size });
+        }
+    }
+
+    /** Records the hits a running job's task found before it was terminated. */
+    partial(node: WalkNode, hits: SearchHit[]): void {
+        if (node.state === 'running') node.partial = hits;
+    }
+
     /**
      * Every hit known so far in sorted order, at most `maxResults`: the emitted ones, then those
-     * of finished jobs ahead of the cursor (a partial result, for a timeout).
+     * of finished jobs ahead of the cursor and those recorded by terminated ones (a partial
+     * result, for a timeout).
      */
     knownHits(): SearchHit[] {
         const out = this.emitted.slice(0, this.maxResults);
+        const push = (hits: readonly SearchHit[]): void => {
+            for (const h of hits) {
+                if (out.length >= this.maxResults) break;
+                out.push(h);
+            }
+        };
         const collect = (items: readonly (Run | WalkNode)[], from: number): void => {
             for (let i = from; i < items.length && out.length < this.maxResults; i++) {
                 const item = items[i]!;
-                if (item instanceof WalkNode) {
-                    if (item.state === 'done' && item.items) collect(item.items, 0);
-                } else {
-                    for (const h of item.hits) {
-                        if (out.length >= this.maxResults) break;
-                        out.push(h);
-                    }
-                }
+                if (!(item instanceof WalkNode)) push(item.hits);
+                else if (item.state === 'done' && item.items) collect(item.items, 0);
+                else if (item.partial) push(item.partial);
             }
         };
         for (let d = this.#stack.length - 1; d >= 0 && out.length < this.maxResults; d--) {
             const node = this.#stack[d]!;
             if (node.state === 'done' && node.items) collect(node.items, node.pos);
+            else if (node.partial) push(node.partial);
         }
         return out;
     }

@@ -70,12 +70,19 @@ export interface Skip {
     reason: string;
 }
 
+/** A file not content-searched for its size; `at` is its index within its run. */
+export interface TooLarge {
+    path: string;
+    size: number;
+    at: number;
+}
+
 /**
  * A piece of a job's output in walk order: a run of visited entries with their hits (`at[i]` is
  * the index, within the run, of the entry hit `i` belongs to), or a job left for later.
  */
 export type Segment =
-    | { t: 'run'; n: number; hits: SearchHit[]; at: number[]; skipped?: Skip[] }
+    | { t: 'run'; n: number; hits: SearchHit[]; at: number[]; skipped?: Skip[]; tooLarge?: TooLarge[] }
     | { t: 'job'; job: WalkJob };
 
 export interface SearchTask {
@@ -92,6 +99,11 @@ export interface SearchTask {
     capEntries: number;
     /** Int32Array over it; index 0 non-zero means the search is over, return at once. */
     cancel: SharedArrayBuffer;
+    /**
+     * With a pattern that may backtrack catastrophically: where the task records its hits before
+     * each next entry, for the engine to read if it has to terminate the task (see checkpoint.ts).
+     */
+    checkpoint?: SharedArrayBuffer;
 }
 
 export type SearchTaskResult =

@@ -8,6 +8,8 @@ export interface PatternSpec {
     source: string;
     /** `i`, or `iu` when the pattern needs Unicode mode. */
     flags: 'i' | 'iu';
+    /** The pattern may backtrack catastrophically (see {@link mayBacktrack}): workers hand back hits before each next entry. */
+    risky: boolean;
 }
 
 /** Syntax only Unicode mode understands (`\p{L}`, `\u{1F600}`); without `u` they would silently mean something else. */
@@ -22,22 +24,98 @@ export function compilePattern(pattern: string): PatternSpec {
     if (NEEDS_UNICODE.test(pattern)) {
         try {
             new RegExp(pattern, 'iu');
-            return { source: pattern, flags: 'iu' };
+            return withRisk(pattern, 'iu');
         } catch {
             // fall through: report the plain-mode error below if both fail
         }
     }
     try {
         new RegExp(pattern, 'i');
-        return { source: pattern, flags: 'i' };
+        return withRisk(pattern, 'i');
     } catch (plainError) {
         try {
             new RegExp(pattern, 'iu');
-            return { source: pattern, flags: 'iu' };
+            return withRisk(pattern, 'iu');
         } catch {
             throw plainError;
         }
     }
+}
+
+function withRisk(source: string, flags: 'i' | 'iu'): PatternSpec {
+    const spec = { source, flags, risky: false };
+    spec.risky = mayBacktrack(spec);
+    return spec;
+}
+
+/**
+ * Whether a (valid) pattern may backtrack catastrophically, by a conservative syntactic test:
+ * a group repeated more than once (`+`, `*`, `{2}`, `{1,}`...) whose body holds a quantifier or
+ * an alternation (`(a+)+`, `(\w+\s?)*`, `(a|aa)+`, `(\d+\.)+`), or a backreference (`\1`,
+ * `\k<name>`). These are the exponential shapes of the ReDoS literature (OWASP, "Regular
+ * expression Denial of Service"); a pattern this flags may well be harmless (`(foo|bar)+`), and
+ * polynomial blow-ups of adjacent quantifiers (`\s*\s*$`) are not flagged. Used to make workers
+ * hand back their hits early, never to refuse a pattern.
+ */
+export function mayBacktrack(spec: Pick<PatternSpec, 'source' | 'flags'>): boolean {
+    const src = spec.source;
+    const unicode = spec.flags === 'iu';
+    /** Per open group: does its body hold a quantifier or alternation so far? */
+    const open: boolean[] = [];
+    /** The atom just ended was a group whose body held one. */
+    let lastGroupRisky = false;
+    const mark = (): void => {
+        if (open.length > 0) open[open.length - 1] = true;
+    };
+    let i = 0;
+    while (i < src.length) {
+        const c = src[i]!;
+        let groupEnded = false;
+        if (c === '\\') {
+            const e = src[i + 1];
+            if (e !== undefined && e >= '1' && e <= '9') return true; // backreference (or, with no such group, an octal escape)
+            if (e === 'k' && src[i + 2] === '<') return true;
+            i += 2;
+            // `\u{...}` and `\p{...}` in Unicode mode: the braces are part of the escape, not a quantifier.
+            if (unicode && (e === 'u' || e === 'p' || e === 'P') && src[i] === '{') i = src.indexOf('}', i) + 1 || src.length;
+        } else if (c === '[') {
+            i = skipClass(src, i);
+        } else if (c === '(') {
+            open.push(false);
+            i++;
+            // Group syntax, not quantifiers: `(?:`, `(?=`, `(?!`, `(?<=`, `(?<!`, `(?<name>`.
+            if (src[i] === '?') {
+                if (src[i + 1] === '<' && src[i + 2] !== '=' && src[i + 2] !== '!') i = src.indexOf('>', i) + 1 || src.length;
+                else i += src[i + 1] === '<' ? 3 : 2;
+            }
+        } else if (c === ')') {
+            const inner = open.pop() ?? false;
+            if (inner) mark(); // a risky body makes the enclosing body hold a quantifier too
+            lastGroupRisky = inner;
+            groupEnded = true;
+            i++;
+        } else if (c === '|') {
+            mark();
+            i++;
+        } else {
+            i++;
+        }
+        const q = quantifierAt(src, i);
+        if (q !== null) {
+            mark();
+            if (groupEnded && lastGroupRisky && repeats(src.slice(i, i + q.len))) return true;
+            i += q.len;
+        }
+    }
+    return false;
+}
+
+/** Does a quantifier allow more than one repetition (`+`, `*`, `{2}`, `{0,}`), unlike `?` and `{0,1}`? */
+function repeats(quantifier: string): boolean {
+    if (quantifier[0] !== '{') return quantifier[0] !== '?';
+    const m = /^\{(\d+)(?:(,)(\d*))?\}/.exec(quantifier)!;
+    const max = m[2] === undefined ? Number(m[1]) : m[3] === '' ? Infinity : Number(m[3]);
+    return max > 1;
 }
 
 /** Is `c` a printable ASCII character that stands for itself at the top level of a non-Unicode pattern? */

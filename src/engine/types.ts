@@ -41,7 +41,7 @@ export interface SearchRequest {
     contentPattern?: string;
     /** Stop after this many hits (content hits count one per matching line). */
     maxResults: number;
-    /** Files above this size in bytes are not content-searched. */
+    /** Files above this size in bytes are not content-searched (they are reported in {@link SearchOutcome.tooLarge}). */
     maxFileSize: number;
     /** Walk limit: visiting more entries than this stops the search with `too_many_entries`. */
     maxTotalEntries: number;
@@ -75,7 +75,10 @@ export interface SearchHit {
     kind: 'file' | 'directory';
     /** 1-based line number, for content hits. */
     line?: number;
-    /** The matching line (at most 500 characters), for content hits. */
+    /**
+     * The matching line, for content hits. A line above 500 characters is cut to a window of at
+     * most 500 around its first match, with `…` where it was cut (start, end or both).
+     */
     text?: string;
     /** With `contextLines`: up to that many lines before and after the matching line (fewer at the file's start and end). */
     before?: string[];
@@ -93,13 +96,26 @@ export type SearchStop = 'done' | 'max_results' | 'timeout' | 'too_many_entries'
 /** A finished search: hits sorted by path (component-wise), then line. */
 export interface SearchOutcome {
     hits: SearchHit[];
-    /** Entries (files and directories) visited. */
+    /**
+     * Entries (files and directories) visited. When the search ran to its end or stopped at
+     * `maxResults` or `maxTotalEntries`, the count of the sequential walk up to where it stopped
+     * (`maxTotalEntries + 1` for the latter), the same on every run; after a timeout or abort,
+     * the entries visited by the tasks that finished (parallel work ahead of the sorted prefix included).
+     */
     visited: number;
-    /** Files whose content was scanned. */
+    /** Files whose content was scanned, by the tasks that finished. */
     scanned: number;
     stop: SearchStop;
     /** Entries skipped because they could not be read (permission, vanished, broken link), display paths. */
     skipped: { path: string; reason: string }[];
+    /**
+     * Text files a content search did not scan because they are larger than `maxFileSize`, in
+     * walk order: the first 20, with their sizes in bytes (binaries are not listed: they are never
+     * searched). Only those the sorted walk passed, like `skipped`.
+     */
+    tooLarge: { path: string; size: number }[];
+    /** How many such files there were in all. */
+    tooLargeCount: number;
     elapsedMs: number;
 }
 

@@ -15,5 +15,6 @@ const CONTROL = /[\x00-\x1f\x7f]/;
  * a JSON string that decodes to the real name.
  */
 export function quotePath(p: string): string {
-    return CONTROL.test(p) ? JSON.stringify(p) : p;
+    // JSON.stringify escapes U+0000-U+001F but leaves DEL as is: escape it too, so it shows.
+    return CONTROL.test(p) ? JSON.stringify(p).replace(/\x7f/g, '\\u007f') : p;
 }

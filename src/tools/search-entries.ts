@@ -10,6 +10,7 @@ import type { SearchHit, SearchOutcome, SearchRequest } from '../engine/types.js
 import { errors } from '../errors.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, fail, FileTool, ok, type ToolShared } from './base.js';
+import { quotePath } from './display.js';
 
 /** Most context lines around a content match. */
 const MAX_CONTEXT_LINES = 10;
@@ -76,9 +77,10 @@ const DESCRIPTION =
     'If no filter is provided, all entries are returned (up to max_results). Patterns are case-insensitive JavaScript regexes; ' +
     'name and content patterns combine with AND. Output: one entry per line, sorted by path: "path:line: text" for content matches, ' +
     '"path" for files, "path/" for directories. Optional: include/exclude globs, respect_gitignore, context_lines around content ' +
-    'matches, and output_mode "files_with_matches" or "count".';
+    'matches, and output_mode "files_with_matches" or "count". A path containing a control character (e.g. a newline) is shown ' +
+    'JSON-quoted; pass it back as that JSON string.';
 
-/** Unreadable entries named in the output at most. */
+/** Unreadable entries, and files too large to search, named in the output at most. */
 const SKIPPED_SHOWN = 5;
 /** Top-level directories listed in a count summary at most. */
 const SUMMARY_GROUPS = 50;
@@ -171,10 +173,11 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
         const { maxDisplayEntries, maxTotalEntries, timeoutMs } = this.ctx.searchConfig;
         const timed = [req.createdAfter, req.createdBefore, req.modifiedAfter, req.modifiedBefore].some((t) => t !== undefined);
         const hits = outcome.hits;
+        const root = quotePath(req.displayRoot);
         const body: string[] = [];
         if (hits.length === 0) {
             const criteria = describeCriteria(args);
-            body.push(`No entries found in ${req.displayRoot}${criteria ? ` matching ${criteria}` : ''}.`);
+            body.push(`No entries found in ${root}${criteria ? ` matching ${criteria}` : ''}.`);
         } else if (hits.length > maxDisplayEntries) {
             body.push(...summarize(hits, req.displayRoot, maxDisplayEntries));
         } else if ((req.contextLines ?? 0) > 0) {
@@ -200,19 +203,34 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
                 break;
         }
         if (outcome.skipped.length > 0) {
-            const shown = outcome.skipped.slice(0, SKIPPED_SHOWN).map((s) => `${s.path} (${s.reason})`);
-            const more = outcome.skipped.length > SKIPPED_SHOWN ? ', ...' : '';
-            body.push(`[Skipped ${outcome.skipped.length} unreadable entries: ${shown.join(', ')}${more}]`);
+            const n = outcome.skipped.length;
+            const shown = outcome.skipped.slice(0, SKIPPED_SHOWN).map((s) => `${quotePath(s.path)} (${s.reason})`);
+            const more = n > SKIPPED_SHOWN ? ', ...' : '';
+            body.push(`[Skipped ${n} unreadable ${n === 1 ? 'entry' : 'entries'}: ${shown.join(', ')}${more}]`);
         }
+        if (outcome.tooLargeCount > 0) body.push(this.tooLargeNote(args, req, outcome));
         if (outcome.stop === 'too_many_entries') {
+            // The limit the sorted walk passed, not the workers' count: they overshoot it by a varying amount.
             const head =
-                `Search stopped: visited ${outcome.visited} entries under ${req.displayRoot}, more than the limit of ${maxTotalEntries} ` +
-                `(maxTotalEntries; raise it with LLM_CHAT_FS_MAX_TOTAL_ENTRIES=<n>, currently ${maxTotalEntries}). ` +
+                `Search stopped: visited more than the limit of ${maxTotalEntries} entries under ${root} ` +
+                `(maxTotalEntries; raise it with LLM_CHAT_FS_MAX_TOTAL_ENTRIES=<n>). ` +
                 'Narrow the search with a deeper `path`, a `name_pattern` or `type`. ' +
                 (hits.length > 0 ? `Matches found before stopping (${hits.length}):` : 'No matches were found before stopping.');
             return fail([head, ...(hits.length > 0 ? body : body.slice(1))].join('\n'));
         }
         return ok(body.join('\n'));
+    }
+
+    /** The files a content search left out for their size, and which limit to raise. */
+    private tooLargeNote(args: Args, req: SearchRequest, outcome: SearchOutcome): string {
+        const n = outcome.tooLargeCount;
+        const configured = this.ctx.fileConfig.maxFileSize;
+        const byArg = args.max_size !== undefined && args.max_size < configured;
+        const limit = byArg ? `max_size (${req.maxFileSize} bytes)` : `maxFileSize (${req.maxFileSize} bytes)`;
+        const shown = outcome.tooLarge.slice(0, SKIPPED_SHOWN).map((f) => `${quotePath(f.path)} (${f.size} bytes)`);
+        const more = n > shown.length ? ', ...' : '';
+        const raise = byArg ? `raise max_size (up to maxFileSize, ${configured} bytes)` : 'raise LLM_CHAT_FS_MAX_FILE_SIZE';
+        return `[Not searched: ${n} ${n === 1 ? 'file' : 'files'} above ${limit}: ${shown.join(', ')}${more}; ${raise} to search them.]`;
     }
 }
 
@@ -241,16 +259,16 @@ function checkGlobs(tool: string, param: string, value: string | string[] | unde
     return list;
 }
 
-/** One output line for a hit. */
+/** One output line for a hit. Security: a path with a control character is JSON-quoted, so a newline in a name cannot fake entries. */
 function lineOf(hit: SearchHit, timed: boolean): string {
     const base =
         hit.line !== undefined
-            ? `${hit.path}:${hit.line}: ${hit.text ?? ''}`
+            ? `${quotePath(hit.path)}:${hit.line}: ${hit.text ?? ''}`
             : hit.count !== undefined
-              ? `${hit.path}: ${hit.count}`
+              ? `${quotePath(hit.path)}: ${hit.count}`
               : hit.kind === 'directory'
-                ? `${hit.path}/`
-                : hit.path;
+                ? quotePath(`${hit.path}/`)
+                : quotePath(hit.path);
     if (!timed) return base;
     return `${base}  (created: ${iso(hit.birthtimeMs)}, modified: ${iso(hit.mtimeMs)})`;
 }
@@ -277,7 +295,8 @@ function withContext(hits: readonly SearchHit[], timed: boolean): string[] {
         const same = h.path === file;
         const start = same ? Math.max(first, last + 1) : first;
         if (out.length > 0 && (!same || start > last + 1)) out.push('--');
-        for (let n = start; n < h.line; n++) out.push(`${h.path}-${n}- ${before[n - first]}`);
+        const shownPath = quotePath(h.path);
+        for (let n = start; n < h.line; n++) out.push(`${shownPath}-${n}- ${before[n - first]}`);
         out.push(lineOf(h, timed));
         last = h.line;
         const next = hits[i + 1];
@@ -285,7 +304,7 @@ function withContext(hits: readonly SearchHit[], timed: boolean): string[] {
         const after = h.after ?? [];
         for (let k = 0; k < after.length && h.line + 1 + k < nextLine; k++) {
             last = h.line + 1 + k;
-            out.push(`${h.path}-${last}- ${after[k]}`);
+            out.push(`${shownPath}-${last}- ${after[k]}`);
         }
         file = h.path;
     }
@@ -338,11 +357,11 @@ function summarize(hits: readonly SearchHit[], displayRoot: string, maxDisplayEn
             : counted > 0
               ? `${counted} matching lines in ${hits.length} files`
               : `${hits.length} matching entries`;
-    const lines = [`Found ${what} in ${displayRoot}: too many to list (above maxDisplayEntries = ${maxDisplayEntries}, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). Counts by top-level directory:`];
+    const lines = [`Found ${what} in ${quotePath(displayRoot)}: too many to list (above maxDisplayEntries = ${maxDisplayEntries}, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). Counts by top-level directory:`];
     const sorted = [...groups.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    for (const [dir, n] of sorted.slice(0, SUMMARY_GROUPS)) lines.push(`  ${dir}: ${n}`);
+    for (const [dir, n] of sorted.slice(0, SUMMARY_GROUPS)) lines.push(`  ${quotePath(dir)}: ${n}`);
     if (sorted.length > SUMMARY_GROUPS) lines.push(`  ... and ${sorted.length - SUMMARY_GROUPS} more directories`);
-    if (direct > 0) lines.push(`  (directly in ${displayRoot}): ${direct}`);
+    if (direct > 0) lines.push(`  (directly in ${quotePath(displayRoot)}): ${direct}`);
     lines.push('Narrow the search to list the entries: a deeper path (one of the directories above), a name_pattern, a content_pattern, type, or a smaller max_results.');
     return lines;
 }

@@ -39,10 +39,10 @@ export class WriteFileTool extends FileTool<typeof schema> {
         // meanwhile makes this whole-file replacement stale (it would silently undo that write).
         const since = this.ctx.filePool.mark();
         checkContentSize(this.ctx, this.name, 'content', args.content);
+        const checked = await view.check(args.path, AccessType.Write, this.name);
         if (/[\\/]$/.test(args.path)) {
             throw errors.invalidArgument(this.name, `path "${args.path}" ends with a slash, which names a directory: pass the file path without it (create_folder creates directories).`);
         }
-        const checked = await view.check(args.path, AccessType.Write, this.name);
         const roots = await rootsOf(view);
         await withPathLock(checked.real, async () => {
             let current: Buffer | null = null;
