@@ -61,8 +61,7 @@ async function main(argv: string[]): Promise<number> {
     const pkg = new FileToolPackage(new Workspace(config));
     if (command === 'mcp') {
         // Standard output belongs to the protocol from here on; runMcpStdio closes the package.
-        await runMcpStdio(pkg);
-        return 0;
+        return await runMcpStdio(pkg);
     }
     try {
         if (command === 'tools') {

@@ -191,3 +191,23 @@ describe('MCP server over stdio (built CLI: llm-chat-file mcp)', () => {
         expect(clientErrors, `server stderr:\n${stderr}`).toEqual([]);
     });
 });
+
+describe('MCP server transport failures', () => {
+    it('says why on stderr and exits 1 when a message exceeds the transport buffer', async () => {
+        const { spawn } = await import('node:child_process');
+        const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'lcf-mcp-big-'));
+        try {
+            const child = spawn(process.execPath, [CLI, 'mcp', '--workspace', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+            let err = '';
+            child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+            const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+            const big = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_file', arguments: { path: 'x.txt', content: 'x'.repeat(11_000_000) } } };
+            child.stdin.end(JSON.stringify(big) + '\n');
+            expect(await exited).toBe(1);
+            expect(err).toContain('exceeded maximum size');
+            expect(fs.readdirSync(dir)).toEqual([]);
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    }, 30_000);
+});

@@ -157,9 +157,11 @@ export function createMcpServer(pkg: FileToolPackage): Server {
  *
  * Standard output carries protocol messages only: `console.log`, `console.info` and
  * `console.debug` are redirected to standard error while the server runs.
- * @returns when the server has closed.
+ * Transport errors (such as a message above the SDK's 10 MiB read buffer, which closes the
+ * connection) are written to standard error.
+ * @returns when the server has closed: 0, or 1 when a transport error occurred (an exit code).
  */
-export async function runMcpStdio(pkg: FileToolPackage): Promise<void> {
+export async function runMcpStdio(pkg: FileToolPackage): Promise<number> {
     // Security/robustness: a stray console.log would corrupt the JSON-RPC stream on stdout.
     console.log = console.error;
     console.info = console.error;
@@ -168,6 +170,13 @@ export async function runMcpStdio(pkg: FileToolPackage): Promise<void> {
     const closed = new Promise<void>((resolve) => {
         server.onclose = () => resolve();
     });
+    // A transport failure (for example a message above the SDK's 10 MiB read buffer) closes the
+    // connection; say why on stderr and exit non-zero instead of vanishing silently.
+    let failure: Error | undefined;
+    server.onerror = (err: Error) => {
+        failure ??= err;
+        console.error(`llm-chat-file mcp: ${err.message}`);
+    };
     let closing = false;
     const shutdown = (): void => {
         if (closing) return;
@@ -190,4 +199,5 @@ export async function runMcpStdio(pkg: FileToolPackage): Promise<void> {
         process.stdin.destroy();
         await pkg.close();
     }
+    return failure === undefined ? 0 : 1;
 }
