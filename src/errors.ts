@@ -35,6 +35,9 @@ export const errors = {
         new ToolError('invalid_argument', `Invalid arguments for ${tool}: ${detail}`),
     notFound: (kind: 'File' | 'Path' | 'Directory', cause: string): ToolError =>
         new ToolError('not_found', `${kind} not found: ${cause}`),
+    /** not_found for a failed stat of `actualPath` (a real or held-directory path), naming `shownPath` in its place. */
+    statFailed: (kind: 'File' | 'Path' | 'Directory', err: unknown, actualPath: string, shownPath: string): ToolError =>
+        errors.notFound(kind, err instanceof Error ? err.message.replace(actualPath, shownPath) : String(err)),
     outsideAccess: (path: string, mode: 'read' | 'write', hint: string): ToolError =>
         new ToolError(
             'outside_access',

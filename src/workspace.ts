@@ -84,9 +84,16 @@ export class WorkspaceView {
         return { abs, real, display: this.display(abs), access: granted! };
     }
 
-    /** Access roots with their own symlinks resolved (a root may itself sit behind a link). */
-    async realAccesses(): Promise<Access[]> {
-        return Promise.all(this.accesses.map(async (a) => ({ type: a.type, path: await realPathOf(a.path) })));
+    #realAccesses: Promise<readonly Access[]> | undefined;
+
+    /**
+     * Access roots with their own symlinks resolved (a root may itself sit behind a link).
+     * Resolved once per view: every check and re-check of one call uses the same roots.
+     */
+    realAccesses(): Promise<readonly Access[]> {
+        // A call checks several paths and re-checks opened files against these roots: one realpath per
+        // root per call rather than per use (move_file needed them four times).
+        return (this.#realAccesses ??= Promise.all(this.accesses.map(async (a) => ({ type: a.type, path: await realPathOf(a.path) }))));
     }
 
     private hint(input: string): string {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import type { Tool, ToolResult } from '@johannes.latzel/llm-chat';
 import {
     AccessType,
@@ -118,4 +118,25 @@ export function snapshot(root: string): Record<string, string> {
     };
     walk(root);
     return out;
+}
+
+/** Runs search_entries, which must produce exactly one result, and returns it. */
+export async function search(fx: Fixture, args: unknown): Promise<{ status: string; result: string }> {
+    const results = await fx.run('search_entries', args);
+    expect(results).toHaveLength(1);
+    return results[0]!;
+}
+
+/** The small project the search tests share (a readme, docs, src with TODOs and a subdirectory), plus `extra` files. */
+export function searchProject(prefix: string, extra: Record<string, string> = {}): string {
+    const dir = tempDir(prefix);
+    writeTree(dir, {
+        'readme.txt': 'Read me\n',
+        'docs/guide.md': '# Guide\nTODO: write more\n',
+        'src/main.ts': 'import x from "./utils";\n\n   // TODO: implement this\nexport {};\n',
+        'src/utils.ts': 'export const a = 1;\n// todo: add error handling\n',
+        'src/lib/deep.ts': 'nothing here\n',
+        ...extra,
+    });
+    return dir;
 }

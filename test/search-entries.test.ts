@@ -9,26 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { AccessType, SearchConfiguration } from '../src/index.js';
 import { quotePath } from '../src/tools/display.js';
 import type { SearchEntriesTool } from '../src/tools/search-entries.js';
-import { makePackage, tempDir, writeTree, type Fixture } from './helpers.js';
-
-async function search(fx: Fixture, args: unknown): Promise<{ status: string; result: string }> {
-    const results = await fx.run('search_entries', args);
-    expect(results).toHaveLength(1);
-    return results[0]!;
-}
+import { makePackage, search, searchProject, tempDir, writeTree } from './helpers.js';
 
 function project(): string {
-    const dir = tempDir('lcf-search-');
-    writeTree(dir, {
-        'readme.txt': 'Read me\n',
-        'docs/guide.md': '# Guide\nTODO: write more\n',
-        'src/main.ts': 'import x from "./utils";\n\n   // TODO: implement this\nexport {};\n',
-        'src/utils.ts': 'export const a = 1;\n// todo: add error handling\n',
-        'src/lib/deep.ts': 'nothing here\n',
-        'node_modules/dep/index.ts': '// TODO in a dependency\n',
-        '.git/HEAD': 'TODO\n',
-    });
-    return dir;
+    return searchProject('lcf-search-', { 'node_modules/dep/index.ts': '// TODO in a dependency\n', '.git/HEAD': 'TODO\n' });
 }
 
 describe('search_entries', () => {

@@ -15,27 +15,12 @@ import { compilePattern } from '../src/engine/regex.js';
 import type { SearchRequest } from '../src/engine/types.js';
 import type { SearchEntriesTool } from '../src/tools/search-entries.js';
 import { countBytes, makeMatcher, scanBytes, type LineHit } from '../workers/scan.js';
-import { makePackage, tempDir, writeTree, type Fixture } from './helpers.js';
-
-async function search(fx: Fixture, args: unknown): Promise<{ status: string; result: string }> {
-    const results = await fx.run('search_entries', args);
-    expect(results).toHaveLength(1);
-    return results[0]!;
-}
+import { makePackage, search, searchProject, tempDir, writeTree } from './helpers.js';
 
 const lines = (r: { result: string }): string[] => r.result.split('\n');
 
 function project(): string {
-    const dir = tempDir('lcf-opts-');
-    writeTree(dir, {
-        'readme.txt': 'Read me\n',
-        'docs/guide.md': '# Guide\nTODO: write more\n',
-        'src/main.ts': 'import x from "./utils";\n\n   // TODO: implement this\nexport {};\n',
-        'src/utils.ts': 'export const a = 1;\n// todo: add error handling\n',
-        'src/lib/deep.ts': 'nothing here\n',
-        'src/lib/notes.md': 'TODO lib notes\n',
-    });
-    return dir;
+    return searchProject('lcf-opts-', { 'src/lib/notes.md': 'TODO lib notes\n' });
 }
 
 describe('search_entries options: defaults', () => {

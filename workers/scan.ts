@@ -271,15 +271,10 @@ function eachMatchInBytes(buf: Buffer, m: ContentMatcher, max: number, visit: Vi
 }
 
 /**
- * Matching lines of decoded text, at most `max`, each with up to `context` lines around it.
+ * Visits the matching lines of decoded text, at most `max`; returns how many it visited.
  * The regex runs over the whole text (`m` flag); each candidate's line is then tested on its
  * own, so a match spanning lines never counts and the next search starts at the next line.
  */
-export function scanString(text: string, m: ContentMatcher, max: number, out: LineHit[], context = 0): void {
-    eachMatchInString(text, m, max - out.length, collect(out, context, m.line));
-}
-
-/** Visits the matching lines of decoded text, at most `max`; returns how many it visited. */
 function eachMatchInString(text: string, m: ContentMatcher, max: number, visit: Visit): number {
     const re = m.global;
     re.lastIndex = 0;

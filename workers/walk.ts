@@ -6,6 +6,7 @@ import { compileGlobs, gitignoreText, IgnoreCache, MAX_GITIGNORE_BYTES, type Pat
 import type { IgnoreFrame, SearchHit } from '../src/engine/types.js';
 import { BINARY_SAMPLE_BYTES, isBinary } from '../src/fs/text.js';
 import { CheckpointWriter } from '../src/engine/checkpoint.js';
+import { errorCode } from '../src/errors.js';
 import { countBytes, makeMatcher, scanBytes, type ContentMatcher, type LineHit } from './scan.js';
 
 /**
@@ -523,10 +524,6 @@ function readGitignore(dir: OpenDir): string | null {
 export function joinRel(rel: string, name: string): string {
     if (rel === '.') return name;
     return rel.endsWith('/') ? rel + name : rel + '/' + name;
-}
-
-function errorCode(err: unknown): string {
-    return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : '';
 }
 
 /** Short reason for a failed filesystem call. */

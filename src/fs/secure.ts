@@ -258,11 +258,6 @@ export interface OpenedFile {
  */
 const READ_FLAGS = C.O_RDONLY | C.O_NONBLOCK | C.O_NOCTTY;
 
-/** The not_found error for a failed stat of `realPath`, naming `shownPath` instead. */
-function statFailed(err: unknown, shownPath: string, realPath: string): ToolError {
-    return errors.notFound('File', err instanceof Error ? err.message.replace(realPath, shownPath) : String(err));
-}
-
 /**
  * Refuses to read what `st` describes unless it is a regular file of at most `maxBytes`
  * (checked both on the path before opening and on the opened descriptor).
@@ -291,7 +286,7 @@ export async function readRegularFile(
     try {
         pre = await fs.stat(realPath);
     } catch (err) {
-        throw statFailed(err, shownPath, realPath);
+        throw errors.statFailed('File', err, realPath, shownPath);
     }
     // Security: a FIFO, socket or device is never opened for reading.
     checkReadable(pre, shownPath, maxBytes, setting);
@@ -318,7 +313,7 @@ export function readRegularFileSync(shownPath: string, realPath: string, roots: 
     try {
         pre = statSync(realPath);
     } catch (err) {
-        throw statFailed(err, shownPath, realPath);
+        throw errors.statFailed('File', err, realPath, shownPath);
     }
     // Security: a FIFO, socket or device is never opened for reading.
     checkReadable(pre, shownPath, maxBytes, setting);

@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod';
 import { FileConfiguration, SearchConfiguration } from '../config/configuration.js';
 import { Engine } from '../engine/engine.js';
-import { errors, ToolError, toToolError } from '../errors.js';
+import { errors, toToolError } from '../errors.js';
 import { FilePool } from '../file-pool.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 
@@ -164,7 +164,6 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
 
 /** One failure message for any thrown value. */
 export function describeFailure(err: unknown, path = ''): string {
-    if (err instanceof ToolError) return err.message;
     return toToolError(err, path).message;
 }
 

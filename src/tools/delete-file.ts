@@ -37,8 +37,8 @@ export class DeleteFileTool extends FileTool<typeof schema> {
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         // Security: act on the entry itself; a symlink is removed, never followed.
         const checked = await view.check(args.path, AccessType.Write, this.name, { followFinal: false });
-        const realRoots = view.resolveSymlinks ? await view.realAccesses() : view.accesses;
-        const protectedRoots = [...realRoots.map((a) => a.path), ...view.accesses.map((a) => a.path), view.root];
+        const roots = await rootsOf(view);
+        const protectedRoots = [...(roots ?? []).map((a) => a.path), ...view.accesses.map((a) => a.path), view.root];
         // Security: an access root (or a directory containing one, or the workspace) is never deleted.
         if (protectedRoots.some((root) => isInside(root, checked.real) || isInside(root, checked.abs))) {
             throw new ToolError(
@@ -46,7 +46,6 @@ export class DeleteFileTool extends FileTool<typeof schema> {
                 `Refused: ${checked.abs} is a configured access root, the current workspace, or contains one; delete what is inside it instead.`,
             );
         }
-        const roots = await rootsOf(view);
         return withPathLock(checked.real, async () => {
             // Security: act through the held parent directory, so a parent swapped for a link after
             // the check cannot redirect the delete outside.
@@ -57,7 +56,7 @@ export class DeleteFileTool extends FileTool<typeof schema> {
                 try {
                     st = await fs.lstat(target);
                 } catch (err) {
-                    throw errors.notFound('Path', err instanceof Error ? err.message.replace(target, checked.abs) : String(err));
+                    throw errors.statFailed('Path', err, target, checked.abs);
                 }
                 if (st.isDirectory()) {
                     if (args.recursive === true) {

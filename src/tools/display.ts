@@ -18,3 +18,11 @@ export function quotePath(p: string): string {
     // JSON.stringify escapes U+0000-U+001F but leaves DEL as is: escape it too, so it shows.
     return CONTROL.test(p) ? JSON.stringify(p).replace(/\x7f/g, '\\u007f') : p;
 }
+
+/** What goes before a child's name in the listing form of the directory shown as `display`: `''` for `.`, else `display/`. */
+export function childPrefix(display: string): string {
+    return display === '.' ? '' : display.endsWith('/') ? display : `${display}/`;
+}
+
+/** Code-point order, the same on every machine and locale. */
+export const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

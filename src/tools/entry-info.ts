@@ -40,14 +40,15 @@ export class EntryInfoTool extends FileTool<typeof schema> {
         const checked = await view.check(args.path, AccessType.Read, this.name, { followFinal: false });
         // Security: look through the held parent directory, so a parent swapped for a link after the
         // check cannot make this describe an entry outside.
-        const dir = await holdDirectory(checked.abs, path.dirname(checked.real), await rootsOf(view), AccessType.Read);
+        const roots = await rootsOf(view);
+        const dir = await holdDirectory(checked.abs, path.dirname(checked.real), roots, AccessType.Read);
         try {
             const entry = dir.join(path.basename(checked.real));
             let st;
             try {
                 st = await fs.lstat(entry);
             } catch (err) {
-                throw errors.notFound('Path', err instanceof Error ? err.message.replace(entry, checked.abs) : String(err));
+                throw errors.statFailed('Path', err, entry, checked.abs);
             }
             const lines = [
                 `Path: ${checked.abs}`,
@@ -65,7 +66,7 @@ export class EntryInfoTool extends FileTool<typeof schema> {
                 const resolved = await fs.realpath(entry).catch(() => undefined);
                 if (resolved === undefined) lines.push('Symlink status: broken (target does not exist)');
                 else {
-                    const inside = accessFor(resolved, view.resolveSymlinks ? await view.realAccesses() : view.accesses);
+                    const inside = accessFor(resolved, roots ?? view.accesses);
                     lines.push(`Symlink status: target ${inside ? 'inside' : 'outside'} the configured accesses${inside ? '' : ' (not readable through this link)'}`);
                 }
             }

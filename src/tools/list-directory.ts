@@ -7,16 +7,13 @@ import { errors, ToolError } from '../errors.js';
 import { holdDirectory, holdSubdirectory, type HeldDirectory } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
-import { quotePath } from './display.js';
+import { byCodePoint, childPrefix, quotePath } from './display.js';
 import { rootsOf } from './shared.js';
 
 const schema = z.strictObject({
     path: arg.path('Directory path'),
     recursive: z.boolean().optional().describe('Set to true for recursive depth-first listing'),
 });
-
-/** Code-point order, the same on every machine and locale. */
-export const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * `list_directory`: entries of a directory, one per line, sorted by name; directories end with
@@ -33,11 +30,11 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         const checked = await view.check(args.path, AccessType.Read, this.name);
         const st = await fs.stat(checked.real).catch((err: unknown) => {
-            throw errors.notFound('Directory', err instanceof Error ? err.message.replace(checked.real, checked.abs) : String(err));
+            throw errors.statFailed('Directory', err, checked.real, checked.abs);
         });
         if (!st.isDirectory()) throw errors.wrongType(checked.abs, 'directory', 'file');
         const { maxDisplayEntries, maxTotalEntries } = this.ctx.searchConfig;
-        const prefix = checked.display === '.' ? '' : checked.display.endsWith('/') ? checked.display : `${checked.display}/`;
+        const prefix = childPrefix(checked.display);
         const skip = new Set(view.skipDirs);
         const lines: string[] = [];
         let total = 0;
@@ -54,7 +51,7 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
                 skipped.push(`${prefix}${rel}`);
                 return;
             }
-            entries.sort((a, b) => byName(a.name, b.name));
+            entries.sort((a, b) => byCodePoint(a.name, b.name));
             for (const e of entries) {
                 total++;
                 if (total > maxTotalEntries) {

@@ -52,7 +52,7 @@ export class MoveFileTool extends FileTool<typeof schema> {
                     try {
                         st = await fs.lstat(source);
                     } catch (err) {
-                        throw errors.notFound('Path', err instanceof Error ? err.message.replace(source, src.abs) : String(err));
+                        throw errors.statFailed('Path', err, source, src.abs);
                     }
                     if (st.isDirectory() && isInside(dst.real, src.real)) {
                         throw errors.invalidArgument(this.name, `cannot move the directory ${src.abs} into itself (${dst.abs}).`);

@@ -10,7 +10,8 @@ import type { SearchHit, SearchOutcome, SearchRequest } from '../engine/types.js
 import { errors } from '../errors.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, fail, FileTool, ok, type ToolShared } from './base.js';
-import { quotePath } from './display.js';
+import { byCodePoint, childPrefix, quotePath } from './display.js';
+import { rootsOf } from './shared.js';
 
 /** Most context lines around a content match. */
 const MAX_CONTEXT_LINES = 10;
@@ -117,13 +118,13 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
         }
         const checked = await view.check(args.path ?? '.', AccessType.Read, this.name);
         const st = await fs.stat(checked.real).catch((err: unknown) => {
-            throw errors.notFound('Directory', err instanceof Error ? err.message.replace(checked.real, checked.abs) : String(err));
+            throw errors.statFailed('Directory', err, checked.real, checked.abs);
         });
         if (!st.isDirectory()) {
             throw errors.wrongType(checked.abs, 'directory', 'file (search_entries searches a directory; use read_file to read a file, or search its parent with name_pattern)');
         }
         const { searchConfig, fileConfig } = this.ctx;
-        const realRoots = view.resolveSymlinks ? await view.realAccesses() : null;
+        const realRoots = await rootsOf(view);
         const above = args.respect_gitignore === true ? await ancestorIgnores(checked.real, realRoots ?? view.accesses) : [];
         const ignoredBy = ignoredRoot(above);
         if (ignoredBy !== null) {
@@ -335,7 +336,7 @@ function describeCriteria(args: Args): string {
 
 /** Count summary of too many hits: total, then counts per top-level directory under the searched one. */
 function summarize(hits: readonly SearchHit[], displayRoot: string, maxDisplayEntries: number): string[] {
-    const prefix = displayRoot === '.' ? '' : displayRoot.endsWith('/') ? displayRoot : `${displayRoot}/`;
+    const prefix = childPrefix(displayRoot);
     const groups = new Map<string, number>();
     const files = new Set<string>();
     let direct = 0;
@@ -358,7 +359,7 @@ function summarize(hits: readonly SearchHit[], displayRoot: string, maxDisplayEn
               ? `${counted} matching lines in ${hits.length} files`
               : `${hits.length} matching entries`;
     const lines = [`Found ${what} in ${quotePath(displayRoot)}: too many to list (above maxDisplayEntries = ${maxDisplayEntries}, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). Counts by top-level directory:`];
-    const sorted = [...groups.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const sorted = [...groups.entries()].sort((a, b) => byCodePoint(a[0], b[0]));
     for (const [dir, n] of sorted.slice(0, SUMMARY_GROUPS)) lines.push(`  ${quotePath(dir)}: ${n}`);
     if (sorted.length > SUMMARY_GROUPS) lines.push(`  ... and ${sorted.length - SUMMARY_GROUPS} more directories`);
     if (direct > 0) lines.push(`  (directly in ${quotePath(displayRoot)}): ${direct}`);
