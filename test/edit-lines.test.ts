@@ -1,19 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makePackage, one, readText, tempDir, writeTree } from './helpers.js';
+import { makePackage, one, readText, setupRead as setup, tempDir, writeTree } from './helpers.js';
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const numbered = (n: number): string => Array.from({ length: n }, (_, i) => `line ${i + 1}\n`).join('');
-
-/** A package on a fresh dir holding `files`, all of them already read with read_file. */
-async function setup(files: Record<string, string | Buffer>, opts: Parameters<typeof makePackage>[1] = {}) {
-    const root = tempDir();
-    writeTree(root, files);
-    const fx = makePackage(root, opts);
-    for (const name of Object.keys(files)) await one(fx.tool('read_file'), { paths: [name] });
-    return { root, ...fx, file: (rel: string) => path.join(root, rel) };
-}
 
 describe('replace_file_lines', () => {
     it('replaces an inclusive line range and confirms with the reference message', async () => {

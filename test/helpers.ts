@@ -96,6 +96,15 @@ export async function one(tool: Tool, args: unknown): Promise<ToolResult> {
     return results[0]!;
 }
 
+/** A package on a fresh dir holding `files`, all of them already read with read_file (so edits may proceed). */
+export async function setupRead(files: Record<string, string | Buffer>, opts: PackageOptions = {}) {
+    const root = tempDir();
+    writeTree(root, files);
+    const fx = makePackage(root, opts);
+    for (const name of Object.keys(files)) await one(fx.tool('read_file'), { paths: [name] });
+    return { root, ...fx, file: (rel: string) => path.join(root, rel) };
+}
+
 /** Every entry under `root` with its type, size, mode, mtime and content hash: compare before/after. */
 export function snapshot(root: string): Record<string, string> {
     const out: Record<string, string> = {};

@@ -1,17 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makePackage, one, readText, tempDir, writeTree } from './helpers.js';
+import { one, readText, setupRead as setup } from './helpers.js';
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-
-async function setup(files: Record<string, string | Buffer>, opts: Parameters<typeof makePackage>[1] = {}) {
-    const root = tempDir();
-    writeTree(root, files);
-    const fx = makePackage(root, opts);
-    for (const name of Object.keys(files)) await one(fx.tool('read_file'), { paths: [name] });
-    return { root, ...fx, file: (rel: string) => path.join(root, rel) };
-}
 
 describe('replace_file_content', () => {
     it('replaces the first occurrence only by default, with the reference message', async () => {
