@@ -46,6 +46,30 @@ function startSwapper(target: string, makeA: string, makeB: string): ChildProces
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+
+/** `work/d/f.txt` inside, and an `outside` directory holding the canary under the same name plus an outside-only name. */
+function dirSwapTree(prefix: string): { work: string; outside: string } {
+    const base = tempDir(prefix);
+    const work = path.join(base, 'work');
+    const outside = path.join(base, 'outside');
+    fs.mkdirSync(work);
+    fs.mkdirSync(outside);
+    fs.writeFileSync(path.join(outside, 'f.txt'), `${SECRET}\n`);
+    fs.writeFileSync(path.join(outside, 'only-outside-name.txt'), `${SECRET}\n`);
+    fs.mkdirSync(path.join(work, 'd'));
+    fs.writeFileSync(path.join(work, 'd', 'f.txt'), 'inside\n');
+    return { work, outside };
+}
+
+/** Flips `work/d` between a real directory holding `f.txt` and a link to `outside`. */
+function startDirSwapper(work: string, outside: string): void {
+    startSwapper(
+        path.join(work, 'd'),
+        `(p) => { fs.mkdirSync(p); fs.writeFileSync(p + '/f.txt', 'inside\\n'); }`,
+        `(p) => fs.symlinkSync(${JSON.stringify(outside)}, p)`,
+    );
+}
+
 describe('file <-> symlink swap race', () => {
     it('never returns the canary and never writes outside while a path flips between a file and a link out', async () => {
         const base = tempDir('lcf-race-');
@@ -103,22 +127,10 @@ describe('file <-> symlink swap race', () => {
     }, 30_000);
 
     it('never writes outside while a parent directory flips between a real directory and a link out', async () => {
-        const base = tempDir('lcf-race-dir-');
-        const work = path.join(base, 'work');
-        const outside = path.join(base, 'outside');
-        fs.mkdirSync(work);
-        fs.mkdirSync(outside);
-        fs.writeFileSync(path.join(outside, 'f.txt'), `${SECRET}\n`);
-        fs.writeFileSync(path.join(outside, 'only-outside-name.txt'), `${SECRET}\n`);
-        fs.mkdirSync(path.join(work, 'd'));
-        fs.writeFileSync(path.join(work, 'd', 'f.txt'), 'inside\n');
+        const { work, outside } = dirSwapTree('lcf-race-dir-');
         const before = snapshot(outside);
         const fx = makePackage(work, { requireReadBeforeWrite: false });
-        startSwapper(
-            path.join(work, 'd'),
-            `(p) => { fs.mkdirSync(p); fs.writeFileSync(p + '/f.txt', 'inside\\n'); }`,
-            `(p) => fs.symlinkSync(${JSON.stringify(outside)}, p)`,
-        );
+        startDirSwapper(work, outside);
         await sleep(100);
         let canaryReads = 0;
         let outsideNames = 0;
@@ -161,21 +173,9 @@ describe('file <-> symlink swap race', () => {
     }, 30_000);
 
     it('search_entries never searches outside while the searched directory flips between a real directory and a link out', async () => {
-        const base = tempDir('lcf-race-search-');
-        const work = path.join(base, 'work');
-        const outside = path.join(base, 'outside');
-        fs.mkdirSync(work);
-        fs.mkdirSync(outside);
-        fs.writeFileSync(path.join(outside, 'f.txt'), `${SECRET}\n`);
-        fs.writeFileSync(path.join(outside, 'only-outside-name.txt'), `${SECRET}\n`);
-        fs.mkdirSync(path.join(work, 'd'));
-        fs.writeFileSync(path.join(work, 'd', 'f.txt'), 'inside\n');
+        const { work, outside } = dirSwapTree('lcf-race-search-');
         const fx = makePackage(work);
-        startSwapper(
-            path.join(work, 'd'),
-            `(p) => { fs.mkdirSync(p); fs.writeFileSync(p + '/f.txt', 'inside\\n'); }`,
-            `(p) => fs.symlinkSync(${JSON.stringify(outside)}, p)`,
-        );
+        startDirSwapper(work, outside);
         await sleep(100);
         let leaks = 0;
         let found = 0;
