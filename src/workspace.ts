@@ -96,6 +96,15 @@ export class WorkspaceView {
         return (this.#realAccesses ??= Promise.all(this.accesses.map(async (a) => ({ type: a.type, path: await realPathOf(a.path) }))));
     }
 
+    /**
+     * True when `entry` is a configured access root (as written or resolved), the current
+     * workspace, or a directory holding one of them: what delete and move must never take away.
+     */
+    async holdsRoot(entry: CheckedPath): Promise<boolean> {
+        const roots = [...(await this.realAccesses()).map((a) => a.path), ...this.accesses.map((a) => a.path), this.root];
+        return roots.some((root) => isInside(root, entry.real) || isInside(root, entry.abs));
+    }
+
     private hint(input: string): string {
         if (path.isAbsolute(input) && !input.startsWith(this.root)) {
             const asRelative = '.' + input;

@@ -2,7 +2,6 @@ import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { isInside } from '../access/contain.js';
 import { AccessType } from '../config/configuration.js';
 import { errorCode, errors, ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
@@ -38,9 +37,8 @@ export class DeleteFileTool extends FileTool<typeof schema> {
         // Security: act on the entry itself; a symlink is removed, never followed.
         const checked = await view.check(args.path, AccessType.Write, this.name, { followFinal: false });
         const roots = await rootsOf(view);
-        const protectedRoots = [...(roots ?? []).map((a) => a.path), ...view.accesses.map((a) => a.path), view.root];
         // Security: an access root (or a directory containing one, or the workspace) is never deleted.
-        if (protectedRoots.some((root) => isInside(root, checked.real) || isInside(root, checked.abs))) {
+        if (await view.holdsRoot(checked)) {
             throw new ToolError(
                 'outside_access',
                 `Refused: ${checked.abs} is a configured access root, the current workspace, or contains one; delete what is inside it instead.`,

@@ -33,8 +33,7 @@ export class MoveFileTool extends FileTool<typeof schema> {
         const dst = await view.check(args.destination, AccessType.Write, this.name, { followFinal: false, param: 'destination' });
         // Security: the access roots as configured too, not only their real paths: with
         // resolveSymlinks off a root that is a link would otherwise be movable.
-        const protectedRoots = [...(await view.realAccesses()).map((a) => a.path), ...view.accesses.map((a) => a.path), view.root];
-        if (protectedRoots.some((root) => isInside(root, src.real) || isInside(root, src.abs))) {
+        if (await view.holdsRoot(src)) {
             throw new ToolError('outside_access', `Refused: ${src.abs} is a configured access root, the current workspace, or contains one.`);
         }
         if (src.real === dst.real) throw errors.invalidArgument(this.name, 'source and destination are the same path.');
