@@ -5,6 +5,7 @@ import { FilePool } from './file-pool.js';
 import type { ToolShared } from './tools/base.js';
 import { CreateFolderTool } from './tools/create-folder.js';
 import { DeleteFileTool } from './tools/delete-file.js';
+import { EditFileTool } from './tools/edit-file.js';
 import { EntryInfoTool } from './tools/entry-info.js';
 import { FileAccessInfoTool } from './tools/file-access-info.js';
 import { InsertFileContentTool } from './tools/insert-file-content.js';
@@ -26,6 +27,14 @@ Before changing an existing file, read it with read_file: write and edit tools r
 For partial edits use replace_file_lines (by line numbers), insert_file_content (before a line, or append) or replace_file_content (exact text); write_file replaces a whole file or creates a new one.
 Read several files at once by passing several paths to read_file; each gets its own result.`;
 
+/** Package options beyond the reference's; with none set the package is the reference's 13 tools. */
+export interface FileToolPackageOptions {
+    /** Add the `edit_file` tool: several replacements of one file, all or nothing, with a dry run. Default false. */
+    editFile?: boolean;
+    /** Edit tools append a compact diff of the change to their confirmation. Default `LLM_CHAT_FS_EDIT_DIFF`, else false. */
+    showDiff?: boolean;
+}
+
 /**
  * The 13 file tools as one llm-chat `ToolPackage`, sharing one workspace, configuration,
  * FilePool and worker pool (started on first search or bulk read, closed by {@link close}).
@@ -34,6 +43,7 @@ Read several files at once by passing several paths to read_file; each gets its 
  * @param searchConfig - search limits; default from `LLM_CHAT_FS_*` variables.
  * @param fileConfig - read/write limits; default from `LLM_CHAT_FS_*` variables.
  * @param filePool - read-before-write tracker; default built from `fileConfig.requireReadBeforeWrite`.
+ * @param options - tools and output beyond the reference's (see {@link FileToolPackageOptions}).
  */
 export class FileToolPackage extends ToolPackage {
     readonly workspace: Workspace;
@@ -43,7 +53,7 @@ export class FileToolPackage extends ToolPackage {
     /** The worker-pool engine shared by this package's tools (search, bulk reads, streaming). */
     readonly engine: Engine;
 
-    constructor(workspace: Workspace, searchConfig?: SearchConfiguration, fileConfig?: FileConfiguration, filePool?: FilePool) {
+    constructor(workspace: Workspace, searchConfig?: SearchConfiguration, fileConfig?: FileConfiguration, filePool?: FilePool, options: FileToolPackageOptions = {}) {
         super();
         this.workspace = workspace;
         this.searchConfig = searchConfig ?? new SearchConfiguration();
@@ -55,6 +65,7 @@ export class FileToolPackage extends ToolPackage {
             fileConfig: this.fileConfig,
             filePool: this.filePool,
             engine: this.engine,
+            ...(options.showDiff !== undefined && { showDiff: options.showDiff }),
         };
         const tools: Tool[] = [
             new SearchEntriesTool(workspace, shared),
@@ -71,6 +82,7 @@ export class FileToolPackage extends ToolPackage {
             new FileAccessInfoTool(workspace, shared),
             new SwitchWorkspaceTool(workspace, shared),
         ];
+        if (options.editFile === true) tools.splice(7, 0, new EditFileTool(workspace, shared));
         for (const tool of tools) this.add(tool);
     }
 

@@ -118,7 +118,11 @@ describe('tool examples on /my/project', () => {
         expect((await tool('insert_file_content').execute({ path: 'src/main.ts', content: 'import { foo } from "./bar";', line: 1 }))[0]!.result).toBe(
             `Inserted content at line 1 in ${project}/src/main.ts`,
         );
-        expect((await tool('replace_file_content').execute({ path: 'src/main.ts', old_content: 'foo', new_content: 'bar' }))[0]!.result).toBe(`Replaced content in ${project}/src/main.ts`);
+        // The reference's line; the file holds "foo" 4 times, so a second line says where the others are.
+        expect((await tool('replace_file_content').execute({ path: 'src/main.ts', old_content: 'foo', new_content: 'bar' }))[0]!.result).toBe(
+            `Replaced content in ${project}/src/main.ts\n[old_content occurs 4 times: replaced the first, at line 1; left unchanged at lines 2, 4, 4. ` +
+                'To change every occurrence set replace_all: true; to change another one, include more of its surrounding text in old_content so that it matches only there.]',
+        );
         expect((await tool('replace_file_content').execute({ path: 'src/main.ts', old_content: 'foo', new_content: 'bar', replace_all: true }))[0]!.result).toBe(
             `Replaced content in ${project}/src/main.ts`,
         );

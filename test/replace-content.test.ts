@@ -9,7 +9,13 @@ describe('replace_file_content', () => {
     it('replaces the first occurrence only by default, with the reference message', async () => {
         const { root, tool, file } = await setup({ 'src/main.ts': 'foo foo\nfoo\n' });
         const r = await one(tool('replace_file_content'), { path: 'src/main.ts', old_content: 'foo', new_content: 'bar' });
-        expect(r).toMatchObject({ status: 'success', result: `Replaced content in ${root}/src/main.ts` });
+        // The reference's line, then (the text occurs 3 times) the note on the occurrences left unchanged.
+        expect(r).toMatchObject({
+            status: 'success',
+            result:
+                `Replaced content in ${root}/src/main.ts\n[old_content occurs 3 times: replaced the first, at line 1; left unchanged at lines 1, 2. ` +
+                'To change every occurrence set replace_all: true; to change another one, include more of its surrounding text in old_content so that it matches only there.]',
+        });
         expect(readText(file('src/main.ts'))).toBe('bar foo\nfoo\n');
     });
 

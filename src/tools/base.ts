@@ -2,6 +2,7 @@ import { ResultStatus, Tool, ToolParameterProperty, ToolParameters, type Partial
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod';
 import { FileConfiguration, SearchConfiguration } from '../config/configuration.js';
+import { envBoolean } from '../config/env.js';
 import { Engine } from '../engine/engine.js';
 import { errors, toToolError } from '../errors.js';
 import { FilePool } from '../file-pool.js';
@@ -14,6 +15,8 @@ export interface ToolShared {
     filePool?: FilePool;
     /** The worker-pool engine for search and bulk reads. */
     engine?: Engine;
+    /** Edits append a compact diff to their confirmation (default `LLM_CHAT_FS_EDIT_DIFF`, else false). */
+    showDiff?: boolean;
 }
 
 /** The shared context with defaults filled in. */
@@ -23,6 +26,7 @@ export interface ToolContext {
     fileConfig: FileConfiguration;
     filePool: FilePool;
     engine: Engine;
+    showDiff: boolean;
 }
 
 // Tools built on their own on one Workspace share one FilePool, so a read by `new ReadFileTool(ws)`
@@ -45,6 +49,7 @@ export function toolContext(workspace: Workspace, shared: ToolShared = {}): Tool
         fileConfig,
         filePool: shared.filePool ?? defaultPool(workspace, fileConfig),
         engine: shared.engine ?? Engine.shared(),
+        showDiff: shared.showDiff ?? envBoolean('LLM_CHAT_FS_EDIT_DIFF', false),
     };
 }
 

@@ -4,6 +4,7 @@ import { errors } from '../errors.js';
 import { contentLines, dominantEol, joinLines, splitLines } from '../fs/text.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { withDiff } from './edit-diff.js';
 import { checkContentSize, editTextFile } from './shared.js';
 
 const schema = z.strictObject({
@@ -33,7 +34,7 @@ export class InsertFileContentTool extends FileTool<typeof schema> {
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         checkContentSize(this.ctx, this.name, 'content', args.content);
         let at = 0;
-        const abs = await editTextFile(this.ctx, view, this.name, args.path, ({ text }) => {
+        const edit = await editTextFile(this.ctx, view, this.name, args.path, ({ text }) => {
             const file = splitLines(text);
             const total = file.lines.length;
             at = args.line ?? total + 1;
@@ -55,6 +56,7 @@ export class InsertFileContentTool extends FileTool<typeof schema> {
             file.eols.splice(at - 1, 0, ...added.eols);
             return joinLines(file);
         });
-        return ok(args.line === undefined ? `Inserted content at end of file in ${abs}` : `Inserted content at line ${at} in ${abs}`);
+        const confirmation = args.line === undefined ? `Inserted content at end of file in ${edit.abs}` : `Inserted content at line ${at} in ${edit.abs}`;
+        return ok(withDiff(confirmation, this.ctx.showDiff, edit.before, edit.after));
     }
 }

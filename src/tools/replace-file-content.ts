@@ -1,8 +1,9 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
-import { ToolError } from '../errors.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { withDiff } from './edit-diff.js';
+import { ambiguityNote, replaceText, type Replacement } from './edit-match.js';
 import { checkContentSize, editTextFile } from './shared.js';
 
 const schema = z.strictObject({
@@ -17,8 +18,12 @@ const schema = z.strictObject({
  * `replace_all`). In a CRLF file, text written with `\n` matches `\r\n` and the replacement is
  * written with `\r\n`, so line endings are kept.
  *
- * Result: `Replaced content in /abs/path`.
- * Errors: the substring is not found (nothing is written).
+ * Result: `Replaced content in /abs/path`; when `old_content` occurs more than once and only the
+ * first was replaced, a second line gives the count, the lines left unchanged and how to target
+ * them (see `ambiguityNote`).
+ * Errors: the substring is not found (nothing is written); the message lists up to three nearest
+ * candidates with their line numbers (other whitespace, indentation or line endings; one line
+ * different), never applied.
  */
 export class ReplaceFileContentTool extends FileTool<typeof schema> {
     constructor(workspace: Workspace, shared?: ToolShared) {
@@ -35,24 +40,12 @@ export class ReplaceFileContentTool extends FileTool<typeof schema> {
         checkContentSize(this.ctx, this.name, 'new_content', args.new_content);
         // Anchored on exact text, found again in the current content: of parallel replacements in
         // one file each lands on the content the one before left (or fails with "not found").
-        const abs = await editTextFile(this.ctx, view, this.name, args.path, ({ text }) => {
-            let find = args.old_content;
-            let replacement = args.new_content;
-            if (!text.includes(find) && /(?<!\r)\n/.test(find) && text.includes('\r\n')) {
-                // The model usually writes `\n`; match the file's CRLF lines and keep them.
-                find = find.replace(/\r?\n/g, '\r\n');
-                replacement = replacement.replace(/\r?\n/g, '\r\n');
-            }
-            const index = text.indexOf(find);
-            if (index === -1) {
-                throw new ToolError(
-                    'not_found',
-                    `old_content not found in ${args.path}: it must match the file exactly, including whitespace and indentation. Call read_file and copy the text to replace.`,
-                );
-            }
-            if (args.replace_all === true) return text.split(find).join(replacement);
-            return text.slice(0, index) + replacement + text.slice(index + find.length);
+        let done: Replacement | undefined;
+        const edit = await editTextFile(this.ctx, view, this.name, args.path, ({ text }) => {
+            done = replaceText(text, args, args.path);
+            return done.text;
         }, { basis: 'latest' });
-        return ok(`Replaced content in ${abs}`);
+        const note = done === undefined ? '' : ambiguityNote(done);
+        return ok(withDiff(`Replaced content in ${edit.abs}${note === '' ? '' : `\n${note}`}`, this.ctx.showDiff, edit.before, edit.after));
     }
 }

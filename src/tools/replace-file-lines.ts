@@ -4,6 +4,7 @@ import { errors } from '../errors.js';
 import { contentLines, dominantEol, joinLines, splitLines } from '../fs/text.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { withDiff } from './edit-diff.js';
 import { checkContentSize, editTextFile } from './shared.js';
 
 const schema = z
@@ -40,7 +41,7 @@ export class ReplaceFileLinesTool extends FileTool<typeof schema> {
         checkContentSize(this.ctx, this.name, 'content', args.content);
         const start = args.start_line;
         const end = args.end_line ?? start;
-        const abs = await editTextFile(this.ctx, view, this.name, args.path, ({ text }) => {
+        const edit = await editTextFile(this.ctx, view, this.name, args.path, ({ text }) => {
             const file = splitLines(text);
             const total = file.lines.length;
             if (end > total) {
@@ -58,6 +59,6 @@ export class ReplaceFileLinesTool extends FileTool<typeof schema> {
             file.eols.splice(start - 1, end - start + 1, ...replacement.eols);
             return joinLines(file);
         });
-        return ok(`Replaced lines ${start}-${end} in ${abs}`);
+        return ok(withDiff(`Replaced lines ${start}-${end} in ${edit.abs}`, this.ctx.showDiff, edit.before, edit.after));
     }
 }

@@ -22,6 +22,13 @@ export function checkContentSize(ctx: ToolContext, tool: string, param: string, 
     }
 }
 
+/** What an edit did: the checked absolute path (for the confirmation) and the text before and after it. */
+export interface EditOutcome {
+    abs: string;
+    before: string;
+    after: string;
+}
+
 /** The decoded text of a file under edit and what the edit needs to write it back the same way. */
 export interface EditableText {
     text: string;
@@ -38,7 +45,9 @@ export interface EditableText {
  * began, so of two parallel edits based on one read the later is refused as stale (line numbers
  * of a stale read would point at the wrong lines). `basis: 'latest'` accepts the content left by
  * an edit that finished meanwhile; for edits anchored on exact text, which are found again in it.
- * @returns the checked absolute path, for the confirmation message.
+ * With `dryRun`, every step but the write (and its FilePool record) runs: the outcome says what
+ * the edit would change.
+ * @returns the checked absolute path, for the confirmation message, and the text before and after.
  * @throws ToolError from any step; nothing is written then.
  */
 export async function editTextFile(
@@ -47,12 +56,14 @@ export async function editTextFile(
     tool: string,
     input: string,
     transform: (file: EditableText) => string,
-    options: { basis?: 'call' | 'latest' } = {},
-): Promise<string> {
+    options: { basis?: 'call' | 'latest'; dryRun?: boolean } = {},
+): Promise<EditOutcome> {
     // Taken before the first await, so an edit finishing meanwhile is not mistaken for this call's basis.
     const since = options.basis === 'latest' ? undefined : ctx.filePool.mark();
     const checked = await view.check(input, AccessType.Write, tool);
     const roots = await rootsOf(view);
+    let before = '';
+    let after = '';
     await withPathLock(checked.real, async () => {
         const opened = await readRegularFile(checked.abs, checked.real, roots, ctx.fileConfig.maxFileSize, 'maxFileSize (LLM_CHAT_FS_MAX_FILE_SIZE)');
         const refusal = await ctx.filePool.verifyWrite(checked.real, { current: opened.bytes, shownPath: checked.abs, since });
@@ -70,9 +81,12 @@ export async function editTextFile(
                 `${checked.abs} is Latin-1 (ISO-8859-1) text, which cannot hold ${JSON.stringify(foreign[0])}; nothing was written. Use Latin-1 characters only, or rewrite the whole file with write_file (which writes UTF-8).`,
             );
         }
+        before = decoded.text;
+        after = next;
+        if (options.dryRun === true) return;
         const bytes = encodeText(next, decoded.info);
         await writeFileAtomic(checked.abs, checked.real, bytes, roots);
         ctx.filePool.recordWrite(checked.real, bytes);
     });
-    return checked.abs;
+    return { abs: checked.abs, before, after };
 }
