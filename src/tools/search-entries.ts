@@ -5,12 +5,12 @@ import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
 import type { SearchProgress } from '../engine/engine.js';
 import { ancestorIgnores, compileGlobs, globList, ignoredRoot } from '../engine/filters.js';
-import { compilePattern } from '../engine/regex.js';
 import type { SearchHit, SearchOutcome, SearchRequest } from '../engine/types.js';
 import { errors } from '../errors.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, fail, FileTool, ok, type ToolShared } from './base.js';
 import { byCodePoint, childPrefix, quotePath } from './display.js';
+import { checkPattern, patternNotes, patternSource } from './search-patterns.js';
 import { rootsOf } from './shared.js';
 
 /** Most context lines around a content match. */
@@ -27,6 +27,10 @@ const schema = z.strictObject({
     type: z.enum(['file', 'directory', 'both']).optional().describe('Entry type filter: "file", "directory", or "both" (default)'),
     name_pattern: z.string().optional().describe('JavaScript regex matched against file/directory names (case-insensitive)'),
     content_pattern: z.string().optional().describe('JavaScript regex searched in file contents, line by line (case-insensitive, files only)'),
+    literal: z
+        .boolean()
+        .optional()
+        .describe('Treat name_pattern and content_pattern as plain text, not regexes (like grep -F): "foo(", "a[0]" and "$5.00" match as written. Default false'),
     max_results: arg.count(
         'Maximum results; each matching line counts as one, or each file with output_mode "files_with_matches" or "count" (default: config max)',
     ).optional(),
@@ -104,8 +108,11 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
     }
 
     protected async run(args: Args, view: WorkspaceView): Promise<PartialToolResult> {
-        checkPattern(this.name, 'name_pattern', args.name_pattern);
-        checkPattern(this.name, 'content_pattern', args.content_pattern);
+        const literal = args.literal === true;
+        const namePattern = patternSource(args.name_pattern, literal);
+        const contentPattern = patternSource(args.content_pattern, literal);
+        checkPattern(this.name, 'name_pattern', namePattern);
+        checkPattern(this.name, 'content_pattern', contentPattern);
         const include = checkGlobs(this.name, 'include', args.include);
         const exclude = checkGlobs(this.name, 'exclude', args.exclude);
         const mode = args.output_mode ?? 'content';
@@ -145,8 +152,8 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
             maxTotalEntries: searchConfig.maxTotalEntries,
             skipDirs: view.skipDirs,
             realRoots,
-            ...(args.name_pattern !== undefined && { namePattern: args.name_pattern }),
-            ...(args.content_pattern !== undefined && { contentPattern: args.content_pattern }),
+            ...(namePattern !== undefined && { namePattern }),
+            ...(contentPattern !== undefined && { contentPattern }),
             ...(args.created_after !== undefined && { createdAfter: Date.parse(args.created_after) }),
             ...(args.created_before !== undefined && { createdBefore: Date.parse(args.created_before) }),
             ...(args.modified_after !== undefined && { modifiedAfter: Date.parse(args.modified_after) }),
@@ -203,6 +210,7 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
             default:
                 break;
         }
+        body.push(...patternNotes(args, hits.length > 0));
         if (outcome.skipped.length > 0) {
             const n = outcome.skipped.length;
             const shown = outcome.skipped.slice(0, SKIPPED_SHOWN).map((s) => `${quotePath(s.path)} (${s.reason})`);
@@ -232,16 +240,6 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
         const more = n > shown.length ? ', ...' : '';
         const raise = byArg ? `raise max_size (up to maxFileSize, ${configured} bytes)` : 'raise LLM_CHAT_FS_MAX_FILE_SIZE';
         return `[Not searched: ${n} ${n === 1 ? 'file' : 'files'} above ${limit}: ${shown.join(', ')}${more}; ${raise} to search them.]`;
-    }
-}
-
-/** @throws ToolError (invalid_argument) naming the parameter when `pattern` is not a valid regex. */
-function checkPattern(tool: string, param: string, pattern: string | undefined): void {
-    if (pattern === undefined) return;
-    try {
-        compilePattern(pattern);
-    } catch (err) {
-        throw errors.invalidArgument(tool, `${param} is not a valid JavaScript regular expression: ${err instanceof Error ? err.message : String(err)}.`);
     }
 }
 
@@ -319,8 +317,9 @@ function iso(ms: number | undefined): string {
 /** The active filters, for the "no entries found" line. */
 function describeCriteria(args: Args): string {
     const parts: string[] = [];
-    if (args.name_pattern !== undefined) parts.push(`name_pattern /${args.name_pattern}/i`);
-    if (args.content_pattern !== undefined) parts.push(`content_pattern /${args.content_pattern}/i`);
+    const show = (p: string): string => (args.literal === true ? JSON.stringify(p) : `/${p}/i`);
+    if (args.name_pattern !== undefined) parts.push(`name_pattern ${show(args.name_pattern)}`);
+    if (args.content_pattern !== undefined) parts.push(`content_pattern ${show(args.content_pattern)}`);
     if (args.type !== undefined && args.type !== 'both') parts.push(`type ${args.type}`);
     if (args.created_after !== undefined) parts.push(`created after ${args.created_after}`);
     if (args.created_before !== undefined) parts.push(`created before ${args.created_before}`);
