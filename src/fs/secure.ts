@@ -303,6 +303,34 @@ export async function readRegularFile(
 }
 
 /**
+ * Opens a regular file of any size for streaming, with the checks of {@link readRegularFile}
+ * but no size limit: no FIFO, socket or device; the opened descriptor's real path re-checked.
+ * The caller closes the handle.
+ * @returns the open handle and the file's size in bytes.
+ * @throws ToolError (not_found, wrong_type, outside_access)
+ */
+export async function openRegularFile(shownPath: string, realPath: string, roots: RealRoots): Promise<{ handle: FileHandle; size: number }> {
+    let pre;
+    try {
+        pre = await fs.stat(realPath);
+    } catch (err) {
+        throw errors.statFailed('File', err, realPath, shownPath);
+    }
+    // Security: a FIFO, socket or device is never opened for reading.
+    checkReadable(pre, shownPath, Infinity, '');
+    const fh = await fs.open(realPath, READ_FLAGS);
+    try {
+        const st = await fh.stat();
+        checkReadable(st, shownPath, Infinity, '');
+        await recheckOpened(fh, shownPath, realPath, roots, AccessType.Read);
+        return { handle: fh, size: st.size };
+    } catch (err) {
+        await fh.close();
+        throw err;
+    }
+}
+
+/**
  * {@link readRegularFile} with synchronous I/O: the same checks in the same order, the same
  * errors. Only for worker threads, where blocking stops that worker alone; on the main thread
  * it would block the event loop.

@@ -1,9 +1,10 @@
 import { ResultBuilder, type PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
-import { errors } from '../errors.js';
+import { errors, ToolError } from '../errors.js';
 import { contentHash } from '../file-pool.js';
-import { readRegularFile } from '../fs/secure.js';
+import { countLines, readLines, streamable, type StreamedLine } from '../fs/line-stream.js';
+import { openRegularFile, readRegularFile, type RealRoots } from '../fs/secure.js';
 import { decodeText, splitLines } from '../fs/text.js';
 import type { CheckedPath, Workspace, WorkspaceView } from '../workspace.js';
 import { arg, describeFailure, fail, FileTool, ok, type ToolShared } from './base.js';
@@ -15,9 +16,8 @@ export const MAX_READ_PATHS = 100;
 const schema = z
     .strictObject({
         paths: z
-            .array(arg.path())
-            .min(1)
-            .max(MAX_READ_PATHS)
+            // A single string is a list of one, as models often send it.
+            .preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(arg.path()).min(1).max(MAX_READ_PATHS))
             .describe('Array of file paths to read (absolute, or relative to the workspace root); use ["file.txt"] for one file'),
         max_chars: arg.count('Maximum characters to return per file (default and cap: maxCharsPerFile)').optional(),
         start_line: arg.line('First line to read (1-indexed, inclusive)').optional(),
@@ -26,10 +26,18 @@ const schema = z
             .boolean()
             .optional()
             .describe('Prefix each line with its 1-based number and a tab, as `cat -n` does (default false). The prefixes are not part of the file: leave them out of edits.'),
+        start_char: arg
+            .count('Character of the first line (start_line, default 1) to start from, 1-based (default 1): pages through a line longer than max_chars, as a truncation note advises')
+            .optional(),
+        last_lines: arg.count('Read only the last N lines of each file (instead of start_line/end_line)').optional(),
     })
     .refine((a) => a.start_line === undefined || a.end_line === undefined || a.end_line >= a.start_line, {
         message: 'end_line must be greater than or equal to start_line',
         path: ['end_line'],
+    })
+    .refine((a) => a.last_lines === undefined || (a.start_line === undefined && a.end_line === undefined), {
+        message: 'last_lines reads the end of the file: leave out start_line and end_line, or leave out last_lines',
+        path: ['last_lines'],
     });
 
 type Args = z.infer<typeof schema>;
@@ -65,7 +73,7 @@ export class ReadFileTool extends FileTool<typeof schema> {
             )),
         );
         const readable = checked.filter((c): c is { ok: true; c: CheckedPath } => c.ok).map((c) => c.c);
-        let outcomes: Map<CheckedPath, { bytes: Uint8Array; hash?: string } | { error: string }>;
+        let outcomes: Map<CheckedPath, { bytes: Uint8Array; hash?: string } | { error: string; kind?: string }>;
         if (readable.length > 1) {
             // Perf: several files are read in parallel on the worker pool, results in the order asked.
             const read = await this.ctx.engine.readMany(
@@ -74,7 +82,7 @@ export class ReadFileTool extends FileTool<typeof schema> {
             );
             outcomes = new Map(readable.map((c, i) => {
                 const r = read[i]!;
-                return [c, r.ok ? { bytes: r.bytes, hash: r.hash } : { error: r.message }];
+                return [c, r.ok ? { bytes: r.bytes, hash: r.hash } : { error: r.message, kind: r.kind }];
             }));
         } else {
             outcomes = new Map();
@@ -83,32 +91,72 @@ export class ReadFileTool extends FileTool<typeof schema> {
                     const opened = await readRegularFile(c.abs, c.real, roots, maxFileSize, 'maxFileSize (LLM_CHAT_FS_MAX_FILE_SIZE)');
                     outcomes.set(c, { bytes: opened.bytes });
                 } catch (err) {
-                    outcomes.set(c, { error: describeFailure(err, c.abs) });
+                    outcomes.set(c, { error: describeFailure(err, c.abs), ...(err instanceof ToolError && { kind: err.kind }) });
                 }
             }
         }
-        const results = checked.map((entry): PartialToolResult => {
+        const ranged = args.start_line !== undefined || args.end_line !== undefined || args.last_lines !== undefined;
+        const results = await Promise.all(checked.map(async (entry): Promise<PartialToolResult> => {
             if (!entry.ok) return fail(entry.message);
             const outcome = outcomes.get(entry.c)!;
-            if ('error' in outcome) return fail(outcome.error);
             try {
+                if ('error' in outcome) {
+                    // A line range of a file above maxFileSize is streamed: bounded memory, bounded output.
+                    if (outcome.kind === 'too_large' && ranged) return ok(await this.stream(entry.c, roots, args, outcome.error));
+                    return fail(outcome.error);
+                }
                 const result = this.format(entry.c.abs, Buffer.from(outcome.bytes.buffer, outcome.bytes.byteOffset, outcome.bytes.byteLength), args);
                 this.ctx.filePool.recordHash(entry.c.real, outcome.hash ?? contentHash(outcome.bytes));
                 return ok(result);
             } catch (err) {
                 return fail(describeFailure(err, entry.c.abs));
             }
-        });
+        }));
         return ResultBuilder.from(results).build();
     }
 
-    /** Header plus the requested lines, capped at `max_chars` characters with a note saying where to continue. */
+    /** Header plus the requested lines of a file read whole. */
     private format(abs: string, bytes: Buffer, args: Args): string {
         const decoded = decodeText(bytes);
         if (!decoded.ok) throw errors.binary(abs, bytes.length);
         const { lines, eols } = splitLines(decoded.text);
-        const total = lines.length;
-        const start = args.start_line ?? 1;
+        return this.render(abs, lines.length, (n) => ({ text: lines[n - 1]!, eol: eols[n - 1]!, complete: true }), args);
+    }
+
+    /**
+     * The requested lines of a file above maxFileSize, streamed (see fs/line-stream.ts). Not
+     * recorded as a read for read-before-write: edits refuse such files anyway.
+     * @param tooLarge - the too-large error, kept for files that cannot be streamed (UTF-16).
+     */
+    private async stream(c: CheckedPath, roots: RealRoots, args: Args, tooLarge: string): Promise<string> {
+        const { handle, size } = await openRegularFile(c.abs, c.real, roots);
+        try {
+            const why = await streamable(handle);
+            if (why === 'binary') throw errors.binary(c.abs, size);
+            if (why === 'utf16') throw new ToolError('too_large', tooLarge);
+            const budget = this.maxChars(args) + (args.start_char ?? 1);
+            let start = args.start_line ?? 1;
+            if (args.last_lines !== undefined) start = Math.max(1, (await countLines(handle)) - args.last_lines + 1);
+            const range = await readLines(handle, start, args.end_line ?? Infinity, budget);
+            const lineAt = (n: number): StreamedLine => range.lines[n - range.first] ?? { text: '', eol: '', complete: false };
+            return this.render(c.abs, range.total, lineAt, args);
+        } finally {
+            await handle.close();
+        }
+    }
+
+    private maxChars(args: Args): number {
+        return Math.min(args.max_chars ?? this.ctx.fileConfig.maxCharsPerFile, this.ctx.fileConfig.maxCharsPerFile);
+    }
+
+    /**
+     * Header plus lines `start..end` (from `start_char` of the first), capped at `max_chars`
+     * characters with a note saying where to continue; every such note makes progress: a line
+     * cut before any of the next lines is continued within itself (`start_char`).
+     * @param line - line `n` (1-based) of the file; `complete: false` when only a prefix is known.
+     */
+    private render(abs: string, total: number, line: (n: number) => StreamedLine, args: Args): string {
+        const start = args.last_lines !== undefined ? Math.max(1, total - args.last_lines + 1) : (args.start_line ?? 1);
         if (total === 0) {
             if (args.start_line !== undefined && args.start_line > 1) {
                 throw errors.invalidArgument(this.name, `start_line ${start} is beyond the end of ${abs}, which is empty (0 lines).`);
@@ -119,24 +167,47 @@ export class ReadFileTool extends FileTool<typeof schema> {
             throw errors.invalidArgument(this.name, `start_line ${start} is beyond the end of ${abs}, which has ${total} lines.`);
         }
         const end = Math.min(args.end_line ?? total, total);
-        const maxChars = Math.min(args.max_chars ?? this.ctx.fileConfig.maxCharsPerFile, this.ctx.fileConfig.maxCharsPerFile);
+        const maxChars = this.maxChars(args);
+        const startChar = args.start_char ?? 1;
         let body = '';
         let shownEnd = start - 1;
-        let truncated = false;
-        for (let i = start - 1; i < end; i++) {
-            const piece = (args.line_numbers === true ? `${String(i + 1).padStart(6)}\t` : '') + lines[i]! + eols[i]!;
-            if (body.length + piece.length > maxChars) {
-                body += piece.slice(0, maxChars - body.length);
-                truncated = true;
+        /** The line cut by max_chars: its number, the characters of it shown (1-based, inclusive) and its length when known. */
+        let cut: { n: number; from: number; to: number; length: number | undefined } | undefined;
+        for (let n = start; n <= end; n++) {
+            const l = line(n);
+            const from = n === start ? startChar : 1;
+            if (from > 1 && l.complete && from > l.text.length) {
+                throw errors.invalidArgument(this.name, `start_char ${from} is beyond the end of line ${n} of ${abs}, which has ${l.text.length} characters.`);
+            }
+            const prefix = args.line_numbers === true ? `${String(n).padStart(6)}\t` : '';
+            const text = from > 1 ? l.text.slice(from - 1) : l.text;
+            const piece = prefix + text + l.eol;
+            if (body.length + piece.length > maxChars || !l.complete) {
+                const room = maxChars - body.length;
+                body += piece.slice(0, room);
+                const shown = Math.max(0, Math.min(room - prefix.length, text.length));
+                cut = { n, from, to: from + shown - 1, length: l.complete ? l.text.length : undefined };
                 break;
             }
             body += piece;
-            shownEnd = i + 1;
+            shownEnd = n;
         }
-        let out = `--- ${abs} (lines ${start}-${truncated ? Math.max(shownEnd, start) : end} of ${total}) ---\n${body}`;
-        if (truncated) {
-            const next = shownEnd + 1;
-            out += `${body.endsWith('\n') ? '' : '\n'}[Truncated at ${maxChars} characters (max_chars / maxCharsPerFile): line ${next} is cut off; continue with start_line=${next}.]`;
+        let out = `--- ${abs} (lines ${start}-${cut ? Math.max(shownEnd, start) : end} of ${total}) ---\n${body}`;
+        if (cut) {
+            const sep = body.endsWith('\n') ? '' : '\n';
+            const head = `Truncated at ${maxChars} characters (max_chars / maxCharsPerFile)`;
+            if (cut.n > start) {
+                out += `${sep}[${head}: line ${cut.n} is cut off; continue with start_line=${cut.n}.]`;
+            } else if (cut.length !== undefined && cut.to >= cut.length) {
+                // All of the line's text was shown, only its line ending was not.
+                out += cut.n < end ? `${sep}[${head}: continue with start_line=${cut.n + 1}.]` : `${sep}[${head}: line ${cut.n} is shown in full, without its line ending.]`;
+            } else {
+                if (cut.to < cut.from) {
+                    throw errors.invalidArgument(this.name, `max_chars ${maxChars} is too small to show any character of line ${cut.n} of ${abs}${args.line_numbers === true ? ' with its line number' : ''}; raise max_chars.`);
+                }
+                const of = cut.length === undefined ? '' : ` of its ${cut.length}`;
+                out += `${sep}[${head}: showed characters ${cut.from}-${cut.to}${of} of line ${cut.n}; continue with start_line=${cut.n} and start_char=${cut.to + 1}.]`;
+            }
         }
         return out;
     }
