@@ -105,7 +105,7 @@ describe('search_entries', () => {
             'd01/f.txt:1: needle',
             'd01/f.txt:2: needle',
             'd02/f.txt:1: needle',
-            '[Showing the first 5 results (max_results = 5); there may be more. Raise max_results or narrow the search.]',
+            '[Showing the first 5 results (max_results = 5); there may be more. Raise max_results or narrow the search; for the next page, call again with offset=5.]',
         ]);
     });
 

@@ -337,7 +337,7 @@ describe('search_entries context_lines', () => {
             'a.txt-5- line 5',
             'a.txt:6: line 6 needle',
             'a.txt-7- line 7',
-            '[Showing the first 2 results (max_results = 2); there may be more. Raise max_results or narrow the search.]',
+            '[Showing the first 2 results (max_results = 2); there may be more. Raise max_results or narrow the search; for the next page, call again with offset=2.]',
         ]);
     });
 
@@ -377,10 +377,10 @@ describe('search_entries output_mode', () => {
             'd01/f.txt',
             'd02/f.txt',
             'd04/f.txt',
-            '[Showing the first 3 files (max_results = 3); there may be more. Raise max_results or narrow the search.]',
+            '[Showing the first 3 files (max_results = 3); there may be more. Raise max_results or narrow the search; for the next page, call again with offset=3.]',
         ]);
         const count = await search(fx, { content_pattern: 'needle', output_mode: 'count', max_results: 2 });
-        expect(lines(count)).toEqual(['d01/f.txt: 2', 'd02/f.txt: 4', '[Showing the first 2 files (max_results = 2); there may be more. Raise max_results or narrow the search.]']);
+        expect(lines(count)).toEqual(['d01/f.txt: 2', 'd02/f.txt: 4', '[Showing the first 2 files (max_results = 2); there may be more. Raise max_results or narrow the search; for the next page, call again with offset=2.]']);
     });
 
     it('files_with_matches without content_pattern lists the matching entries as usual', async () => {

@@ -13,14 +13,22 @@ import { rootsOf } from './shared.js';
 const schema = z.strictObject({
     path: arg.path('Directory path'),
     recursive: z.boolean().optional().describe('Set to true for recursive depth-first listing'),
+    offset: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe('Entries to skip, for the next page of a listing cut at maxDisplayEntries (default 0; same order every time)'),
 });
 
 /**
  * `list_directory`: entries of a directory, one per line, sorted by name; directories end with
  * `/`. Recursive listings are depth-first and skip `skipDirs`; symlinks are listed, never
  * followed. Paths are workspace-relative inside the workspace, absolute outside it. Above
- * `maxDisplayEntries` lines the listing is cut with a note; a walk above `maxTotalEntries`
- * entries is an error saying how to narrow it.
+ * `maxDisplayEntries` lines the listing is cut with a note saying how to get the next page
+ * (`offset`); a recursive walk above `maxTotalEntries` entries is an error saying how to narrow
+ * it. A non-recursive listing is one directory read, whatever its size: it shows the first
+ * entries and the total.
  */
 export class ListDirectoryTool extends FileTool<typeof schema> {
     constructor(workspace: Workspace, shared?: ToolShared) {
@@ -37,6 +45,7 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
         const prefix = childPrefix(checked.display);
         const skip = new Set(view.skipDirs);
         const lines: string[] = [];
+        const offset = args.offset ?? 0;
         let total = 0;
         const skipped: string[] = [];
 
@@ -54,14 +63,15 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
             entries.sort((a, b) => byCodePoint(a.name, b.name));
             for (const e of entries) {
                 total++;
-                if (total > maxTotalEntries) {
+                // A non-recursive listing has read its one directory already: it is cut for display only.
+                if (args.recursive === true && total > maxTotalEntries) {
                     throw new ToolError(
                         'too_large',
                         `Listing stopped after ${maxTotalEntries} entries: raise maxTotalEntries (LLM_CHAT_FS_MAX_TOTAL_ENTRIES), or narrow the call: list a subdirectory, list without recursive, or use search_entries with name_pattern to find specific entries.`,
                     );
                 }
                 const relPath = rel === '' ? e.name : `${rel}/${e.name}`;
-                if (lines.length < maxDisplayEntries) lines.push(quotePath(`${prefix}${relPath}${e.isDirectory() ? '/' : ''}`));
+                if (total > offset && lines.length < maxDisplayEntries) lines.push(quotePath(`${prefix}${relPath}${e.isDirectory() ? '/' : ''}`));
                 if (args.recursive === true && e.isDirectory() && !skip.has(e.name)) {
                     let sub: HeldDirectory;
                     try {
@@ -85,8 +95,19 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
             await root.close();
         }
         if (total === 0) return ok(`(empty directory: ${checked.display})`);
-        if (total > lines.length) {
-            lines.push(`[Showing ${lines.length} of ${total} entries (maxDisplayEntries, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). List a subdirectory or use search_entries to narrow.]`);
+        const next = offset + lines.length;
+        if (offset >= total && offset > 0) {
+            lines.push(`[offset ${offset} is past the last entry: ${checked.display} has ${total} entries${args.recursive === true ? ' (recursively)' : ''}.]`);
+        } else if (offset > 0) {
+            lines.push(
+                `[Showing entries ${offset + 1}-${next} of ${total} (offset = ${offset}; maxDisplayEntries, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). ` +
+                    (next < total ? `For the next page, call again with offset=${next}.]` : 'This is the last page.]'),
+            );
+        } else if (total > lines.length) {
+            lines.push(
+                `[Showing ${lines.length} of ${total} entries (maxDisplayEntries, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). List a subdirectory or use search_entries to narrow; ` +
+                    `for the next page, call again with offset=${next}.]`,
+            );
         }
         if (skipped.length > 0) lines.push(`[Skipped ${skipped.length} unreadable directories: ${skipped.slice(0, 5).join(', ')}]`);
         return ok(lines.join('\n'));

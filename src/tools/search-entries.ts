@@ -34,6 +34,12 @@ const schema = z.strictObject({
     max_results: arg.count(
         'Maximum results; each matching line counts as one, or each file with output_mode "files_with_matches" or "count" (default: config max)',
     ).optional(),
+    offset: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe('Results to skip, for the next page of a search cut by max_results: the same call with offset = results already seen (default 0; same order every time)'),
     max_size: z.number().int().min(1).optional().describe('Maximum file size in bytes for content searches (capped by config)'),
     created_after: arg.isoDate('ISO 8601 datetime: entries created after this time').optional(),
     created_before: arg.isoDate('ISO 8601 datetime: entries created before this time').optional(),
@@ -147,7 +153,8 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
             root: checked.real,
             displayRoot: checked.display,
             type: args.type ?? 'both',
-            maxResults: args.max_results ?? searchConfig.maxSearchResults,
+            // Paging: the first offset + max_results of the same deterministic order, then the page.
+            maxResults: (args.max_results ?? searchConfig.maxSearchResults) + (args.offset ?? 0),
             maxFileSize: Math.min(args.max_size ?? fileConfig.maxFileSize, fileConfig.maxFileSize),
             maxTotalEntries: searchConfig.maxTotalEntries,
             skipDirs: view.skipDirs,
@@ -174,13 +181,21 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
                     onProgress({ progress: p.visited, message: `visited ${p.visited} entries, scanned ${p.scanned} files, ${p.hits} matches so far` }),
             }),
         });
-        return this.format(args, req, outcome);
+        // A directory with more entries than the limit by itself: no filter can help, say so.
+        let flat: number | undefined;
+        if (outcome.stop === 'too_many_entries') {
+            const direct = await fs.readdir(checked.real).then((names) => names.length, () => 0);
+            if (direct > searchConfig.maxTotalEntries) flat = direct;
+        }
+        return this.format(args, req, outcome, flat);
     }
 
-    private format(args: Args, req: SearchRequest, outcome: SearchOutcome): PartialToolResult {
+    private format(args: Args, req: SearchRequest, outcome: SearchOutcome, flat?: number): PartialToolResult {
         const { maxDisplayEntries, maxTotalEntries, timeoutMs } = this.ctx.searchConfig;
         const timed = [req.createdAfter, req.createdBefore, req.modifiedAfter, req.modifiedBefore].some((t) => t !== undefined);
-        const hits = outcome.hits;
+        const offset = args.offset ?? 0;
+        const pageSize = req.maxResults - offset;
+        const hits = offset > 0 ? outcome.hits.slice(offset) : outcome.hits;
         const root = quotePath(req.displayRoot);
         const body: string[] = [];
         if (hits.length === 0) {
@@ -195,9 +210,11 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
         }
         const unit = (req.outputMode ?? 'content') === 'content' || args.content_pattern === undefined ? 'results' : 'files';
         switch (outcome.stop) {
-            case 'max_results':
-                body.push(`[Showing the first ${hits.length} ${unit} (max_results = ${req.maxResults}); there may be more. Raise max_results or narrow the search.]`);
+            case 'max_results': {
+                const shown = offset > 0 ? `${unit} ${offset + 1}-${offset + hits.length} (offset = ${offset}, max_results = ${pageSize})` : `the first ${hits.length} ${unit} (max_results = ${pageSize})`;
+                body.push(`[Showing ${shown}; there may be more. Raise max_results or narrow the search; for the next page, call again with offset=${offset + hits.length}.]`);
                 break;
+            }
             case 'timeout':
                 body.push(
                     `[Search timed out after ${timeoutMs} ms, having visited ${outcome.visited} entries and scanned ${outcome.scanned} files; the results are partial. ` +
@@ -209,6 +226,10 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
                 break;
             default:
                 break;
+        }
+        if (offset > 0 && hits.length === 0 && outcome.stop === 'done') body.push(`[offset ${offset} is past the last result: the search has ${outcome.hits.length} ${unit}.]`);
+        if (hits.length > maxDisplayEntries) {
+            body.push(`[To list them page by page, call again with max_results=${maxDisplayEntries} and offset=${offset}, then offset=${offset + maxDisplayEntries}, and so on.]`);
         }
         body.push(...patternNotes(args, hits.length > 0));
         if (outcome.skipped.length > 0) {
@@ -223,7 +244,7 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
             const head =
                 `Search stopped: visited more than the limit of ${maxTotalEntries} entries under ${root} ` +
                 `(maxTotalEntries; raise it with LLM_CHAT_FS_MAX_TOTAL_ENTRIES=<n>). ` +
-                'Narrow the search with a deeper `path`, a `name_pattern` or `type`. ' +
+                narrowAdvice(args, flat) +
                 (hits.length > 0 ? `Matches found before stopping (${hits.length}):` : 'No matches were found before stopping.');
             return fail([head, ...(hits.length > 0 ? body : body.slice(1))].join('\n'));
         }
@@ -241,6 +262,23 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
         const raise = byArg ? `raise max_size (up to maxFileSize, ${configured} bytes)` : 'raise LLM_CHAT_FS_MAX_FILE_SIZE';
         return `[Not searched: ${n} ${n === 1 ? 'file' : 'files'} above ${limit}: ${shown.join(', ')}${more}; ${raise} to search them.]`;
     }
+}
+
+/**
+ * How to narrow a search stopped by maxTotalEntries, naming only what the call has not used yet;
+ * `flat` is the number of entries directly in the searched directory when that alone is above the limit.
+ */
+function narrowAdvice(args: Args, flat: number | undefined): string {
+    if (flat !== undefined) {
+        return (
+            `The directory itself holds ${flat} entries, more than the limit: every one is visited whatever the filters, so only a deeper \`path\` ` +
+            'or a higher limit helps; list_directory shows its entries page by page (offset). '
+        );
+    }
+    const unused = ['a deeper `path`'];
+    if (args.name_pattern === undefined) unused.push('a `name_pattern`');
+    if (args.type === undefined || args.type === 'both') unused.push('`type`');
+    return `Narrow the search with ${unused.slice(0, -1).join(', ')}${unused.length > 1 ? ' or ' : ''}${unused.at(-1)}. `;
 }
 
 /**
