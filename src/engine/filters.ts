@@ -74,38 +74,87 @@ export function globList(value: string | readonly string[] | undefined): string[
     return list.length > 0 ? list : undefined;
 }
 
+/** The `.gitignore` files of one directory chain as one matcher (see {@link IgnoreCache}). */
+interface ChainMatcher {
+    ig: Ignore;
+    /** The searched directory relative to the outermost `.gitignore`'s directory (`''` or `src/`). */
+    outerUp: string;
+    /** Each rewritten rule's frame index and original line, to name the rule that ignores something. */
+    origin: Map<string, { frame: number; pattern: string }>;
+}
+
+/** `dir` (`a/b/`) escaped for the start of a `.gitignore` pattern: glob characters, and a leading `#` or `!`. */
+function escapePrefix(dir: string): string {
+    const escaped = dir.replace(/[\\*?[\]]/g, '\\$&');
+    return /^[#!]/.test(escaped) ? `\\${escaped}` : escaped;
+}
+
+/**
+ * One `.gitignore` line of the directory `prefix` (relative to the outermost `.gitignore`'s
+ * directory) rewritten to apply from there, as git reads it (gitignore(5)): a pattern with a `/`
+ * at its start or middle is relative to its own directory (`prefix` + pattern); one without
+ * matches at any depth below it (`prefix**\/` + pattern). Negation stays in front; comments and
+ * blank lines are dropped.
+ */
+function rebase(line: string, prefix: string): string | null {
+    if (line.trim() === '' || line.startsWith('#')) return null;
+    if (prefix === '') return line;
+    const neg = line.startsWith('!') ? '!' : '';
+    const body = neg ? line.slice(1) : line;
+    // Trailing unescaped spaces are not part of the pattern, nor is a trailing "/" for this test.
+    const core = body.replace(/(?<!\\)\s+$/, '').replace(/\/$/, '');
+    const anchored = core.includes('/');
+    return `${neg}${escapePrefix(prefix)}${anchored ? body.replace(/^\//, '') : `**/${body}`}`;
+}
+
 /**
  * `.gitignore` rules compiled once per worker and search: frames travel with each walk job as
- * text (functions do not cross threads), and the same text compiles once.
+ * text (functions do not cross threads), and the same chain compiles once.
+ *
+ * The frames of one directory chain are merged into one `ignore` matcher, each file's rules
+ * rewritten relative to the outermost file's directory (see {@link rebase}), outermost first. Git's
+ * precedence follows: the last matching rule wins, and a deeper file's rules come later; a path
+ * whose parent directory is excluded stays excluded. Testing each file's rules on its own would
+ * let an outer `vendor/` exclude `a/vendor/f.txt` through its parent even after `a/.gitignore`
+ * re-included `vendor/` (git includes it). Checked against `git check-ignore` in
+ * test/gitignore-git.test.ts.
  */
 export class IgnoreCache {
-    readonly #compiled = new Map<string, Ignore>();
+    readonly #byText = new Map<string, ChainMatcher>();
+    readonly #byFrames = new WeakMap<readonly IgnoreFrame[], ChainMatcher>();
 
-    /** The matcher for one `.gitignore` text. */
-    get(rules: string): Ignore {
-        let ig = this.#compiled.get(rules);
-        if (ig === undefined) {
+    /** The matcher for a chain of frames (outermost first). */
+    matcher(frames: readonly IgnoreFrame[]): ChainMatcher {
+        let m = this.#byFrames.get(frames);
+        if (m !== undefined) return m;
+        const outerUp = frames.length > 0 ? frames[0]!.up : '';
+        const lines: string[] = [];
+        const origin = new Map<string, { frame: number; pattern: string }>();
+        frames.forEach((f, i) => {
+            // A frame above the searched directory sits `up` below the outermost one's; a nested frame at `base` below the searched one.
+            const prefix = f.up !== '' ? outerUp.slice(0, outerUp.length - f.up.length) : outerUp + f.base;
+            for (const raw of f.rules.split(/\r?\n/)) {
+                const line = rebase(raw, prefix);
+                if (line === null) continue;
+                lines.push(line);
+                origin.set(line.replace(/^!/, ''), { frame: i, pattern: raw.replace(/^!/, '').trim() });
+            }
+        });
+        const key = lines.join('\n');
+        m = this.#byText.get(key);
+        if (m === undefined || m.outerUp !== outerUp) {
             // Git's semantics on Linux: case-sensitive (core.ignorecase false).
-            ig = ignore({ ignorecase: false, allowRelativePaths: true }).add(rules);
-            this.#compiled.set(rules, ig);
+            m = { ig: ignore({ ignorecase: false, allowRelativePaths: true }).add(key), outerUp, origin };
+            this.#byText.set(key, m);
         }
-        return ig;
+        this.#byFrames.set(frames, m);
+        return m;
     }
 
-    /**
-     * Is the entry at `relPath` (relative to the searched directory) ignored by `frames` (outermost
-     * first)? Like git, the deepest `.gitignore` with a rule for the path decides, and within a
-     * file the last matching rule does (`!` re-includes).
-     */
+    /** Is the entry at `relPath` (relative to the searched directory) ignored by `frames` (outermost first), as git decides? */
     ignored(frames: readonly IgnoreFrame[], relPath: string, isDir: boolean): boolean {
-        for (let i = frames.length - 1; i >= 0; i--) {
-            const f = frames[i]!;
-            const p = f.up + relPath.slice(f.base.length) + (isDir ? '/' : '');
-            const r = this.get(f.rules).test(p);
-            if (r.ignored) return true;
-            if (r.unignored) return false;
-        }
-        return false;
+        const m = this.matcher(frames);
+        return m.ig.test(m.outerUp + relPath + (isDir ? '/' : '')).ignored;
     }
 }
 
@@ -114,12 +163,12 @@ export class IgnoreCache {
  * (`frames` from {@link ancestorIgnores}), and the index of the frame holding it; `null` when it is not.
  */
 export function ignoredRoot(frames: readonly IgnoreFrame[], cache = new IgnoreCache()): { pattern: string; frame: number } | null {
-    for (let i = frames.length - 1; i >= 0; i--) {
-        const r = cache.get(frames[i]!.rules).test(frames[i]!.up);
-        if (r.ignored) return { pattern: r.rule?.pattern ?? '', frame: i };
-        if (r.unignored) return null;
-    }
-    return null;
+    if (frames.length === 0) return null;
+    const m = cache.matcher(frames);
+    const r = m.ig.test(m.outerUp);
+    if (!r.ignored) return null;
+    const from = r.rule === undefined ? undefined : m.origin.get(r.rule.pattern.replace(/^!/, ''));
+    return from ?? { pattern: r.rule?.pattern ?? '', frame: frames.length - 1 };
 }
 
 /** Text of a `.gitignore` without a BOM; `null` when it is larger than {@link MAX_GITIGNORE_BYTES}. */
