@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { accessFor, allows, isInside } from './access/contain.js';
 import { realPathOf } from './access/resolve.js';
@@ -40,7 +41,8 @@ export class WorkspaceView {
     ) {}
 
     /**
-     * Absolute path for `input`: relative paths against the workspace root, absolute ones as is.
+     * Absolute path for `input`: relative paths against the workspace root, absolute ones as is,
+     * a leading `~/` (or `~` alone) against the home directory (`os.homedir()`).
      * @throws ToolError (invalid_argument) for empty strings and NUL bytes.
      */
     resolve(input: string, tool: string, param = 'path'): string {
@@ -49,6 +51,9 @@ export class WorkspaceView {
         }
         // Security: a NUL byte would truncate the path inside the operating system.
         if (input.includes('\0')) throw errors.invalidArgument(tool, `${param} contains a NUL byte; pass a path without NUL characters.`);
+        // A leading "~/" (or "~" alone) is the home directory, as in a shell; access control then
+        // applies as to any absolute path. A file or directory named "~" is "./~".
+        if (input === '~' || input.startsWith('~/')) return path.join(os.homedir(), input.slice(1));
         return path.resolve(this.root, input);
     }
 
@@ -79,7 +84,7 @@ export class WorkspaceView {
             if (granted === AccessType.Read || (lexical === AccessType.Read && needed === AccessType.Write)) {
                 throw errors.notWritable(abs);
             }
-            throw errors.outsideAccess(abs, needed === AccessType.Write ? 'write' : 'read', this.hint(input));
+            throw errors.outsideAccess(abs, needed === AccessType.Write ? 'write' : 'read', await this.hint(input));
         }
         return { abs, real, display: this.display(abs), access: granted! };
     }
@@ -105,12 +110,18 @@ export class WorkspaceView {
         return roots.some((root) => isInside(root, entry.real) || isInside(root, entry.abs));
     }
 
-    private hint(input: string): string {
-        if (path.isAbsolute(input) && !input.startsWith(this.root)) {
-            const asRelative = '.' + input;
-            return ` Absolute paths start at the filesystem root, not the workspace: use "." for the workspace root or a relative path such as "${asRelative}".`;
-        }
-        return '';
+    /**
+     * The hint for an absolute path outside every access, given only when it can help: the same
+     * path taken relative to the workspace exists, or its first directory does not exist at the
+     * filesystem root (so it was likely meant relative). `~/` paths get none: they mean the home directory.
+     */
+    private async hint(input: string): Promise<string> {
+        if (!path.isAbsolute(input) || input.startsWith(this.root)) return '';
+        const asRelative = '.' + input;
+        const first = input.split('/').find((part) => part !== '');
+        const exists = (p: string): Promise<boolean> => fs.lstat(p).then(() => true, () => false);
+        const helps = (await exists(path.join(this.root, input))) || (first !== undefined && !(await exists(path.join('/', first))));
+        return helps ? ` Absolute paths start at the filesystem root, not the workspace: use "." for the workspace root or a relative path such as "${asRelative}".` : '';
     }
 }
 
