@@ -55,7 +55,7 @@ describe('replace_file_content: old_content not found', () => {
         const before = snapshot(root);
         const r = await one(tool('replace_file_content'), { path: 'f.py', old_content: '    a = 1\n    b = 3\n    return a + b\n', new_content: '' });
         expect(r.status).toBe('error');
-        expect(r.result).toContain('- lines 2-4: differs in line 3 only: the file has "    b = 2" where old_content has "b = 3"');
+        expect(r.result).toContain('- lines 2-4: differs in line 3 only: the file has "    b = 2" where old_content has "    b = 3"');
         expect(snapshot(root)).toEqual(before);
     });
 
@@ -153,5 +153,28 @@ describe('diff after an edit (package option showDiff)', () => {
         const lines = r.result.split('\n');
         expect(lines).toHaveLength(1 + 40 + 1);
         expect(lines.at(-1)).toMatch(/^\[\.\.\. \d+ more diff lines\]$/);
+    });
+});
+
+describe('LLM_CHAT_FS_EDIT_DIFF', () => {
+    it('turns the diff on for tools built without the package option, and the option beats it', async () => {
+        const { ReplaceFileContentTool, ReadFileTool, Workspace, AccessType } = await import('../src/index.js');
+        const { tempDir, writeTree } = await import('./helpers.js');
+        const root = tempDir();
+        writeTree(root, { 'f.txt': 'a\nb\n' });
+        const saved = process.env.LLM_CHAT_FS_EDIT_DIFF;
+        process.env.LLM_CHAT_FS_EDIT_DIFF = 'true';
+        try {
+            const ws = new Workspace({ accesses: [{ type: AccessType.Write, path: root }] });
+            await new ReadFileTool(ws).execute({ paths: ['f.txt'] });
+            const [r] = await new ReplaceFileContentTool(ws).execute({ path: 'f.txt', old_content: 'b', new_content: 'B' });
+            expect(r!.result).toBe(`Replaced content in ${root}/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B`);
+            const off = await setup({ 'g.txt': 'x\n' }, { packageOptions: { showDiff: false } });
+            const [g] = await off.tool('replace_file_content').execute({ path: 'g.txt', old_content: 'x', new_content: 'y' });
+            expect(g!.result).toBe(`Replaced content in ${off.root}/g.txt`);
+        } finally {
+            if (saved === undefined) delete process.env.LLM_CHAT_FS_EDIT_DIFF;
+            else process.env.LLM_CHAT_FS_EDIT_DIFF = saved;
+        }
     });
 });

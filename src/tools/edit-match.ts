@@ -135,7 +135,8 @@ function whitespaceCandidates(text: string, wanted: string): Candidate[] {
 
 /** Windows of the file's lines that equal old_content's lines (indentation aside) except for exactly one line. */
 function oneLineCandidates(text: string, wanted: string, skip: readonly Candidate[]): Candidate[] {
-    const want = wanted.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n').map((l) => l.trim());
+    const raw = wanted.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
+    const want = raw.map((l) => l.trim());
     if (want.length < 2) return [];
     const { lines } = splitLines(text);
     if (lines.length > MAX_LINES_SCANNED) return [];
@@ -160,7 +161,7 @@ function oneLineCandidates(text: string, wanted: string, skip: readonly Candidat
         out.push({
             first,
             last: i + k,
-            note: `differs in line ${first + differing} only: the file has ${showText(lines[i + differing]!)} where old_content has ${showText(want[differing]!)}`,
+            note: `differs in line ${first + differing} only: the file has ${showText(lines[i + differing]!)} where old_content has ${showText(raw[differing]!)}`,
         });
         i += k - 1;
     }
