@@ -68,7 +68,7 @@ describe('createDispatcher', () => {
         expect(array).toMatchObject({ status: 'error', result: expect.stringMatching(/expected a JSON object/) });
         const [unknown] = await dispatch('rm_rf', '{}');
         expect(unknown).toMatchObject({ status: 'error', result: expect.stringMatching(/Unknown tool.*read_file/) });
-        const [invalid] = await dispatch('read_file', '{"paths": "notes.txt"}');
+        const [invalid] = await dispatch('read_file', '{"paths": 42}');
         expect(invalid).toMatchObject({ status: 'error', result: expect.stringMatching(/paths/) });
     });
 

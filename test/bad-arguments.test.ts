@@ -20,7 +20,7 @@ const NON_OBJECTS: Case[] = [
 const CASES: Record<string, Case[]> = {
     read_file: [
         ['missing paths', {}, 'paths'],
-        ['paths as a string', { paths: 'a.txt' }, 'paths'],
+        ['paths as a number', { paths: 5 }, 'paths'],
         ['paths with a number', { paths: [1] }, 'paths'],
         ['empty paths', { paths: [] }, 'paths'],
         ['empty path string', { paths: [''] }, 'paths'],

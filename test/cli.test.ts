@@ -131,7 +131,7 @@ describe('llm-chat-file command line', () => {
 
     it('exits non-zero on bad arguments, saying what is expected', async () => {
         const dir = tempDir();
-        const r = await runCli(dir, ['read_file', '{"paths":"a.txt"}']);
+        const r = await runCli(dir, ['read_file', '{"paths":5}']);
         expect(r.code).toBe(1);
         expect(r.stdout + r.stderr).toContain('paths');
     });

@@ -136,7 +136,7 @@ describe('MCP server over stdio (built CLI: llm-chat-file mcp)', () => {
     });
 
     it('marks invalid arguments as an error result that says what is expected', async () => {
-        const r = await call('read_file', { paths: 'notes.txt' });
+        const r = await call('read_file', { paths: 42 });
         expect(r.isError).toBe(true);
         expect(texts(r)[0]).toMatch(/paths/);
     });
