@@ -4,6 +4,7 @@ import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
 import { compactDiff, withDiff } from './edit-diff.js';
 import { ambiguityNote, replaceText } from './edit-match.js';
+import { textEditFields } from './replace-file-content.js';
 import { checkContentSize, editTextFile } from './shared.js';
 
 /** Most edits one edit_file call applies. */
@@ -12,13 +13,7 @@ export const MAX_EDITS = 50;
 const schema = z.strictObject({
     path: arg.path(),
     edits: z
-        .array(
-            z.strictObject({
-                old_content: z.string().min(1).describe('Exact substring to find (literal match, not a regex)'),
-                new_content: z.string().describe('Replacement text (empty string deletes the match)'),
-                replace_all: z.boolean().optional().describe('Replace all occurrences vs first only. Default false.'),
-            }),
-        )
+        .array(z.strictObject(textEditFields))
         .min(1)
         .max(MAX_EDITS)
         .describe(`Replacements applied in order, each to the text the one before left (1-${MAX_EDITS})`),

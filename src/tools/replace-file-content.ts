@@ -6,12 +6,14 @@ import { withDiff } from './edit-diff.js';
 import { ambiguityNote, replaceText, type Replacement } from './edit-match.js';
 import { checkContentSize, editTextFile } from './shared.js';
 
-const schema = z.strictObject({
-    path: arg.path(),
+/** The fields of one exact-text replacement, shared with edit_file's `edits`. */
+export const textEditFields = {
     old_content: z.string().min(1).describe('Exact substring to find (literal match, not a regex)'),
     new_content: z.string().describe('Replacement text (empty string deletes the match)'),
     replace_all: z.boolean().optional().describe('Replace all occurrences vs first only. Default false.'),
-});
+};
+
+const schema = z.strictObject({ path: arg.path(), ...textEditFields });
 
 /**
  * `replace_file_content`: find-and-replace of an exact substring (first occurrence, or all with
