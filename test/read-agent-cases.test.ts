@@ -160,3 +160,16 @@ describe('read_file: paths as one string', () => {
         expect(schema.properties.paths.type).toBe('array');
     });
 });
+
+describe('read_file: last_lines', () => {
+    it('reads the last lines of a small file too, and refuses last_lines with start_line', async () => {
+        const root = tempDir();
+        writeTree(root, { 'f.txt': 'a\nb\nc\nd\n' });
+        const fx = makePackage(root);
+        expect((await one(fx.tool('read_file'), { paths: ['f.txt'], last_lines: 2 })).result).toBe(`--- ${root}/f.txt (lines 3-4 of 4) ---\nc\nd\n`);
+        expect((await one(fx.tool('read_file'), { paths: ['f.txt'], last_lines: 10 })).result).toBe(`--- ${root}/f.txt (lines 1-4 of 4) ---\na\nb\nc\nd\n`);
+        const both = await one(fx.tool('read_file'), { paths: ['f.txt'], last_lines: 2, start_line: 1 });
+        expect(both.status).toBe('error');
+        expect(both.result).toContain('last_lines reads the end of the file: leave out start_line and end_line, or leave out last_lines');
+    });
+});
