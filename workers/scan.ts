@@ -1,5 +1,6 @@
-import { isUtf8 } from 'node:buffer';
-import { requiredLiteral, type PatternSpec } from '../src/engine/regex.js';
+import { analyzePattern, bestLiteral } from '../src/engine/literals.js';
+import type { PatternSpec } from '../src/engine/regex.js';
+import { textEncodingOf } from '../src/fs/text.js';
 
 /**
  * Content scanning: finds the lines of a file that match a pattern, line by line semantics
@@ -27,8 +28,10 @@ export interface ContentMatcher {
     line: RegExp;
     /** Finds candidate positions over the whole text (`g` and `m` added). */
     global: RegExp;
-    /** A literal every match contains, searched in the raw bytes first. */
+    /** A literal every matched line contains, searched in the raw bytes first. */
     literal: LiteralPlan | null;
+    /** `global` finds every line `line` matches (the pattern has no lookaround, see {@link analyzePattern}); else lines are tested one by one. */
+    lineLocal: boolean;
 }
 
 /** A case-insensitive ASCII literal, searched through its rarest byte. */
@@ -49,11 +52,13 @@ export interface LiteralPlan {
 const RARITY = "^?$~@'`Jj!\\%|+<][Zz79&#56Qq:}{\"843/.2>Yy1KkWw=*Vv;()-GgBbHhXx,MmUuFfPp0LlDdCcOoNnAaSsIi_RrTtEe ";
 
 export function makeMatcher(spec: PatternSpec): ContentMatcher {
-    const literal = requiredLiteral(spec);
+    const analysis = analyzePattern(spec.source, spec.flags);
+    const literal = bestLiteral(analysis.query);
     return {
         line: new RegExp(spec.source, spec.flags),
         global: new RegExp(spec.source, spec.flags + 'gm'),
         literal: literal === null ? null : planLiteral(literal),
+        lineLocal: analysis.lineLocal,
     };
 }
 
@@ -150,8 +155,14 @@ function isLowSurrogate(code: number): boolean {
     return code >= 0xdc00 && code <= 0xdfff;
 }
 
-function stripCr(line: string): string {
-    return line.length > 0 && line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line;
+/**
+ * The text of the line at `start..end` of `src` without its terminator: a `\r` before the line's
+ * `\n` belongs to the terminator (CRLF); a lone `\r`, also at the end of an unterminated last
+ * line, is part of the text (the line model of `splitLines`).
+ */
+function lineAt(src: Lines, start: number, end: number): string {
+    const text = src.text(start, end);
+    return end < src.length && text.length > 0 && text.charCodeAt(text.length - 1) === 13 ? text.slice(0, -1) : text;
 }
 
 /** Line access to a file's text (bytes or decoded), for the lines around a match. */
@@ -194,7 +205,7 @@ function contextOf(src: Lines, start: number, end: number, n: number): { before:
     const before: string[] = [];
     for (let e = start - 1; before.length < n && e >= 0; ) {
         const s = src.prevNewline(e) + 1;
-        before.push(hitText(stripCr(src.text(s, e))));
+        before.push(hitText(lineAt(src, s, e)));
         e = s - 1;
     }
     before.reverse();
@@ -203,7 +214,7 @@ function contextOf(src: Lines, start: number, end: number, n: number): { before:
     for (let s = end + 1; after.length < n && s < src.length; ) {
         const nl = src.nextNewline(s);
         const e = nl === -1 ? src.length : nl;
-        after.push(hitText(stripCr(src.text(s, e))));
+        after.push(hitText(lineAt(src, s, e)));
         s = e + 1;
     }
     return { before, after };
@@ -234,6 +245,7 @@ export function countBytes(buf: Buffer, m: ContentMatcher): number {
 
 /** Visits the matching lines of a file's bytes, at most `max`; returns how many it visited. */
 function eachMatchInBytes(buf: Buffer, m: ContentMatcher, max: number, visit: Visit): number {
+    // The encoding decision of reads (`textEncodingOf`), so search and read_file see the same text.
     if (buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
         const body = Buffer.from(buf.subarray(2, 2 + ((buf.length - 2) & ~1)));
         if (buf[0] === 0xfe) body.swap16();
@@ -241,10 +253,13 @@ function eachMatchInBytes(buf: Buffer, m: ContentMatcher, max: number, visit: Vi
     }
     const bom = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
     const body = bom === 0 ? buf : buf.subarray(bom);
-    if (m.literal === null) return eachMatchInString(body.toString(isUtf8(body) ? 'utf8' : 'latin1'), m, max, visit);
+    const encoding = (): 'utf8' | 'latin1' => (textEncodingOf(buf).encoding === 'latin1' ? 'latin1' : 'utf8');
+    if (m.literal === null) return eachMatchInString(body.toString(encoding()), m, max, visit);
     let src: Lines | undefined; // made at the first candidate line, with the encoding decided there
     // Perf: only lines holding the literal are decoded and tested; the rest of the file is never
-    // turned into a string. Line semantics are exact: a match inside a line contains the literal.
+    // turned into a string. Line semantics are exact: every line the pattern matches contains the
+    // literal (analyzePattern), and in UTF-8 (also decoded leniently after a BOM) and Latin-1 the
+    // ASCII characters of a decoded line are exactly the ASCII bytes of the raw line, in order.
     const plan = m.literal;
     let found = 0;
     let line = 1;
@@ -258,8 +273,8 @@ function eachMatchInBytes(buf: Buffer, m: ContentMatcher, max: number, visit: Vi
         counted = lineStart;
         const nl = body.indexOf(10, pos);
         const lineEnd = nl === -1 ? body.length : nl;
-        src ??= byteLines(body, isUtf8(body) ? 'utf8' : 'latin1');
-        const text = stripCr(src.text(lineStart, lineEnd));
+        src ??= byteLines(body, encoding());
+        const text = lineAt(src, lineStart, lineEnd);
         if (m.line.test(text)) {
             found++;
             visit(line, text, src, lineStart, lineEnd);
@@ -272,13 +287,18 @@ function eachMatchInBytes(buf: Buffer, m: ContentMatcher, max: number, visit: Vi
 
 /**
  * Visits the matching lines of decoded text, at most `max`; returns how many it visited.
- * The regex runs over the whole text (`m` flag); each candidate's line is then tested on its
- * own, so a match spanning lines never counts and the next search starts at the next line.
+ * A line-local pattern runs over the whole text (`m` flag); each candidate's line is then tested
+ * on its own, so a match spanning lines never counts and the next search starts at the next
+ * line. Sound because a line the pattern matches on its own is matched at the same place in the
+ * whole text: the text around the line is read only by lookarounds, `^`/`$` (which hold at its
+ * ends in `m` mode) and `\b`/`\B` (a newline or CR beside the line is no word character, like
+ * the string's end). A pattern with a lookaround (`x(?!\n)`, `(?<!a\n)b`) is tested line by line.
  */
 function eachMatchInString(text: string, m: ContentMatcher, max: number, visit: Visit): number {
+    const src = stringLines(text);
+    if (!m.lineLocal) return eachLine(src, m, max, visit);
     const re = m.global;
     re.lastIndex = 0;
-    let src: Lines | undefined;
     let found = 0;
     let line = 1;
     let counted = 0;
@@ -294,13 +314,31 @@ function eachMatchInString(text: string, m: ContentMatcher, max: number, visit: 
         counted = lineStart;
         const nl = text.indexOf('\n', idx);
         const lineEnd = nl === -1 ? text.length : nl;
-        const lineText = stripCr(text.slice(lineStart, lineEnd));
+        const lineText = lineAt(src, lineStart, lineEnd);
         if (m.line.test(lineText)) {
             found++;
-            visit(line, lineText, (src ??= stringLines(text)), lineStart, lineEnd);
+            visit(line, lineText, src, lineStart, lineEnd);
         }
         if (nl === -1) break;
         re.lastIndex = lineEnd + 1;
+    }
+    return found;
+}
+
+/** Tests every line of `src` on its own, at most `max` hits; returns how many it visited. */
+function eachLine(src: Lines, m: ContentMatcher, max: number, visit: Visit): number {
+    let found = 0;
+    let line = 1;
+    // The position after a final newline begins no line.
+    for (let start = 0; found < max && start < src.length; line++) {
+        const nl = src.nextNewline(start);
+        const end = nl === -1 ? src.length : nl;
+        const text = lineAt(src, start, end);
+        if (m.line.test(text)) {
+            found++;
+            visit(line, text, src, start, end);
+        }
+        start = end + 1;
     }
     return found;
 }

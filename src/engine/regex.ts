@@ -2,6 +2,7 @@
  * Search patterns: how a pattern string becomes a regex (shared by the tool, which validates it,
  * and the workers, which run it), and the literal prefilter extracted from it.
  */
+import { analyzePattern, bestLiteral } from './literals.js';
 
 /** A compiled-once description of a search pattern; structured-clone safe. */
 export interface PatternSpec {
@@ -118,34 +119,11 @@ function repeats(quantifier: string): boolean {
     return max > 1;
 }
 
-/** Is `c` a printable ASCII character that stands for itself at the top level of a non-Unicode pattern? */
-function isPlainLiteral(c: string): boolean {
-    const code = c.charCodeAt(0);
-    if (code < 32 || code > 126) return false;
-    return !'\\^$.|?*+()[]{}'.includes(c) || c === ']' || c === '}';
-}
-
-/** Characters an escape `\c` stands for literally (outside classes, non-Unicode mode). */
-const ESCAPED_LITERALS = new Set('^$\\.*+?()[]{}|/-=!:,<>\'"#%&@~`;_ '.split(''));
-
 /** Index just past the character class starting at `i` (`[`): JavaScript classes end at the first unescaped `]`. */
 function skipClass(src: string, i: number): number {
     for (let j = i + 1; j < src.length; j++) {
         if (src[j] === '\\') j++;
         else if (src[j] === ']') return j + 1;
-    }
-    return src.length;
-}
-
-/** Index just past the group starting at `i` (`(`), honouring escapes, classes and nesting. */
-function skipGroup(src: string, i: number): number {
-    let depth = 0;
-    for (let j = i; j < src.length; j++) {
-        const c = src[j];
-        if (c === '\\') j++;
-        else if (c === '[') j = skipClass(src, j) - 1;
-        else if (c === '(') depth++;
-        else if (c === ')' && --depth === 0) return j + 1;
     }
     return src.length;
 }
@@ -173,56 +151,11 @@ function quantifierAt(src: string, i: number): { len: number; optional: boolean 
 }
 
 /**
- * The longest run of literal ASCII characters every match of `spec` must contain, or `null` when
- * none can be proven (top-level alternation, Unicode mode, only classes and groups...).
- *
- * Sound for case-insensitive non-Unicode matching: an ASCII letter then matches only its two
- * ASCII case variants, other ASCII characters only themselves, so a byte scan for the literal
- * (ASCII case folded) finds every line a match could be on, in UTF-8 and Latin-1 text alike.
- * Unicode mode is excluded because there `s` also matches `ſ` and `k` the Kelvin sign.
+ * One literal every line matched by `spec` must contain, ASCII lower-cased (matched ASCII
+ * case-insensitively), or `null` when none can be proven: the byte prefilter of the scan.
+ * Derived from {@link analyzePattern} (a full parse of the pattern as JavaScript reads it with
+ * `spec.flags`), so it is sound in Unicode mode and for Annex B syntax alike.
  */
-export function requiredLiteral(spec: PatternSpec): string | null {
-    if (spec.flags !== 'i') return null;
-    const src = spec.source;
-    let best = '';
-    let run = '';
-    const endRun = (): void => {
-        if (run.length > best.length) best = run;
-        run = '';
-    };
-    let i = 0;
-    while (i < src.length) {
-        const c = src[i]!;
-        let atom: string | null = null; // the literal character this atom stands for, if any
-        let next = i + 1;
-        if (c === '|') return null; // a top-level alternative may match without any of the runs
-        if (c === '\\') {
-            const e = src[i + 1];
-            if (e === undefined) return null;
-            next = i + 2;
-            if (ESCAPED_LITERALS.has(e)) atom = e;
-            else if (e >= '0' && e <= '9') while (src[next]! >= '0' && src[next]! <= '9') next++; // backreference or octal
-            else if (e === 'k' && src[i + 2] === '<') next = Math.max(next, src.indexOf('>', i) + 1 || src.length);
-            else if (e === 'x') next = i + 4;
-            else if (e === 'u') next = i + 6;
-            else if (e === 'c') next = i + 3;
-        } else if (c === '(') {
-            next = skipGroup(src, i);
-        } else if (c === '[') {
-            next = skipClass(src, i);
-        } else if (isPlainLiteral(c)) {
-            atom = c;
-        }
-        const q = quantifierAt(src, next);
-        if (q) next += q.len;
-        if (atom !== null && !(q && q.optional)) {
-            run += atom;
-            if (q) endRun(); // `ab+c` requires `ab`, then a repetition breaks the run
-        } else {
-            endRun();
-        }
-        i = next;
-    }
-    endRun();
-    return best.length > 0 ? best : null;
+export function requiredLiteral(spec: Pick<PatternSpec, 'source' | 'flags'>): string | null {
+    return bestLiteral(analyzePattern(spec.source, spec.flags).query);
 }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { isBinaryFileSync } from 'isbinaryfile';
 
 /**
@@ -15,32 +16,40 @@ export interface TextEncodingInfo {
 
 export type DecodeResult = { ok: true; text: string; info: TextEncodingInfo } | { ok: false; reason: 'binary' };
 
-const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
 /** Bytes sampled from the start of a file to decide text or binary (isbinaryfile reads 512). */
 export const BINARY_SAMPLE_BYTES = 512;
+
+/**
+ * How {@link decodeText} reads text bytes (binary or not): a BOM decides UTF-8/UTF-16 (UTF-8
+ * after a BOM is decoded leniently, invalid bytes as U+FFFD); otherwise valid UTF-8 is UTF-8 and
+ * anything else Latin-1. The one encoding decision shared by reads, edits and the search scan.
+ */
+export function textEncodingOf(bytes: Uint8Array): TextEncodingInfo {
+    if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { encoding: 'utf8', bom: true };
+    if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return { encoding: 'utf16le', bom: true };
+    if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return { encoding: 'utf16be', bom: true };
+    return { encoding: isUtf8(bytes) ? 'utf8' : 'latin1', bom: false };
+}
 
 /**
  * Decodes file bytes by content: a BOM decides UTF-8/UTF-16; otherwise a binary check on the
  * first 512 bytes (isbinaryfile), then strict UTF-8, falling back to Latin-1 (never throws).
  */
 export function decodeText(bytes: Buffer): DecodeResult {
-    if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-        return { ok: true, text: bytes.toString('utf8', 3), info: { encoding: 'utf8', bom: true } };
-    }
-    if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) {
-        return { ok: true, text: bytes.toString('utf16le', 2), info: { encoding: 'utf16le', bom: true } };
-    }
-    if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) {
-        const swapped = Buffer.from(bytes.subarray(2, 2 + ((bytes.length - 2) & ~1)));
-        swapped.swap16();
-        return { ok: true, text: swapped.toString('utf16le'), info: { encoding: 'utf16be', bom: true } };
-    }
-    if (isBinary(bytes)) return { ok: false, reason: 'binary' };
-    try {
-        return { ok: true, text: utf8Strict.decode(bytes), info: { encoding: 'utf8', bom: false } };
-    } catch {
-        return { ok: true, text: bytes.toString('latin1'), info: { encoding: 'latin1', bom: false } };
+    const info = textEncodingOf(bytes);
+    if (!info.bom && isBinary(bytes)) return { ok: false, reason: 'binary' };
+    switch (info.encoding) {
+        case 'utf8':
+            return { ok: true, text: bytes.toString('utf8', info.bom ? 3 : 0), info };
+        case 'latin1':
+            return { ok: true, text: bytes.toString('latin1'), info };
+        case 'utf16le':
+            return { ok: true, text: bytes.toString('utf16le', 2), info };
+        case 'utf16be': {
+            const swapped = Buffer.from(bytes.subarray(2, 2 + ((bytes.length - 2) & ~1)));
+            swapped.swap16();
+            return { ok: true, text: swapped.toString('utf16le'), info };
+        }
     }
 }
 
