@@ -21,9 +21,12 @@ export interface OracleLine {
 export function oracleDecode(bytes: Uint8Array): string | null {
     const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
     if (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) return new TextDecoder('utf-8', { ignoreBOM: true }).decode(b.subarray(3));
-    // UTF-16: an odd last byte is no character and is dropped.
-    if (b.length >= 2 && b[0] === 0xff && b[1] === 0xfe) return new TextDecoder('utf-16le', { ignoreBOM: true }).decode(b.subarray(2, b.length - (b.length % 2)));
-    if (b.length >= 2 && b[0] === 0xfe && b[1] === 0xff) return new TextDecoder('utf-16be', { ignoreBOM: true }).decode(b.subarray(2, b.length - (b.length % 2)));
+    // UTF-16: code units as they are (a lone surrogate stays, so an edit writes it back); an odd last byte is no character.
+    if (b.length >= 2 && ((b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff))) {
+        let s = '';
+        for (let i = 2; i + 1 < b.length; i += 2) s += String.fromCharCode(b[0] === 0xff ? b[i]! | (b[i + 1]! << 8) : (b[i]! << 8) | b[i + 1]!);
+        return s;
+    }
     if (isBinary(b)) return null;
     try {
         return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(b);
