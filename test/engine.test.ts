@@ -86,8 +86,11 @@ const strip = (hits: SearchHit[]): string[] => hits.map((h) => `${h.path}${h.kin
 
 describe('requiredLiteral', () => {
     const lit = (p: string): string | null => requiredLiteral(compilePattern(p));
-    it('finds the longest literal run every match must contain', () => {
-        expect(lit('TODO')).toBe('TODO');
+    it('finds the longest literal run every match must contain, ASCII lower-cased', () => {
+        expect(lit('TODO')).toBe('todo');
+        expect(lit('(a+)+$')).toBe('a'); // a repetition of a group still requires its body once
+        expect(lit('\\p{L}+x')).toBe('x'); // Unicode mode: only s and k fold to non-ASCII letters
+        expect(lit('(?:FOO|foobar)\\d')).toBe('foo');
         expect(lit('foo.*barbaz')).toBe('barbaz');
         expect(lit('\\bmutex_lock\\(')).toBe('mutex_lock(');
         expect(lit('ab+c')).toBe('ab');
@@ -99,9 +102,11 @@ describe('requiredLiteral', () => {
     });
     it('gives none when no literal is certain', () => {
         expect(lit('foo|bar')).toBeNull();
-        expect(lit('(a+)+$')).toBeNull();
+        expect(lit('(a|b)+$')).toBeNull();
         expect(lit('[abc]')).toBeNull();
-        expect(lit('\\p{L}+x')).toBeNull(); // Unicode mode: `s`/`k` fold to non-ASCII letters
+        expect(lit('\\p{L}+s')).toBeNull(); // Unicode mode: `s` also matches ſ (U+017F)
+        expect(lit('\\p{L}+k')).toBeNull(); // and `k` the Kelvin sign (U+212A)
+        expect(lit('(?=foo)?x{0}')).toBeNull(); // an optional lookahead requires nothing
         expect(lit('\\12')).toBeNull();
     });
     it('compiles with the u flag only when needed', () => {
