@@ -80,3 +80,11 @@ export function satisfies(query: LiteralQuery, text: string): boolean {
     };
     return check(query);
 }
+
+/**
+ * Whether any line of the file matches: an index's query planner or a prefilter may rule out a
+ * file only when this is false (`oracleLines` with the search's flags, `compilePattern(p).flags`).
+ */
+export function oracleMatchesFile(bytes: Uint8Array, pattern: string, flags: string): boolean {
+    return oracleLines(bytes, pattern, flags).length > 0;
+}

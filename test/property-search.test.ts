@@ -19,7 +19,7 @@ import { compilePattern, type PatternSpec } from '../src/engine/regex.js';
 import type { SearchRequest } from '../src/engine/types.js';
 import { decodeText, isBinary } from '../src/fs/text.js';
 import { countBytes, makeMatcher, scanBytes, type ContentMatcher, type LineHit } from '../workers/scan.js';
-import { oracleDecode, oracleLines, satisfies, type OracleLine } from './oracle.js';
+import { oracleDecode, oracleLines, oracleMatchesFile, satisfies, type OracleLine } from './oracle.js';
 
 const seedEnv = process.env.SEARCH_ORACLE_SEED;
 const SEED = seedEnv === 'random' ? Math.floor(Math.random() * 2 ** 31) : seedEnv ? Number(seedEnv) : 20_141_414;
@@ -283,6 +283,8 @@ function checkCase(pattern: string, bytes: Buffer): void {
         if (bytes.length > 0 && !isBinary(bytes)) expect(countBytes(bytes, m), label).toBe(expected.length);
         const { query } = analyzePattern(pattern, flags);
         for (const l of expected) expect(satisfies(query, l.text), `${label}: line ${l.line} vs ${JSON.stringify(query)}`).toBe(true);
+        // A file the literal query rules out holds no matching line (what an index planner must keep).
+        if (!satisfies(query, oracleDecode(bytes) ?? '')) expect(oracleMatchesFile(bytes, pattern, flags), label).toBe(false);
         const literal = bestLiteral(query);
         if (literal !== null) for (const l of expected) expect(satisfies({ op: 'literal', text: literal }, l.text), `${label}: literal ${literal}`).toBe(true);
     }
