@@ -196,7 +196,9 @@ const NOISE = ['x', ' ', '\r', '\t', 'ſ', '\u212a', 'é', 'É', 'k', 'S', '\\',
 /** Near misses of a sample: case swapped, a character dropped or doubled. */
 function nearMisses(s: string): string[] {
     const swapped = [...s].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
-    return s.length === 0 ? [] : [swapped, s.slice(1), s.slice(0, -1), s + s[s.length - 1]];
+    // Unicode-mode case folding traps: ſ (U+017F) matches s, the Kelvin sign k, with `iu` only.
+    const folded = s.replace(/s/gi, 'ſ').replace(/k/gi, '\u212a');
+    return s.length === 0 ? [] : [swapped, s.slice(1), s.slice(0, -1), s + s[s.length - 1], ...(folded === s ? [] : [folded])];
 }
 
 /** `bomlatin1`: a UTF-8 byte-order mark before Latin-1 bytes (invalid UTF-8 after a BOM). */
