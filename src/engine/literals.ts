@@ -245,7 +245,7 @@ function or(of: LiteralQuery[]): LiteralQuery {
 
 /**
  * Drops what other parts imply: in an AND a literal contained in a longer one, in an OR a
- * literal containing a shorter one (the shorter is weaker); duplicates in both.
+ * literal containing a shorter one (the shorter is weaker); repeated parts in both.
  */
 function simplify(q: LiteralQuery): LiteralQuery {
     if (q.op === 'all' || q.op === 'literal') return q;
@@ -254,15 +254,16 @@ function simplify(q: LiteralQuery): LiteralQuery {
     const kept: LiteralQuery[] = [];
     const seen = new Set<string>();
     for (const p of parts) {
+        const key = JSON.stringify(p);
+        if (seen.has(key)) continue;
         if (p.op === 'literal') {
-            if (seen.has(p.text)) continue;
             const implied =
                 q.op === 'and'
                     ? lits.some((t) => t.length > p.text.length && t.includes(p.text))
                     : lits.some((t) => t.length < p.text.length && p.text.includes(t));
             if (implied) continue;
-            seen.add(p.text);
         }
+        seen.add(key);
         kept.push(p);
     }
     return q.op === 'and' ? and(kept) : or(kept);
