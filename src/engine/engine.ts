@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,11 +24,21 @@ import type { ReadItem, ReadOutcome, SearchHit, SearchOutcome, SearchRequest, Se
  * grace, so a runaway regex cannot outlive its call.
  */
 
-/** The worker entry point, built: from src/engine/engine.ts (run as TypeScript by vitest) and from dist/src/engine/engine.js alike. */
-export function workerFile(): string {
+/**
+ * The worker entry point of the pool, and the Node options its threads start with.
+ *
+ * Built (`dist/src/engine/engine.js`): `dist/workers/entry.cjs` on plain Node. Run from the
+ * source tree (`src/engine/engine.ts`, as vitest runs it): `workers/pool-worker.ts` through
+ * tsx's require hook (a dev dependency), so tests exercise the workers as they are in the
+ * source tree, never a stale build. (Node 20 runs no ESM loader hooks in worker threads, so
+ * the worker modules load through the CommonJS hook, not through `entry.cts`'s `import()`.)
+ */
+export function workerEntry(): { filename: string; execArgv?: string[] } {
     const here = fileURLToPath(import.meta.url);
     const repoOrDist = path.resolve(path.dirname(here), '..', '..');
-    return here.endsWith('.ts') ? path.join(repoOrDist, 'dist', 'workers', 'entry.cjs') : path.join(repoOrDist, 'workers', 'entry.cjs');
+    if (!here.endsWith('.ts')) return { filename: path.join(repoOrDist, 'workers', 'entry.cjs') };
+    const tsx = createRequire(import.meta.url).resolve('tsx/cjs');
+    return { filename: path.join(repoOrDist, 'workers', 'pool-worker.ts'), execArgv: ['--require', tsx] };
 }
 
 /** How long tasks get to return by themselves after a search ends before their workers are terminated. */
@@ -151,7 +162,7 @@ export class Engine {
     get pool(): Piscina {
         if (!this.#pool) {
             const pool = new Piscina({
-                filename: workerFile(),
+                ...workerEntry(),
                 minThreads: this.maxThreads,
                 // One call never queues more tasks than maxThreads, so spare threads start only for concurrent calls.
                 maxThreads: this.maxPoolThreads,
