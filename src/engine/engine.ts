@@ -83,6 +83,9 @@ export interface SearchProgress {
     hits: number;
 }
 
+/** The longest delay a Node timer keeps (2^31 - 1 ms, about 24.8 days); a longer one would fire after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Minimum time between two progress reports. */
 const PROGRESS_EVERY_MS = 100;
 
@@ -199,10 +202,7 @@ export class Engine {
         let wake: (() => void) | undefined;
         let finished = false;
         const ac = new AbortController();
-        const onAbort = (): void => ac.abort();
-        opts.signal?.addEventListener('abort', onAbort, { once: true });
-        if (opts.signal?.aborted) ac.abort();
-        const run = new SearchRun(this, req, opts.timeoutMs ?? Number.POSITIVE_INFINITY, ac.signal, {
+        const run = new SearchRun(this, req, opts.timeoutMs ?? Number.POSITIVE_INFINITY, opts.signal ? AbortSignal.any([opts.signal, ac.signal]) : ac.signal, {
             onHits: (hits) => {
                 for (const h of hits) queue.push(h);
                 wake?.();
@@ -234,7 +234,6 @@ export class Engine {
                 }
             }
         } finally {
-            opts.signal?.removeEventListener('abort', onAbort);
             ac.abort();
             await run.promise;
         }
@@ -252,8 +251,7 @@ export class Engine {
         const groupSize = Math.min(16, Math.max(1, Math.ceil(items.length / (this.maxThreads * 4))));
         const groups: number[][] = [];
         for (let i = 0; i < items.length; i += groupSize) groups.push(Array.from({ length: Math.min(groupSize, items.length - i) }, (_, k) => i + k));
-        const ac = new AbortController();
-        const timer = setTimeout(() => ac.abort(), opts.timeoutMs);
+        const timeout = AbortSignal.timeout(Math.min(opts.timeoutMs, MAX_TIMER_MS));
         let next = 0;
         const failAll = (group: number[], kind: string, message: (shown: string) => string): void => {
             for (const i of group) out[i] = { ok: false, kind, message: message(items[i]!.shown) };
@@ -261,7 +259,7 @@ export class Engine {
         const lane = async (): Promise<void> => {
             while (next < groups.length) {
                 const group = groups[next++]!;
-                if (ac.signal.aborted) {
+                if (timeout.aborted) {
                     failAll(group, 'timeout', (s) => `Read timed out after ${opts.timeoutMs} ms: ${s}`);
                     continue;
                 }
@@ -273,20 +271,16 @@ export class Engine {
                     setting: opts.setting ?? 'maxFileSize (LLM_CHAT_FS_MAX_FILE_SIZE)',
                 };
                 try {
-                    const res = (await pool.run(task, { signal: ac.signal })) as ReadTaskResult;
+                    const res = (await pool.run(task, { signal: timeout })) as ReadTaskResult;
                     if (res.ok) group.forEach((i, k) => (out[i] = res.results[k]!));
                     else failAll(group, 'io', (s) => `Could not read ${s}: ${res.message}`);
                 } catch (err) {
-                    if (ac.signal.aborted) failAll(group, 'timeout', (s) => `Read timed out after ${opts.timeoutMs} ms: ${s}`);
+                    if (timeout.aborted) failAll(group, 'timeout', (s) => `Read timed out after ${opts.timeoutMs} ms: ${s}`);
                     else failAll(group, 'io', (s) => `Could not read ${s}: ${err instanceof Error ? err.message : String(err)}`);
                 }
             }
         };
-        try {
-            await Promise.all(Array.from({ length: Math.min(groups.length, this.maxThreads) }, lane));
-        } finally {
-            clearTimeout(timer);
-        }
+        await Promise.all(Array.from({ length: Math.min(groups.length, this.maxThreads) }, lane));
         return out;
     }
 
@@ -374,7 +368,7 @@ class SearchRun {
         const req = this.#req;
         if (this.#signal?.aborted) return this.#finish('aborted');
         this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
-        if (Number.isFinite(this.#timeoutMs)) this.#timer = setTimeout(() => void this.#finish('timeout'), this.#timeoutMs);
+        if (Number.isFinite(this.#timeoutMs)) this.#timer = setTimeout(() => void this.#finish('timeout'), Math.min(this.#timeoutMs, MAX_TIMER_MS));
         let rootReal: string;
         try {
             // Security: with real roots the caller's checked real path is used as is; resolving it
