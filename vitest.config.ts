@@ -21,6 +21,8 @@ const slow = [
 
 export default defineConfig({
     test: {
+        // Bundles the source workers for the pool at the start of each run (see the file).
+        globalSetup: ['test/worker-bundle.setup.ts'],
         testTimeout: 30_000,
         hookTimeout: 30_000,
         // Worker-thread tests share two cores with the walk pool; forks keep them isolated.

@@ -28,15 +28,19 @@ import type { ReadItem, ReadOutcome, SearchHit, SearchOutcome, SearchRequest, Se
  * The worker entry point of the pool, and the Node options its threads start with.
  *
  * Built (`dist/src/engine/engine.js`): `dist/workers/entry.cjs` on plain Node. Run from the
- * source tree (`src/engine/engine.ts`, as vitest runs it): `workers/pool-worker.ts` through
- * tsx's require hook (a dev dependency), so tests exercise the workers as they are in the
- * source tree, never a stale build. (Node 20 runs no ESM loader hooks in worker threads, so
- * the worker modules load through the CommonJS hook, not through `entry.cts`'s `import()`.)
+ * source tree (`src/engine/engine.ts`, as the tests run it), never a possibly stale build: the
+ * bundle of the source workers that the test run made at its start, named in
+ * `LLM_CHAT_FILE_TEST_WORKER` (test/worker-bundle.setup.ts); without one (watch mode, a script
+ * run through tsx), `workers/pool-worker.ts` through tsx's require hook, a dev dependency. (Node
+ * 20 runs no ESM loader hooks in worker threads, so that loads through the CommonJS hook, not
+ * through `entry.cts`'s `import()`.)
  */
 export function workerEntry(): { filename: string; execArgv?: string[] } {
     const here = fileURLToPath(import.meta.url);
     const repoOrDist = path.resolve(path.dirname(here), '..', '..');
     if (!here.endsWith('.ts')) return { filename: path.join(repoOrDist, 'workers', 'entry.cjs') };
+    const bundle = process.env['LLM_CHAT_FILE_TEST_WORKER'];
+    if (bundle) return { filename: bundle, execArgv: [] };
     const tsx = createRequire(import.meta.url).resolve('tsx/cjs');
     return { filename: path.join(repoOrDist, 'workers', 'pool-worker.ts'), execArgv: ['--require', tsx] };
 }
