@@ -1,11 +1,35 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects: `unit` (`npm run test:unit`, the inner loop: no build, seconds) and `slow`
+ * (worker-pool timeouts and runaway regexes, races, fuzz and property runs, subprocesses).
+ * `npm test` builds and runs both. A new test file is a unit test unless listed here.
+ */
+const slow = [
+    'test/engine.test.ts',
+    'test/hardening-races.test.ts',
+    'test/hardening-data.test.ts',
+    'test/hardening-odd-files.test.ts',
+    'test/fuzz-tools.test.ts',
+    'test/property-edits.test.ts',
+    'test/property-paths.test.ts',
+    'test/search-entries.test.ts',
+    'test/search-options.test.ts',
+    'test/mcp.test.ts',
+    'test/cli-smoke.test.ts',
+];
+
 export default defineConfig({
     test: {
-        include: ['test/**/*.test.ts'],
+        // Bundles the source workers for the pool at the start of each run (see the file).
+        globalSetup: ['test/worker-bundle.setup.ts'],
         testTimeout: 30_000,
         hookTimeout: 30_000,
         // Worker-thread tests share two cores with the walk pool; forks keep them isolated.
         pool: 'forks',
+        projects: [
+            { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: slow, isolate: false } },
+            { extends: true, test: { name: 'slow', include: slow } },
+        ],
     },
 });

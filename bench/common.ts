@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AccessType, FileConfiguration, SearchConfiguration, type Access } from '../src/index.js';
 import type { SearchRequest } from '../src/engine/types.js';
 import { ensureTree, type TreeManifest } from './tree.js';
@@ -15,22 +16,33 @@ import { ensureTree, type TreeManifest } from './tree.js';
 /** The repository root (bench files run from dist/bench/). */
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** Tiny flag parser: `--name value`, `--flag` (true), positional words. */
-export function parseArgs(argv: readonly string[]): { flags: Map<string, string>; words: string[] } {
+/** Every flag of the benchmark commands (see run.ts): `--name value` options and `--flag` switches. */
+const BENCH_OPTIONS = {
+    tree: { type: 'string' },
+    dir: { type: 'string' },
+    files: { type: 'string' },
+    seed: { type: 'string' },
+    runs: { type: 'string' },
+    iterations: { type: 'string' },
+    threads: { type: 'string' },
+    only: { type: 'string' },
+    out: { type: 'string' },
+    'read-files': { type: 'string' },
+    'modified-after': { type: 'string' },
+    force: { type: 'boolean' },
+    'no-follow': { type: 'boolean' },
+    'child-rss': { type: 'boolean' },
+} as const satisfies ParseArgsConfig['options'];
+
+/**
+ * The benchmark commands' arguments, parsed by `node:util` `parseArgs`: flags by name (a switch
+ * as `'true'`) and positional words. Throws on an unknown flag or a missing value.
+ */
+export function benchArgs(argv: readonly string[]): { flags: Map<string, string>; words: string[] } {
+    const { values, positionals } = parseArgs({ args: [...argv], options: BENCH_OPTIONS, allowPositionals: true, strict: true });
     const flags = new Map<string, string>();
-    const words: string[] = [];
-    for (let i = 0; i < argv.length; i++) {
-        const a = argv[i]!;
-        if (a.startsWith('--')) {
-            const eq = a.indexOf('=');
-            if (eq !== -1) flags.set(a.slice(2, eq), a.slice(eq + 1));
-            else if (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) flags.set(a.slice(2), argv[++i]!);
-            else flags.set(a.slice(2), 'true');
-        } else {
-            words.push(a);
-        }
-    }
-    return { flags, words };
+    for (const [name, value] of Object.entries(values)) if (value !== undefined) flags.set(name, String(value));
+    return { flags, words: positionals };
 }
 
 export function intFlag(flags: Map<string, string>, name: string, fallback: number): number {

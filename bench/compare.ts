@@ -13,7 +13,7 @@ import {
     intFlag,
     machine,
     median,
-    parseArgs,
+    benchArgs,
     pickTree,
     raiseLimits,
     REPO,
@@ -76,7 +76,7 @@ interface Row {
 const CHECKS: Checks[] = ['on', 'off'];
 
 async function main(argv: string[]): Promise<void> {
-    const { flags } = parseArgs(argv);
+    const { flags } = benchArgs(argv);
     if (flags.has('child-rss')) return childRss();
     const runs = intFlag(flags, 'runs', 7);
     const follow = !flags.has('no-follow');

@@ -18,8 +18,8 @@ const commands: Record<string, () => Promise<unknown>> = {
     walkers: async () => (await import('./walkers.js')).walkersMain(rest),
     tree: async () => {
         const { ensureTree } = await import('./tree.js');
-        const { intFlag, parseArgs } = await import('./common.js');
-        const { flags } = parseArgs(rest);
+        const { intFlag, benchArgs } = await import('./common.js');
+        const { flags } = benchArgs(rest);
         const dir = flags.get('dir');
         const { root, manifest } = await ensureTree({
             files: intFlag(flags, 'files', 200_000),

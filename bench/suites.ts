@@ -5,7 +5,7 @@ import fg from 'fast-glob';
 import { Bench, type Task } from 'tinybench';
 import { Engine } from '../src/index.js';
 import type { ReadItem, SearchRequest } from '../src/engine/types.js';
-import { fmtMs, fmtRatio, have, intFlag, machine, parseArgs, pickTree, raiseLimits, realRootsFor, request, runPeer, versionOf, type BenchTree, type Checks } from './common.js';
+import { fmtMs, fmtRatio, have, intFlag, machine, benchArgs, pickTree, raiseLimits, realRootsFor, request, runPeer, versionOf, type BenchTree, type Checks } from './common.js';
 
 /**
  * tinybench suites for the hot paths, one per path (style point 11, after fast-glob's product
@@ -36,7 +36,7 @@ interface Suite {
 }
 
 async function main(argv: string[]): Promise<void> {
-    const { flags, words } = parseArgs(argv);
+    const { flags, words } = benchArgs(argv);
     const wanted = words.length > 0 ? words.flatMap((w) => w.split(',')) : ['walk', 'name', 'content', 'read'];
     const iterations = intFlag(flags, 'iterations', 5);
     const tree = await pickTree(flags);

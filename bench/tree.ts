@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 /**
  * A deterministic synthetic tree for the benchmarks: many small source-like files in deep
@@ -267,17 +268,16 @@ function generate(root: string, files: number, seed: number, log: (s: string) =>
 
 /** CLI: generates (or finds) the tree and prints its root and manifest. */
 async function main(argv: string[]): Promise<void> {
-    const get = (name: string): string | undefined => {
-        const i = argv.indexOf(`--${name}`);
-        return i === -1 ? undefined : argv[i + 1];
-    };
-    const files = Number((get('files') ?? '200000').replace(/k$/i, '000'));
-    const seed = Number(get('seed') ?? '1');
+    const { values } = parseArgs({
+        args: argv,
+        options: { files: { type: 'string', default: '200000' }, seed: { type: 'string', default: '1' }, dir: { type: 'string' }, force: { type: 'boolean', default: false } },
+    });
+    const files = Number(values.files.replace(/k$/i, '000'));
+    const seed = Number(values.seed);
     if (!Number.isSafeInteger(files) || files < 1 || !Number.isSafeInteger(seed)) {
         throw new Error('Usage: tree.js [--files N] [--seed S] [--dir PATH] [--force]');
     }
-    const dir = get('dir');
-    const { root, manifest } = await ensureTree({ files, seed, ...(dir && { dir }), force: argv.includes('--force'), log: (s) => console.error(s) });
+    const { root, manifest } = await ensureTree({ files, seed, ...(values.dir !== undefined && { dir: values.dir }), force: values.force, log: (s) => console.error(s) });
     console.log(root);
     console.log(JSON.stringify(manifest, null, 2));
 }

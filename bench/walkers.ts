@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import { Engine } from '../src/index.js';
-import { alternate, fmtMs, fmtRatio, have, intFlag, machine, median, parseArgs, peerSample, pickTree, raiseLimits, REPO, request, versionOf, type Sample } from './common.js';
+import { alternate, fmtMs, fmtRatio, have, intFlag, machine, median, benchArgs, peerSample, pickTree, raiseLimits, REPO, request, versionOf, type Sample } from './common.js';
 
 /**
  * The design names fast-glob for directory walking. This measures it against our engine's walk
@@ -17,7 +17,7 @@ import { alternate, fmtMs, fmtRatio, have, intFlag, machine, median, parseArgs, 
  */
 
 async function main(argv: string[]): Promise<void> {
-    const { flags } = parseArgs(argv);
+    const { flags } = benchArgs(argv);
     const runs = intFlag(flags, 'runs', 7);
     const tree = await pickTree(flags);
     const limits = raiseLimits(tree.largestFile);

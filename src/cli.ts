@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { AccessType, DirectoryConfiguration, type Access } from './config/configuration.js';
 import { runMcpStdio } from './mcp/server.js';
@@ -40,7 +41,33 @@ function accessesFrom(values: { workspace?: string; write?: string[]; read?: str
     };
 }
 
-async function main(argv: string[]): Promise<number> {
+/** Where the command line writes and reads: the process's standard streams, or a caller's (tests run it in process). */
+export interface CliIo {
+    /** Writes `text` and a newline to standard output. */
+    out(text: string): void;
+    /** Writes `text` and a newline to standard error. */
+    err(text: string): void;
+    /** All of standard input, for the arguments `-`. */
+    stdin(): string;
+}
+
+const processIo: CliIo = { out: (text) => console.log(text), err: (text) => console.error(text), stdin: () => readFileSync(0, 'utf8') };
+
+/**
+ * Runs the command line on `argv` (the arguments after the program name) and returns the exit
+ * code: 0 when every result succeeded, 1 when a result is an error, 2 for a usage error. Never
+ * rejects. The `mcp` command serves on the process's own standard input and output.
+ */
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+    try {
+        return await run(argv, io);
+    } catch (err) {
+        io.err(err instanceof Error ? err.message : String(err));
+        return 2;
+    }
+}
+
+async function run(argv: string[], io: CliIo): Promise<number> {
     const { values, positionals } = parseArgs({
         args: argv,
         allowPositionals: true,
@@ -53,7 +80,7 @@ async function main(argv: string[]): Promise<number> {
     });
     const [command, rawArgs] = positionals;
     if (values.help === true || command === undefined) {
-        console.log(USAGE);
+        io.out(USAGE);
         return command === undefined && values.help !== true ? 2 : 0;
     }
     const explicit = accessesFrom(values);
@@ -66,28 +93,28 @@ async function main(argv: string[]): Promise<number> {
     try {
         if (command === 'tools') {
             const list = pkg.tools().map((t) => ({ name: t.name, description: t.description, parameters: (t as FileTool<never>).jsonSchema() }));
-            console.log(JSON.stringify(list, null, 2));
+            io.out(JSON.stringify(list, null, 2));
             return 0;
         }
         const tool = pkg.tools().find((t) => t.name === command);
         if (!tool) {
-            console.error(`Unknown tool or command: ${command}. Tools: ${pkg.tools().map((t) => t.name).join(', ')}`);
+            io.err(`Unknown tool or command: ${command}. Tools: ${pkg.tools().map((t) => t.name).join(', ')}`);
             return 2;
         }
-        const text = rawArgs === '-' ? readFileSync(0, 'utf8') : (rawArgs ?? '{}');
+        const text = rawArgs === '-' ? io.stdin() : (rawArgs ?? '{}');
         let args: unknown;
         try {
             args = JSON.parse(text);
         } catch (err) {
-            console.error(`Arguments are not valid JSON: ${(err as Error).message}`);
+            io.err(`Arguments are not valid JSON: ${(err as Error).message}`);
             return 2;
         }
         const results = await tool.execute(args as Record<string, unknown>);
         let failed = false;
         results.forEach((r, i) => {
-            if (i > 0) console.log('');
+            if (i > 0) io.out('');
             if (r.status === 'error') failed = true;
-            console.log(r.status === 'error' ? `Error: ${r.result}` : r.result);
+            io.out(r.status === 'error' ? `Error: ${r.result}` : r.result);
         });
         return failed ? 1 : 0;
     } finally {
@@ -95,12 +122,9 @@ async function main(argv: string[]): Promise<number> {
     }
 }
 
-main(process.argv.slice(2)).then(
-    (code) => {
+// Run when started as a program (the bin is a symlink to this file), not when imported.
+if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+    void main(process.argv.slice(2)).then((code) => {
         process.exitCode = code;
-    },
-    (err: unknown) => {
-        console.error(err instanceof Error ? err.message : String(err));
-        process.exitCode = 2;
-    },
-);
+    });
+}

@@ -1,15 +1,13 @@
 /**
- * The built command line (`dist/src/cli.js`, built by `npm test`'s pretest) run as a subprocess.
+ * The command line, run in process through `main(argv, io)` from the source tree, each call in
+ * its own working directory and LLM_CHAT_FS_* environment. cli-smoke.test.ts runs the built
+ * program as a subprocess.
  */
-import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { main } from '../src/cli.js';
 import { tempDir, writeTree } from './helpers.js';
-
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const cli = path.join(repo, 'dist/src/cli.js');
 
 interface Run {
     code: number | null;
@@ -17,21 +15,27 @@ interface Run {
     stderr: string;
 }
 
-/** Runs the CLI in `cwd` with a clean LLM_CHAT_FS_* environment. */
-function runCli(cwd: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<Run> {
-    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LLM_CHAT_FS_')));
-    return new Promise((resolve) => {
-        const child = execFile(process.execPath, [cli, ...args], { cwd, env: { ...clean, ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
-            const code = err && typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : err ? null : 0;
-            resolve({ code, stdout, stderr });
+/** Runs the CLI in process in `cwd` with a clean LLM_CHAT_FS_* environment plus `env`. */
+async function runCli(cwd: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<Run> {
+    const saved = { cwd: process.cwd(), env: { ...process.env } };
+    for (const k of Object.keys(process.env)) if (k.startsWith('LLM_CHAT_FS_')) delete process.env[k];
+    Object.assign(process.env, env);
+    process.chdir(cwd);
+    let stdout = '';
+    let stderr = '';
+    try {
+        const code = await main(args, {
+            out: (text) => (stdout += `${text}\n`),
+            err: (text) => (stderr += `${text}\n`),
+            stdin: () => input ?? '',
         });
-        if (input !== undefined) child.stdin!.end(input);
-    });
+        return { code, stdout, stderr };
+    } finally {
+        process.chdir(saved.cwd);
+        for (const k of Object.keys(process.env)) if (!(k in saved.env)) delete process.env[k];
+        Object.assign(process.env, saved.env);
+    }
 }
-
-beforeAll(() => {
-    if (!fs.existsSync(cli)) execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: repo, stdio: 'inherit' });
-}, 120_000);
 
 describe('llm-chat-file command line', () => {
     it('reads a file in the current directory and exits 0', async () => {

@@ -1,7 +1,7 @@
 /**
  * The search engine through its public API (worker pool, ordered merge, limits, timeouts,
  * streaming, bulk reads) and its pure parts directly (regex literal extraction, content scan).
- * Worker code runs from dist/: `npm test` builds first.
+ * Worker code runs from the source tree (workers/*.ts through tsx, see `workerEntry`), never from dist/.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -656,12 +656,12 @@ describe('Engine lifecycle', () => {
         const dir = tempDir('lcf-engine-exit-');
         write(dir, 'a.txt', 'needle\n');
         const script = `
-            import { Engine } from ${JSON.stringify(path.join(repo, 'dist/src/engine/engine.js'))};
+            import { Engine } from ${JSON.stringify(path.join(repo, 'src/engine/engine.ts'))};
             const res = await Engine.shared().search({ root: ${JSON.stringify(dir)}, displayRoot: '.', type: 'both', contentPattern: 'needle',
                 maxResults: 10, maxFileSize: 1e6, maxTotalEntries: 1e6, skipDirs: [], realRoots: null }, { timeoutMs: 10000 });
             console.log(JSON.stringify(res.hits));
         `;
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -1,17 +1,21 @@
 /**
- * End to end: the built CLI serves the tools over MCP on stdio; the SDK's client connects to it
- * as a subprocess and uses the tools as an MCP host would. Needs `dist/` (`npm test` builds it).
+ * End to end: the CLI serves the tools over MCP on stdio; the SDK's client connects to it as a
+ * subprocess and uses the tools as an MCP host would. The subprocess runs the source tree
+ * (`src/cli.ts` through tsx), never a possibly stale build.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const CLI = fileURLToPath(new URL('../dist/src/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+/** Node arguments that run the CLI from source: tsx's loader (by URL, the subprocess runs elsewhere) and src/cli.ts. */
+const NODE_CLI = ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, CLI];
 
 const ALL_TOOLS = [
     'search_entries', 'list_directory', 'read_file', 'write_file', 'replace_file_lines', 'insert_file_content',
@@ -42,7 +46,6 @@ async function call(name: string, args: Record<string, unknown>, options: Parame
 }
 
 beforeAll(async () => {
-    if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build; npm test does it).`);
     root = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'lcf-mcp-'));
     fs.writeFileSync(path.join(root, 'notes.txt'), 'alpha\nbeta\ngamma\n');
     fs.mkdirSync(path.join(root, 'src'));
@@ -58,7 +61,7 @@ beforeAll(async () => {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('LLM_CHAT_FS_')) env[k] = v;
     env.LLM_CHAT_FS_SEARCH_TIMEOUT = '60000';
-    transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--write', root], cwd: root, env, stderr: 'pipe' });
+    transport = new StdioClientTransport({ command: process.execPath, args: [...NODE_CLI, 'mcp', '--write', root], cwd: root, env, stderr: 'pipe' });
     transport.stderr?.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
     });
@@ -73,7 +76,7 @@ afterAll(async () => {
     if (root) fs.rmSync(root, { recursive: true, force: true });
 });
 
-describe('MCP server over stdio (built CLI: llm-chat-file mcp)', () => {
+describe('MCP server over stdio (llm-chat-file mcp)', () => {
     it('identifies itself and sends the tutorial as instructions', () => {
         expect(client.getServerVersion()?.name).toBe('llm-chat-file');
         expect(client.getInstructions()).toContain('read_file');
@@ -197,7 +200,7 @@ describe('MCP server transport failures', () => {
         const { spawn } = await import('node:child_process');
         const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'lcf-mcp-big-'));
         try {
-            const child = spawn(process.execPath, [CLI, 'mcp', '--workspace', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+            const child = spawn(process.execPath, [...NODE_CLI, 'mcp', '--workspace', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
             let err = '';
             child.stderr.on('data', (d: Buffer) => (err += d.toString()));
             // The server exits before reading all of the message: the rest of the write fails with EPIPE.

@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,11 +24,25 @@ import type { ReadItem, ReadOutcome, SearchHit, SearchOutcome, SearchRequest, Se
  * grace, so a runaway regex cannot outlive its call.
  */
 
-/** The worker entry point, built: from src/engine/engine.ts (run as TypeScript by vitest) and from dist/src/engine/engine.js alike. */
-export function workerFile(): string {
+/**
+ * The worker entry point of the pool, and the Node options its threads start with.
+ *
+ * Built (`dist/src/engine/engine.js`): `dist/workers/entry.cjs` on plain Node. Run from the
+ * source tree (`src/engine/engine.ts`, as the tests run it), never a possibly stale build: the
+ * bundle of the source workers that the test run made at its start, named in
+ * `LLM_CHAT_FILE_TEST_WORKER` (test/worker-bundle.setup.ts); without one (watch mode, a script
+ * run through tsx), `workers/pool-worker.ts` through tsx's require hook, a dev dependency. (Node
+ * 20 runs no ESM loader hooks in worker threads, so that loads through the CommonJS hook, not
+ * through `entry.cts`'s `import()`.)
+ */
+export function workerEntry(): { filename: string; execArgv?: string[] } {
     const here = fileURLToPath(import.meta.url);
     const repoOrDist = path.resolve(path.dirname(here), '..', '..');
-    return here.endsWith('.ts') ? path.join(repoOrDist, 'dist', 'workers', 'entry.cjs') : path.join(repoOrDist, 'workers', 'entry.cjs');
+    if (!here.endsWith('.ts')) return { filename: path.join(repoOrDist, 'workers', 'entry.cjs') };
+    const bundle = process.env['LLM_CHAT_FILE_TEST_WORKER'];
+    if (bundle) return { filename: bundle, execArgv: [] };
+    const tsx = createRequire(import.meta.url).resolve('tsx/cjs');
+    return { filename: path.join(repoOrDist, 'workers', 'pool-worker.ts'), execArgv: ['--require', tsx] };
 }
 
 /** How long tasks get to return by themselves after a search ends before their workers are terminated. */
@@ -71,6 +86,9 @@ export interface SearchProgress {
     /** Hits known so far (found by finished tasks; not all of them need be returned). */
     hits: number;
 }
+
+/** The longest delay a Node timer keeps (2^31 - 1 ms, about 24.8 days); a longer one would fire after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Minimum time between two progress reports. */
 const PROGRESS_EVERY_MS = 100;
@@ -151,7 +169,7 @@ export class Engine {
     get pool(): Piscina {
         if (!this.#pool) {
             const pool = new Piscina({
-                filename: workerFile(),
+                ...workerEntry(),
                 minThreads: this.maxThreads,
                 // One call never queues more tasks than maxThreads, so spare threads start only for concurrent calls.
                 maxThreads: this.maxPoolThreads,
@@ -188,10 +206,7 @@ export class Engine {
         let wake: (() => void) | undefined;
         let finished = false;
         const ac = new AbortController();
-        const onAbort = (): void => ac.abort();
-        opts.signal?.addEventListener('abort', onAbort, { once: true });
-        if (opts.signal?.aborted) ac.abort();
-        const run = new SearchRun(this, req, opts.timeoutMs ?? Number.POSITIVE_INFINITY, ac.signal, {
+        const run = new SearchRun(this, req, opts.timeoutMs ?? Number.POSITIVE_INFINITY, opts.signal ? AbortSignal.any([opts.signal, ac.signal]) : ac.signal, {
             onHits: (hits) => {
                 for (const h of hits) queue.push(h);
                 wake?.();
@@ -223,7 +238,6 @@ export class Engine {
                 }
             }
         } finally {
-            opts.signal?.removeEventListener('abort', onAbort);
             ac.abort();
             await run.promise;
         }
@@ -241,8 +255,7 @@ export class Engine {
         const groupSize = Math.min(16, Math.max(1, Math.ceil(items.length / (this.maxThreads * 4))));
         const groups: number[][] = [];
         for (let i = 0; i < items.length; i += groupSize) groups.push(Array.from({ length: Math.min(groupSize, items.length - i) }, (_, k) => i + k));
-        const ac = new AbortController();
-        const timer = setTimeout(() => ac.abort(), opts.timeoutMs);
+        const timeout = AbortSignal.timeout(Math.min(opts.timeoutMs, MAX_TIMER_MS));
         let next = 0;
         const failAll = (group: number[], kind: string, message: (shown: string) => string): void => {
             for (const i of group) out[i] = { ok: false, kind, message: message(items[i]!.shown) };
@@ -250,7 +263,7 @@ export class Engine {
         const lane = async (): Promise<void> => {
             while (next < groups.length) {
                 const group = groups[next++]!;
-                if (ac.signal.aborted) {
+                if (timeout.aborted) {
                     failAll(group, 'timeout', (s) => `Read timed out after ${opts.timeoutMs} ms: ${s}`);
                     continue;
                 }
@@ -262,20 +275,16 @@ export class Engine {
                     setting: opts.setting ?? 'maxFileSize (LLM_CHAT_FS_MAX_FILE_SIZE)',
                 };
                 try {
-                    const res = (await pool.run(task, { signal: ac.signal })) as ReadTaskResult;
+                    const res = (await pool.run(task, { signal: timeout })) as ReadTaskResult;
                     if (res.ok) group.forEach((i, k) => (out[i] = res.results[k]!));
                     else failAll(group, 'io', (s) => `Could not read ${s}: ${res.message}`);
                 } catch (err) {
-                    if (ac.signal.aborted) failAll(group, 'timeout', (s) => `Read timed out after ${opts.timeoutMs} ms: ${s}`);
+                    if (timeout.aborted) failAll(group, 'timeout', (s) => `Read timed out after ${opts.timeoutMs} ms: ${s}`);
                     else failAll(group, 'io', (s) => `Could not read ${s}: ${err instanceof Error ? err.message : String(err)}`);
                 }
             }
         };
-        try {
-            await Promise.all(Array.from({ length: Math.min(groups.length, this.maxThreads) }, lane));
-        } finally {
-            clearTimeout(timer);
-        }
+        await Promise.all(Array.from({ length: Math.min(groups.length, this.maxThreads) }, lane));
         return out;
     }
 
@@ -363,7 +372,7 @@ class SearchRun {
         const req = this.#req;
         if (this.#signal?.aborted) return this.#finish('aborted');
         this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
-        if (Number.isFinite(this.#timeoutMs)) this.#timer = setTimeout(() => void this.#finish('timeout'), this.#timeoutMs);
+        if (Number.isFinite(this.#timeoutMs)) this.#timer = setTimeout(() => void this.#finish('timeout'), Math.min(this.#timeoutMs, MAX_TIMER_MS));
         let rootReal: string;
         try {
             // Security: with real roots the caller's checked real path is used as is; resolving it

@@ -197,6 +197,19 @@ export const arg = {
     isoDate: (desc: string) =>
         z
             .string()
-            .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'expected an ISO 8601 date-time such as 2025-01-31T12:00:00Z' })
+            .refine(isIsoDate, { message: 'expected an ISO 8601 date-time such as 2025-01-31T12:00:00Z' })
             .describe(desc),
 };
+
+const isoDateTime = z.iso.datetime({ offset: true, local: true });
+const isoDay = z.iso.date();
+
+/**
+ * True for an ISO 8601 date-time (`2025-01-31T12:00:00Z`, an offset such as `+02:00`, fractions of
+ * a second; without an offset it is local time) or a calendar date (`2025-01-31`, midnight UTC), as
+ * zod's `z.iso` validators define them, whose date is a real calendar day. `"1"` or `"Jan 1 2025"`,
+ * which `Date.parse` accepts, are refused.
+ */
+function isIsoDate(s: string): boolean {
+    return (isoDay.safeParse(s).success || isoDateTime.safeParse(s).success) && isoDay.safeParse(s.slice(0, 10)).success && !Number.isNaN(Date.parse(s));
+}
