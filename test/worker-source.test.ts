@@ -50,7 +50,7 @@ describe('worker pool under test', () => {
         const ours = Object.keys(meta.inputs)
             .map((f) => path.resolve(repo, f))
             .filter((f) => !f.includes(`${path.sep}node_modules${path.sep}`));
-        expect(ours).toEqual(expect.arrayContaining(['workers/pool-worker.ts', 'workers/walk.ts', 'workers/read.ts', 'workers/scan.ts', 'src/engine/regex.ts'].map((f) => path.join(repo, f))));
+        expect(ours).toEqual(expect.arrayContaining(['workers/pool-worker.ts', 'workers/walk.ts', 'workers/read.ts', 'workers/scan.ts', 'src/engine/literals.ts'].map((f) => path.join(repo, f))));
         for (const f of ours) expect(f).toMatch(new RegExp(`^${repo}/(src|workers)/.+\\.ts$`));
     });
 
