@@ -27,4 +27,16 @@ export type { SearchRequest, SearchHit, SearchOutcome, SearchStop, EntryType } f
 export { ToolSuite, type ToolSuiteLike } from './suite.js';
 // Hosts without a framework. The MCP server (`/mcp`) and the AI SDK adapter (`/ai-sdk`) are
 // subpath exports, so that this entry loads neither the MCP SDK nor the optional `ai` package.
-export { openAiTools, createDispatcher, type OpenAiFunctionTool, type Dispatcher, type DispatchResult } from './adapters/openai.js';
+export {
+    openAiTools,
+    openAiResponsesTools,
+    createDispatcher,
+    type OpenAiFunctionTool,
+    type OpenAiResponsesTool,
+    type OpenAiToolOptions,
+    type Dispatcher,
+    type DispatchResult,
+} from './adapters/openai.js';
+export { geminiTools, type GeminiFunctionDeclaration } from './adapters/gemini.js';
+export { anthropicTools, type AnthropicTool } from './adapters/anthropic.js';
+export { openAiStrictSchema, geminiSchema } from './adapters/schemas.js';

@@ -1,6 +1,7 @@
 import { ResultStatus, type Tool } from '@johannes.latzel/llm-chat';
 import type { FileToolPackage } from '../package.js';
 import { FileTool } from '../tools/base.js';
+import { openAiStrictSchema } from './schemas.js';
 import { inputSchemaOf } from './shared.js';
 
 /** One tool in the OpenAI function-calling format (Chat Completions `tools[]`). */
@@ -11,7 +12,28 @@ export interface OpenAiFunctionTool {
         description: string;
         /** The tool's JSON schema (draft 2020-12 subset, `type: "object"`). */
         parameters: Record<string, unknown>;
+        /** Present with `{ strict: true }`: the schema is then in strict form (see {@link openAiStrictSchema}). */
+        strict?: boolean;
     };
+}
+
+/** One tool in the Responses API's flat format (`client.responses.create({ tools })`). */
+export interface OpenAiResponsesTool {
+    type: 'function';
+    name: string;
+    description: string;
+    parameters: Record<string, unknown>;
+    strict: boolean;
+}
+
+/** Options of {@link openAiTools} and {@link openAiResponsesTools}. */
+export interface OpenAiToolOptions {
+    /**
+     * Strict function calling: `strict: true` on each tool and its schema in strict form (every
+     * property required, optional ones nullable, `additionalProperties: false`, only supported
+     * keywords). The tools and the dispatcher treat `null` as "not given".
+     */
+    strict?: boolean;
 }
 
 /** One result of a dispatched call: `result` is the text to send back to the model. */
@@ -24,15 +46,33 @@ export interface DispatchResult {
 export type Dispatcher = (name: string, argsJson: string | null | undefined, options?: { signal?: AbortSignal }) => Promise<DispatchResult[]>;
 
 /**
- * The package's tools as OpenAI function-calling definitions, in the package's order:
+ * The package's tools as OpenAI Chat Completions function definitions, in the package's order:
  * `{ type: 'function', function: { name, description, parameters } }` with `parameters` the
- * tool's JSON schema. Pass them as `tools` to `chat.completions.create` (or map them to the
- * Responses API's flat `{ type, name, description, parameters }`).
+ * tool's JSON schema; with `{ strict: true }`, `function.strict: true` and the strict form of the
+ * schema. Pass them as `tools` to `chat.completions.create`.
  */
-export function openAiTools(pkg: FileToolPackage): OpenAiFunctionTool[] {
+export function openAiTools(pkg: FileToolPackage, options: OpenAiToolOptions = {}): OpenAiFunctionTool[] {
     return pkg.tools().map((t) => ({
         type: 'function' as const,
-        function: { name: t.name, description: t.description, parameters: inputSchemaOf(t) },
+        function: options.strict
+            ? { name: t.name, description: t.description, parameters: openAiStrictSchema(inputSchemaOf(t)), strict: true }
+            : { name: t.name, description: t.description, parameters: inputSchemaOf(t) },
+    }));
+}
+
+/**
+ * The package's tools for the OpenAI Responses API (`client.responses.create({ tools })`):
+ * `{ type: 'function', name, description, parameters, strict }`. Strict by default, as the
+ * Responses API is; `{ strict: false }` gives the tools' own schemas.
+ */
+export function openAiResponsesTools(pkg: FileToolPackage, options: OpenAiToolOptions = {}): OpenAiResponsesTool[] {
+    const strict = options.strict ?? true;
+    return pkg.tools().map((t) => ({
+        type: 'function' as const,
+        name: t.name,
+        description: t.description,
+        parameters: strict ? openAiStrictSchema(inputSchemaOf(t)) : inputSchemaOf(t),
+        strict,
     }));
 }
 
@@ -44,7 +84,7 @@ const failure = (result: string): DispatchResult[] => [{ status: 'error', result
  *
  * It never rejects: invalid JSON, arguments that are not an object, an unknown tool name and
  * anything a tool throws all become one error result whose text says what to fix. An empty or
- * missing `argsJson` means `{}`. `options.signal` cancels a long search (see `executeWithSignal`).
+ * missing `argsJson` means `{}`; an optional argument sent as `null` (strict mode) is not given. `options.signal` cancels a long search (see `executeWithSignal`).
  */
 export function createDispatcher(pkg: FileToolPackage): Dispatcher {
     const tools = new Map<string, Tool>(pkg.tools().map((t) => [t.name, t]));

@@ -69,10 +69,45 @@ class SchemaParameters extends ToolParameters {
     }
 }
 
-/** JSON schema (draft 2020-12, without `$schema`) of a tool's arguments. */
+/**
+ * JSON schema (draft 2020-12, without `$schema`) of a tool's arguments. The bounds zod adds to
+ * every integer (`minimum: -9007199254740991`, `maximum: 9007199254740991`, JavaScript's safe
+ * integer range) say nothing a model needs and cost tokens on every request: they are left out.
+ */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
     const { $schema: _, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
-    return rest;
+    return dropSafeIntegerBounds(rest) as Record<string, unknown>;
+}
+
+function dropSafeIntegerBounds(node: unknown): unknown {
+    if (Array.isArray(node)) return node.map(dropSafeIntegerBounds);
+    if (node === null || typeof node !== 'object') return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+        if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
+        if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
+        // `enum`, `const` and `default` hold values, not schemas.
+        out[key] = key === 'enum' || key === 'const' || key === 'default' ? value : dropSafeIntegerBounds(value);
+    }
+    return out;
+}
+
+/**
+ * `args` without the optional arguments whose value is `null`: strict function-calling modes
+ * (OpenAI strict, the Responses API) send `null` for an optional argument not given, so `null`
+ * means "not given" for any argument that may be left out. A required argument sent as `null`
+ * is kept, and refused by the schema as before. Anything but a plain object is returned as is.
+ */
+export function withoutNullOptionals(schema: z.ZodObject, args: unknown): unknown {
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
+    const shape = schema.shape as Record<string, z.ZodType | undefined>;
+    let out: Record<string, unknown> | undefined;
+    for (const [key, value] of Object.entries(args as Record<string, unknown>)) {
+        if (value !== null || !shape[key]?.safeParse(undefined).success) continue;
+        out ??= { ...(args as Record<string, unknown>) };
+        delete out[key];
+    }
+    return out ?? args;
 }
 
 /** Progress of one call: `progress` grows with each report; `total` when known (same unit). */
@@ -155,7 +190,7 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
     /** Checks `args`, turning zod's issues into one message naming each bad argument and the expected shape. */
     protected parse(args: unknown): z.infer<S> {
         // No arguments at all means `{}`; `null` (like any non-object) is refused with the expected shape.
-        const result = this.schema.safeParse(args === undefined ? {} : args);
+        const result = this.schema.safeParse(args === undefined ? {} : withoutNullOptionals(this.schema, args));
         if (result.success) return result.data;
         const details = result.error.issues
             .map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message))
