@@ -24,7 +24,8 @@ export { EditFileTool } from './tools/edit-file.js';
 export { FileToolPackage, type FileToolPackageOptions } from './package.js';
 export { Engine } from './engine/engine.js';
 export type { SearchRequest, SearchHit, SearchOutcome, SearchStop, EntryType } from './engine/types.js';
-export { ToolSuite, type ToolSuiteLike } from './suite.js';
+export { ToolSuite, ToolEvent, type ToolSuiteLike, type ToolEventMap, type ToolHookBuilder } from './suite.js';
+export { MISSING_PEER_MESSAGE } from './llm-chat.js';
 // Hosts without a framework. The MCP server (`/mcp`) and the AI SDK adapter (`/ai-sdk`) are
 // subpath exports, so that this entry loads neither the MCP SDK nor the optional `ai` package.
 export {

@@ -1,4 +1,4 @@
-import { ToolPackage, type Tool } from '@johannes.latzel/llm-chat';
+import { ToolPackage, type Tool } from './llm-chat.js';
 import { FileConfiguration, SearchConfiguration } from './config/configuration.js';
 import { Engine } from './engine/engine.js';
 import { FilePool } from './file-pool.js';

@@ -130,7 +130,7 @@ export class WorkspaceView {
  * accesses, writes only inside write accesses. See {@link WorkspaceView} for the checks.
  */
 export class Workspace {
-    readonly configuration: DirectoryConfiguration;
+    #configuration: DirectoryConfiguration;
     #current: string;
 
     /**
@@ -138,14 +138,36 @@ export class Workspace {
      * @throws Error when the configuration is invalid or the workspace is outside every access.
      */
     constructor(config: DirectoryConfiguration | WorkspaceOptions = new DirectoryConfiguration()) {
-        this.configuration =
+        this.#configuration = Workspace.#checked(config);
+        this.#current = this.#configuration.workspacePath;
+    }
+
+    static #checked(config: DirectoryConfiguration | WorkspaceOptions): DirectoryConfiguration {
+        const c =
             config instanceof DirectoryConfiguration
                 ? config
                 : new DirectoryConfiguration(config.accesses, config.skipDirs, config.resolveSymlinks, config.workspacePath);
-        this.#current = this.configuration.workspacePath;
-        if (accessFor(this.#current, this.configuration.accesses) === undefined) {
-            throw new Error(`Invalid workspacePath: ${this.#current} is not inside any configured access.`);
+        if (accessFor(c.workspacePath, c.accesses) === undefined) {
+            throw new Error(`Invalid workspacePath: ${c.workspacePath} is not inside any configured access.`);
         }
+        return c;
+    }
+
+    /** The directory configuration in force (accesses, skipped directories, symlink policy). */
+    get configuration(): DirectoryConfiguration {
+        return this.#configuration;
+    }
+
+    /**
+     * Replaces the accesses and the workspace with `config`'s (used by the MCP server when it
+     * takes the client's roots as accesses). Calls already running keep the view they started
+     * with; the next call sees the new accesses only.
+     * @throws Error when the configuration is invalid or its workspace is outside every access.
+     */
+    reconfigure(config: DirectoryConfiguration | WorkspaceOptions): void {
+        const c = Workspace.#checked(config);
+        this.#configuration = c;
+        this.#current = c.workspacePath;
     }
 
     /** The current workspace directory (absolute). */
@@ -160,7 +182,7 @@ export class Workspace {
 
     /** A consistent snapshot for one tool call. */
     view(): WorkspaceView {
-        const c = this.configuration;
+        const c = this.#configuration;
         return new WorkspaceView(this.#current, c.accesses, c.skipDirs, c.resolveSymlinks);
     }
 

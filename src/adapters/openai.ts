@@ -1,4 +1,4 @@
-import { ResultStatus, type Tool } from '@johannes.latzel/llm-chat';
+import { ResultStatus, type Tool } from '../llm-chat.js';
 import type { FileToolPackage } from '../package.js';
 import { FileTool } from '../tools/base.js';
 import { openAiStrictSchema } from './schemas.js';

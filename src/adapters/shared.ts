@@ -1,4 +1,4 @@
-import { ResultStatus, type Tool, type ToolResult } from '@johannes.latzel/llm-chat';
+import { ResultStatus, type Tool, type ToolResult } from '../llm-chat.js';
 import { FileTool } from '../tools/base.js';
 
 /** What the MCP server and the adapters share: a tool's JSON schema and the text of a result. */

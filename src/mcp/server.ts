@@ -1,4 +1,4 @@
-import { ResultStatus, type Tool, type ToolResult } from '@johannes.latzel/llm-chat';
+import { ResultStatus, type Tool, type ToolResult } from '../llm-chat.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
@@ -7,11 +7,15 @@ import {
     ErrorCode,
     ListToolsRequestSchema,
     McpError,
+    RootsListChangedNotificationSchema,
     type CallToolResult,
     type Tool as McpTool,
     type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
 import { readFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { AccessType, DirectoryConfiguration, type Access } from '../config/configuration.js';
 import { allFailed, inputSchemaOf, resultText } from '../adapters/shared.js';
 import type { FileToolPackage } from '../package.js';
 import { FileTool, type CallProgress } from '../tools/base.js';
@@ -90,15 +94,19 @@ export function toCallToolResult(results: ToolResult[]): CallToolResult {
  *   the start (progress 0), for each report of the tool, and at the end (progress = total).
  * - The package's tutorial is sent as the server's `instructions`.
  *
+ * - With `options.roots`, the client's roots become the accesses (see {@link McpServerOptions.roots}).
+ *
  * Connect it to a transport yourself, or use {@link runMcpStdio}.
  */
-export function createMcpServer(pkg: FileToolPackage): Server {
+export function createMcpServer(pkg: FileToolPackage, options: McpServerOptions = {}): Server {
     const info = packageInfo();
     const server = new Server(
         { name: info.name, version: info.version, title: 'llm-chat-file: filesystem tools' },
         { capabilities: { tools: { listChanged: false } }, instructions: pkg.tutorial() ?? undefined },
     );
     const tools = new Map(pkg.tools().map((t) => [t.name, t]));
+    // With `roots`, a call waits until the roots asked for so far are in force.
+    let rootsSettled: (() => Promise<void>) | undefined;
 
     server.setRequestHandler(ListToolsRequestSchema, () => ({
         tools: [...tools.values()].map((t): McpTool => {
@@ -117,6 +125,7 @@ export function createMcpServer(pkg: FileToolPackage): Server {
         const { name, arguments: args = {} } = request.params;
         const tool = tools.get(name);
         if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found. Tools: ${[...tools.keys()].join(', ')}`);
+        await rootsSettled?.();
         const token = request.params._meta?.progressToken;
         let last = 0;
         // Notifications are chained and awaited before the result: the client drops progress for
@@ -148,7 +157,87 @@ export function createMcpServer(pkg: FileToolPackage): Server {
         }
         return toCallToolResult(results);
     });
+    if (options.roots === true) rootsSettled = useClientRoots(server, pkg, options.onRootsError ?? ((m) => console.error(`llm-chat-file mcp: ${m}`)));
     return server;
+}
+
+/** Options of {@link createMcpServer} and {@link runMcpStdio}. */
+export interface McpServerOptions {
+    /**
+     * Use the client's roots as the accesses (opt-in, as the reference MCP filesystem server
+     * does): when the client declares the `roots` capability, the server asks for its roots after
+     * `initialized` and again on each `notifications/roots/list_changed`. Every `file://` root
+     * that is an existing directory becomes a writable access, the first one the workspace; the
+     * accesses configured before (options, variables) are replaced while the client offers at
+     * least one such root, and stay in force otherwise. Access rules are unchanged: paths are
+     * decided on real paths and symlinks out of a root grant nothing. Default `false`.
+     */
+    roots?: boolean;
+    /** Where a root that cannot be used, or a failed `roots/list`, is reported (default: standard error). */
+    onRootsError?: (message: string) => void;
+}
+
+/** The client's `file://` roots that are existing directories, as accesses; reports the others. */
+async function rootsAsAccesses(roots: readonly { uri: string }[], report: (message: string) => void): Promise<Access[]> {
+    const accesses: Access[] = [];
+    for (const { uri } of roots) {
+        let dir: string;
+        try {
+            dir = fileURLToPath(uri);
+        } catch {
+            report(`root ${uri} skipped: not a file:// URI.`);
+            continue;
+        }
+        try {
+            if ((await fs.stat(dir)).isDirectory()) accesses.push({ type: AccessType.Write, path: dir });
+            else report(`root ${uri} skipped: not a directory.`);
+        } catch (err) {
+            report(`root ${uri} skipped: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (err as Error).message}.`);
+        }
+    }
+    return accesses;
+}
+
+/** How long the server waits for the client's answer to `roots/list`, in milliseconds. */
+const ROOTS_TIMEOUT_MS = 5_000;
+
+/** Installs the roots handling; returns a function whose promise settles when the latest roots request has. */
+function useClientRoots(server: Server, pkg: FileToolPackage, report: (message: string) => void): () => Promise<void> {
+    const initial = pkg.workspace.configuration;
+    let sequence = 0;
+    let pending: Promise<void> = Promise.resolve();
+    const refresh = async (): Promise<void> => {
+        if (server.getClientCapabilities()?.roots === undefined) return;
+        const mine = ++sequence;
+        let roots;
+        try {
+            roots = (await server.listRoots(undefined, { timeout: ROOTS_TIMEOUT_MS })).roots;
+        } catch (err) {
+            report(`roots/list failed: ${(err as Error).message}`);
+            return;
+        }
+        const accesses = await rootsAsAccesses(roots, report);
+        // A later list_changed overtook this one.
+        if (mine !== sequence) return;
+        pkg.workspace.reconfigure(
+            accesses.length > 0
+                ? new DirectoryConfiguration(accesses, [...initial.skipDirs], initial.resolveSymlinks, accesses[0]!.path)
+                : initial,
+        );
+    };
+    const start = (): void => {
+        pending = refresh().catch((err: unknown) => report(`roots not applied: ${(err as Error).message}`));
+    };
+    const previous = server.oninitialized;
+    server.oninitialized = () => {
+        previous?.();
+        start();
+    };
+    server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+        start();
+        return Promise.resolve();
+    });
+    return () => pending;
 }
 
 /**
@@ -161,12 +250,12 @@ export function createMcpServer(pkg: FileToolPackage): Server {
  * connection) are written to standard error.
  * @returns when the server has closed: 0, or 1 when a transport error occurred (an exit code).
  */
-export async function runMcpStdio(pkg: FileToolPackage): Promise<number> {
+export async function runMcpStdio(pkg: FileToolPackage, options: McpServerOptions = {}): Promise<number> {
     // Security/robustness: a stray console.log would corrupt the JSON-RPC stream on stdout.
     console.log = console.error;
     console.info = console.error;
     console.debug = console.error;
-    const server = createMcpServer(pkg);
+    const server = createMcpServer(pkg, options);
     const closed = new Promise<void>((resolve) => {
         server.onclose = () => resolve();
     });

@@ -1,4 +1,4 @@
-import { ResultStatus, Tool, ToolParameterProperty, ToolParameters, type PartialToolResult, type ToolResult } from '@johannes.latzel/llm-chat';
+import { ResultStatus, Tool, ToolParameterProperty, ToolParameters, type PartialToolResult, type ToolResult } from '../llm-chat.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod';
 import { FileConfiguration, SearchConfiguration } from '../config/configuration.js';

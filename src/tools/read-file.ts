@@ -1,4 +1,4 @@
-import { ResultBuilder, type PartialToolResult } from '@johannes.latzel/llm-chat';
+import { ResultBuilder, type PartialToolResult } from '../llm-chat.js';
 import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
 import { errors, ToolError } from '../errors.js';
