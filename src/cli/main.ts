@@ -37,7 +37,11 @@ export interface CliIo {
     err(text: string): void;
     /** All of standard input, for the arguments `-`. */
     stdin(): string;
-    /** The current directory (relative directory options resolve against it). */
+    /**
+     * The directory relative directory options resolve against (default: the process's). With no
+     * directory named, the implicit workspace is the process's current directory (as for
+     * `new DirectoryConfiguration()`).
+     */
     cwd?: string;
 }
 

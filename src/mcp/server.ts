@@ -185,7 +185,7 @@ async function rootsAsAccesses(roots: readonly { uri: string }[], report: (messa
         try {
             dir = fileURLToPath(uri);
         } catch {
-            report(`root ${uri} skipped: not a file:// URI.`);
+            report(`root ${uri} skipped: not a local file:// URI.`);
             continue;
         }
         try {
