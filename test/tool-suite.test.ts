@@ -1,4 +1,4 @@
-import { ResultStatus, Tool, ToolPackage } from '@johannes.latzel/llm-chat';
+import { PromptContainer, ResultStatus, Tool, ToolPackage } from '@johannes.latzel/llm-chat';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
     AccessType,
@@ -16,6 +16,7 @@ import {
     ReplaceFileLinesTool,
     SearchEntriesTool,
     SwitchWorkspaceTool,
+    ToolEvent,
     ToolSuite,
     Workspace,
     WriteFileTool,
@@ -140,6 +141,30 @@ describe('ToolSuite registration', () => {
         const pkg = pkgOn(tempDir());
         suite.add(pkg);
         expect(() => suite.add(pkg)).toThrow(/already registered/);
+    });
+
+    it('has the typed hook(), on(), off() and rebuildTutorials() of llm-chat\'s class', async () => {
+        const root = tempDir();
+        writeTree(root, { 'a.txt': 'a\n' });
+        const suite = new ToolSuite();
+        suite.add(pkgOn(root));
+        const seen: string[] = [];
+        const hook = suite.hook().after().do((result) => {
+            seen.push(`after ${result.tool} ${result.status}`);
+        });
+        const before = (name: string): void => {
+            seen.push(`before ${name}`);
+        };
+        suite.on(ToolEvent.Before, before);
+        await suite.executeTool('read_file', '{"paths":["a.txt"]}');
+        suite.off('before', before);
+        hook.dispose();
+        await suite.executeTool('read_file', '{"paths":["a.txt"]}');
+        expect(seen).toEqual(['before read_file', 'after read_file success']);
+        const container = new PromptContainer('Tools');
+        suite.setTutorialContainer(container);
+        suite.rebuildTutorials();
+        expect(container.content()).toContain('relative paths resolve against the current workspace');
     });
 });
 
