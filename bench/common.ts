@@ -32,6 +32,9 @@ const BENCH_OPTIONS = {
     force: { type: 'boolean' },
     'no-follow': { type: 'boolean' },
     'child-rss': { type: 'boolean' },
+    cli: { type: 'string' },
+    calls: { type: 'string' },
+    rounds: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /**

@@ -7,6 +7,10 @@
  *           side-by-side with ripgrep / fd, Markdown table to bench/results/<tree>-<date>.md
  *   walkers --tree kernel [--runs 7]
  *           fast-glob (named by the design) vs our walk vs fd
+ *   startup [--runs 15] [--cli dist/src/cli.js]
+ *           start-up of the one-shot CLI and of the MCP server (to its initialize response)
+ *   concurrency [--calls 50] [--rounds 20] [--cli dist/src/cli.js] [--tree DIR]
+ *           50 concurrent read_file / search_entries calls to the MCP server: calls/s, p50/p99, peak RSS
  *   tree    [--files 200000] [--seed 1] [--dir PATH] [--force]
  *           generates (or finds) the synthetic tree and prints its manifest
  */
@@ -16,6 +20,8 @@ const commands: Record<string, () => Promise<unknown>> = {
     suites: async () => (await import('./suites.js')).suitesMain(rest),
     compare: async () => (await import('./compare.js')).compareMain(rest),
     walkers: async () => (await import('./walkers.js')).walkersMain(rest),
+    startup: async () => (await import('./startup.js')).startupMain(rest),
+    concurrency: async () => (await import('./concurrency.js')).concurrencyMain(rest),
     tree: async () => {
         const { ensureTree } = await import('./tree.js');
         const { intFlag, benchArgs } = await import('./common.js');

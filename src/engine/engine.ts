@@ -69,6 +69,24 @@ const SPARE_THREADS = 16;
 
 type Resolve<T> = (value: T) => void;
 
+/** A task waiting in the engine's queue for a thread. */
+interface QueuedTask {
+    task: object;
+    stuckMs: number;
+    resolve: (value: unknown) => void;
+    reject: (err: unknown) => void;
+    signal?: AbortSignal;
+    onAbort?: () => void;
+    onStart?: () => void;
+}
+
+/** The error of a task aborted before it ran, like piscina's for an aborted task. */
+function abortError(): Error {
+    const err = new Error('The task has been aborted');
+    err.name = 'AbortError';
+    return err;
+}
+
 /** Options of {@link Engine.search}. */
 export interface SearchOptions {
     /** Total time in milliseconds; after it the search returns what it found, `stop: 'timeout'`. */
@@ -116,14 +134,16 @@ export interface ReadManyOptions {
  * - While one of its tasks has run far longer than a time slice (200 ms with such a pattern,
  *   2 s otherwise), a search hands out no further tasks, so a stuck search holds one thread, not
  *   `maxThreads`, until its timeout.
- * - The pool grows past `maxThreads` for concurrent calls, up to `maxPoolThreads` (default
- *   `max(2 × maxThreads, maxThreads + 16)`); threads start only when a call would otherwise wait,
- *   and exit after 10 s idle.
+ * - Concurrent calls share `maxThreads` threads: tasks beyond them wait in the engine's queue
+ *   (first come, first served), so 50 concurrent searches run on `maxThreads` threads, not 50.
+ *   Only a task that has run past its stuck time (above) lets one more task start, up to
+ *   `maxPoolThreads` threads in all (default `max(2 × maxThreads, maxThreads + 16)`), so
+ *   runaway searches cannot starve the other calls; those extra threads exit after 10 s idle.
  *
  * Remaining limit: each stuck search keeps one thread (and a CPU core) busy until its own
  * timeout, and more than one if several of its tasks reach runaway files within the same
  * 200 ms. With `maxPoolThreads` threads stuck at once, further calls (searches and bulk reads)
- * wait in the pool's queue until a stuck search times out and frees its thread, and may time
+ * wait in the engine's queue until a stuck search times out and frees its thread, and may time
  * out themselves meanwhile. The syntactic test misses runaway patterns of other shapes
  * (polynomial ones like `\s*\s*$` on very long lines): those still lose a stuck task's hits
  * on timeout, but are held to one thread after 2 s.
@@ -141,16 +161,21 @@ export class Engine {
     /** Worker threads the pool runs at most, across concurrent calls. */
     readonly maxPoolThreads: number;
     #pool: Piscina | undefined;
+    /** Tasks handed to the pool and not yet settled: when each started and when it counts as stuck. */
+    readonly #running = new Set<{ since: number; stuckMs: number }>();
+    /** Tasks waiting for a thread, first come first served. */
+    #queue: QueuedTask[] = [];
+    #wakeTimer: ReturnType<typeof setTimeout> | undefined;
 
     /**
      * @param options.maxThreads - worker threads a search or bulk read runs on in parallel, and the
      *   number the pool keeps (default `os.availableParallelism()`).
      * @param options.maxPoolThreads - threads the pool may run at once (default
-     *   `max(2 × maxThreads, maxThreads + 16)`, at least `maxThreads`). While every worker is busy
-     *   and another call waits (say, searches stuck in runaway regexes until their timeouts), the
-     *   pool starts more, up to this many, so concurrent calls do not starve; those extra threads
-     *   exit after 10 s idle. Each costs a few MB, plus a read buffer as large as the largest file
-     *   it scanned.
+     *   `max(2 × maxThreads, maxThreads + 16)`, at least `maxThreads`). Tasks of concurrent calls
+     *   queue for the `maxThreads` threads; each task running past its stuck time (a search in a
+     *   runaway regex) lets one more start, up to this many threads, so such searches do not
+     *   starve the other calls; those extra threads exit after 10 s idle. Each thread costs about
+     *   10-20 MB, plus a read buffer as large as the largest file it scanned.
      * @throws Error when an option is not a positive whole number, or `maxPoolThreads < maxThreads`.
      */
     constructor(options: { maxThreads?: number; maxPoolThreads?: number } = {}) {
@@ -180,6 +205,75 @@ export class Engine {
             this.#pool = pool;
         }
         return this.#pool;
+    }
+
+    /**
+     * Runs `task` on the pool as soon as a thread is free for it (see the class comment):
+     * `maxThreads` tasks at once, plus one per running task older than its `stuckMs`, at most
+     * `maxPoolThreads`. Rejects with an `AbortError` when `signal` aborts (a waiting task never
+     * starts; a running one is terminated by piscina), and with an `Error` when the engine is
+     * closed while the task waits.
+     * @param options.stuckMs - after this many milliseconds of running the task counts as stuck
+     *   (default 2000).
+     * @param options.onStart - called when the task leaves the queue for a thread.
+     */
+    run<T>(task: object, options: { signal?: AbortSignal; stuckMs?: number; onStart?: () => void } = {}): Promise<T> {
+        const { signal } = options;
+        if (signal?.aborted) return Promise.reject(abortError());
+        return new Promise<T>((resolve, reject) => {
+            const queued: QueuedTask = { task, stuckMs: options.stuckMs ?? STUCK_MS, resolve: resolve as (v: unknown) => void, reject };
+            if (options.onStart) queued.onStart = options.onStart;
+            if (signal) {
+                queued.signal = signal;
+                queued.onAbort = () => {
+                    const i = this.#queue.indexOf(queued);
+                    if (i !== -1) this.#queue.splice(i, 1);
+                    reject(abortError());
+                };
+                signal.addEventListener('abort', queued.onAbort, { once: true });
+            }
+            this.#queue.push(queued);
+            this.#drain();
+        });
+    }
+
+    /** Threads tasks may use now: `maxThreads`, plus one per stuck running task, at most `maxPoolThreads`. */
+    #allowed(now: number): number {
+        let stuck = 0;
+        for (const r of this.#running) if (now - r.since > r.stuckMs) stuck++;
+        return Math.min(this.maxPoolThreads, this.maxThreads + stuck);
+    }
+
+    /** Starts waiting tasks while there is room; while some wait, looks again when a running task turns stuck. */
+    #drain(): void {
+        const now = performance.now();
+        while (this.#queue.length > 0 && this.#running.size < this.#allowed(now)) {
+            const q = this.#queue.shift()!;
+            if (q.onAbort) q.signal?.removeEventListener('abort', q.onAbort);
+            const slot = { since: performance.now(), stuckMs: q.stuckMs };
+            this.#running.add(slot);
+            q.onStart?.();
+            this.pool.run(q.task, q.signal ? { signal: q.signal } : {}).then(
+                (value: unknown) => {
+                    this.#running.delete(slot);
+                    q.resolve(value);
+                    this.#drain();
+                },
+                (err: unknown) => {
+                    this.#running.delete(slot);
+                    q.reject(err);
+                    this.#drain();
+                },
+            );
+        }
+        clearTimeout(this.#wakeTimer);
+        this.#wakeTimer = undefined;
+        if (this.#queue.length === 0 || this.#running.size >= this.maxPoolThreads) return;
+        let next = Number.POSITIVE_INFINITY;
+        for (const r of this.#running) if (now - r.since <= r.stuckMs) next = Math.min(next, r.since + r.stuckMs - now);
+        if (next === Number.POSITIVE_INFINITY) return;
+        this.#wakeTimer = setTimeout(() => this.#drain(), Math.ceil(next) + 1);
+        this.#wakeTimer.unref();
     }
 
     /** True when the pool has been started and not closed. */
@@ -251,7 +345,6 @@ export class Engine {
     async readMany(items: readonly ReadItem[], opts: ReadManyOptions): Promise<ReadOutcome[]> {
         const out: ReadOutcome[] = new Array(items.length);
         if (items.length === 0) return out;
-        const pool = this.pool;
         const groupSize = Math.min(16, Math.max(1, Math.ceil(items.length / (this.maxThreads * 4))));
         const groups: number[][] = [];
         for (let i = 0; i < items.length; i += groupSize) groups.push(Array.from({ length: Math.min(groupSize, items.length - i) }, (_, k) => i + k));
@@ -275,7 +368,7 @@ export class Engine {
                     setting: opts.setting ?? 'maxFileSize (LLM_CHAT_FS_MAX_FILE_SIZE)',
                 };
                 try {
-                    const res = (await pool.run(task, { signal: timeout })) as ReadTaskResult;
+                    const res = await this.run<ReadTaskResult>(task, { signal: timeout });
                     if (res.ok) group.forEach((i, k) => (out[i] = res.results[k]!));
                     else failAll(group, 'io', (s) => `Could not read ${s}: ${res.message}`);
                 } catch (err) {
@@ -290,6 +383,14 @@ export class Engine {
 
     /** Stops the pool (running tasks are terminated). The engine can be used again; a new pool then starts. */
     async close(): Promise<void> {
+        const waiting = this.#queue;
+        this.#queue = [];
+        clearTimeout(this.#wakeTimer);
+        this.#wakeTimer = undefined;
+        for (const q of waiting) {
+            if (q.onAbort) q.signal?.removeEventListener('abort', q.onAbort);
+            q.reject(new Error('The worker pool was closed before the task started.'));
+        }
         const pool = this.#pool;
         this.#pool = undefined;
         if (pool) await pool.destroy();
@@ -462,10 +563,14 @@ class SearchRun {
             cancel: this.#cancel,
         };
         const ac = new AbortController();
-        const entry: Inflight = { ac, done: Promise.resolve(), since: performance.now(), nodes, killed: false };
+        // `since` counts from the start on a thread: time in the engine's queue is not being stuck.
+        const entry: Inflight = { ac, done: Promise.resolve(), since: Number.POSITIVE_INFINITY, nodes, killed: false };
         // Perf: only for risky patterns; a returned task's buffer serves the next one.
         if (this.#risky) task.checkpoint = entry.checkpoint = this.#spareCheckpoints.pop() ?? new SharedArrayBuffer(CHECKPOINT_BYTES);
-        entry.done = this.#engine.pool.run(task, { signal: ac.signal }).then(
+        const onStart = (): void => {
+            entry.since = performance.now();
+        };
+        entry.done = this.#engine.run<SearchTaskResult>(task, { signal: ac.signal, stuckMs: this.#stuckMs, onStart }).then(
             (res: SearchTaskResult) => {
                 this.#inflight.delete(entry);
                 if (entry.killed) return;
