@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
+import { createRequire } from 'node:module';
+import type { Piscina } from 'piscina';
 import type { Access } from '../config/configuration.js';
 import { CHECKPOINT_BYTES, readCheckpoint, resetCheckpoint } from './checkpoint.js';
 import { OrderedWalk, type WalkNode } from './ordered.js';
@@ -193,6 +194,8 @@ export class Engine {
      */
     get pool(): Piscina {
         if (!this.#pool) {
+            // Start-up: piscina is loaded on the first task, so a call that needs no worker never loads it.
+            const { Piscina } = createRequire(import.meta.url)('piscina') as typeof import('piscina');
             const pool = new Piscina({
                 ...workerEntry(),
                 minThreads: this.maxThreads,

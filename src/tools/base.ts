@@ -53,19 +53,33 @@ export function toolContext(workspace: Workspace, shared: ToolShared = {}): Tool
     };
 }
 
-/** ToolParameters whose JSON is the full JSON schema generated from a zod schema (ranges, enums). */
+/**
+ * ToolParameters whose JSON is the full JSON schema generated from a zod schema (ranges, enums).
+ * Start-up: the JSON schema is generated on first use (a one-shot CLI call never needs the 13).
+ */
 class SchemaParameters extends ToolParameters {
-    readonly #schema: Record<string, unknown>;
-    constructor(schema: Record<string, unknown>) {
-        const props = (schema.properties ?? {}) as Record<string, { description?: string }>;
-        super(
-            Object.fromEntries(Object.entries(props).map(([k, v]) => [k, new ToolParameterProperty(v.description ?? k)])),
-            (schema.required as string[] | undefined) ?? [],
-        );
-        this.#schema = schema;
+    #schema: Record<string, unknown> | undefined;
+    readonly #source: z.ZodType;
+    constructor(source: z.ZodType) {
+        super({}, []);
+        this.#source = source;
+        // llm-chat's `properties` and `required` are plain fields: computed from the schema when read.
+        Object.defineProperty(this, 'properties', {
+            configurable: true,
+            enumerable: true,
+            get: () => {
+                const props = (this.toJSON().properties ?? {}) as Record<string, { description?: string }>;
+                return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, new ToolParameterProperty(v.description ?? k)]));
+            },
+        });
+        Object.defineProperty(this, 'required', {
+            configurable: true,
+            enumerable: true,
+            get: () => (this.toJSON().required as string[] | undefined) ?? [],
+        });
     }
     override toJSON(): Record<string, unknown> {
-        return this.#schema;
+        return (this.#schema ??= jsonSchemaOf(this.#source));
     }
 }
 
@@ -146,18 +160,21 @@ export const fail = (result: string): PartialToolResult => ({ status: ResultStat
  */
 export abstract class FileTool<S extends z.ZodObject> extends Tool {
     protected readonly ctx: ToolContext;
+    readonly #parameters: SchemaParameters;
     /** The argument schema (zod); its JSON schema is what `toOpenAI()` shows. */
     readonly schema: S;
 
     constructor(name: string, description: string, schema: S, workspace: Workspace, shared?: ToolShared) {
-        super(name, description, new SchemaParameters(jsonSchemaOf(schema)));
+        const parameters = new SchemaParameters(schema);
+        super(name, description, parameters);
+        this.#parameters = parameters;
         this.schema = schema;
         this.ctx = toolContext(workspace, shared);
     }
 
-    /** The JSON schema of the arguments. */
+    /** The JSON schema of the arguments (a fresh copy). */
     jsonSchema(): Record<string, unknown> {
-        return jsonSchemaOf(this.schema);
+        return structuredClone(this.#parameters.toJSON());
     }
 
     /**
