@@ -173,12 +173,16 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         io.err('Run llm-chat-file --help for the usage.');
         return 2;
     }
-    const [{ FileToolPackage }, { Workspace }] = await Promise.all([import('../package.js'), import('../workspace.js')]);
+    // The MCP SDK loads only for `mcp`, alongside the tools.
+    const [{ FileToolPackage }, { Workspace }, mcp] = await Promise.all([
+        import('../package.js'),
+        import('../workspace.js'),
+        cmd.command === 'mcp' ? import('../mcp/server.js') : undefined,
+    ]);
     const workspace = new Workspace(config);
-    if (cmd.command === 'mcp') {
-        const { runMcpStdio } = await import('../mcp/server.js');
+    if (mcp) {
         // Standard output belongs to the protocol from here on; runMcpStdio closes the package.
-        return await runMcpStdio(new FileToolPackage(workspace), { roots: cmd.options.roots });
+        return await mcp.runMcpStdio(new FileToolPackage(workspace), { roots: cmd.options.roots });
     }
     const pkg = new FileToolPackage(workspace);
     try {
