@@ -5,8 +5,8 @@ import { inputSchemaOf } from './shared.js';
 export interface AnthropicTool {
     name: string;
     description: string;
-    /** The tool's JSON schema (`type: "object"`). */
-    input_schema: Record<string, unknown>;
+    /** The tool's JSON schema. */
+    input_schema: { type: 'object'; properties?: Record<string, unknown>; required?: string[]; [keyword: string]: unknown };
 }
 
 /**
@@ -15,5 +15,5 @@ export interface AnthropicTool {
  * `tool_use` block with {@link createDispatcher} (`dispatch(block.name, JSON.stringify(block.input))`).
  */
 export function anthropicTools(pkg: FileToolPackage): AnthropicTool[] {
-    return pkg.tools().map((t) => ({ name: t.name, description: t.description, input_schema: inputSchemaOf(t) }));
+    return pkg.tools().map((t) => ({ name: t.name, description: t.description, input_schema: { ...inputSchemaOf(t), type: 'object' as const } }));
 }

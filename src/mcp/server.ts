@@ -255,6 +255,9 @@ export async function runMcpStdio(pkg: FileToolPackage, options: McpServerOption
     console.log = console.error;
     console.info = console.error;
     console.debug = console.error;
+    // The SDK's transport waits for 'drain' once per response written while stdout is full: with
+    // many concurrent calls that is more than Node's default of 10 listeners, which is no leak.
+    process.stdout.setMaxListeners(0);
     const server = createMcpServer(pkg, options);
     const closed = new Promise<void>((resolve) => {
         server.onclose = () => resolve();
