@@ -13,9 +13,12 @@ import { toStrictJsonSchema } from 'openai/lib/transform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpServer } from '../src/mcp/server.js';
 import {
+    AccessType,
     anthropicTools,
     createDispatcher,
     FileTool,
+    FileToolPackage,
+    Workspace,
     geminiTools,
     openAiResponsesTools,
     openAiStrictSchema,
@@ -92,6 +95,20 @@ describe('OpenAI strict', () => {
             expect(strict.required).toEqual(Object.keys(props));
             expect(keywords(strict).has('minLength')).toBe(false);
             expect(keywords(strict).has('default')).toBe(false);
+        }
+    });
+
+    it('covers optional tools too: edit_file (package option) passes both providers\' checks', async () => {
+        const root = tempDir('lcf-providers-edit-');
+        const pkg = new FileToolPackage(new Workspace({ accesses: [{ type: AccessType.Write, path: root }] }), undefined, undefined, undefined, { editFile: true });
+        try {
+            const strict = openAiTools(pkg, { strict: true });
+            expect(strict.map((d) => d.function.name)).toContain('edit_file');
+            for (const d of strict) expect(toStrictJsonSchema(d.function.parameters as never), d.function.name).toEqual(d.function.parameters);
+            const gemini = geminiTools(pkg).functionDeclarations.find((d) => d.name === 'edit_file')!;
+            for (const k of keywords(gemini.parameters)) expect(Object.keys(GENAI_SCHEMA_FIELDS)).toContain(k);
+        } finally {
+            await pkg.close();
         }
     });
 
