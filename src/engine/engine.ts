@@ -74,6 +74,7 @@ type Resolve<T> = (value: T) => void;
 interface QueuedTask {
     task: object;
     stuckMs: number;
+    risky: boolean;
     resolve: (value: unknown) => void;
     reject: (err: unknown) => void;
     signal?: AbortSignal;
@@ -137,9 +138,10 @@ export interface ReadManyOptions {
  *   `maxThreads`, until its timeout.
  * - Concurrent calls share `maxThreads` threads: tasks beyond them wait in the engine's queue
  *   (first come, first served), so 50 concurrent searches run on `maxThreads` threads, not 50.
- *   Only a task that has run past its stuck time (above) lets one more task start, up to
- *   `maxPoolThreads` threads in all (default `max(2 × maxThreads, maxThreads + 16)`), so
- *   runaway searches cannot starve the other calls; those extra threads exit after 10 s idle.
+ *   Only a task with a pattern that may backtrack catastrophically, or one that has run past its
+ *   stuck time (above), lets one more task start, up to `maxPoolThreads` threads in all
+ *   (default `max(2 × maxThreads, maxThreads + 16)`), so runaway searches cannot starve the
+ *   other calls; those extra threads exit after 10 s idle.
  *
  * Remaining limit: each stuck search keeps one thread (and a CPU core) busy until its own
  * timeout, and more than one if several of its tasks reach runaway files within the same
@@ -163,7 +165,7 @@ export class Engine {
     readonly maxPoolThreads: number;
     #pool: Piscina | undefined;
     /** Tasks handed to the pool and not yet settled: when each started and when it counts as stuck. */
-    readonly #running = new Set<{ since: number; stuckMs: number }>();
+    readonly #running = new Set<{ since: number; stuckMs: number; risky: boolean }>();
     /** Tasks waiting for a thread, first come first served. */
     #queue: QueuedTask[] = [];
     #wakeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -218,13 +220,15 @@ export class Engine {
      * closed while the task waits.
      * @param options.stuckMs - after this many milliseconds of running the task counts as stuck
      *   (default 2000).
+     * @param options.risky - the task runs a pattern that may backtrack catastrophically: it
+     *   counts as stuck from its start, so it never holds back the tasks of other calls.
      * @param options.onStart - called when the task leaves the queue for a thread.
      */
-    run<T>(task: object, options: { signal?: AbortSignal; stuckMs?: number; onStart?: () => void } = {}): Promise<T> {
+    run<T>(task: object, options: { signal?: AbortSignal; stuckMs?: number; risky?: boolean; onStart?: () => void } = {}): Promise<T> {
         const { signal } = options;
         if (signal?.aborted) return Promise.reject(abortError());
         return new Promise<T>((resolve, reject) => {
-            const queued: QueuedTask = { task, stuckMs: options.stuckMs ?? STUCK_MS, resolve: resolve as (v: unknown) => void, reject };
+            const queued: QueuedTask = { task, stuckMs: options.stuckMs ?? STUCK_MS, risky: options.risky === true, resolve: resolve as (v: unknown) => void, reject };
             if (options.onStart) queued.onStart = options.onStart;
             if (signal) {
                 queued.signal = signal;
@@ -240,10 +244,10 @@ export class Engine {
         });
     }
 
-    /** Threads tasks may use now: `maxThreads`, plus one per stuck running task, at most `maxPoolThreads`. */
+    /** Threads tasks may use now: `maxThreads`, plus one per stuck or risky running task, at most `maxPoolThreads`. */
     #allowed(now: number): number {
         let stuck = 0;
-        for (const r of this.#running) if (now - r.since > r.stuckMs) stuck++;
+        for (const r of this.#running) if (r.risky || now - r.since > r.stuckMs) stuck++;
         return Math.min(this.maxPoolThreads, this.maxThreads + stuck);
     }
 
@@ -253,7 +257,7 @@ export class Engine {
         while (this.#queue.length > 0 && this.#running.size < this.#allowed(now)) {
             const q = this.#queue.shift()!;
             if (q.onAbort) q.signal?.removeEventListener('abort', q.onAbort);
-            const slot = { since: performance.now(), stuckMs: q.stuckMs };
+            const slot = { since: performance.now(), stuckMs: q.stuckMs, risky: q.risky };
             this.#running.add(slot);
             q.onStart?.();
             this.pool.run(q.task, q.signal ? { signal: q.signal } : {}).then(
@@ -273,7 +277,7 @@ export class Engine {
         this.#wakeTimer = undefined;
         if (this.#queue.length === 0 || this.#running.size >= this.maxPoolThreads) return;
         let next = Number.POSITIVE_INFINITY;
-        for (const r of this.#running) if (now - r.since <= r.stuckMs) next = Math.min(next, r.since + r.stuckMs - now);
+        for (const r of this.#running) if (!r.risky && now - r.since <= r.stuckMs) next = Math.min(next, r.since + r.stuckMs - now);
         if (next === Number.POSITIVE_INFINITY) return;
         this.#wakeTimer = setTimeout(() => this.#drain(), Math.ceil(next) + 1);
         this.#wakeTimer.unref();
@@ -573,7 +577,7 @@ class SearchRun {
         const onStart = (): void => {
             entry.since = performance.now();
         };
-        entry.done = this.#engine.run<SearchTaskResult>(task, { signal: ac.signal, stuckMs: this.#stuckMs, onStart }).then(
+        entry.done = this.#engine.run<SearchTaskResult>(task, { signal: ac.signal, stuckMs: this.#stuckMs, risky: this.#risky, onStart }).then(
             (res: SearchTaskResult) => {
                 this.#inflight.delete(entry);
                 if (entry.killed) return;
