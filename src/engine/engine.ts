@@ -3,7 +3,6 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 import type { Piscina } from 'piscina';
 import type { Access } from '../config/configuration.js';
 import { CHECKPOINT_BYTES, readCheckpoint, resetCheckpoint } from './checkpoint.js';
