@@ -17,6 +17,8 @@ const slow = [
     'test/search-options.test.ts',
     'test/mcp.test.ts',
     'test/cli-smoke.test.ts',
+    // npm pack of the built package, installed into a fresh project (about a minute).
+    'test/package.test.ts',
 ];
 
 export default defineConfig({
