@@ -215,4 +215,35 @@ describe('MCP server transport failures', () => {
             fs.rmSync(dir, { recursive: true, force: true });
         }
     }, 30_000);
+
+    it('exits 0 after a clean shutdown even if a malformed line came earlier, and keeps serving after it', async () => {
+        const { spawn } = await import('node:child_process');
+        const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'lcf-mcp-bad-'));
+        try {
+            fs.writeFileSync(path.join(dir, 'a.txt'), 'hello\n');
+            const child = spawn(process.execPath, [CLI, 'mcp', '--workspace', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+            let out = '';
+            let err = '';
+            child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+            child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+            const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+            const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+            const read = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'read_file', arguments: { paths: ['a.txt'] } } };
+            child.stdin.write('{ this is not json\n');
+            child.stdin.write(JSON.stringify(init) + '\n');
+            child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+            child.stdin.write(JSON.stringify(read) + '\n');
+            // Waits for the answer to the read before closing standard input (a clean shutdown).
+            await new Promise<void>((resolve) => {
+                const poll = (): void => (out.includes('"id":2') ? resolve() : void setTimeout(poll, 20));
+                poll();
+            });
+            child.stdin.end();
+            expect(await exited).toBe(0);
+            expect(err).toMatch(/JSON/);
+            expect(out).toContain('hello');
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    }, 30_000);
 });

@@ -248,7 +248,9 @@ function useClientRoots(server: Server, pkg: FileToolPackage, report: (message: 
  * `console.debug` are redirected to standard error while the server runs.
  * Transport errors (such as a message above the SDK's 10 MiB read buffer, which closes the
  * connection) are written to standard error.
- * @returns when the server has closed: 0, or 1 when a transport error occurred (an exit code).
+ * @returns when the server has closed, an exit code: 0 after a clean shutdown (end of standard
+ *   input, SIGINT, SIGTERM), even if malformed lines came earlier; 1 when a transport failure
+ *   closed the connection.
  */
 export async function runMcpStdio(pkg: FileToolPackage, options: McpServerOptions = {}): Promise<number> {
     // Security/robustness: a stray console.log would corrupt the JSON-RPC stream on stdout.
@@ -259,17 +261,22 @@ export async function runMcpStdio(pkg: FileToolPackage, options: McpServerOption
     // many concurrent calls that is more than Node's default of 10 listeners, which is no leak.
     process.stdout.setMaxListeners(0);
     const server = createMcpServer(pkg, options);
+    let closing = false;
+    // Whether the connection was closed by the transport itself (a fatal error) rather than by a
+    // clean shutdown: the end of standard input or a signal.
+    let closedByTransport = false;
     const closed = new Promise<void>((resolve) => {
-        server.onclose = () => resolve();
+        server.onclose = () => {
+            closedByTransport = !closing;
+            resolve();
+        };
     });
-    // A transport failure (for example a message above the SDK's 10 MiB read buffer) closes the
-    // connection; say why on stderr and exit non-zero instead of vanishing silently.
-    let failure: Error | undefined;
+    // Every transport error is written to stderr. A malformed line is answered and the session
+    // goes on; a failure that closes the connection (for example a message above the SDK's
+    // 10 MiB read buffer) makes the exit code 1 instead of vanishing silently.
     server.onerror = (err: Error) => {
-        failure ??= err;
         console.error(`llm-chat-file mcp: ${err.message}`);
     };
-    let closing = false;
     const shutdown = (): void => {
         if (closing) return;
         closing = true;
@@ -291,5 +298,5 @@ export async function runMcpStdio(pkg: FileToolPackage, options: McpServerOption
         process.stdin.destroy();
         await pkg.close();
     }
-    return failure === undefined ? 0 : 1;
+    return closedByTransport ? 1 : 0;
 }
