@@ -1,3 +1,5 @@
+import { quotePath } from './tools/display.js';
+
 /**
  * The small, named set of failures a tool can report. Every tool turns a failure into an error
  * result through these builders, so the same failure reads the same in every tool.
@@ -29,7 +31,10 @@ export class ToolError extends Error {
     }
 }
 
-/** Message builders, one per kind. Paths are shown as the caller should pass them back. */
+/** How a path appears in a message: {@link quotePath} (JSON-quoted when it holds a control character). */
+const q = quotePath;
+
+/** Message builders, one per kind. Paths are shown as the caller should pass them back, quoted as listings quote them. */
 export const errors = {
     invalidArgument: (tool: string, detail: string): ToolError =>
         new ToolError('invalid_argument', `Invalid arguments for ${tool}: ${detail}`),
@@ -37,40 +42,101 @@ export const errors = {
         new ToolError('not_found', `${kind} not found: ${cause}`),
     /** not_found for a failed stat of `actualPath` (a real or held-directory path), naming `shownPath` in its place. */
     statFailed: (kind: 'File' | 'Path' | 'Directory', err: unknown, actualPath: string, shownPath: string): ToolError =>
-        errors.notFound(kind, err instanceof Error ? err.message.replace(actualPath, shownPath) : String(err)),
+        errors.notFound(kind, systemMessage(err, shownPath, actualPath)),
     outsideAccess: (path: string, mode: 'read' | 'write', hint: string): ToolError =>
         new ToolError(
             'outside_access',
-            `Access denied: ${path} is outside the configured ${mode === 'write' ? 'writable' : 'readable'} directories.${hint} Call file_access_info to see what is accessible.`,
+            `Access denied: ${q(path)} is outside the configured ${mode === 'write' ? 'writable' : 'readable'} directories.${hint} Call file_access_info to see what is accessible.`,
         ),
     notWritable: (path: string): ToolError =>
         new ToolError(
             'not_writable',
-            `Access denied: ${path} is in a read-only directory; writes need a write access. Call file_access_info to see which directories are writable.`,
+            `Access denied: ${q(path)} is in a read-only directory; writes need a write access. Call file_access_info to see which directories are writable.`,
         ),
     binary: (path: string, size: number): ToolError =>
-        new ToolError('binary', `Binary file refused: ${path} (${size} bytes) is not a text file.`),
+        new ToolError('binary', `Binary file refused: ${q(path)} (${size} bytes) is not a text file.`),
     tooLarge: (path: string, size: number, limit: number, setting: string): ToolError =>
         new ToolError(
             'too_large',
-            `File too large: ${path} is ${size} bytes, above the limit of ${limit} bytes. Raise ${setting} to open it.`,
+            `File too large: ${q(path)} is ${size} bytes, above the limit of ${limit} bytes. Raise ${setting} to open it.`,
         ),
     notRead: (path: string): ToolError =>
         new ToolError(
             'not_read',
-            `File has not been read: call read_file on ${path} before modifying it, so that the edit is based on its current content.`,
+            `File has not been read: call read_file on ${q(path)} before modifying it, so that the edit is based on its current content.`,
         ),
     changedSinceRead: (path: string): ToolError =>
         new ToolError(
             'changed_since_read',
-            `File changed since it was last read: ${path} was modified after your last read_file. Call read_file again and redo the edit on the current content.`,
+            `File changed since it was last read: ${q(path)} was modified after your last read_file. Call read_file again and redo the edit on the current content.`,
         ),
     wrongType: (path: string, expected: string, actual: string): ToolError =>
-        new ToolError('wrong_type', `Not a ${expected}: ${path} is a ${actual}.`),
-    exists: (path: string, what: string): ToolError => new ToolError('exists', `${what}: ${path} already exists.`),
+        new ToolError('wrong_type', `Not a ${expected}: ${q(path)} is a ${actual}.`),
+    exists: (path: string, what: string): ToolError => new ToolError('exists', `${what}: ${q(path)} already exists.`),
     io: (path: string, err: unknown): ToolError =>
-        new ToolError('io', `Filesystem error${path ? ` on ${path}` : ''}: ${err instanceof Error ? err.message : String(err)}`),
+        new ToolError('io', `Filesystem error${path ? ` on ${q(path)}` : ''}: ${systemMessage(err, path)}`),
+    /** A file without any write permission bit (mode 0444 and the like): never written, by root either. */
+    readOnlyFile: (path: string, mode: number): ToolError =>
+        new ToolError(
+            'not_writable',
+            `File is read-only: ${q(path)} has no write permission (mode ${(mode & 0o777).toString(8).padStart(3, '0')}); nothing was changed. Make it writable first (chmod u+w) if it should be edited.`,
+        ),
 };
+
+/**
+ * The cause of a failed system call in words, by its error code: what the user can act on
+ * (read-only, permission denied, no space left, read-only filesystem, busy).
+ */
+export function causeOf(code: string | undefined): string | undefined {
+    switch (code) {
+        case 'EACCES':
+            return 'permission denied';
+        case 'EPERM':
+            return 'operation not permitted (the file or its directory may be immutable or append-only: lsattr shows it)';
+        case 'EROFS':
+            return 'read-only filesystem';
+        case 'ENOSPC':
+            return 'no space left on device';
+        case 'EDQUOT':
+            return 'disk quota exceeded';
+        case 'EBUSY':
+            return 'resource busy (a mount point, or in use)';
+        case 'ETXTBSY':
+            return 'text file busy (a running program)';
+        case 'EMFILE':
+        case 'ENFILE':
+            return 'too many open files (see ulimit -n)';
+        case 'ENAMETOOLONG':
+            return 'file name too long';
+        case 'ELOOP':
+            return 'too many levels of symbolic links';
+        case 'EXDEV':
+            return 'on another filesystem';
+        case 'EIO':
+            return 'input/output error';
+        default:
+            return undefined;
+    }
+}
+
+/**
+ * The message of a failed system call naming the user's path: `CODE: cause, syscall 'path'` as
+ * Node writes it, but with `shownPath` (quoted) in place of the path the call used, which may be
+ * an internal one (`/proc/self/fd/18/name` of a held directory). Other errors: their message.
+ */
+export function systemMessage(err: unknown, shownPath: string, actualPath?: string): string {
+    if (!(err instanceof Error)) return String(err);
+    const code = errorCode(err);
+    const syscall = (err as { syscall?: unknown }).syscall;
+    if (code === undefined || typeof syscall !== 'string') {
+        return actualPath ? err.message.split(actualPath).join(q(shownPath)) : err.message;
+    }
+    // Node's text: "CODE: description, syscall 'path'"; the description alone is kept.
+    const head = err.message.startsWith(`${code}: `) ? err.message.slice(code.length + 2) : err.message;
+    const comma = head.indexOf(`, ${syscall}`);
+    const description = causeOf(code) ?? (comma > 0 ? head.slice(0, comma) : code.toLowerCase());
+    return `${code}: ${description}, ${syscall}${shownPath ? ` '${q(shownPath)}'` : ''}`;
+}
 
 /** Node's error code (`ENOENT`, `EACCES`, ...) of a thrown value, if it has one. */
 export function errorCode(err: unknown): string | undefined {
@@ -81,12 +147,24 @@ export function errorCode(err: unknown): string | undefined {
 export function toToolError(err: unknown, path: string): ToolError {
     if (err instanceof ToolError) return err;
     const code = errorCode(err);
-    const message = err instanceof Error ? err.message : String(err);
+    const message = systemMessage(err, path);
+    const where = path ? q(path) : 'the path';
     if (code === 'ENOENT') return errors.notFound('Path', message);
     if (code === 'EACCES' || code === 'EPERM') {
-        return new ToolError('io', `Permission denied by the operating system on ${path}: ${message}`);
+        return new ToolError('io', `Permission denied by the operating system on ${where}: ${message}`);
     }
-    if (code === 'ENOTDIR') return new ToolError('wrong_type', `Not a directory: a parent of ${path} is a file (${message}).`);
+    if (code === 'EROFS') return new ToolError('io', `Read-only filesystem: ${where} is on a filesystem mounted read-only (${message}).`);
+    if (code === 'ENOSPC' || code === 'EDQUOT') return new ToolError('io', `No space left: ${where} could not be written (${message}).`);
+    if (code === 'EBUSY') return new ToolError('io', `Busy: ${where} is a mount point or in use (${message}).`);
+    if (code === 'ENOTDIR') return new ToolError('wrong_type', `Not a directory: a parent of ${where} is a file (${message}).`);
     if (code === 'EISDIR') return errors.wrongType(path, 'file', 'directory');
     return errors.io(path, err);
+}
+
+/** Control characters: escaped in every error message, whatever put them there. */
+const CONTROL_CHARS = /[\x00-\x1f\x7f]/g;
+
+/** `message` with each control character written as a `\uXXXX` escape, so it stays one safe line. */
+export function escapeControls(message: string): string {
+    return message.replace(CONTROL_CHARS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

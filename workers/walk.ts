@@ -7,6 +7,7 @@ import type { IgnoreFrame, SearchHit } from '../src/engine/types.js';
 import { BINARY_SAMPLE_BYTES, isBinary } from '../src/fs/text.js';
 import { CheckpointWriter } from '../src/engine/checkpoint.js';
 import { errorCode } from '../src/errors.js';
+import { isDebrisName } from '../src/fs/debris.js';
 import { countBytes, makeMatcher, scanBytes, type ContentMatcher, type LineHit } from './scan.js';
 
 /**
@@ -259,6 +260,8 @@ class Walker {
                 return;
             }
             const name = names[i]!;
+            // The temporary files of this library's own writes are never listed or searched.
+            if (isDebrisName(name)) continue;
             let kind = kinds[i]!;
             const rel = joinRel(job.rel, name);
             /** Where the entry is opened or stat'ed; its real path. They differ in pinned mode and for links. */

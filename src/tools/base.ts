@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { FileConfiguration, SearchConfiguration } from '../config/configuration.js';
 import { envBoolean } from '../config/env.js';
 import { Engine } from '../engine/engine.js';
-import { errors, toToolError } from '../errors.js';
+import { errors, escapeControls, toToolError } from '../errors.js';
 import { FilePool } from '../file-pool.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 
@@ -144,6 +144,13 @@ export interface CallOptions {
 
 // One store per call: tool instances are shared by concurrent calls, so the signal cannot live on `this`.
 const callStore = new AsyncLocalStorage<CallOptions>();
+/** Lines a call adds after its success result (a write that reached several hard links). */
+const noteStore = new AsyncLocalStorage<string[]>();
+
+/** Adds a line after the success result of the tool call running in this async context. */
+export function addResultNote(note: string): void {
+    noteStore.getStore()?.push(note);
+}
 
 /** The options of the tool call running in this async context; `{}` outside `executeWithSignal`. */
 export function currentCall(): CallOptions {
@@ -198,9 +205,14 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
     protected override async onExecute(args: Record<string, unknown>): Promise<PartialToolResult> {
         try {
             const parsed = this.parse(args);
-            return await this.run(parsed, this.ctx.workspace.view());
+            const notes: string[] = [];
+            const result = await noteStore.run(notes, () => this.run(parsed, this.ctx.workspace.view()));
+            if (notes.length > 0 && result.status === ResultStatus.Success && typeof result.result === 'string') {
+                return { ...result, result: `${result.result}\n${notes.join('\n')}` };
+            }
+            return result;
         } catch (err) {
-            return fail(describeFailure(err, typeof args?.path === 'string' ? args.path : ''));
+            return fail(describeFailure(err, pathArgument(args)));
         }
     }
 
@@ -219,9 +231,18 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
     protected abstract run(args: z.infer<S>, view: WorkspaceView): Promise<PartialToolResult>;
 }
 
-/** One failure message for any thrown value. */
+/** The path a failure most likely concerns: the `path` argument, else move_file's `source`. */
+function pathArgument(args: Record<string, unknown> | undefined): string {
+    for (const key of ['path', 'source'] as const) if (typeof args?.[key] === 'string') return args[key];
+    return '';
+}
+
+/**
+ * One failure message for any thrown value, naming `path` (the user's path). Control characters
+ * are escaped, so no name or text in a message can start a line of its own.
+ */
 export function describeFailure(err: unknown, path = ''): string {
-    return toToolError(err, path).message;
+    return escapeControls(toToolError(err, path).message);
 }
 
 /** `{ path: string (required), recursive?: boolean }` style summary of a JSON schema. */

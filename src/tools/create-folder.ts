@@ -6,6 +6,7 @@ import { errors } from '../errors.js';
 import { entryKind, holdDirectory } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { quotePath } from './display.js';
 import { rootsOf } from './shared.js';
 
 const schema = z.strictObject({ path: arg.path('Directory path') });
@@ -35,5 +36,5 @@ export class CreateFolderTool extends FileTool<typeof schema> {
 }
 
 function withSlash(p: string): string {
-    return p.endsWith('/') ? p : `${p}/`;
+    return quotePath(p.endsWith('/') ? p : `${p}/`);
 }

@@ -8,6 +8,7 @@ import { withPathLock } from '../file-pool.js';
 import { entryKind, holdDirectory, removeTree } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { quotePath } from './display.js';
 import { rootsOf } from './shared.js';
 
 const schema = z.strictObject({
@@ -41,7 +42,7 @@ export class DeleteFileTool extends FileTool<typeof schema> {
         if (await view.holdsRoot(checked)) {
             throw new ToolError(
                 'outside_access',
-                `Refused: ${checked.abs} is a configured access root, the current workspace, or contains one; delete what is inside it instead.`,
+                `Refused: ${quotePath(checked.abs)} is a configured access root, the current workspace, or contains one; delete what is inside it instead.`,
             );
         }
         return withPathLock(checked.real, async () => {
@@ -59,24 +60,24 @@ export class DeleteFileTool extends FileTool<typeof schema> {
                 if (st.isDirectory()) {
                     if (args.recursive === true) {
                         // Security: links inside the tree are removed, never followed, even if swapped in meanwhile.
-                        await removeTree(dir, path.basename(checked.real));
+                        await removeTree(dir, path.basename(checked.real), checked.abs);
                     } else {
                         try {
                             await fs.rmdir(target);
                         } catch (err) {
                             if (errorCode(err) === 'ENOTEMPTY' || errorCode(err) === 'EEXIST') {
-                                throw new ToolError('invalid_argument', `Directory not empty: ${checked.abs}. Pass recursive: true to delete it with its contents.`);
+                                throw new ToolError('invalid_argument', `Directory not empty: ${quotePath(checked.abs)}. Pass recursive: true to delete it with its contents.`);
                             }
                             throw err;
                         }
                     }
                     this.ctx.filePool.forget(checked.real);
-                    return ok(`Deleted directory: ${checked.abs}`);
+                    return ok(`Deleted directory: ${quotePath(checked.abs)}`);
                 }
                 await fs.unlink(target);
                 this.ctx.filePool.forget(checked.real);
                 const kind = entryKind(st);
-                return ok(`Deleted ${kind === 'file' ? 'file' : kind === 'symlink' ? 'symlink' : kind}: ${checked.abs}`);
+                return ok(`Deleted ${kind === 'file' ? 'file' : kind === 'symlink' ? 'symlink' : kind}: ${quotePath(checked.abs)}`);
             } finally {
                 await dir.close();
             }

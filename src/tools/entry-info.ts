@@ -8,6 +8,7 @@ import { errors } from '../errors.js';
 import { entryKind, holdDirectory } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { quotePath } from './display.js';
 import { rootsOf } from './shared.js';
 
 const schema = z.strictObject({ path: arg.path('Path of the entry') });
@@ -51,7 +52,7 @@ export class EntryInfoTool extends FileTool<typeof schema> {
                 throw errors.statFailed('Path', err, entry, checked.abs);
             }
             const lines = [
-                `Path: ${checked.abs}`,
+                `Path: ${quotePath(checked.abs)}`,
                 `Type: ${entryKind(st)}`,
                 `Size: ${st.size} bytes`,
                 `Permissions: ${permissionString(st.mode)}`,
@@ -62,7 +63,7 @@ export class EntryInfoTool extends FileTool<typeof schema> {
             ];
             if (st.isSymbolicLink()) {
                 const target = await fs.readlink(entry);
-                lines.push(`Symlink target: ${target}`);
+                lines.push(`Symlink target: ${quotePath(target)}`);
                 const resolved = await fs.realpath(entry).catch(() => undefined);
                 if (resolved === undefined) lines.push('Symlink status: broken (target does not exist)');
                 else {

@@ -3,8 +3,9 @@ import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
-import { errors, ToolError } from '../errors.js';
-import { holdDirectory, holdSubdirectory, type HeldDirectory } from '../fs/secure.js';
+import { causeOf, errorCode, errors, ToolError } from '../errors.js';
+import { isDebrisName } from '../fs/debris.js';
+import { DirectoryCursor, holdDirectory } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
 import { byCodePoint, childPrefix, quotePath } from './display.js';
@@ -51,17 +52,20 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
 
         // Security: every directory is read through a descriptor opened without following links,
         // so a directory swapped for a link to outside after the check lists nothing outside.
-        const walk = async (dir: HeldDirectory, rel: string): Promise<void> => {
+        // The cursor holds at most two descriptors at any depth.
+        const walk = async (dir: DirectoryCursor, rel: string): Promise<void> => {
             let entries: Dirent[];
             try {
                 entries = await fs.readdir(dir.path, { withFileTypes: true });
             } catch (err) {
                 if (rel === '') throw err;
-                skipped.push(`${prefix}${rel}`);
+                skipped.push(`${quotePath(`${prefix}${rel}`)} (${reasonOf(err)})`);
                 return;
             }
             entries.sort((a, b) => byCodePoint(a.name, b.name));
             for (const e of entries) {
+                // The temporary files of this library's own writes are never shown.
+                if (isDebrisName(e.name)) continue;
                 total++;
                 // A non-recursive listing has read its one directory already: it is cut for display only.
                 if (args.recursive === true && total > maxTotalEntries) {
@@ -73,31 +77,30 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
                 const relPath = rel === '' ? e.name : `${rel}/${e.name}`;
                 if (total > offset && lines.length < maxDisplayEntries) lines.push(quotePath(`${prefix}${relPath}${e.isDirectory() ? '/' : ''}`));
                 if (args.recursive === true && e.isDirectory() && !skip.has(e.name)) {
-                    let sub: HeldDirectory;
                     try {
-                        sub = await holdSubdirectory(dir, e.name);
-                    } catch {
-                        skipped.push(`${prefix}${relPath}`);
+                        await dir.descend(e.name);
+                    } catch (err) {
+                        skipped.push(`${quotePath(`${prefix}${relPath}`)} (${reasonOf(err)})`);
                         continue;
                     }
                     try {
-                        await walk(sub, relPath);
+                        await walk(dir, relPath);
                     } finally {
-                        await sub.close();
+                        await dir.ascend();
                     }
                 }
             }
         };
-        const root = await holdDirectory(checked.abs, checked.real, await rootsOf(view), AccessType.Read);
+        const root = DirectoryCursor.at(await holdDirectory(checked.abs, checked.real, await rootsOf(view), AccessType.Read));
         try {
             await walk(root, '');
         } finally {
             await root.close();
         }
-        if (total === 0) return ok(`(empty directory: ${checked.display})`);
+        if (total === 0) return ok(`(empty directory: ${quotePath(checked.display)})`);
         const next = offset + lines.length;
         if (offset >= total && offset > 0) {
-            lines.push(`[offset ${offset} is past the last entry: ${checked.display} has ${total} entries${args.recursive === true ? ' (recursively)' : ''}.]`);
+            lines.push(`[offset ${offset} is past the last entry: ${quotePath(checked.display)} has ${total} entries${args.recursive === true ? ' (recursively)' : ''}.]`);
         } else if (offset > 0) {
             lines.push(
                 `[Showing entries ${offset + 1}-${next} of ${total} (offset = ${offset}; maxDisplayEntries, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). ` +
@@ -112,4 +115,11 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
         if (skipped.length > 0) lines.push(`[Skipped ${skipped.length} unreadable directories: ${skipped.slice(0, 5).join(', ')}]`);
         return ok(lines.join('\n'));
     }
+}
+
+/** Why a directory could not be listed, in a few words (`permission denied`, `too many open files (see ulimit -n)`). */
+function reasonOf(err: unknown): string {
+    if (err instanceof ToolError) return err.message;
+    const code = errorCode(err);
+    return causeOf(code) ?? (code === 'ENOENT' ? 'vanished' : (code ?? String(err)));
 }

@@ -9,6 +9,7 @@ import { withPathLock } from '../file-pool.js';
 import { holdDirectory } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { quotePath } from './display.js';
 import { rootsOf } from './shared.js';
 
 const schema = z.strictObject({
@@ -34,7 +35,7 @@ export class MoveFileTool extends FileTool<typeof schema> {
         // Security: the access roots as configured too, not only their real paths: with
         // resolveSymlinks off a root that is a link would otherwise be movable.
         if (await view.holdsRoot(src)) {
-            throw new ToolError('outside_access', `Refused: ${src.abs} is a configured access root, the current workspace, or contains one.`);
+            throw new ToolError('outside_access', `Refused: ${quotePath(src.abs)} is a configured access root, the current workspace, or contains one.`);
         }
         if (src.real === dst.real) throw errors.invalidArgument(this.name, 'source and destination are the same path.');
         const roots = await rootsOf(view);
@@ -54,7 +55,7 @@ export class MoveFileTool extends FileTool<typeof schema> {
                         throw errors.statFailed('Path', err, source, src.abs);
                     }
                     if (st.isDirectory() && isInside(dst.real, src.real)) {
-                        throw errors.invalidArgument(this.name, `cannot move the directory ${src.abs} into itself (${dst.abs}).`);
+                        throw errors.invalidArgument(this.name, `cannot move the directory ${quotePath(src.abs)} into itself (${quotePath(dst.abs)}).`);
                     }
                     const to = await holdDirectory(dst.abs, path.dirname(dst.real), roots, AccessType.Write, { create: true });
                     try {
@@ -70,7 +71,7 @@ export class MoveFileTool extends FileTool<typeof schema> {
                     await from.close();
                 }
                 this.ctx.filePool.forget(src.real);
-                return ok(`Moved: ${src.abs} -> ${dst.abs}`);
+                return ok(`Moved: ${quotePath(src.abs)} -> ${quotePath(dst.abs)}`);
             }),
         );
     }

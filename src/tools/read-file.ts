@@ -8,6 +8,7 @@ import { openRegularFile, readRegularFile, type RealRoots } from '../fs/secure.j
 import { decodeText, splitLines } from '../fs/text.js';
 import type { CheckedPath, Workspace, WorkspaceView } from '../workspace.js';
 import { arg, describeFailure, fail, FileTool, ok, type ToolShared } from './base.js';
+import { quotePath } from './display.js';
 import { rootsOf } from './shared.js';
 
 /** Most paths one read_file call accepts. */
@@ -159,12 +160,12 @@ export class ReadFileTool extends FileTool<typeof schema> {
         const start = args.last_lines !== undefined ? Math.max(1, total - args.last_lines + 1) : (args.start_line ?? 1);
         if (total === 0) {
             if (args.start_line !== undefined && args.start_line > 1) {
-                throw errors.invalidArgument(this.name, `start_line ${start} is beyond the end of ${abs}, which is empty (0 lines).`);
+                throw errors.invalidArgument(this.name, `start_line ${start} is beyond the end of ${quotePath(abs)}, which is empty (0 lines).`);
             }
-            return `--- ${abs} (lines 0-0 of 0) ---\n`;
+            return `--- ${quotePath(abs)} (lines 0-0 of 0) ---\n`;
         }
         if (start > total) {
-            throw errors.invalidArgument(this.name, `start_line ${start} is beyond the end of ${abs}, which has ${total} lines.`);
+            throw errors.invalidArgument(this.name, `start_line ${start} is beyond the end of ${quotePath(abs)}, which has ${total} lines.`);
         }
         const end = Math.min(args.end_line ?? total, total);
         const maxChars = this.maxChars(args);
@@ -177,7 +178,7 @@ export class ReadFileTool extends FileTool<typeof schema> {
             const l = line(n);
             const from = n === start ? startChar : 1;
             if (from > 1 && l.complete && from > l.text.length) {
-                throw errors.invalidArgument(this.name, `start_char ${from} is beyond the end of line ${n} of ${abs}, which has ${l.text.length} characters.`);
+                throw errors.invalidArgument(this.name, `start_char ${from} is beyond the end of line ${n} of ${quotePath(abs)}, which has ${l.text.length} characters.`);
             }
             const prefix = args.line_numbers === true ? `${String(n).padStart(6)}\t` : '';
             const text = from > 1 ? l.text.slice(from - 1) : l.text;
@@ -192,7 +193,7 @@ export class ReadFileTool extends FileTool<typeof schema> {
             body += piece;
             shownEnd = n;
         }
-        let out = `--- ${abs} (lines ${start}-${cut ? Math.max(shownEnd, start) : end} of ${total}) ---\n${body}`;
+        let out = `--- ${quotePath(abs)} (lines ${start}-${cut ? Math.max(shownEnd, start) : end} of ${total}) ---\n${body}`;
         if (cut) {
             const sep = body.endsWith('\n') ? '' : '\n';
             const head = `Truncated at ${maxChars} characters (max_chars / maxCharsPerFile)`;
@@ -203,7 +204,7 @@ export class ReadFileTool extends FileTool<typeof schema> {
                 out += cut.n < end ? `${sep}[${head}: continue with start_line=${cut.n + 1}.]` : `${sep}[${head}: line ${cut.n} is shown in full, without its line ending.]`;
             } else {
                 if (cut.to < cut.from) {
-                    throw errors.invalidArgument(this.name, `max_chars ${maxChars} is too small to show any character of line ${cut.n} of ${abs}${args.line_numbers === true ? ' with its line number' : ''}; raise max_chars.`);
+                    throw errors.invalidArgument(this.name, `max_chars ${maxChars} is too small to show any character of line ${cut.n} of ${quotePath(abs)}${args.line_numbers === true ? ' with its line number' : ''}; raise max_chars.`);
                 }
                 const of = cut.length === undefined ? '' : ` of its ${cut.length}`;
                 out += `${sep}[${head}: showed characters ${cut.from}-${cut.to}${of} of line ${cut.n}; continue with start_line=${cut.n} and start_char=${cut.to + 1}.]`;

@@ -1,14 +1,25 @@
 import { AccessType } from '../config/configuration.js';
 import { errors, ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
-import { readRegularFile, writeFileAtomic, type RealRoots } from '../fs/secure.js';
+import { readRegularFile, writeFileSafely, type RealRoots, type WriteOutcome } from '../fs/secure.js';
 import { decodeText, encodeText, type TextEncodingInfo } from '../fs/text.js';
 import type { WorkspaceView } from '../workspace.js';
-import type { ToolContext } from './base.js';
+import { addResultNote, type ToolContext } from './base.js';
+import { quotePath } from './display.js';
 
 /** Real access roots for re-checks after opening, or `null` when symlink resolution is off. */
 export async function rootsOf(view: WorkspaceView): Promise<RealRoots> {
     return view.resolveSymlinks ? view.realAccesses() : null;
+}
+
+/**
+ * Says after the result when a write reached more than one name: a file with hard links is
+ * written in place, so every name shows the new content (never silently).
+ */
+export function noteWrite(abs: string, outcome: WriteOutcome): void {
+    if (outcome.links > 1) {
+        addResultNote(`Note: ${quotePath(abs)} has ${outcome.links} hard links; it was written in place, so all ${outcome.links} names show the new content.`);
+    }
 }
 
 /** Refuses model-supplied text longer than `maxCharsPerFile` characters. */
@@ -38,7 +49,7 @@ export interface EditableText {
 /**
  * The read-modify-write cycle every partial edit shares: check write access, take the file's
  * lock, read it safely, verify read-before-write against its current bytes, decode, apply
- * `transform`, encode with the same encoding and BOM, write atomically, record the write.
+ * `transform`, encode with the same encoding and BOM, write it (`writeFileSafely`), record the write.
  *
  * Call this synchronously at the start of the call: it takes the FilePool mark there. With
  * `basis: 'call'` (default) the file must still hold what was read or written before the call
@@ -47,7 +58,8 @@ export interface EditableText {
  * an edit that finished meanwhile; for edits anchored on exact text, which are found again in it.
  * With `dryRun`, every step but the write (and its FilePool record) runs: the outcome says what
  * the edit would change.
- * @returns the checked absolute path, for the confirmation message, and the text before and after.
+ * @returns the checked absolute path as shown in output ({@link quotePath}), for the confirmation
+ *   message, and the text before and after.
  * @throws ToolError from any step; nothing is written then.
  */
 export async function editTextFile(
@@ -78,15 +90,15 @@ export async function editTextFile(
         if (foreign !== null) {
             throw errors.invalidArgument(
                 tool,
-                `${checked.abs} is Latin-1 (ISO-8859-1) text, which cannot hold ${JSON.stringify(foreign[0])}; nothing was written. Use Latin-1 characters only, or rewrite the whole file with write_file (which writes UTF-8).`,
+                `${quotePath(checked.abs)} is Latin-1 (ISO-8859-1) text, which cannot hold ${JSON.stringify(foreign[0])}; nothing was written. Use Latin-1 characters only, or rewrite the whole file with write_file (which writes UTF-8).`,
             );
         }
         before = decoded.text;
         after = next;
         if (options.dryRun === true) return;
         const bytes = encodeText(next, decoded.info);
-        await writeFileAtomic(checked.abs, checked.real, bytes, roots);
+        noteWrite(checked.abs, await writeFileSafely(checked.abs, checked.real, bytes, roots));
         ctx.filePool.recordWrite(checked.real, bytes);
     });
-    return { abs: checked.abs, before, after };
+    return { abs: quotePath(checked.abs), before, after };
 }

@@ -4,11 +4,12 @@ import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
 import { errors, ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
-import { holdDirectory, readRegularFile, writeFileAtomic, type RealRoots } from '../fs/secure.js';
+import { holdDirectory, readRegularFile, writeFileSafely, type RealRoots } from '../fs/secure.js';
 import { decodeText, encodeText, type TextEncodingInfo } from '../fs/text.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
-import { checkContentSize, rootsOf } from './shared.js';
+import { quotePath } from './display.js';
+import { checkContentSize, noteWrite, rootsOf } from './shared.js';
 
 const schema = z.strictObject({
     path: arg.path(),
@@ -18,8 +19,10 @@ const schema = z.strictObject({
 /**
  * `write_file`: creates a file or replaces its whole content, creating parent directories.
  * A new file needs no prior read; an existing one must have been read (or written by the tool)
- * and be unchanged since. An existing file keeps its mode and its UTF-8 byte-order mark.
- * The write is atomic. Content above `maxCharsPerFile` characters is refused.
+ * and be unchanged since. An existing file keeps its byte-order mark, and (written in place,
+ * guarded by a backup copy) its owner, group, mode, extended attributes and hard links; a file
+ * without any write bit is refused. A new file is written atomically (temporary file, rename).
+ * Content above `maxCharsPerFile` characters is refused.
  *
  * Result: `Written: /abs/path`.
  */
@@ -66,10 +69,10 @@ export class WriteFileTool extends FileTool<typeof schema> {
             }
             if (current === null) await this.makeParents(checked.abs, checked.real, roots);
             const bytes = encodeText(text, info);
-            await writeFileAtomic(checked.abs, checked.real, bytes, roots);
+            noteWrite(checked.abs, await writeFileSafely(checked.abs, checked.real, bytes, roots));
             this.ctx.filePool.recordWrite(checked.real, bytes);
         });
-        return ok(`Written: ${checked.abs}`);
+        return ok(`Written: ${quotePath(checked.abs)}`);
     }
 
     private async makeParents(shown: string, real: string, roots: RealRoots): Promise<void> {
