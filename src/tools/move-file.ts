@@ -4,9 +4,10 @@ import path from 'node:path';
 import { z } from 'zod';
 import { isInside } from '../access/contain.js';
 import { AccessType } from '../config/configuration.js';
-import { errorCode, errors, ToolError } from '../errors.js';
+import { errorCode, errors, toToolError, ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
-import { holdDirectory } from '../fs/secure.js';
+import { debrisName } from '../fs/debris.js';
+import { holdDirectory, type HeldDirectory } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
 import { quotePath } from './display.js';
@@ -63,7 +64,7 @@ export class MoveFileTool extends FileTool<typeof schema> {
                         if (await exists(destination)) {
                             throw errors.exists(dst.abs, 'Destination already exists (move_file never overwrites); delete it first or choose another name');
                         }
-                        await moveNoReplace(source, destination, st.isDirectory(), dst.abs);
+                        await moveNoReplace({ path: source, shown: src.abs }, { path: destination, shown: dst.abs, dir: to }, st.isDirectory());
                     } finally {
                         await to.close();
                     }
@@ -86,25 +87,129 @@ async function exists(p: string): Promise<boolean> {
     }
 }
 
-/** Rename without replacing an existing destination. */
-async function moveNoReplace(from: string, to: string, isDir: boolean, shownTo: string): Promise<void> {
+/** One side of a move: the path to act through (maybe in a held directory) and the user's path. */
+interface Side {
+    path: string;
+    shown: string;
+}
+
+/**
+ * Moves `from` to `to` without replacing an existing destination, and either completely or not
+ * at all: after a failure both paths are as they were.
+ * - A file: link() to the new name (fails with EEXIST if taken: no window in which a file is
+ *   overwritten), then unlink() the old name; if the old name cannot be removed, the new link is
+ *   removed again.
+ * - A directory, or a file on a filesystem without hard links: rename().
+ * - Across filesystems (EXDEV): see {@link moveAcross}.
+ * @throws ToolError with the cause (permission denied, no space left, busy) and the user's paths.
+ */
+async function moveNoReplace(from: Side, to: Side & { dir: HeldDirectory }, isDir: boolean): Promise<void> {
     if (!isDir) {
+        let linked = false;
         try {
-            // link() fails with EEXIST if the name is taken: no window in which a file is overwritten.
-            await fs.link(from, to);
-            await fs.unlink(from);
-            return;
+            await fs.link(from.path, to.path);
+            linked = true;
         } catch (err) {
-            if (errorCode(err) === 'EEXIST') throw errors.exists(shownTo, 'Destination already exists (move_file never overwrites)');
-            if (errorCode(err) !== 'EXDEV' && errorCode(err) !== 'EPERM' && errorCode(err) !== 'ENOTSUP') throw err;
+            if (errorCode(err) === 'EEXIST') throw errors.exists(to.shown, 'Destination already exists (move_file never overwrites)');
+            if (!['EXDEV', 'EPERM', 'ENOTSUP', 'EMLINK', 'EOPNOTSUPP'].includes(errorCode(err) ?? '')) throw moveError(err, from, to, to.shown);
+        }
+        if (linked) {
+            try {
+                await fs.unlink(from.path);
+                return;
+            } catch (err) {
+                // Roll back: the source stays, the new name goes; one file keeps one name.
+                await fs.unlink(to.path).catch(() => undefined);
+                throw moveError(err, from, to, from.shown, 'its directory does not allow removing it');
+            }
         }
     }
     try {
         // Directories: rename() refuses a non-empty destination; emptiness was checked just before.
-        await fs.rename(from, to);
+        await fs.rename(from.path, to.path);
     } catch (err) {
-        if (errorCode(err) !== 'EXDEV') throw err;
-        await fs.cp(from, to, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
-        await fs.rm(from, { recursive: true });
+        if (errorCode(err) !== 'EXDEV') throw moveError(err, from, to, errorCode(err) === 'EBUSY' ? from.shown : to.shown);
+        await moveAcross(from, to);
+    }
+}
+
+/** A move failure: the cause, on `at`, and that nothing was moved. */
+function moveError(err: unknown, from: Side, to: Side, at: string, why?: string): ToolError {
+    const cause = toToolError(err, at);
+    return new ToolError(cause.kind, `Could not move ${quotePath(from.shown)} to ${quotePath(to.shown)}${why ? ` (${why})` : ''}: ${cause.message} Nothing was moved.`);
+}
+
+/**
+ * A move across filesystems, as `mv` does it but never half done: the source is copied under a
+ * temporary name next to the destination (modes, times and symlinks as they are; owner and group
+ * where the process may set them; extended attributes best effort), put in place only when
+ * complete, and the source removed. A copy that fails (no space left) is removed; a source that
+ * cannot be removed completely is restored from the copy, then the copy is removed.
+ */
+async function moveAcross(from: Side, to: Side & { dir: HeldDirectory }): Promise<void> {
+    const tmp = to.dir.join(debrisName(path.basename(to.path), 'tmp'));
+    try {
+        await fs.cp(from.path, tmp, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true, preserveTimestamps: true });
+        await keepMetadata(from.path, tmp);
+    } catch (err) {
+        await fs.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+        throw moveError(err, from, to, to.shown, 'copying it to the other filesystem');
+    }
+    try {
+        if (await exists(to.path)) throw errors.exists(to.shown, 'Destination already exists (move_file never overwrites)');
+        if ((await fs.lstat(tmp)).isDirectory()) {
+            await fs.rename(tmp, to.path);
+        } else {
+            // link() never replaces a destination that appeared meanwhile.
+            await fs.link(tmp, to.path).catch((err: unknown) => {
+                throw errorCode(err) === 'EEXIST' ? errors.exists(to.shown, 'Destination already exists (move_file never overwrites)') : err;
+            });
+            await fs.unlink(tmp);
+        }
+    } catch (err) {
+        await fs.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+        throw err instanceof ToolError ? err : moveError(err, from, to, to.shown);
+    }
+    try {
+        await fs.rm(from.path, { recursive: true });
+    } catch (err) {
+        // Roll back: what was already removed from the source is copied back from the complete
+        // copy (entries still there are left alone), then the copy goes.
+        await fs.cp(to.path, from.path, { recursive: true, errorOnExist: false, force: false, verbatimSymlinks: true, preserveTimestamps: true })
+            .then(() => keepMetadata(to.path, from.path))
+            .then(() => fs.rm(to.path, { recursive: true }))
+            .catch(() => undefined);
+        throw moveError(err, from, to, from.shown, 'the source could not be removed after copying');
+    }
+}
+
+/**
+ * After a copy: owner and group (where the process may set them: root, or a group of its own),
+ * extended attributes (best effort), and the modification times of directories, which filling
+ * them has changed. Files' times and modes, and symlinks, are kept by the copy itself.
+ */
+async function keepMetadata(src: string, dst: string): Promise<void> {
+    const st = await fs.lstat(src);
+    await fs.lchown(dst, st.uid, st.gid).catch(() => undefined);
+    if (!st.isSymbolicLink()) await copyAttributes(src, dst);
+    if (st.isDirectory()) {
+        for (const name of await fs.readdir(src)) await keepMetadata(path.join(src, name), path.join(dst, name));
+        // chown cleared nothing on a directory, but restores the mode's set-group-ID bit the same way as for files.
+        await fs.chmod(dst, st.mode & 0o7777).catch(() => undefined);
+        await fs.utimes(dst, st.atime, st.mtime);
+    } else if (st.isFile()) {
+        // chown clears set-user-ID and set-group-ID bits: the mode again, as copied.
+        await fs.chmod(dst, st.mode & 0o7777).catch(() => undefined);
+    }
+}
+
+/** Copies the extended attributes (ACLs included) of `src` to `dst` where the filesystem and process allow. */
+async function copyAttributes(src: string, dst: string): Promise<void> {
+    const api = await import('@napi-rs/xattr').catch(() => null);
+    if (api === null) return;
+    const names = await api.listAttributes(src).catch(() => [] as string[]);
+    for (const name of names) {
+        const value = await api.getAttribute(src, name).catch(() => null);
+        if (value !== null) await api.setAttribute(dst, name, value).catch(() => undefined);
     }
 }
