@@ -306,6 +306,16 @@ export class DirectoryCursor {
     }
 }
 
+/** A recursive delete that stopped part way; `entry` is the failure on the entry it stopped at. */
+export class PartialRemoval extends ToolError {
+    constructor(
+        readonly entry: ToolError,
+        message: string,
+    ) {
+        super(entry.kind, message);
+    }
+}
+
 /**
  * Removes the entry `name` of the held directory `dir`, recursively for a directory, never
  * following a link: each subdirectory is opened without following links and emptied through its
@@ -323,7 +333,7 @@ export async function removeTree(dir: HeldDirectory, name: string, shownPath = n
     const fail = (err: unknown): never => {
         if (err instanceof ToolError) throw err;
         const cause = toToolError(err, where);
-        throw new ToolError(cause.kind, `Could not delete all of ${quotePath(shownPath)}: ${cause.message} ${removed} entries inside it were removed before that; the rest is still there.`);
+        throw new PartialRemoval(cause, `Could not delete all of ${quotePath(shownPath)}: ${cause.message} ${removed} entries inside it were removed before that; the rest is still there.`);
     };
     // Security: opened with O_NOFOLLOW: a link put in its place is refused, not followed.
     const start = await holdSubdirectory(dir, name).catch(fail);

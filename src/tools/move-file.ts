@@ -7,7 +7,7 @@ import { AccessType } from '../config/configuration.js';
 import { errorCode, errors, toToolError, ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
 import { debrisName } from '../fs/debris.js';
-import { holdDirectory, type HeldDirectory } from '../fs/secure.js';
+import { holdDirectory, PartialRemoval, removeTree, type HeldDirectory } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
 import { quotePath } from './display.js';
@@ -64,7 +64,7 @@ export class MoveFileTool extends FileTool<typeof schema> {
                         if (await exists(destination)) {
                             throw errors.exists(dst.abs, 'Destination already exists (move_file never overwrites); delete it first or choose another name');
                         }
-                        await moveNoReplace({ path: source, shown: src.abs }, { path: destination, shown: dst.abs, dir: to }, st.isDirectory());
+                        await moveNoReplace({ path: source, shown: src.abs, dir: from }, { path: destination, shown: dst.abs, dir: to }, st.isDirectory());
                     } finally {
                         await to.close();
                     }
@@ -87,10 +87,11 @@ async function exists(p: string): Promise<boolean> {
     }
 }
 
-/** One side of a move: the path to act through (maybe in a held directory) and the user's path. */
+/** One side of a move: the path to act through (in the held directory `dir`) and the user's path. */
 interface Side {
     path: string;
     shown: string;
+    dir: HeldDirectory;
 }
 
 /**
@@ -103,7 +104,7 @@ interface Side {
  * - Across filesystems (EXDEV): see {@link moveAcross}.
  * @throws ToolError with the cause (permission denied, no space left, busy) and the user's paths.
  */
-async function moveNoReplace(from: Side, to: Side & { dir: HeldDirectory }, isDir: boolean): Promise<void> {
+async function moveNoReplace(from: Side, to: Side, isDir: boolean): Promise<void> {
     if (!isDir) {
         let linked = false;
         try {
@@ -146,7 +147,7 @@ function moveError(err: unknown, from: Side, to: Side, at: string, why?: string)
  * complete, and the source removed. A copy that fails (no space left) is removed; a source that
  * cannot be removed completely is restored from the copy, then the copy is removed.
  */
-async function moveAcross(from: Side, to: Side & { dir: HeldDirectory }): Promise<void> {
+async function moveAcross(from: Side, to: Side): Promise<void> {
     const tmp = to.dir.join(debrisName(path.basename(to.path), 'tmp'));
     try {
         await fs.cp(from.path, tmp, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true, preserveTimestamps: true });
@@ -171,7 +172,8 @@ async function moveAcross(from: Side, to: Side & { dir: HeldDirectory }): Promis
         throw err instanceof ToolError ? err : moveError(err, from, to, to.shown);
     }
     try {
-        await fs.rm(from.path, { recursive: true });
+        // Never through a link, with bounded descriptors, naming the entry it stopped at.
+        await removeTree(from.dir, path.basename(from.path), from.shown);
     } catch (err) {
         // Roll back: what was already removed from the source is copied back from the complete
         // copy (entries still there are left alone), then the copy goes.
@@ -179,7 +181,7 @@ async function moveAcross(from: Side, to: Side & { dir: HeldDirectory }): Promis
             .then(() => keepMetadata(to.path, from.path))
             .then(() => fs.rm(to.path, { recursive: true }))
             .catch(() => undefined);
-        throw moveError(err, from, to, from.shown, 'the source could not be removed after copying');
+        throw moveError(err instanceof PartialRemoval ? err.entry : err, from, to, from.shown, 'the source could not be removed after copying');
     }
 }
 
@@ -191,7 +193,8 @@ async function moveAcross(from: Side, to: Side & { dir: HeldDirectory }): Promis
 async function keepMetadata(src: string, dst: string): Promise<void> {
     const st = await fs.lstat(src);
     await fs.lchown(dst, st.uid, st.gid).catch(() => undefined);
-    if (!st.isSymbolicLink()) await copyAttributes(src, dst);
+    if (st.isSymbolicLink()) await fs.lutimes(dst, st.atime, st.mtime).catch(() => undefined);
+    else await copyAttributes(src, dst);
     if (st.isDirectory()) {
         for (const name of await fs.readdir(src)) await keepMetadata(path.join(src, name), path.join(dst, name));
         // chown cleared nothing on a directory, but restores the mode's set-group-ID bit the same way as for files.
