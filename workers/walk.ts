@@ -6,7 +6,7 @@ import { compileGlobs, gitignoreText, IgnoreCache, MAX_GITIGNORE_BYTES, type Pat
 import type { IgnoreFrame, SearchHit } from '../src/engine/types.js';
 import { BINARY_SAMPLE_BYTES, isBinary } from '../src/fs/text.js';
 import { CheckpointWriter } from '../src/engine/checkpoint.js';
-import { errorCode } from '../src/errors.js';
+import { causeOf, errorCode } from '../src/errors.js';
 import { isDebrisName } from '../src/fs/debris.js';
 import { countBytes, makeMatcher, scanBytes, type ContentMatcher, type LineHit } from './scan.js';
 
@@ -542,7 +542,8 @@ function reasonOf(err: unknown): string {
         case 'ENOTDIR':
             return 'not a directory';
         default:
-            return err instanceof Error ? err.message : String(err);
+            // The cause in words (`file name too long`, `too many open files (see ulimit -n)`), not an internal path.
+            return causeOf(errorCode(err)) ?? (err instanceof Error ? err.message : String(err));
     }
 }
 
