@@ -89,7 +89,7 @@ describe('entry_info', () => {
         const r = await one(tool('entry_info'), { path: 'pipe' });
         expect(r.status).toBe('success');
         expect(fields(r.result).get('Type')).toMatch(/FIFO/);
-    }, 10_000);
+    });
 
     it('reports a missing path', async () => {
         const root = tempDir();

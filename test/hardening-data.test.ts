@@ -310,7 +310,8 @@ describe('move_file', () => {
                 fx.run('move_file', { source: `b${i}`, destination: `a${i}` }),
             ]);
             let timer: NodeJS.Timeout | undefined;
-            const stuck = new Promise<'stuck'>((r) => (timer = setTimeout(() => r('stuck'), 3000)));
+            // A deadlock waits forever; a minute tells it from a slow, loaded machine.
+            const stuck = new Promise<'stuck'>((r) => (timer = setTimeout(() => r('stuck'), 60_000)));
             const outcome = await Promise.race([both, stuck]);
             clearTimeout(timer);
             expect(outcome).not.toBe('stuck');

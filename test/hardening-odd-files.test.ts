@@ -311,7 +311,7 @@ describe('hostile regexes', () => {
             const [after] = await prompt(fx.run('search_entries', { content_pattern: 'readable' }));
             expect(after!.status).toBe('success');
             expect(after!.result).toContain('other.txt');
-        }, 60_000);
+        });
     }
 
     it('two catastrophic searches at once do not starve a third, normal search', async () => {
@@ -324,5 +324,5 @@ describe('hostile regexes', () => {
         expect(evil.map((e) => e.done())).toEqual([false, false]);
         ac.abort();
         for (const e of evil) expect((await e.result)[0]!.result).toMatch(/aborted/i);
-    }, 60_000);
+    });
 });

@@ -175,8 +175,8 @@ describe('symlinks pointing outside (secure default)', () => {
             }
         });
 
+        // A loop would make the listing hang (the test's timeout) or fill the search with loop/loop.
         it('walks do not follow links out and do not loop', async () => {
-            const started = Date.now();
             const [l] = await fx.run('list_directory', { path: '.', recursive: true });
             expect(l!.status).toBe('success');
             expect(l!.result).not.toMatch(/canary|inner|deep\.txt/);
@@ -190,7 +190,6 @@ describe('symlinks pointing outside (secure default)', () => {
             const [all] = await fx.run('search_entries', {});
             expect(all!.status).toBe('success');
             expect(all!.result).not.toMatch(/loop\/loop|canary\.txt|deep\.txt/);
-            expect(Date.now() - started).toBeLessThan(10_000);
         });
     });
 

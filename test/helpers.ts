@@ -77,7 +77,7 @@ export function makePackage(root: string, opts: PackageOptions = {}): Fixture {
     });
     const fileConfig = new FileConfiguration(opts.maxCharsPerFile ?? 10_000, opts.maxFileSize ?? 10 * 1024 * 1024, opts.requireReadBeforeWrite ?? true);
     const pool = new FilePool(fileConfig);
-    const pkg = new FileToolPackage(ws, opts.search ?? new SearchConfiguration(50, 200, 5000, 10_000), fileConfig, pool, opts.packageOptions);
+    const pkg = new FileToolPackage(ws, opts.search ?? new SearchConfiguration(50, 200, 5000, 120_000), fileConfig, pool, opts.packageOptions);
     packages.push(pkg);
     const tool = (name: string): Tool => {
         const t = pkg.tools().find((x) => x.name === name);

@@ -100,5 +100,5 @@ describe('temporary files of interrupted writes', () => {
             expect(valid.has(content), `${name}: ${content.length} characters, starting ${JSON.stringify(content.slice(0, 20))}`).toBe(true);
         }
         expect(fs.readFileSync(path.join(root, 'big-link.txt')).equals(fs.readFileSync(path.join(root, 'big.txt')))).toBe(true);
-    }, 60_000);
+    });
 });

@@ -109,5 +109,5 @@ describe('bounded descriptors on a 5,000-level tree', () => {
         // The search either finds the file or says exactly which directory it could not enter and why.
         expect(out.search.status).toBe('success');
         if (!out.search.result.includes('bottom.txt')) expect(out.search.result).toMatch(/\[Skipped 1 unreadable entry: tree(\/d)+ \(file name too long\)\]/);
-    }, 120_000);
+    }, 600_000); // about 30 s on an idle 2-core machine; minutes when it is loaded
 });

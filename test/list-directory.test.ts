@@ -94,7 +94,7 @@ describe('list_directory', () => {
         const files: Record<string, string> = {};
         for (let i = 0; i < 30; i++) files[`f${String(i).padStart(2, '0')}.txt`] = '';
         writeTree(root, files);
-        const { tool } = makePackage(root, { search: new SearchConfiguration(50, 10, 5000, 10_000) });
+        const { tool } = makePackage(root, { search: new SearchConfiguration(50, 10, 5000, 120_000) });
         const r = await one(tool('list_directory'), { path: '.' });
         expect(r.status).toBe('success');
         const lines = r.result.split('\n');
@@ -108,7 +108,7 @@ describe('list_directory', () => {
         const files: Record<string, string> = {};
         for (let i = 0; i < 20; i++) files[`d${i}/f.txt`] = '';
         writeTree(root, files);
-        const { tool } = makePackage(root, { search: new SearchConfiguration(50, 200, 15, 10_000) });
+        const { tool } = makePackage(root, { search: new SearchConfiguration(50, 200, 15, 120_000) });
         const r = await one(tool('list_directory'), { path: '.', recursive: true });
         expect(r.status).toBe('error');
         expect(r.result).toContain('maxTotalEntries');

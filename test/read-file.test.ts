@@ -172,7 +172,7 @@ describe('read_file', () => {
         const batch = await tool('read_file').execute({ paths: ['pipe', 'ok.txt'] });
         expect(batch.map((x) => x.status)).toEqual(['error', 'success']);
         expect(batch[0]!.result).toMatch(/FIFO|named pipe/i);
-    }, 10_000);
+    });
 
     it('rejects a directory', async () => {
         const root = tempDir();

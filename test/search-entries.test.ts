@@ -8,8 +8,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AccessType, SearchConfiguration } from '../src/index.js';
 import { quotePath } from '../src/tools/display.js';
-import type { SearchEntriesTool } from '../src/tools/search-entries.js';
-import { makePackage, search, searchProject, tempDir, writeTree } from './helpers.js';
+import { SearchEntriesTool } from '../src/tools/search-entries.js';
+import { makePackage, one, search, searchProject, tempDir, writeTree } from './helpers.js';
 
 function project(): string {
     return searchProject('lcf-search-', { 'node_modules/dep/index.ts': '// TODO in a dependency\n', '.git/HEAD': 'TODO\n' });
@@ -113,7 +113,7 @@ describe('search_entries', () => {
         const dir = tempDir('lcf-search-display-');
         for (let a = 0; a < 4; a++) for (let f = 0; f < 500; f++) writeTree(dir, { [`part${a}/f${f}.txt`]: f % 250 === 7 ? 'rare needle\n' : 'hay\n' });
         writeTree(dir, { 'top.txt': 'hay\n' });
-        const fx = makePackage(dir, { search: new SearchConfiguration(5000, 100, 100_000, 30_000) });
+        const fx = makePackage(dir, { search: new SearchConfiguration(5000, 100, 100_000, 120_000) });
         const few = await search(fx, { content_pattern: 'needle' });
         expect(few.result.split('\n')).toHaveLength(8);
         expect(few.result).toContain('part0/f257.txt:1: rare needle');
@@ -131,7 +131,7 @@ describe('search_entries', () => {
     it('turns a walk above maxTotalEntries into an error that says what to raise or narrow, with the matches so far', async () => {
         const dir = tempDir('lcf-search-total-');
         for (let d = 0; d < 10; d++) for (let f = 0; f < 20; f++) writeTree(dir, { [`d${d}/f${f}.txt`]: f === 3 ? 'needle\n' : 'hay\n' });
-        const fx = makePackage(dir, { search: new SearchConfiguration(50, 200, 50, 30_000) });
+        const fx = makePackage(dir, { search: new SearchConfiguration(50, 200, 50, 120_000) });
         const r = await search(fx, { content_pattern: 'needle' });
         expect(r.status).toBe('error');
         expect(r.result).toMatch(/^Search stopped: visited more than the limit of 50 entries under \. \(maxTotalEntries/);
@@ -153,7 +153,7 @@ describe('search_entries', () => {
     it('gives the same maxTotalEntries error on every run', async () => {
         const dir = tempDir('lcf-search-total-det-');
         for (let d = 0; d < 20; d++) for (let f = 0; f < 100; f++) writeTree(dir, { [`d${String(d).padStart(2, '0')}/f${f}.txt`]: f % 9 === 0 ? 'needle\n' : 'hay\n' });
-        const fx = makePackage(dir, { search: new SearchConfiguration(1000, 1000, 500, 30_000) });
+        const fx = makePackage(dir, { search: new SearchConfiguration(1000, 1000, 500, 120_000) });
         const results = new Set<string>();
         for (let run = 0; run < 5; run++) results.add((await search(fx, { content_pattern: 'needle' })).result);
         expect(results.size).toBe(1);
@@ -169,15 +169,21 @@ describe('search_entries', () => {
         const dir = tempDir('lcf-search-redos-keep-');
         for (let i = 1; i <= 100; i++) writeTree(dir, { [`f${String(i).padStart(3, '0')}.txt`]: `needle ${String(i).padStart(3, '0')}\n` });
         writeTree(dir, { 'zzz.txt': `${'a'.repeat(40_000)}!\n` });
-        const fx = makePackage(dir, { search: new SearchConfiguration(200, 200, 5000, 3000) });
-        const r = await search(fx, { content_pattern: 'needle 0[0-3]|(a+)+$' });
+        // The timeout must come after the walk reached zzz.txt; on a loaded machine it may come
+        // sooner, so the search is repeated with a longer timeout until it did (all 100 scanned).
+        let timeoutMs = 3000;
+        let r = await search(makePackage(dir, { search: new SearchConfiguration(200, 200, 5000, timeoutMs) }), { content_pattern: 'needle 0[0-3]|(a+)+$' });
+        while (!/scanned (\d{3,}) files/.test(r.result) && timeoutMs < 48_000) {
+            timeoutMs *= 2;
+            r = await search(makePackage(dir, { search: new SearchConfiguration(200, 200, 5000, timeoutMs) }), { content_pattern: 'needle 0[0-3]|(a+)+$' });
+        }
         const lines = r.result.split('\n');
         expect(lines.slice(0, 39)).toEqual(Array.from({ length: 39 }, (_, i) => `f${String(i + 1).padStart(3, '0')}.txt:1: needle ${String(i + 1).padStart(3, '0')}`));
-        expect(lines[39]).toMatch(/^\[Search timed out after 3000 ms, having visited (\d+) entries and scanned (\d+) files/);
+        expect(lines[39]).toMatch(new RegExp(`^\\[Search timed out after ${timeoutMs} ms, having visited (\\d+) entries and scanned (\\d+) files`));
         const [, visited, scanned] = /visited (\d+) entries and scanned (\d+) files/.exec(lines[39]!)!;
         expect(Number(visited)).toBeGreaterThanOrEqual(39);
         expect(Number(scanned)).toBeGreaterThanOrEqual(39);
-    }, 30_000);
+    });
 
     it('shows the match of a long line in a window marked with …', async () => {
         const dir = tempDir('lcf-search-long-');
@@ -230,7 +236,7 @@ describe('search_entries', () => {
         expect((await search(fx, { content_pattern: 'hello', name_pattern: 'secret', context_lines: 1 })).result).toBe(
             [`${q('evil\nsecret.txt')}:1: hello`, `${q('evil\nsecret.txt')}-2- world`].join('\n'),
         );
-        const summary = makePackage(dir, { search: new SearchConfiguration(50, 1, 5000, 10_000) });
+        const summary = makePackage(dir, { search: new SearchConfiguration(50, 1, 5000, 120_000) });
         expect((await search(summary, {})).result).toContain(`  ${q('bad\tdir/')}: 2`);
         expect(quotePath('a\x7fb\rc')).toBe('"a\\u007fb\\rc"');
         expect(quotePath('naïve "name".txt')).toBe('naïve "name".txt');
@@ -243,12 +249,13 @@ describe('search_entries', () => {
         const dir = tempDir('lcf-search-redos-');
         writeTree(dir, { 'evil.txt': `${'a'.repeat(50_000)}!\n`, 'ok.txt': 'fine\n' });
         const fx = makePackage(dir, { search: new SearchConfiguration(50, 200, 5000, 1000) });
-        const started = Date.now();
+        // Uncut, the pattern would run for ages: the result at all, timed out, shows the cut.
         const r = await search(fx, { content_pattern: '(a+)+$' });
-        expect(Date.now() - started).toBeLessThan(10_000);
         expect(r.result).toMatch(/timed out after 1000 ms/);
-        expect((await search(fx, { content_pattern: 'fine' })).result).toBe('ok.txt:1: fine');
-    }, 30_000);
+        // The next call on the same engine works (with a timeout a loaded machine never reaches).
+        const next = new SearchEntriesTool(fx.ws, { searchConfig: new SearchConfiguration(50, 200, 5000, 120_000), engine: fx.pkg.engine, filePool: fx.pool });
+        expect((await one(next, { content_pattern: 'fine' })).result).toBe('ok.txt:1: fine');
+    });
 
     it("stops when the host's call signal aborts and reports progress meanwhile", async () => {
         const dir = tempDir('lcf-search-cancel-');
@@ -258,14 +265,13 @@ describe('search_entries', () => {
         const ac = new AbortController();
         const progress: number[] = [];
         setTimeout(() => ac.abort(), 400);
-        const started = Date.now();
-        // ~20 ms per line to reject: minutes of work without the abort.
+        // ~20 ms per line to reject: minutes of work without the abort, which the note shows
+        // (not a timeout's), whatever the machine's speed.
         const [r] = await tool.executeWithSignal({ content_pattern: '(x+x+)+[^x\\s]' }, ac.signal, (p) => progress.push(p.progress));
-        expect(Date.now() - started).toBeLessThan(20_000);
         expect(r!.result).toContain('[Search aborted; the results are partial.]');
         for (let i = 1; i < progress.length; i++) expect(progress[i]!).toBeGreaterThanOrEqual(progress[i - 1]!);
         expect((await search(fx, { name_pattern: '^f1\\.txt$' })).result).toBe('d/f1.txt');
-    }, 30_000);
+    });
 
     it('reports broken links as skipped and walks past FIFOs', async () => {
         const dir = project();

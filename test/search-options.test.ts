@@ -155,7 +155,7 @@ describe('search_entries respect_gitignore', () => {
         const dir = tempDir('lcf-gi-total-');
         for (let f = 0; f < 120; f++) writeTree(dir, { [`vendor/f${f}.txt`]: 'x\n' });
         writeTree(dir, { '.gitignore': 'vendor/\n', 'main.txt': 'needle\n' });
-        const fx = makePackage(dir, { search: new SearchConfiguration(50, 200, 50, 30_000) });
+        const fx = makePackage(dir, { search: new SearchConfiguration(50, 200, 50, 120_000) });
         expect((await search(fx, { content_pattern: 'needle' })).status).toBe('error');
         const r = await search(fx, { content_pattern: 'needle', respect_gitignore: true });
         expect(r).toEqual({ tool: 'search_entries', status: 'success', result: 'main.txt:1: needle' });
@@ -168,7 +168,7 @@ describe('search_entries respect_gitignore', () => {
         for (let f = 0; f < 1500; f++) files[`big/f${String(f).padStart(4, '0')}.${f % 3 === 0 ? 'skip' : 'txt'}`] = f % 100 === 6 || f % 100 === 7 ? 'needle\n' : 'hay\n';
         for (let d = 0; d < 20; d++) files[`big/d${d}/n.skip`] = 'needle\n';
         writeTree(dir, files);
-        const fx = makePackage(dir, { search: new SearchConfiguration(5000, 5000, 100_000, 30_000) });
+        const fx = makePackage(dir, { search: new SearchConfiguration(5000, 5000, 100_000, 120_000) });
         const kept = Object.keys(files)
             .filter((p) => p.startsWith('big/') && (!p.endsWith('.skip') || p === 'big/f0006.skip'))
             .sort();
@@ -245,7 +245,7 @@ describe('search_entries include/exclude', () => {
         const dir = tempDir('lcf-glob-total-');
         for (let f = 0; f < 120; f++) writeTree(dir, { [`fixtures/f${f}.txt`]: 'x\n' });
         writeTree(dir, { 'main.txt': 'needle\n' });
-        const fx = makePackage(dir, { search: new SearchConfiguration(50, 200, 50, 30_000) });
+        const fx = makePackage(dir, { search: new SearchConfiguration(50, 200, 50, 120_000) });
         expect((await search(fx, { content_pattern: 'needle', exclude: 'fixtures/' })).result).toBe('main.txt:1: needle');
         expect((await search(fx, { content_pattern: 'needle', include: 'main.txt' })).status).toBe('error');
     });
@@ -389,7 +389,7 @@ describe('search_entries output_mode', () => {
     });
 
     it('appends times to count lines under a time filter, and summarizes many files', async () => {
-        const fx = makePackage(manyFiles(), { search: new SearchConfiguration(50, 5, 5000, 30_000) });
+        const fx = makePackage(manyFiles(), { search: new SearchConfiguration(50, 5, 5000, 120_000) });
         const r = await search(fx, { content_pattern: 'needle', output_mode: 'count', modified_after: '2000-01-01T00:00:00Z', include: 'top.txt' });
         expect(r.result).toMatch(/^top\.txt: 1 {2}\(created: .*, modified: .*\)$/);
         const many = await search(fx, { content_pattern: 'needle', output_mode: 'count' });
@@ -545,13 +545,13 @@ describe('engine with options, in parallel', () => {
         const kept = Object.keys(files)
             .filter((p) => p.startsWith('keep') && !p.endsWith('.bak') && !p.endsWith('.md') && files[p]!.includes('needle'))
             .sort();
-        const all = await engine.search(request({ outputMode: 'count' }), { timeoutMs: 30_000 });
+        const all = await engine.search(request({ outputMode: 'count' }), { timeoutMs: 120_000 });
         expect(all.hits.map((h) => `${h.path}: ${h.count}`)).toEqual(kept.map((p) => `${p}: 2`));
         for (const max of [1, 7, 50]) {
-            const some = await engine.search(request({ outputMode: 'files_with_matches', maxResults: max }), { timeoutMs: 30_000 });
+            const some = await engine.search(request({ outputMode: 'files_with_matches', maxResults: max }), { timeoutMs: 120_000 });
             expect(some.stop).toBe('max_results');
             expect(some.hits.map((h) => h.path)).toEqual(kept.slice(0, max));
-            const content = await engine.search(request({ contextLines: 1, maxResults: max }), { timeoutMs: 30_000 });
+            const content = await engine.search(request({ contextLines: 1, maxResults: max }), { timeoutMs: 120_000 });
             expect(content.hits.map((h) => `${h.path}:${h.line}`)).toEqual(kept.flatMap((p) => [`${p}:2`, `${p}:3`]).slice(0, max));
             expect(content.hits[0]).toMatchObject({ before: ['x'], after: ['needle again'] });
         }

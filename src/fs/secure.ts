@@ -233,6 +233,8 @@ export class DirectoryCursor {
     readonly #pinned: boolean;
     /** Device and inode of each directory above the current one, up to where the walk started. */
     readonly #above: { dev: number; ino: number }[] = [];
+    /** Device and inode of the current directory, when known. */
+    #here: { dev: number; ino: number } | undefined;
 
     private constructor(dir: HeldDirectory) {
         this.#dir = dir;
@@ -260,20 +262,22 @@ export class DirectoryCursor {
     }
 
     /**
-     * Moves into the subdirectory `name` (never through a link).
+     * Moves into the subdirectory `name` (never through a link). `known`: its lstat, when the
+     * caller has it (saves a call per level; were it stale, going back up would stop the walk).
      * @throws ToolError (outside_access, wrong_type) or the system error; the cursor stays where it was.
      */
-    async descend(name: string): Promise<void> {
+    async descend(name: string, known?: { dev: number; ino: number }): Promise<void> {
         if (!this.#pinned) {
             this.#above.push({ dev: 0, ino: 0 });
             this.#dir = held(undefined, this.#dir.join(name));
             return;
         }
-        const here = await fs.stat(this.#dir.path);
+        const here = this.#here ?? (await fs.stat(this.#dir.path));
         const child = await holdSubdirectory(this.#dir, name);
         await this.#dir.close();
         this.#dir = child;
         this.#above.push({ dev: here.dev, ino: here.ino });
+        this.#here = known && { dev: known.dev, ino: known.ino };
     }
 
     /**
@@ -299,6 +303,7 @@ export class DirectoryCursor {
         }
         await this.#dir.close();
         this.#dir = held(fh, (await anchorOf(fh)) ?? path.dirname(this.#dir.path));
+        this.#here = expected;
     }
 
     async close(): Promise<void> {
@@ -349,7 +354,7 @@ export async function removeTree(dir: HeldDirectory, name: string, shownPath = n
                 const at = cursor.join(entry);
                 const est = await fs.lstat(at);
                 if (est.isDirectory()) {
-                    await cursor.descend(entry);
+                    await cursor.descend(entry, est);
                     try {
                         await empty(`${rel}/${entry}`);
                     } finally {
