@@ -689,10 +689,11 @@ describe('Engine lifecycle', () => {
         child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
         child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
         const code = await new Promise<number | null>((resolve) => {
+            // A hang waits forever; two minutes tell it from a slow start on a loaded machine.
             const timer = setTimeout(() => {
                 child.kill('SIGKILL');
                 resolve(null);
-            });
+            }, 120_000);
             child.on('exit', (c) => {
                 clearTimeout(timer);
                 resolve(c);
