@@ -599,14 +599,20 @@ describe('Engine under concurrent runaway searches', () => {
                 return r;
             });
             const busy = (): number => e.pool.threads.length - e.pool.idleThreads;
-            // Once the task in evil.txt is stuck, the search hands out no more work: the other
-            // thread goes idle and stays idle. Waits for 1 s of one busy thread (at most 60 s)...
+            // The first task walks the top directory alone (one busy thread, however long a loaded
+            // machine makes it take), then hands a/ and the b*/ work to two threads. Once the task
+            // in a/evil.txt is stuck, the search hands out no more work: the other thread goes idle
+            // and stays idle. Waits for both threads busy, then for 1 s of one (at most 120 s)...
+            let sawTwo = false;
             let ones = 0;
-            for (let i = 0; i < 1200 && ones < 20; i++) {
-                await new Promise((r) => setTimeout(r, 50));
-                ones = busy() === 1 ? ones + 1 : 0;
+            for (let i = 0; i < 12_000 && ones < 100; i++) {
+                await new Promise((r) => setTimeout(r, 10));
+                const now = busy();
+                if (now >= 2) sawTwo = true;
+                ones = sawTwo && now === 1 ? ones + 1 : 0;
             }
-            expect(ones).toBe(20);
+            expect(sawTwo).toBe(true);
+            expect(ones).toBe(100);
             // ...and checks that it stays so for another second, with the search still running.
             let most = 0;
             for (let i = 0; i < 20; i++) {
