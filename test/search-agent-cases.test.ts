@@ -108,7 +108,7 @@ describe('paging search_entries and list_directory', () => {
     });
 
     it('search: a count summary says how to list the results page by page', async () => {
-        const fx = makePackage(many(), { search: new SearchConfiguration(50, 5, 5000, 10_000) });
+        const fx = makePackage(many(), { search: new SearchConfiguration(50, 5, 5000, 120_000) });
         const r = await search(fx, { content_pattern: 'needle' });
         expect(r.result).toContain('Found 14 matching lines in 7 files');
         expect(r.result.split('\n').at(-1)).toBe('[To list them page by page, call again with max_results=5 and offset=0, then offset=5, and so on.]');
@@ -119,7 +119,7 @@ describe('paging search_entries and list_directory', () => {
         const files: Record<string, string> = {};
         for (let i = 0; i < 12; i++) files[`f${String(i).padStart(2, '0')}.txt`] = '';
         writeTree(dir, files);
-        const fx = makePackage(dir, { search: new SearchConfiguration(50, 5, 5000, 10_000) });
+        const fx = makePackage(dir, { search: new SearchConfiguration(50, 5, 5000, 120_000) });
         const first = (await one(fx.tool('list_directory'), { path: '.' })).result.split('\n');
         expect(first).toEqual([
             'f00.txt', 'f01.txt', 'f02.txt', 'f03.txt', 'f04.txt',
@@ -141,7 +141,7 @@ describe('a flat directory with more than maxTotalEntries entries', () => {
     }
 
     it('list_directory (not recursive) shows the first entries and the total instead of an error', async () => {
-        const fx = makePackage(flat(150), { search: new SearchConfiguration(50, 10, 100, 10_000) });
+        const fx = makePackage(flat(150), { search: new SearchConfiguration(50, 10, 100, 120_000) });
         const r = await one(fx.tool('list_directory'), { path: '.' });
         expect(r.status).toBe('success');
         const lines = r.result.split('\n');
@@ -155,7 +155,7 @@ describe('a flat directory with more than maxTotalEntries entries', () => {
     });
 
     it('a name search there does not advise the name_pattern it already has', async () => {
-        const fx = makePackage(flat(150), { search: new SearchConfiguration(50, 10, 100, 10_000) });
+        const fx = makePackage(flat(150), { search: new SearchConfiguration(50, 10, 100, 120_000) });
         const r = await search(fx, { name_pattern: 'e00[0-1]' });
         expect(r.status).toBe('error');
         expect(r.result).toContain('The directory itself holds 150 entries, more than the limit');
