@@ -161,10 +161,14 @@ export function toToolError(err: unknown, path: string): ToolError {
     return errors.io(path, err);
 }
 
-/** Control characters: escaped in every error message, whatever put them there. */
-const CONTROL_CHARS = /[\x00-\x1f\x7f]/g;
+/**
+ * Control characters but the line feed: escaped in every error message, whatever put them there.
+ * Line feeds separate the lines of messages built that way (candidates of a failed edit); paths
+ * in messages are quoted by the builders ({@link quotePath}), so none of them holds a raw one.
+ */
+const CONTROL_CHARS = /[\x00-\x09\x0b-\x1f\x7f]/g;
 
-/** `message` with each control character written as a `\uXXXX` escape, so it stays one safe line. */
+/** `message` with each control character but the line feed written as a `\\uXXXX` escape. */
 export function escapeControls(message: string): string {
     return message.replace(CONTROL_CHARS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

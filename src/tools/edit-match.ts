@@ -1,5 +1,6 @@
 import { ToolError } from '../errors.js';
 import { splitLines } from '../fs/text.js';
+import { quotePath } from './display.js';
 
 /**
  * Edit semantics of `replace_file_content` and `edit_file`: finding `old_content` exactly, what
@@ -173,7 +174,7 @@ function oneLineCandidates(text: string, wanted: string, skip: readonly Candidat
  * line numbers (whitespace, indentation or line endings only; or one line different). None is applied.
  */
 function notFound(text: string, wanted: string, shownPath: string, label: string): ToolError {
-    let message = `${label} not found in ${shownPath}: it must match the file exactly, including whitespace and indentation. Call read_file and copy the text to replace.`;
+    let message = `${label} not found in ${quotePath(shownPath)}: it must match the file exactly, including whitespace and indentation. Call read_file and copy the text to replace.`;
     const near = whitespaceCandidates(text, wanted);
     near.push(...oneLineCandidates(text, wanted, near));
     if (near.length > 0) {

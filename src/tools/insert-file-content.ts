@@ -6,6 +6,7 @@ import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
 import { withDiff } from './edit-diff.js';
 import { checkContentSize, editTextFile } from './shared.js';
+import { quotePath } from './display.js';
 
 const schema = z.strictObject({
     path: arg.path(),
@@ -41,7 +42,7 @@ export class InsertFileContentTool extends FileTool<typeof schema> {
             if (at > total + 1) {
                 throw errors.invalidArgument(
                     this.name,
-                    `line ${at} is beyond the end of ${args.path}, which has ${total} lines; use a line from 1 to ${total + 1}, or omit line to append.`,
+                    `line ${at} is beyond the end of ${quotePath(args.path)}, which has ${total} lines; use a line from 1 to ${total + 1}, or omit line to append.`,
                 );
             }
             if (total === 0) return args.content;

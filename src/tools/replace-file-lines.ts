@@ -6,6 +6,7 @@ import type { Workspace, WorkspaceView } from '../workspace.js';
 import { arg, FileTool, ok, type ToolShared } from './base.js';
 import { withDiff } from './edit-diff.js';
 import { checkContentSize, editTextFile } from './shared.js';
+import { quotePath } from './display.js';
 
 const schema = z
     .strictObject({
@@ -47,7 +48,7 @@ export class ReplaceFileLinesTool extends FileTool<typeof schema> {
             if (end > total) {
                 throw errors.invalidArgument(
                     this.name,
-                    `the range ${start}-${end} is beyond the end of ${args.path}, which has ${total} lines. Use insert_file_content to add lines at the end.`,
+                    `the range ${start}-${end} is beyond the end of ${quotePath(args.path)}, which has ${total} lines. Use insert_file_content to add lines at the end.`,
                 );
             }
             const lastEol = file.eols[end - 1]!;

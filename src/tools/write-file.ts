@@ -44,7 +44,7 @@ export class WriteFileTool extends FileTool<typeof schema> {
         checkContentSize(this.ctx, this.name, 'content', args.content);
         const checked = await view.check(args.path, AccessType.Write, this.name);
         if (/[\\/]$/.test(args.path)) {
-            throw errors.invalidArgument(this.name, `path "${args.path}" ends with a slash, which names a directory: pass the file path without it (create_folder creates directories).`);
+            throw errors.invalidArgument(this.name, `path ${JSON.stringify(args.path)} ends with a slash, which names a directory: pass the file path without it (create_folder creates directories).`);
         }
         const roots = await rootsOf(view);
         await withPathLock(checked.real, async () => {
