@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makePackage, one, tempDir } from './helpers.js';
-import { debris, DIST } from './real-fs.js';
+import { debris, SOURCE, TSX } from './real-fs.js';
 
 /** Start time of this process, as the library writes it into its temporary names. */
 const selfStart = ((): string => {
@@ -72,7 +72,7 @@ describe('temporary files of interrupted writes', () => {
         // A child that keeps rewriting two files (one replaced, one written in place: it has a hard link).
         const script = `
             import fs from 'node:fs';
-            import { FileToolPackage, FileConfiguration, Workspace, AccessType } from ${JSON.stringify(DIST)};
+            import { FileToolPackage, FileConfiguration, Workspace, AccessType } from ${JSON.stringify(SOURCE)};
             const pkg = new FileToolPackage(new Workspace({ accesses: [{ type: AccessType.Write, path: ${JSON.stringify(root)} }], workspacePath: ${JSON.stringify(root)} }), undefined, new FileConfiguration(100_000_000, 100_000_000, false));
             const write = pkg.tools().find((t) => t.name === 'write_file');
             const content = 'n'.repeat(20_000_000);
@@ -80,7 +80,7 @@ describe('temporary files of interrupted writes', () => {
                 await write.execute({ path: i % 2 ? 'big.txt' : 'new.txt', content });
                 if (i === 1) process.stdout.write('started\\n');
             }`;
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(process.execPath, [...TSX, '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
         await new Promise<void>((resolve) => child.stdout.on('data', () => resolve()));
         // Several kills in a row would be timing-dependent; one kill at an arbitrary point is enough:
         // whatever it leaves, the checks below must hold.

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AccessType } from '../src/index.js';
 import { makePackage, one, tempDir, writeTree } from './helpers.js';
-import { chattr, debris, DIST, itIf, noChattr, noMounts, noUsers, runNode, testUsers, tmpfs } from './real-fs.js';
+import { chattr, debris, SOURCE, itIf, noChattr, noMounts, noUsers, runNode, testUsers, tmpfs } from './real-fs.js';
 
 /** Type, mode, mtime (ms), link target or content of every entry under `root`. */
 function tree(root: string): Record<string, string> {
@@ -60,7 +60,7 @@ describe('moves that cannot remove the source roll back', () => {
         for (const p of [root, path.join(root, 'ro'), path.join(root, 'ro/f.txt'), path.join(root, 'dst')]) fs.chownSync(p, user.uid, user.gid);
         fs.chmodSync(path.join(root, 'ro'), 0o555);
         const script = `
-            import { FileToolPackage, Workspace, AccessType } from ${JSON.stringify(DIST)};
+            import { FileToolPackage, Workspace, AccessType } from ${JSON.stringify(SOURCE)};
             const pkg = new FileToolPackage(new Workspace({ accesses: [{ type: AccessType.Write, path: ${JSON.stringify(root)} }], workspacePath: ${JSON.stringify(root)} }));
             const move = pkg.tools().find((t) => t.name === 'move_file');
             const out = [];

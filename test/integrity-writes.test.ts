@@ -10,7 +10,7 @@ import path from 'node:path';
 import { getAttribute, listAttributes, setAttribute } from '@napi-rs/xattr';
 import { describe, expect, it } from 'vitest';
 import { makePackage, one, setupRead, tempDir } from './helpers.js';
-import { bindMount, chattr, debris, DIST, itIf, noChattr, noMounts, noUsers, runNode, testUsers, tmpfs } from './real-fs.js';
+import { bindMount, chattr, debris, SOURCE, itIf, noChattr, noMounts, noUsers, runNode, testUsers, tmpfs } from './real-fs.js';
 
 const EDITS: [string, Record<string, unknown>][] = [
     ['write_file', { path: 'f.txt', content: 'new\n' }],
@@ -200,7 +200,7 @@ describe('as an ordinary user', () => {
             write('theirs.txt', other.uid, other.gid, 0o644);
             write('mine-ro.txt', user.uid, user.gid, 0o444);
             const script = `
-                import { FileToolPackage, Workspace, AccessType } from ${JSON.stringify(DIST)};
+                import { FileToolPackage, Workspace, AccessType } from ${JSON.stringify(SOURCE)};
                 const pkg = new FileToolPackage(new Workspace({ accesses: [{ type: AccessType.Write, path: ${JSON.stringify(dir)} }], workspacePath: ${JSON.stringify(dir)} }));
                 const tool = (n) => pkg.tools().find((t) => t.name === n);
                 const out = {};

@@ -225,7 +225,7 @@ describe('MCP server transport failures', () => {
         const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'lcf-mcp-bad-'));
         try {
             fs.writeFileSync(path.join(dir, 'a.txt'), 'hello\n');
-            const child = spawn(process.execPath, [CLI, 'mcp', '--workspace', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+            const child = spawn(process.execPath, [...NODE_CLI, 'mcp', '--workspace', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
             let out = '';
             let err = '';
             child.stdout.on('data', (d: Buffer) => (out += d.toString()));

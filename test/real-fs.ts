@@ -6,11 +6,14 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, it } from 'vitest';
 
-/** The built package the child processes import (`npm test` builds it first). */
-export const DIST = fileURLToPath(new URL('../dist/src/index.js', import.meta.url));
+/** The package's source the child processes import, run through tsx (as the other tests run the source tree). */
+export const SOURCE = fileURLToPath(new URL('../src/index.ts', import.meta.url));
+/** Node arguments that let a child process import TypeScript: tsx's loader, by URL. */
+export const TSX = ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
 
 const isRoot = process.getuid?.() === 0;
 
@@ -131,10 +134,10 @@ export interface ChildResult {
 /**
  * Runs an ES module `script` in a new Node process, with `uid`/`gid` (and the user's groups) of
  * an ordinary user, and/or under a limit of open descriptors (`prlimit --nofile`). The script
- * may import the built package from {@link DIST}.
+ * may import the package from {@link SOURCE}.
  */
 export function runNode(script: string, opts: { user?: TestUser; nofile?: number; cwd?: string } = {}): Promise<ChildResult> {
-    const node = [process.execPath, '--input-type=module', '-e', script];
+    const node = [process.execPath, ...TSX, '--input-type=module', '-e', script];
     let argv = node;
     if (opts.user) argv = ['setpriv', `--reuid=${opts.user.uid}`, `--regid=${opts.user.gid}`, '--init-groups', ...argv];
     if (opts.nofile !== undefined) argv = ['prlimit', `--nofile=${opts.nofile}:${opts.nofile}`, ...argv];

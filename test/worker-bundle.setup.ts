@@ -32,6 +32,8 @@ export default async function setup(project: TestProject): Promise<(() => void) 
         sourcemap: 'inline',
         metafile: true,
         logLevel: 'error',
+        // A native addon, loaded only by writes on the main thread (src/fs/secure.ts), never by a worker.
+        external: ['@napi-rs/xattr'],
     });
     // What went into the bundle, for worker-source.test.ts.
     fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify(result.metafile));
