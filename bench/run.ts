@@ -7,6 +7,8 @@
  *           side-by-side with ripgrep / fd, Markdown table to bench/results/<tree>-<date>.md
  *   walkers --tree kernel [--runs 7]
  *           fast-glob (named by the design) vs our walk vs fd
+ *   planner [--iterations 2000] [--text FILE]
+ *           the index's query planner per pattern shape, and the gram split's throughput
  *   tree    [--files 200000] [--seed 1] [--dir PATH] [--force]
  *           generates (or finds) the synthetic tree and prints its manifest
  */
@@ -16,6 +18,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     suites: async () => (await import('./suites.js')).suitesMain(rest),
     compare: async () => (await import('./compare.js')).compareMain(rest),
     walkers: async () => (await import('./walkers.js')).walkersMain(rest),
+    planner: async () => (await import('./planner.js')).plannerMain(rest),
     tree: async () => {
         const { ensureTree } = await import('./tree.js');
         const { intFlag, parseArgs } = await import('./common.js');

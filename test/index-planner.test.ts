@@ -3,9 +3,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
     MAX_QUERY_GRAMS,
     candidates,
+    distinctGrams,
     evaluate,
     foldCodePoint,
     foldForIndex,
+    forEachGram,
     formatGram,
     gramsOf,
     planQuery,
@@ -206,7 +208,7 @@ describe('evaluators', () => {
         for (const p of ['(abc|def)ghi', 'foo.*bar', 'foo_bar', 'a.c', 'xyz|ghi', '[]', 'zzz']) {
             const q = planQuery(p, 'i');
             const expected = files.flatMap((set, i) => (evaluate(q, (g) => set.has(g)) ? [i] : []));
-            expect([...candidates(q, postings, every)]).toEqual(expected);
+            expect(Array.from(candidates(q, postings, every))).toEqual(expected);
         }
     });
 });
@@ -426,5 +428,19 @@ describe('planQuery soundness', () => {
         ['a|', 'i', ''],
     ])('regression: /%s/%s on %j', (pattern, flags, text) => {
         expect(checkSound(pattern, flags, text)).toBe(true);
+    });
+});
+
+describe('distinctGrams', () => {
+    it('lists each gram of the text once, in order of first occurrence, and leaves no state behind', () => {
+        fc.assert(
+            fc.property(fc.string({ unit: 'binary', maxLength: 60 }), (text) => {
+                const all: number[] = [];
+                forEachGram(text, (g) => all.push(g));
+                expect([...distinctGrams(text)]).toEqual([...new Set(all)]);
+                expect([...distinctGrams(text)]).toEqual([...new Set(all)]); // the shared bitmap was cleared
+            }),
+            { seed: SEED, numRuns: 300 },
+        );
     });
 });

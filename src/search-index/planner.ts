@@ -45,7 +45,7 @@
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
 import { foldCodePoint, gramAt, utf8Bytes } from './fold.js';
 
-export { foldCodePoint, foldForIndex, forEachGram, formatGram, gramsOf } from './fold.js';
+export { distinctGrams, foldCodePoint, foldForIndex, forEachGram, formatGram, gramsOf } from './fold.js';
 
 /** An n-gram query: a monotone condition on a file's set of grams. */
 export type NgramQuery =
@@ -65,6 +65,10 @@ export const MAX_CLASS = 8;
 const MAX_RANGE = 64;
 /** Most gram leaves in a planned query. */
 export const MAX_QUERY_GRAMS = 64;
+/** Most gram leaves a node's `match` keeps while planning (weakened beyond, see {@link bound}). */
+const MAX_WORK_GRAMS = 4 * MAX_QUERY_GRAMS;
+/** Longest exact string kept, in bytes: longer ones move into `match` (their grams are certain). */
+const MAX_EXACT_BYTES = 1024;
 /** Gram length in bytes. */
 const N = 3;
 
@@ -120,6 +124,9 @@ export function or(...qs: NgramQuery[]): NgramQuery {
             of.push(m);
         }
     }
+    // A disjunction wider than the output's budget cannot keep a gram per member: it would end as
+    // `all` in bound(), so it is `all` now (Perf: keeps a 300-way alternation linear).
+    if (of.length > MAX_QUERY_GRAMS) return ALL;
     return of.length === 0 ? NONE : of.length === 1 ? of[0]! : { kind: 'or', of };
 }
 
@@ -219,7 +226,7 @@ function trim(set: Set<string>, len: number, end: boolean): Set<string> {
  */
 function normalize(x: Info): Info {
     if (x.exact !== null) {
-        if (x.exact.size <= MAX_EXACT) return x;
+        if (x.exact.size <= MAX_EXACT && ![...x.exact].some((s) => s.length > MAX_EXACT_BYTES)) return x;
         x = { emptyable: x.emptyable, exact: null, prefix: x.exact, suffix: x.exact, match: and(x.match, anyOf(x.exact)) };
     }
     let { prefix, suffix, match } = x;
@@ -233,6 +240,8 @@ function normalize(x: Info): Info {
     }
     for (let len = N - 2; prefix.size > MAX_SET && len >= 0; len--) prefix = trim(prefix, len, false);
     for (let len = N - 2; suffix.size > MAX_SET && len >= 0; len--) suffix = trim(suffix, len, true);
+    // Perf: keeps planning linear in the pattern's length (a 300-way alternation, a long literal).
+    if (querySize(match) > MAX_WORK_GRAMS) match = bound(match, MAX_WORK_GRAMS);
     return { emptyable: x.emptyable, exact: null, prefix, suffix, match };
 }
 
@@ -266,7 +275,7 @@ function alternate(x: Info, y: Info): Info {
         exact: null,
         prefix: union(prefixOf(x), prefixOf(y)),
         suffix: union(suffixOf(x), suffixOf(y)),
-        match: or(matchOf(x), matchOf(y)),
+        match: x.match.kind === 'all' && x.exact === null ? ALL : or(matchOf(x), matchOf(y)),
     });
 }
 
@@ -337,7 +346,19 @@ function alternativesInfo(alts: AST.Alternative[]): Info {
     let out: Info | null = null;
     for (const alt of alts) {
         let seq: Info = EMPTY_STRING;
-        for (const e of alt.elements) seq = concat(seq, elementInfo(e));
+        // Perf: a run of plain characters is joined once, not concatenated a character at a time.
+        let run = '';
+        for (const e of alt.elements) {
+            const s = e.type === 'Character' ? foldedChar(e.value) : null;
+            if (s !== null) {
+                run += s;
+                continue;
+            }
+            if (run !== '') seq = concat(seq, exactInfo(new Set([run])));
+            run = '';
+            seq = concat(seq, elementInfo(e));
+        }
+        if (run !== '') seq = concat(seq, exactInfo(new Set([run])));
         out = out === null ? seq : alternate(out, seq);
     }
     return out ?? EMPTY_STRING;
