@@ -426,6 +426,19 @@ describe('planQuery soundness', () => {
         ['(a|bc)d{3}', 'i', 'bcddd'],
         ['(?:)abc', 'i', 'abc'],
         ['a|', 'i', ''],
+        ['[\\c]ab', 'i', '\\ab'],
+        ['[\\c]ab', 'i', 'cab'],
+        ['[\\c_]ab', 'i', '\x1fab'],
+        ['\\c_ab', 'i', '\\c_AB'],
+        ['[\\u{41}]bc', 'i', '{bc'],
+        ['\\uD83D\\uDE00ab', 'iu', '\u{1F600}AB'],
+        ['[\\uD83D\\uDE00]ab', 'iu', '\u{1F600}AB'],
+        ['\\u{1F600}ab', 'iu', '\u{1F600}AB'],
+        ['[\\d-z]ab', 'i', '-ab'],
+        ['\\01ab', 'i', '\x01ab'],
+        ['[\\b]ab', 'i', '\bab'],
+        ['(?<n>a)\\k<n>bc', 'i', 'aAbc'],
+        ['a{1000}', 'i', 'a'.repeat(1000)],
     ])('regression: /%s/%s on %j', (pattern, flags, text) => {
         expect(checkSound(pattern, flags, text)).toBe(true);
     });

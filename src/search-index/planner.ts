@@ -7,8 +7,9 @@
  *
  * - Grams: 3 bytes of the UTF-8 encoding of the folded text, packed as a number
  *   `(b0 << 16) | (b1 << 8) | b2`; folding and splitting are defined once in ./fold.ts
- *   ({@link foldCodePoint}, {@link foldForIndex}, {@link gramsOf}, {@link forEachGram}) and the
- *   builder must use them on the text decoded as the scan decodes it (see fold.ts).
+ *   ({@link foldCodePoint}, {@link foldForIndex}, {@link forEachGram}, {@link distinctGrams}
+ *   (a file's distinct grams as a Uint32Array, the fast path for the builder), {@link gramsOf})
+ *   and the builder must use them on the text decoded as the scan decodes it (see fold.ts).
  * - `planQuery(pattern, flags)` with `flags` as src/engine/regex.ts compiles the pattern (`'i'`
  *   or `'iu'`) returns an {@link NgramQuery}:
  *   `{ kind: 'all' }` (nothing required: every file is a candidate), `{ kind: 'none' }` (no line
@@ -446,6 +447,7 @@ export function candidates(q: NgramQuery, postings: (gram: number) => PostingLis
             return postings(q.gram);
         case 'and': {
             // Shortest lists first: every intersection is at most as long as its shortest input.
+            if (q.of.length === 0) return everyFile(); // an empty conjunction requires nothing
             const lists = q.of.map((m) => candidates(m, postings, everyFile)).sort((a, b) => a.length - b.length);
             let acc: PostingList = lists[0]!;
             for (let i = 1; i < lists.length && acc.length > 0; i++) acc = intersect(acc, lists[i]!);
