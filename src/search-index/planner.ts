@@ -92,39 +92,56 @@ interface Info {
 // ---------------------------------------------------------------------------------------------
 // Query construction and simplification
 
+/** A structural key of a query, to drop repeated members of an and/or. */
+function keyOf(q: NgramQuery): string {
+    if (q.kind === 'gram') return String(q.gram);
+    if (q.kind !== 'and' && q.kind !== 'or') return q.kind;
+    // Perf: queries are never mutated, so a node's key is computed once.
+    let key = keys.get(q);
+    if (key === undefined) {
+        key = `${q.kind}(${q.of.map(keyOf).join(',')})`;
+        keys.set(q, key);
+    }
+    return key;
+}
+
+const keys = new WeakMap<NgramQuery, string>();
+
+/** `members` without repeats (grams by value, and/or by structure). */
+function distinct(members: NgramQuery[]): NgramQuery[] {
+    if (members.length < 2) return members;
+    const seen = new Set<number | string>();
+    return members.filter((m) => {
+        const key = m.kind === 'gram' ? m.gram : keyOf(m);
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+    });
+}
+
 /** Conjunction, flattened, without `all`, `none` if any member is `none`. */
 export function and(...qs: NgramQuery[]): NgramQuery {
-    const of: NgramQuery[] = [];
-    const grams = new Set<number>();
+    const members: NgramQuery[] = [];
     for (const q of qs) {
         if (q.kind === 'none') return NONE;
         if (q.kind === 'all') continue;
-        for (const m of q.kind === 'and' ? q.of : [q]) {
-            if (m.kind === 'gram') {
-                if (grams.has(m.gram)) continue;
-                grams.add(m.gram);
-            }
-            of.push(m);
-        }
+        if (q.kind === 'and') members.push(...q.of);
+        else members.push(q);
     }
+    const of = distinct(members);
     return of.length === 0 ? ALL : of.length === 1 ? of[0]! : { kind: 'and', of };
 }
 
 /** Disjunction, flattened, without `none`, `all` if any member is `all`. */
 export function or(...qs: NgramQuery[]): NgramQuery {
-    const of: NgramQuery[] = [];
-    const grams = new Set<number>();
+    const members: NgramQuery[] = [];
     for (const q of qs) {
         if (q.kind === 'all') return ALL;
         if (q.kind === 'none') continue;
-        for (const m of q.kind === 'or' ? q.of : [q]) {
-            if (m.kind === 'gram') {
-                if (grams.has(m.gram)) continue;
-                grams.add(m.gram);
-            }
-            of.push(m);
-        }
+        if (q.kind === 'or') members.push(...q.of);
+        else members.push(q);
     }
+    const of = distinct(members);
     // A disjunction wider than the output's budget cannot keep a gram per member: it would end as
     // `all` in bound(), so it is `all` now (Perf: keeps a 300-way alternation linear).
     if (of.length > MAX_QUERY_GRAMS) return ALL;
@@ -228,7 +245,8 @@ function trim(set: Set<string>, len: number, end: boolean): Set<string> {
 function normalize(x: Info): Info {
     if (x.exact !== null) {
         if (x.exact.size <= MAX_EXACT && ![...x.exact].some((s) => s.length > MAX_EXACT_BYTES)) return x;
-        x = { emptyable: x.emptyable, exact: null, prefix: x.exact, suffix: x.exact, match: and(x.match, anyOf(x.exact)) };
+        // The prefix step below adds anyOf(exact) to match (anyOf(prefix) with prefix = exact).
+        x = { emptyable: x.emptyable, exact: null, prefix: x.exact, suffix: x.exact, match: x.match };
     }
     let { prefix, suffix, match } = x;
     if ([...prefix].some((s) => s.length >= N)) {
@@ -344,6 +362,9 @@ function classSet(node: AST.CharacterClass): Set<string> | null {
 // Walk of the syntax tree
 
 function alternativesInfo(alts: AST.Alternative[]): Info {
+    // A disjunction of more alternatives than the output's gram budget ends as `all` (see or()):
+    // Perf: knowing nothing about it (the weakest, always sound, information) is then as good.
+    if (alts.length > MAX_QUERY_GRAMS) return ANY_STRING;
     let out: Info | null = null;
     for (const alt of alts) {
         let seq: Info = EMPTY_STRING;
