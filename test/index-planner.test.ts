@@ -456,6 +456,14 @@ describe('planQuery soundness', () => {
         ['[\\b]ab', 'i', '\bab'],
         ['(?<n>a)\\k<n>bc', 'i', 'aAbc'],
         ['a{1000}', 'i', 'a'.repeat(1000)],
+        // Shrunk counterexamples the property found against deliberately broken planners
+        // (optional taken as required, surrogates taken as known, a missing fold pair, negated
+        // classes expanded, lookbehinds taken as consumed):
+        ['[]?', 'i', ''],
+        ['\u{10400}', 'i', '\u{10400}'],
+        ['\u0390', 'iu', '\u1fd3'],
+        ['[^]', 'i', 'a'],
+        ['(?<!\\k<n>)', 'i', ''],
     ])('regression: /%s/%s on %j', (pattern, flags, text) => {
         expect(checkSound(pattern, flags, text)).toBe(true);
     });
