@@ -11,6 +11,8 @@
  *           start-up of the one-shot CLI and of the MCP server (to its initialize response)
  *   concurrency [--calls 50] [--rounds 20] [--cli dist/src/cli.js] [--tree DIR]
  *           50 concurrent read_file / search_entries calls to the MCP server: calls/s, p50/p99, peak RSS
+ *   planner [--iterations 2000] [--text FILE]
+ *           the index's query planner per pattern shape, and the gram split's throughput
  *   tree    [--files 200000] [--seed 1] [--dir PATH] [--force]
  *           generates (or finds) the synthetic tree and prints its manifest
  */
@@ -22,6 +24,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     walkers: async () => (await import('./walkers.js')).walkersMain(rest),
     startup: async () => (await import('./startup.js')).startupMain(rest),
     concurrency: async () => (await import('./concurrency.js')).concurrencyMain(rest),
+    planner: async () => (await import('./planner.js')).plannerMain(rest),
     tree: async () => {
         const { ensureTree } = await import('./tree.js');
         const { intFlag, benchArgs } = await import('./common.js');
