@@ -24,6 +24,7 @@ const slow = [
     'test/integrity-moves.test.ts',
     'test/integrity-debris.test.ts',
     'test/integrity-output.test.ts',
+    'test/search-index.test.ts',
 ];
 
 export default defineConfig({

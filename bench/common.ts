@@ -35,6 +35,13 @@ const BENCH_OPTIONS = {
     cli: { type: 'string' },
     calls: { type: 'string' },
     rounds: { type: 'string' },
+    // index (bench/index.ts) and planner (bench/planner.ts)
+    'index-dir': { type: 'string' },
+    reuse: { type: 'boolean' },
+    'corpus-only': { type: 'boolean' },
+    'no-corpus': { type: 'boolean' },
+    progress: { type: 'boolean' },
+    text: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /**

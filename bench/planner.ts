@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { Bench } from 'tinybench';
 import { distinctGrams, planQuery, querySize } from '../src/search-index/planner.js';
-import { fmtMs, intFlag, machine, parseArgs } from './common.js';
+import { fmtMs, intFlag, machine, benchArgs } from './common.js';
 
 /**
  * The index's query planner and gram split (src/search-index/):
@@ -26,7 +26,7 @@ const PATTERNS: Record<string, string> = {
 };
 
 export async function plannerMain(argv: string[]): Promise<void> {
-    const { flags } = parseArgs(argv);
+    const { flags } = benchArgs(argv);
     const iterations = intFlag(flags, 'iterations', 2000);
     console.log(`${machine()}; tinybench, ${iterations} iterations per task.\n`);
     const bench = new Bench({ name: 'plan', iterations, time: 0, warmup: true, warmupIterations: 100, warmupTime: 0, throws: true });

@@ -13,6 +13,9 @@
  *           50 concurrent read_file / search_entries calls to the MCP server: calls/s, p50/p99, peak RSS
  *   planner [--iterations 2000] [--text FILE]
  *           the index's query planner per pattern shape, and the gram split's throughput
+ *   index   [--runs 7] [--index-dir DIR] [--reuse] [--corpus-only] [--no-corpus]
+ *           the search index on the Linux tree: build, reopen, memory, disk, selective/broad/name
+ *           searches against rg and the scan path, the 300-pattern corpus (also `npm run bench:index`)
  *   tree    [--files 200000] [--seed 1] [--dir PATH] [--force]
  *           generates (or finds) the synthetic tree and prints its manifest
  */
@@ -25,6 +28,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     startup: async () => (await import('./startup.js')).startupMain(rest),
     concurrency: async () => (await import('./concurrency.js')).concurrencyMain(rest),
     planner: async () => (await import('./planner.js')).plannerMain(rest),
+    index: async () => (await import('./index.js')).indexMain(rest),
     tree: async () => {
         const { ensureTree } = await import('./tree.js');
         const { intFlag, benchArgs } = await import('./common.js');

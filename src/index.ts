@@ -22,6 +22,8 @@ export { EntryInfoTool } from './tools/entry-info.js';
 export { SwitchWorkspaceTool } from './tools/switch-workspace.js';
 export { EditFileTool } from './tools/edit-file.js';
 export { FileToolPackage, type FileToolPackageOptions } from './package.js';
+export { SearchIndex, defaultIndexDir, type SearchIndexOptions } from './search-index/search-index.js';
+export { TreeIndex, type IndexStatus, type IndexState } from './search-index/tree-index.js';
 export { Engine } from './engine/engine.js';
 export type { SearchRequest, SearchHit, SearchOutcome, SearchStop, EntryType } from './engine/types.js';
 export { ToolSuite, ToolEvent, type ToolSuiteLike, type ToolEventMap, type ToolHookBuilder } from './suite.js';

@@ -1,7 +1,9 @@
 import { ToolPackage, type Tool } from './llm-chat.js';
 import { FileConfiguration, SearchConfiguration } from './config/configuration.js';
 import { Engine } from './engine/engine.js';
+import { envBoolean } from './config/env.js';
 import { FilePool } from './file-pool.js';
+import { SearchIndex, type SearchIndexOptions } from './search-index/search-index.js';
 import type { ToolShared } from './tools/base.js';
 import { CreateFolderTool } from './tools/create-folder.js';
 import { DeleteFileTool } from './tools/delete-file.js';
@@ -34,6 +36,12 @@ export interface FileToolPackageOptions {
     editFile?: boolean;
     /** Edit tools append a compact diff of the change to their confirmation. Default `LLM_CHAT_FS_EDIT_DIFF`, else false. */
     showDiff?: boolean;
+    /**
+     * The search index (README "Search index"): `true` or options to turn it on, `false` off;
+     * default `LLM_CHAT_FS_INDEX` (off when unset). Indexes are built in the background on the
+     * first search of a tree, stored under `LLM_CHAT_FS_INDEX_DIR`.
+     */
+    index?: boolean | SearchIndexOptions;
 }
 
 /**
@@ -54,6 +62,9 @@ export class FileToolPackage extends ToolPackage {
     /** The worker-pool engine shared by this package's tools (search, bulk reads, streaming). */
     readonly engine: Engine;
 
+    /** The search index, when on. */
+    readonly searchIndex: SearchIndex | undefined;
+
     constructor(workspace: Workspace, searchConfig?: SearchConfiguration, fileConfig?: FileConfiguration, filePool?: FilePool, options: FileToolPackageOptions = {}) {
         super();
         this.workspace = workspace;
@@ -61,6 +72,12 @@ export class FileToolPackage extends ToolPackage {
         this.fileConfig = fileConfig ?? new FileConfiguration();
         this.filePool = filePool ?? new FilePool(this.fileConfig);
         this.engine = new Engine();
+        const index = options.index ?? envBoolean('LLM_CHAT_FS_INDEX', false);
+        if (index !== false) {
+            const engine = this.engine;
+            this.searchIndex = new SearchIndex(() => engine.pool, engine.maxThreads, this.fileConfig.maxFileSize, index === true ? {} : index);
+            this.engine.searchIndex = this.searchIndex;
+        }
         const shared: ToolShared = {
             searchConfig: this.searchConfig,
             fileConfig: this.fileConfig,
@@ -99,6 +116,7 @@ export class FileToolPackage extends ToolPackage {
 
     /** Stops the worker pool. Tools still work afterwards: the pool restarts on next use. */
     async close(): Promise<void> {
+        await this.searchIndex?.close();
         await this.engine.close();
     }
 }

@@ -9,11 +9,11 @@
  */
 import type { ReadTaskResult, SearchTaskResult, WorkerTask } from '../src/engine/protocol.js';
 
-type Handler = (task: WorkerTask) => Promise<SearchTaskResult | ReadTaskResult>;
+type Handler = (task: WorkerTask) => Promise<SearchTaskResult | ReadTaskResult | unknown>;
 
 let handler: Promise<Handler> | undefined;
 
-module.exports = async function run(task: WorkerTask): Promise<SearchTaskResult | ReadTaskResult> {
+module.exports = async function run(task: WorkerTask): Promise<SearchTaskResult | ReadTaskResult | unknown> {
     handler ??= import('./pool-worker.js').then((m) => m.default);
     return (await handler)(task);
 };

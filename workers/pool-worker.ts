@@ -1,19 +1,27 @@
 import type { ReadTaskResult, SearchTaskResult, WorkerTask } from '../src/engine/protocol.js';
 import { runReadTask } from './read.js';
 import { runSearchTask } from './walk.js';
+import type { IndexCheckResult, IndexChunkResult, IndexTask, IndexWalkResult } from '../src/search-index/protocol.js';
+import { runIndexCheck, runIndexChunk, runIndexWalk } from './index-build.js';
 
 /**
  * Entry point of the engine's piscina pool: dispatches a task by its `op`. Never throws: a
  * failure comes back as `{ ok: false, code, message }`, since thrown errors lose their class
  * when cloned across threads.
  */
-export default async function handle(task: WorkerTask): Promise<SearchTaskResult | ReadTaskResult> {
+export default async function handle(task: WorkerTask | IndexTask): Promise<SearchTaskResult | ReadTaskResult | IndexWalkResult | IndexChunkResult | IndexCheckResult> {
     try {
         switch (task.op) {
             case 'search':
                 return runSearchTask(task);
             case 'read':
                 return await runReadTask(task);
+            case 'index-walk':
+                return runIndexWalk(task);
+            case 'index-chunk':
+                return runIndexChunk(task);
+            case 'index-check':
+                return runIndexCheck(task);
             default:
                 return { ok: false, code: 'unknown_op', message: `Unknown task: ${JSON.stringify((task as { op?: unknown }).op)}` };
         }

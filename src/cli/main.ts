@@ -5,6 +5,7 @@
  * Start-up cost: this module loads only Node built-ins; the tools are loaded when a tool or
  * `tools` command runs, the MCP SDK only for `mcp`.
  */
+import { envBoolean } from '../config/env.js';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -182,7 +183,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     const workspace = new Workspace(config);
     if (mcp) {
         // Standard output belongs to the protocol from here on; runMcpStdio closes the package.
-        return await mcp.runMcpStdio(new FileToolPackage(workspace), { roots: cmd.options.roots });
+        // The MCP server keeps a search index unless LLM_CHAT_FS_INDEX=false (README "Search index").
+        return await mcp.runMcpStdio(new FileToolPackage(workspace, undefined, undefined, undefined, { index: envBoolean('LLM_CHAT_FS_INDEX', true) }), { roots: cmd.options.roots });
     }
     const pkg = new FileToolPackage(workspace);
     try {

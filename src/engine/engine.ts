@@ -12,6 +12,11 @@ import { compileGlobs } from './filters.js';
 import { compilePattern } from './regex.js';
 import type { ReadItem, ReadOutcome, SearchHit, SearchOutcome, SearchRequest, SearchStop } from './types.js';
 
+/** Where a search asks an index for its walk (src/search-index): segments of the walked root, or `null` for the scan path. */
+export interface WalkPlanner {
+    plan(req: SearchRequest, spec: WalkSpec, rootReal: string): Segment[] | null;
+}
+
 /**
  * The worker-pool engine behind `search_entries` and bulk reads.
  *
@@ -162,6 +167,8 @@ export class Engine {
     readonly maxThreads: number;
     /** Worker threads the pool runs at most, across concurrent calls. */
     readonly maxPoolThreads: number;
+    /** The search index answering searches it can (candidate files from the index, opened by the workers); none: every search walks. */
+    searchIndex: WalkPlanner | undefined;
     #pool: Piscina | undefined;
     /** Tasks handed to the pool and not yet settled: when each started and when it counts as stuck. */
     readonly #running = new Set<{ since: number; stuckMs: number; risky: boolean }>();
@@ -522,6 +529,9 @@ class SearchRun {
         const root: WalkJob = { real: rootReal, rel: req.displayRoot, jumps: [] };
         if (req.respectGitignore === true && req.gitignoreAbove !== undefined && req.gitignoreAbove.length > 0) root.ignores = [...req.gitignoreAbove];
         this.#walk = new OrderedWalk(root, req.maxResults, req.maxTotalEntries);
+        // The index's walk: the root resolved at once, only the entries it cannot rule out handed to the workers.
+        const planned = this.#engine.searchIndex?.plan(req, this.#spec, rootReal) ?? null;
+        if (planned !== null) this.#walk.resolve(this.#walk.take(1)[0]!, planned);
         this.#pump();
     }
 

@@ -6,6 +6,7 @@ import { envBoolean } from '../config/env.js';
 import { Engine } from '../engine/engine.js';
 import { errors, escapeControls, toToolError } from '../errors.js';
 import { FilePool } from '../file-pool.js';
+import { reportWrites, SearchIndex } from '../search-index/search-index.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
 
 /** What the tools of one package share. Every field is optional for a tool built on its own. */
@@ -206,7 +207,15 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
         try {
             const parsed = this.parse(args);
             const notes: string[] = [];
-            const result = await noteStore.run(notes, () => this.run(parsed, this.ctx.workspace.view()));
+            const index = this.ctx.engine.searchIndex;
+            // Changes through the tools reach the search index before and after they happen.
+            const reported = index instanceof SearchIndex ? reportWrites(this.ctx.workspace.view(), index) : null;
+            let result: PartialToolResult;
+            try {
+                result = await noteStore.run(notes, () => this.run(parsed, reported?.view ?? this.ctx.workspace.view()));
+            } finally {
+                reported?.done();
+            }
             if (notes.length > 0 && result.status === ResultStatus.Success && typeof result.result === 'string') {
                 return { ...result, result: `${result.result}\n${notes.join('\n')}` };
             }

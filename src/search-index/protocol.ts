@@ -1,0 +1,75 @@
+/**
+ * Tasks of the index build, run by the engine's pool workers (workers/index-build.ts). Like the
+ * search protocol: structured-clone safe, and a worker answers with a discriminated result.
+ */
+
+/** Lists the tree under `root` into a file table (no contents read). */
+export interface IndexWalkTask {
+    op: 'index-walk';
+    /** Real path of the indexed directory. */
+    root: string;
+    /** Directory names left out (the search's skip list at build time). */
+    skipDirs: readonly string[];
+    /** More entries than this: the task fails with `too_many_entries`. */
+    maxEntries: number;
+}
+
+/** The file table's columns without content flags (see format.ts `FileTable`); names joined by NUL. */
+export interface WalkedTable {
+    names: string;
+    parent: Int32Array;
+    kind: Uint8Array;
+    flags: Uint8Array;
+    size: Float64Array;
+    mtime: Float64Array;
+    birthtime: Float64Array;
+    end: Int32Array;
+}
+
+export type IndexWalkResult = { ok: true; table: WalkedTable } | { ok: false; code: string; message: string };
+
+/** Reads, checks and n-grams the files of one id range and writes the range's segment file. */
+export interface IndexChunkTask {
+    op: 'index-chunk';
+    root: string;
+    /** First id of the range and how many ids it spans (directories and links included). */
+    firstId: number;
+    count: number;
+    /** Ids of the regular files in the range, ascending, and their paths relative to `root` (`/`-separated). */
+    ids: Int32Array;
+    paths: string[];
+    /** Files above this many bytes are not indexed (always candidates). */
+    maxFileSize: number;
+    /** Where the segment file is written. */
+    out: string;
+}
+
+export type IndexChunkResult =
+    | {
+          ok: true;
+          /** Flags (format.ts `Flag`) of `ids`, in order. */
+          flags: Uint8Array;
+          /** Bytes of text indexed. */
+          textBytes: number;
+          /** Bytes of the segment file. */
+          segmentBytes: number;
+      }
+    | { ok: false; code: string; message: string };
+
+/**
+ * Lists the tree again and compares it with a stored file table: what changed since the table was
+ * made (while no process watched). Like the watcher's snapshots, a change is a new, deleted or
+ * retyped entry, or a different size or modification time.
+ */
+export interface IndexCheckTask {
+    op: 'index-check';
+    root: string;
+    skipDirs: readonly string[];
+    maxEntries: number;
+    /** The stored table file (format.ts). */
+    table: string;
+}
+
+export type IndexCheckResult = { ok: true; changed: string[]; /** Directories whose modification time differs. */ dirTimes: string[] } | { ok: false; code: string; message: string };
+
+export type IndexTask = IndexWalkTask | IndexChunkTask | IndexCheckTask;

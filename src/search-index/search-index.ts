@@ -1,0 +1,157 @@
+import { createHash } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import type { Piscina } from 'piscina';
+import { isInside } from '../access/contain.js';
+import { AccessType } from '../config/configuration.js';
+import { envString } from '../config/env.js';
+import type { Segment, WalkSpec } from '../engine/protocol.js';
+import type { SearchRequest } from '../engine/types.js';
+import type { CheckedPath, WorkspaceView } from '../workspace.js';
+import { TreeIndex, type IndexStatus } from './tree-index.js';
+
+/**
+ * The search indexes of one engine: one {@link TreeIndex} per indexed directory tree (an access
+ * root, or the searched directory when no access roots are known), created and built in the
+ * background on the first search under it; until it is ready that search and the next ones take
+ * the scan path.
+ */
+
+/** Options of the search index (package option `index`). */
+export interface SearchIndexOptions {
+    /**
+     * Where index files are stored (default `LLM_CHAT_FS_INDEX_DIR`, else
+     * `$XDG_CACHE_HOME/llm-chat-file/index` or `~/.cache/llm-chat-file/index`). A tree holding
+     * this directory is never indexed.
+     */
+    dir?: string;
+    /** Watch for outside changes (default true). Without a watcher searches take the scan path. */
+    watch?: boolean;
+    /** Changed paths after which a tree is re-indexed in the background (default 2,000). */
+    rebuildAfter?: number;
+    /** Bytes of file content per segment file (default 64 MiB). */
+    segmentBytes?: number;
+}
+
+/** The default index directory: `LLM_CHAT_FS_INDEX_DIR`, else under the user's cache directory. */
+export function defaultIndexDir(env: NodeJS.ProcessEnv = process.env): string {
+    const explicit = envString('LLM_CHAT_FS_INDEX_DIR', env);
+    if (explicit !== undefined) return path.resolve(explicit);
+    const cache = envString('XDG_CACHE_HOME', env) ?? path.join(os.homedir(), '.cache');
+    return path.join(path.resolve(cache), 'llm-chat-file', 'index');
+}
+
+export class SearchIndex {
+    readonly dir: string;
+    readonly #options: SearchIndexOptions;
+    readonly #pool: () => Piscina;
+    readonly #threads: number;
+    readonly #maxFileSize: number;
+    readonly #trees = new Map<string, TreeIndex>();
+    #closed = false;
+
+    /**
+     * @param pool - the engine's worker pool (started on first use).
+     * @param threads - pool threads a build runs on at once.
+     * @param maxFileSize - files above this many bytes are not indexed (the configured `maxFileSize`).
+     */
+    constructor(pool: () => Piscina, threads: number, maxFileSize: number, options: SearchIndexOptions = {}) {
+        this.#pool = pool;
+        this.#threads = threads;
+        this.#maxFileSize = maxFileSize;
+        this.#options = options;
+        this.dir = path.resolve(options.dir ?? defaultIndexDir());
+    }
+
+    /** The index of the tree holding `rootReal` for a search skipping `skipDirs`, created (and its build started) when missing; `null` when that tree may not be indexed. */
+    tree(rootReal: string, skipDirs: readonly string[], accessRoots: readonly string[] | null): TreeIndex | null {
+        if (this.#closed) return null;
+        for (const t of this.#trees.values()) if (isInside(rootReal, t.root) && sameSet(t.skipDirs, skipDirs)) return t;
+        const root = accessRoots?.find((r) => isInside(rootReal, r)) ?? rootReal;
+        // Private: never inside the searched tree (and never indexing the index).
+        if (isInside(this.dir, root) || isInside(root, this.dir)) return null;
+        const key = createHash('sha256').update(`${root}\0${[...skipDirs].sort().join('/')}\0${this.#maxFileSize}`).digest('hex').slice(0, 24);
+        const tree = new TreeIndex(root, this.#pool, {
+            dir: path.join(this.dir, key),
+            maxFileSize: this.#maxFileSize,
+            skipDirs,
+            threads: this.#threads,
+            ...(this.#options.watch !== undefined && { watch: this.#options.watch }),
+            ...(this.#options.rebuildAfter !== undefined && { rebuildAfter: this.#options.rebuildAfter }),
+            ...(this.#options.segmentBytes !== undefined && { segmentBytes: this.#options.segmentBytes }),
+        });
+        this.#trees.set(`${root}\0${key}`, tree);
+        void tree.start();
+        return tree;
+    }
+
+    /**
+     * Starts indexing the tree holding `dir` (real path) now rather than on its first search, and
+     * waits until it is ready or has failed. `null` when that tree may not be indexed.
+     */
+    async warm(dir: string, skipDirs: readonly string[], accessRoots: readonly string[] | null = null): Promise<TreeIndex | null> {
+        const tree = this.tree(dir, skipDirs, accessRoots);
+        await tree?.start();
+        return tree;
+    }
+
+    /** The engine's seam: the walk of `req` from the index, or `null` for the scan path (see {@link TreeIndex.plan}). */
+    plan(req: SearchRequest, spec: WalkSpec, rootReal: string): Segment[] | null {
+        const tree = this.tree(rootReal, req.skipDirs, req.realRoots === null ? null : req.realRoots.map((a) => a.path));
+        return tree === null ? null : tree.plan(req, spec, rootReal);
+    }
+
+    /** A tool is changing `abs` (absolute path): every index holding it notes it as changed. */
+    touch(abs: string): void {
+        for (const t of this.#trees.values()) t.touch(abs);
+    }
+
+    /** Status of every tree index. */
+    status(): IndexStatus[] {
+        return [...this.#trees.values()].map((t) => t.status());
+    }
+
+    /** The tree indexes (for waiting on builds and events). */
+    trees(): TreeIndex[] {
+        return [...this.#trees.values()];
+    }
+
+    /** Stops watching and saves the indexes' state; no new index is made afterwards. */
+    async close(): Promise<void> {
+        this.#closed = true;
+        await Promise.all([...this.#trees.values()].map((t) => t.close()));
+        this.#trees.clear();
+    }
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+    const s = new Set(a);
+    return a.length === b.length && b.every((x) => s.has(x));
+}
+
+/**
+ * A view whose write checks are reported to the index before the tool acts and again when it
+ * has finished (`done`), so the very next search sees the change whatever the watcher's delay.
+ */
+export function reportWrites(view: WorkspaceView, index: SearchIndex): { view: WorkspaceView; done: () => void } {
+    const touched: CheckedPath[] = [];
+    const check = view.check.bind(view);
+    view.check = async (input, needed, tool, opts) => {
+        const checked = await check(input, needed, tool, opts);
+        if (needed === AccessType.Write) {
+            touched.push(checked);
+            index.touch(checked.real);
+            if (checked.abs !== checked.real) index.touch(checked.abs);
+        }
+        return checked;
+    };
+    return {
+        view,
+        done: () => {
+            for (const c of touched) {
+                index.touch(c.real);
+                if (c.abs !== c.real) index.touch(c.abs);
+            }
+        },
+    };
+}
