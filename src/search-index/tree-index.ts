@@ -300,15 +300,18 @@ export class TreeIndex extends EventEmitter {
     }
 
     async #start(): Promise<void> {
+        const t0 = performance.now();
         await fsp.mkdir(this.#opts.dir, { recursive: true, mode: 0o700 });
+        // Perf: the stored table loads while the watcher starts (both take a while on a large tree).
+        const stored = this.#loadStored();
         if (this.#opts.watch) await this.#subscribe();
-        if (this.#state === 'closed') return;
-        if (this.#opts.watch && this.#watcher === null) {
-            this.#setState('failed', 'file watcher unavailable: searches use the scan path');
+        if (this.#state === 'closed' || (this.#opts.watch && this.#watcher === null)) {
+            const s = await stored;
+            for (const seg of s?.segs ?? []) seg.close();
+            if (this.#state !== 'closed') this.#setState('failed', 'file watcher unavailable: searches use the scan path');
             return;
         }
-        const t0 = performance.now();
-        if (await this.#open()) {
+        if (await this.#open(await stored)) {
             this.#openMs = Math.round(performance.now() - t0);
             this.#setState('ready');
             return;
@@ -435,28 +438,32 @@ export class TreeIndex extends EventEmitter {
     }
 
     /** Opens the stored index; false (nothing opened) when there is none or it does not check out. */
-    async #open(): Promise<boolean> {
+    /** The stored index (manifest, table, segments), checked; `null` when there is none or it does not check out. */
+    async #loadStored(): Promise<{ m: Manifest; table: Table; segs: SegmentReader[] } | null> {
         const m = await this.#readManifest();
-        if (m === null || m.maxFileSize !== this.#opts.maxFileSize || !sameList(m.skipDirs, this.#opts.skipDirs)) return false;
+        if (m === null || m.maxFileSize !== this.#opts.maxFileSize || !sameList(m.skipDirs, this.#opts.skipDirs)) return null;
         const genDir = path.join(this.#opts.dir, m.gen);
         const segs: SegmentReader[] = [];
-        let table: Table;
-        // The changes made while no process watched (the watcher is already on for the later
-        // ones), found on the pool while the table loads here.
-        const changes = this.#changes(m).then(
-            (c) => c,
-            () => null,
-        );
         try {
             const file = path.join(genDir, 'table.bin');
-            table = await Table.load(decodeTable(await fsp.readFile(file), file));
+            const table = await Table.load(decodeTable(await fsp.readFile(file), file));
             for (const s of m.segments) segs.push(new SegmentReader(path.join(genDir, s)));
+            return { m, table, segs };
         } catch {
             for (const s of segs) s.close();
-            await changes;
-            return false;
+            return null;
         }
-        const changed = await changes;
+    }
+
+    /**
+     * Opens the stored index, once the watcher is on: the changes made while no process watched
+     * are found by listing the tree again; false (nothing opened) when there is none or it does
+     * not check out.
+     */
+    async #open(stored: { m: Manifest; table: Table; segs: SegmentReader[] } | null): Promise<boolean> {
+        if (stored === null) return false;
+        const { m, table, segs } = stored;
+        const changed = await this.#changes(m).catch(() => null);
         if (changed === null) {
             for (const s of segs) s.close();
             return false;
@@ -607,7 +614,7 @@ export class TreeIndex extends EventEmitter {
             if (lock !== null) {
                 await lock.release();
                 const t0 = performance.now();
-                if (await this.#open()) {
+                if (await this.#open(await this.#loadStored())) {
                     this.#openMs = Math.round(performance.now() - t0);
                     this.#setState('ready');
                 } else {
