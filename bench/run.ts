@@ -4,7 +4,13 @@
  *   suites  [walk,name,content,read] [--tree synthetic|kernel] [--files N] [--iterations 5]
  *           tinybench suites per hot path, peer figures and ratios (the default command)
  *   compare --tree kernel|synthetic [--runs 7] [--only full-scan,name,...] [--no-follow]
- *           side-by-side with ripgrep / fd, Markdown table to bench/results/<tree>-<date>.md
+ *           [--cold-runs 3] [--rss-threads 2,16]
+ *           side-by-side with ripgrep / fd, warm and cold page cache, peak memory per thread
+ *           count; Markdown table to bench/results/<tree>-<date>.md
+ *   event-loop [--runs 3] [--only listing,read-limit,read-200mb,bulk-read,hits]
+ *           longest event-loop delay of big tool calls, to bench/results/event-loop-<date>.md
+ *   profile phases|walker --tree kernel | profile summarize DIR
+ *           where the scan path's CPU time goes per file (see bench/profile.ts)
  *   walkers --tree kernel [--runs 7]
  *           fast-glob (named by the design) vs our walk vs fd
  *   startup [--runs 15] [--cli dist/src/cli.js]
@@ -29,6 +35,8 @@ const commands: Record<string, () => Promise<unknown>> = {
     concurrency: async () => (await import('./concurrency.js')).concurrencyMain(rest),
     planner: async () => (await import('./planner.js')).plannerMain(rest),
     index: async () => (await import('./index.js')).indexMain(rest),
+    'event-loop': async () => (await import('./event-loop.js')).eventLoopMain(rest),
+    profile: async () => (await import('./profile.js')).profileMain(rest),
     tree: async () => {
         const { ensureTree } = await import('./tree.js');
         const { intFlag, benchArgs } = await import('./common.js');
