@@ -10,7 +10,7 @@ import { OrderedWalk, type WalkNode } from './ordered.js';
 import type { ReadTask, ReadTaskResult, SearchTask, SearchTaskResult, Segment, WalkJob, WalkSpec } from './protocol.js';
 import { compileGlobs } from './filters.js';
 import { compilePattern } from './regex.js';
-import type { ReadItem, ReadOutcome, SearchHit, SearchOutcome, SearchRequest, SearchStop } from './types.js';
+import type { ReadItem, ReadOutcome, ReadRender, SearchHit, SearchOutcome, SearchRequest, SearchStop } from './types.js';
 
 /** Where a search asks an index for its walk (src/search-index): segments of the walked root, or `null` for the scan path. */
 export interface WalkPlanner {
@@ -127,6 +127,13 @@ export interface ReadManyOptions {
     timeoutMs: number;
     /** The setting named in `too_large` messages (default `maxFileSize (LLM_CHAT_FS_MAX_FILE_SIZE)`). */
     setting?: string;
+    /**
+     * Format each file as `read_file` shows it on the worker and hand back that text instead of
+     * the bytes (outcomes with `shown`). Perf: decoding, splitting and hashing a 10 MiB file on
+     * the main thread blocked the host's event loop for ~200 ms, 100 large files for ~1.5 s
+     * (bench/event-loop.ts, load average ~18 on 2 cores).
+     */
+    render?: ReadRender;
 }
 
 /**
@@ -380,6 +387,7 @@ export class Engine {
                     realRoots: opts.realRoots,
                     setting: opts.setting ?? 'maxFileSize (LLM_CHAT_FS_MAX_FILE_SIZE)',
                 };
+                if (opts.render) task.render = opts.render;
                 try {
                     const res = await this.run<ReadTaskResult>(task, { signal: timeout });
                     if (res.ok) group.forEach((i, k) => (out[i] = res.results[k]!));

@@ -1,5 +1,5 @@
 import type { Access } from '../config/configuration.js';
-import type { EntryType, IgnoreFrame, OutputMode, ReadItem, ReadOutcome, SearchHit } from './types.js';
+import type { EntryType, IgnoreFrame, OutputMode, ReadItem, ReadOutcome, ReadRender, SearchHit } from './types.js';
 import type { PatternSpec } from './regex.js';
 
 /**
@@ -127,6 +127,8 @@ export interface ReadTask {
     realRoots: readonly Access[] | null;
     /** The setting named in `too_large` messages. */
     setting: string;
+    /** Hand back the text read_file shows instead of the bytes. */
+    render?: ReadRender;
 }
 
 export type ReadTaskResult = { ok: true; results: ReadOutcome[] } | { ok: false; code: string; message: string };

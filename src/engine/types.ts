@@ -1,3 +1,4 @@
+import type { ReadArgs } from '../tools/read-render.js';
 import type { Access } from '../config/configuration.js';
 
 /**
@@ -126,7 +127,18 @@ export interface ReadItem {
     real: string;
 }
 
-/** One bulk read result. */
+/**
+ * One bulk read result: the file's bytes, or with {@link ReadRender} only the text `read_file`
+ * shows of it (`shown`); `hash` is the SHA-256 of the whole file (read-before-write).
+ */
 export type ReadOutcome =
     | { ok: true; bytes: Uint8Array; hash: string; size: number }
+    | { ok: true; shown: string; hash: string; size: number }
     | { ok: false; kind: string; message: string };
+
+/** Format each file read as `read_file` shows it, on the worker (see tools/read-render.ts). */
+export interface ReadRender {
+    args: ReadArgs;
+    /** Characters shown per file at most. */
+    maxChars: number;
+}

@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import { ResultBuilder, type PartialToolResult } from '../llm-chat.js';
 import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
@@ -5,10 +6,9 @@ import { errors, ToolError } from '../errors.js';
 import { contentHash } from '../file-pool.js';
 import { countLines, readLines, streamable, type StreamedLine } from '../fs/line-stream.js';
 import { openRegularFile, readRegularFile, type RealRoots } from '../fs/secure.js';
-import { decodeText, splitLines } from '../fs/text.js';
 import type { CheckedPath, Workspace, WorkspaceView } from '../workspace.js';
 import { arg, describeFailure, fail, FileTool, ok, type ToolShared } from './base.js';
-import { quotePath } from './display.js';
+import { formatRead, renderRead, type ReadArgs } from './read-render.js';
 import { rootsOf } from './shared.js';
 
 /** Most paths one read_file call accepts. */
@@ -74,16 +74,23 @@ export class ReadFileTool extends FileTool<typeof schema> {
             )),
         );
         const readable = checked.filter((c): c is { ok: true; c: CheckedPath } => c.ok).map((c) => c.c);
-        let outcomes: Map<CheckedPath, { bytes: Uint8Array; hash?: string } | { error: string; kind?: string }>;
-        if (readable.length > 1) {
-            // Perf: several files are read in parallel on the worker pool, results in the order asked.
+        let outcomes: Map<CheckedPath, { bytes: Uint8Array; hash?: string } | { shown: string; hash: string } | { error: string; kind?: string }>;
+        if (readable.length > 1 || (readable.length === 1 && (await sizeOf(readable[0]!.real)) > MAIN_THREAD_READ_BYTES)) {
+            // Perf: several files, or a large one, are read, hashed and formatted on the worker pool
+            // (results in the order asked), so the host's event loop never decodes or splits a large
+            // file: 100 large files held it for ~1.5 s in one turn, one 10 MiB file for ~200 ms.
             const read = await this.ctx.engine.readMany(
                 readable.map((c) => ({ shown: c.abs, real: c.real })),
-                { maxBytes: maxFileSize, realRoots: roots, timeoutMs: this.ctx.searchConfig.timeoutMs },
+                {
+                    maxBytes: maxFileSize,
+                    realRoots: roots,
+                    timeoutMs: this.ctx.searchConfig.timeoutMs,
+                    render: { args: readArgs(args), maxChars: this.maxChars(args) },
+                },
             );
             outcomes = new Map(readable.map((c, i) => {
                 const r = read[i]!;
-                return [c, r.ok ? { bytes: r.bytes, hash: r.hash } : { error: r.message, kind: r.kind }];
+                return [c, !r.ok ? { error: r.message, kind: r.kind } : 'shown' in r ? { shown: r.shown, hash: r.hash } : { bytes: r.bytes, hash: r.hash }];
             }));
         } else {
             outcomes = new Map();
@@ -106,7 +113,11 @@ export class ReadFileTool extends FileTool<typeof schema> {
                     if (outcome.kind === 'too_large' && ranged) return ok(await this.stream(entry.c, roots, args, outcome.error));
                     return fail(outcome.error);
                 }
-                const result = this.format(entry.c.abs, Buffer.from(outcome.bytes.buffer, outcome.bytes.byteOffset, outcome.bytes.byteLength), args);
+                if ('shown' in outcome) {
+                    this.ctx.filePool.recordHash(entry.c.real, outcome.hash);
+                    return ok(outcome.shown);
+                }
+                const result = formatRead(entry.c.abs, Buffer.from(outcome.bytes.buffer, outcome.bytes.byteOffset, outcome.bytes.byteLength), args, this.maxChars(args));
                 this.ctx.filePool.recordHash(entry.c.real, outcome.hash ?? contentHash(outcome.bytes));
                 return ok(result);
             } catch (err) {
@@ -114,14 +125,6 @@ export class ReadFileTool extends FileTool<typeof schema> {
             }
         }));
         return ResultBuilder.from(results).build();
-    }
-
-    /** Header plus the requested lines of a file read whole. */
-    private format(abs: string, bytes: Buffer, args: Args): string {
-        const decoded = decodeText(bytes);
-        if (!decoded.ok) throw errors.binary(abs, bytes.length);
-        const { lines, eols } = splitLines(decoded.text);
-        return this.render(abs, lines.length, (n) => ({ text: lines[n - 1]!, eol: eols[n - 1]!, complete: true }), args);
     }
 
     /**
@@ -140,76 +143,30 @@ export class ReadFileTool extends FileTool<typeof schema> {
             if (args.last_lines !== undefined) start = Math.max(1, (await countLines(handle)) - args.last_lines + 1);
             const range = await readLines(handle, start, args.end_line ?? Infinity, budget);
             const lineAt = (n: number): StreamedLine => range.lines[n - range.first] ?? { text: '', eol: '', complete: false };
-            return this.render(c.abs, range.total, lineAt, args);
+            return renderRead(c.abs, range.total, lineAt, args, this.maxChars(args));
         } finally {
             await handle.close();
         }
     }
 
-    private maxChars(args: Args): number {
+    private maxChars(args: { max_chars?: number | undefined }): number {
         return Math.min(args.max_chars ?? this.ctx.fileConfig.maxCharsPerFile, this.ctx.fileConfig.maxCharsPerFile);
     }
+}
 
-    /**
-     * Header plus lines `start..end` (from `start_char` of the first), capped at `max_chars`
-     * characters with a note saying where to continue; every such note makes progress: a line
-     * cut before any of the next lines is continued within itself (`start_char`).
-     * @param line - line `n` (1-based) of the file; `complete: false` when only a prefix is known.
-     */
-    private render(abs: string, total: number, line: (n: number) => StreamedLine, args: Args): string {
-        const start = args.last_lines !== undefined ? Math.max(1, total - args.last_lines + 1) : (args.start_line ?? 1);
-        if (total === 0) {
-            if (args.start_line !== undefined && args.start_line > 1) {
-                throw errors.invalidArgument(this.name, `start_line ${start} is beyond the end of ${quotePath(abs)}, which is empty (0 lines).`);
-            }
-            return `--- ${quotePath(abs)} (lines 0-0 of 0) ---\n`;
-        }
-        if (start > total) {
-            throw errors.invalidArgument(this.name, `start_line ${start} is beyond the end of ${quotePath(abs)}, which has ${total} lines.`);
-        }
-        const end = Math.min(args.end_line ?? total, total);
-        const maxChars = this.maxChars(args);
-        const startChar = args.start_char ?? 1;
-        let body = '';
-        let shownEnd = start - 1;
-        /** The line cut by max_chars: its number, the characters of it shown (1-based, inclusive) and its length when known. */
-        let cut: { n: number; from: number; to: number; length: number | undefined } | undefined;
-        for (let n = start; n <= end; n++) {
-            const l = line(n);
-            const from = n === start ? startChar : 1;
-            if (from > 1 && l.complete && from > l.text.length) {
-                throw errors.invalidArgument(this.name, `start_char ${from} is beyond the end of line ${n} of ${quotePath(abs)}, which has ${l.text.length} characters.`);
-            }
-            const prefix = args.line_numbers === true ? `${String(n).padStart(6)}\t` : '';
-            const text = from > 1 ? l.text.slice(from - 1) : l.text;
-            const piece = prefix + text + l.eol;
-            if (body.length + piece.length > maxChars || !l.complete) {
-                const room = maxChars - body.length;
-                body += piece.slice(0, room);
-                const shown = Math.max(0, Math.min(room - prefix.length, text.length));
-                cut = { n, from, to: from + shown - 1, length: l.complete ? l.text.length : undefined };
-                break;
-            }
-            body += piece;
-            shownEnd = n;
-        }
-        let out = `--- ${quotePath(abs)} (lines ${start}-${cut ? Math.max(shownEnd, start) : end} of ${total}) ---\n${body}`;
-        if (cut) {
-            const sep = body.endsWith('\n') ? '' : '\n';
-            const head = `Truncated at ${maxChars} characters (max_chars / maxCharsPerFile)`;
-            if (cut.n > start) {
-                out += `${sep}[${head}: line ${cut.n} is cut off; continue with start_line=${cut.n}.]`;
-            } else if (cut.length !== undefined && cut.to >= cut.length) {
-                // All of the line's text was shown, only its line ending was not.
-                out += cut.n < end ? `${sep}[${head}: continue with start_line=${cut.n + 1}.]` : `${sep}[${head}: line ${cut.n} is shown in full, without its line ending.]`;
-            } else {
-                if (cut.to < cut.from) {
-                    throw errors.invalidArgument(this.name, `max_chars ${maxChars} is too small to show any character of line ${cut.n} of ${quotePath(abs)}${args.line_numbers === true ? ' with its line number' : ''}; raise max_chars.`);
-                }
-                const of = cut.length === undefined ? '' : ` of its ${cut.length}`;
-                out += `${sep}[${head}: showed characters ${cut.from}-${cut.to}${of} of line ${cut.n}; continue with start_line=${cut.n} and start_char=${cut.to + 1}.]`;
-            }
-        }
-        return out;
+/** Files up to this many bytes are formatted on the main thread (a few milliseconds at most); larger ones on the pool. */
+const MAIN_THREAD_READ_BYTES = 256 * 1024;
+
+/** Size of a file in bytes; 0 when it cannot be stat'ed (the read then reports why). */
+async function sizeOf(real: string): Promise<number> {
+    try {
+        return (await fs.stat(real)).size;
+    } catch {
+        return 0;
     }
+}
+
+/** The arguments that decide what is shown of each file. */
+function readArgs(args: Args): ReadArgs {
+    return { start_line: args.start_line, end_line: args.end_line, line_numbers: args.line_numbers, start_char: args.start_char, last_lines: args.last_lines };
 }
