@@ -42,6 +42,11 @@ const BENCH_OPTIONS = {
     'no-corpus': { type: 'boolean' },
     progress: { type: 'boolean' },
     text: { type: 'string' },
+    'cold-runs': { type: 'string' },
+    'rss-threads': { type: 'string' },
+    pattern: { type: 'string' },
+    checks: { type: 'string' },
+    repeat: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /**

@@ -5,7 +5,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Tool } from '@johannes.latzel/llm-chat';
 import { AccessType, Engine, FileConfiguration, FilePool, ListDirectoryTool, ReadFileTool, SearchConfiguration, SearchEntriesTool, Workspace } from '../src/index.js';
-import { fmtMB, fmtMs, intFlag, kernelTree, machine, median, parseArgs, REPO } from './common.js';
+import { fmtMB, fmtMs, intFlag, kernelTree, machine, median, benchArgs, REPO } from './common.js';
 
 /**
  * How long one tool call blocks the host's event loop, for the scenarios of the "never waits"
@@ -104,7 +104,7 @@ async function monitored(fn: () => Promise<unknown>): Promise<{ maxMs: number; p
 }
 
 async function main(argv: string[]): Promise<void> {
-    const { flags } = parseArgs(argv);
+    const { flags } = benchArgs(argv);
     const runs = intFlag(flags, 'runs', 3);
     const only = flags.get('only')?.split(',');
     const kernel = kernelTree(flags);

@@ -7,7 +7,7 @@ import { isBinary } from '../src/fs/text.js';
 import { findLiteral, makeMatcher, scanBytes, type LineHit } from '../workers/scan.js';
 import type { WalkJob, WalkSpec } from '../src/engine/protocol.js';
 import { runSearchTask } from '../workers/walk.js';
-import { intFlag, machine, parseArgs, pickTree } from './common.js';
+import { intFlag, machine, benchArgs, pickTree } from './common.js';
 
 /**
  * Where the scan path's time goes per file, on one thread, by CPU time (user + system of this
@@ -67,7 +67,7 @@ function cpuMs(): number {
 }
 
 async function phases(argv: string[]): Promise<void> {
-    const { flags } = parseArgs(argv);
+    const { flags } = benchArgs(argv);
     const repeat = intFlag(flags, 'repeat', 3);
     const tree = await pickTree(flags);
     const { dirs, files } = gather(tree.root);
@@ -183,7 +183,7 @@ async function phases(argv: string[]): Promise<void> {
 }
 
 async function walker(argv: string[]): Promise<void> {
-    const { flags } = parseArgs(argv);
+    const { flags } = benchArgs(argv);
     const repeat = intFlag(flags, 'repeat', 3);
     const tree = await pickTree(flags);
     const pattern = flags.get('pattern') ?? tree.absent;
@@ -232,7 +232,7 @@ async function walker(argv: string[]): Promise<void> {
 
 /** Self time of a profile's nodes, by category of the scan path's steps. */
 function summarize(argv: string[]): void {
-    const { words } = parseArgs(argv);
+    const { words } = benchArgs(argv);
     const dir = words[0];
     if (!dir) throw new Error('usage: profile.js summarize DIR');
     interface Node {
