@@ -8,7 +8,7 @@ import { BINARY_SAMPLE_BYTES, isBinary } from '../src/fs/text.js';
 import { CheckpointWriter } from '../src/engine/checkpoint.js';
 import { causeOf, errorCode } from '../src/errors.js';
 import { isDebrisName } from '../src/fs/debris.js';
-import { countBytes, makeMatcher, scanBytes, type ContentMatcher, type LineHit } from './scan.js';
+import { countBytes, findLiteral, makeMatcher, scanBytes, type ContentMatcher, type LineHit, type LiteralPlan } from './scan.js';
 
 /**
  * The search worker: lists directories, filters entries and scans file contents for a batch of
@@ -83,8 +83,48 @@ function compile(spec: WalkSpec): Compiled {
     return compiled;
 }
 
-/** Reusable read buffer, grown to the largest file read. Perf: no allocation per file. */
+/**
+ * Reusable read buffer, grown up to {@link SCRATCH_MAX}. Perf: no allocation per file. Memory:
+ * it used to grow to the largest file scanned (24 MB on the Linux tree, 32 MB after doubling),
+ * per worker: a 16-thread engine then peaked at ~610 MB (bench/compare.js --rss-threads 2,16).
+ */
 let scratch = Buffer.allocUnsafe(1 << 16);
+/** Largest size of {@link scratch}, in bytes. */
+const SCRATCH_MAX = 1 << 20;
+
+/** {@link scratch}, grown to hold `size` bytes (at most SCRATCH_MAX). */
+function scratchOf(size: number): Buffer {
+    if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX, Math.max(size, scratch.length * 2)));
+    return scratch;
+}
+
+/** The first `got` bytes of `buf` start with a UTF-16 byte-order mark (such files are decoded whole, see scan.ts). */
+function utf16Bom(buf: Buffer, got: number): boolean {
+    return got >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff));
+}
+
+/**
+ * Whether the first `size` bytes of the file hold the literal (ASCII case-insensitively, as the
+ * scan's prefilter finds it), read in chunks through {@link scratch}; each chunk keeps the last
+ * `literal length - 1` bytes of the one before, so an occurrence across two reads is found.
+ * `read`: bytes read.
+ */
+function streamedLiteral(fd: number, size: number, plan: LiteralPlan): { found: boolean; read: number } {
+    const buf = scratchOf(SCRATCH_MAX);
+    const keep = plan.folded.length - 1;
+    let carried = 0;
+    let pos = 0;
+    while (pos < size) {
+        const n = fs.readSync(fd, buf, carried, Math.min(buf.length - carried, size - pos), pos);
+        if (n === 0) break;
+        pos += n;
+        const len = carried + n;
+        if (findLiteral(buf.subarray(0, len), plan, 0) !== -1) return { found: true, read: pos };
+        carried = Math.min(keep, len);
+        buf.copy(buf, 0, len - carried, len);
+    }
+    return { found: false, read: pos };
+}
 
 /** Walk state of one task. */
 class Walker {
@@ -421,23 +461,37 @@ class Walker {
                 if (!isBinary(scratch.subarray(0, got))) (run.tooLarge ??= []).push({ path: rel, size, at: run.n - 1 });
                 return;
             }
-            if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, scratch.length * 2));
+            const c = this.#c;
             let got = 0;
             if (size > BIG_FILE) {
                 // Perf: a large binary is recognised from its first bytes, without reading the rest.
                 got = fs.readSync(fd, scratch, 0, BINARY_SAMPLE_BYTES, 0);
                 if (isBinary(scratch.subarray(0, got))) return;
+                if (size > SCRATCH_MAX && !utf16Bom(scratch, got) && c.content!.literal !== null) {
+                    // Memory: a file above the reusable buffer is first streamed through it for the
+                    // pattern's literal; one without it has no matching line and is never held whole.
+                    const seen = streamedLiteral(fd, size, c.content!.literal);
+                    this.units += seen.read >> 14;
+                    if (!seen.found) {
+                        if (seen.read > 0) this.scanned++;
+                        return;
+                    }
+                    got = 0; // the reusable buffer no longer holds the sample: the file is read again whole
+                }
             }
+            // Memory: the reusable buffer stops at SCRATCH_MAX; a larger file gets a buffer of its own,
+            // released after it, so a worker's memory does not stay at the largest file it scanned.
+            const buf = size <= SCRATCH_MAX ? scratchOf(size) : Buffer.allocUnsafe(size);
+            if (buf !== scratch && got > 0) scratch.copy(buf, 0, 0, got);
             while (got < size) {
-                const n = fs.readSync(fd, scratch, got, size - got, got);
+                const n = fs.readSync(fd, buf, got, size - got, got);
                 if (n === 0) break;
                 got += n;
             }
             this.units += got >> 14;
-            const bytes = scratch.subarray(0, got);
+            const bytes = buf.subarray(0, got);
             if (got === 0 || isBinary(bytes)) return;
             this.scanned++;
-            const c = this.#c;
             switch (c.spec.mode) {
                 case 'content': {
                     const found: LineHit[] = [];
