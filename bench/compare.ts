@@ -176,6 +176,14 @@ async function main(argv: string[]): Promise<void> {
             countsEqual: true,
         },
         {
+            key: 'max-results-sorted',
+            title: `Stopped by max_results 50 (\`${tree.common}\`), against rg's first 50 in path order (\`--sort path\`, one thread): the floor of an ordered stop`,
+            ours: (c) => search(c, { contentPattern: tree.common, maxResults: 50 }),
+            peer: { cmd: RG, args: ['-uu', '-i', '-n', '--sort', 'path', ...L, tree.common, tree.root], stopAfter: 50 },
+            target: { kind: 'none' },
+            countsEqual: true,
+        },
+        {
             key: 'first-match',
             title: `First streamed match (\`${tree.common}\`, Engine.stream; rg: its first line)`,
             ours: async (c) => {
