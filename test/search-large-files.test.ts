@@ -80,3 +80,23 @@ describe('content search of files above the reusable buffer', () => {
         }
     }
 });
+
+describe('content search while the reusable buffer grows', () => {
+    it('keeps the first bytes of each file that makes the buffer grow (its binary sample is read first)', async () => {
+        const root = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'lcf-grow-'));
+        // A fresh engine: its workers' buffers start small, and each file below is larger than the one before.
+        const engine = new Engine({ maxThreads: 1 });
+        try {
+            const sizes = { 'a1.txt': 100_000, 'a2.txt': 300_000, 'a3.txt': 700_000, 'a4.txt': 1_000_000 };
+            for (const [name, size] of Object.entries(sizes)) fs.writeFileSync(path.join(root, name), `first_token_${name}\n` + filler(size));
+            const res = await engine.search(
+                { root, displayRoot: '.', type: 'file', contentPattern: 'first_token_a\\d', maxResults: 100, maxFileSize: 10 * MiB, maxTotalEntries: 100, skipDirs: [], realRoots: null },
+                { timeoutMs: 60_000 },
+            );
+            expect(res.hits.map((h) => [h.path, h.line, h.text])).toEqual(Object.keys(sizes).map((name) => [name, 1, `first_token_${name}`]));
+        } finally {
+            await engine.close();
+            fs.rmSync(root, { recursive: true, force: true });
+        }
+    });
+});

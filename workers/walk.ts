@@ -1,7 +1,7 @@
 import { constants as C, type Dirent, type Stats } from 'node:fs';
 import fs from 'node:fs';
 import { isInside } from '../src/access/contain.js';
-import { EntryKind, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob, type WalkSpec } from '../src/engine/protocol.js';
+import { EntryKind, packRun, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob, type WalkSpec } from '../src/engine/protocol.js';
 import { compileGlobs, gitignoreText, IgnoreCache, MAX_GITIGNORE_BYTES, type PathTest } from '../src/engine/filters.js';
 import type { IgnoreFrame, SearchHit } from '../src/engine/types.js';
 import { BINARY_SAMPLE_BYTES, isBinary } from '../src/fs/text.js';
@@ -202,6 +202,7 @@ class Walker {
             this.#job = results.length;
             const out: Segment[] = [];
             this.#walk(job, out, 0);
+            for (const seg of out) if (seg.t === 'run') packRun(seg);
             results.push(out);
         }
         return { ok: true, results, visited: this.visited, scanned: this.scanned, capped: this.capped, timedOut: this.timedOut };
@@ -462,6 +463,8 @@ class Walker {
                 return;
             }
             const c = this.#c;
+            // Grown before the sample is read into it, so the sample stays at its start.
+            const reusable = size <= SCRATCH_MAX ? scratchOf(size) : null;
             let got = 0;
             if (size > BIG_FILE) {
                 // Perf: a large binary is recognised from its first bytes, without reading the rest.
@@ -481,7 +484,7 @@ class Walker {
             }
             // Memory: the reusable buffer stops at SCRATCH_MAX; a larger file gets a buffer of its own,
             // released after it, so a worker's memory does not stay at the largest file it scanned.
-            const buf = size <= SCRATCH_MAX ? scratchOf(size) : Buffer.allocUnsafe(size);
+            const buf = reusable ?? Buffer.allocUnsafe(size);
             if (buf !== scratch && got > 0) scratch.copy(buf, 0, 0, got);
             while (got < size) {
                 const n = fs.readSync(fd, buf, got, size - got, got);

@@ -7,7 +7,7 @@ import type { Piscina } from 'piscina';
 import type { Access } from '../config/configuration.js';
 import { CHECKPOINT_BYTES, readCheckpoint, resetCheckpoint } from './checkpoint.js';
 import { OrderedWalk, type WalkNode } from './ordered.js';
-import type { ReadTask, ReadTaskResult, SearchTask, SearchTaskResult, Segment, WalkJob, WalkSpec } from './protocol.js';
+import { unpackRun, type ReadTask, type ReadTaskResult, type SearchTask, type SearchTaskResult, type Segment, type WalkJob, type WalkSpec } from './protocol.js';
 import { compileGlobs } from './filters.js';
 import { compilePattern } from './regex.js';
 import type { ReadItem, ReadOutcome, ReadRender, SearchHit, SearchOutcome, SearchRequest, SearchStop } from './types.js';
@@ -645,6 +645,7 @@ class SearchRun {
                     else walk.requeue(node);
                     return;
                 }
+                for (const seg of segs) if (seg.t === 'run') unpackRun(seg);
                 walk.resolve(node, segs);
                 for (const seg of segs) if (seg.t === 'run') this.#found += seg.hits.length;
                 if (this.#hooks.onHits) collectHits(segs, fresh);
