@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { compilePattern } from '../src/engine/regex.js';
 import { isBinary } from '../src/fs/text.js';
 import { findLiteral, makeMatcher, scanBytes, type LineHit } from '../workers/scan.js';
-import type { WalkJob, WalkSpec } from '../src/engine/protocol.js';
+import { packRun, unpackRun, type Segment, type WalkJob, type WalkSpec } from '../src/engine/protocol.js';
 import { runSearchTask } from '../workers/walk.js';
 import { intFlag, machine, benchArgs, pickTree } from './common.js';
 
@@ -156,10 +156,14 @@ async function phases(argv: string[]): Promise<void> {
         let t0 = cpuMs();
         structuredClone(hits);
         cloneTimes.push(cpuMs() - t0);
+        // As the worker sends them (protocol.ts packRun) and the engine takes them back (unpackRun).
+        const run: Extract<Segment, { t: 'run' }> = { t: 'run', n: hits.length, hits: hits.map((h) => ({ ...h })), at: [] };
         t0 = cpuMs();
-        const text = hits.map((h) => `${h.path}\0${h.line}\0${h.text}`).join('\n');
-        structuredClone(text);
+        packRun(run);
+        const received = structuredClone(run);
+        unpackRun(received);
         packedTimes.push(cpuMs() - t0);
+        if (received.hits.length !== hits.length) throw new Error('packing lost hits');
     }
     const us = (ms: number, n: number): string => ((ms * 1000) / n).toFixed(2);
     const b = best as Record<Step, number>;
@@ -173,7 +177,7 @@ async function phases(argv: string[]): Promise<void> {
         [`literal prefilter (\`${tree.absent}\`, found nowhere)`, b['prefilter'] - b['binary'], files],
         [`regex instead of the prefilter's miss (\`${tree.manyRegex}\`, ${hits.length} hits)`, b['regex'] - b['prefilter'], files],
         [`transfer: clone of ${hits.length} hit objects`, Math.min(...cloneTimes), files],
-        [`transfer: the same hits packed in one string`, Math.min(...packedTimes), files],
+        [`transfer: the same hits packed in columns, cloned and unpacked (protocol.ts packRun)`, Math.min(...packedTimes), files],
     ];
     console.log(`Per-file CPU time of the scan path, one thread (${tree.description}; ${dirs.length} directories, ${files} files; best of ${repeat}; ${machine()})`);
     console.log('');
