@@ -1,5 +1,5 @@
 import type { ReadTask, ReadTaskResult } from '../src/engine/protocol.js';
-import type { ReadOutcome } from '../src/engine/types.js';
+import type { ReadOutcome, ShownReadOutcome } from '../src/engine/types.js';
 import { toToolError } from '../src/errors.js';
 import { contentHash } from '../src/file-pool.js';
 import { readRegularFileSync } from '../src/fs/secure.js';
@@ -11,7 +11,7 @@ import { formatRead } from '../src/tools/read-render.js';
  * the read-before-write tracker. One outcome per item; one bad path never spoils the others.
  */
 export async function runReadTask(task: ReadTask): Promise<ReadTaskResult> {
-    const results: ReadOutcome[] = [];
+    const results: (ReadOutcome | ShownReadOutcome)[] = [];
     for (const item of task.items) {
         try {
             // Perf: synchronous I/O, which blocks only this worker thread, never the host's event

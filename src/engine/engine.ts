@@ -10,7 +10,7 @@ import { OrderedWalk, type WalkNode } from './ordered.js';
 import { unpackRun, type ReadTask, type ReadTaskResult, type SearchTask, type SearchTaskResult, type Segment, type WalkJob, type WalkSpec } from './protocol.js';
 import { compileGlobs } from './filters.js';
 import { compilePattern } from './regex.js';
-import type { ReadItem, ReadOutcome, ReadRender, SearchHit, SearchOutcome, SearchRequest, SearchStop } from './types.js';
+import type { ReadItem, ReadOutcome, ReadRender, SearchHit, SearchOutcome, SearchRequest, SearchStop, ShownReadOutcome } from './types.js';
 
 /** Where a search asks an index for its walk (src/search-index): segments of the walked root, or `null` for the scan path. */
 export interface WalkPlanner {
@@ -373,8 +373,10 @@ export class Engine {
      * given. A failing item (missing, binary check is the caller's, too large, FIFO, outside,
      * timeout) never affects the others.
      */
-    async readMany(items: readonly ReadItem[], opts: ReadManyOptions): Promise<ReadOutcome[]> {
-        const out: ReadOutcome[] = new Array(items.length);
+    async readMany(items: readonly ReadItem[], opts: ReadManyOptions & { render: ReadRender }): Promise<ShownReadOutcome[]>;
+    async readMany(items: readonly ReadItem[], opts: ReadManyOptions & { render?: undefined }): Promise<ReadOutcome[]>;
+    async readMany(items: readonly ReadItem[], opts: ReadManyOptions): Promise<(ReadOutcome | ShownReadOutcome)[]> {
+        const out: (ReadOutcome | ShownReadOutcome)[] = new Array(items.length);
         if (items.length === 0) return out;
         const groupSize = Math.min(16, Math.max(1, Math.ceil(items.length / (this.maxThreads * 4))));
         const groups: number[][] = [];

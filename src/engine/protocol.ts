@@ -1,5 +1,5 @@
 import type { Access } from '../config/configuration.js';
-import type { EntryType, IgnoreFrame, OutputMode, ReadItem, ReadOutcome, ReadRender, SearchHit } from './types.js';
+import type { EntryType, IgnoreFrame, OutputMode, ReadItem, ReadOutcome, ReadRender, SearchHit, ShownReadOutcome } from './types.js';
 import type { PatternSpec } from './regex.js';
 
 /**
@@ -180,6 +180,6 @@ export interface ReadTask {
     render?: ReadRender;
 }
 
-export type ReadTaskResult = { ok: true; results: ReadOutcome[] } | { ok: false; code: string; message: string };
+export type ReadTaskResult = { ok: true; results: (ReadOutcome | ShownReadOutcome)[] } | { ok: false; code: string; message: string };
 
 export type WorkerTask = SearchTask | ReadTask;

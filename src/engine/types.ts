@@ -127,12 +127,13 @@ export interface ReadItem {
     real: string;
 }
 
-/**
- * One bulk read result: the file's bytes, or with {@link ReadRender} only the text `read_file`
- * shows of it (`shown`); `hash` is the SHA-256 of the whole file (read-before-write).
- */
+/** One bulk read result: the file's bytes and the SHA-256 of them (read-before-write). */
 export type ReadOutcome =
     | { ok: true; bytes: Uint8Array; hash: string; size: number }
+    | { ok: false; kind: string; message: string };
+
+/** One bulk read result with {@link ReadRender}: only the text `read_file` shows of the file; `hash` is the SHA-256 of the whole file. */
+export type ShownReadOutcome =
     | { ok: true; shown: string; hash: string; size: number }
     | { ok: false; kind: string; message: string };
 

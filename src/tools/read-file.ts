@@ -90,7 +90,7 @@ export class ReadFileTool extends FileTool<typeof schema> {
             );
             outcomes = new Map(readable.map((c, i) => {
                 const r = read[i]!;
-                return [c, !r.ok ? { error: r.message, kind: r.kind } : 'shown' in r ? { shown: r.shown, hash: r.hash } : { bytes: r.bytes, hash: r.hash }];
+                return [c, r.ok ? { shown: r.shown, hash: r.hash } : { error: r.message, kind: r.kind }];
             }));
         } else {
             outcomes = new Map();
