@@ -82,7 +82,7 @@ export interface TooLarge {
  * the index, within the run, of the entry hit `i` belongs to), or a job left for later.
  */
 export type Segment =
-    | { t: 'run'; n: number; hits: SearchHit[]; at: number[]; skipped?: Skip[]; tooLarge?: TooLarge[]; packed?: PackedHits }
+    | { t: 'run'; n: number; hits: SearchHit[]; at: number[]; skipped?: Skip[]; tooLarge?: TooLarge[]; packed?: PackedHits; entries?: PackedEntries }
     | { t: 'job'; job: WalkJob };
 
 /**
@@ -98,10 +98,31 @@ export interface PackedHits {
     texts: string[];
 }
 
+/**
+ * A run's entry hits (name searches, listings of every entry) as columns (`hits` is then
+ * empty): hit `i` is `{ path: paths[i], kind: dirs[i] ? 'directory' : 'file' }`. Perf: the walk
+ * of every entry of the Linux tree (89,209 hits) was 3.5x fd with one object per hit.
+ */
+export interface PackedEntries {
+    paths: string[];
+    dirs: Uint8Array;
+}
+
 /** Packs the plain content hits of `run` (path, kind 'file', line, text; nothing else) into {@link PackedHits}; other runs stay as they are. */
 export function packRun(run: Extract<Segment, { t: 'run' }>): void {
     const hits = run.hits;
     if (hits.length < 2) return;
+    if (hits.every((h) => (h.kind === 'file' || h.kind === 'directory') && Object.keys(h).length === 2)) {
+        const dirs = new Uint8Array(hits.length);
+        const entryPaths = new Array<string>(hits.length);
+        for (let i = 0; i < hits.length; i++) {
+            entryPaths[i] = hits[i]!.path;
+            dirs[i] = hits[i]!.kind === 'directory' ? 1 : 0;
+        }
+        run.entries = { paths: entryPaths, dirs };
+        run.hits = [];
+        return;
+    }
     for (const h of hits) {
         if (h.kind !== 'file' || h.line === undefined || h.text === undefined || Object.keys(h).length !== 4) return;
     }
@@ -126,6 +147,14 @@ export function packRun(run: Extract<Segment, { t: 'run' }>): void {
 
 /** Turns a packed run back into one hit object per hit (paths shared), in order. */
 export function unpackRun(run: Extract<Segment, { t: 'run' }>): void {
+    const e = run.entries;
+    if (e !== undefined) {
+        const hits = new Array<SearchHit>(e.paths.length);
+        for (let i = 0; i < hits.length; i++) hits[i] = { path: e.paths[i]!, kind: e.dirs[i] === 1 ? 'directory' : 'file' };
+        run.hits = hits;
+        delete run.entries;
+        return;
+    }
     const p = run.packed;
     if (p === undefined) return;
     const hits = new Array<SearchHit>(p.texts.length);
