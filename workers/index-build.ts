@@ -1,3 +1,4 @@
+import { isDebrisName } from '../src/fs/debris.js';
 import { isAscii, isUtf8 } from 'node:buffer';
 import { constants as C } from 'node:fs';
 import fs from 'node:fs';
@@ -81,6 +82,8 @@ export function runIndexWalk(task: IndexWalkTask): IndexWalkResult {
             }
             names.sort(byName);
             for (const name of names) {
+                // The temporary files of this library's own writes are never indexed (never searched).
+                if (isDebrisName(name)) continue;
                 const p = dirPath === '/' ? '/' + name : `${dirPath}/${name}`;
                 let st: fs.Stats;
                 try {
