@@ -2,7 +2,7 @@ import { constants as C, type Dirent, type Stats } from 'node:fs';
 import fs from 'node:fs';
 import { isInside } from '../src/access/contain.js';
 import { EntryKind, packRun, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob, type WalkSpec } from '../src/engine/protocol.js';
-import { compileGlobs, gitignoreText, IgnoreCache, MAX_GITIGNORE_BYTES, type PathTest } from '../src/engine/filters.js';
+import { compileGlobs, IgnoreCache, readGitignoreFile, type PathTest } from '../src/engine/filters.js';
 import type { IgnoreFrame, SearchHit } from '../src/engine/types.js';
 import { BINARY_SAMPLE_BYTES, isBinary } from '../src/fs/text.js';
 import { CheckpointWriter } from '../src/engine/checkpoint.js';
@@ -277,7 +277,7 @@ class Walker {
             }
             if (c.ignores !== null) {
                 const at = names.indexOf('.gitignore');
-                const rules = at !== -1 && kinds[at] === EntryKind.File ? readGitignore(dir) : null;
+                const rules = at !== -1 && kinds[at] === EntryKind.File ? readGitignoreFile(dir.base + '.gitignore') : null;
                 if (rules !== null) {
                     const base = job.rel === c.spec.rootRel ? '' : `${job.rel.slice(c.spec.relStart)}/`;
                     frames = [...(frames ?? []), { base, up: '', rules }];
@@ -558,27 +558,6 @@ function deferRest(job: WalkJob, names: string[], kinds: number[], from: number,
     flushChunk();
 }
 
-/**
- * The text of the directory's `.gitignore`; `null` when it cannot be read, is too large or not a
- * regular file. Security: never through a link (O_NOFOLLOW), never blocking on a FIFO.
- */
-function readGitignore(dir: OpenDir): string | null {
-    let fd: number;
-    try {
-        fd = fs.openSync(dir.base + '.gitignore', OPEN_FLAGS);
-    } catch {
-        return null;
-    }
-    try {
-        const st = fs.fstatSync(fd);
-        if (!st.isFile() || st.size > MAX_GITIGNORE_BYTES) return null;
-        return gitignoreText(fs.readFileSync(fd));
-    } catch {
-        return null;
-    } finally {
-        fs.closeSync(fd);
-    }
-}
 
 /** Display path of `name` inside the directory shown as `rel`. */
 export function joinRel(rel: string, name: string): string {

@@ -1,3 +1,4 @@
+import { closeSync, constants as C, fstatSync, openSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
@@ -176,6 +177,30 @@ export function gitignoreText(bytes: Uint8Array): string | null {
     if (bytes.length > MAX_GITIGNORE_BYTES) return null;
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
     return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * The text of the `.gitignore` file at `file` (a real path), as walks and the search index read it:
+ * a regular file of at most {@link MAX_GITIGNORE_BYTES} bytes, else `null` (also when it cannot be
+ * read). Synchronous, for worker threads and the index's short host steps.
+ * Security: never through a link (O_NOFOLLOW), never blocking on a FIFO (O_NONBLOCK).
+ */
+export function readGitignoreFile(file: string): string | null {
+    let fd: number;
+    try {
+        fd = openSync(file, C.O_RDONLY | C.O_NONBLOCK | C.O_NOCTTY | C.O_NOFOLLOW);
+    } catch {
+        return null;
+    }
+    try {
+        const st = fstatSync(fd);
+        if (!st.isFile() || st.size > MAX_GITIGNORE_BYTES) return null;
+        return gitignoreText(readFileSync(fd));
+    } catch {
+        return null;
+    } finally {
+        closeSync(fd);
+    }
 }
 
 /**

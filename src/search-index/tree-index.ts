@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Piscina } from 'piscina';
 import { EntryKind, type Segment, type WalkSpec } from '../engine/protocol.js';
 import type { IgnoreFrame, SearchHit, SearchRequest } from '../engine/types.js';
-import { compileGlobs, gitignoreText, IgnoreCache, MAX_GITIGNORE_BYTES, type PathTest } from '../engine/filters.js';
+import { compileGlobs, IgnoreCache, readGitignoreFile, type PathTest } from '../engine/filters.js';
 import { isInside } from '../access/contain.js';
 import { decodeTable, encodeTable, Flag, FORMAT_VERSION, IndexFormatError, Kind, SegmentReader, type FileTable } from './format.js';
 import { candidates, intersect } from './postings.js';
@@ -904,7 +904,7 @@ export class TreeIndex extends EventEmitter {
             frames = d === f.rootId ? f.entered : framesIn(t.parent[d]!, f);
             const gi = table.idOf.get(table.paths[d] === '' ? '.gitignore' : `${table.paths[d]}/.gitignore`);
             if (gi !== undefined && t.kind[gi] === Kind.File) {
-                const rules = readGitignoreAt(realOf(table.paths[gi]!));
+                const rules = readGitignoreFile(realOf(table.paths[gi]!));
                 if (rules !== null) frames = [...frames, { base: d !== f.rootId ? `${subOf(d, f)}/` : f === main ? '' : f.subPrefix, up: '', rules }];
             }
             f.ignores.set(d, frames);
@@ -1076,27 +1076,6 @@ export class TreeIndex extends EventEmitter {
     }
 }
 
-/**
- * A directory's `.gitignore` as the walk reads it (workers/walk.ts `readGitignore`): a regular
- * file, never through a link, never blocking on a FIFO, at most MAX_GITIGNORE_BYTES; else `null`.
- */
-function readGitignoreAt(file: string): string | null {
-    let fd: number;
-    try {
-        fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY | fs.constants.O_NOFOLLOW);
-    } catch {
-        return null;
-    }
-    try {
-        const st = fs.fstatSync(fd);
-        if (!st.isFile() || st.size > MAX_GITIGNORE_BYTES) return null;
-        return gitignoreText(fs.readFileSync(fd));
-    } catch {
-        return null;
-    } finally {
-        fs.closeSync(fd);
-    }
-}
 
 /** Index of the first element of a sorted list that is at least `x`. */
 function lowerBound(list: Uint32Array, x: number): number {
