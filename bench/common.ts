@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AccessType, FileConfiguration, SearchConfiguration, type Access } from '../src/index.js';
 import type { SearchRequest } from '../src/engine/types.js';
+import { searchRootAt } from '../src/engine/prepare.js';
 import { ensureTree, type TreeManifest } from './tree.js';
 
 /**
@@ -185,15 +186,13 @@ export function realRootsFor(root: string, checks: Checks): Access[] | null {
 /** A search request over the whole tree with the raised limits. */
 export function request(tree: BenchTree, limits: ReturnType<typeof raiseLimits>, checks: Checks, extra: Partial<SearchRequest>): SearchRequest {
     return {
-        root: tree.root,
-        displayRoot: '.',
+        root: searchRootAt(tree.root, checks === 'off' ? null : [tree.root]),
         type: 'both',
         maxResults: limits.search.maxSearchResults,
         maxFileSize: limits.file.maxFileSize,
         maxTotalEntries: limits.search.maxTotalEntries,
         // ripgrep -uu and fd -u skip nothing either.
         skipDirs: [],
-        realRoots: realRootsFor(tree.root, checks),
         ...extra,
     };
 }

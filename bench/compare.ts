@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AccessType, Engine, SearchEntriesTool, Workspace } from '../src/index.js';
 import type { SearchRequest } from '../src/engine/types.js';
+import { searchRootAt } from '../src/engine/prepare.js';
 import {
     fmtMB,
     fmtMs,
@@ -221,14 +222,14 @@ async function main(argv: string[]): Promise<void> {
             ours: async (c) => {
                 const t0 = performance.now();
                 const out = await engine.search(
-                    { root: evil.dir, displayRoot: '.', type: 'both', contentPattern: '(a+)+$', maxResults: 1e9, maxFileSize: 1 << 26, maxTotalEntries: 1e9, skipDirs: [], realRoots: c === 'on' ? [{ type: AccessType.Write, path: evil.dir }] : null },
+                    { root: searchRootAt(evil.dir, c === 'on' ? [evil.dir] : null), type: 'both', contentPattern: '(a+)+$', maxResults: 1e9, maxFileSize: 1 << 26, maxTotalEntries: 1e9, skipDirs: [] },
                     { timeoutMs: 1000 },
                 );
                 const ms = performance.now() - t0;
                 // The next call works normally (the stuck worker was replaced).
                 const t1 = performance.now();
                 const next = await engine.search(
-                    { root: evil.dir, displayRoot: '.', type: 'both', contentPattern: 'hello', maxResults: 1e9, maxFileSize: 1 << 26, maxTotalEntries: 1e9, skipDirs: [], realRoots: null },
+                    { root: searchRootAt(evil.dir), type: 'both', contentPattern: 'hello', maxResults: 1e9, maxFileSize: 1 << 26, maxTotalEntries: 1e9, skipDirs: [] },
                     { timeoutMs: 10_000 },
                 );
                 const ok = next.stop === 'done' && next.hits.length === evil.helloLines;

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { compilePattern } from '../src/engine/regex.js';
 import { isBinary } from '../src/fs/text.js';
 import { findLiteral, makeMatcher, scanBytes, type LineHit } from '../workers/scan.js';
-import { packRun, unpackRun, type Segment, type WalkJob, type WalkSpec } from '../src/engine/protocol.js';
+import { packRun, unpackRun, type Segment, type WalkJob } from '../src/engine/protocol.js';
+import { prepareSearch, searchRootAt } from '../src/engine/prepare.js';
 import { runSearchTask } from '../workers/walk.js';
 import { intFlag, machine, benchArgs, pickTree } from './common.js';
 
@@ -192,20 +193,15 @@ async function walker(argv: string[]): Promise<void> {
     const tree = await pickTree(flags);
     const pattern = flags.get('pattern') ?? tree.absent;
     const checks = flags.get('checks') ?? 'on';
-    const spec: WalkSpec = {
+    const search = await prepareSearch({
+        root: searchRootAt(tree.root, checks === 'on' ? [tree.root] : null),
         type: 'both',
-        ...(pattern !== '-' && { content: compilePattern(pattern) }),
+        ...(pattern !== '-' && { contentPattern: pattern }),
+        maxResults: 1e9,
         maxFileSize: 1 << 30,
-        needTimes: false,
+        maxTotalEntries: 1e9,
         skipDirs: [],
-        realRoots: checks === 'on' ? [tree.root] : null,
-        deadline: Number.MAX_SAFE_INTEGER,
-        mode: 'content',
-        context: 0,
-        gitignore: false,
-        rootRel: '.',
-        relStart: 0,
-    };
+    });
     console.error(`${tree.description}\n${machine()}`);
     for (let r = 0; r < repeat; r++) {
         const t0 = cpuMs();
@@ -217,7 +213,7 @@ async function walker(argv: string[]): Promise<void> {
         let tasks = 0;
         while (queue.length > 0) {
             const jobs = queue.splice(0, 32);
-            const res = runSearchTask({ op: 'search', spec, jobs, budget: Number.MAX_SAFE_INTEGER, sliceMs: 1e9, capHits: 1e9, capEntries: 1e9, cancel: new SharedArrayBuffer(4) });
+            const res = runSearchTask({ op: 'search', search, deadline: Number.MAX_SAFE_INTEGER, jobs, budget: Number.MAX_SAFE_INTEGER, sliceMs: 1e9, capHits: 1e9, capEntries: 1e9, cancel: new SharedArrayBuffer(4) });
             tasks++;
             if (!res.ok) throw new Error(res.message);
             visited += res.visited;

@@ -8,11 +8,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Engine } from '../src/engine/engine.js';
 import type { SearchRequest } from '../src/engine/types.js';
 import { tempDir, writeTree } from './helpers.js';
+import { searchRootAt } from '../src/engine/prepare.js';
 
 const engine = new Engine({ maxThreads: 1 });
 afterAll(() => engine.close());
 
-const request = (root: string): SearchRequest => ({ root, displayRoot: '.', type: 'both', contentPattern: 'needle', maxResults: 10, maxFileSize: 1e6, maxTotalEntries: 1e6, skipDirs: [], realRoots: null });
+const request = (root: string): SearchRequest => ({ root: searchRootAt(root), type: 'both', contentPattern: 'needle', maxResults: 10, maxFileSize: 1e6, maxTotalEntries: 1e6, skipDirs: [] });
 
 describe('engine time limits', () => {
     it.each([2 ** 31, 2 ** 32 + 5, Number.MAX_SAFE_INTEGER])('searches and reads to the end with a %d ms limit', async (timeoutMs) => {

@@ -17,6 +17,7 @@ import type { Segment, WalkJob } from '../src/engine/protocol.js';
 import { compilePattern, mayBacktrack, requiredLiteral } from '../src/engine/regex.js';
 import type { ReadItem, SearchHit, SearchRequest } from '../src/engine/types.js';
 import { findLiteral, makeMatcher, MAX_HIT_TEXT, planLiteral, scanBytes, type LineHit } from '../workers/scan.js';
+import { searchRootAt } from '../src/engine/prepare.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const tmpRoot = fs.realpathSync(os.tmpdir());
@@ -39,17 +40,16 @@ afterAll(async () => {
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-function request(root: string, over: Partial<SearchRequest> = {}): SearchRequest {
+function request(root: string, over: Partial<SearchRequest> & { realRoots?: readonly string[] | null } = {}): SearchRequest {
+    const { realRoots = null, ...rest } = over;
     return {
-        root,
-        displayRoot: '.',
+        root: searchRootAt(root, realRoots),
         type: 'both',
         maxResults: 1_000_000,
         maxFileSize: 10 * 1024 * 1024,
         maxTotalEntries: 1_000_000,
         skipDirs: [],
-        realRoots: null,
-        ...over,
+        ...rest,
     };
 }
 
@@ -500,8 +500,7 @@ describe('Engine.search', () => {
         fs.symlinkSync('.', path.join(dir, 'real', 'loop-self'));
         fs.symlinkSync('real', path.join(dir, 'alias'));
         fs.symlinkSync('missing', path.join(dir, 'broken'));
-        const roots = [{ type: AccessType.Write, path: dir }];
-        const res = await engine.search(request(dir, { contentPattern: 'needle', realRoots: roots }), { timeoutMs: 120_000 });
+        const res = await engine.search(request(dir, { contentPattern: 'needle', realRoots: [dir] }), { timeoutMs: 120_000 });
         expect(res.stop).toBe('done');
         expect(res.hits.map((h) => h.path)).toEqual(['alias/inside.txt', 'real/inside.txt']);
         expect(res.skipped).toEqual([{ path: 'broken', reason: expect.stringMatching(/broken symbolic link/) }]);
@@ -689,8 +688,8 @@ describe('Engine lifecycle', () => {
         write(dir, 'a.txt', 'needle\n');
         const script = `
             import { Engine } from ${JSON.stringify(path.join(repo, 'src/engine/engine.ts'))};
-            const res = await Engine.shared().search({ root: ${JSON.stringify(dir)}, displayRoot: '.', type: 'both', contentPattern: 'needle',
-                maxResults: 10, maxFileSize: 1e6, maxTotalEntries: 1e6, skipDirs: [], realRoots: null }, { timeoutMs: 120_000 });
+            const res = await Engine.shared().search({ root: { real: ${JSON.stringify(dir)}, display: '.', realRoots: null, bounds: [] }, type: 'both', contentPattern: 'needle',
+                maxResults: 10, maxFileSize: 1e6, maxTotalEntries: 1e6, skipDirs: [] }, { timeoutMs: 120_000 });
             console.log(JSON.stringify(res.hits));
         `;
         const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -20,6 +20,7 @@ import type { SearchRequest } from '../src/engine/types.js';
 import { decodeText, isBinary } from '../src/fs/text.js';
 import { countBytes, makeMatcher, scanBytes, type ContentMatcher, type LineHit } from '../workers/scan.js';
 import { oracleDecode, oracleLines, oracleMatchesFile, satisfies, type OracleLine } from './oracle.js';
+import { searchRootAt } from '../src/engine/prepare.js';
 
 const seedEnv = process.env.SEARCH_ORACLE_SEED;
 const SEED = seedEnv === 'random' ? Math.floor(Math.random() * 2 ** 31) : seedEnv ? Number(seedEnv) : 20_141_414;
@@ -373,15 +374,13 @@ describe('search end to end through the worker pool, against the oracle', () => 
         for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
     });
     const request = (root: string, contentPattern: string): SearchRequest => ({
-        root,
-        displayRoot: '.',
+        root: searchRootAt(root),
         type: 'file',
         contentPattern,
         maxResults: 1_000_000,
         maxFileSize: 10 * 1024 * 1024,
         maxTotalEntries: 1_000_000,
         skipDirs: [],
-        realRoots: null,
     });
 
     it(`agrees on generated patterns, one file per encoding (seed ${SEED}, ${E2E_RUNS} cases)`, async () => {

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { AccessType, Engine, type SearchRequest } from '../src/index.js';
 import { compilePattern } from '../src/engine/regex.js';
 import { oracleLines } from './oracle.js';
+import { searchRootAt } from '../src/engine/prepare.js';
 
 const MiB = 1 << 20;
 const filler = (bytes: number): string => {
@@ -45,15 +46,13 @@ describe('content search of files above the reusable buffer', () => {
     const content = files();
     for (const [name, bytes] of Object.entries(content)) fs.writeFileSync(path.join(root, name), bytes);
     const request = (contentPattern: string, checks: boolean, extra: Partial<SearchRequest> = {}): SearchRequest => ({
-        root,
-        displayRoot: '.',
+        root: searchRootAt(root, checks ? [root] : null),
         type: 'file',
         contentPattern,
         maxResults: 1_000_000,
         maxFileSize: 10 * MiB,
         maxTotalEntries: 1_000_000,
         skipDirs: [],
-        realRoots: checks ? [{ type: AccessType.Write, path: root }] : null,
         ...extra,
     });
 
@@ -90,7 +89,7 @@ describe('content search while the reusable buffer grows', () => {
             const sizes = { 'a1.txt': 100_000, 'a2.txt': 300_000, 'a3.txt': 700_000, 'a4.txt': 1_000_000 };
             for (const [name, size] of Object.entries(sizes)) fs.writeFileSync(path.join(root, name), `first_token_${name}\n` + filler(size));
             const res = await engine.search(
-                { root, displayRoot: '.', type: 'file', contentPattern: 'first_token_a\\d', maxResults: 100, maxFileSize: 10 * MiB, maxTotalEntries: 100, skipDirs: [], realRoots: null },
+                { root: searchRootAt(root), type: 'file', contentPattern: 'first_token_a\\d', maxResults: 100, maxFileSize: 10 * MiB, maxTotalEntries: 100, skipDirs: [] },
                 { timeoutMs: 60_000 },
             );
             expect(res.hits.map((h) => [h.path, h.line, h.text])).toEqual(Object.keys(sizes).map((name) => [name, 1, `first_token_${name}`]));

@@ -16,6 +16,7 @@ import type { SearchRequest } from '../src/engine/types.js';
 import type { SearchEntriesTool } from '../src/tools/search-entries.js';
 import { countBytes, makeMatcher, scanBytes, type LineHit } from '../workers/scan.js';
 import { makePackage, search, searchProject, tempDir, writeTree } from './helpers.js';
+import { searchRootAt } from '../src/engine/prepare.js';
 
 const lines = (r: { result: string }): string[] => r.result.split('\n');
 
@@ -529,14 +530,12 @@ describe('engine with options, in parallel', () => {
         }
         writeTree(dir, files);
         const request = (over: Partial<SearchRequest>): SearchRequest => ({
-            root: dir,
-            displayRoot: '.',
+            root: searchRootAt(dir),
             type: 'both',
             maxResults: 1_000_000,
             maxFileSize: 1 << 20,
             maxTotalEntries: 1_000_000,
             skipDirs: [],
-            realRoots: null,
             respectGitignore: true,
             exclude: ['*.md'],
             contentPattern: 'needle',
@@ -559,7 +558,7 @@ describe('engine with options, in parallel', () => {
 
     it('rejects an invalid glob like an invalid pattern', async () => {
         const dir = tempDir('lcf-opts-engine-bad-');
-        const req: SearchRequest = { root: dir, displayRoot: '.', type: 'both', maxResults: 10, maxFileSize: 1000, maxTotalEntries: 1000, skipDirs: [], realRoots: null, include: ['[x'] };
+        const req: SearchRequest = { root: searchRootAt(dir), type: 'both', maxResults: 10, maxFileSize: 1000, maxTotalEntries: 1000, skipDirs: [], include: ['[x'] };
         await expect(engine.search(req, { timeoutMs: 5000 })).rejects.toThrow(/not a valid glob/);
     });
 });

@@ -13,6 +13,7 @@ import { Engine, workerEntry } from '../src/engine/engine.js';
 import type { SearchTaskResult } from '../src/engine/protocol.js';
 import { tempDir, writeTree } from './helpers.js';
 import { WORKER_BUNDLE_VAR } from './worker-bundle.setup.js';
+import { searchRootAt } from '../src/engine/prepare.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const engine = new Engine({ maxThreads: 1 });
@@ -58,7 +59,7 @@ describe('worker pool under test', () => {
         const dir = tempDir('lcf-worker-source-');
         writeTree(dir, { 'a.txt': 'needle\n' });
         const res = await engine.search(
-            { root: dir, displayRoot: '.', type: 'both', contentPattern: 'needle', maxResults: 10, maxFileSize: 1e6, maxTotalEntries: 1e6, skipDirs: [], realRoots: null },
+            { root: searchRootAt(dir), type: 'both', contentPattern: 'needle', maxResults: 10, maxFileSize: 1e6, maxTotalEntries: 1e6, skipDirs: [] },
             { timeoutMs: 20_000 },
         );
         expect(res.skipped).toEqual([]);

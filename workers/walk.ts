@@ -1,20 +1,24 @@
-import { constants as C, type Dirent, type Stats } from 'node:fs';
+import { type Dirent, type Stats } from 'node:fs';
 import fs from 'node:fs';
 import { isInside } from '../src/access/contain.js';
-import { EntryKind, packRun, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob, type WalkSpec } from '../src/engine/protocol.js';
-import { compileGlobs, IgnoreCache, readGitignoreFile, type PathTest } from '../src/engine/filters.js';
+import { EntryKind, packRun, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob } from '../src/engine/protocol.js';
+import { readGitignoreFile } from '../src/engine/filters.js';
 import type { IgnoreFrame, SearchHit } from '../src/engine/types.js';
-import { BINARY_SAMPLE_BYTES, isBinary } from '../src/fs/text.js';
 import { CheckpointWriter } from '../src/engine/checkpoint.js';
 import { causeOf, errorCode } from '../src/errors.js';
 import { isDebrisName } from '../src/fs/debris.js';
-import { countBytes, findLiteral, makeMatcher, scanBytes, type ContentMatcher, type LineHit, type LiteralPlan } from './scan.js';
+import { CAN_HOLD, DIR_FLAGS, heldPath, heldRealPathSync, READ_NOFOLLOW_FLAGS } from '../src/fs/held.js';
+import { sampleIsText, scanFile } from './scan-file.js';
+import { SearchPolicy } from './search-policy.js';
 
 /**
  * The search worker: lists directories, filters entries and scans file contents for a batch of
  * walk jobs, exploring subdirectories depth-first in sorted order until its budget is spent and
  * handing back what is left as new jobs. Its output per job is a list of segments in walk order,
  * which the engine stitches into the global sorted order.
+ *
+ * The entry policy (which entries a search keeps) is search-policy.ts's, reading a file for its
+ * matches scan-file.ts's, the held-descriptor opens src/fs/held.ts's.
  *
  * Perf: synchronous fs calls. In a worker they block only this thread, and they avoid the
  * four-thread libuv pool that all workers' async calls would share.
@@ -24,106 +28,20 @@ import { countBytes, findLiteral, makeMatcher, scanBytes, type ContentMatcher, t
 const CHUNK = 256;
 /** Deeper subtrees than this are handed back as jobs instead of recursing further. */
 const MAX_LOCAL_DEPTH = 64;
-/** Open flags for content reads. Security: never block on a FIFO, never follow a final symlink swapped in after listing. */
-const OPEN_FLAGS = C.O_RDONLY | C.O_NONBLOCK | C.O_NOCTTY | C.O_NOFOLLOW;
-/** Files above this many bytes are sampled for binary content before being read whole. */
-const BIG_FILE = 64 * 1024;
-/** Open flags for directories. */
-const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NONBLOCK;
-/** Linux /proc/self/fd is there: directories can be pinned by descriptor. */
-const HAVE_PROC_FD = fs.existsSync('/proc/self/fd');
 
 type Run = Extract<Segment, { t: 'run' }>;
 
-/** A directory being walked: its descriptor (-1 when not pinned), the prefix its entries are reached by, the path to list. */
+/** A directory being walked: its descriptor (-1 when not held), the prefix its entries are reached by, the path to list. */
 interface OpenDir {
     fd: number;
     base: string;
     list: string;
 }
 
-function pinnedDir(fd: number): OpenDir {
-    return { fd, base: `/proc/self/fd/${fd}/`, list: `/proc/self/fd/${fd}` };
-}
-
-/** Compiled predicates of one search spec, reused by the tasks of the same call. */
-interface Compiled {
-    spec: WalkSpec;
-    name: RegExp | null;
-    content: ContentMatcher | null;
-    skip: Set<string>;
-    wantFiles: boolean;
-    wantDirs: boolean;
-    include: PathTest | null;
-    exclude: PathTest | null;
-    /** `.gitignore` matchers, when the search respects them. */
-    ignores: IgnoreCache | null;
-    /** Some path filter is on: entries' relative paths are needed. */
-    filtered: boolean;
-}
-
-let cached: { key: string; compiled: Compiled } | undefined;
-
-function compile(spec: WalkSpec): Compiled {
-    const key = JSON.stringify(spec);
-    if (cached?.key === key) return cached.compiled;
-    const compiled: Compiled = {
-        spec,
-        name: spec.name ? new RegExp(spec.name.source, spec.name.flags) : null,
-        content: spec.content ? makeMatcher(spec.content) : null,
-        skip: new Set(spec.skipDirs),
-        wantFiles: spec.type !== 'directory',
-        wantDirs: spec.type !== 'file' && !spec.content,
-        include: spec.include ? compileGlobs(spec.include) : null,
-        exclude: spec.exclude ? compileGlobs(spec.exclude) : null,
-        ignores: spec.gitignore ? new IgnoreCache() : null,
-        filtered: spec.include !== undefined || spec.exclude !== undefined || spec.gitignore,
-    };
-    cached = { key, compiled };
-    return compiled;
-}
-
-/**
- * Reusable read buffer, grown up to {@link SCRATCH_MAX}. Perf: no allocation per file. Memory:
- * it used to grow to the largest file scanned (24 MB on the Linux tree, 32 MB after doubling),
- * per worker: a 16-thread engine then peaked at ~610 MB (bench/compare.js --rss-threads 2,16).
- */
-let scratch = Buffer.allocUnsafe(1 << 16);
-/** Largest size of {@link scratch}, in bytes. */
-const SCRATCH_MAX = 1 << 20;
-
-/** {@link scratch}, grown to hold `size` bytes (at most SCRATCH_MAX). */
-function scratchOf(size: number): Buffer {
-    if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX, Math.max(size, scratch.length * 2)));
-    return scratch;
-}
-
-/** The first `got` bytes of `buf` start with a UTF-16 byte-order mark (such files are decoded whole, see scan.ts). */
-function utf16Bom(buf: Buffer, got: number): boolean {
-    return got >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff));
-}
-
-/**
- * Whether the first `size` bytes of the file hold the literal (ASCII case-insensitively, as the
- * scan's prefilter finds it), read in chunks through {@link scratch}; each chunk keeps the last
- * `literal length - 1` bytes of the one before, so an occurrence across two reads is found.
- * `read`: bytes read.
- */
-function streamedLiteral(fd: number, size: number, plan: LiteralPlan): { found: boolean; read: number } {
-    const buf = scratchOf(SCRATCH_MAX);
-    const keep = plan.folded.length - 1;
-    let carried = 0;
-    let pos = 0;
-    while (pos < size) {
-        const n = fs.readSync(fd, buf, carried, Math.min(buf.length - carried, size - pos), pos);
-        if (n === 0) break;
-        pos += n;
-        const len = carried + n;
-        if (findLiteral(buf.subarray(0, len), plan, 0) !== -1) return { found: true, read: pos };
-        carried = Math.min(keep, len);
-        buf.copy(buf, 0, len - carried, len);
-    }
-    return { found: false, read: pos };
+/** A directory held by descriptor `fd` (see src/fs/held.ts): its entries are reached through its held path. */
+function heldDir(fd: number): OpenDir {
+    const at = heldPath(fd);
+    return { fd, base: `${at}/`, list: at };
 }
 
 /** Walk state of one task. */
@@ -135,12 +53,12 @@ class Walker {
     capped = false;
     timedOut = false;
     cancelled = false;
-    readonly #c: Compiled;
+    readonly #c: SearchPolicy;
     readonly #task: SearchTask;
     readonly #flag: Int32Array;
     readonly #sliceEnd: number;
-    /** Directories are pinned by descriptor (real roots to enforce, and /proc to do it with). */
-    readonly #pinned: boolean;
+    /** Directories are held by descriptor (real roots to enforce, and /proc to do it with). */
+    readonly #held: boolean;
     /** Where hits are recorded before each next entry, with a pattern that may backtrack catastrophically. */
     readonly #checkpoint: CheckpointWriter | null;
     /** Hits found since the last checkpoint, and the index of the job being walked. */
@@ -151,8 +69,8 @@ class Walker {
 
     constructor(task: SearchTask) {
         this.#task = task;
-        this.#c = compile(task.spec);
-        this.#pinned = task.spec.realRoots !== null && HAVE_PROC_FD;
+        this.#c = SearchPolicy.of(task.search);
+        this.#held = task.search.root.realRoots !== null && CAN_HOLD;
         this.#flag = new Int32Array(task.cancel);
         this.#sliceEnd = Date.now() + task.sliceMs;
         this.#checkpoint = task.checkpoint ? new CheckpointWriter(task.checkpoint) : null;
@@ -166,7 +84,7 @@ class Walker {
     /** Checks the cancel flag and deadline; called at every entry boundary. */
     #check(): boolean {
         if (Atomics.load(this.#flag, 0) !== 0) this.cancelled = true;
-        else if (Date.now() > this.#task.spec.deadline) this.timedOut = true;
+        else if (Date.now() > this.#task.deadline) this.timedOut = true;
         return this.halted;
     }
 
@@ -209,13 +127,13 @@ class Walker {
     }
 
     /**
-     * Opens a job's directory. Pinned mode (real roots given, Linux /proc): a directory
+     * Opens a job's directory. Held mode (real roots given, Linux /proc): a directory
      * descriptor whose real path is checked once; everything in it is then reached through
      * `/proc/self/fd/<fd>/name`, so swapping a directory on the way for a link afterwards
      * redirects nothing. `null` (recorded in `out`) when it cannot be opened or moved outside.
      */
     #openDir(job: WalkJob, out: Segment[]): OpenDir | null {
-        if (!this.#pinned) return { fd: -1, base: job.real === '/' ? '/' : `${job.real}/`, list: job.real };
+        if (!this.#held) return { fd: -1, base: job.real === '/' ? '/' : `${job.real}/`, list: job.real };
         let fd: number;
         try {
             fd = fs.openSync(job.real, DIR_FLAGS);
@@ -227,18 +145,14 @@ class Walker {
             fs.closeSync(fd);
             return null;
         }
-        return pinnedDir(fd);
+        return heldDir(fd);
     }
 
     /** Security: the real path of an open descriptor is the expected one, or still inside the real roots. */
     #fdInside(fd: number, expected: string): boolean {
-        let actual: string;
-        try {
-            actual = fs.readlinkSync(`/proc/self/fd/${fd}`);
-        } catch {
-            return false;
-        }
-        return actual === expected || this.#c.spec.realRoots!.some((r) => isInside(actual, r));
+        const actual = heldRealPathSync(fd);
+        if (actual === undefined) return false;
+        return actual === expected || this.#c.search.root.realRoots!.some((r) => isInside(actual, r));
     }
 
     /** Processes one directory (or deferred part of one) into `out`, descending depth-first. */
@@ -279,7 +193,7 @@ class Walker {
                 const at = names.indexOf('.gitignore');
                 const rules = at !== -1 && kinds[at] === EntryKind.File ? readGitignoreFile(dir.base + '.gitignore') : null;
                 if (rules !== null) {
-                    const base = job.rel === c.spec.rootRel ? '' : `${job.rel.slice(c.spec.relStart)}/`;
+                    const base = job.rel === c.search.root.display ? '' : `${job.rel.slice(c.search.relStart)}/`;
                     frames = [...(frames ?? []), { base, up: '', rules }];
                 }
             }
@@ -305,7 +219,7 @@ class Walker {
             if (isDebrisName(name)) continue;
             let kind = kinds[i]!;
             const rel = joinRel(job.rel, name);
-            /** Where the entry is opened or stat'ed; its real path. They differ in pinned mode and for links. */
+            /** Where the entry is opened or stat'ed; its real path. They differ in held mode and for links. */
             let at = dir.base + name;
             let real = job.real === '/' ? '/' + name : `${job.real}/${name}`;
             let viaLink = false;
@@ -313,8 +227,8 @@ class Walker {
             let stat: Stats | undefined;
             if (kind === EntryKind.Dir && c.skip.has(name)) continue;
             /** Path relative to the searched directory, for the path filters. */
-            const sub = c.filtered ? rel.slice(c.spec.relStart) : '';
-            if (c.filtered && kind !== EntryKind.Link && this.#leftOut(frames, sub, name, kind === EntryKind.Dir)) continue;
+            const sub = c.filtered ? rel.slice(c.search.relStart) : '';
+            if (c.filtered && kind !== EntryKind.Link && c.leftOut(frames, sub, name, kind === EntryKind.Dir)) continue;
             if (kind === EntryKind.Link) {
                 // Symlinks are followed only to targets inside the real access roots, and never into a loop.
                 let target: string;
@@ -322,14 +236,14 @@ class Walker {
                     stat = fs.statSync(at);
                     target = fs.realpathSync.native(at);
                 } catch (err) {
-                    if (c.filtered && this.#leftOut(frames, sub, name, false)) continue;
+                    if (c.filtered && c.leftOut(frames, sub, name, false)) continue;
                     this.#count(run);
                     skip({ path: rel, reason: errorCode(err) === 'ENOENT' ? 'broken symbolic link' : reasonOf(err) });
                     continue;
                 }
                 if (stat.isDirectory() && c.skip.has(name)) continue;
                 // Security: a link out of the accessible directories is not followed (nor listed).
-                if (c.spec.realRoots !== null && !c.spec.realRoots.some((r) => isInside(target, r))) continue;
+                if (c.search.root.realRoots !== null && !c.search.root.realRoots.some((r) => isInside(target, r))) continue;
                 if (stat.isDirectory()) {
                     // A target containing the current directory or a directory a link was followed from would loop.
                     if (isInside(job.real, target) || job.jumps.some((j) => isInside(j, target))) continue;
@@ -338,12 +252,12 @@ class Walker {
                 at = real = target;
                 viaLink = true;
                 kind = stat.isDirectory() ? EntryKind.Dir : stat.isFile() ? EntryKind.File : EntryKind.Other;
-                if (c.filtered && this.#leftOut(frames, sub, name, kind === EntryKind.Dir)) continue;
+                if (c.filtered && c.leftOut(frames, sub, name, kind === EntryKind.Dir)) continue;
             }
             this.#count(run);
             if (kind === EntryKind.Dir) {
-                if (c.wantDirs && this.#nameOk(name) && (c.include === null || c.include(sub, name, true))) {
-                    const times = c.spec.needTimes ? this.#times(at, stat, rel, skip) : undefined;
+                if (c.wantDirs && c.nameOk(name) && (c.include === null || c.include(sub, name, true))) {
+                    const times = c.search.needTimes ? this.#times(at, stat, rel, skip) : undefined;
                     if (times !== null) this.#hit(run, { path: rel, kind: 'directory', ...times });
                 }
                 if (this.capped) break;
@@ -352,25 +266,25 @@ class Walker {
                 if (frames !== undefined) child.ignores = frames;
                 if (depth >= MAX_LOCAL_DEPTH || this.#exhausted()) {
                     out.push({ t: 'job', job: child });
-                } else if (this.#pinned && !viaLink) {
-                    // Security: opened relative to the pinned parent, never through a link swapped in.
+                } else if (this.#held && !viaLink) {
+                    // Security: opened relative to the held parent, never through a link swapped in.
                     let fd: number;
                     try {
-                        fd = fs.openSync(at, DIR_FLAGS | C.O_NOFOLLOW);
+                        fd = fs.openSync(at, DIR_FLAGS | fs.constants.O_NOFOLLOW);
                     } catch (err) {
                         out.push({ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: rel, reason: reasonOf(err) }] });
                         continue;
                     }
-                    this.#walk(child, out, depth + 1, pinnedDir(fd));
+                    this.#walk(child, out, depth + 1, heldDir(fd));
                 } else {
                     this.#walk(child, out, depth + 1);
                 }
                 if (this.halted) return;
                 continue;
             }
-            if (!c.wantFiles || !this.#nameOk(name) || (c.include !== null && !c.include(sub, name, false))) continue;
+            if (!c.wantFiles || !c.nameOk(name) || (c.include !== null && !c.include(sub, name, false))) continue;
             let times: { birthtimeMs: number; mtimeMs: number } | undefined;
-            if (c.spec.needTimes) {
+            if (c.search.needTimes) {
                 const t = this.#times(at, stat, rel, skip);
                 if (t === null) continue;
                 times = t;
@@ -379,7 +293,7 @@ class Walker {
                 this.#hit(run, { path: rel, kind: 'file', ...times });
             } else if (kind === EntryKind.File) {
                 // Security: FIFOs, sockets and devices are never opened (a FIFO would block the read).
-                this.#scan(at, viaLink && this.#pinned ? real : null, rel, skip, run, times);
+                this.#scan(at, viaLink && this.#held ? real : null, rel, skip, run, times);
             }
             if (this.capped) break;
         }
@@ -402,17 +316,6 @@ class Walker {
         if (this.hits >= this.#task.capHits) this.capped = true;
     }
 
-    #nameOk(name: string): boolean {
-        return this.#c.name === null || this.#c.name.test(name);
-    }
-
-    /** Excluded by a glob or ignored by a `.gitignore`: left out as if absent (not counted, not walked). */
-    #leftOut(frames: readonly IgnoreFrame[] | undefined, sub: string, name: string, isDir: boolean): boolean {
-        const c = this.#c;
-        if (c.exclude !== null && c.exclude(sub, name, isDir)) return true;
-        return frames !== undefined && c.ignores !== null && c.ignores.ignored(frames, sub, isDir);
-    }
-
     /**
      * Times of an entry if it passes the timestamp filters, `null` when filtered out or unreadable.
      * `known`: the stat of a followed link's target; other entries are lstat'ed (Security: an entry
@@ -428,14 +331,7 @@ class Walker {
                 return null;
             }
         }
-        const s = this.#c.spec;
-        const b = st.birthtimeMs;
-        const m = st.mtimeMs;
-        if (s.createdAfter !== undefined && !(b > s.createdAfter)) return null;
-        if (s.createdBefore !== undefined && !(b < s.createdBefore)) return null;
-        if (s.modifiedAfter !== undefined && !(m > s.modifiedAfter)) return null;
-        if (s.modifiedBefore !== undefined && !(m < s.modifiedBefore)) return null;
-        return { birthtimeMs: b, mtimeMs: m };
+        return this.#c.timesOk(st);
     }
 
     /**
@@ -446,7 +342,7 @@ class Walker {
     #scan(at: string, check: string | null, rel: string, skip: (s: Skip) => void, run: Run, times: { birthtimeMs: number; mtimeMs: number } | undefined): void {
         let fd: number;
         try {
-            fd = fs.openSync(at, OPEN_FLAGS);
+            fd = fs.openSync(at, READ_NOFOLLOW_FLAGS);
         } catch (err) {
             skip({ path: rel, reason: reasonOf(err) });
             return;
@@ -456,71 +352,28 @@ class Walker {
             if (!st.isFile()) return;
             if (check !== null && !this.#fdInside(fd, check)) return;
             const size = st.size;
-            if (size > this.#c.spec.maxFileSize) {
+            const c = this.#c;
+            if (size > c.search.maxFileSize) {
                 // Reported, unless a header sample shows a binary (never searched at any size).
-                const got = fs.readSync(fd, scratch, 0, BINARY_SAMPLE_BYTES, 0);
-                if (!isBinary(scratch.subarray(0, got))) (run.tooLarge ??= []).push({ path: rel, size, at: run.n - 1 });
+                if (sampleIsText(fd)) (run.tooLarge ??= []).push({ path: rel, size, at: run.n - 1 });
                 return;
             }
-            const c = this.#c;
-            // Grown before the sample is read into it, so the sample stays at its start.
-            const reusable = size <= SCRATCH_MAX ? scratchOf(size) : null;
-            let got = 0;
-            if (size > BIG_FILE) {
-                // Perf: a large binary is recognised from its first bytes, without reading the rest.
-                got = fs.readSync(fd, scratch, 0, BINARY_SAMPLE_BYTES, 0);
-                if (isBinary(scratch.subarray(0, got))) return;
-                if (size > SCRATCH_MAX && !utf16Bom(scratch, got) && c.content!.literal !== null) {
-                    // Memory: a file above the reusable buffer is first streamed through it for the
-                    // pattern's literal; one without it has no matching line and is never held whole.
-                    const seen = streamedLiteral(fd, size, c.content!.literal);
-                    this.units += seen.read >> 14;
-                    if (!seen.found) {
-                        if (seen.read > 0) this.scanned++;
-                        return;
+            const found = scanFile(fd, size, c.content!, c.search.outputMode, this.#task.capHits - this.hits, c.search.contextLines);
+            this.units += found.units;
+            if (found.scanned) this.scanned++;
+            if (c.search.outputMode === 'count') {
+                if (found.count > 0) this.#hit(run, { path: rel, kind: 'file', count: found.count, ...times });
+            } else if (c.search.outputMode === 'files_with_matches') {
+                if (found.lines.length > 0) this.#hit(run, { path: rel, kind: 'file', ...times });
+            } else {
+                for (const h of found.lines) {
+                    const hit: SearchHit = { path: rel, kind: 'file', line: h.line, text: h.text, ...times };
+                    if (h.before !== undefined) {
+                        hit.before = h.before;
+                        hit.after = h.after!;
                     }
-                    got = 0; // the reusable buffer no longer holds the sample: the file is read again whole
-                }
-            }
-            // Memory: the reusable buffer stops at SCRATCH_MAX; a larger file gets a buffer of its own,
-            // released after it, so a worker's memory does not stay at the largest file it scanned.
-            const buf = reusable ?? Buffer.allocUnsafe(size);
-            if (buf !== scratch && got > 0) scratch.copy(buf, 0, 0, got);
-            while (got < size) {
-                const n = fs.readSync(fd, buf, got, size - got, got);
-                if (n === 0) break;
-                got += n;
-            }
-            this.units += got >> 14;
-            const bytes = buf.subarray(0, got);
-            if (got === 0 || isBinary(bytes)) return;
-            this.scanned++;
-            switch (c.spec.mode) {
-                case 'content': {
-                    const found: LineHit[] = [];
-                    scanBytes(bytes, c.content!, this.#task.capHits - this.hits, found, c.spec.context);
-                    for (const h of found) {
-                        const hit: SearchHit = { path: rel, kind: 'file', line: h.line, text: h.text, ...times };
-                        if (h.before !== undefined) {
-                            hit.before = h.before;
-                            hit.after = h.after!;
-                        }
-                        this.#hit(run, hit);
-                        if (this.capped) break;
-                    }
-                    break;
-                }
-                case 'files_with_matches': {
-                    // Perf: the scan stops at the file's first matching line.
-                    const found: LineHit[] = [];
-                    scanBytes(bytes, c.content!, 1, found);
-                    if (found.length > 0) this.#hit(run, { path: rel, kind: 'file', ...times });
-                    break;
-                }
-                case 'count': {
-                    const n = countBytes(bytes, c.content!);
-                    if (n > 0) this.#hit(run, { path: rel, kind: 'file', count: n, ...times });
-                    break;
+                    this.#hit(run, hit);
+                    if (this.capped) break;
                 }
             }
         } catch (err) {

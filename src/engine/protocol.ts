@@ -1,5 +1,5 @@
 import type { Access } from '../config/configuration.js';
-import type { EntryType, IgnoreFrame, OutputMode, ReadItem, ReadOutcome, ReadRender, SearchHit, ShownReadOutcome } from './types.js';
+import type { EntryType, IgnoreFrame, OutputMode, ReadItem, ReadOutcome, ReadRender, SearchHit, SearchRoot, ShownReadOutcome } from './types.js';
 import type { PatternSpec } from './regex.js';
 
 /**
@@ -7,34 +7,38 @@ import type { PatternSpec } from './regex.js';
  * answer with discriminated results and never let an exception cross the thread boundary.
  */
 
-/** The compiled-once part of a search, the same for every task of one call. */
-export interface WalkSpec {
+/**
+ * A search checked and compiled once ({@link prepareSearch} in prepare.ts), handed to every
+ * task of the call unchanged; the options keep their {@link SearchRequest} names. Workers build
+ * their RegExps and glob matchers from it once per search (cached by `id`).
+ */
+export interface PreparedSearch {
+    /** Unique per preparation in this process: workers cache what they compile from it under this key. */
+    id: number;
+    root: SearchRoot;
     type: EntryType;
-    name?: PatternSpec;
-    content?: PatternSpec;
+    namePattern?: PatternSpec;
+    contentPattern?: PatternSpec;
+    maxResults: number;
     maxFileSize: number;
+    maxTotalEntries: number;
     createdAfter?: number;
     createdBefore?: number;
     modifiedAfter?: number;
     modifiedBefore?: number;
-    /** A timestamp filter is active: entries are stat'ed and hits carry their times. */
-    needTimes: boolean;
     skipDirs: readonly string[];
-    /** Real access roots; a symlink whose real target is outside all of them is not followed. `null`: follow. */
-    realRoots: readonly string[] | null;
-    /** Soft deadline, epoch milliseconds: workers stop at the next entry boundary after it. */
-    deadline: number;
-    /** What a content search reports per file. */
-    mode: OutputMode;
-    /** Context lines around each content hit (mode `content` only; 0: none). */
-    context: number;
-    /** Include/exclude globs, compiled by the worker (see filters.ts). */
+    outputMode: OutputMode;
+    /** Context lines around each content hit (output mode `content` only; 0: none). */
+    contextLines: number;
+    /** Include/exclude globs, valid (compiled by the worker, see filters.ts); absent: no filter. */
     include?: readonly string[];
     exclude?: readonly string[];
     /** Read each listed directory's `.gitignore` and apply it (with the frames of the job) below it. */
-    gitignore: boolean;
-    /** Display path of the searched directory (the root job's `rel`). */
-    rootRel: string;
+    respectGitignore: boolean;
+    /** The `.gitignore` files above the searched directory that apply to it, outermost first (see `ancestorIgnores`); empty unless `respectGitignore`. */
+    gitignoreAbove: readonly IgnoreFrame[];
+    /** A timestamp filter is active: entries are stat'ed and hits carry their times. */
+    needTimes: boolean;
     /** Length of the prefix of an entry's display path before its path relative to the searched directory. */
     relStart: number;
 }
@@ -165,7 +169,9 @@ export function unpackRun(run: Extract<Segment, { t: 'run' }>): void {
 
 export interface SearchTask {
     op: 'search';
-    spec: WalkSpec;
+    search: PreparedSearch;
+    /** Soft deadline, epoch milliseconds: workers stop at the next entry boundary after it. */
+    deadline: number;
     jobs: WalkJob[];
     /** Work units (entries, plus scanned bytes / 16 KiB) after which the task hands back what is left. */
     budget: number;

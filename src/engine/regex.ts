@@ -13,6 +13,11 @@ export interface PatternSpec {
     risky: boolean;
 }
 
+/** `text` as a regex source matching exactly that text (every syntax character escaped). */
+export function escapeRegex(text: string): string {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /** Syntax only Unicode mode understands (`\p{L}`, `\u{1F600}`); without `u` they would silently mean something else. */
 const NEEDS_UNICODE = /\\[pP]\{|\\u\{/;
 

@@ -1,5 +1,5 @@
 import type { ReadArgs } from '../tools/read-render.js';
-import type { Access } from '../config/configuration.js';
+import type { CheckedPath } from '../workspace.js';
 
 /**
  * Messages between the engine client (src/engine) and the pool workers (workers/). Everything
@@ -29,12 +29,29 @@ export interface IgnoreFrame {
     rules: string;
 }
 
-/** One search, as the facade hands it to the engine. */
+/**
+ * The directory a search starts from, as the access check left it: the worker-safe part of
+ * workspace.ts's {@link CheckedPath} (its real and display paths) with the roots that bound
+ * what the search may read. One value from the tool through the engine to the workers.
+ */
+export interface SearchRoot extends Pick<CheckedPath, 'real' | 'display'> {
+    /** Real access roots; a symlink whose real target is outside all of them is not followed. `null`: symlink resolution is off, follow freely. */
+    realRoots: readonly string[] | null;
+    /** Directories nothing is read outside of, not even a `.gitignore` above the root: the real access roots, or the configured ones when `realRoots` is `null`. */
+    bounds: readonly string[];
+}
+
+/**
+ * One search, as a caller hands it to the engine ({@link prepareSearch} in prepare.ts checks and
+ * compiles it). Each option keeps this name on every layer: the tool's parameter is its
+ * snake_case form (`contextLines` is `context_lines`), the prepared search and the workers use it as is.
+ */
 export interface SearchRequest {
-    /** Real path of the directory to search (already access-checked). */
-    root: string;
-    /** Prefix shown for hits (workspace-relative like `src` or `.`, or absolute), `/`-separated. */
-    displayRoot: string;
+    /**
+     * The directory to search (already access-checked), or a function that checks it, called
+     * after the other options are validated (so a bad pattern is reported before a bad path).
+     */
+    root: SearchRoot | (() => Promise<SearchRoot>);
     type: EntryType;
     /** JavaScript regex source matched against entry names, case-insensitive. */
     namePattern?: string;
@@ -53,25 +70,21 @@ export interface SearchRequest {
     modifiedBefore?: number;
     /** Directory names the walk skips. */
     skipDirs: readonly string[];
-    /** Real access roots; a symlink whose target is outside all of them is not followed. `null`: follow freely. */
-    realRoots: readonly Access[] | null;
     /** Output of a content search (default `content`); `maxResults` then counts files. */
     outputMode?: OutputMode;
-    /** Lines of context before and after each content hit (default 0); they do not count as hits. */
+    /** Lines of context before and after each content hit (default 0); they do not count as hits. Needs `contentPattern`. */
     contextLines?: number;
-    /** Globs (see `compileGlobs` in filters.ts): only files, and directory hits, matching one are returned; every directory is still walked. */
-    include?: readonly string[];
+    /** Globs (one or a list, see `compileGlobs` in filters.ts): only files, and directory hits, matching one are returned; every directory is still walked. */
+    include?: string | readonly string[];
     /** Globs: matching entries are left out as if absent, and matching directories are not walked. */
-    exclude?: readonly string[];
-    /** Leave out what `.gitignore` files ignore: the searched directory's, those below it, and `gitignoreAbove`. */
+    exclude?: string | readonly string[];
+    /** Leave out what `.gitignore` files ignore: the searched directory's, those below it, and those above it up to the repository top. */
     respectGitignore?: boolean;
-    /** The `.gitignore` files above the searched directory that apply to it, outermost first (see `ancestorIgnores`). */
-    gitignoreAbove?: readonly IgnoreFrame[];
 }
 
 /** One search result. */
 export interface SearchHit {
-    /** Display path: `displayRoot` joined with the entry's relative path, `/`-separated. */
+    /** Display path: the root's display path joined with the entry's relative path, `/`-separated. */
     path: string;
     kind: 'file' | 'directory';
     /** 1-based line number, for content hits. */

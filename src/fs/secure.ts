@@ -1,10 +1,11 @@
-import { closeSync, constants as C, fstatSync, openSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants as C, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { accessFor, allows } from '../access/contain.js';
 import { AccessType, type Access } from '../config/configuration.js';
 import { errorCode, errors, toToolError, ToolError } from '../errors.js';
 import { quotePath } from '../tools/display.js';
+import { CAN_HOLD, heldPath, heldRealPath, heldRealPathSync, isHeldPath, READ_FLAGS } from './held.js';
 import { debrisKind, debrisName, isDebrisName, isStaleDebris } from './debris.js';
 
 /**
@@ -14,29 +15,6 @@ import { debrisKind, debrisName, isDebrisName, isStaleDebris } from './debris.js
 
 /** What the caller checked against: the real access roots, or `null` when symlink resolution is off. */
 export type RealRoots = readonly Access[] | null;
-
-/** The link naming an open descriptor (Linux), whose target is the descriptor's real path. */
-function fdLink(fd: number): string {
-    return `/proc/self/fd/${fd}`;
-}
-
-/** The real path of an open file descriptor (Linux `/proc/self/fd`), or `undefined` elsewhere. */
-async function fdPath(fh: FileHandle): Promise<string | undefined> {
-    try {
-        return await fs.readlink(fdLink(fh.fd));
-    } catch {
-        return undefined;
-    }
-}
-
-/** {@link fdPath}, synchronously. */
-function fdPathSync(fd: number): string | undefined {
-    try {
-        return readlinkSync(fdLink(fd));
-    } catch {
-        return undefined;
-    }
-}
 
 /** Kind of a non-regular entry, for messages. */
 export function entryKind(st: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSymbolicLink(): boolean }): string {
@@ -54,7 +32,7 @@ export function entryKind(st: { isDirectory(): boolean; isFIFO(): boolean; isSoc
  */
 async function recheckOpened(fh: FileHandle, shownPath: string, realPath: string, roots: RealRoots, needed: AccessType): Promise<void> {
     if (roots === null) return;
-    let actual = await fdPath(fh);
+    let actual = await heldRealPath(fh.fd);
     if (actual === undefined) {
         // Security: without /proc, compare the descriptor's identity with the checked real path.
         const [a, b] = await Promise.all([fh.stat(), fs.stat(realPath)]);
@@ -67,7 +45,7 @@ async function recheckOpened(fh: FileHandle, shownPath: string, realPath: string
 function recheckOpenedSync(fd: number, shownPath: string, realPath: string, roots: RealRoots, needed: AccessType): void {
     if (roots === null) return;
     // Security: without /proc, compare the descriptor's identity with the checked real path.
-    const actual = fdPathSync(fd) ?? pathByIdentity(fstatSync(fd), statSync(realPath), realPath);
+    const actual = heldRealPathSync(fd) ?? pathByIdentity(fstatSync(fd), statSync(realPath), realPath);
     checkOpenedInside(actual, shownPath, roots, needed);
 }
 
@@ -104,12 +82,9 @@ export interface HeldDirectory {
     close(): Promise<void>;
 }
 
-let procFdUsable: boolean | undefined;
-
-/** A path naming what `fh` refers to, immune to renames and swaps: `/proc/self/fd/N` on Linux. */
-async function anchorOf(fh: FileHandle): Promise<string | undefined> {
-    procFdUsable ??= await fs.access('/proc/self/fd').then(() => true, () => false);
-    return procFdUsable ? `/proc/self/fd/${fh.fd}` : undefined;
+/** The held path of `fh` where descriptors can be held (see held.ts). */
+function heldPathOf(fh: FileHandle): string | undefined {
+    return CAN_HOLD ? heldPath(fh.fd) : undefined;
 }
 
 function held(fh: FileHandle | undefined, dirPath: string): HeldDirectory {
@@ -169,18 +144,18 @@ export async function holdDirectory(
     }
     let fh = await openDirNoFollow(existing, shownPath, needed);
     try {
-        let anchor = await anchorOf(fh);
+        let heldAt = heldPathOf(fh);
         // Security: the directory opened must be the one checked (real paths have no links, so a
         // different path means a component was swapped for a link or renamed since the check).
-        if (anchor !== undefined) {
-            if ((await fs.readlink(anchor)) !== existing) throw changedIntoLink(shownPath, needed);
+        if (heldAt !== undefined) {
+            if ((await fs.readlink(heldAt)) !== existing) throw changedIntoLink(shownPath, needed);
         } else {
             const [a, b] = await Promise.all([fh.stat(), fs.lstat(existing)]);
             if (a.dev !== b.dev || a.ino !== b.ino) throw changedIntoLink(shownPath, needed);
         }
         let plain = existing;
         for (const name of missing) {
-            const here = path.join(anchor ?? plain, name);
+            const here = path.join(heldAt ?? plain, name);
             await fs.mkdir(here).catch((err: unknown) => {
                 if (errorCode(err) !== 'EEXIST') throw err;
             });
@@ -188,9 +163,9 @@ export async function holdDirectory(
             await fh.close();
             fh = child;
             plain = path.join(plain, name);
-            anchor = await anchorOf(fh);
+            heldAt = heldPathOf(fh);
         }
-        return held(fh, anchor ?? plain);
+        return held(fh, heldAt ?? plain);
     } catch (err) {
         await fh.close();
         throw err;
@@ -205,7 +180,7 @@ export async function holdDirectory(
 export async function holdSubdirectory(parent: HeldDirectory, name: string): Promise<HeldDirectory> {
     const target = parent.join(name);
     const fh = await openDirNoFollow(target, target, AccessType.Read);
-    return held(fh, (await anchorOf(fh)) ?? target);
+    return held(fh, heldPathOf(fh) ?? target);
 }
 
 async function mkdirs(dir: string, shownPath: string): Promise<void> {
@@ -230,7 +205,7 @@ async function mkdirs(dir: string, shownPath: string): Promise<void> {
  */
 export class DirectoryCursor {
     #dir: HeldDirectory;
-    readonly #pinned: boolean;
+    readonly #held: boolean;
     /** Device and inode of each directory above the current one, up to where the walk started. */
     readonly #above: { dev: number; ino: number }[] = [];
     /** Device and inode of the current directory, when known. */
@@ -238,7 +213,7 @@ export class DirectoryCursor {
 
     private constructor(dir: HeldDirectory) {
         this.#dir = dir;
-        this.#pinned = dir.path.startsWith('/proc/self/fd/');
+        this.#held = isHeldPath(dir.path);
     }
 
     /** A cursor at `dir`; it owns `dir` from now on (closes it when it moves or closes). */
@@ -267,7 +242,7 @@ export class DirectoryCursor {
      * @throws ToolError (outside_access, wrong_type) or the system error; the cursor stays where it was.
      */
     async descend(name: string, known?: { dev: number; ino: number }): Promise<void> {
-        if (!this.#pinned) {
+        if (!this.#held) {
             this.#above.push({ dev: 0, ino: 0 });
             this.#dir = held(undefined, this.#dir.join(name));
             return;
@@ -287,7 +262,7 @@ export class DirectoryCursor {
     async ascend(): Promise<void> {
         const expected = this.#above.pop();
         if (expected === undefined) throw new Error('DirectoryCursor.ascend above its start');
-        if (!this.#pinned) {
+        if (!this.#held) {
             this.#dir = held(undefined, path.dirname(this.#dir.path));
             return;
         }
@@ -302,7 +277,7 @@ export class DirectoryCursor {
             throw new ToolError('io', 'A directory was moved while it was being walked; the walk stopped there.');
         }
         await this.#dir.close();
-        this.#dir = held(fh, (await anchorOf(fh)) ?? path.dirname(this.#dir.path));
+        this.#dir = held(fh, heldPathOf(fh) ?? path.dirname(this.#dir.path));
         this.#here = expected;
     }
 
@@ -344,7 +319,7 @@ export async function removeTree(dir: HeldDirectory, name: string, shownPath = n
     const start = await holdSubdirectory(dir, name).catch(fail);
     const cursor = DirectoryCursor.at(start);
     try {
-        if (!start.path.startsWith('/proc/self/fd/')) {
+        if (!isHeldPath(start.path)) {
             await fs.rm(target, { recursive: true }).catch(fail);
             return;
         }
@@ -389,7 +364,6 @@ export interface OpenedFile {
  * does not wait for a writer; the fstat after opening then refuses it) and without making a
  * terminal the controlling one.
  */
-const READ_FLAGS = C.O_RDONLY | C.O_NONBLOCK | C.O_NOCTTY;
 
 /**
  * Refuses to read what `st` describes unless it is a regular file of at most `maxBytes`

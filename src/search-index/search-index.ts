@@ -5,8 +5,7 @@ import type { Piscina } from 'piscina';
 import { isInside } from '../access/contain.js';
 import { AccessType } from '../config/configuration.js';
 import { envString } from '../config/env.js';
-import type { Segment, WalkSpec } from '../engine/protocol.js';
-import type { SearchRequest } from '../engine/types.js';
+import type { PreparedSearch, Segment } from '../engine/protocol.js';
 import type { CheckedPath, WorkspaceView } from '../workspace.js';
 import { TreeIndex, type IndexStatus } from './tree-index.js';
 
@@ -95,10 +94,10 @@ export class SearchIndex {
         return tree;
     }
 
-    /** The engine's seam: the walk of `req` from the index, or `null` for the scan path (see {@link TreeIndex.plan}). */
-    plan(req: SearchRequest, spec: WalkSpec, rootReal: string): Segment[] | null {
-        const tree = this.tree(rootReal, req.skipDirs, req.realRoots === null ? null : req.realRoots.map((a) => a.path));
-        return tree === null ? null : tree.plan(req, spec, rootReal);
+    /** The engine's seam: the walk of `search` from the index, or `null` for the scan path (see {@link TreeIndex.plan}). */
+    plan(search: PreparedSearch, rootReal: string): Segment[] | null {
+        const tree = this.tree(rootReal, search.skipDirs, search.root.realRoots);
+        return tree === null ? null : tree.plan(search, rootReal);
     }
 
     /** A tool is changing `abs` (absolute path): every index holding it notes it as changed. */

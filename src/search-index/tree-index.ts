@@ -5,8 +5,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Piscina } from 'piscina';
-import { EntryKind, type Segment, type WalkSpec } from '../engine/protocol.js';
-import type { IgnoreFrame, SearchHit, SearchRequest } from '../engine/types.js';
+import { EntryKind, type PreparedSearch, type Segment } from '../engine/protocol.js';
+import type { IgnoreFrame, SearchHit } from '../engine/types.js';
 import { compileGlobs, IgnoreCache, readGitignoreFile, type PathTest } from '../engine/filters.js';
 import { isInside } from '../access/contain.js';
 import { decodeTable, encodeTable, Flag, FORMAT_VERSION, IndexFormatError, Kind, SegmentReader, type FileTable } from './format.js';
@@ -706,11 +706,11 @@ export class TreeIndex extends EventEmitter {
      * (not ready, the watcher failed, filters it does not model, a query that rules nothing out):
      * the search then takes the scan path.
      */
-    plan(req: SearchRequest, spec: WalkSpec, rootReal: string): Segment[] | null {
+    plan(search: PreparedSearch, rootReal: string): Segment[] | null {
         if (this.#state !== 'ready' || this.#blind || this.#table === null) return null;
         // A changed `.gitignore` changes what its whole directory shows: the scan path.
-        if (req.respectGitignore === true) for (const d of this.#dirty.keys()) if (d === '.gitignore' || d.endsWith('/.gitignore')) return null;
-        const skip = new Set(req.skipDirs);
+        if (search.respectGitignore === true) for (const d of this.#dirty.keys()) if (d === '.gitignore' || d.endsWith('/.gitignore')) return null;
+        const skip = new Set(search.skipDirs);
         for (const d of this.#opts.skipDirs) if (!skip.has(d)) return null;
         const relRoot = path.relative(this.root, rootReal).split(path.sep).join('/');
         if (relRoot === '..' || relRoot.startsWith('../') || path.isAbsolute(relRoot)) return null;
@@ -723,7 +723,7 @@ export class TreeIndex extends EventEmitter {
             if (p === '') break;
         }
         try {
-            const segs = this.#plan(req, spec, table, sId, relRoot, skip);
+            const segs = this.#plan(search, table, sId, relRoot, skip);
             if (segs === null) this.counts.scanned++;
             else this.counts.answered++;
             return segs;
@@ -736,18 +736,18 @@ export class TreeIndex extends EventEmitter {
         }
     }
 
-    #plan(req: SearchRequest, spec: WalkSpec, table: Table, sId: number, relRoot: string, skip: Set<string>): Segment[] | null {
+    #plan(search: PreparedSearch, table: Table, sId: number, relRoot: string, skip: Set<string>): Segment[] | null {
         const t = table.t;
         const n = table.size;
         const lo = sId + 1;
         const hi = t.end[sId]!;
-        const content = spec.content !== undefined;
+        const content = search.contentPattern !== undefined;
         // Candidates over the whole table: a symlinked directory may lead anywhere in it.
         let cands: Uint32Array | null = null;
         // Estimated from the dictionaries to keep more than 60% of the files: broad, the scan path.
-        if (content) cands = candidates(this.#segments, planQuery(spec.content!.source, spec.content!.flags), 1, n, 0.6 * n);
-        if (spec.name) {
-            const q = planQuery(spec.name.source, spec.name.flags);
+        if (content) cands = candidates(this.#segments, planQuery(search.contentPattern!.source, search.contentPattern!.flags), 1, n, 0.6 * n);
+        if (search.namePattern) {
+            const q = planQuery(search.namePattern.source, search.namePattern.flags);
             if (q.kind !== 'all') {
                 const byName = Uint32Array.from(
                     candidatesOf(q, (g) => table.nameIds(g), () => {
@@ -760,17 +760,17 @@ export class TreeIndex extends EventEmitter {
         // A content search the index does not narrow to under half the entries: the scan path is as fast.
         if (content && (cands === null || countIn(cands, lo, hi) * 2 > hi - lo)) return null;
         const realOf = (rel: string): string => (rel === '' ? this.root : this.root === '/' ? `/${rel}` : `${this.root}/${rel}`);
-        const include: PathTest | null = spec.include ? compileGlobs(spec.include) : null;
-        const exclude: PathTest | null = spec.exclude ? compileGlobs(spec.exclude) : null;
-        const nameRe = spec.name ? new RegExp(spec.name.source, spec.name.flags) : null;
-        const wantFiles = spec.type !== 'directory';
-        const wantDirs = spec.type !== 'file' && !content;
+        const include: PathTest | null = search.include ? compileGlobs(search.include) : null;
+        const exclude: PathTest | null = search.exclude ? compileGlobs(search.exclude) : null;
+        const nameRe = search.namePattern ? new RegExp(search.namePattern.source, search.namePattern.flags) : null;
+        const wantFiles = search.type !== 'directory';
+        const wantDirs = search.type !== 'file' && !content;
         const relStart = relRoot === '' ? 0 : relRoot.length + 1;
         const timesOk = (b: number, m: number): boolean => {
-            if (spec.createdAfter !== undefined && !(b > spec.createdAfter)) return false;
-            if (spec.createdBefore !== undefined && !(b < spec.createdBefore)) return false;
-            if (spec.modifiedAfter !== undefined && !(m > spec.modifiedAfter)) return false;
-            if (spec.modifiedBefore !== undefined && !(m < spec.modifiedBefore)) return false;
+            if (search.createdAfter !== undefined && !(b > search.createdAfter)) return false;
+            if (search.createdBefore !== undefined && !(b < search.createdBefore)) return false;
+            if (search.modifiedAfter !== undefined && !(m > search.modifiedAfter)) return false;
+            if (search.modifiedBefore !== undefined && !(m < search.modifiedBefore)) return false;
             return true;
         };
 
@@ -838,8 +838,8 @@ export class TreeIndex extends EventEmitter {
             /** The frames the frame's root was entered with. */
             entered: IgnoreFrame[];
         }
-        const gitignore = req.respectGitignore === true;
-        const main: Frame = { rootId: sId, relCut: relStart, subPrefix: '', display: req.displayRoot, jumps: [], dirOk: new Map(), ignores: new Map(), entered: req.gitignoreAbove ? [...req.gitignoreAbove] : [] };
+        const gitignore = search.respectGitignore;
+        const main: Frame = { rootId: sId, relCut: relStart, subPrefix: '', display: search.root.display, jumps: [], dirOk: new Map(), ignores: new Map(), entered: [...search.gitignoreAbove] };
         const below = (i: number, f: Frame): string => table.paths[i]!.slice(f.relCut);
         const subOf = (i: number, f: Frame): string => f.subPrefix + below(i, f);
         const displayOf = (i: number, f: Frame): string => {
@@ -937,7 +937,7 @@ export class TreeIndex extends EventEmitter {
         };
         // Fresh times of the directories whose entries changed (their mtime moved).
         const fresh = new Map<number, fs.Stats>();
-        if (spec.needTimes) {
+        if (search.needTimes) {
             for (const rel0 of [...this.#dirty.keys(), ...[...this.#dirTimes].map((d) => `${d}/x`)]) {
                 const slash = rel0.lastIndexOf('/');
                 const pid = table.idOf.get(slash === -1 ? '' : rel0.slice(0, slash));
@@ -951,7 +951,7 @@ export class TreeIndex extends EventEmitter {
         }
         const birthOf = (i: number): number => fresh.get(i)?.birthtimeMs ?? t.birthtime[i]!;
         const mtimeOf = (i: number): number => fresh.get(i)?.mtimeMs ?? t.mtime[i]!;
-        const times = (b: number, m: number): Partial<SearchHit> => (spec.needTimes ? { birthtimeMs: b, mtimeMs: m } : {});
+        const times = (b: number, m: number): Partial<SearchHit> => (search.needTimes ? { birthtimeMs: b, mtimeMs: m } : {});
         /** A changed path is the directory `rel`, inside it or above it: its contents are uncertain. */
         const touchesDirty = (rel: string): boolean => {
             for (const d of this.#dirty.keys()) if (d === rel || d.startsWith(rel + '/') || rel.startsWith(d + '/') || d === '') return true;
@@ -979,7 +979,7 @@ export class TreeIndex extends EventEmitter {
             }
             // The walk's rules for a link to a directory (workers/walk.ts), in its order.
             if (skip.has(name)) return;
-            if (spec.realRoots !== null && !spec.realRoots.some((r) => isInside(target, r))) return;
+            if (search.root.realRoots !== null && !search.root.realRoots.some((r) => isInside(target, r))) return;
             if (isInside(parentReal, target) || f.jumps.some((j) => isInside(j, target))) return;
             const sub = subOf(i, f);
             if (exclude !== null && exclude(sub, name, true)) return;
@@ -989,7 +989,7 @@ export class TreeIndex extends EventEmitter {
             }
             const tRel = path.relative(this.root, target).split(path.sep).join('/');
             const tId = tRel.startsWith('..') || path.isAbsolute(tRel) ? undefined : table.idOf.get(tRel);
-            if (tId === undefined || t.kind[tId] !== Kind.Dir || t.flags[tId]! & Flag.Unreadable || touchesDirty(tRel) || depth >= 16 || (spec.needTimes && this.#dirTimes.size > 0)) {
+            if (tId === undefined || t.kind[tId] !== Kind.Dir || t.flags[tId]! & Flag.Unreadable || touchesDirty(tRel) || depth >= 16 || (search.needTimes && this.#dirTimes.size > 0)) {
                 toWalk(parent, f, name, Kind.Link);
                 return;
             }
@@ -1045,7 +1045,7 @@ export class TreeIndex extends EventEmitter {
 
         // Sparse: candidates, entries always decided one by one (links, special files, files not
         // indexed), files too large for this search; their directories are checked on the way.
-        const list = cands === null ? null : mergeIds(cands, table.always, 1, n, content && req.maxFileSize < this.#opts.maxFileSize ? bigFiles(t, 1, n, req.maxFileSize) : null);
+        const list = cands === null ? null : mergeIds(cands, table.always, 1, n, content && search.maxFileSize < this.#opts.maxFileSize ? bigFiles(t, 1, n, search.maxFileSize) : null);
         const runFrame = (f: Frame): void => {
             const a = f.rootId + 1;
             const b = t.end[f.rootId]!;

@@ -1,39 +1,16 @@
-import { compilePattern } from '../engine/regex.js';
-import { errors } from '../errors.js';
+import { escapeRegex } from '../engine/regex.js';
 
 /**
  * How `search_entries` takes its `name_pattern` and `content_pattern` from the model: as regexes,
  * or as plain text with `literal: true` (grep's `-F`, ripgrep's `--fixed-strings`), which becomes
- * the equivalent escaped regex, so the engine and the workers run it unchanged. Invalid
- * patterns, patterns that probably meant text, and patterns holding a line break get a message
- * that says what to do.
+ * the equivalent escaped regex, so the engine and the workers run it unchanged (the engine's
+ * prepareSearch rejects an invalid one, naming the parameter). Patterns that probably meant text
+ * and patterns holding a line break get a note that says what to do.
  */
-
-/** `text` as a regex source matching exactly that text (every syntax character escaped). */
-export function escapeRegex(text: string): string {
-    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** The regex source the search runs for `pattern`: escaped when `literal`. */
 export function patternSource(pattern: string | undefined, literal: boolean): string | undefined {
     return pattern === undefined || !literal ? pattern : escapeRegex(pattern);
-}
-
-/**
- * @throws ToolError (invalid_argument) naming the parameter when `pattern` is not a valid regex,
- * saying how to escape it and that `literal: true` searches the text as written.
- */
-export function checkPattern(tool: string, param: string, pattern: string | undefined): void {
-    if (pattern === undefined) return;
-    try {
-        compilePattern(pattern);
-    } catch (err) {
-        throw errors.invalidArgument(
-            tool,
-            `${param} is not a valid JavaScript regular expression: ${err instanceof Error ? err.message : String(err)}. ` +
-                `To search for the text as written, set literal: true, or escape the special characters with a backslash: ${JSON.stringify(escapeRegex(pattern))}.`,
-        );
-    }
 }
 
 /** Regex syntax that text usually holds with another meaning (`a[0]`, `$5.00`, `f(x)`, `a|b`, `C++`, `a^2`). */

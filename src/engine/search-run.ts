@@ -1,0 +1,365 @@
+import fs from 'node:fs/promises';
+import { CHECKPOINT_BYTES, readCheckpoint, resetCheckpoint } from './checkpoint.js';
+import type { Engine } from './engine.js';
+import { OrderedWalk, type WalkNode } from './ordered.js';
+import { unpackRun, type PreparedSearch, type SearchTask, type SearchTaskResult, type Segment, type WalkJob } from './protocol.js';
+import type { SearchHit, SearchOutcome, SearchStop } from './types.js';
+
+/**
+ * The worker-pool engine behind `search_entries` and bulk reads.
+ *
+ * A search is a parallel walk: the main thread keeps a queue of directories in walk order and
+ * hands batches to the pool; each task lists directories, filters entries, scans file contents,
+ * descends depth-first until its budget is spent and returns its hits and the directories left
+ * over. {@link OrderedWalk} stitches the results into the order of a sequential walk, so output
+ * and early stops are deterministic. Stopping early, timeouts and aborts first ask the workers to
+ * stop (a shared flag they check at every entry), then terminate any still busy after a short
+ * grace, so a runaway regex cannot outlive its call.
+ */
+
+/** Where a search asks an index for its walk (src/search-index): segments of the walked root, or `null` for the scan path. */
+export interface WalkPlanner {
+    plan(search: PreparedSearch, rootReal: string): Segment[] | null;
+}
+
+/** How long tasks get to return by themselves after a search ends before their workers are terminated. */
+const GRACE_MS = 250;
+/** Work units of a task when the queue is short (small tasks spread the walk) and when it is long. */
+const SMALL_BUDGET = 256;
+const LARGE_BUDGET = 4096;
+/** Time slice of a task: results stream back at least this often. */
+const SLICE_MS = 20;
+/** Jobs per task at most. */
+const MAX_JOBS_PER_TASK = 32;
+/**
+ * A task running this long (many time slices: it is inside one file or directory) counts as
+ * stuck: its search hands out no more tasks until it returns. Shorter for patterns that may
+ * backtrack catastrophically; long enough otherwise that a legitimately slow file (10 MB
+ * through a slow regex) costs a search little parallelism.
+ */
+const STUCK_RISKY_MS = 200;
+export const STUCK_MS = 2000;
+
+type Resolve<T> = (value: T) => void;
+
+/** Options of {@link Engine.search}. */
+export interface SearchOptions {
+    /** Total time in milliseconds; after it the search returns what it found, `stop: 'timeout'`. */
+    timeoutMs: number;
+    /** Aborting it ends the search with the hits found so far, `stop: 'aborted'`. */
+    signal?: AbortSignal;
+    /** Called as the walk goes on (at most every 100 ms): entries visited, files scanned, hits found so far. Must not throw. */
+    onProgress?: (progress: SearchProgress) => void;
+}
+
+/** How far a running search has got. */
+export interface SearchProgress {
+    visited: number;
+    scanned: number;
+    /** Hits known so far (found by finished tasks; not all of them need be returned). */
+    hits: number;
+}
+
+/** The longest delay a Node timer keeps (2^31 - 1 ms, about 24.8 days); a longer one would fire after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Minimum time between two progress reports. */
+const PROGRESS_EVERY_MS = 100;
+
+/** Hooks for streaming consumers. */
+export interface RunHooks {
+    /** Hits of each finished task, in the task's order (not globally sorted). */
+    onHits?: (hits: SearchHit[]) => void;
+    /** While true, no new tasks are handed out. */
+    paused?: () => boolean;
+    onProgress?: (progress: SearchProgress) => void;
+}
+
+/** In-flight task of a search. */
+interface Inflight {
+    ac: AbortController;
+    done: Promise<void>;
+    /** `performance.now()` when it was handed to the pool. */
+    since: number;
+    nodes: WalkNode[];
+    /** Its checkpoint buffer (risky patterns only). */
+    checkpoint?: SharedArrayBuffer;
+    /** Terminated at the end of the search, its checkpoint taken instead of a result. */
+    killed: boolean;
+}
+
+/** One search call: dispatch, ordered merge, deadline, teardown. */
+export class SearchRun {
+    readonly promise: Promise<SearchOutcome>;
+    readonly #engine: Engine;
+    readonly #search: PreparedSearch;
+    readonly #timeoutMs: number;
+    readonly #signal: AbortSignal | undefined;
+    readonly #hooks: RunHooks;
+    readonly #started = performance.now();
+    readonly #cancel = new SharedArrayBuffer(4);
+    readonly #inflight = new Set<Inflight>();
+    #walk: OrderedWalk | undefined;
+    /** Soft deadline of the workers, epoch milliseconds. */
+    #deadline = Number.MAX_SAFE_INTEGER;
+    /** After this long a task counts as stuck (see {@link STUCK_MS}). */
+    #stuckMs = STUCK_MS;
+    /** The pattern may backtrack catastrophically: tasks keep checkpoints. */
+    #risky = false;
+    /** Checkpoint buffers of returned tasks, for the next ones. */
+    readonly #spareCheckpoints: SharedArrayBuffer[] = [];
+    #visited = 0;
+    #scanned = 0;
+    #found = 0;
+    #lastProgress = 0;
+    #workerSkips: { path: string; reason: string }[] = [];
+    #stop: SearchStop | null = null;
+    #resolve!: Resolve<SearchOutcome>;
+    #reject!: (err: unknown) => void;
+    #timer: ReturnType<typeof setTimeout> | undefined;
+    #onAbort = (): void => void this.#finish('aborted');
+
+    constructor(engine: Engine, search: PreparedSearch, timeoutMs: number, signal: AbortSignal | undefined, hooks: RunHooks = {}) {
+        this.#engine = engine;
+        this.#search = search;
+        this.#timeoutMs = timeoutMs;
+        this.#signal = signal;
+        this.#hooks = hooks;
+        this.promise = new Promise<SearchOutcome>((resolve, reject) => {
+            this.#resolve = resolve;
+            this.#reject = reject;
+        });
+        this.#start().catch((err: unknown) => {
+            // Only a programming error gets here (the request was checked by prepareSearch).
+            this.#stop ??= 'aborted';
+            Atomics.store(new Int32Array(this.#cancel), 0, 1);
+            clearTimeout(this.#timer);
+            this.#signal?.removeEventListener('abort', this.#onAbort);
+            this.#reject(err);
+        });
+    }
+
+    async #start(): Promise<void> {
+        const search = this.#search;
+        if (this.#signal?.aborted) return this.#finish('aborted');
+        this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
+        if (Number.isFinite(this.#timeoutMs)) this.#timer = setTimeout(() => void this.#finish('timeout'), Math.min(this.#timeoutMs, MAX_TIMER_MS));
+        let rootReal: string;
+        try {
+            // Security: with real roots the caller's checked real path is used as is; resolving it
+            // again here could follow a link swapped in since the check. Workers re-check the opened directory.
+            rootReal = search.root.realRoots !== null ? search.root.real : await fs.realpath(search.root.real);
+        } catch (err) {
+            this.#workerSkips.push({ path: search.root.display, reason: err instanceof Error ? err.message : String(err) });
+            return this.#finish('done');
+        }
+        if (this.#stop !== null) return;
+        this.#deadline = Number.isFinite(this.#timeoutMs) ? Date.now() + this.#timeoutMs : Number.MAX_SAFE_INTEGER;
+        if (search.namePattern?.risky === true || search.contentPattern?.risky === true) {
+            this.#risky = true;
+            this.#stuckMs = STUCK_RISKY_MS;
+        }
+        const root: WalkJob = { real: rootReal, rel: search.root.display, jumps: [] };
+        if (search.gitignoreAbove.length > 0) root.ignores = [...search.gitignoreAbove];
+        this.#walk = new OrderedWalk(root, search.maxResults, search.maxTotalEntries);
+        // The index's walk: the root resolved at once, only the entries it cannot rule out handed to the workers.
+        const planned = this.#engine.searchIndex?.plan(search, rootReal) ?? null;
+        if (planned !== null) this.#walk.resolve(this.#walk.take(1)[0]!, planned);
+        this.#pump();
+    }
+
+    /** Streaming consumer caught up: hand out work again. */
+    resume(): void {
+        if (this.#stop === null && this.#walk) this.#pump();
+    }
+
+    /** Hands out tasks while there is work and room. */
+    #pump(): void {
+        const walk = this.#walk!;
+        // Perf/fairness: no more tasks than workers, so the pool's queue stays empty for a lone search
+        // and piscina starts spare threads only when other calls are waiting. While a task is stuck
+        // (likely in a runaway regex), no more: the search holds one thread until it returns or times out.
+        const slots = this.#stuck() ? 1 : this.#engine.maxThreads;
+        while (this.#stop === null && this.#inflight.size < slots && walk.pending > 0 && !this.#hooks.paused?.()) {
+            const perTask = Math.min(MAX_JOBS_PER_TASK, Math.max(1, Math.ceil(walk.pending / slots)));
+            const nodes = walk.take(perTask);
+            this.#dispatch(nodes, walk.pending < this.#engine.maxThreads ? SMALL_BUDGET : LARGE_BUDGET);
+        }
+        if (this.#stop === null && this.#inflight.size === 0 && walk.pending === 0 && !this.#hooks.paused?.()) {
+            // Nothing running, nothing queued: the cursor has passed everything (or a stop was found).
+            walk.advance();
+            void this.#finish(walk.stop ?? 'done');
+        }
+    }
+
+    /** Some in-flight task has run longer than {@link STUCK_MS}. */
+    #stuck(): boolean {
+        const now = performance.now();
+        for (const t of this.#inflight) if (now - t.since > this.#stuckMs) return true;
+        return false;
+    }
+
+    #dispatch(nodes: WalkNode[], budget: number): void {
+        const walk = this.#walk!;
+        const task: SearchTask = {
+            op: 'search',
+            search: this.#search,
+            deadline: this.#deadline,
+            jobs: nodes.map((n) => n.job),
+            budget,
+            sliceMs: SLICE_MS,
+            capHits: walk.hitsNeeded,
+            capEntries: walk.entriesNeeded,
+            cancel: this.#cancel,
+        };
+        const ac = new AbortController();
+        // `since` counts from the start on a thread: time in the engine's queue is not being stuck.
+        const entry: Inflight = { ac, done: Promise.resolve(), since: Number.POSITIVE_INFINITY, nodes, killed: false };
+        // Perf: only for risky patterns; a returned task's buffer serves the next one.
+        if (this.#risky) task.checkpoint = entry.checkpoint = this.#spareCheckpoints.pop() ?? new SharedArrayBuffer(CHECKPOINT_BYTES);
+        const onStart = (): void => {
+            entry.since = performance.now();
+        };
+        entry.done = this.#engine.run<SearchTaskResult>(task, { signal: ac.signal, stuckMs: this.#stuckMs, risky: this.#risky, onStart }).then(
+            (res: SearchTaskResult) => {
+                this.#inflight.delete(entry);
+                if (entry.killed) return;
+                if (entry.checkpoint) {
+                    resetCheckpoint(entry.checkpoint);
+                    this.#spareCheckpoints.push(entry.checkpoint);
+                }
+                this.#onResult(nodes, res);
+            },
+            (err: unknown) => {
+                this.#inflight.delete(entry);
+                if (this.#stop !== null) return; // aborted by our own teardown
+                this.#onResult(nodes, { ok: false, code: 'worker_failed', message: err instanceof Error ? err.message : String(err) });
+            },
+        );
+        this.#inflight.add(entry);
+    }
+
+    #onResult(nodes: WalkNode[], res: SearchTaskResult): void {
+        const walk = this.#walk!;
+        const ending = this.#stop !== null;
+        if (ending && this.#stop !== 'timeout' && this.#stop !== 'aborted') return;
+        if (!res.ok) {
+            // A task that failed as a whole (a crashed worker): its directories are reported, the walk goes on.
+            for (const node of nodes) {
+                walk.resolve(node, [{ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: node.job.rel, reason: `search worker failed: ${res.message}` }] }]);
+            }
+        } else {
+            this.#visited += res.visited;
+            this.#scanned += res.scanned;
+            const fresh: SearchHit[] = [];
+            nodes.forEach((node, i) => {
+                const segs = res.results[i];
+                if (segs === null || segs === undefined) {
+                    // Not started: needed later unless a cap made it pointless.
+                    if (res.capped) walk.resolve(node, []);
+                    else walk.requeue(node);
+                    return;
+                }
+                for (const seg of segs) if (seg.t === 'run') unpackRun(seg);
+                walk.resolve(node, segs);
+                for (const seg of segs) if (seg.t === 'run') this.#found += seg.hits.length;
+                if (this.#hooks.onHits) collectHits(segs, fresh);
+            });
+            if (fresh.length > 0 && !ending) this.#hooks.onHits!(fresh);
+            this.#progress(ending);
+            if (res.timedOut && !ending) {
+                void this.#finish('timeout');
+                return;
+            }
+        }
+        if (ending) return;
+        walk.advance();
+        if (walk.stop !== null) {
+            void this.#finish(walk.stop);
+            return;
+        }
+        if (walk.complete) {
+            void this.#finish('done');
+            return;
+        }
+        this.#pump();
+    }
+
+    #progress(ending: boolean): void {
+        const report = this.#hooks.onProgress;
+        const now = performance.now();
+        if (!report || ending || now - this.#lastProgress < PROGRESS_EVERY_MS) return;
+        this.#lastProgress = now;
+        try {
+            report({ visited: this.#visited, scanned: this.#scanned, hits: this.#found });
+        } catch {
+            // a listener's failure is not the search's
+        }
+    }
+
+    /** Takes what a task about to be terminated recorded: its hits so far join the partial result, its figures the totals. */
+    #salvage(t: Inflight): void {
+        const cp = readCheckpoint(t.checkpoint!);
+        this.#visited += cp.visited;
+        this.#scanned += cp.scanned;
+        for (const [job, hits] of cp.hits) {
+            const node = t.nodes[job];
+            if (node) this.#walk!.partial(node, hits);
+        }
+    }
+
+    /**
+     * Ends the search: signals the workers to stop, gives running tasks a short grace to return
+     * (their results still count after a timeout), then terminates what is left. Nothing of this
+     * search runs after the promise resolves.
+     */
+    async #finish(stop: SearchStop): Promise<void> {
+        if (this.#stop !== null) return;
+        this.#stop = stop;
+        Atomics.store(new Int32Array(this.#cancel), 0, 1);
+        clearTimeout(this.#timer);
+        this.#signal?.removeEventListener('abort', this.#onAbort);
+        if (this.#inflight.size > 0) {
+            let graceTimer: ReturnType<typeof setTimeout> | undefined;
+            const grace = new Promise<void>((r) => (graceTimer = setTimeout(r, GRACE_MS)));
+            try {
+                await Promise.race([Promise.all([...this.#inflight].map((t) => t.done)), grace]);
+            } finally {
+                clearTimeout(graceTimer);
+            }
+            // Hard abort: piscina terminates a worker still running (e.g. stuck in a runaway regex) and starts a new one.
+            for (const t of this.#inflight) {
+                t.killed = true;
+                if (t.checkpoint && this.#walk && (stop === 'timeout' || stop === 'aborted')) this.#salvage(t);
+                t.ac.abort();
+            }
+            await Promise.all([...this.#inflight].map((t) => t.done));
+        }
+        const walk = this.#walk;
+        let hits: SearchHit[] = [];
+        let skipped = [...this.#workerSkips];
+        let visited = this.#visited;
+        if (walk) {
+            const ordered = stop === 'max_results' || stop === 'too_many_entries' || stop === 'done';
+            hits = ordered ? walk.emitted : walk.knownHits();
+            // Deterministic where the sequential walk's stopping point is known; workers overshoot it.
+            if (ordered) visited = walk.visited;
+            skipped = skipped.concat(walk.skipped);
+        }
+        this.#resolve({
+            hits,
+            visited,
+            scanned: this.#scanned,
+            stop,
+            skipped,
+            tooLarge: walk ? walk.tooLarge : [],
+            tooLargeCount: walk ? walk.tooLargeCount : 0,
+            elapsedMs: Math.round(performance.now() - this.#started),
+        });
+    }
+}
+
+/** All hits of a task's segments, in order. */
+function collectHits(segs: readonly Segment[], out: SearchHit[]): void {
+    for (const s of segs) if (s.t === 'run') for (const h of s.hits) out.push(h);
+}

@@ -1,0 +1,51 @@
+import { constants as C, existsSync, readlinkSync } from 'node:fs';
+import fs from 'node:fs/promises';
+
+/**
+ * Held descriptors: the one place that knows the open flags of safe opens and how a descriptor
+ * is named and checked through Linux `/proc/self/fd`. A directory or file *held* open is reached
+ * by its held path (`/proc/self/fd/N`), which names the opened object itself: swapping its
+ * original path for a link afterwards redirects nothing (the `*at` system calls Node does not
+ * expose). Imported by both threads: the main thread's safe reads and writes (fs/secure.ts and
+ * its siblings) and the workers' walk.
+ */
+
+/** Reading a file. Security: never blocks on a FIFO, never makes a terminal the controlling one. */
+export const READ_FLAGS = C.O_RDONLY | C.O_NONBLOCK | C.O_NOCTTY;
+/** {@link READ_FLAGS} refusing a final symlink (one swapped in after the entry was listed or checked). */
+export const READ_NOFOLLOW_FLAGS = READ_FLAGS | C.O_NOFOLLOW;
+/** Opening a directory to list or hold it. */
+export const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NONBLOCK;
+
+const HELD_PREFIX = '/proc/self/fd/';
+
+/** Descriptors can be held by path here (Linux `/proc/self/fd` is mounted). */
+export const CAN_HOLD = existsSync('/proc/self/fd');
+
+/** The held path of descriptor `fd`: a link whose target is the descriptor's real path. */
+export function heldPath(fd: number): string {
+    return `${HELD_PREFIX}${fd}`;
+}
+
+/** `p` is a held path (or a path below one). */
+export function isHeldPath(p: string): boolean {
+    return p.startsWith(HELD_PREFIX);
+}
+
+/** The real path of open descriptor `fd`, or `undefined` where descriptors cannot be held (or it cannot be read). */
+export function heldRealPathSync(fd: number): string | undefined {
+    try {
+        return readlinkSync(heldPath(fd));
+    } catch {
+        return undefined;
+    }
+}
+
+/** {@link heldRealPathSync}, asynchronously. */
+export async function heldRealPath(fd: number): Promise<string | undefined> {
+    try {
+        return await fs.readlink(heldPath(fd));
+    } catch {
+        return undefined;
+    }
+}
