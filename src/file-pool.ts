@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { FileConfiguration } from './config/configuration.js';
 import { errorCode, errors } from './errors.js';
+import { contentHash } from './fs/content-hash.js';
 
 /** What the pool remembers of a file's content at a read or write, newest first. */
 interface Seen {
@@ -15,11 +15,6 @@ interface Seen {
 
 /** Records kept per path: enough for every call still running to find the one it started from. */
 const HISTORY = 16;
-
-/** SHA-256 hex digest of `bytes`. */
-export function contentHash(bytes: Uint8Array): string {
-    return createHash('sha256').update(bytes).digest('hex');
-}
 
 /**
  * In-memory read-before-write tracker, keyed by real path.

@@ -1,8 +1,8 @@
 import type { ReadTask, ReadTaskResult } from '../src/engine/protocol.js';
 import type { ReadOutcome, ShownReadOutcome } from '../src/engine/types.js';
 import { toToolError } from '../src/errors.js';
-import { contentHash } from '../src/file-pool.js';
-import { readRegularFileSync } from '../src/fs/secure.js';
+import { contentHash } from '../src/fs/content-hash.js';
+import { readRegularFileSync } from '../src/fs/safe-read.js';
 import { formatRead } from '../src/tools/read-render.js';
 
 /**

@@ -7,7 +7,7 @@ import type { IgnoreFrame, SearchHit } from '../src/engine/types.js';
 import { CheckpointWriter } from '../src/engine/checkpoint.js';
 import { causeOf, errorCode } from '../src/errors.js';
 import { isDebrisName } from '../src/fs/debris.js';
-import { CAN_HOLD, DIR_FLAGS, heldPath, heldRealPathSync, READ_NOFOLLOW_FLAGS } from '../src/fs/held.js';
+import { CAN_HOLD, DIR_FLAGS, DIR_NOFOLLOW_FLAGS, heldPath, heldRealPathSync, READ_NOFOLLOW_FLAGS } from '../src/fs/held.js';
 import { sampleIsText, scanFile } from './scan-file.js';
 import { SearchPolicy } from './search-policy.js';
 
@@ -270,7 +270,7 @@ class Walker {
                     // Security: opened relative to the held parent, never through a link swapped in.
                     let fd: number;
                     try {
-                        fd = fs.openSync(at, DIR_FLAGS | fs.constants.O_NOFOLLOW);
+                        fd = fs.openSync(at, DIR_NOFOLLOW_FLAGS);
                     } catch (err) {
                         out.push({ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: rel, reason: reasonOf(err) }] });
                         continue;

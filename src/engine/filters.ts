@@ -1,4 +1,5 @@
-import { closeSync, constants as C, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { READ_NOFOLLOW_FLAGS } from '../fs/held.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
@@ -188,7 +189,7 @@ export function gitignoreText(bytes: Uint8Array): string | null {
 export function readGitignoreFile(file: string): string | null {
     let fd: number;
     try {
-        fd = openSync(file, C.O_RDONLY | C.O_NONBLOCK | C.O_NOCTTY | C.O_NOFOLLOW);
+        fd = openSync(file, READ_NOFOLLOW_FLAGS);
     } catch {
         return null;
     }
@@ -240,7 +241,7 @@ async function readGitignore(p: string): Promise<string | null> {
     let handle: fs.FileHandle | undefined;
     try {
         // Security: a .gitignore that is a link (possibly out of the accesses) or a FIFO is not opened.
-        handle = await fs.open(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+        handle = await fs.open(p, READ_NOFOLLOW_FLAGS);
         const st = await handle.stat();
         if (!st.isFile() || st.size > MAX_GITIGNORE_BYTES) return null;
         return gitignoreText(await handle.readFile());

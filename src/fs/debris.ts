@@ -71,3 +71,6 @@ export function isStaleDebris(name: string): boolean {
 export function debrisKind(name: string): DebrisKind | undefined {
     return DEBRIS.exec(name)?.[3] as DebrisKind | undefined;
 }
+
+/** First line of a backup file: a marker and the JSON-quoted name of the file it belongs to. */
+export const BACKUP_MAGIC = 'llm-chat-file backup of ';

@@ -2,7 +2,8 @@ import { constants as C, existsSync, readlinkSync } from 'node:fs';
 import fs from 'node:fs/promises';
 
 /**
- * Held descriptors: the one place that knows the open flags of safe opens and how a descriptor
+ * Held descriptors: the one place that knows the open flags of safe opens (reads, directories,
+ * in-place writes, new files) and how a descriptor
  * is named and checked through Linux `/proc/self/fd`. A directory or file *held* open is reached
  * by its held path (`/proc/self/fd/N`), which names the opened object itself: swapping its
  * original path for a link afterwards redirects nothing (the `*at` system calls Node does not
@@ -16,6 +17,12 @@ export const READ_FLAGS = C.O_RDONLY | C.O_NONBLOCK | C.O_NOCTTY;
 export const READ_NOFOLLOW_FLAGS = READ_FLAGS | C.O_NOFOLLOW;
 /** Opening a directory to list or hold it. */
 export const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NONBLOCK;
+/** {@link DIR_FLAGS} refusing a final symlink: a directory swapped for a link is not entered. */
+export const DIR_NOFOLLOW_FLAGS = DIR_FLAGS | C.O_NOFOLLOW;
+/** Writing an existing file in place (read and write), never through a final symlink. */
+export const WRITE_NOFOLLOW_FLAGS = C.O_RDWR | C.O_NOFOLLOW | C.O_NONBLOCK | C.O_NOCTTY;
+/** Creating a new file (a temporary or backup file): it must not exist, not even as a link. */
+export const CREATE_FLAGS = C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW;
 
 const HELD_PREFIX = '/proc/self/fd/';
 

@@ -3,7 +3,7 @@ import { ResultBuilder, type PartialToolResult } from '../llm-chat.js';
 import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
 import { errors, ToolError } from '../errors.js';
-import { contentHash } from '../file-pool.js';
+import { contentHash } from '../fs/content-hash.js';
 import { countLines, readLines, streamable, type StreamedLine } from '../fs/line-stream.js';
 import { openRegularFile, readRegularFile, type RealRoots } from '../fs/secure.js';
 import type { CheckedPath, Workspace, WorkspaceView } from '../workspace.js';
