@@ -1,14 +1,14 @@
-import { type Dirent, type Stats } from 'node:fs';
-import fs from 'node:fs';
+import fs, { type Stats } from 'node:fs';
 import { isInside } from '../src/access/contain.js';
 import { EntryKind, packRun, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob } from '../src/engine/protocol.js';
 import { readGitignoreFile } from '../src/engine/filters.js';
-import type { IgnoreFrame, SearchHit } from '../src/engine/types.js';
+import type { SearchHit } from '../src/engine/types.js';
 import { CheckpointWriter } from '../src/engine/checkpoint.js';
-import { causeOf, errorCode } from '../src/errors.js';
+import { errorCode } from '../src/errors.js';
 import { isDebrisName } from '../src/fs/debris.js';
-import { CAN_HOLD, DIR_FLAGS, DIR_NOFOLLOW_FLAGS, heldPath, heldRealPathSync, READ_NOFOLLOW_FLAGS } from '../src/fs/held.js';
+import { CAN_HOLD, DIR_NOFOLLOW_FLAGS, READ_NOFOLLOW_FLAGS } from '../src/fs/held.js';
 import { sampleIsText, scanFile } from './scan-file.js';
+import { deferRest, fdInside, heldDir, joinRel, listDir, openDir, reasonOf, type OpenDir } from './walk-dir.js';
 import { SearchPolicy } from './search-policy.js';
 
 /**
@@ -24,25 +24,10 @@ import { SearchPolicy } from './search-policy.js';
  * four-thread libuv pool that all workers' async calls would share.
  */
 
-/** Entries of a deferred chunk of a large directory. */
-const CHUNK = 256;
 /** Deeper subtrees than this are handed back as jobs instead of recursing further. */
 const MAX_LOCAL_DEPTH = 64;
 
 type Run = Extract<Segment, { t: 'run' }>;
-
-/** A directory being walked: its descriptor (-1 when not held), the prefix its entries are reached by, the path to list. */
-interface OpenDir {
-    fd: number;
-    base: string;
-    list: string;
-}
-
-/** A directory held by descriptor `fd` (see src/fs/held.ts): its entries are reached through its held path. */
-function heldDir(fd: number): OpenDir {
-    const at = heldPath(fd);
-    return { fd, base: `${at}/`, list: at };
-}
 
 /** Walk state of one task. */
 class Walker {
@@ -126,38 +111,9 @@ class Walker {
         return { ok: true, results, visited: this.visited, scanned: this.scanned, capped: this.capped, timedOut: this.timedOut };
     }
 
-    /**
-     * Opens a job's directory. Held mode (real roots given, Linux /proc): a directory
-     * descriptor whose real path is checked once; everything in it is then reached through
-     * `/proc/self/fd/<fd>/name`, so swapping a directory on the way for a link afterwards
-     * redirects nothing. `null` (recorded in `out`) when it cannot be opened or moved outside.
-     */
-    #openDir(job: WalkJob, out: Segment[]): OpenDir | null {
-        if (!this.#held) return { fd: -1, base: job.real === '/' ? '/' : `${job.real}/`, list: job.real };
-        let fd: number;
-        try {
-            fd = fs.openSync(job.real, DIR_FLAGS);
-        } catch (err) {
-            out.push({ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: job.rel, reason: reasonOf(err) }] });
-            return null;
-        }
-        if (!this.#fdInside(fd, job.real)) {
-            fs.closeSync(fd);
-            return null;
-        }
-        return heldDir(fd);
-    }
-
-    /** Security: the real path of an open descriptor is the expected one, or still inside the real roots. */
-    #fdInside(fd: number, expected: string): boolean {
-        const actual = heldRealPathSync(fd);
-        if (actual === undefined) return false;
-        return actual === expected || this.#c.search.root.realRoots!.some((r) => isInside(actual, r));
-    }
-
     /** Processes one directory (or deferred part of one) into `out`, descending depth-first. */
     #walk(job: WalkJob, out: Segment[], depth: number, opened?: OpenDir): void {
-        const dir = opened ?? this.#openDir(job, out);
+        const dir = opened ?? openDir(job, this.#held ? this.#c.search.root.realRoots : null, out);
         if (dir === null) return;
         try {
             this.#walkOpen(job, dir, out, depth);
@@ -173,22 +129,10 @@ class Walker {
         /** `.gitignore` frames in force here (a deferred chunk's job already has its directory's). */
         let frames = job.ignores;
         if (names === undefined || kinds === undefined) {
-            let dirents: Dirent[];
-            try {
-                dirents = fs.readdirSync(dir.list, { withFileTypes: true });
-            } catch (err) {
-                out.push({ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: job.rel, reason: reasonOf(err) }] });
-                return;
-            }
-            // Sorted by name (UTF-16 code units): with depth-first descent this is component-wise path order.
-            dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-            names = new Array<string>(dirents.length);
-            kinds = new Array<number>(dirents.length);
-            for (let i = 0; i < dirents.length; i++) {
-                const d = dirents[i]!;
-                names[i] = d.name;
-                kinds[i] = d.isDirectory() ? EntryKind.Dir : d.isFile() ? EntryKind.File : d.isSymbolicLink() ? EntryKind.Link : EntryKind.Other;
-            }
+            const listed = listDir(dir, job.rel, out);
+            if (listed === null) return;
+            names = listed.names;
+            kinds = listed.kinds;
             if (c.ignores !== null) {
                 const at = names.indexOf('.gitignore');
                 const rules = at !== -1 && kinds[at] === EntryKind.File ? readGitignoreFile(dir.base + '.gitignore') : null;
@@ -350,9 +294,9 @@ class Walker {
         try {
             const st = fs.fstatSync(fd);
             if (!st.isFile()) return;
-            if (check !== null && !this.#fdInside(fd, check)) return;
-            const size = st.size;
             const c = this.#c;
+            if (check !== null && !fdInside(fd, check, c.search.root.realRoots!)) return;
+            const size = st.size;
             if (size > c.search.maxFileSize) {
                 // Reported, unless a header sample shows a binary (never searched at any size).
                 if (sampleIsText(fd)) (run.tooLarge ??= []).push({ path: rel, size, at: run.n - 1 });
@@ -381,58 +325,6 @@ class Walker {
         } finally {
             fs.closeSync(fd);
         }
-    }
-}
-
-/**
- * Hands back entries `from..` of a directory as jobs: subdirectories one each, other entries in
- * chunks, with the directory's `.gitignore` frames.
- */
-function deferRest(job: WalkJob, names: string[], kinds: number[], from: number, skip: Set<string>, frames: readonly IgnoreFrame[] | undefined, out: Segment[]): void {
-    let chunkNames: string[] = [];
-    let chunkKinds: number[] = [];
-    const flushChunk = (): void => {
-        if (chunkNames.length === 0) return;
-        const chunk: WalkJob = { real: job.real, rel: job.rel, jumps: job.jumps, names: chunkNames, kinds: chunkKinds };
-        if (frames !== undefined) chunk.ignores = frames;
-        out.push({ t: 'job', job: chunk });
-        chunkNames = [];
-        chunkKinds = [];
-    };
-    for (let i = from; i < names.length; i++) {
-        const name = names[i]!;
-        const kind = kinds[i]!;
-        if (kind === EntryKind.Dir && skip.has(name)) continue;
-        // A directory goes last in its chunk: the chunk's walk visits the entry and descends into it.
-        chunkNames.push(name);
-        chunkKinds.push(kind);
-        if (chunkNames.length >= CHUNK || kind === EntryKind.Dir) flushChunk();
-    }
-    flushChunk();
-}
-
-
-/** Display path of `name` inside the directory shown as `rel`. */
-export function joinRel(rel: string, name: string): string {
-    if (rel === '.') return name;
-    return rel.endsWith('/') ? rel + name : rel + '/' + name;
-}
-
-/** Short reason for a failed filesystem call. */
-function reasonOf(err: unknown): string {
-    switch (errorCode(err)) {
-        case 'EACCES':
-        case 'EPERM':
-            return 'permission denied';
-        case 'ENOENT':
-            return 'vanished';
-        case 'ELOOP':
-            return 'symbolic link loop';
-        case 'ENOTDIR':
-            return 'not a directory';
-        default:
-            // The cause in words (`file name too long`, `too many open files (see ulimit -n)`), not an internal path.
-            return causeOf(errorCode(err)) ?? (err instanceof Error ? err.message : String(err));
     }
 }
 

@@ -1,0 +1,132 @@
+import fs, { type Dirent } from 'node:fs';
+import { isInside } from '../src/access/contain.js';
+import { EntryKind, type Segment, type WalkJob } from '../src/engine/protocol.js';
+import type { IgnoreFrame } from '../src/engine/types.js';
+import { causeOf, errorCode } from '../src/errors.js';
+import { DIR_FLAGS, heldPath, heldRealPathSync } from '../src/fs/held.js';
+
+/**
+ * The walk's directories: opened and held by descriptor (src/fs/held.ts) and proven inside the
+ * real roots, listed in sorted order, and the rest of a directory handed back as jobs.
+ */
+
+/** Entries of a deferred chunk of a large directory. */
+const CHUNK = 256;
+
+/** A directory being walked: its descriptor (-1 when not held), the prefix its entries are reached by, the path to list. */
+export interface OpenDir {
+    fd: number;
+    base: string;
+    list: string;
+}
+
+/** A directory held by descriptor `fd` (see src/fs/held.ts): its entries are reached through its held path. */
+export function heldDir(fd: number): OpenDir {
+    const at = heldPath(fd);
+    return { fd, base: `${at}/`, list: at };
+}
+
+/**
+ * Opens a job's directory. Held mode (`realRoots` given: the caller checked that descriptors can be held): a directory
+ * descriptor whose real path is checked once; everything in it is then reached through
+ * `/proc/self/fd/<fd>/name`, so swapping a directory on the way for a link afterwards
+ * redirects nothing. `null` (recorded in `out`) when it cannot be opened or moved outside.
+ */
+export function openDir(job: WalkJob, realRoots: readonly string[] | null, out: Segment[]): OpenDir | null {
+    if (realRoots === null) return { fd: -1, base: job.real === '/' ? '/' : `${job.real}/`, list: job.real };
+    let fd: number;
+    try {
+        fd = fs.openSync(job.real, DIR_FLAGS);
+    } catch (err) {
+        out.push({ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: job.rel, reason: reasonOf(err) }] });
+        return null;
+    }
+    if (!fdInside(fd, job.real, realRoots)) {
+        fs.closeSync(fd);
+        return null;
+    }
+    return heldDir(fd);
+}
+
+/** Security: the real path of an open descriptor is the expected one, or still inside the real roots. */
+export function fdInside(fd: number, expected: string, realRoots: readonly string[]): boolean {
+    const actual = heldRealPathSync(fd);
+    if (actual === undefined) return false;
+    return actual === expected || realRoots.some((r) => isInside(actual, r));
+}
+
+/**
+ * The entries of the open directory `dir`, sorted by name (UTF-16 code units: with depth-first
+ * descent this is component-wise path order), with their kinds ({@link EntryKind});
+ * `null` (recorded in `out` under `rel`) when it cannot be listed.
+ */
+export function listDir(dir: OpenDir, rel: string, out: Segment[]): { names: string[]; kinds: number[] } | null {
+    let dirents: Dirent[];
+    try {
+        dirents = fs.readdirSync(dir.list, { withFileTypes: true });
+    } catch (err) {
+        out.push({ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: rel, reason: reasonOf(err) }] });
+        return null;
+    }
+    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const names = new Array<string>(dirents.length);
+    const kinds = new Array<number>(dirents.length);
+    for (let i = 0; i < dirents.length; i++) {
+        const d = dirents[i]!;
+        names[i] = d.name;
+        kinds[i] = d.isDirectory() ? EntryKind.Dir : d.isFile() ? EntryKind.File : d.isSymbolicLink() ? EntryKind.Link : EntryKind.Other;
+    }
+    return { names, kinds };
+}
+
+/**
+ * Hands back entries `from..` of a directory as jobs: subdirectories one each, other entries in
+ * chunks, with the directory's `.gitignore` frames.
+ */
+export function deferRest(job: WalkJob, names: string[], kinds: number[], from: number, skip: Set<string>, frames: readonly IgnoreFrame[] | undefined, out: Segment[]): void {
+    let chunkNames: string[] = [];
+    let chunkKinds: number[] = [];
+    const flushChunk = (): void => {
+        if (chunkNames.length === 0) return;
+        const chunk: WalkJob = { real: job.real, rel: job.rel, jumps: job.jumps, names: chunkNames, kinds: chunkKinds };
+        if (frames !== undefined) chunk.ignores = frames;
+        out.push({ t: 'job', job: chunk });
+        chunkNames = [];
+        chunkKinds = [];
+    };
+    for (let i = from; i < names.length; i++) {
+        const name = names[i]!;
+        const kind = kinds[i]!;
+        if (kind === EntryKind.Dir && skip.has(name)) continue;
+        // A directory goes last in its chunk: the chunk's walk visits the entry and descends into it.
+        chunkNames.push(name);
+        chunkKinds.push(kind);
+        if (chunkNames.length >= CHUNK || kind === EntryKind.Dir) flushChunk();
+    }
+    flushChunk();
+}
+
+
+/** Display path of `name` inside the directory shown as `rel`. */
+export function joinRel(rel: string, name: string): string {
+    if (rel === '.') return name;
+    return rel.endsWith('/') ? rel + name : rel + '/' + name;
+}
+
+/** Short reason for a failed filesystem call. */
+export function reasonOf(err: unknown): string {
+    switch (errorCode(err)) {
+        case 'EACCES':
+        case 'EPERM':
+            return 'permission denied';
+        case 'ENOENT':
+            return 'vanished';
+        case 'ELOOP':
+            return 'symbolic link loop';
+        case 'ENOTDIR':
+            return 'not a directory';
+        default:
+            // The cause in words (`file name too long`, `too many open files (see ulimit -n)`), not an internal path.
+            return causeOf(errorCode(err)) ?? (err instanceof Error ? err.message : String(err));
+    }
+}
