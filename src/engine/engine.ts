@@ -6,23 +6,19 @@ import type { Piscina } from 'piscina';
 import { asPrepared } from './prepare.js';
 import type { PreparedSearch } from './protocol.js';
 import { readMany, type ReadManyOptions } from './read-many.js';
-import { SearchRun, STUCK_MS, type SearchOptions, type WalkPlanner } from './search-run.js';
+import { SearchRun, STUCK_MS, type WalkPlanner } from './search-run.js';
 import { streamHits } from './stream.js';
-import type { ReadItem, ReadOutcome, ReadRender, SearchHit, SearchOutcome, SearchRequest, ShownReadOutcome } from './types.js';
+import type { ReadItem, ReadOutcome, ReadRender, SearchHit, SearchOptions, SearchOutcome, SearchRequest, ShownReadOutcome } from './types.js';
 
 export type { ReadManyOptions } from './read-many.js';
-export type { SearchOptions, SearchProgress, WalkPlanner } from './search-run.js';
+export type { WalkPlanner } from './search-run.js';
+export type { SearchOptions, SearchProgress } from './types.js';
 
 /**
- * The worker-pool engine behind `search_entries` and bulk reads.
- *
- * A search is a parallel walk: the main thread keeps a queue of directories in walk order and
- * hands batches to the pool; each task lists directories, filters entries, scans file contents,
- * descends depth-first until its budget is spent and returns its hits and the directories left
- * over. {@link OrderedWalk} stitches the results into the order of a sequential walk, so output
- * and early stops are deterministic. Stopping early, timeouts and aborts first ask the workers to
- * stop (a shared flag they check at every entry), then terminate any still busy after a short
- * grace, so a runaway regex cannot outlive its call.
+ * The worker-pool engine behind `search_entries` and bulk reads: the piscina pool (lazy,
+ * unref'ed, closable) and the engine's task queue in front of it (maxThreads at once, one more per
+ * stuck task). A search runs as a {@link SearchRun} (search-run.ts), streamed by stream.ts; bulk
+ * reads are read-many.ts's; requests are checked and compiled by prepare.ts.
  */
 
 /**

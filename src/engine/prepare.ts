@@ -41,22 +41,17 @@ export async function prepareSearch(req: SearchRequest, tool = 'search_entries')
     const root = typeof req.root === 'function' ? await req.root() : req.root;
     const respectGitignore = req.respectGitignore === true;
     const display = root.display;
+    // Options the workers take as they are pass through under their names; the rest is compiled, defaulted or resolved here.
+    const { root: _root, namePattern: _name, contentPattern: _content, include: _include, exclude: _exclude, outputMode: _mode, contextLines, respectGitignore: _ignore, ...plain } = req;
     return {
+        ...plain,
         id: ++serial,
         root,
-        type: req.type,
         ...(namePattern !== undefined && { namePattern }),
         ...(contentPattern !== undefined && { contentPattern }),
-        maxResults: req.maxResults,
-        maxFileSize: req.maxFileSize,
-        maxTotalEntries: req.maxTotalEntries,
-        ...(req.createdAfter !== undefined && { createdAfter: req.createdAfter }),
-        ...(req.createdBefore !== undefined && { createdBefore: req.createdBefore }),
-        ...(req.modifiedAfter !== undefined && { modifiedAfter: req.modifiedAfter }),
-        ...(req.modifiedBefore !== undefined && { modifiedBefore: req.modifiedBefore }),
         skipDirs: [...req.skipDirs],
         outputMode,
-        contextLines: outputMode === 'content' ? (req.contextLines ?? 0) : 0,
+        contextLines: outputMode === 'content' ? (contextLines ?? 0) : 0,
         ...(include !== undefined && { include }),
         ...(exclude !== undefined && { exclude }),
         respectGitignore,

@@ -1,5 +1,5 @@
 import type { Access } from '../config/configuration.js';
-import type { EntryType, IgnoreFrame, OutputMode, ReadItem, ReadOutcome, ReadRender, SearchHit, SearchRoot, ShownReadOutcome } from './types.js';
+import type { IgnoreFrame, OutputMode, ReadItem, ReadOutcome, ReadRender, SearchHit, SearchRequest, SearchRoot, ShownReadOutcome } from './types.js';
 import type { PatternSpec } from './regex.js';
 
 /**
@@ -9,28 +9,21 @@ import type { PatternSpec } from './regex.js';
 
 /**
  * A search checked and compiled once ({@link prepareSearch} in prepare.ts), handed to every
- * task of the call unchanged; the options keep their {@link SearchRequest} names. Workers build
+ * task of the call unchanged: the {@link SearchRequest} with the same names, its options taken
+ * over as they are except those listed here (compiled, defaulted or resolved). Workers build
  * their RegExps and glob matchers from it once per search (cached by `id`).
  */
-export interface PreparedSearch {
+export interface PreparedSearch extends Omit<SearchRequest, 'root' | 'namePattern' | 'contentPattern' | 'include' | 'exclude' | 'outputMode' | 'contextLines' | 'respectGitignore'> {
     /** Unique per preparation in this process: workers cache what they compile from it under this key. */
     id: number;
+    /** The checked root, resolved. */
     root: SearchRoot;
-    type: EntryType;
     namePattern?: PatternSpec;
     contentPattern?: PatternSpec;
-    maxResults: number;
-    maxFileSize: number;
-    maxTotalEntries: number;
-    createdAfter?: number;
-    createdBefore?: number;
-    modifiedAfter?: number;
-    modifiedBefore?: number;
-    skipDirs: readonly string[];
     outputMode: OutputMode;
     /** Context lines around each content hit (output mode `content` only; 0: none). */
     contextLines: number;
-    /** Include/exclude globs, valid (compiled by the worker, see filters.ts); absent: no filter. */
+    /** Include/exclude globs as a valid list (compiled by the worker, see filters.ts); absent: no filter. */
     include?: readonly string[];
     exclude?: readonly string[];
     /** Read each listed directory's `.gitignore` and apply it (with the frames of the job) below it. */

@@ -3,7 +3,7 @@ import { CHECKPOINT_BYTES, readCheckpoint, resetCheckpoint } from './checkpoint.
 import type { Engine } from './engine.js';
 import { OrderedWalk, type WalkNode } from './ordered.js';
 import { unpackRun, type PreparedSearch, type SearchTask, type SearchTaskResult, type Segment, type WalkJob } from './protocol.js';
-import type { SearchHit, SearchOutcome, SearchStop } from './types.js';
+import type { SearchHit, SearchOutcome, SearchProgress, SearchStop } from './types.js';
 
 /**
  * The worker-pool engine behind `search_entries` and bulk reads.
@@ -41,24 +41,6 @@ const STUCK_RISKY_MS = 200;
 export const STUCK_MS = 2000;
 
 type Resolve<T> = (value: T) => void;
-
-/** Options of {@link Engine.search}. */
-export interface SearchOptions {
-    /** Total time in milliseconds; after it the search returns what it found, `stop: 'timeout'`. */
-    timeoutMs: number;
-    /** Aborting it ends the search with the hits found so far, `stop: 'aborted'`. */
-    signal?: AbortSignal;
-    /** Called as the walk goes on (at most every 100 ms): entries visited, files scanned, hits found so far. Must not throw. */
-    onProgress?: (progress: SearchProgress) => void;
-}
-
-/** How far a running search has got. */
-export interface SearchProgress {
-    visited: number;
-    scanned: number;
-    /** Hits known so far (found by finished tasks; not all of them need be returned). */
-    hits: number;
-}
 
 /** The longest delay a Node timer keeps (2^31 - 1 ms, about 24.8 days); a longer one would fire after 1 ms. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

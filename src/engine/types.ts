@@ -82,6 +82,24 @@ export interface SearchRequest {
     respectGitignore?: boolean;
 }
 
+/** Options of {@link Engine.search}. */
+export interface SearchOptions {
+    /** Total time in milliseconds; after it the search returns what it found, `stop: 'timeout'`. */
+    timeoutMs: number;
+    /** Aborting it ends the search with the hits found so far, `stop: 'aborted'`. */
+    signal?: AbortSignal;
+    /** Called as the walk goes on (at most every 100 ms): entries visited, files scanned, hits found so far. Must not throw. */
+    onProgress?: (progress: SearchProgress) => void;
+}
+
+/** How far a running search has got. */
+export interface SearchProgress {
+    visited: number;
+    scanned: number;
+    /** Hits known so far (found by finished tasks; not all of them need be returned). */
+    hits: number;
+}
+
 /** One search result. */
 export interface SearchHit {
     /** Display path: the root's display path joined with the entry's relative path, `/`-separated. */

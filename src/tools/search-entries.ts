@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
-import type { SearchProgress } from '../engine/engine.js';
+import type { SearchProgress } from '../engine/types.js';
 import { ignoredRoot } from '../engine/filters.js';
 import { prepareSearch } from '../engine/prepare.js';
 import { errors } from '../errors.js';
