@@ -1,6 +1,7 @@
 import type { Stats } from 'node:fs';
 import type { PreparedSearch } from '../src/engine/protocol.js';
-import { compileGlobs, IgnoreCache, type PathTest } from '../src/engine/filters.js';
+import { compileGlobs, IgnoreCache, readGitignoreFile, type PathTest } from '../src/engine/filters.js';
+import { EntryKind } from '../src/engine/protocol.js';
 import type { IgnoreFrame } from '../src/engine/types.js';
 import { makeMatcher, type ContentMatcher } from './scan.js';
 
@@ -53,6 +54,20 @@ export class SearchPolicy {
     leftOut(frames: readonly IgnoreFrame[] | undefined, sub: string, name: string, isDir: boolean): boolean {
         if (this.exclude !== null && this.exclude(sub, name, isDir)) return true;
         return frames !== undefined && this.ignores !== null && this.ignores.ignored(frames, sub, isDir);
+    }
+
+    /**
+     * The `.gitignore` frames in force in a directory just listed (display path `rel`, entries
+     * reached through `base`): `frames` plus its own `.gitignore` when the search respects them
+     * and it holds one (a regular file).
+     */
+    withGitignore(frames: readonly IgnoreFrame[] | undefined, rel: string, base: string, names: readonly string[], kinds: readonly number[]): readonly IgnoreFrame[] | undefined {
+        if (this.ignores === null) return frames;
+        const at = names.indexOf('.gitignore');
+        const rules = at !== -1 && kinds[at] === EntryKind.File ? readGitignoreFile(base + '.gitignore') : null;
+        if (rules === null) return frames;
+        const dir = rel === this.search.root.display ? '' : `${rel.slice(this.search.relStart)}/`;
+        return [...(frames ?? []), { base: dir, up: '', rules }];
     }
 
     /** The entry's times when they pass the timestamp filters (exclusive bounds), else `null`. */

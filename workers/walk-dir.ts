@@ -1,4 +1,4 @@
-import fs, { type Dirent } from 'node:fs';
+import fs, { type Dirent, type Stats } from 'node:fs';
 import { isInside } from '../src/access/contain.js';
 import { EntryKind, type Segment, type WalkJob } from '../src/engine/protocol.js';
 import type { IgnoreFrame } from '../src/engine/types.js';
@@ -53,6 +53,29 @@ export function fdInside(fd: number, expected: string, realRoots: readonly strin
     const actual = heldRealPathSync(fd);
     if (actual === undefined) return false;
     return actual === expected || realRoots.some((r) => isInside(actual, r));
+}
+
+/**
+ * Where the symlink at `at` (an entry of `job`'s directory) leads, if the walk follows it: only
+ * to targets inside the real roots (Security: a link out of the accessible directories is
+ * neither followed nor listed; `realRoots` `null`: anywhere), and never into a loop (a target
+ * containing the current directory or a directory a link was followed from). `null`: not
+ * followed; `{ err }`: it cannot be resolved (broken, unreadable). `jumps`: the job's, plus the
+ * current directory when the target is a directory.
+ */
+export function followLink(at: string, job: WalkJob, realRoots: readonly string[] | null): { stat: Stats; target: string; jumps: readonly string[] } | { err: unknown } | null {
+    let stat: Stats;
+    let target: string;
+    try {
+        stat = fs.statSync(at);
+        target = fs.realpathSync.native(at);
+    } catch (err) {
+        return { err };
+    }
+    if (realRoots !== null && !realRoots.some((r) => isInside(target, r))) return null;
+    if (!stat.isDirectory()) return { stat, target, jumps: job.jumps };
+    if (isInside(job.real, target) || job.jumps.some((j) => isInside(j, target))) return null;
+    return { stat, target, jumps: [...job.jumps, job.real] };
 }
 
 /**

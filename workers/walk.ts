@@ -1,14 +1,12 @@
 import fs, { type Stats } from 'node:fs';
-import { isInside } from '../src/access/contain.js';
 import { EntryKind, packRun, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob } from '../src/engine/protocol.js';
-import { readGitignoreFile } from '../src/engine/filters.js';
 import type { SearchHit } from '../src/engine/types.js';
 import { CheckpointWriter } from '../src/engine/checkpoint.js';
 import { errorCode } from '../src/errors.js';
 import { isDebrisName } from '../src/fs/debris.js';
 import { CAN_HOLD, DIR_NOFOLLOW_FLAGS, READ_NOFOLLOW_FLAGS } from '../src/fs/held.js';
 import { sampleIsText, scanFile } from './scan-file.js';
-import { deferRest, fdInside, heldDir, joinRel, listDir, openDir, reasonOf, type OpenDir } from './walk-dir.js';
+import { deferRest, fdInside, followLink, heldDir, joinRel, listDir, openDir, reasonOf, type OpenDir } from './walk-dir.js';
 import { SearchPolicy } from './search-policy.js';
 
 /**
@@ -133,14 +131,7 @@ class Walker {
             if (listed === null) return;
             names = listed.names;
             kinds = listed.kinds;
-            if (c.ignores !== null) {
-                const at = names.indexOf('.gitignore');
-                const rules = at !== -1 && kinds[at] === EntryKind.File ? readGitignoreFile(dir.base + '.gitignore') : null;
-                if (rules !== null) {
-                    const base = job.rel === c.search.root.display ? '' : `${job.rel.slice(c.search.relStart)}/`;
-                    frames = [...(frames ?? []), { base, up: '', rules }];
-                }
-            }
+            frames = c.withGitignore(frames, job.rel, dir.base, names, kinds);
         }
         let run: Run = { t: 'run', n: 0, hits: [], at: [] };
         const flush = (): void => {
@@ -174,25 +165,18 @@ class Walker {
             const sub = c.filtered ? rel.slice(c.search.relStart) : '';
             if (c.filtered && kind !== EntryKind.Link && c.leftOut(frames, sub, name, kind === EntryKind.Dir)) continue;
             if (kind === EntryKind.Link) {
-                // Symlinks are followed only to targets inside the real access roots, and never into a loop.
-                let target: string;
-                try {
-                    stat = fs.statSync(at);
-                    target = fs.realpathSync.native(at);
-                } catch (err) {
+                const link = followLink(at, job, c.search.root.realRoots);
+                if (link === null) continue;
+                if ('err' in link) {
                     if (c.filtered && c.leftOut(frames, sub, name, false)) continue;
                     this.#count(run);
-                    skip({ path: rel, reason: errorCode(err) === 'ENOENT' ? 'broken symbolic link' : reasonOf(err) });
+                    skip({ path: rel, reason: errorCode(link.err) === 'ENOENT' ? 'broken symbolic link' : reasonOf(link.err) });
                     continue;
                 }
-                if (stat.isDirectory() && c.skip.has(name)) continue;
-                // Security: a link out of the accessible directories is not followed (nor listed).
-                if (c.search.root.realRoots !== null && !c.search.root.realRoots.some((r) => isInside(target, r))) continue;
-                if (stat.isDirectory()) {
-                    // A target containing the current directory or a directory a link was followed from would loop.
-                    if (isInside(job.real, target) || job.jumps.some((j) => isInside(j, target))) continue;
-                    jumps = [...job.jumps, job.real];
-                }
+                if (link.stat.isDirectory() && c.skip.has(name)) continue;
+                stat = link.stat;
+                const target = link.target;
+                jumps = link.jumps;
                 at = real = target;
                 viaLink = true;
                 kind = stat.isDirectory() ? EntryKind.Dir : stat.isFile() ? EntryKind.File : EntryKind.Other;
