@@ -1,21 +1,11 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { paramOf, prepareSearch, searchRootAt } from '../src/engine/prepare.js';
 import type { SearchRequest } from '../src/engine/types.js';
 import { ToolError } from '../src/errors.js';
 import { CAN_HOLD, heldPath, heldRealPathSync, isHeldPath } from '../src/fs/held.js';
-
-const dirs: string[] = [];
-afterAll(() => {
-    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-function tempDir(): string {
-    const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lcf-prepare-')));
-    dirs.push(d);
-    return d;
-}
+import { tempDir } from './helpers.js';
 const base = (root: string, over: Partial<SearchRequest> = {}): SearchRequest => ({
     root: searchRootAt(root),
     type: 'both',
