@@ -6,9 +6,7 @@ import { unpackRun, type PreparedSearch, type SearchTask, type SearchTaskResult,
 import type { SearchHit, SearchOutcome, SearchProgress, SearchStop } from './types.js';
 
 /**
- * The worker-pool engine behind `search_entries` and bulk reads.
- *
- * A search is a parallel walk: the main thread keeps a queue of directories in walk order and
+ * One search call on the engine's pool. A search is a parallel walk: the main thread keeps a queue of directories in walk order and
  * hands batches to the pool; each task lists directories, filters entries, scans file contents,
  * descends depth-first until its budget is spent and returns its hits and the directories left
  * over. {@link OrderedWalk} stitches the results into the order of a sequential walk, so output
