@@ -137,9 +137,9 @@ function pathsOf(names: readonly string[], parent: Int32Array): string[] {
 }
 
 /** What changed under the root since the stored table was made (see IndexCheckTask). */
-export function runIndexCheck(task: IndexCheckTask): IndexCheckResult {
+export async function runIndexCheck(task: IndexCheckTask): Promise<IndexCheckResult> {
     try {
-        const stored = decodeTable(fs.readFileSync(task.table), task.table);
+        const stored = await decodeTable(fs.readFileSync(task.table), task.table, async () => undefined);
         const walked = runIndexWalk({ op: 'index-walk', root: task.root, skipDirs: task.skipDirs, maxEntries: task.maxEntries });
         if (!walked.ok) return walked;
         const now = walked.table;

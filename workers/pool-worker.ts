@@ -21,7 +21,7 @@ export default async function handle(task: WorkerTask | IndexTask): Promise<Sear
             case 'index-chunk':
                 return runIndexChunk(task);
             case 'index-check':
-                return runIndexCheck(task);
+                return await runIndexCheck(task);
             default:
                 return { ok: false, code: 'unknown_op', message: `Unknown task: ${JSON.stringify((task as { op?: unknown }).op)}` };
         }

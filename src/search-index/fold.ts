@@ -141,14 +141,12 @@ let found = new Uint32Array(4096);
  * The distinct grams of `text`, in order of first occurrence (the same grams as
  * {@link forEachGram}).
  * Perf: a 2 MiB bitmap over the 2^24 grams deduplicates several times faster than a Set, and
- * only the bits set are cleared afterwards; ASCII characters take an inline path with no call.
+ * only the bits set are cleared afterwards.
  */
 export function distinctGrams(text: string): Uint32Array {
     const bits = (seen ??= new Uint8Array(1 << 21));
     let count = 0;
-    let window = 0;
-    let bytes = 0;
-    const add = (g: number): void => {
+    forEachGram(text, (g) => {
         const at = g >>> 3;
         const mask = 1 << (g & 7);
         if ((bits[at]! & mask) !== 0) return;
@@ -159,32 +157,7 @@ export function distinctGrams(text: string): Uint32Array {
             found = grown;
         }
         found[count++] = g;
-    };
-    for (let i = 0; i < text.length; i++) {
-        let cp = text.charCodeAt(i);
-        if (cp < 128) {
-            window = ((window << 8) | ASCII_FOLD[cp]!) & 0xffffff;
-            if (++bytes < 3) continue;
-            const at = window >>> 3;
-            const mask = 1 << (window & 7);
-            if ((bits[at]! & mask) === 0) add(window);
-            continue;
-        }
-        if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < text.length) {
-            const lo = text.charCodeAt(i + 1);
-            if (lo >= 0xdc00 && lo <= 0xdfff) {
-                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-                i++;
-            }
-        }
-        const f = foldCodePoint(cp);
-        const n = f < 0x80 ? 1 : f < 0x800 ? 2 : f < 0x10000 ? 3 : 4;
-        for (let k = n - 1; k >= 0; k--) {
-            const b = n === 1 ? f : k === n - 1 ? LEAD[n]! | (f >> (6 * k)) : 0x80 | ((f >> (6 * k)) & 63);
-            window = ((window << 8) | b) & 0xffffff;
-            if (++bytes >= 3) add(window);
-        }
-    }
+    });
     const out = found.slice(0, count);
     for (let i = 0; i < count; i++) bits[out[i]! >>> 3] = 0;
     return out;

@@ -273,16 +273,34 @@ export interface FileTable {
     end: Int32Array;
 }
 
-/** Bytes of a file table (header, columns, names joined by NUL, CRC). */
-export function encodeTable(t: FileTable): Buffer {
+/** Bytes checksummed between two calls of a {@link Pause} while a table is encoded or decoded. */
+const CRC_SLICE = 1 << 20;
+
+/** Called between slices of work; a caller on the main thread yields to the event loop there. */
+export type Pause = () => Promise<void>;
+
+/** CRC-32 of `buf`, computed in slices with `pause` between them. */
+async function crcInSlices(buf: Uint8Array, pause: Pause): Promise<number> {
+    let crc = 0;
+    for (let at = 0; at < buf.length; at += CRC_SLICE) {
+        crc = crc32(buf.subarray(at, Math.min(buf.length, at + CRC_SLICE)), crc);
+        await pause();
+    }
+    return crc;
+}
+
+/** Bytes of a file table (header, columns, names joined by NUL, CRC), made in slices with `pause` between them. */
+export async function encodeTable(t: FileTable, pause: Pause): Promise<Buffer> {
     const n = t.names.length;
     const names = Buffer.from(t.names.join('\0'), 'utf8');
+    await pause();
     const header = Buffer.alloc(32);
     TABLE_MAGIC.copy(header, 0);
     header.writeUInt32LE(FORMAT_VERSION, 8);
     header.writeUInt32LE(n, 12);
     header.writeDoubleLE(names.length, 16);
-    const body = Buffer.concat([
+    const out = Buffer.concat([
+        header,
         Buffer.from(t.size.buffer, t.size.byteOffset, n * 8),
         Buffer.from(t.mtime.buffer, t.mtime.byteOffset, n * 8),
         Buffer.from(t.birthtime.buffer, t.birthtime.byteOffset, n * 8),
@@ -292,13 +310,14 @@ export function encodeTable(t: FileTable): Buffer {
         Buffer.from(t.flags.buffer, t.flags.byteOffset, n),
         names,
     ]);
-    header.writeUInt32LE(crc32(body), 24);
-    header.writeUInt32LE(crc32(header.subarray(0, 28)), 28);
-    return Buffer.concat([header, body]);
+    await pause();
+    out.writeUInt32LE(await crcInSlices(out.subarray(32), pause), 24);
+    out.writeUInt32LE(crc32(out.subarray(0, 28)), 28);
+    return out;
 }
 
-/** @throws IndexFormatError when the bytes are not a whole, intact file table of this version. */
-export function decodeTable(buf: Buffer, file: string): FileTable {
+/** The table of a file's bytes, decoded in slices with `pause` between them. @throws IndexFormatError when the bytes are not a whole, intact file table of this version. */
+export async function decodeTable(buf: Buffer, file: string, pause: Pause): Promise<FileTable> {
     if (buf.length < 32 || !buf.subarray(0, 8).equals(TABLE_MAGIC)) throw new IndexFormatError(file, 'not a file table');
     if (buf.readUInt32LE(28) !== crc32(buf.subarray(0, 28))) throw new IndexFormatError(file, 'header checksum mismatch');
     const version = buf.readUInt32LE(8);
@@ -307,7 +326,7 @@ export function decodeTable(buf: Buffer, file: string): FileTable {
     const namesLen = buf.readDoubleLE(16);
     const body = buf.subarray(32);
     if (body.length !== n * 34 + namesLen) throw new IndexFormatError(file, `size ${buf.length} bytes, expected ${32 + n * 34 + namesLen}`);
-    if (crc32(body) !== buf.readUInt32LE(24)) throw new IndexFormatError(file, 'checksum mismatch');
+    if ((await crcInSlices(body, pause)) !== buf.readUInt32LE(24)) throw new IndexFormatError(file, 'checksum mismatch');
     let at = 0;
     const take = (bytes: number): ArrayBuffer => {
         const ab = new ArrayBuffer(bytes);
@@ -322,6 +341,7 @@ export function decodeTable(buf: Buffer, file: string): FileTable {
     const end = new Int32Array(take(n * 4));
     const kind = new Uint8Array(take(n));
     const flags = new Uint8Array(take(n));
+    await pause();
     const names = body.toString('utf8', at, at + namesLen).split('\0');
     if (names.length !== n) throw new IndexFormatError(file, 'name count mismatch');
     return { names, parent, kind, flags, size, mtime, birthtime, end };

@@ -22,8 +22,8 @@
  * - Size: at most {@link MAX_QUERY_GRAMS} gram leaves; beyond that subtrees are weakened (an
  *   `and` loses members, an `or` becomes `all`), which stays sound.
  * - Patterns the parser rejects, or that JavaScript rejects, plan to `all` (full scan).
- * - Evaluators: {@link evaluate} (one file, a gram membership test) and {@link candidates}
- *   (sorted posting lists of file numbers, intersected and merged).
+ * - Evaluators: {@link evaluate} (one file, a gram membership test) and `candidates`
+ *   (./postings.ts: sorted posting lists of file numbers, intersected and merged).
  *
  * ## Algorithm
  *
@@ -47,6 +47,7 @@ import { RegExpParser, type AST } from '@eslint-community/regexpp';
 import { foldCodePoint, gramAt, utf8Bytes } from './fold.js';
 
 export { distinctGrams, foldCodePoint, foldForIndex, forEachGram, formatGram, gramsOf } from './fold.js';
+export { candidates, type PostingList } from './postings.js';
 
 /** An n-gram query: a monotone condition on a file's set of grams. */
 export type NgramQuery =
@@ -448,68 +449,4 @@ export function evaluate(q: NgramQuery, hasGram: (gram: number) => boolean): boo
         case 'or':
             return q.of.some((m) => evaluate(m, hasGram));
     }
-}
-
-/** A sorted, duplicate-free list of file numbers. */
-export type PostingList = ArrayLike<number>;
-
-/**
- * The candidate files of `q` as a sorted list of file numbers: posting lists intersected for
- * `and`, merged for `or`. `postings(gram)` gives the sorted files holding `gram` (empty when
- * none); `everyFile()` the sorted list of all files, asked only when `q` is `all`.
- */
-export function candidates(q: NgramQuery, postings: (gram: number) => PostingList, everyFile: () => PostingList): PostingList {
-    switch (q.kind) {
-        case 'all':
-            return everyFile();
-        case 'none':
-            return [];
-        case 'gram':
-            return postings(q.gram);
-        case 'and': {
-            // Shortest lists first: every intersection is at most as long as its shortest input.
-            if (q.of.length === 0) return everyFile(); // an empty conjunction requires nothing
-            const lists = q.of.map((m) => candidates(m, postings, everyFile)).sort((a, b) => a.length - b.length);
-            let acc: PostingList = lists[0]!;
-            for (let i = 1; i < lists.length && acc.length > 0; i++) acc = intersect(acc, lists[i]!);
-            return acc;
-        }
-        case 'or': {
-            let acc: PostingList = [];
-            for (const m of q.of) acc = merge(acc, candidates(m, postings, everyFile));
-            return acc;
-        }
-    }
-}
-
-function intersect(a: PostingList, b: PostingList): number[] {
-    const out: number[] = [];
-    let i = 0;
-    let j = 0;
-    while (i < a.length && j < b.length) {
-        const x = a[i]!;
-        const y = b[j]!;
-        if (x === y) {
-            out.push(x);
-            i++;
-            j++;
-        } else if (x < y) i++;
-        else j++;
-    }
-    return out;
-}
-
-function merge(a: PostingList, b: PostingList): number[] {
-    const out: number[] = [];
-    let i = 0;
-    let j = 0;
-    while (i < a.length || j < b.length) {
-        if (j >= b.length || (i < a.length && a[i]! < b[j]!)) out.push(a[i++]!);
-        else if (i >= a.length || b[j]! < a[i]!) out.push(b[j++]!);
-        else {
-            out.push(a[i++]!);
-            j++;
-        }
-    }
-    return out;
 }

@@ -1,95 +1,40 @@
 import type { SegmentReader } from './format.js';
 import type { NgramQuery } from './planner.js';
+import { intersect, union } from './sorted-ids.js';
 
 /**
- * Evaluates an n-gram query over the segments' posting lists: the ids of the files that may
- * match, ascending, or `null` when the query rules nothing out (`all`).
+ * Evaluates an n-gram query over posting lists (a segment's, or the file table's name grams):
+ * the ids of the entries that may match, ascending, or `null` when the query rules nothing out
+ * (`all`).
  */
 
-/** Sorted intersection. */
-export function intersect(a: Uint32Array, b: Uint32Array): Uint32Array {
-    const out = new Uint32Array(Math.min(a.length, b.length));
-    let i = 0;
-    let j = 0;
-    let n = 0;
-    while (i < a.length && j < b.length) {
-        const x = a[i]!;
-        const y = b[j]!;
-        if (x === y) {
-            out[n++] = x;
-            i++;
-            j++;
-        } else if (x < y) i++;
-        else j++;
-    }
-    return out.subarray(0, n);
-}
-
-/** Sorted union. */
-export function union(a: Uint32Array, b: Uint32Array): Uint32Array {
-    const out = new Uint32Array(a.length + b.length);
-    let i = 0;
-    let j = 0;
-    let n = 0;
-    while (i < a.length && j < b.length) {
-        const x = a[i]!;
-        const y = b[j]!;
-        if (x === y) {
-            out[n++] = x;
-            i++;
-            j++;
-        } else if (x < y) {
-            out[n++] = x;
-            i++;
-        } else {
-            out[n++] = y;
-            j++;
-        }
-    }
-    while (i < a.length) out[n++] = a[i++]!;
-    while (j < b.length) out[n++] = b[j++]!;
-    return out.subarray(0, n);
+/** Where a query's posting lists come from. */
+export interface ListSource {
+    /** The ids holding `gram`, ascending. */
+    list(gram: number): Uint32Array;
+    /** A cheap estimate of that list's length, read without the list (bytes or ids). */
+    size(gram: number): number;
 }
 
 const EMPTY = new Uint32Array(0);
 
-/** Per segment and query: dictionary lookups and lists read so far. */
-interface Ctx {
-    seg: SegmentReader;
-    refs: Map<number, ReturnType<SegmentReader['lookup']>>;
-    lists: Map<number, Uint32Array>;
-}
-
-function refOf(ctx: Ctx, gram: number): ReturnType<SegmentReader['lookup']> {
-    let ref = ctx.refs.get(gram);
-    if (ref === undefined) ctx.refs.set(gram, (ref = ctx.seg.lookup(gram)));
-    return ref;
-}
-
-/** Candidates of one segment; `null` for all of them. */
-function evalIn(ctx: Ctx, q: NgramQuery): Uint32Array | null {
+/** Candidates of `q` in one source; `null` for all of them. */
+export function evaluateQuery(q: NgramQuery, src: ListSource): Uint32Array | null {
     switch (q.kind) {
         case 'all':
             return null;
         case 'none':
             return EMPTY;
-        case 'gram': {
-            let ids = ctx.lists.get(q.gram);
-            if (ids === undefined) {
-                const ref = refOf(ctx, q.gram);
-                ids = ref === null ? EMPTY : ctx.seg.read(ref);
-                ctx.lists.set(q.gram, ids);
-            }
-            return ids;
-        }
+        case 'gram':
+            return src.list(q.gram);
         case 'and': {
             // Perf: the rarest grams first; an empty intersection stops early.
-            const children = q.of.map((c) => ({ c, size: sizeHint(ctx, c) })).sort((x, y) => x.size - y.size);
+            const children = q.of.map((c) => ({ c, size: c.kind === 'gram' ? src.size(c.gram) : Number.MAX_SAFE_INTEGER })).sort((x, y) => x.size - y.size);
             let acc: Uint32Array | null = null;
             for (const { c, size } of children) {
                 // Perf: a list far longer than the candidates left costs more to read than the scan of those few files.
                 if (acc !== null && acc.length <= 16 && size > 64 * acc.length) break;
-                const r = evalIn(ctx, c);
+                const r = evaluateQuery(c, src);
                 if (r === null) continue;
                 acc = acc === null ? r : intersect(acc, r);
                 if (acc.length === 0) return acc;
@@ -99,7 +44,7 @@ function evalIn(ctx: Ctx, q: NgramQuery): Uint32Array | null {
         case 'or': {
             let acc: Uint32Array = EMPTY;
             for (const c of q.of) {
-                const r = evalIn(ctx, c);
+                const r = evaluateQuery(c, src);
                 if (r === null) return null;
                 acc = union(acc, r);
             }
@@ -108,29 +53,53 @@ function evalIn(ctx: Ctx, q: NgramQuery): Uint32Array | null {
     }
 }
 
-/** Posting list bytes of a gram (a cheap size estimate); other nodes sort last. */
-function sizeHint(ctx: Ctx, q: NgramQuery): number {
-    if (q.kind !== 'gram') return Number.MAX_SAFE_INTEGER;
-    const ref = refOf(ctx, q.gram);
-    return ref === null ? 0 : ref.len;
-}
-
 /**
- * A rough count of the candidates of `q` in one segment from the dictionary alone (a posting
- * list's bytes, about one per file for the dense lists that matter here), without reading lists.
+ * A rough count of the candidates of `q` from the list sizes alone (a posting list's bytes, about
+ * one per file for the dense lists that matter here), without reading lists.
  */
-function estimate(ctx: Ctx, q: NgramQuery): number {
+function estimate(q: NgramQuery, src: ListSource): number {
     switch (q.kind) {
         case 'all':
             return Number.POSITIVE_INFINITY;
         case 'none':
             return 0;
         case 'gram':
-            return refOf(ctx, q.gram)?.len ?? 0;
+            return src.size(q.gram);
         case 'and':
-            return Math.min(...q.of.map((c) => estimate(ctx, c)));
+            return Math.min(...q.of.map((c) => estimate(c, src)));
         case 'or':
-            return q.of.reduce((n, c) => n + estimate(ctx, c), 0);
+            return q.of.reduce((n, c) => n + estimate(c, src), 0);
+    }
+}
+
+/** One segment's posting lists for one query: dictionary lookups and lists read once. */
+class SegmentLists implements ListSource {
+    readonly #seg: SegmentReader;
+    readonly #refs = new Map<number, ReturnType<SegmentReader['lookup']>>();
+    readonly #lists = new Map<number, Uint32Array>();
+
+    constructor(seg: SegmentReader) {
+        this.#seg = seg;
+    }
+
+    #ref(gram: number): ReturnType<SegmentReader['lookup']> {
+        let ref = this.#refs.get(gram);
+        if (ref === undefined) this.#refs.set(gram, (ref = this.#seg.lookup(gram)));
+        return ref;
+    }
+
+    size(gram: number): number {
+        return this.#ref(gram)?.len ?? 0;
+    }
+
+    list(gram: number): Uint32Array {
+        let ids = this.#lists.get(gram);
+        if (ids === undefined) {
+            const ref = this.#ref(gram);
+            ids = ref === null ? EMPTY : this.#seg.read(ref);
+            this.#lists.set(gram, ids);
+        }
+        return ids;
     }
 }
 
@@ -140,24 +109,18 @@ function estimate(ctx: Ctx, q: NgramQuery): number {
  * search takes the scan path without reading long posting lists first).
  * @throws IndexFormatError when a segment read fails its checks.
  */
-export function candidates(segments: readonly SegmentReader[], q: NgramQuery, lo: number, hi: number, broad = Number.POSITIVE_INFINITY): Uint32Array | null {
+export function segmentCandidates(segments: readonly SegmentReader[], q: NgramQuery, lo: number, hi: number, broad = Number.POSITIVE_INFINITY): Uint32Array | null {
     if (q.kind === 'all') return null;
-    const ctxs = new Map<SegmentReader, Ctx>();
+    const used = segments.filter((seg) => seg.firstId + seg.fileCount > lo && seg.firstId < hi).map((seg) => ({ seg, src: new SegmentLists(seg) }));
     if (Number.isFinite(broad)) {
         let guess = 0;
-        for (const seg of segments) {
-            if (seg.firstId + seg.fileCount <= lo || seg.firstId >= hi) continue;
-            const ctx: Ctx = { seg, refs: new Map(), lists: new Map() };
-            ctxs.set(seg, ctx);
-            guess += Math.min(estimate(ctx, q), seg.fileCount);
-        }
+        for (const { seg, src } of used) guess += Math.min(estimate(q, src), seg.fileCount);
         if (guess > broad) return null;
     }
     const parts: Uint32Array[] = [];
     let total = 0;
-    for (const seg of segments) {
-        if (seg.firstId + seg.fileCount <= lo || seg.firstId >= hi) continue;
-        const r = evalIn(ctxs.get(seg) ?? { seg, refs: new Map(), lists: new Map() }, q);
+    for (const { src } of used) {
+        const r = evaluateQuery(q, src);
         if (r === null) return null;
         parts.push(r);
         total += r.length;
@@ -166,4 +129,17 @@ export function candidates(segments: readonly SegmentReader[], q: NgramQuery, lo
     let n = 0;
     for (const p of parts) for (const id of p) if (id >= lo && id < hi) out[n++] = id;
     return out.subarray(0, n);
+}
+
+/** A sorted, duplicate-free list of file numbers. */
+export type PostingList = ArrayLike<number>;
+
+/**
+ * The candidate files of `q` as a sorted list of file numbers: posting lists intersected for
+ * `and`, merged for `or`. `postings(gram)` gives the sorted files holding `gram` (empty when
+ * none); `everyFile()` the sorted list of all files, asked only when `q` rules out none.
+ */
+export function candidates(q: NgramQuery, postings: (gram: number) => PostingList, everyFile: () => PostingList): Uint32Array {
+    const list = (g: number): Uint32Array => Uint32Array.from(postings(g));
+    return evaluateQuery(q, { list, size: (g) => postings(g).length }) ?? Uint32Array.from(everyFile());
 }

@@ -1,3 +1,5 @@
+import type { FileTable } from './format.js';
+
 /**
  * Tasks of the index build, run by the engine's pool workers (workers/index-build.ts). Like the
  * search protocol: structured-clone safe, and a worker answers with a discriminated result.
@@ -14,17 +16,8 @@ export interface IndexWalkTask {
     maxEntries: number;
 }
 
-/** The file table's columns without content flags (see format.ts `FileTable`); names joined by NUL. */
-export interface WalkedTable {
-    names: string;
-    parent: Int32Array;
-    kind: Uint8Array;
-    flags: Uint8Array;
-    size: Float64Array;
-    mtime: Float64Array;
-    birthtime: Float64Array;
-    end: Int32Array;
-}
+/** The file table's columns (format.ts `FileTable`) before the content phase sets the flags; names joined by NUL. */
+export type WalkedTable = Omit<FileTable, 'names'> & { names: string };
 
 export type IndexWalkResult = { ok: true; table: WalkedTable } | { ok: false; code: string; message: string };
 

@@ -1,0 +1,325 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { isInside } from '../access/contain.js';
+import { IgnoreCache, readGitignoreFile, type PathTest } from '../engine/filters.js';
+import type { Segment, WalkSpec } from '../engine/protocol.js';
+import type { IgnoreFrame, SearchHit } from '../engine/types.js';
+import { Flag, Kind } from './format.js';
+import type { ChangedEntries, Extra } from './changed-entries.js';
+import { lowerBound } from './sorted-ids.js';
+import type { Table } from './table.js';
+
+/**
+ * The walk of one search answered from the file table, in the order of the sequential walk
+ * (workers/walk.ts), with the walk's rules: skipped directory names, include/exclude globs,
+ * `.gitignore`, time filters, links followed into directories the table holds. Hits the table
+ * decides (names, types, times) are made here; the entries it cannot decide (content candidates,
+ * links it cannot follow, special files, changed paths) are handed to the workers as jobs.
+ */
+
+/**
+ * Where entries are shown and filtered from: the searched directory, or a symlinked directory's
+ * target (its entries shown under the link, as the walk shows them).
+ */
+interface Frame {
+    rootId: number;
+    /** Characters of a table path before the part below the frame's root. */
+    relCut: number;
+    /** Path of the frame's root relative to the searched directory, with `/` (or `''`). */
+    subPrefix: string;
+    /** Display path of the frame's root. */
+    display: string;
+    jumps: string[];
+    dirOk: Map<number, boolean>;
+    /** `.gitignore` frames in force in a directory of this frame (with `respect_gitignore`). */
+    ignores: Map<number, IgnoreFrame[]>;
+    /** The frames the frame's root was entered with. */
+    entered: IgnoreFrame[];
+}
+
+/** What one answered walk needs besides the table. */
+export interface WalkQuery {
+    spec: WalkSpec;
+    /** Id of the searched directory and its display path. */
+    rootId: number;
+    displayRoot: string;
+    /** `.gitignore` frames above the searched directory, when the search respects them. */
+    gitignore: IgnoreFrame[] | null;
+    include: PathTest | null;
+    exclude: PathTest | null;
+    nameRe: RegExp | null;
+    skip: ReadonlySet<string>;
+    /** Ids the index could not rule out (ascending), or `null` for every entry. */
+    list: Uint32Array | null;
+    changed: ChangedEntries;
+    /** Real path of a table path. */
+    realOf(rel: string): string;
+    /** The index's root (real path), for links that lead back into the table. */
+    root: string;
+}
+
+type Run = { hits: SearchHit[] };
+type Job = { parent: number; frame: Frame; names: string[]; kinds: number[] };
+
+/** Answers one search from the table; {@link run} gives the walked root's segments. */
+export class TableWalk {
+    readonly #table: Table;
+    readonly #q: WalkQuery;
+    readonly #main: Frame;
+    readonly #content: boolean;
+    readonly #wantFiles: boolean;
+    readonly #wantDirs: boolean;
+    readonly #ignoreCache: IgnoreCache | null;
+    readonly #out: Segment[] = [];
+    #run: Run | null = null;
+    #job: Job | null = null;
+    #extra = 0;
+    #depth = 0;
+    /** Entries handed to the workers. */
+    handedOut = 0;
+
+    constructor(table: Table, q: WalkQuery) {
+        this.#table = table;
+        this.#q = q;
+        const relRoot = table.paths[q.rootId]!;
+        this.#main = { rootId: q.rootId, relCut: relRoot === '' ? 0 : relRoot.length + 1, subPrefix: '', display: q.displayRoot, jumps: [], dirOk: new Map(), ignores: new Map(), entered: q.gitignore ?? [] };
+        this.#content = q.spec.content !== undefined;
+        this.#wantFiles = q.spec.type !== 'directory';
+        this.#wantDirs = q.spec.type !== 'file' && !this.#content;
+        this.#ignoreCache = q.gitignore !== null ? new IgnoreCache() : null;
+    }
+
+    run(): Segment[] {
+        this.#runFrame(this.#main);
+        this.#flushRun();
+        this.#flushJob();
+        return this.#out;
+    }
+
+    #below(i: number, f: Frame): string {
+        return this.#table.paths[i]!.slice(f.relCut);
+    }
+
+    #subOf(i: number, f: Frame): string {
+        return f.subPrefix + this.#below(i, f);
+    }
+
+    #displayOf(i: number, f: Frame): string {
+        const d = f.display;
+        const rest = this.#below(i, f);
+        return d === '.' ? rest : d.endsWith('/') ? d + rest : `${d}/${rest}`;
+    }
+
+    #flushRun(): void {
+        const run = this.#run;
+        if (run !== null && run.hits.length > 0) this.#out.push({ t: 'run', n: run.hits.length, hits: run.hits, at: run.hits.map((_, k) => k) });
+        this.#run = null;
+    }
+
+    #flushJob(): void {
+        const job = this.#job;
+        if (job !== null) {
+            const f = job.frame;
+            const rel = job.parent === f.rootId ? f.display : this.#displayOf(job.parent, f);
+            const frames = this.#ignoreCache !== null ? this.#framesIn(job.parent, f) : [];
+            this.handedOut += job.names.length;
+            this.#out.push({ t: 'job', job: { real: this.#q.realOf(this.#table.paths[job.parent]!), rel, jumps: f.jumps, names: job.names, kinds: job.kinds, ...(frames.length > 0 && { ignores: frames }) } });
+        }
+        this.#job = null;
+    }
+
+    /** Hands an entry to the workers (grouped by directory). */
+    #toWalk(parent: number, f: Frame, name: string, kind: number): void {
+        this.#flushRun();
+        if (this.#job === null || this.#job.parent !== parent || this.#job.frame !== f) {
+            this.#flushJob();
+            this.#job = { parent, frame: f, names: [], kinds: [] };
+        }
+        this.#job.names.push(name);
+        this.#job.kinds.push(kind);
+    }
+
+    #hit(h: SearchHit): void {
+        this.#flushJob();
+        (this.#run ??= { hits: [] }).hits.push(h);
+    }
+
+    #times(b: number, m: number): Partial<SearchHit> {
+        return this.#q.spec.needTimes ? { birthtimeMs: b, mtimeMs: m } : {};
+    }
+
+    #timesOk(b: number, m: number): boolean {
+        const spec = this.#q.spec;
+        if (spec.createdAfter !== undefined && !(b > spec.createdAfter)) return false;
+        if (spec.createdBefore !== undefined && !(b < spec.createdBefore)) return false;
+        if (spec.modifiedAfter !== undefined && !(m > spec.modifiedAfter)) return false;
+        if (spec.modifiedBefore !== undefined && !(m < spec.modifiedBefore)) return false;
+        return true;
+    }
+
+    /**
+     * The `.gitignore` frames in force in directory `d` of frame `f`, as the walk builds them:
+     * those it was entered with, then each directory's own `.gitignore` on the way down (read
+     * now, through no link; the table says which directories have one).
+     */
+    #framesIn(d: number, f: Frame): IgnoreFrame[] {
+        let frames = f.ignores.get(d);
+        if (frames !== undefined) return frames;
+        const table = this.#table;
+        frames = d === f.rootId ? f.entered : this.#framesIn(table.t.parent[d]!, f);
+        const gi = table.idOf.get(table.paths[d] === '' ? '.gitignore' : `${table.paths[d]}/.gitignore`);
+        if (gi !== undefined && table.t.kind[gi] === Kind.File) {
+            const rules = readGitignoreFile(this.#q.realOf(table.paths[gi]!));
+            if (rules !== null) frames = [...frames, { base: d !== f.rootId ? `${this.#subOf(d, f)}/` : f === this.#main ? '' : f.subPrefix, up: '', rules }];
+        }
+        f.ignores.set(d, frames);
+        return frames;
+    }
+
+    /** Left out by `exclude` or by `.gitignore` (as the walk's `#leftOut`). */
+    #leftOut(i: number, f: Frame, isDir: boolean): boolean {
+        const name = this.#table.t.names[i]!;
+        const sub = this.#subOf(i, f);
+        if (this.#q.exclude !== null && this.#q.exclude(sub, name, isDir)) return true;
+        if (this.#ignoreCache === null) return false;
+        const frames = this.#framesIn(this.#table.t.parent[i]!, f);
+        return frames.length > 0 && this.#ignoreCache.ignored(frames, sub, isDir);
+    }
+
+    /** A directory is walked: neither skipped nor excluded, nor below one that is (within its frame). */
+    #dirAllowed(d: number, f: Frame): boolean {
+        if (d === f.rootId) return true;
+        let ok = f.dirOk.get(d);
+        if (ok === undefined) {
+            const t = this.#table.t;
+            ok = !this.#q.skip.has(t.names[d]!) && !this.#leftOut(d, f, true) && this.#dirAllowed(t.parent[d]!, f);
+            f.dirOk.set(d, ok);
+        }
+        return ok;
+    }
+
+    /** Hands the changed entries that come before `id` in walk order to the workers. */
+    #extrasBefore(id: number): void {
+        const extras: Extra[] = this.#q.changed.extras;
+        while (this.#extra < extras.length && extras[this.#extra]!.key <= id) {
+            const e = extras[this.#extra++]!;
+            if (this.#q.changed.blockedTo(e.parent) === -1 && this.#dirAllowed(e.parent, this.#main)) this.#toWalk(e.parent, this.#main, e.name, e.kind);
+        }
+    }
+
+    /** A symlink: followed here when it leads to an unchanged directory of the table, else handed to the walk. */
+    #link(i: number, f: Frame): void {
+        const { spec, skip, realOf, changed } = this.#q;
+        const table = this.#table;
+        const t = table.t;
+        const name = t.names[i]!;
+        const parent = t.parent[i]!;
+        const parentReal = realOf(table.paths[parent]!);
+        let st: fs.Stats;
+        let target: string;
+        try {
+            st = fs.statSync(realOf(table.paths[i]!));
+            target = fs.realpathSync.native(realOf(table.paths[i]!));
+        } catch {
+            this.#toWalk(parent, f, name, Kind.Link); // the walk reports it as the scan path does
+            return;
+        }
+        if (!st.isDirectory()) {
+            this.#toWalk(parent, f, name, Kind.Link);
+            return;
+        }
+        // The walk's rules for a link to a directory (workers/walk.ts), in its order.
+        if (skip.has(name)) return;
+        if (spec.realRoots !== null && !spec.realRoots.some((r) => isInside(target, r))) return;
+        if (isInside(parentReal, target) || f.jumps.some((j) => isInside(j, target))) return;
+        const sub = this.#subOf(i, f);
+        if (this.#q.exclude !== null && this.#q.exclude(sub, name, true)) return;
+        if (this.#ignoreCache !== null) {
+            const frames = this.#framesIn(parent, f);
+            if (frames.length > 0 && this.#ignoreCache.ignored(frames, sub, true)) return;
+        }
+        const tRel = path.relative(this.#q.root, target).split(path.sep).join('/');
+        const tId = tRel.startsWith('..') || path.isAbsolute(tRel) ? undefined : table.idOf.get(tRel);
+        if (tId === undefined || t.kind[tId] !== Kind.Dir || t.flags[tId]! & Flag.Unreadable || changed.touches(tRel) || this.#depth >= 16 || (spec.needTimes && changed.staleDirTimes)) {
+            this.#toWalk(parent, f, name, Kind.Link);
+            return;
+        }
+        if (!this.#content && this.#wantDirs && (this.#q.nameRe === null || this.#q.nameRe.test(name)) && (this.#q.include === null || this.#q.include(sub, name, true)) && this.#timesOk(st.birthtimeMs, st.mtimeMs)) {
+            this.#hit({ path: this.#displayOf(i, f), kind: 'directory', ...this.#times(st.birthtimeMs, st.mtimeMs) });
+        }
+        this.#depth++;
+        this.#runFrame({
+            rootId: tId,
+            relCut: tRel === '' ? 0 : tRel.length + 1,
+            subPrefix: `${sub}/`,
+            display: this.#displayOf(i, f),
+            jumps: [...f.jumps, parentReal],
+            dirOk: new Map(),
+            ignores: new Map(),
+            entered: this.#ignoreCache !== null ? this.#framesIn(parent, f) : [],
+        });
+        this.#depth--;
+    }
+
+    /** Decides one table entry (not blocked) of frame `f`; returns the next id to look at. */
+    #entry(i: number, f: Frame): number {
+        const t = this.#table.t;
+        const { nameRe, include, changed } = this.#q;
+        const kind = t.kind[i]!;
+        const name = t.names[i]!;
+        const isDir = kind === Kind.Dir;
+        if (isDir && this.#q.skip.has(name)) return t.end[i]!;
+        if (kind === Kind.Link) {
+            this.#link(i, f);
+            return i + 1;
+        }
+        if ((this.#q.exclude !== null || this.#ignoreCache !== null) && this.#leftOut(i, f, isDir)) return t.end[i]!;
+        const flags = t.flags[i]!;
+        if (kind === Kind.Other || (isDir && flags & Flag.Unreadable)) {
+            this.#toWalk(t.parent[i]!, f, name, kind);
+            return t.end[i]!;
+        }
+        const b = changed.birthOf(i);
+        const m = changed.mtimeOf(i);
+        if (isDir) {
+            if (!this.#content && this.#wantDirs && (nameRe === null || nameRe.test(name)) && (include === null || include(this.#subOf(i, f), name, true)) && this.#timesOk(b, m)) {
+                this.#hit({ path: this.#displayOf(i, f), kind: 'directory', ...this.#times(b, m) });
+            }
+            return i + 1;
+        }
+        if (!this.#wantFiles || (nameRe !== null && !nameRe.test(name)) || (include !== null && !include(this.#subOf(i, f), name, false))) return i + 1;
+        if (!this.#content) {
+            if (this.#timesOk(b, m)) this.#hit({ path: this.#displayOf(i, f), kind: 'file', ...this.#times(b, m) });
+            return i + 1;
+        }
+        // A content search opens the file in a worker, like the scan path (times, size, binary checked there).
+        if (flags & Flag.Binary || flags & Flag.Empty) return i + 1;
+        this.#toWalk(t.parent[i]!, f, name, kind);
+        return i + 1;
+    }
+
+    /** The entries of frame `f` in walk order: every one, or only the listed ids (their directories checked on the way). */
+    #runFrame(f: Frame): void {
+        const t = this.#table.t;
+        const list = this.#q.list;
+        const changed = this.#q.changed;
+        const a = f.rootId + 1;
+        const b = t.end[f.rootId]!;
+        const isMain = f === this.#main;
+        if (list === null) {
+            for (let i = a; i < b; ) {
+                if (isMain) this.#extrasBefore(i);
+                const skipTo = changed.blockedTo(i);
+                i = skipTo !== -1 ? skipTo : this.#entry(i, f);
+            }
+        } else {
+            for (let k = lowerBound(list, a); k < list.length && list[k]! < b; k++) {
+                const i = list[k]!;
+                if (isMain) this.#extrasBefore(i);
+                if (changed.blockedTo(i) !== -1 || !this.#dirAllowed(t.parent[i]!, f)) continue;
+                this.#entry(i, f);
+            }
+        }
+        if (isMain) this.#extrasBefore(Number.MAX_SAFE_INTEGER);
+    }
+}

@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Piscina } from 'piscina';
+import { encodeTable, FORMAT_VERSION, Kind, SegmentReader, type FileTable } from './format.js';
+import type { IndexChunkResult, IndexChunkTask, IndexWalkResult, WalkedTable } from './protocol.js';
+import type { Manifest } from './store.js';
+import { Table } from './table.js';
+
+/**
+ * One build of a tree's index, a new generation in its own folder: the walk into a file table
+ * (one pool task), then the files' contents in chunks of about `segmentBytes` (one segment file
+ * each, `threads` tasks at once), then the table file. The host only cuts chunks and writes the
+ * table, in slices of a few milliseconds (Perf: the build never holds the event loop long).
+ */
+
+export interface BuildContext {
+    root: string;
+    /** The tree's index folder (store.ts). */
+    dir: string;
+    pool: () => Piscina;
+    threads: number;
+    maxFileSize: number;
+    segmentBytes: number;
+    skipDirs: readonly string[];
+    maxEntries: number;
+    /** Told when a phase starts and as files are read. */
+    progress(phase: 'walk' | 'content' | 'write', filesDone: number, filesTotal: number): void;
+    /** True once the index was closed: the build stops. */
+    closed(): boolean;
+}
+
+/** A built generation, ready to serve; its manifest is not written yet. */
+export interface Generation {
+    manifest: Manifest;
+    table: Table;
+    segs: SegmentReader[];
+}
+
+/** Most regular files in one chunk task (its paths are copied to the worker). */
+const MAX_CHUNK_FILES = 20_000;
+/** Milliseconds of host work between two yields. */
+const SLICE_MS = 8;
+
+/** Builds a new generation under `ctx.dir`. @throws Error when a task fails or the index is closed (the generation's folder is removed). */
+export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
+    const t0 = performance.now();
+    const gen = `gen-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
+    const genDir = path.join(ctx.dir, gen);
+    await fsp.mkdir(genDir, { mode: 0o700 });
+    try {
+        ctx.progress('walk', 0, 0);
+        const walked = (await ctx.pool().run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries })) as IndexWalkResult;
+        if (!walked.ok) throw new Error(`index walk failed: ${walked.message}`);
+        const { t, segNames, textBytes } = await indexContents(ctx, walked.table, genDir);
+        ctx.progress('write', 0, 0);
+        const tableBytes = await encodeTable(t, pause);
+        await fsp.writeFile(path.join(genDir, 'table.bin'), tableBytes, { mode: 0o600 });
+        let diskBytes = tableBytes.length;
+        const segs: SegmentReader[] = [];
+        for (const s of segNames) {
+            const reader = new SegmentReader(path.join(genDir, s));
+            segs.push(reader);
+            diskBytes += reader.bytes;
+        }
+        const table = await Table.load(t);
+        const manifest: Manifest = {
+            version: FORMAT_VERSION,
+            root: ctx.root,
+            skipDirs: [...ctx.skipDirs],
+            maxFileSize: ctx.maxFileSize,
+            gen,
+            segments: segNames,
+            textBytes,
+            diskBytes,
+            buildMs: Math.round(performance.now() - t0),
+        };
+        return { manifest, table, segs };
+    } catch (err) {
+        await fsp.rm(genDir, { recursive: true, force: true });
+        throw err;
+    }
+}
+
+let sliceStart = 0;
+/** Yields to the event loop when the current slice has run {@link SLICE_MS}. */
+async function pause(): Promise<void> {
+    const now = performance.now();
+    if (now - sliceStart < SLICE_MS) return;
+    await new Promise((r) => setImmediate(r));
+    sliceStart = performance.now();
+}
+
+/** Content phase: chunk tasks on the pool, at most `threads` at once; the table's flags are set from their results. */
+async function indexContents(ctx: BuildContext, w: WalkedTable, genDir: string): Promise<{ t: FileTable; segNames: string[]; textBytes: number }> {
+    const names = w.names.split('\0');
+    const t: FileTable = { ...w, names };
+    const n = names.length;
+    // Relative paths, built on the way (parents come first).
+    const rel = new Array<string>(n);
+    rel[0] = '';
+    const chunks: IndexChunkTask[] = [];
+    let ids: number[] = [];
+    let paths: string[] = [];
+    let bytes = 0;
+    let first = 0;
+    const cut = (end: number): void => {
+        chunks.push({
+            op: 'index-chunk',
+            root: ctx.root,
+            firstId: first,
+            count: end - first,
+            ids: Int32Array.from(ids),
+            paths,
+            maxFileSize: ctx.maxFileSize,
+            out: path.join(genDir, `seg-${String(chunks.length).padStart(4, '0')}.bin`),
+        });
+        ids = [];
+        paths = [];
+        bytes = 0;
+        first = end;
+    };
+    for (let i = 1; i < n; i++) {
+        const p = t.parent[i]!;
+        rel[i] = p === 0 ? names[i]! : `${rel[p]}/${names[i]}`;
+        if ((i & 1023) === 0) await pause();
+        if (t.kind[i] !== Kind.File) continue;
+        ids.push(i);
+        paths.push(rel[i]!);
+        if (t.size[i]! <= ctx.maxFileSize) bytes += t.size[i]!;
+        if (bytes >= ctx.segmentBytes || ids.length >= MAX_CHUNK_FILES) cut(i + 1);
+    }
+    if (ids.length > 0 || chunks.length === 0) cut(n);
+    else if (first < n) chunks[chunks.length - 1]!.count = n - chunks[chunks.length - 1]!.firstId;
+    const filesTotal = chunks.reduce((s, c) => s + c.ids.length, 0);
+    let filesDone = 0;
+    ctx.progress('content', 0, filesTotal);
+    let next = 0;
+    let textBytes = 0;
+    const lane = async (): Promise<void> => {
+        while (next < chunks.length) {
+            if (ctx.closed()) throw new Error('index closed during the build');
+            const c = chunks[next++]!;
+            const r = (await ctx.pool().run(c)) as IndexChunkResult;
+            if (!r.ok) throw new Error(`index chunk failed: ${r.message}`);
+            for (let k = 0; k < c.ids.length; k++) t.flags[c.ids[k]!] = r.flags[k]!;
+            textBytes += r.textBytes;
+            filesDone += c.ids.length;
+            ctx.progress('content', filesDone, filesTotal);
+        }
+    };
+    await Promise.all(Array.from({ length: Math.min(ctx.threads, chunks.length) }, lane));
+    return { t, segNames: chunks.map((c) => path.basename(c.out)), textBytes };
+}

@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import { EntryKind } from '../engine/protocol.js';
+import type { Changes } from './changes.js';
+import { mergeSpans, spanEnd } from './sorted-ids.js';
+import { byName, compareWalk, type Table } from './table.js';
+
+/**
+ * The changed paths under a searched directory as one search sees them: the table's subtrees
+ * they replace ("blocked", left out of the answer) and the entries on disk now that the walk gets
+ * instead ("extras", handed to the workers at their place in walk order), and the current times
+ * of the directories whose entries changed.
+ */
+
+/** An entry handed to the walk that the table does not describe (changed since the build). */
+export interface Extra {
+    rel: string;
+    name: string;
+    parent: number;
+    kind: number;
+    /** The table id it goes before in walk order. */
+    key: number;
+}
+
+export class ChangedEntries {
+    readonly extras: Extra[] = [];
+    readonly #spans: [number, number][];
+    readonly #fresh = new Map<number, fs.Stats>();
+    readonly #table: Table;
+    readonly #changes: Changes;
+
+    /**
+     * @param relRoot - the searched directory, relative to the index's root (`''` for the root).
+     * @param needTimes - the search filters on times: directories whose entries changed get their times from disk.
+     */
+    constructor(table: Table, changes: Changes, relRoot: string, realOf: (rel: string) => string, needTimes: boolean) {
+        this.#table = table;
+        this.#changes = changes;
+        const t = table.t;
+        const blocked: [number, number][] = [];
+        const seen = new Set<string>();
+        const depth = relRoot === '' ? 1 : relRoot.split('/').length + 1;
+        for (const rel0 of changes.dirty.keys()) {
+            if (relRoot !== '' && !rel0.startsWith(relRoot + '/')) continue;
+            // The topmost part of the path the table does not know (a new directory is walked whole).
+            let rel = rel0;
+            const parts = rel0.split('/');
+            for (let k = depth; k <= parts.length; k++) {
+                const prefix = parts.slice(0, k).join('/');
+                if (!table.idOf.has(prefix)) {
+                    rel = prefix;
+                    break;
+                }
+            }
+            if (seen.has(rel)) continue;
+            seen.add(rel);
+            const id = table.idOf.get(rel);
+            if (id !== undefined) blocked.push([id, t.end[id]!]);
+            let st: fs.Stats;
+            try {
+                st = fs.lstatSync(realOf(rel));
+            } catch {
+                continue; // gone: the table's entry (blocked above) is left out
+            }
+            const slash = rel.lastIndexOf('/');
+            const name = rel.slice(slash + 1);
+            const parent = table.idOf.get(slash === -1 ? '' : rel.slice(0, slash))!;
+            const kind = st.isDirectory() ? EntryKind.Dir : st.isFile() ? EntryKind.File : st.isSymbolicLink() ? EntryKind.Link : EntryKind.Other;
+            let key = id;
+            if (key === undefined) {
+                // Before the first child of the parent with a greater name.
+                key = t.end[parent]!;
+                for (let c = parent + 1; c < t.end[parent]!; c = t.end[c]!) {
+                    if (byName(t.names[c]!, name) > 0) {
+                        key = c;
+                        break;
+                    }
+                }
+            }
+            this.extras.push({ rel, name, parent, kind, key });
+        }
+        this.extras.sort((a, b) => a.key - b.key || compareWalk(a.rel, b.rel));
+        this.#spans = mergeSpans(blocked);
+        if (needTimes) {
+            for (const rel0 of [...changes.dirty.keys(), ...[...changes.dirTimes].map((d) => `${d}/x`)]) {
+                const slash = rel0.lastIndexOf('/');
+                const pid = table.idOf.get(slash === -1 ? '' : rel0.slice(0, slash));
+                if (pid === undefined || this.#fresh.has(pid)) continue;
+                try {
+                    this.#fresh.set(pid, fs.lstatSync(realOf(table.paths[pid]!)));
+                } catch {
+                    // the walk reports it
+                }
+            }
+        }
+    }
+
+    /** End of the changed subtree holding `id` (its entries come from the walk), or -1. */
+    blockedTo(id: number): number {
+        return this.#spans.length === 0 ? -1 : spanEnd(this.#spans, id);
+    }
+
+    birthOf(i: number): number {
+        return this.#fresh.get(i)?.birthtimeMs ?? this.#table.t.birthtime[i]!;
+    }
+
+    mtimeOf(i: number): number {
+        return this.#fresh.get(i)?.mtimeMs ?? this.#table.t.mtime[i]!;
+    }
+
+    /** The directory `rel` holds, is or lies below a changed path. */
+    touches(rel: string): boolean {
+        return this.#changes.touches(rel);
+    }
+
+    /** Some directory's times changed while no process watched. */
+    get staleDirTimes(): boolean {
+        return this.#changes.dirTimes.size > 0;
+    }
+}

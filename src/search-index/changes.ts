@@ -1,0 +1,140 @@
+import path from 'node:path';
+import { Piscina } from 'piscina';
+import { workerEntry } from '../engine/engine.js';
+import type { IndexCheckResult, IndexCheckTask } from './protocol.js';
+
+/**
+ * Freshness of one tree's index: the paths changed since its generation was built ("dirty"),
+ * from the tools (which report the paths they change), from @parcel/watcher's live events, and,
+ * for what changed while no process watched, from listing the tree again and comparing it with
+ * the stored table (on a thread of its own). A dirty path is never answered from the table.
+ */
+
+type Watcher = typeof import('@parcel/watcher');
+type Subscription = Awaited<ReturnType<Watcher['subscribe']>>;
+
+let watcherModule: Promise<Watcher | null> | undefined;
+/** @parcel/watcher, or `null` when its native module cannot load here. */
+function loadWatcher(): Promise<Watcher | null> {
+    return (watcherModule ??= import('@parcel/watcher').then(
+        (m) => (m.default ?? m) as Watcher,
+        () => null,
+    ));
+}
+
+export interface ChangeEvents {
+    /** Outside changes were noted (or the watcher failed). */
+    onChange(): void;
+    /** So many paths changed (or the watcher failed) that the index should be rebuilt. */
+    onRebuild(): void;
+}
+
+/** The changed paths of one tree (relative, `/`-separated) and the watcher that reports them. */
+export class Changes {
+    readonly root: string;
+    /** Changed paths, with the sequence number of their last change. */
+    readonly dirty = new Map<string, number>();
+    /** Directories whose times changed while no process watched (their table times are stale). */
+    readonly dirTimes = new Set<string>();
+    /** The watcher failed (overflow, error): nothing is known about outside changes until the next build. */
+    blind = false;
+    #seq = 0;
+    #watcher: Subscription | null = null;
+    readonly #rebuildAfter: number;
+    readonly #events: ChangeEvents;
+
+    constructor(root: string, rebuildAfter: number, events: ChangeEvents) {
+        this.root = root;
+        this.#rebuildAfter = rebuildAfter;
+        this.#events = events;
+    }
+
+    /** Sequence number of the last change noted. */
+    get seq(): number {
+        return this.#seq;
+    }
+
+    /** A live subscription is on. */
+    get watching(): boolean {
+        return this.#watcher !== null;
+    }
+
+    /** Starts watching the tree (directories named in `skipDirs` left out); stays off when the watcher cannot run here. */
+    async subscribe(skipDirs: readonly string[]): Promise<void> {
+        const w = await loadWatcher();
+        if (w === null) return;
+        try {
+            this.#watcher = await w.subscribe(
+                this.root,
+                (err, events) => {
+                    if (err) {
+                        // An overflow or backend failure: outside changes are unknown from here on.
+                        this.blind = true;
+                        this.#events.onChange();
+                        this.#events.onRebuild();
+                        return;
+                    }
+                    for (const e of events) this.noteAbs(e.path);
+                    this.#events.onChange();
+                },
+                { ignore: skipDirs.map((d) => `**/${d}`) },
+            );
+        } catch {
+            this.#watcher = null;
+        }
+    }
+
+    async unsubscribe(): Promise<void> {
+        await this.#watcher?.unsubscribe().catch(() => undefined);
+        this.#watcher = null;
+    }
+
+    /** Notes an absolute path (real or as written) as changed; paths outside the tree are ignored. */
+    noteAbs(abs: string): void {
+        const rel = path.relative(this.root, abs);
+        if (rel === '..' || rel.startsWith('../') || path.isAbsolute(rel)) return;
+        this.note(rel.split(path.sep).join('/'));
+    }
+
+    note(rel: string): void {
+        this.dirty.set(rel, ++this.#seq);
+        if (this.dirty.size > this.#rebuildAfter) this.#events.onRebuild();
+    }
+
+    /** Notes what a check found (see {@link changesSince}). */
+    noteAll(c: { changed: string[]; dirTimes: string[] }): void {
+        for (const rel of c.changed) this.note(rel);
+        for (const rel of c.dirTimes) this.dirTimes.add(rel);
+    }
+
+    /** A new generation holds every change up to `seq`: only later ones stay dirty. */
+    settle(seq: number): void {
+        for (const [k, s] of this.dirty) if (s <= seq) this.dirty.delete(k);
+        this.dirTimes.clear();
+        this.blind = false;
+    }
+
+    /** A changed path is the directory `rel`, inside it or above it: its contents are uncertain. */
+    touches(rel: string): boolean {
+        for (const d of this.dirty.keys()) if (d === rel || d.startsWith(rel + '/') || rel.startsWith(d + '/') || d === '') return true;
+        return false;
+    }
+}
+
+/**
+ * What changed under `task.root` since the table `task.table` was made, listed again on a
+ * thread of its own (a one-thread pool on the engine's worker code, which exits after: the
+ * engine's threads would keep the check's memory, some 100 MB for a large tree).
+ * @throws Error when the check fails.
+ */
+export async function changesSince(task: Omit<IndexCheckTask, 'op'>): Promise<{ changed: string[]; dirTimes: string[] }> {
+    const oneOff = new Piscina({ ...workerEntry(), minThreads: 0, maxThreads: 1 });
+    let res: IndexCheckResult;
+    try {
+        res = (await oneOff.run({ op: 'index-check', ...task } satisfies IndexCheckTask)) as IndexCheckResult;
+    } finally {
+        await oneOff.destroy();
+    }
+    if (!res.ok) throw new Error(`index check failed: ${res.message}`);
+    return res;
+}

@@ -1,0 +1,100 @@
+import path from 'node:path';
+import { compileGlobs } from '../engine/filters.js';
+import type { Segment, WalkSpec } from '../engine/protocol.js';
+import type { SearchRequest } from '../engine/types.js';
+import { TableWalk } from './answer.js';
+import { ChangedEntries } from './changed-entries.js';
+import type { Changes } from './changes.js';
+import { Flag, Kind, type SegmentReader } from './format.js';
+import { planQuery } from './planner.js';
+import { evaluateQuery, segmentCandidates } from './postings.js';
+import { countIn, intersect, mergeIds } from './sorted-ids.js';
+import type { Table } from './table.js';
+
+/**
+ * Whether and how the index answers one search: the filters it models, the candidates of the
+ * content and name patterns (posting lists), then the walk answered from the table (answer.ts).
+ */
+
+/** The served state of one tree's index. */
+export interface Served {
+    root: string;
+    table: Table;
+    segments: readonly SegmentReader[];
+    changes: Changes;
+    skipDirs: readonly string[];
+    maxFileSize: number;
+}
+
+/** Files the index kept as candidates under the searched directory, and entries handed to the workers. */
+export interface PlanFigures {
+    candidates: number;
+    handedOut: number;
+}
+
+/**
+ * The searched root's segments as the index answers the search; `undefined` when the index does
+ * not model the search (a skipped directory it indexed, a root outside it or changed, a changed
+ * `.gitignore`), `null` when it would not narrow a content search (then the scan path is as fast).
+ * @throws IndexFormatError when a segment read fails its checks.
+ */
+export function planSearch(s: Served, req: SearchRequest, spec: WalkSpec, rootReal: string): { segments: Segment[]; figures: PlanFigures } | null | undefined {
+    const changes = s.changes;
+    // A changed `.gitignore` changes what its whole directory shows: the scan path.
+    if (req.respectGitignore === true) for (const d of changes.dirty.keys()) if (d === '.gitignore' || d.endsWith('/.gitignore')) return undefined;
+    const skip = new Set(req.skipDirs);
+    for (const d of s.skipDirs) if (!skip.has(d)) return undefined;
+    const relRoot = path.relative(s.root, rootReal).split(path.sep).join('/');
+    if (relRoot === '..' || relRoot.startsWith('../') || path.isAbsolute(relRoot)) return undefined;
+    const table = s.table;
+    const t = table.t;
+    const sId = table.idOf.get(relRoot);
+    if (sId === undefined || t.kind[sId] !== Kind.Dir || t.flags[sId]! & Flag.Unreadable) return undefined;
+    for (let p = relRoot; ; p = p.slice(0, Math.max(0, p.lastIndexOf('/')))) {
+        if (changes.dirty.has(p)) return undefined;
+        if (p === '') break;
+    }
+    const n = table.size;
+    const lo = sId + 1;
+    const hi = t.end[sId]!;
+    const content = spec.content !== undefined;
+    // Candidates over the whole table: a symlinked directory may lead anywhere in it.
+    let cands: Uint32Array | null = null;
+    // Estimated from the dictionaries to keep more than 60% of the files: broad, the scan path.
+    if (content) cands = segmentCandidates(s.segments, planQuery(spec.content!.source, spec.content!.flags), 1, n, 0.6 * n);
+    if (spec.name) {
+        const byName = evaluateQuery(planQuery(spec.name.source, spec.name.flags), { list: (g) => table.nameIds(g), size: (g) => table.nameCount(g) });
+        if (byName !== null) cands = cands === null ? byName : intersect(cands, byName);
+    }
+    // A content search the index does not narrow to under half the entries: the scan path is as fast.
+    if (content && (cands === null || countIn(cands, lo, hi) * 2 > hi - lo)) return null;
+    const root = s.root;
+    const realOf = (rel: string): string => (rel === '' ? root : root === '/' ? `/${rel}` : `${root}/${rel}`);
+    // Sparse: candidates, entries always decided one by one (links, special files, files not
+    // indexed), files too large for this search; their directories are checked on the way.
+    const list = cands === null ? null : mergeIds(cands, table.always, 1, n, content && req.maxFileSize < s.maxFileSize ? bigFiles(table, 1, n, req.maxFileSize) : null);
+    const walk = new TableWalk(table, {
+        spec,
+        rootId: sId,
+        displayRoot: req.displayRoot,
+        gitignore: req.respectGitignore === true ? [...(req.gitignoreAbove ?? [])] : null,
+        include: spec.include ? compileGlobs(spec.include) : null,
+        exclude: spec.exclude ? compileGlobs(spec.exclude) : null,
+        nameRe: spec.name ? new RegExp(spec.name.source, spec.name.flags) : null,
+        skip,
+        list,
+        changed: new ChangedEntries(table, changes, relRoot, realOf, spec.needTimes),
+        realOf,
+        root,
+    });
+    const segments = walk.run();
+    return { segments, figures: { candidates: cands === null ? hi - lo : countIn(cands, lo, hi), handedOut: walk.handedOut } };
+}
+
+/** Text files in [lo, hi) above `max` bytes: the walk reports them as too large. */
+function bigFiles(table: Table, lo: number, hi: number, max: number): Uint32Array {
+    const t = table.t;
+    const out: number[] = [];
+    for (let i = lo; i < hi; i++) if (t.kind[i] === Kind.File && t.size[i]! > max && !(t.flags[i]! & Flag.Binary)) out.push(i);
+    return Uint32Array.from(out);
+}

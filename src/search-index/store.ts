@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
+import { decodeTable, FORMAT_VERSION, SegmentReader } from './format.js';
+import { Table, yieldNow } from './table.js';
+
+/**
+ * The index's folder of one tree (private, outside the tree): `manifest.json` (the current
+ * generation, checked by its CRC-32), one `gen-*` folder per build generation (the file table
+ * and the segment files, format.ts), lock files, and the removal of generations no manifest names.
+ */
+
+/** What `manifest.json` says: the current generation and how it was built. */
+export interface Manifest {
+    version: number;
+    root: string;
+    skipDirs: string[];
+    maxFileSize: number;
+    gen: string;
+    segments: string[];
+    textBytes: number;
+    diskBytes: number;
+    buildMs: number;
+}
+
+/** A stored generation opened: its manifest, loaded table and segment readers. */
+export interface Stored {
+    m: Manifest;
+    table: Table;
+    segs: SegmentReader[];
+}
+
+const manifestFile = (dir: string): string => path.join(dir, 'manifest.json');
+
+/** The manifest of `dir` for the tree `root`; `null` when missing, corrupt, of another version or another tree. */
+export async function readManifest(dir: string, root: string): Promise<Manifest | null> {
+    let text: string;
+    try {
+        text = await fsp.readFile(manifestFile(dir), 'utf8');
+    } catch {
+        return null;
+    }
+    text = text.trimEnd();
+    const nl = text.lastIndexOf('\n');
+    const body = text.slice(0, nl);
+    const crc = text.slice(nl + 1);
+    if (nl === -1 || crc32(Buffer.from(body, 'utf8')).toString(16) !== crc) return null;
+    try {
+        const m = JSON.parse(body) as Manifest;
+        if (m.version !== FORMAT_VERSION || m.root !== root) return null;
+        return m;
+    } catch {
+        return null;
+    }
+}
+
+/** Replaces the manifest atomically (a temporary file renamed over it). */
+export async function writeManifest(dir: string, m: Manifest): Promise<void> {
+    const body = JSON.stringify(m);
+    const tmp = path.join(dir, `manifest.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    await fsp.writeFile(tmp, `${body}\n${crc32(Buffer.from(body, 'utf8')).toString(16)}\n`, { mode: 0o600 });
+    await fsp.rename(tmp, manifestFile(dir));
+}
+
+/** Removes the manifest (the index is rebuilt by the next start). */
+export async function dropManifest(dir: string): Promise<void> {
+    await fsp.rm(manifestFile(dir), { force: true });
+}
+
+/**
+ * The stored index of `root` in `dir` built with these options (manifest, table, segments),
+ * checked; `null` when there is none or it does not check out.
+ */
+export async function loadStored(dir: string, root: string, opts: { maxFileSize: number; skipDirs: readonly string[] }): Promise<Stored | null> {
+    const m = await readManifest(dir, root);
+    if (m === null || m.maxFileSize !== opts.maxFileSize || !sameList(m.skipDirs, opts.skipDirs)) return null;
+    const genDir = path.join(dir, m.gen);
+    const segs: SegmentReader[] = [];
+    try {
+        const file = path.join(genDir, 'table.bin');
+        const table = await Table.load(await decodeTable(await fsp.readFile(file), file, yieldNow));
+        for (const s of m.segments) segs.push(new SegmentReader(path.join(genDir, s)));
+        return { m, table, segs };
+    } catch {
+        for (const s of segs) s.close();
+        return null;
+    }
+}
+
+/** An exclusive lock file (pid inside); a lock of a dead process is taken over. `null` while another live process holds it. */
+export async function takeLock(dir: string, name: string): Promise<{ release: () => Promise<void> } | null> {
+    const file = path.join(dir, name);
+    for (let attempt = 0; attempt < 2; attempt++) {
+        try {
+            const fh = await fsp.open(file, 'wx', 0o600);
+            await fh.writeFile(String(process.pid));
+            await fh.close();
+            return { release: () => fsp.rm(file, { force: true }) };
+        } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+            const pid = Number(await fsp.readFile(file, 'utf8').catch(() => ''));
+            if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) return null;
+            if (pid === process.pid) return null;
+            await fsp.rm(file, { force: true });
+        }
+    }
+    return null;
+}
+
+/** Removes generations other than `keep` (left by crashed builds or older processes) once an hour old. */
+export async function removeOldGenerations(dir: string, keep: string): Promise<void> {
+    const hour = 60 * 60 * 1000;
+    for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
+        if (name === keep || !(name.startsWith('gen-') || name.endsWith('.tmp'))) continue;
+        const st = await fsp.stat(path.join(dir, name)).catch(() => null);
+        // Another process may still read an older generation for a while.
+        if (st && Date.now() - st.mtimeMs > hour) await fsp.rm(path.join(dir, name), { recursive: true, force: true });
+    }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+    return a.length === b.length && [...a].sort().join('\0') === [...b].sort().join('\0');
+}
+
+function alive(pid: number): boolean {
+    try {
+        process.kill(pid, 0);
+        return true;
+    } catch (err) {
+        return (err as NodeJS.ErrnoException).code === 'EPERM';
+    }
+}

@@ -1,0 +1,130 @@
+import { forEachGram } from './fold.js';
+import { Flag, Kind, type FileTable } from './format.js';
+
+/**
+ * The file table as the index serves it: the stored columns (format.ts `FileTable`) and the
+ * lookups derived from them when it is loaded (relative paths, ids by path, the entries a search
+ * always decides one by one, and posting lists of the entries' names).
+ */
+
+export const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Component-wise walk order of two `/`-separated relative paths. */
+export function compareWalk(a: string, b: string): number {
+    const x = a.split('/');
+    const y = b.split('/');
+    const n = Math.min(x.length, y.length);
+    for (let i = 0; i < n; i++) {
+        const d = byName(x[i]!, y[i]!);
+        if (d !== 0) return d;
+    }
+    return x.length - y.length;
+}
+
+/** Milliseconds of work between two yields to the event loop while a table is loaded. */
+const SLICE_MS = 8;
+/** Gives the event loop a turn. */
+export const yieldNow = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+/** The loaded file table with its derived lookups (made by {@link Table.load}). */
+export class Table {
+    readonly t: FileTable;
+    /** Relative path of each entry (`''` for the root). */
+    readonly paths: string[];
+    readonly idOf = new Map<string, number>();
+    /** Entries a content search always hands to the walk: links, special files, unreadable directories, files not indexed. */
+    always: Uint32Array = new Uint32Array(0);
+    /**
+     * Posting lists of the entries' names: name searches are planned like content searches.
+     * Perf/memory: sorted gram keys, list starts and one array of ids (a few MB for 100k entries).
+     */
+    #gramKeys = new Uint32Array(0);
+    #gramStarts = new Uint32Array(1);
+    #gramIds = new Uint32Array(0);
+
+    /** The ids whose names hold `gram`, ascending. */
+    nameIds(gram: number): Uint32Array {
+        const r = this.#rank(gram);
+        return r === -1 ? this.#gramIds.subarray(0, 0) : this.#gramIds.subarray(this.#gramStarts[r], this.#gramStarts[r + 1]);
+    }
+
+    /** How many names hold `gram`. */
+    nameCount(gram: number): number {
+        const r = this.#rank(gram);
+        return r === -1 ? 0 : this.#gramStarts[r + 1]! - this.#gramStarts[r]!;
+    }
+
+    #rank(gram: number): number {
+        const keys = this.#gramKeys;
+        let a = 0;
+        let b = keys.length - 1;
+        while (a <= b) {
+            const m = (a + b) >>> 1;
+            const k = keys[m]!;
+            if (k === gram) return m;
+            if (k < gram) a = m + 1;
+            else b = m - 1;
+        }
+        return -1;
+    }
+
+    private constructor(t: FileTable) {
+        this.t = t;
+        this.paths = new Array<string>(t.names.length);
+    }
+
+    /** Derives the lookups in slices of a few milliseconds between yields (Perf: never blocks the host long). */
+    static async load(t: FileTable): Promise<Table> {
+        const table = new Table(t);
+        const n = t.names.length;
+        table.paths[0] = '';
+        table.idOf.set('', 0);
+        const always: number[] = [];
+        const lists = new Map<number, number[]>();
+        let sliceStart = performance.now();
+        const maybeYield = async (i: number): Promise<void> => {
+            if ((i & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
+                await yieldNow();
+                sliceStart = performance.now();
+            }
+        };
+        for (let i = 1; i < n; i++) {
+            const p = t.parent[i]!;
+            const name = t.names[i]!;
+            const rel = p === 0 ? name : `${table.paths[p]}/${name}`;
+            table.paths[i] = rel;
+            table.idOf.set(rel, i);
+            const k = t.kind[i]!;
+            const f = t.flags[i]!;
+            if (k === Kind.Link || k === Kind.Other || (k === Kind.Dir && f & Flag.Unreadable) || (k === Kind.File && f & Flag.Unindexed)) always.push(i);
+            forEachGram(name, (g) => {
+                let l = lists.get(g);
+                if (l === undefined) lists.set(g, (l = []));
+                if (l[l.length - 1] !== i) l.push(i);
+            });
+            await maybeYield(i);
+        }
+        table.always = Uint32Array.from(always);
+        const keys = Uint32Array.from(lists.keys()).sort();
+        const starts = new Uint32Array(keys.length + 1);
+        let total = 0;
+        keys.forEach((g, r) => {
+            starts[r] = total;
+            total += lists.get(g)!.length;
+        });
+        starts[keys.length] = total;
+        const ids = new Uint32Array(total);
+        for (let r = 0; r < keys.length; r++) {
+            ids.set(lists.get(keys[r]!)!, starts[r]!);
+            await maybeYield(r);
+        }
+        table.#gramKeys = keys;
+        table.#gramStarts = starts;
+        table.#gramIds = ids;
+        return table;
+    }
+
+    get size(): number {
+        return this.t.names.length;
+    }
+}
