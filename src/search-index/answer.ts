@@ -61,6 +61,12 @@ export interface WalkQuery {
 type Run = { hits: SearchHit[] };
 type Job = { parent: number; frame: Frame; names: string[]; kinds: number[] };
 
+/** The sorted `list` holds `id`. */
+function isListed(list: Uint32Array, id: number): boolean {
+    const k = lowerBound(list, id);
+    return k < list.length && list[k] === id;
+}
+
 /** Answers one search from the table; {@link run} gives the walked root's segments. */
 export class TableWalk {
     readonly #table: Table;
@@ -225,7 +231,7 @@ export class TableWalk {
             return;
         }
         if (!st.isDirectory()) {
-            this.#toWalk(parent, f, name, Kind.Link);
+            this.#linkToFile(i, f, st, target);
             return;
         }
         // The walk's rules for a link to a directory (workers/walk.ts), in its order.
@@ -259,6 +265,35 @@ export class TableWalk {
             entered: this.#ignoreCache !== null ? this.#framesIn(parent, f) : [],
         });
         this.#depth--;
+    }
+
+    /**
+     * A symlink to something other than a directory, decided as the walk decides it (its rules in
+     * its order: outside the access roots or left out by the path filters it is absent; its
+     * target's stat gives its type and times). A content search hands it to the workers only
+     * when its target is a candidate, or one the table cannot vouch for.
+     */
+    #linkToFile(i: number, f: Frame, st: fs.Stats, target: string): void {
+        const { spec, nameRe, include, list, changed } = this.#q;
+        const table = this.#table;
+        const t = table.t;
+        const name = t.names[i]!;
+        if (spec.realRoots !== null && !spec.realRoots.some((r) => isInside(target, r))) return;
+        const sub = this.#subOf(i, f);
+        if ((this.#q.exclude !== null || this.#ignoreCache !== null) && this.#leftOut(i, f, false)) return;
+        if (!this.#wantFiles || (nameRe !== null && !nameRe.test(name)) || (include !== null && !include(sub, name, false))) return;
+        if (!this.#timesOk(st.birthtimeMs, st.mtimeMs)) return;
+        if (!this.#content) {
+            this.#hit({ path: this.#displayOf(i, f), kind: 'file', ...this.#times(st.birthtimeMs, st.mtimeMs) });
+            return;
+        }
+        if (!st.isFile()) return; // the walk opens no FIFO, socket or device
+        const tRel = path.relative(this.#q.root, target).split(path.sep).join('/');
+        const tId = tRel.startsWith('..') || path.isAbsolute(tRel) ? undefined : table.idOf.get(tRel);
+        const vouched = tId !== undefined && t.kind[tId] === Kind.File && !changed.touches(tRel) && st.size === t.size[tId] && st.mtimeMs === t.mtime[tId] && st.size <= spec.maxFileSize;
+        if (vouched && t.flags[tId]! & (Flag.Binary | Flag.Empty)) return;
+        if (vouched && t.flags[tId]! & Flag.Indexed && list !== null && !isListed(list, tId)) return;
+        this.#toWalk(t.parent[i]!, f, name, Kind.Link);
     }
 
     /** Decides one table entry (not blocked) of frame `f`; returns the next id to look at. */
