@@ -152,6 +152,23 @@ describe('search index', () => {
         fs.writeFileSync(path.join(root, 'src/new.ts'), 'alphaBeta fresh\n');
         await tree.sync();
         expect((await same(p, { content_pattern: 'alphaBeta fresh' })).text).toContain('docs/src-link/new.ts');
+        // Links to files are decided from their targets' entries: one that is no candidate is not opened.
+        fs.symlinkSync('../bin/blob.bin', path.join(root, 'src/blob-link'));
+        fs.symlinkSync('empty.txt', path.join(root, 'empty-link'));
+        fs.symlinkSync(path.join(outside, 'o.txt'), path.join(root, 'src/o-link.txt'));
+        await tree.sync();
+        for (const q of QUERIES) await same(p, q);
+        // lib-link.ts leads to lib.ts, which holds no gammaDelta: it adds nothing to what the workers get.
+        expect((await same(p, { content_pattern: 'gammaDelta', include: ['src/lib-link.ts'] })).answered).toBe(true);
+        const withLink = tree.lastPlan.handedOut;
+        expect((await same(p, { content_pattern: 'gammaDelta', include: ['src/no-such-file'] })).answered).toBe(true);
+        expect(withLink).toBe(tree.lastPlan.handedOut);
+        expect((await same(p, { name_pattern: 'o-link' })).text).not.toContain('o-link.txt');
+        // The target changes: the link is a candidate again.
+        fs.appendFileSync(path.join(root, 'src/lib.ts'), 'zetaOmega\n');
+        await tree.sync();
+        const z = await same(p, { content_pattern: 'zetaOmega' });
+        expect(z.text).toContain('src/lib-link.ts');
     });
 
     it('stores the index outside the tree, in the given directory, private', async () => {
