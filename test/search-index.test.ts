@@ -35,9 +35,10 @@ function pkgOf(root: string, index: false | { dir: string; rebuildAfter?: number
     return pkg;
 }
 
-async function pair(files: Record<string, string | Buffer>, indexDir = tempDir('lcf-index-')): Promise<Pair> {
+async function pair(files: Record<string, string | Buffer>, indexDir = tempDir('lcf-index-'), prepare?: (root: string) => void): Promise<Pair> {
     const root = tempDir('lcf-tree-');
     writeTree(root, files);
+    prepare?.(root);
     const indexed = pkgOf(root, { dir: indexDir });
     const plain = pkgOf(root, false);
     const tree = (await indexed.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
@@ -321,27 +322,43 @@ describe('search index', () => {
         expect(p.tree.counts.answered).toBeGreaterThan(0);
     }, 120_000);
 
-    it('reopens after a restart and brings in what changed meanwhile', async () => {
+    it.each(['snapshot', 'listing'] as const)('reopens after a restart and brings in what changed meanwhile (from the %s)', async (how) => {
         const indexDir = tempDir('lcf-index-');
-        const p = await pair(FILES, indexDir);
+        // A time that survives a round trip through utimes (whole seconds).
+        const main = (root: string): string => path.join(root, 'src/main.ts');
+        const p = await pair(FILES, indexDir, (root) => fs.utimesSync(main(root), 1_700_000_000, 1_700_000_000));
         const built = p.tree.status();
+        fs.writeFileSync(path.join(p.root, 'docs/guide.md'), 'noted by the first process: muNu\n');
+        await p.tree.sync();
         await p.indexed.close();
+        // A process that ended without closing leaves no snapshot: the tree is listed again.
+        const dir = path.dirname(path.join(indexDir, fs.readdirSync(indexDir)[0]!, 'x'));
+        expect(fs.existsSync(path.join(dir, 'closed.json'))).toBe(true);
+        if (how === 'listing') fs.rmSync(path.join(dir, 'closed.json'));
         fs.writeFileSync(path.join(p.root, 'src/lib.ts'), 'changed while closed: kappaLambda\n');
         fs.writeFileSync(path.join(p.root, 'added.txt'), 'kappaLambda added while closed\n');
         fs.rmSync(path.join(p.root, 'README.md'));
+        // Changed and restored (type, size and time as the table has them): not a change.
+        fs.utimesSync(main(p.root), new Date(), new Date());
+        fs.utimesSync(main(p.root), 1_700_000_000, 1_700_000_000);
         const again = pkgOf(p.root, { dir: indexDir });
         const tree = (await again.searchIndex!.warm(p.root, DEFAULT_SKIP_DIRS, [p.root]))!;
         const st = tree.status();
         expect(st.state).toBe('ready');
+        expect(st.reopenedFrom).toBe(how);
         // Opened, not rebuilt: the build figures are those stored.
         expect(st.openMs).toBeDefined();
         expect(st.buildMs).toBe(built.buildMs);
+        expect(st.dirty).toBe(4); // guide.md, lib.ts, added.txt, README.md
         const q = { ...p, indexed: again, tree };
         const r = await same(q, { content_pattern: 'kappaLambda' });
         expect(r.text).toContain('added.txt:1:');
         expect(r.text).toContain('src/lib.ts:1:');
         expect(r.answered).toBe(true);
+        expect((await same(q, { content_pattern: 'muNu' })).text).toContain('docs/guide.md:1:');
         expect((await same(q, { content_pattern: 'alphaBeta' })).text).not.toContain('README.md');
+        await same(q, { name_pattern: '.', modified_after: new Date(Date.now() - 60_000).toISOString() });
+        expect(fs.existsSync(path.join(dir, 'closed.json'))).toBe(false); // taken once
     });
 
     it('detects a truncated or corrupted index and rebuilds it', async () => {

@@ -84,6 +84,32 @@ export class Changes {
         }
     }
 
+    /**
+     * Writes the watcher's view of the tree to `file` (@parcel/watcher's snapshot: made from the
+     * live subscription's tree, no crawl), for {@link changesSinceSnapshot} in the next process.
+     */
+    async saveSnapshot(file: string, skipDirs: readonly string[]): Promise<void> {
+        const w = await loadWatcher();
+        if (w === null || this.#watcher === null) throw new Error('no watcher');
+        await w.writeSnapshot(this.root, file, { ignore: skipDirs.map((d) => `**/${d}`) });
+    }
+
+    /**
+     * The paths created, changed or deleted since `file` was written (with the subscription on,
+     * @parcel/watcher compares its live tree, no crawl). @throws Error when it cannot tell.
+     */
+    async changesSinceSnapshot(file: string, skipDirs: readonly string[]): Promise<string[]> {
+        const w = await loadWatcher();
+        if (w === null || this.#watcher === null) throw new Error('no watcher');
+        const events = await w.getEventsSince(this.root, file, { ignore: skipDirs.map((d) => `**/${d}`) });
+        const out: string[] = [];
+        for (const e of events) {
+            const rel = path.relative(this.root, e.path);
+            if (rel !== '..' && !rel.startsWith('../') && !path.isAbsolute(rel)) out.push(rel.split(path.sep).join('/'));
+        }
+        return out;
+    }
+
     async unsubscribe(): Promise<void> {
         await this.#watcher?.unsubscribe().catch(() => undefined);
         this.#watcher = null;
@@ -107,10 +133,17 @@ export class Changes {
         for (const rel of c.dirTimes) this.dirTimes.add(rel);
     }
 
+    /**
+     * Directory times not yet compared with the table (after a reopen from a snapshot, which
+     * reports entries, not directory times): searches filtering on times take the scan path.
+     */
+    dirTimesPending = false;
+
     /** A new generation holds every change up to `seq`: only later ones stay dirty. */
     settle(seq: number): void {
         for (const [k, s] of this.dirty) if (s <= seq) this.dirty.delete(k);
         this.dirTimes.clear();
+        this.dirTimesPending = false;
         this.blind = false;
     }
 

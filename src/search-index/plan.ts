@@ -40,6 +40,7 @@ export interface PlanFigures {
  */
 export function planSearch(s: Served, req: SearchRequest, spec: WalkSpec, rootReal: string): { segments: Segment[]; figures: PlanFigures } | null | undefined {
     const changes = s.changes;
+    if (spec.needTimes && changes.dirTimesPending) return undefined;
     // A changed `.gitignore` changes what its whole directory shows: the scan path.
     if (req.respectGitignore === true) for (const d of changes.dirty.keys()) if (d === '.gitignore' || d.endsWith('/.gitignore')) return undefined;
     const skip = new Set(req.skipDirs);

@@ -88,6 +88,55 @@ export async function loadStored(dir: string, root: string, opts: { maxFileSize:
     }
 }
 
+/**
+ * What a closing process knew: for generation `gen`, the paths changed since it was built and the
+ * watcher's snapshot of the tree at that moment. The next process takes it (once) and asks the
+ * watcher what changed since the snapshot instead of listing the tree again.
+ */
+export interface ClosedState {
+    gen: string;
+    /** File name of the snapshot in the index folder. */
+    snapshot: string;
+    dirty: string[];
+    dirTimes: string[];
+}
+
+const closedFile = (dir: string): string => path.join(dir, 'closed.json');
+
+/** Saves `s` (atomically, with a CRC-32), replacing an earlier one (whose snapshot is removed). */
+export async function saveClosedState(dir: string, s: ClosedState): Promise<void> {
+    const body = JSON.stringify(s);
+    const tmp = path.join(dir, `closed.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    await fsp.writeFile(tmp, `${body}\n${crc32(Buffer.from(body, 'utf8')).toString(16)}\n`, { mode: 0o600 });
+    await fsp.rename(tmp, closedFile(dir));
+}
+
+/**
+ * Takes the closed state of generation `gen` (renamed away first, so two processes never both
+ * take it); `null` when there is none, it is corrupt or of another generation.
+ */
+export async function takeClosedState(dir: string, gen: string): Promise<ClosedState | null> {
+    const claim = path.join(dir, `closed.${process.pid}.${randomBytes(4).toString('hex')}.claim.tmp`);
+    try {
+        await fsp.rename(closedFile(dir), claim);
+    } catch {
+        return null;
+    }
+    try {
+        const text = (await fsp.readFile(claim, 'utf8')).trimEnd();
+        const nl = text.lastIndexOf('\n');
+        const body = text.slice(0, nl);
+        if (nl === -1 || crc32(Buffer.from(body, 'utf8')).toString(16) !== text.slice(nl + 1)) return null;
+        const s = JSON.parse(body) as ClosedState;
+        if (s.gen !== gen || !/^snap-[\w-]+\.bin$/.test(s.snapshot) || !Array.isArray(s.dirty) || !Array.isArray(s.dirTimes)) return null;
+        return s;
+    } catch {
+        return null;
+    } finally {
+        await fsp.rm(claim, { force: true });
+    }
+}
+
 /** An exclusive lock file (pid inside); a lock of a dead process is taken over. `null` while another live process holds it. */
 export async function takeLock(dir: string, name: string): Promise<{ release: () => Promise<void> } | null> {
     const file = path.join(dir, name);
@@ -112,7 +161,7 @@ export async function takeLock(dir: string, name: string): Promise<{ release: ()
 export async function removeOldGenerations(dir: string, keep: string): Promise<void> {
     const hour = 60 * 60 * 1000;
     for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
-        if (name === keep || !(name.startsWith('gen-') || name.endsWith('.tmp'))) continue;
+        if (name === keep || !(name.startsWith('gen-') || name.startsWith('snap-') || name.endsWith('.tmp'))) continue;
         const st = await fsp.stat(path.join(dir, name)).catch(() => null);
         // Another process may still read an older generation for a while.
         if (st && Date.now() - st.mtimeMs > hour) await fsp.rm(path.join(dir, name), { recursive: true, force: true });

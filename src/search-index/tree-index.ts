@@ -6,9 +6,9 @@ import type { Segment, WalkSpec } from '../engine/protocol.js';
 import type { SearchRequest } from '../engine/types.js';
 import { buildGeneration } from './build.js';
 import { Changes, changesSince } from './changes.js';
-import { IndexFormatError, type SegmentReader } from './format.js';
+import { IndexFormatError, Kind, type SegmentReader } from './format.js';
 import { planSearch } from './plan.js';
-import { dropManifest, loadStored, readManifest, removeOldGenerations, takeLock, writeManifest, type Manifest, type Stored } from './store.js';
+import { dropManifest, loadStored, readManifest, removeOldGenerations, saveClosedState, takeClosedState, takeLock, writeManifest, type Manifest, type Stored } from './store.js';
 import type { Table } from './table.js';
 
 export { compareWalk } from './table.js';
@@ -49,6 +49,8 @@ export interface IndexStatus {
     /** Milliseconds of the last build, or of the reopen. */
     buildMs?: number;
     openMs?: number;
+    /** How the reopen found what changed while no process watched: the last process's watcher snapshot, or a listing of the tree. */
+    reopenedFrom?: 'snapshot' | 'listing';
     /** Why the index is not used, when failed. */
     error?: string;
 }
@@ -87,6 +89,7 @@ export class TreeIndex extends EventEmitter {
     #filesDone = 0;
     #filesTotal = 0;
     #openMs: number | undefined;
+    #reopenedFrom: IndexStatus['reopenedFrom'];
     #starting: Promise<void> | null = null;
     #rebuildQueued = false;
     /** Searches the index answered, and those it left to the scan path while ready. */
@@ -125,6 +128,7 @@ export class TreeIndex extends EventEmitter {
             dirty: this.#changes.dirty.size,
             ...(m && { buildMs: m.buildMs }),
             ...(this.#openMs !== undefined && { openMs: this.#openMs }),
+            ...(this.#reopenedFrom !== undefined && { reopenedFrom: this.#reopenedFrom }),
             ...(this.#error !== undefined && { error: this.#error }),
         };
     }
@@ -162,25 +166,87 @@ export class TreeIndex extends EventEmitter {
     }
 
     /**
-     * Opens the stored index with the watcher on: what changed while no process watched is found
-     * by listing the tree again (on its own thread, while the table loads here). False (nothing
+     * Opens the stored index with the watcher on. What changed while no process watched comes
+     * from the watcher's snapshot of the last process to close (with the paths it knew changed),
+     * else from listing the tree again on a thread; the table loads meanwhile. False (nothing
      * opened) when there is none, it does not check out, or the watcher cannot run.
      */
     async #open(): Promise<boolean> {
         const m = await readManifest(this.#opts.dir, this.root);
-        // Perf: the stored table loads while the watcher starts and the tree is listed again.
+        // Perf: the stored table loads while the watcher starts and the changes are found.
         const stored = m === null ? Promise.resolve(null) : loadStored(this.#opts.dir, this.root, this.#opts);
         if (this.#opts.watch && !this.#changes.watching) await this.#changes.subscribe(this.#opts.skipDirs);
         const usable = this.#state !== 'closed' && (!this.#opts.watch || this.#changes.watching);
-        const changed = m !== null && usable ? this.#changesSince(m).catch(() => null) : null;
+        const changed = m !== null && usable ? this.#changesWhileClosed(m).catch(() => null) : null;
         const [s, c] = await Promise.all([stored, changed]);
         if (s === null || c === null || s.m.gen !== m?.gen || !usable) {
             for (const seg of s?.segs ?? []) seg.close();
             return false;
         }
         this.#serve(s);
-        this.#changes.noteAll(c);
+        this.#changes.noteAll({ changed: await this.#stillChanged(s.table, c.changed), dirTimes: c.dirTimes });
+        if (this.#changes.dirTimesPending) void this.#checkDirTimes(s.table);
         return true;
+    }
+
+    /** What changed since the stored generation `m` was current in a process: from a closed state's snapshot, else a listing. */
+    async #changesWhileClosed(m: Manifest): Promise<{ changed: string[]; dirTimes: string[] }> {
+        const closed = this.#changes.watching ? await takeClosedState(this.#opts.dir, m.gen) : null;
+        if (closed !== null) {
+            const snap = path.join(this.#opts.dir, closed.snapshot);
+            try {
+                const since = await this.#changes.changesSinceSnapshot(snap, this.#opts.skipDirs);
+                this.#changes.dirTimesPending = true;
+                this.#reopenedFrom = 'snapshot';
+                return { changed: [...closed.dirty, ...since], dirTimes: closed.dirTimes };
+            } catch {
+                // the snapshot is unusable: list the tree
+            } finally {
+                await fsp.rm(snap, { force: true });
+            }
+        }
+        this.#reopenedFrom = 'listing';
+        return this.#changesSince(m);
+    }
+
+    /**
+     * The paths among `rels` that differ from the table now: a file whose type, size and
+     * modification time are the table's again (changed, then restored) is what the listing check
+     * would call unchanged. The watcher is on, so a change after this look is noted anyway.
+     */
+    async #stillChanged(table: Table, rels: string[]): Promise<string[]> {
+        const t = table.t;
+        const out: string[] = [];
+        for (let k = 0; k < rels.length; k += 64) {
+            await Promise.all(
+                rels.slice(k, k + 64).map(async (rel) => {
+                    const id = table.idOf.get(rel);
+                    if (id !== undefined && t.kind[id] === Kind.File) {
+                        const st = await fsp.lstat(path.join(this.root, rel)).catch(() => null);
+                        if (st !== null && st.isFile() && st.size === t.size[id] && st.mtimeMs === t.mtime[id]) return;
+                    }
+                    out.push(rel);
+                }),
+            );
+        }
+        return out;
+    }
+
+    /** Compares the directories' times with the table (in the background, a few at a time), then lets time-filtered searches use the index. */
+    async #checkDirTimes(table: Table): Promise<void> {
+        const t = table.t;
+        const dirs: number[] = [];
+        for (let i = 0; i < table.size; i++) if (t.kind[i] === Kind.Dir) dirs.push(i);
+        for (let k = 0; k < dirs.length && this.#table === table; k += 64) {
+            await Promise.all(
+                dirs.slice(k, k + 64).map(async (i) => {
+                    const st = await fsp.lstat(table.paths[i] === '' ? this.root : path.join(this.root, table.paths[i]!)).catch(() => null);
+                    if (st === null || !st.isDirectory()) this.#changes.note(table.paths[i]!);
+                    else if (st.mtimeMs !== t.mtime[i] || st.birthtimeMs !== t.birthtime[i]) this.#changes.dirTimes.add(table.paths[i]!);
+                }),
+            );
+        }
+        if (this.#table === table) this.#changes.dirTimesPending = false;
     }
 
     #changesSince(m: Manifest): Promise<{ changed: string[]; dirTimes: string[] }> {
@@ -295,11 +361,26 @@ export class TreeIndex extends EventEmitter {
         }, 1000).unref();
     }
 
-    /** Stops watching; the index files stay for the next process (which checks what changed meanwhile). */
+    /**
+     * Stops watching; the index files stay for the next process, with what this one knew: the
+     * changed paths and the watcher's snapshot (the next process asks the watcher what changed
+     * since instead of listing the tree again).
+     */
     async close(): Promise<void> {
         if (this.#state === 'closed') return;
+        const wasReady = this.#state === 'ready';
         this.#setState('closed');
         await this.#starting?.catch(() => undefined);
+        const m = this.#manifest;
+        if (wasReady && m !== null && this.#changes.watching && !this.#changes.blind && !this.#changes.dirTimesPending) {
+            const snapshot = `snap-${m.gen.slice(4)}-${process.pid}.bin`;
+            try {
+                await this.#changes.saveSnapshot(path.join(this.#opts.dir, snapshot), this.#opts.skipDirs);
+                await saveClosedState(this.#opts.dir, { gen: m.gen, snapshot, dirty: [...this.#changes.dirty.keys()], dirTimes: [...this.#changes.dirTimes] });
+            } catch {
+                await fsp.rm(path.join(this.#opts.dir, snapshot), { force: true });
+            }
+        }
         await this.#changes.unsubscribe();
         for (const s of this.#segments) s.close();
         this.#segments = [];
