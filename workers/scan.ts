@@ -52,12 +52,15 @@ export interface LiteralPlan {
 const RARITY = "^?$~@'`Jj!\\%|+<][Zz79&#56Qq:}{\"843/.2>Yy1KkWw=*Vv;()-GgBbHhXx,MmUuFfPp0LlDdCcOoNnAaSsIi_RrTtEe ";
 
 /**
- * Shortest literal worth the line-by-line prefilter. Perf: a shorter one is in nearly every line,
- * and deciding, decoding and testing each such line alone costs far more than one regex pass
- * over the decoded text (`\u00e9t\u00e9`, literal `t`: 122 s against 1.2 s over the Linux
- * tree's 1.3 GB, /tmp script on this machine, one thread).
+ * A one-character literal among the commonest in source text (the end of {@link RARITY}) is in
+ * nearly every line: deciding, decoding and testing each such line alone costs far more than one
+ * regex pass over the decoded text (`\u00e9t\u00e9`, literal `t`: 122 s against 1.2 s over the
+ * Linux tree's 1.3 GB, one thread, load 5), so such a literal drives no prefilter. Rarer ones
+ * still do (`\w+\s*=\s*\d+;` with `=`: 16 s through the prefilter, 37 s without).
  */
-const MIN_LITERAL = 3;
+function worthPrefilter(literal: string): boolean {
+    return literal.length > 1 || RARITY.indexOf(literal) < RARITY.length - 24;
+}
 
 export function makeMatcher(spec: PatternSpec): ContentMatcher {
     const analysis = analyzePattern(spec.source, spec.flags);
@@ -65,7 +68,7 @@ export function makeMatcher(spec: PatternSpec): ContentMatcher {
     return {
         line: new RegExp(spec.source, spec.flags),
         global: new RegExp(spec.source, spec.flags + 'gm'),
-        literal: literal === null || literal.length < MIN_LITERAL ? null : planLiteral(literal),
+        literal: literal === null || !worthPrefilter(literal) ? null : planLiteral(literal),
         lineLocal: analysis.lineLocal,
     };
 }

@@ -327,20 +327,24 @@ export async function decodeTable(buf: Buffer, file: string, pause: Pause): Prom
     const body = buf.subarray(32);
     if (body.length !== n * 34 + namesLen) throw new IndexFormatError(file, `size ${buf.length} bytes, expected ${32 + n * 34 + namesLen}`);
     if ((await crcInSlices(body, pause)) !== buf.readUInt32LE(24)) throw new IndexFormatError(file, 'checksum mismatch');
+    // Memory: the columns are views of the file's bytes when they are aligned (a fresh read's are), else copies.
+    const aligned = body.byteOffset % 8 === 0;
     let at = 0;
-    const take = (bytes: number): ArrayBuffer => {
-        const ab = new ArrayBuffer(bytes);
-        new Uint8Array(ab).set(body.subarray(at, at + bytes));
+    const take = (bytes: number): [ArrayBuffer, number] => {
+        const from = at;
         at += bytes;
-        return ab;
+        if (aligned) return [body.buffer as ArrayBuffer, body.byteOffset + from];
+        const ab = new ArrayBuffer(bytes);
+        new Uint8Array(ab).set(body.subarray(from, from + bytes));
+        return [ab, 0];
     };
-    const size = new Float64Array(take(n * 8));
-    const mtime = new Float64Array(take(n * 8));
-    const birthtime = new Float64Array(take(n * 8));
-    const parent = new Int32Array(take(n * 4));
-    const end = new Int32Array(take(n * 4));
-    const kind = new Uint8Array(take(n));
-    const flags = new Uint8Array(take(n));
+    const size = new Float64Array(...take(n * 8), n);
+    const mtime = new Float64Array(...take(n * 8), n);
+    const birthtime = new Float64Array(...take(n * 8), n);
+    const parent = new Int32Array(...take(n * 4), n);
+    const end = new Int32Array(...take(n * 4), n);
+    const kind = new Uint8Array(...take(n), n);
+    const flags = new Uint8Array(...take(n), n);
     await pause();
     const names = body.toString('utf8', at, at + namesLen).split('\0');
     if (names.length !== n) throw new IndexFormatError(file, 'name count mismatch');

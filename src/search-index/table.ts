@@ -80,13 +80,21 @@ export class Table {
         table.paths[0] = '';
         table.idOf.set('', 0);
         const always: number[] = [];
-        const lists = new Map<number, number[]>();
+        // Name grams in two passes (count per gram, then fill): Memory: no growing arrays per gram.
+        const count = new Map<number, number>();
+        const last = new Map<number, number>();
         let sliceStart = performance.now();
         const maybeYield = async (i: number): Promise<void> => {
             if ((i & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
                 await yieldNow();
                 sliceStart = performance.now();
             }
+        };
+        let id = 0;
+        const countGram = (g: number): void => {
+            if (last.get(g) === id) return;
+            last.set(g, id);
+            count.set(g, (count.get(g) ?? 0) + 1);
         };
         for (let i = 1; i < n; i++) {
             const p = t.parent[i]!;
@@ -97,26 +105,35 @@ export class Table {
             const k = t.kind[i]!;
             const f = t.flags[i]!;
             if (k === Kind.Link || k === Kind.Other || (k === Kind.Dir && f & Flag.Unreadable) || (k === Kind.File && f & Flag.Unindexed)) always.push(i);
-            forEachGram(name, (g) => {
-                let l = lists.get(g);
-                if (l === undefined) lists.set(g, (l = []));
-                if (l[l.length - 1] !== i) l.push(i);
-            });
+            id = i;
+            forEachGram(name, countGram);
             await maybeYield(i);
         }
         table.always = Uint32Array.from(always);
-        const keys = Uint32Array.from(lists.keys()).sort();
+        const keys = Uint32Array.from(count.keys()).sort();
         const starts = new Uint32Array(keys.length + 1);
+        // From here on `count` holds each gram's next free slot in `ids`.
         let total = 0;
-        keys.forEach((g, r) => {
+        for (let r = 0; r < keys.length; r++) {
             starts[r] = total;
-            total += lists.get(g)!.length;
-        });
+            const c = count.get(keys[r]!)!;
+            count.set(keys[r]!, total);
+            total += c;
+        }
         starts[keys.length] = total;
         const ids = new Uint32Array(total);
-        for (let r = 0; r < keys.length; r++) {
-            ids.set(lists.get(keys[r]!)!, starts[r]!);
-            await maybeYield(r);
+        last.clear();
+        const fill = (g: number): void => {
+            if (last.get(g) === id) return;
+            last.set(g, id);
+            const at = count.get(g)!;
+            ids[at] = id;
+            count.set(g, at + 1);
+        };
+        for (let i = 1; i < n; i++) {
+            id = i;
+            forEachGram(t.names[i]!, fill);
+            await maybeYield(i);
         }
         table.#gramKeys = keys;
         table.#gramStarts = starts;
