@@ -41,6 +41,7 @@ const BENCH_OPTIONS = {
     reuse: { type: 'boolean' },
     'corpus-only': { type: 'boolean' },
     'no-corpus': { type: 'boolean' },
+    'corpus-from': { type: 'string' },
     progress: { type: 'boolean' },
     text: { type: 'string' },
     'cold-runs': { type: 'string' },

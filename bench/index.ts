@@ -13,7 +13,7 @@ import { fmtMB, fmtMs, fmtRatio, intFlag, kernelTree, machine, median, benchArgs
 /**
  * The search index on the Linux tree, in process, side by side with the scan path and ripgrep:
  *
- *   npm run bench:index -- [--runs 7] [--index-dir DIR] [--reuse] [--corpus-only] [--no-corpus] [--progress]
+ *   npm run bench:index -- [--runs 7] [--index-dir DIR] [--reuse] [--corpus-only] [--no-corpus] [--corpus-from N] [--progress]
  *
  * 1. Build from scratch (`--reuse` keeps a stored index): time, maximum event-loop delay of the
  *    host during the build (monitorEventLoopDelay), disk size against the bytes indexed.
@@ -238,13 +238,13 @@ async function sideBySide(ctx: Ctx, runs: number): Promise<void> {
     await plain.close();
 }
 
-async function corpusCheck(ctx: Ctx, progress: boolean): Promise<void> {
+async function corpusCheck(ctx: Ctx, progress: boolean, from: number): Promise<void> {
     const indexed = new Engine();
     const idx = makeIndex(ctx, indexed);
     const tree = (await idx.warm(ctx.tree.root, [], [ctx.tree.root]))!;
     const plain = new Engine();
-    const patterns = corpus();
-    console.log(`\n## Corpus: ${patterns.length} patterns from bench/index-corpus.txt (${loadLine()})\n`);
+    const patterns = corpus().slice(from);
+    console.log(`\n## Corpus: ${patterns.length} patterns from bench/index-corpus.txt${from > 0 ? ` (from pattern ${from + 1})` : ''} (${loadLine()})\n`);
     let identical = 0;
     let answered = 0;
     let rgEqual = 0;
@@ -296,7 +296,7 @@ export async function indexMain(argv: string[]): Promise<void> {
         await serveChild(ctx);
         await sideBySide(ctx, runs);
     }
-    if (!flags.has('no-corpus')) await corpusCheck(ctx, flags.has('progress'));
+    if (!flags.has('no-corpus')) await corpusCheck(ctx, flags.has('progress'), intFlag(flags, 'corpus-from', 1) - 1);
 }
 
 if (process.argv[2] === '--serve') {

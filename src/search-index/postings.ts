@@ -1,4 +1,4 @@
-import type { SegmentReader } from './format.js';
+import type { SegmentReader } from './segment.js';
 import type { NgramQuery } from './planner.js';
 import { intersect, union } from './sorted-ids.js';
 

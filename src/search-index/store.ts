@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { decodeTable, FORMAT_VERSION, SegmentReader } from './format.js';
+import { decodeTable, FORMAT_VERSION } from './format.js';
+import { SegmentReader } from './segment.js';
 import { Table, yieldNow } from './table.js';
 
 /**

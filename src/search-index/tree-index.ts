@@ -6,10 +6,15 @@ import type { Segment, WalkSpec } from '../engine/protocol.js';
 import type { SearchRequest } from '../engine/types.js';
 import { buildGeneration } from './build.js';
 import { Changes, changesSince } from './changes.js';
-import { IndexFormatError, Kind, type SegmentReader } from './format.js';
+import { IndexFormatError } from './format.js';
+import type { SegmentReader } from './segment.js';
 import { planSearch } from './plan.js';
-import { dropManifest, loadStored, readManifest, removeOldGenerations, saveClosedState, takeClosedState, takeLock, writeManifest, type Manifest, type Stored } from './store.js';
+import { changesWhileClosed, checkDirTimes, saveForNextProcess, stillChanged, type ReopenContext } from './reopen.js';
+import { dropManifest, loadStored, readManifest, removeOldGenerations, takeLock, writeManifest, type Manifest, type Stored } from './store.js';
 import type { Table } from './table.js';
+import type { IndexState, IndexStatus, TreeIndexOptions } from './status.js';
+
+export type { IndexState, IndexStatus, TreeIndexOptions } from './status.js';
 
 export { compareWalk } from './table.js';
 
@@ -25,54 +30,6 @@ export { compareWalk } from './table.js';
  * take the scan path. Nothing is ever answered from stale data: when the watcher is unavailable
  * or fails (an overflow), every search takes the scan path until a rebuild completes.
  */
-
-/** What a {@link TreeIndex} does now. */
-export type IndexState = 'idle' | 'building' | 'ready' | 'failed' | 'closed';
-
-/** Progress and figures of an index. */
-export interface IndexStatus {
-    root: string;
-    state: IndexState;
-    /** Build phase while building. */
-    phase?: 'walk' | 'content' | 'write';
-    /** Files read / to read in the content phase. */
-    filesDone: number;
-    filesTotal: number;
-    /** Entries (files, directories, links) in the file table. */
-    entries: number;
-    /** Bytes of text indexed. */
-    textBytes: number;
-    /** Bytes the index takes on disk. */
-    diskBytes: number;
-    /** Paths changed since the build (candidates whatever the query). */
-    dirty: number;
-    /** Milliseconds of the last build, or of the reopen. */
-    buildMs?: number;
-    openMs?: number;
-    /** How the reopen found what changed while no process watched: the last process's watcher snapshot, or a listing of the tree. */
-    reopenedFrom?: 'snapshot' | 'listing';
-    /** Why the index is not used, when failed. */
-    error?: string;
-}
-
-export interface TreeIndexOptions {
-    /** Directory of this tree's index files (private, outside the tree). */
-    dir: string;
-    /** Files above this many bytes are not indexed (always candidates). */
-    maxFileSize: number;
-    /** Directory names left out of the index (a search must skip them too for the index to answer it). */
-    skipDirs: readonly string[];
-    /** The tree holding more entries than this is not indexed (default 3,000,000). */
-    maxEntries?: number;
-    /** Bytes of file content per segment (default 64 MiB). */
-    segmentBytes?: number;
-    /** Dirty paths above which the index is rebuilt in the background (default 2,000). */
-    rebuildAfter?: number;
-    /** Threads a build runs on at once. */
-    threads: number;
-    /** Watch for outside changes (default true). Without a watcher the index is never used. */
-    watch?: boolean;
-}
 
 /** One tree's index. Events: `state` (IndexStatus) on every state change, `progress` during a build, `change` after outside changes are noted. */
 export class TreeIndex extends EventEmitter {
@@ -177,80 +134,21 @@ export class TreeIndex extends EventEmitter {
         const stored = m === null ? Promise.resolve(null) : loadStored(this.#opts.dir, this.root, this.#opts);
         if (this.#opts.watch && !this.#changes.watching) await this.#changes.subscribe(this.#opts.skipDirs);
         const usable = this.#state !== 'closed' && (!this.#opts.watch || this.#changes.watching);
-        const changed = m !== null && usable ? this.#changesWhileClosed(m).catch(() => null) : null;
+        const changed = m !== null && usable ? changesWhileClosed(this.#reopenContext(), m).catch(() => null) : null;
         const [s, c] = await Promise.all([stored, changed]);
         if (s === null || c === null || s.m.gen !== m?.gen || !usable) {
             for (const seg of s?.segs ?? []) seg.close();
             return false;
         }
         this.#serve(s);
-        this.#changes.noteAll({ changed: await this.#stillChanged(s.table, c.changed), dirTimes: c.dirTimes });
-        if (this.#changes.dirTimesPending) void this.#checkDirTimes(s.table);
+        this.#reopenedFrom = c.from;
+        this.#changes.noteAll({ changed: await stillChanged(this.root, s.table, c.changed), dirTimes: c.dirTimes });
+        if (this.#changes.dirTimesPending) void checkDirTimes(this.root, s.table, this.#changes, () => this.#table === s.table);
         return true;
     }
 
-    /** What changed since the stored generation `m` was current in a process: from a closed state's snapshot, else a listing. */
-    async #changesWhileClosed(m: Manifest): Promise<{ changed: string[]; dirTimes: string[] }> {
-        const closed = this.#changes.watching ? await takeClosedState(this.#opts.dir, m.gen) : null;
-        if (closed !== null) {
-            const snap = path.join(this.#opts.dir, closed.snapshot);
-            try {
-                const since = await this.#changes.changesSinceSnapshot(snap, this.#opts.skipDirs);
-                this.#changes.dirTimesPending = true;
-                this.#reopenedFrom = 'snapshot';
-                return { changed: [...closed.dirty, ...since], dirTimes: closed.dirTimes };
-            } catch {
-                // the snapshot is unusable: list the tree
-            } finally {
-                await fsp.rm(snap, { force: true });
-            }
-        }
-        this.#reopenedFrom = 'listing';
-        return this.#changesSince(m);
-    }
-
-    /**
-     * The paths among `rels` that differ from the table now: a file whose type, size and
-     * modification time are the table's again (changed, then restored) is what the listing check
-     * would call unchanged. The watcher is on, so a change after this look is noted anyway.
-     */
-    async #stillChanged(table: Table, rels: string[]): Promise<string[]> {
-        const t = table.t;
-        const out: string[] = [];
-        for (let k = 0; k < rels.length; k += 64) {
-            await Promise.all(
-                rels.slice(k, k + 64).map(async (rel) => {
-                    const id = table.idOf.get(rel);
-                    if (id !== undefined && t.kind[id] === Kind.File) {
-                        const st = await fsp.lstat(path.join(this.root, rel)).catch(() => null);
-                        if (st !== null && st.isFile() && st.size === t.size[id] && st.mtimeMs === t.mtime[id]) return;
-                    }
-                    out.push(rel);
-                }),
-            );
-        }
-        return out;
-    }
-
-    /** Compares the directories' times with the table (in the background, a few at a time), then lets time-filtered searches use the index. */
-    async #checkDirTimes(table: Table): Promise<void> {
-        const t = table.t;
-        const dirs: number[] = [];
-        for (let i = 0; i < table.size; i++) if (t.kind[i] === Kind.Dir) dirs.push(i);
-        for (let k = 0; k < dirs.length && this.#table === table; k += 64) {
-            await Promise.all(
-                dirs.slice(k, k + 64).map(async (i) => {
-                    const st = await fsp.lstat(table.paths[i] === '' ? this.root : path.join(this.root, table.paths[i]!)).catch(() => null);
-                    if (st === null || !st.isDirectory()) this.#changes.note(table.paths[i]!);
-                    else if (st.mtimeMs !== t.mtime[i] || st.birthtimeMs !== t.birthtime[i]) this.#changes.dirTimes.add(table.paths[i]!);
-                }),
-            );
-        }
-        if (this.#table === table) this.#changes.dirTimesPending = false;
-    }
-
-    #changesSince(m: Manifest): Promise<{ changed: string[]; dirTimes: string[] }> {
-        return changesSince({ root: this.root, skipDirs: [...this.#opts.skipDirs], maxEntries: this.#opts.maxEntries, table: path.join(this.#opts.dir, m.gen, 'table.bin') });
+    #reopenContext(): ReopenContext {
+        return { root: this.root, dir: this.#opts.dir, skipDirs: this.#opts.skipDirs, maxEntries: this.#opts.maxEntries, changes: this.#changes };
     }
 
     /** Serves `s` from now on; the segments served before are closed. */
@@ -271,7 +169,7 @@ export class TreeIndex extends EventEmitter {
     async sync(): Promise<void> {
         const m = this.#manifest;
         if (m === null || this.#state !== 'ready') return;
-        this.#changes.noteAll(await this.#changesSince(m));
+        this.#changes.noteAll(await changesSince({ root: this.root, skipDirs: [...this.#opts.skipDirs], maxEntries: this.#opts.maxEntries, table: path.join(this.#opts.dir, m.gen, 'table.bin') }));
     }
 
     /** The tools report a path they are about to change or have changed (absolute, real or as written). */
@@ -372,15 +270,7 @@ export class TreeIndex extends EventEmitter {
         this.#setState('closed');
         await this.#starting?.catch(() => undefined);
         const m = this.#manifest;
-        if (wasReady && m !== null && this.#changes.watching && !this.#changes.blind && !this.#changes.dirTimesPending) {
-            const snapshot = `snap-${m.gen.slice(4)}-${process.pid}.bin`;
-            try {
-                await this.#changes.saveSnapshot(path.join(this.#opts.dir, snapshot), this.#opts.skipDirs);
-                await saveClosedState(this.#opts.dir, { gen: m.gen, snapshot, dirty: [...this.#changes.dirty.keys()], dirTimes: [...this.#changes.dirTimes] });
-            } catch {
-                await fsp.rm(path.join(this.#opts.dir, snapshot), { force: true });
-            }
-        }
+        if (wasReady && m !== null) await saveForNextProcess(this.#reopenContext(), m);
         await this.#changes.unsubscribe();
         for (const s of this.#segments) s.close();
         this.#segments = [];

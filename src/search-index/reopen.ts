@@ -1,0 +1,103 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { changesSince, type Changes } from './changes.js';
+import { Kind } from './format.js';
+import { saveClosedState, takeClosedState, type Manifest } from './store.js';
+import type { Table } from './table.js';
+
+/**
+ * What changed while no process watched a tree, found when its stored index is reopened: from
+ * the watcher's snapshot the last process saved when it closed (with the paths it knew changed),
+ * else by listing the tree again (changes.ts `changesSince`).
+ */
+
+export interface ReopenContext {
+    root: string;
+    /** The tree's index folder. */
+    dir: string;
+    skipDirs: readonly string[];
+    maxEntries: number;
+    /** The tree's changes, with the watcher on. */
+    changes: Changes;
+}
+
+/** The paths changed since generation `m` was served, and where that came from. @throws Error when the listing fails. */
+export async function changesWhileClosed(ctx: ReopenContext, m: Manifest): Promise<{ changed: string[]; dirTimes: string[]; from: 'snapshot' | 'listing' }> {
+    const closed = ctx.changes.watching ? await takeClosedState(ctx.dir, m.gen) : null;
+    if (closed !== null) {
+        const snap = path.join(ctx.dir, closed.snapshot);
+        try {
+            const since = await ctx.changes.changesSinceSnapshot(snap, ctx.skipDirs);
+            // A snapshot tells entries, not directory times: those are compared afterwards (checkDirTimes).
+            ctx.changes.dirTimesPending = true;
+            return { changed: [...closed.dirty, ...since], dirTimes: closed.dirTimes, from: 'snapshot' };
+        } catch {
+            // the snapshot is unusable: list the tree
+        } finally {
+            await fsp.rm(snap, { force: true });
+        }
+    }
+    const listed = await changesSince({ root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, table: path.join(ctx.dir, m.gen, 'table.bin') });
+    return { ...listed, from: 'listing' };
+}
+
+/**
+ * Saves what this process knows for the next one: the watcher's snapshot (from the live
+ * subscription, no crawl) and the paths changed since generation `m` was built. Nothing is saved
+ * when that knowledge is incomplete (the watcher failed or is off, directory times unchecked).
+ */
+export async function saveForNextProcess(ctx: ReopenContext, m: Manifest): Promise<void> {
+    const c = ctx.changes;
+    if (!c.watching || c.blind || c.dirTimesPending) return;
+    const snapshot = `snap-${m.gen.slice(4)}-${process.pid}.bin`;
+    try {
+        await c.saveSnapshot(path.join(ctx.dir, snapshot), ctx.skipDirs);
+        await saveClosedState(ctx.dir, { gen: m.gen, snapshot, dirty: [...c.dirty.keys()], dirTimes: [...c.dirTimes] });
+    } catch {
+        await fsp.rm(path.join(ctx.dir, snapshot), { force: true });
+    }
+}
+
+/**
+ * The paths among `rels` that differ from the table now: a file whose type, size and
+ * modification time are the table's again (changed, then restored) is what the listing would
+ * call unchanged. The watcher is on, so a change after this look is noted anyway.
+ */
+export async function stillChanged(root: string, table: Table, rels: string[]): Promise<string[]> {
+    const t = table.t;
+    const out: string[] = [];
+    for (let k = 0; k < rels.length; k += 64) {
+        await Promise.all(
+            rels.slice(k, k + 64).map(async (rel) => {
+                const id = table.idOf.get(rel);
+                if (id !== undefined && t.kind[id] === Kind.File) {
+                    const st = await fsp.lstat(path.join(root, rel)).catch(() => null);
+                    if (st !== null && st.isFile() && st.size === t.size[id] && st.mtimeMs === t.mtime[id]) return;
+                }
+                out.push(rel);
+            }),
+        );
+    }
+    return out;
+}
+
+/**
+ * Compares the directories' times with the table, a few at a time in the background, then lets
+ * time-filtered searches use the index again (`dirTimesPending`); stops when `current()` is false.
+ */
+export async function checkDirTimes(root: string, table: Table, changes: Changes, current: () => boolean): Promise<void> {
+    const t = table.t;
+    const dirs: number[] = [];
+    for (let i = 0; i < table.size; i++) if (t.kind[i] === Kind.Dir) dirs.push(i);
+    for (let k = 0; k < dirs.length && current(); k += 64) {
+        await Promise.all(
+            dirs.slice(k, k + 64).map(async (i) => {
+                const rel = table.paths[i]!;
+                const st = await fsp.lstat(rel === '' ? root : path.join(root, rel)).catch(() => null);
+                if (st === null || !st.isDirectory()) changes.note(rel);
+                else if (st.mtimeMs !== t.mtime[i] || st.birthtimeMs !== t.birthtime[i]) changes.dirTimes.add(rel);
+            }),
+        );
+    }
+    if (current()) changes.dirTimesPending = false;
+}

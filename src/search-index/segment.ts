@@ -1,0 +1,228 @@
+import fs from 'node:fs';
+import { crc32 } from 'node:zlib';
+import { FORMAT_VERSION, IndexFormatError } from './format.js';
+
+/**
+ * Segment files of the search index (immutable posting lists, one per build chunk), read with
+ * positional reads; every read is checked against a CRC-32 (zlib's), so a truncated, corrupt or
+ * foreign-version file is an {@link IndexFormatError}, never read wrongly.
+ *
+ * Layout (little-endian):
+ * - header, {@link SEG_HEADER} bytes: magic `LCFSEG\0\0`, version, gram count, first file id,
+ *   file count, block count, then the offsets of the block index, dictionary and postings, the
+ *   postings' length, the block index's CRC and the header's own CRC;
+ * - block index: per block of {@link DICT_BLOCK} dictionary entries, its first gram key and the
+ *   CRC of its bytes (kept in memory: 8 bytes per 64 grams);
+ * - dictionary: per gram, sorted by key, 16 bytes: key, offset and length of its posting list in
+ *   the postings, and the list's CRC (read one 1 KiB block per lookup, with a positional read);
+ * - postings: per gram, the ids of the files holding it, ascending, as varint-encoded deltas
+ *   (local ids, from `first id`; the first delta is `id + 1`).
+ */
+
+const SEG_MAGIC = Buffer.from('LCFSEG\0\0', 'latin1');
+export const SEG_HEADER = 64;
+export const DICT_BLOCK = 64;
+const DICT_ENTRY = 16;
+
+/** Appends the varint of `v` (non-negative, < 2^32) at `at`; returns the new end. */
+export function putVarint(buf: Uint8Array, at: number, v: number): number {
+    while (v >= 0x80) {
+        buf[at++] = (v & 0x7f) | 0x80;
+        v >>>= 7;
+    }
+    buf[at++] = v;
+    return at;
+}
+
+/** Decodes a posting list into absolute ids (`firstId` + local id). */
+export function decodePostings(buf: Uint8Array, firstId: number): Uint32Array {
+    // At most one id per byte.
+    const out = new Uint32Array(buf.length);
+    let n = 0;
+    let prev = -1;
+    let i = 0;
+    while (i < buf.length) {
+        let v = 0;
+        let shift = 0;
+        let b: number;
+        do {
+            b = buf[i++]!;
+            v += (b & 0x7f) * 2 ** shift;
+            shift += 7;
+        } while (b & 0x80 && i < buf.length);
+        prev += v;
+        out[n++] = prev + firstId;
+    }
+    return out.subarray(0, n);
+}
+
+/**
+ * Builds one segment file's bytes from per-gram posting lists.
+ * @param keys - distinct gram keys, ascending.
+ * @param lists - for `keys[i]`, the local file ids holding it: `ids.subarray(starts[i], starts[i + 1])`, ascending.
+ */
+export function encodeSegment(keys: Uint32Array, starts: Uint32Array, ids: Uint32Array, firstId: number, fileCount: number): Buffer {
+    const n = keys.length;
+    const blocks = Math.ceil(n / DICT_BLOCK);
+    const blockIndexAt = SEG_HEADER;
+    const dictAt = blockIndexAt + blocks * 8;
+    const postAt = dictAt + n * DICT_ENTRY;
+    // Worst case 5 bytes per id.
+    let post = Buffer.allocUnsafe(Math.max(16, ids.length * 2));
+    let end = 0;
+    const dict = Buffer.alloc(n * DICT_ENTRY);
+    for (let g = 0; g < n; g++) {
+        const from = starts[g]!;
+        const to = starts[g + 1]!;
+        if (post.length - end < (to - from) * 5) {
+            const bigger = Buffer.allocUnsafe(Math.max(post.length * 2, end + (to - from) * 5));
+            post.copy(bigger, 0, 0, end);
+            post = bigger;
+        }
+        const start = end;
+        let prev = -1;
+        for (let k = from; k < to; k++) {
+            const id = ids[k]!;
+            end = putVarint(post, end, id - prev);
+            prev = id;
+        }
+        const e = g * DICT_ENTRY;
+        dict.writeUInt32LE(keys[g]!, e);
+        dict.writeUInt32LE(start, e + 4);
+        dict.writeUInt32LE(end - start, e + 8);
+        dict.writeUInt32LE(crc32(post.subarray(start, end)), e + 12);
+    }
+    const blockIndex = Buffer.alloc(blocks * 8);
+    for (let b = 0; b < blocks; b++) {
+        const from = b * DICT_BLOCK * DICT_ENTRY;
+        const to = Math.min(n, (b + 1) * DICT_BLOCK) * DICT_ENTRY;
+        blockIndex.writeUInt32LE(keys[b * DICT_BLOCK]!, b * 8);
+        blockIndex.writeUInt32LE(crc32(dict.subarray(from, to)), b * 8 + 4);
+    }
+    const header = Buffer.alloc(SEG_HEADER);
+    SEG_MAGIC.copy(header, 0);
+    header.writeUInt32LE(FORMAT_VERSION, 8);
+    header.writeUInt32LE(n, 12);
+    header.writeUInt32LE(firstId, 16);
+    header.writeUInt32LE(fileCount, 20);
+    header.writeUInt32LE(blocks, 24);
+    header.writeUInt32LE(blockIndexAt, 28);
+    header.writeDoubleLE(dictAt, 32);
+    header.writeDoubleLE(postAt, 40);
+    header.writeDoubleLE(end, 48);
+    header.writeUInt32LE(crc32(blockIndex), 56);
+    header.writeUInt32LE(crc32(header.subarray(0, 60)), 60);
+    return Buffer.concat([header, blockIndex, dict, post.subarray(0, end)]);
+}
+
+/** Where a gram's posting list is in a segment. */
+interface ListRef {
+    off: number;
+    len: number;
+    crc: number;
+}
+
+/**
+ * A segment file opened for queries: the block index in memory, dictionary blocks and posting
+ * lists read on demand with positional reads, each checked against its CRC.
+ */
+export class SegmentReader {
+    readonly firstId: number;
+    readonly fileCount: number;
+    readonly #fd: number;
+    readonly #file: string;
+    readonly #blockKeys: Uint32Array;
+    readonly #blockCrcs: Uint32Array;
+    readonly #grams: number;
+    readonly #dictAt: number;
+    readonly #postAt: number;
+    /** Bytes of the file (checked against the header at open). */
+    readonly bytes: number;
+
+    /** File offset of the postings (where a {@link lookup}'s `off` counts from). */
+    get postingsAt(): number {
+        return this.#postAt;
+    }
+
+    /** @throws IndexFormatError when the header, size or block index does not check out; fs errors when unreadable. */
+    constructor(file: string) {
+        this.#file = file;
+        const fd = fs.openSync(file, 'r');
+        try {
+            const size = fs.fstatSync(fd).size;
+            const header = Buffer.alloc(SEG_HEADER);
+            if (size < SEG_HEADER || fs.readSync(fd, header, 0, SEG_HEADER, 0) !== SEG_HEADER) throw new IndexFormatError(file, 'truncated header');
+            if (!header.subarray(0, 8).equals(SEG_MAGIC)) throw new IndexFormatError(file, 'not a segment file');
+            if (header.readUInt32LE(60) !== crc32(header.subarray(0, 60))) throw new IndexFormatError(file, 'header checksum mismatch');
+            const version = header.readUInt32LE(8);
+            if (version !== FORMAT_VERSION) throw new IndexFormatError(file, `format version ${version}, expected ${FORMAT_VERSION}`);
+            this.#grams = header.readUInt32LE(12);
+            this.firstId = header.readUInt32LE(16);
+            this.fileCount = header.readUInt32LE(20);
+            const blocks = header.readUInt32LE(24);
+            const blockIndexAt = header.readUInt32LE(28);
+            this.#dictAt = header.readDoubleLE(32);
+            this.#postAt = header.readDoubleLE(40);
+            const postLen = header.readDoubleLE(48);
+            if (this.#postAt + postLen !== size) throw new IndexFormatError(file, `size ${size} bytes, expected ${this.#postAt + postLen}`);
+            const bi = Buffer.alloc(blocks * 8);
+            if (fs.readSync(fd, bi, 0, bi.length, blockIndexAt) !== bi.length) throw new IndexFormatError(file, 'truncated block index');
+            if (crc32(bi) !== header.readUInt32LE(56)) throw new IndexFormatError(file, 'block index checksum mismatch');
+            this.#blockKeys = new Uint32Array(blocks);
+            this.#blockCrcs = new Uint32Array(blocks);
+            for (let b = 0; b < blocks; b++) {
+                this.#blockKeys[b] = bi.readUInt32LE(b * 8);
+                this.#blockCrcs[b] = bi.readUInt32LE(b * 8 + 4);
+            }
+            this.bytes = size;
+        } catch (err) {
+            fs.closeSync(fd);
+            throw err;
+        }
+        this.#fd = fd;
+    }
+
+    /** Where the posting list of `key` is, `null` when no file of this segment holds the gram. */
+    lookup(key: number): ListRef | null {
+        const keys = this.#blockKeys;
+        // Last block whose first key is <= key.
+        let lo = 0;
+        let hi = keys.length - 1;
+        if (hi < 0 || key < keys[0]!) return null;
+        while (lo < hi) {
+            const mid = (lo + hi + 1) >>> 1;
+            if (keys[mid]! <= key) lo = mid;
+            else hi = mid - 1;
+        }
+        const count = Math.min(DICT_BLOCK, this.#grams - lo * DICT_BLOCK);
+        const buf = Buffer.allocUnsafe(count * DICT_ENTRY);
+        if (fs.readSync(this.#fd, buf, 0, buf.length, this.#dictAt + lo * DICT_BLOCK * DICT_ENTRY) !== buf.length) throw new IndexFormatError(this.#file, 'truncated dictionary');
+        if (crc32(buf) !== this.#blockCrcs[lo]) throw new IndexFormatError(this.#file, 'dictionary checksum mismatch');
+        let a = 0;
+        let b = count - 1;
+        while (a <= b) {
+            const m = (a + b) >>> 1;
+            const k = buf.readUInt32LE(m * DICT_ENTRY);
+            if (k === key) return { off: buf.readUInt32LE(m * DICT_ENTRY + 4), len: buf.readUInt32LE(m * DICT_ENTRY + 8), crc: buf.readUInt32LE(m * DICT_ENTRY + 12) };
+            if (k < key) a = m + 1;
+            else b = m - 1;
+        }
+        return null;
+    }
+
+    /** The (absolute) ids of the files holding the gram, ascending. */
+    read(ref: ListRef): Uint32Array {
+        const buf = Buffer.allocUnsafe(ref.len);
+        if (fs.readSync(this.#fd, buf, 0, ref.len, this.#postAt + ref.off) !== ref.len) throw new IndexFormatError(this.#file, 'truncated posting list');
+        if (crc32(buf) !== ref.crc) throw new IndexFormatError(this.#file, 'posting list checksum mismatch');
+        return decodePostings(buf, this.firstId);
+    }
+
+    close(): void {
+        try {
+            fs.closeSync(this.#fd);
+        } catch {
+            // already closed
+        }
+    }
+}
