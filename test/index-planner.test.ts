@@ -167,10 +167,12 @@ describe('planQuery selectivity', () => {
         expect(plan('😀x', 'iu')).toBe('and(\\xf0\\x9f\\x98 \\x9f\\x98\\x80 \\x98\\x80x)');
     });
 
-    it('treats lookarounds as empty and backreferences as unknown', () => {
-        expect(plan('(?=abc)d')).toBe('all');
+    it("requires a positive lookaround's body, treats negative ones as empty and backreferences as unknown", () => {
+        // The body of a positive lookaround matched within the same line (pattern-analysis.ts).
+        expect(plan('(?=abc)d')).toBe('abc');
+        expect(plan('(?=a.c)d')).toBe('all');
         expect(plan('abc(?!xyz)def')).toBe('and(abc bcd cde def)');
-        expect(plan('(?<=abc)def')).toBe('def');
+        expect(plan('(?<=abc)def')).toBe('and(abc def)');
         expect(plan('(abc)\\1def')).toBe('and(abc def)');
     });
 

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccessType, DEFAULT_SKIP_DIRS, FileToolPackage, SearchConfiguration, Workspace, type TreeIndex } from '../src/index.js';
 import { SegmentReader } from '../src/search-index/segment.js';
-import { distinctGrams, gramsOf } from '../src/search-index/fold.js';
+import { distinctGrams, gramsOf } from '../src/engine/fold.js';
 import { asciiGrams, scanText } from '../workers/index-build.js';
 import { tempDir, writeTree } from './helpers.js';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { BINARY_SAMPLE_BYTES, isBinary } from '../src/fs/text.js';
 import { decodeTable, Flag, Kind } from '../src/search-index/format.js';
 import { encodeSegment } from '../src/search-index/segment.js';
-import { distinctGrams } from '../src/search-index/fold.js';
+import { distinctGrams } from '../src/engine/fold.js';
 import type { IndexCheckResult, IndexCheckTask, IndexChunkResult, IndexChunkTask, IndexWalkResult, IndexWalkTask } from '../src/search-index/protocol.js';
 
 /**

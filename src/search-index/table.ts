@@ -1,4 +1,4 @@
-import { forEachGram } from './fold.js';
+import { forEachGram } from '../engine/fold.js';
 import { Flag, Kind, type FileTable } from './format.js';
 
 /**

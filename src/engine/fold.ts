@@ -169,9 +169,13 @@ export function gramsOf(text: string, into: Set<number> = new Set()): Set<number
     return into;
 }
 
-/** The gram of the first 3 characters of a byte string (characters U+0000-U+00FF, as {@link utf8Bytes} makes). */
+/**
+ * The gram of the 3 characters at `i` of a byte string: each character's low 8 bits are a byte
+ * (U+0000-U+00FF as {@link utf8Bytes} makes them, or the marked U+0100-U+01FF of
+ * pattern-analysis.ts).
+ */
 export function gramAt(bytes: string, i: number): number {
-    return (bytes.charCodeAt(i) << 16) | (bytes.charCodeAt(i + 1) << 8) | bytes.charCodeAt(i + 2);
+    return ((bytes.charCodeAt(i) & 0xff) << 16) | ((bytes.charCodeAt(i + 1) & 0xff) << 8) | (bytes.charCodeAt(i + 2) & 0xff);
 }
 
 /** A gram for display: its 3 bytes, printable ASCII as such, others as `\xHH`. */
