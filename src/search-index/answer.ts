@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isInside } from '../access/contain.js';
 import { IgnoreCache, readGitignoreFile, type PathTest } from '../engine/filters.js';
-import type { Segment, WalkSpec } from '../engine/protocol.js';
+import type { PreparedSearch, Segment } from '../engine/protocol.js';
 import type { IgnoreFrame, SearchHit } from '../engine/types.js';
 import { Flag, Kind } from './format.js';
 import type { ChangedEntries, Extra } from './changed-entries.js';
@@ -39,7 +39,7 @@ interface Frame {
 
 /** What one answered walk needs besides the table. */
 export interface WalkQuery {
-    spec: WalkSpec;
+    search: PreparedSearch;
     /** Id of the searched directory and its display path. */
     rootId: number;
     displayRoot: string;
@@ -89,9 +89,9 @@ export class TableWalk {
         this.#q = q;
         const relRoot = table.paths[q.rootId]!;
         this.#main = { rootId: q.rootId, relCut: relRoot === '' ? 0 : relRoot.length + 1, subPrefix: '', display: q.displayRoot, jumps: [], dirOk: new Map(), ignores: new Map(), entered: q.gitignore ?? [] };
-        this.#content = q.spec.content !== undefined;
-        this.#wantFiles = q.spec.type !== 'directory';
-        this.#wantDirs = q.spec.type !== 'file' && !this.#content;
+        this.#content = q.search.contentPattern !== undefined;
+        this.#wantFiles = q.search.type !== 'directory';
+        this.#wantDirs = q.search.type !== 'file' && !this.#content;
         this.#ignoreCache = q.gitignore !== null ? new IgnoreCache() : null;
     }
 
@@ -151,15 +151,15 @@ export class TableWalk {
     }
 
     #times(b: number, m: number): Partial<SearchHit> {
-        return this.#q.spec.needTimes ? { birthtimeMs: b, mtimeMs: m } : {};
+        return this.#q.search.needTimes ? { birthtimeMs: b, mtimeMs: m } : {};
     }
 
     #timesOk(b: number, m: number): boolean {
-        const spec = this.#q.spec;
-        if (spec.createdAfter !== undefined && !(b > spec.createdAfter)) return false;
-        if (spec.createdBefore !== undefined && !(b < spec.createdBefore)) return false;
-        if (spec.modifiedAfter !== undefined && !(m > spec.modifiedAfter)) return false;
-        if (spec.modifiedBefore !== undefined && !(m < spec.modifiedBefore)) return false;
+        const search = this.#q.search;
+        if (search.createdAfter !== undefined && !(b > search.createdAfter)) return false;
+        if (search.createdBefore !== undefined && !(b < search.createdBefore)) return false;
+        if (search.modifiedAfter !== undefined && !(m > search.modifiedAfter)) return false;
+        if (search.modifiedBefore !== undefined && !(m < search.modifiedBefore)) return false;
         return true;
     }
 
@@ -215,7 +215,7 @@ export class TableWalk {
 
     /** A symlink: followed here when it leads to an unchanged directory of the table, else handed to the walk. */
     #link(i: number, f: Frame): void {
-        const { spec, skip, realOf, changed } = this.#q;
+        const { search, skip, realOf, changed } = this.#q;
         const table = this.#table;
         const t = table.t;
         const name = t.names[i]!;
@@ -236,7 +236,7 @@ export class TableWalk {
         }
         // The walk's rules for a link to a directory (workers/walk.ts), in its order.
         if (skip.has(name)) return;
-        if (spec.realRoots !== null && !spec.realRoots.some((r) => isInside(target, r))) return;
+        if (search.root.realRoots !== null && !search.root.realRoots.some((r) => isInside(target, r))) return;
         if (isInside(parentReal, target) || f.jumps.some((j) => isInside(j, target))) return;
         const sub = this.#subOf(i, f);
         if (this.#q.exclude !== null && this.#q.exclude(sub, name, true)) return;
@@ -246,7 +246,7 @@ export class TableWalk {
         }
         const tRel = path.relative(this.#q.root, target).split(path.sep).join('/');
         const tId = tRel.startsWith('..') || path.isAbsolute(tRel) ? undefined : table.idOf.get(tRel);
-        if (tId === undefined || t.kind[tId] !== Kind.Dir || t.flags[tId]! & Flag.Unreadable || changed.touches(tRel) || this.#depth >= 16 || (spec.needTimes && changed.staleDirTimes)) {
+        if (tId === undefined || t.kind[tId] !== Kind.Dir || t.flags[tId]! & Flag.Unreadable || changed.touches(tRel) || this.#depth >= 16 || (search.needTimes && changed.staleDirTimes)) {
             this.#toWalk(parent, f, name, Kind.Link);
             return;
         }
@@ -274,11 +274,11 @@ export class TableWalk {
      * when its target is a candidate, or one the table cannot vouch for.
      */
     #linkToFile(i: number, f: Frame, st: fs.Stats, target: string): void {
-        const { spec, nameRe, include, list, changed } = this.#q;
+        const { search, nameRe, include, list, changed } = this.#q;
         const table = this.#table;
         const t = table.t;
         const name = t.names[i]!;
-        if (spec.realRoots !== null && !spec.realRoots.some((r) => isInside(target, r))) return;
+        if (search.root.realRoots !== null && !search.root.realRoots.some((r) => isInside(target, r))) return;
         const sub = this.#subOf(i, f);
         if ((this.#q.exclude !== null || this.#ignoreCache !== null) && this.#leftOut(i, f, false)) return;
         if (!this.#wantFiles || (nameRe !== null && !nameRe.test(name)) || (include !== null && !include(sub, name, false))) return;
@@ -290,7 +290,7 @@ export class TableWalk {
         if (!st.isFile()) return; // the walk opens no FIFO, socket or device
         const tRel = path.relative(this.#q.root, target).split(path.sep).join('/');
         const tId = tRel.startsWith('..') || path.isAbsolute(tRel) ? undefined : table.idOf.get(tRel);
-        const vouched = tId !== undefined && t.kind[tId] === Kind.File && !changed.touches(tRel) && st.size === t.size[tId] && st.mtimeMs === t.mtime[tId] && st.size <= spec.maxFileSize;
+        const vouched = tId !== undefined && t.kind[tId] === Kind.File && !changed.touches(tRel) && st.size === t.size[tId] && st.mtimeMs === t.mtime[tId] && st.size <= search.maxFileSize;
         if (vouched && t.flags[tId]! & (Flag.Binary | Flag.Empty)) return;
         if (vouched && t.flags[tId]! & Flag.Indexed && list !== null && !isListed(list, tId)) return;
         this.#toWalk(t.parent[i]!, f, name, Kind.Link);

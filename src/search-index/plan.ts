@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { compileGlobs } from '../engine/filters.js';
-import type { Segment, WalkSpec } from '../engine/protocol.js';
-import type { SearchRequest } from '../engine/types.js';
+import type { PreparedSearch, Segment } from '../engine/protocol.js';
 import { TableWalk } from './answer.js';
 import { ChangedEntries } from './changed-entries.js';
 import type { Changes } from './changes.js';
@@ -39,12 +38,12 @@ export interface PlanFigures {
  * `.gitignore`), `null` when it would not narrow a content search (then the scan path is as fast).
  * @throws IndexFormatError when a segment read fails its checks.
  */
-export function planSearch(s: Served, req: SearchRequest, spec: WalkSpec, rootReal: string): { segments: Segment[]; figures: PlanFigures } | null | undefined {
+export function planSearch(s: Served, search: PreparedSearch, rootReal: string): { segments: Segment[]; figures: PlanFigures } | null | undefined {
     const changes = s.changes;
-    if (spec.needTimes && changes.dirTimesPending) return undefined;
+    if (search.needTimes && changes.dirTimesPending) return undefined;
     // A changed `.gitignore` changes what its whole directory shows: the scan path.
-    if (req.respectGitignore === true) for (const d of changes.dirty.keys()) if (d === '.gitignore' || d.endsWith('/.gitignore')) return undefined;
-    const skip = new Set(req.skipDirs);
+    if (search.respectGitignore) for (const d of changes.dirty.keys()) if (d === '.gitignore' || d.endsWith('/.gitignore')) return undefined;
+    const skip = new Set(search.skipDirs);
     for (const d of s.skipDirs) if (!skip.has(d)) return undefined;
     const relRoot = path.relative(s.root, rootReal).split(path.sep).join('/');
     if (relRoot === '..' || relRoot.startsWith('../') || path.isAbsolute(relRoot)) return undefined;
@@ -59,13 +58,13 @@ export function planSearch(s: Served, req: SearchRequest, spec: WalkSpec, rootRe
     const n = table.size;
     const lo = sId + 1;
     const hi = t.end[sId]!;
-    const content = spec.content !== undefined;
+    const content = search.contentPattern !== undefined;
     // Candidates over the whole table: a symlinked directory may lead anywhere in it.
     let cands: Uint32Array | null = null;
     // Estimated from the dictionaries to keep more than 60% of the files: broad, the scan path.
-    if (content) cands = segmentCandidates(s.segments, planQuery(spec.content!.source, spec.content!.flags), 1, n, 0.6 * n);
-    if (spec.name) {
-        const byName = evaluateQuery(planQuery(spec.name.source, spec.name.flags), { list: (g) => table.nameIds(g), size: (g) => table.nameCount(g) });
+    if (content) cands = segmentCandidates(s.segments, planQuery(search.contentPattern!.source, search.contentPattern!.flags), 1, n, 0.6 * n);
+    if (search.namePattern) {
+        const byName = evaluateQuery(planQuery(search.namePattern.source, search.namePattern.flags), { list: (g) => table.nameIds(g), size: (g) => table.nameCount(g) });
         if (byName !== null) cands = cands === null ? byName : intersect(cands, byName);
     }
     // A content search the index does not narrow to under half the entries: the scan path is as fast.
@@ -74,18 +73,18 @@ export function planSearch(s: Served, req: SearchRequest, spec: WalkSpec, rootRe
     const realOf = (rel: string): string => (rel === '' ? root : root === '/' ? `/${rel}` : `${root}/${rel}`);
     // Sparse: candidates, entries always decided one by one (links, special files, files not
     // indexed), files too large for this search; their directories are checked on the way.
-    const list = cands === null ? null : mergeIds(cands, table.always, 1, n, content && req.maxFileSize < s.maxFileSize ? bigFiles(table, 1, n, req.maxFileSize) : null);
+    const list = cands === null ? null : mergeIds(cands, table.always, 1, n, content && search.maxFileSize < s.maxFileSize ? bigFiles(table, 1, n, search.maxFileSize) : null);
     const walk = new TableWalk(table, {
-        spec,
+        search,
         rootId: sId,
-        displayRoot: req.displayRoot,
-        gitignore: req.respectGitignore === true ? [...(req.gitignoreAbove ?? [])] : null,
-        include: spec.include ? compileGlobs(spec.include) : null,
-        exclude: spec.exclude ? compileGlobs(spec.exclude) : null,
-        nameRe: spec.name ? new RegExp(spec.name.source, spec.name.flags) : null,
+        displayRoot: search.root.display,
+        gitignore: search.respectGitignore ? [...search.gitignoreAbove] : null,
+        include: search.include ? compileGlobs(search.include) : null,
+        exclude: search.exclude ? compileGlobs(search.exclude) : null,
+        nameRe: search.namePattern ? new RegExp(search.namePattern.source, search.namePattern.flags) : null,
         skip,
         list,
-        changed: new ChangedEntries(table, changes, relRoot, realOf, spec.needTimes),
+        changed: new ChangedEntries(table, changes, relRoot, realOf, search.needTimes),
         realOf,
         root,
     });

@@ -2,8 +2,7 @@ import { EventEmitter } from 'node:events';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Piscina } from 'piscina';
-import type { Segment, WalkSpec } from '../engine/protocol.js';
-import type { SearchRequest } from '../engine/types.js';
+import type { PreparedSearch, Segment } from '../engine/protocol.js';
 import { buildGeneration } from './build.js';
 import { Changes, changesSince } from './changes.js';
 import { IndexFormatError } from './format.js';
@@ -291,10 +290,10 @@ export class TreeIndex extends EventEmitter {
      * ready, the watcher failed, or the index cannot answer this search. A failed check of an
      * index file drops the index (rebuilt in the background) and gives `null`.
      */
-    plan(req: SearchRequest, spec: WalkSpec, rootReal: string): Segment[] | null {
+    plan(search: PreparedSearch, rootReal: string): Segment[] | null {
         if (this.#state !== 'ready' || this.#changes.blind || this.#table === null) return null;
         try {
-            const planned = planSearch({ root: this.root, table: this.#table, segments: this.#segments, changes: this.#changes, skipDirs: this.#opts.skipDirs, maxFileSize: this.#opts.maxFileSize }, req, spec, rootReal);
+            const planned = planSearch({ root: this.root, table: this.#table, segments: this.#segments, changes: this.#changes, skipDirs: this.#opts.skipDirs, maxFileSize: this.#opts.maxFileSize }, search, rootReal);
             if (planned === undefined) return null;
             if (planned === null) {
                 this.counts.scanned++;
