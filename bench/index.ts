@@ -69,7 +69,7 @@ interface Ctx {
 }
 
 function makeIndex(ctx: Ctx, engine: Engine): SearchIndex {
-    const idx = new SearchIndex(() => engine.pool, engine.maxThreads, ctx.limits.file.maxFileSize, { dir: ctx.indexDir });
+    const idx = new SearchIndex(engine.maxThreads, ctx.limits.file.maxFileSize, { dir: ctx.indexDir });
     engine.searchIndex = idx;
     return idx;
 }
@@ -138,7 +138,7 @@ async function serveChild(ctx: Ctx): Promise<void> {
 async function serve(root: string, indexDir: string): Promise<void> {
     const limits = raiseLimits(0);
     const engine = new Engine();
-    const idx = new SearchIndex(() => engine.pool, engine.maxThreads, limits.file.maxFileSize, { dir: indexDir });
+    const idx = new SearchIndex(engine.maxThreads, limits.file.maxFileSize, { dir: indexDir });
     engine.searchIndex = idx;
     const t0 = performance.now();
     const tree = (await idx.warm(root, [], [root]))!;

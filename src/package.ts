@@ -75,7 +75,7 @@ export class FileToolPackage extends ToolPackage {
         const index = options.index ?? envBoolean('LLM_CHAT_FS_INDEX', false);
         if (index !== false) {
             const engine = this.engine;
-            this.searchIndex = new SearchIndex(() => engine.pool, engine.maxThreads, this.fileConfig.maxFileSize, index === true ? {} : index);
+            this.searchIndex = new SearchIndex(engine.maxThreads, this.fileConfig.maxFileSize, index === true ? {} : index);
             this.engine.searchIndex = this.searchIndex;
         }
         const shared: ToolShared = {

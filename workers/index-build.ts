@@ -2,6 +2,7 @@ import { isDebrisName } from '../src/fs/debris.js';
 import { isAscii, isUtf8 } from 'node:buffer';
 import { constants as C } from 'node:fs';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { BINARY_SAMPLE_BYTES, isBinary } from '../src/fs/text.js';
 import { decodeTable, Flag, Kind } from '../src/search-index/format.js';
@@ -65,8 +66,22 @@ class Columns {
     }
 }
 
+/**
+ * Takes the task's nice value for this thread (Linux keeps one per thread; a build's threads are
+ * its own and end with it). Best effort: where the system refuses, the thread keeps its priority.
+ */
+function takeNice(nice: number | undefined): void {
+    if (nice === undefined) return;
+    try {
+        if (os.getPriority(0) < nice) os.setPriority(0, nice);
+    } catch {
+        // not permitted here
+    }
+}
+
 /** Lists the tree depth-first in sorted order: the order of a sequential search walk. */
 export function runIndexWalk(task: IndexWalkTask): IndexWalkResult {
+    takeNice(task.nice);
     try {
         const skip = new Set(task.skipDirs);
         const cols = new Columns();
@@ -287,6 +302,7 @@ function indexFile(file: string, maxFileSize: number): { flags: number; textByte
 
 /** Indexes one id range and writes its segment file. */
 export function runIndexChunk(task: IndexChunkTask): IndexChunkResult {
+    takeNice(task.nice);
     try {
         const pairs = new Pairs();
         const flags = new Uint8Array(task.ids.length);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Piscina } from 'piscina';
+import { Piscina } from 'piscina';
+import { workerEntry } from '../engine/engine.js';
 import { encodeTable, FORMAT_VERSION, Kind, type FileTable } from './format.js';
 import { SegmentReader } from './segment.js';
 import type { IndexChunkResult, IndexChunkTask, IndexWalkResult, WalkedTable } from './protocol.js';
@@ -10,16 +11,19 @@ import { Table } from './table.js';
 
 /**
  * One build of a tree's index, a new generation in its own folder: the walk into a file table
- * (one pool task), then the files' contents in chunks of about `segmentBytes` (one segment file
- * each, `threads` tasks at once), then the table file. The host only cuts chunks and writes the
- * table, in slices of a few milliseconds (Perf: the build never holds the event loop long).
+ * (one task), then the files' contents in chunks of about `segmentBytes` (one segment file
+ * each), then the table file. The tasks run the engine's worker code on a pool of the build's own
+ * (`threads` threads at nice {@link BUILD_NICE}, ended with the build: searches keep the engine's
+ * threads and the CPU before the build, and the build's memory leaves with its threads). The host
+ * only cuts chunks and writes the table, in slices of a few milliseconds (Perf: the build never
+ * holds the event loop long).
  */
 
 export interface BuildContext {
     root: string;
     /** The tree's index folder (store.ts). */
     dir: string;
-    pool: () => Piscina;
+    /** Threads the build runs on (its own, at low priority). */
     threads: number;
     maxFileSize: number;
     segmentBytes: number;
@@ -38,10 +42,12 @@ export interface Generation {
     segs: SegmentReader[];
 }
 
+/** Nice value of the build's threads (Linux: per thread). */
+const BUILD_NICE = 10;
 /** Most regular files in one chunk task (its paths are copied to the worker). */
 const MAX_CHUNK_FILES = 20_000;
 /** Milliseconds of host work between two yields. */
-const SLICE_MS = 8;
+const SLICE_MS = 4;
 
 /** Builds a new generation under `ctx.dir`. @throws Error when a task fails or the index is closed (the generation's folder is removed). */
 export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
@@ -49,11 +55,12 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
     const gen = `gen-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
     const genDir = path.join(ctx.dir, gen);
     await fsp.mkdir(genDir, { mode: 0o700 });
+    const pool = new Piscina({ ...workerEntry(), minThreads: 0, maxThreads: ctx.threads });
     try {
         ctx.progress('walk', 0, 0);
-        const walked = (await ctx.pool().run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries })) as IndexWalkResult;
+        const walked = (await pool.run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, nice: BUILD_NICE })) as IndexWalkResult;
         if (!walked.ok) throw new Error(`index walk failed: ${walked.message}`);
-        const { t, segNames, textBytes } = await indexContents(ctx, walked.table, genDir);
+        const { t, segNames, textBytes } = await indexContents(ctx, pool, walked.table, genDir);
         ctx.progress('write', 0, 0);
         const tableBytes = await encodeTable(t, pause);
         await fsp.writeFile(path.join(genDir, 'table.bin'), tableBytes, { mode: 0o600 });
@@ -80,6 +87,8 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
     } catch (err) {
         await fsp.rm(genDir, { recursive: true, force: true });
         throw err;
+    } finally {
+        await pool.destroy();
     }
 }
 
@@ -93,7 +102,7 @@ async function pause(): Promise<void> {
 }
 
 /** Content phase: chunk tasks on the pool, at most `threads` at once; the table's flags are set from their results. */
-async function indexContents(ctx: BuildContext, w: WalkedTable, genDir: string): Promise<{ t: FileTable; segNames: string[]; textBytes: number }> {
+async function indexContents(ctx: BuildContext, pool: Piscina, w: WalkedTable, genDir: string): Promise<{ t: FileTable; segNames: string[]; textBytes: number }> {
     const names = w.names.split('\0');
     const t: FileTable = { ...w, names };
     const n = names.length;
@@ -114,6 +123,7 @@ async function indexContents(ctx: BuildContext, w: WalkedTable, genDir: string):
             ids: Int32Array.from(ids),
             paths,
             maxFileSize: ctx.maxFileSize,
+            nice: BUILD_NICE,
             out: path.join(genDir, `seg-${String(chunks.length).padStart(4, '0')}.bin`),
         });
         ids = [];
@@ -142,7 +152,7 @@ async function indexContents(ctx: BuildContext, w: WalkedTable, genDir: string):
         while (next < chunks.length) {
             if (ctx.closed()) throw new Error('index closed during the build');
             const c = chunks[next++]!;
-            const r = (await ctx.pool().run(c)) as IndexChunkResult;
+            const r = (await pool.run(c)) as IndexChunkResult;
             if (!r.ok) throw new Error(`index chunk failed: ${r.message}`);
             for (let k = 0; k < c.ids.length; k++) t.flags[c.ids[k]!] = r.flags[k]!;
             textBytes += r.textBytes;

@@ -14,6 +14,8 @@ export interface IndexWalkTask {
     skipDirs: readonly string[];
     /** More entries than this: the task fails with `too_many_entries`. */
     maxEntries: number;
+    /** Nice value the thread takes first (a build's own threads); absent: unchanged. */
+    nice?: number;
 }
 
 /** The file table's columns (format.ts `FileTable`) before the content phase sets the flags; names joined by NUL. */
@@ -35,6 +37,8 @@ export interface IndexChunkTask {
     maxFileSize: number;
     /** Where the segment file is written. */
     out: string;
+    /** Nice value the thread takes first (a build's own threads); absent: unchanged. */
+    nice?: number;
 }
 
 export type IndexChunkResult =

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import type { Piscina } from 'piscina';
 import { isInside } from '../access/contain.js';
 import { AccessType } from '../config/configuration.js';
 import { envString } from '../config/env.js';
@@ -43,19 +42,16 @@ export function defaultIndexDir(env: NodeJS.ProcessEnv = process.env): string {
 export class SearchIndex {
     readonly dir: string;
     readonly #options: SearchIndexOptions;
-    readonly #pool: () => Piscina;
     readonly #threads: number;
     readonly #maxFileSize: number;
     readonly #trees = new Map<string, TreeIndex>();
     #closed = false;
 
     /**
-     * @param pool - the engine's worker pool (started on first use).
-     * @param threads - pool threads a build runs on at once.
+     * @param threads - threads a build runs on (the build's own, at low priority: build.ts).
      * @param maxFileSize - files above this many bytes are not indexed (the configured `maxFileSize`).
      */
-    constructor(pool: () => Piscina, threads: number, maxFileSize: number, options: SearchIndexOptions = {}) {
-        this.#pool = pool;
+    constructor(threads: number, maxFileSize: number, options: SearchIndexOptions = {}) {
         this.#threads = threads;
         this.#maxFileSize = maxFileSize;
         this.#options = options;
@@ -70,7 +66,7 @@ export class SearchIndex {
         // Private: never inside the searched tree (and never indexing the index).
         if (isInside(this.dir, root) || isInside(root, this.dir)) return null;
         const key = createHash('sha256').update(`${root}\0${[...skipDirs].sort().join('/')}\0${this.#maxFileSize}`).digest('hex').slice(0, 24);
-        const tree = new TreeIndex(root, this.#pool, {
+        const tree = new TreeIndex(root, {
             dir: path.join(this.dir, key),
             maxFileSize: this.#maxFileSize,
             skipDirs,

@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Piscina } from 'piscina';
 import type { PreparedSearch, Segment } from '../engine/protocol.js';
 import { buildGeneration } from './build.js';
 import { Changes, changesSince } from './changes.js';
@@ -34,7 +33,6 @@ export { compareWalk } from './table.js';
 export class TreeIndex extends EventEmitter {
     readonly root: string;
     readonly #opts: Required<Omit<TreeIndexOptions, 'skipDirs'>> & { skipDirs: readonly string[] };
-    readonly #pool: () => Piscina;
     #state: IndexState = 'idle';
     #phase: IndexStatus['phase'];
     #error: string | undefined;
@@ -53,10 +51,9 @@ export class TreeIndex extends EventEmitter {
     /** The last answered search: files the index kept as candidates under the searched directory, and entries handed to the workers. */
     lastPlan = { candidates: 0, handedOut: 0 };
 
-    constructor(root: string, pool: () => Piscina, options: TreeIndexOptions) {
+    constructor(root: string, options: TreeIndexOptions) {
         super();
         this.root = root;
-        this.#pool = pool;
         this.#opts = { maxEntries: 3_000_000, segmentBytes: 64 * 1024 * 1024, rebuildAfter: 2000, watch: true, ...options };
         this.#changes = new Changes(root, this.#opts.rebuildAfter, { onChange: () => this.emit('change'), onRebuild: () => this.#scheduleRebuild() });
     }
@@ -196,7 +193,6 @@ export class TreeIndex extends EventEmitter {
             const g = await buildGeneration({
                 ...this.#opts,
                 root: this.root,
-                pool: this.#pool,
                 closed: () => this.#state === 'closed',
                 progress: (phase, done, total) => {
                     this.#phase = phase;
