@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AccessType, DEFAULT_SKIP_DIRS, FileToolPackage, SearchConfiguration, Workspace, type TreeIndex } from '../src/index.js';
 import { SegmentReader } from '../src/search-index/segment.js';
 import { distinctGrams, gramsOf } from '../src/engine/fold.js';
-import { asciiGrams, scanText } from '../workers/index-build.js';
+import { asciiGrams, scanText } from '../workers/index-chunk.js';
 import { tempDir, writeTree } from './helpers.js';
 
 const open: FileToolPackage[] = [];

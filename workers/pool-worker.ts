@@ -2,7 +2,8 @@ import type { ReadTaskResult, SearchTaskResult, WorkerTask } from '../src/engine
 import { runReadTask } from './read.js';
 import { runSearchTask } from './walk.js';
 import type { IndexCheckResult, IndexChunkResult, IndexTask, IndexWalkResult } from '../src/search-index/protocol.js';
-import { runIndexCheck, runIndexChunk, runIndexWalk } from './index-build.js';
+import { runIndexChunk } from './index-chunk.js';
+import { runIndexCheck, runIndexWalk } from './index-walk.js';
 
 /**
  * Entry point of the engine's piscina pool: dispatches a task by its `op`. Never throws: a

@@ -1,7 +1,7 @@
 import type { FileTable } from './format.js';
 
 /**
- * Tasks of the index build, run by the engine's pool workers (workers/index-build.ts). Like the
+ * Tasks of the index build, run by the pool's worker code (workers/index-walk.ts, workers/index-chunk.ts). Like the
  * search protocol: structured-clone safe, and a worker answers with a discriminated result.
  */
 
