@@ -25,9 +25,9 @@ const RUNS = Number(process.env.PLANNER_RUNS ?? 4000);
 
 /** The query in a readable form: grams as their bytes, `and(...)`, `or(...)`. */
 function show(q: NgramQuery): string {
-    if (q.kind === 'gram') return formatGram(q.gram);
-    if (q.kind === 'and' || q.kind === 'or') return `${q.kind}(${q.of.map(show).join(' ')})`;
-    return q.kind;
+    if (q.op === 'gram') return formatGram(q.gram);
+    if (q.op === 'and' || q.op === 'or') return `${q.op}(${q.of.map(show).join(' ')})`;
+    return q.op;
 }
 
 /** Byte trigrams of a UTF-8 buffer, packed as the planner packs them. */
@@ -189,10 +189,10 @@ describe('planQuery selectivity', () => {
         expect(querySize(big)).toBeLessThanOrEqual(MAX_QUERY_GRAMS);
         const long = planQuery('abcdefghijklmnopqrstuvwxyz'.repeat(20), 'i');
         expect(querySize(long)).toBeLessThanOrEqual(MAX_QUERY_GRAMS);
-        expect(long.kind).toBe('and');
+        expect(long.op).toBe('and');
         const classes = planQuery('[ab][cd][ef][gh][ij][kl][mn][op]', 'i');
         expect(querySize(classes)).toBeLessThanOrEqual(MAX_QUERY_GRAMS);
-        expect(classes.kind).not.toBe('all');
+        expect(classes.op).not.toBe('all');
     });
 });
 
@@ -204,7 +204,7 @@ describe('evaluators', () => {
         expect(evaluate(q, (g) => grams('abcghi').has(g))).toBe(true);
         expect(evaluate(q, (g) => grams('xdefghix').has(g))).toBe(true);
         expect(evaluate(q, (g) => grams('abc', 'ghi').has(g))).toBe(false);
-        expect(evaluate({ kind: 'all' }, () => false)).toBe(true);
+        expect(evaluate({ op: 'all' }, () => false)).toBe(true);
     });
 
     it('candidates over sorted posting lists agree with evaluate on each file', () => {

@@ -3,13 +3,11 @@
  * their constructors (flattened, without repeats) and their bound in trigrams.
  */
 
+/** An AND/OR tree over leaves `L`: `all` requires nothing, `none` holds nowhere; `and`/`or` have 2 or more members. */
+export type AndOr<L> = { op: 'all' } | { op: 'none' } | L | { op: 'and'; of: AndOr<L>[] } | { op: 'or'; of: AndOr<L>[] };
+
 /** An AND/OR of required literals, in the alphabet pattern-analysis.ts describes; `none`: no line can match. */
-export type Required =
-    | { op: 'all' }
-    | { op: 'none' }
-    | { op: 'lit'; s: string }
-    | { op: 'and'; of: Required[] }
-    | { op: 'or'; of: Required[] };
+export type Required = AndOr<{ op: 'lit'; s: string }>;
 
 /** Length of the trigram index's grams: prefix and suffix sets keep N-1 bytes. */
 export const N = 3;

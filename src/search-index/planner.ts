@@ -10,8 +10,8 @@
  *   and the builder must use them on the text decoded as the scan decodes it (see fold.ts).
  * - `planQuery(pattern, flags)` with `flags` as src/engine/regex.ts compiles the pattern (`'i'`
  *   or `'iu'`) returns an {@link NgramQuery}:
- *   `{ kind: 'all' }` (nothing required: every file is a candidate), `{ kind: 'none' }` (no line
- *   can match, e.g. `[]`), `{ kind: 'gram', gram }`, `{ kind: 'and', of }`, `{ kind: 'or', of }`
+ *   `{ op: 'all' }` (nothing required: every file is a candidate), `{ op: 'none' }` (no line
+ *   can match, e.g. `[]`), `{ op: 'gram', gram }`, `{ op: 'and', of }`, `{ op: 'or', of }`
  *   (`of` has at least 2 members; `all`/`none` never appear inside `and`/`or`).
  * - Soundness: if some line of a text matches `new RegExp(pattern, flags)`, then
  *   `evaluate(planQuery(pattern, flags), (g) => gramsOf(text).has(g))` is true.
@@ -28,49 +28,45 @@
  * shorter one nothing.
  */
 import { analyzeRequired, bound, MAX_GRAMS, type Required } from '../engine/pattern-analysis.js';
+import type { AndOr } from '../engine/required.js';
 import { gramAt } from '../engine/fold.js';
 
 export { distinctGrams, foldCodePoint, foldForIndex, forEachGram, formatGram, gramsOf } from '../engine/fold.js';
 export { candidates, type PostingList } from './postings.js';
 
 /** An n-gram query: a monotone condition on a file's set of grams. */
-export type NgramQuery =
-    | { kind: 'all' }
-    | { kind: 'none' }
-    | { kind: 'gram'; gram: number }
-    | { kind: 'and'; of: NgramQuery[] }
-    | { kind: 'or'; of: NgramQuery[] };
+export type NgramQuery = AndOr<{ op: 'gram'; gram: number }>;
 
 /** Most gram leaves in a planned query. */
 export const MAX_QUERY_GRAMS = MAX_GRAMS;
 
-const ALL: NgramQuery = { kind: 'all' };
-const NONE: NgramQuery = { kind: 'none' };
+const ALL: NgramQuery = { op: 'all' };
+const NONE: NgramQuery = { op: 'none' };
 
 /** `members` without repeated grams (and/or members are distinct by construction here). */
 function distinct(members: NgramQuery[]): NgramQuery[] {
     const seen = new Set<number>();
-    return members.filter((m) => m.kind !== 'gram' || (!seen.has(m.gram) && seen.add(m.gram) !== undefined));
+    return members.filter((m) => m.op !== 'gram' || (!seen.has(m.gram) && seen.add(m.gram) !== undefined));
 }
 
 /** Conjunction or disjunction of `qs`, flattened; `all` and `none` absorbed as logic says. */
-function combine(kind: 'and' | 'or', qs: NgramQuery[]): NgramQuery {
-    const absorbing = kind === 'and' ? 'none' : 'all';
-    const neutral = kind === 'and' ? 'all' : 'none';
+function combine(op: 'and' | 'or', qs: NgramQuery[]): NgramQuery {
+    const absorbing = op === 'and' ? 'none' : 'all';
+    const neutral = op === 'and' ? 'all' : 'none';
     const members: NgramQuery[] = [];
     for (const q of qs) {
-        if (q.kind === absorbing) return q;
-        if (q.kind !== neutral) members.push(...(q.kind === kind ? q.of : [q]));
+        if (q.op === absorbing) return q;
+        if (q.op !== neutral) members.push(...(q.op === op ? (q as { of: NgramQuery[] }).of : [q]));
     }
     const of = distinct(members);
-    if (kind === 'or' && of.length > MAX_QUERY_GRAMS) return ALL;
-    return of.length === 0 ? (kind === 'and' ? ALL : NONE) : of.length === 1 ? of[0]! : { kind, of };
+    if (op === 'or' && of.length > MAX_QUERY_GRAMS) return ALL;
+    return of.length === 0 ? (op === 'and' ? ALL : NONE) : of.length === 1 ? of[0]! : { op, of };
 }
 
 /** Number of gram leaves. */
 export function querySize(q: NgramQuery): number {
-    if (q.kind === 'gram') return 1;
-    if (q.kind === 'and' || q.kind === 'or') return q.of.reduce((n, m) => n + querySize(m), 0);
+    if (q.op === 'gram') return 1;
+    if (q.op === 'and' || q.op === 'or') return q.of.reduce((n, m) => n + querySize(m), 0);
     return 0;
 }
 
@@ -84,7 +80,7 @@ function gramsOfRequired(q: Required): NgramQuery {
         case 'lit': {
             // A literal's characters are bytes, some marked above 0xff (pattern-analysis.ts): the byte is the low 8 bits.
             const grams: NgramQuery[] = [];
-            for (let i = 0; i + 3 <= q.s.length; i++) grams.push({ kind: 'gram', gram: gramAt(q.s, i) });
+            for (let i = 0; i + 3 <= q.s.length; i++) grams.push({ op: 'gram', gram: gramAt(q.s, i) });
             return combine('and', grams);
         }
         case 'and':
@@ -106,7 +102,7 @@ export function planQuery(pattern: string, flags: 'i' | 'iu'): NgramQuery {
 
 /** Whether a file whose grams satisfy `hasGram` may hold a match. */
 export function evaluate(q: NgramQuery, hasGram: (gram: number) => boolean): boolean {
-    switch (q.kind) {
+    switch (q.op) {
         case 'all':
             return true;
         case 'none':

@@ -20,7 +20,7 @@ const EMPTY = new Uint32Array(0);
 
 /** Candidates of `q` in one source; `null` for all of them. */
 export function evaluateQuery(q: NgramQuery, src: ListSource): Uint32Array | null {
-    switch (q.kind) {
+    switch (q.op) {
         case 'all':
             return null;
         case 'none':
@@ -29,7 +29,7 @@ export function evaluateQuery(q: NgramQuery, src: ListSource): Uint32Array | nul
             return src.list(q.gram);
         case 'and': {
             // Perf: the rarest grams first; an empty intersection stops early.
-            const children = q.of.map((c) => ({ c, size: c.kind === 'gram' ? src.size(c.gram) : Number.MAX_SAFE_INTEGER })).sort((x, y) => x.size - y.size);
+            const children = q.of.map((c) => ({ c, size: c.op === 'gram' ? src.size(c.gram) : Number.MAX_SAFE_INTEGER })).sort((x, y) => x.size - y.size);
             let acc: Uint32Array | null = null;
             for (const { c, size } of children) {
                 // Perf: a list far longer than the candidates left costs more to read than the scan of those few files.
@@ -58,7 +58,7 @@ export function evaluateQuery(q: NgramQuery, src: ListSource): Uint32Array | nul
  * one per file for the dense lists that matter here), without reading lists.
  */
 function estimate(q: NgramQuery, src: ListSource): number {
-    switch (q.kind) {
+    switch (q.op) {
         case 'all':
             return Number.POSITIVE_INFINITY;
         case 'none':
@@ -110,7 +110,7 @@ class SegmentLists implements ListSource {
  * @throws IndexFormatError when a segment read fails its checks.
  */
 export function segmentCandidates(segments: readonly SegmentReader[], q: NgramQuery, lo: number, hi: number, broad = Number.POSITIVE_INFINITY): Uint32Array | null {
-    if (q.kind === 'all') return null;
+    if (q.op === 'all') return null;
     const used = segments.filter((seg) => seg.firstId + seg.fileCount > lo && seg.firstId < hi).map((seg) => ({ seg, src: new SegmentLists(seg) }));
     if (Number.isFinite(broad)) {
         let guess = 0;
