@@ -8,6 +8,7 @@ import { AccessType, FileConfiguration, SearchConfiguration, type Access } from 
 import type { SearchRequest } from '../src/engine/types.js';
 import { searchRootAt } from '../src/engine/prepare.js';
 import { ensureTree, type TreeManifest } from './tree.js';
+import { RegExpParser, visitRegExpAST, type AST } from '@eslint-community/regexpp';
 
 /**
  * Shared pieces of the benchmarks: the trees, the limits (raised through `LLM_CHAT_FS_*`), the
@@ -228,6 +229,34 @@ export function runPeer(cmd: string, args: readonly string[], stopAfter = Infini
         child.on('error', reject);
         child.on('close', () => resolve({ ms: (stoppedAt ?? performance.now()) - t0, lines }));
     });
+}
+
+/**
+ * A JavaScript pattern as ripgrep must read it to mean the same: JavaScript's `\\b`, `\\B`, `\\w`,
+ * `\\W`, `\\d` and `\\D` are ASCII, ripgrep's are Unicode (so `GFP_KERNEL\\b` before a CJK letter
+ * matches in JavaScript and not in rg). Outside character classes they become ripgrep's ASCII forms,
+ * `(?-u:\\b)`; the pattern is parsed by regexpp as JavaScript reads it (no `u` flag), so escaped
+ * backslashes and classes are never misread. Patterns regexpp rejects are returned unchanged.
+ */
+export function rgPattern(pattern: string): string {
+    let ast: AST.Pattern;
+    try {
+        ast = new RegExpParser().parsePattern(pattern, 0, pattern.length, { unicode: false });
+    } catch {
+        return pattern;
+    }
+    const ranges: [number, number][] = [];
+    visitRegExpAST(ast, {
+        onAssertionEnter: (n) => {
+            if (n.kind === 'word') ranges.push([n.start, n.end]);
+        },
+        onCharacterSetEnter: (n) => {
+            if ((n.kind === 'word' || n.kind === 'digit') && n.parent.type !== 'CharacterClass') ranges.push([n.start, n.end]);
+        },
+    });
+    let out = pattern;
+    for (const [start, end] of ranges.sort((a, b) => b[0] - a[0])) out = `${out.slice(0, start)}(?-u:${out.slice(start, end)})${out.slice(end)}`;
+    return out;
 }
 
 /** True when `cmd --version` runs. */

@@ -8,7 +8,7 @@ import { Engine } from '../src/engine/engine.js';
 import type { SearchOutcome, SearchRequest } from '../src/engine/types.js';
 import { SearchIndex } from '../src/search-index/search-index.js';
 import type { TreeIndex } from '../src/search-index/tree-index.js';
-import { fmtMB, fmtMs, fmtRatio, intFlag, kernelTree, machine, median, benchArgs, raiseLimits, REPO, request, runPeer, versionOf, type BenchTree } from './common.js';
+import { fmtMB, fmtMs, fmtRatio, intFlag, kernelTree, machine, median, benchArgs, raiseLimits, REPO, request, rgPattern, runPeer, versionOf, type BenchTree } from './common.js';
 
 /**
  * The search index on the Linux tree, in process, side by side with the scan path and ripgrep:
@@ -72,6 +72,11 @@ function makeIndex(ctx: Ctx, engine: Engine): SearchIndex {
     const idx = new SearchIndex(engine.maxThreads, ctx.limits.file.maxFileSize, { dir: ctx.indexDir });
     engine.searchIndex = idx;
     return idx;
+}
+
+/** ripgrep's arguments for a corpus pattern: every file, case-insensitive, numbered lines, links followed, the pattern as ripgrep must read it to mean what JavaScript reads (rgPattern). */
+function rgArgs(pattern: string, root: string): string[] {
+    return ['-uu', '-i', '-n', '-L', rgPattern(pattern), root];
 }
 
 async function build(ctx: Ctx, reuse: boolean): Promise<void> {
@@ -170,7 +175,6 @@ async function sideBySide(ctx: Ctx, runs: number): Promise<void> {
     const tree = (await idx.warm(ctx.tree.root, [], [ctx.tree.root]))!;
     const plain = new Engine();
     const req = (extra: Partial<SearchRequest>): SearchRequest => request(ctx.tree, ctx.limits, 'on', extra);
-    const rgArgs = (p: string): string[] => ['-uu', '-i', '-n', '-L', p, ctx.tree.root];
 
     console.log(`\n## Selective content searches, ${runs} alternating runs, medians (${loadLine()})\n`);
     console.log('| pattern | candidates (files opened) | index | rg | rg / index | scan path | lines (index / rg) |\n| --- | --- | --- | --- | --- | --- | --- |');
@@ -187,7 +191,7 @@ async function sideBySide(ctx: Ctx, runs: number): Promise<void> {
             const x = await timed(indexed, req({ contentPattern: p }));
             a.push(x.ms);
             lines = x.o.hits.length;
-            const y = await runPeer('rg', rgArgs(p));
+            const y = await runPeer('rg', rgArgs(p, ctx.tree.root));
             r.push(y.ms);
             rgLines = y.lines;
             if (i < 3) s.push((await timed(plain, req({ contentPattern: p }))).ms);
@@ -263,7 +267,7 @@ async function corpusCheck(ctx: Ctx, progress: boolean, from: number): Promise<v
         scanMs += b.ms;
         if (shape(a.o) === shape(b.o)) identical++;
         else diffs.push(`\`${p}\`: index ${a.o.hits.length} hits, scan ${b.o.hits.length}`);
-        const rg = await runPeer('rg', ['-uu', '-i', '-n', '-L', p, ctx.tree.root]);
+        const rg = await runPeer('rg', rgArgs(p, ctx.tree.root));
         if (rg.lines === a.o.hits.length) rgEqual++;
         else rgDiffs.push(`\`${p}\`: ours ${a.o.hits.length}, rg ${rg.lines}`);
         if (progress) {
