@@ -1,5 +1,5 @@
 /**
- * Fuzz: random JSON arguments (hostile paths, random values, random shapes) to all 13 tools on a
+ * Fuzz: random JSON arguments (hostile paths, random values, random shapes) to all the tools on a
  * tree that contains symlinks to an outside directory holding a canary file. Every call returns
  * results `{ status, result: non-empty string }` and never throws; no result ever contains the
  * canary's secret; nothing outside the accesses (nor in the read-only access) is written,
@@ -140,7 +140,7 @@ const callArb = fc.constantFrom(...TOOLS).chain((tool) =>
 let callsTried = 0;
 let successes = 0;
 
-describe('fuzz: random arguments to all 13 tools on a tree with links out', () => {
+describe('fuzz: random arguments to all the tools on a tree with links out', () => {
     afterAll(() => {
         console.log(`[fuzz-tools] ${callsTried} hostile tool calls in ${NUM_RUNS} runs (seed ${SEED}): ${successes} succeeded, 0 canary reads, 0 writes outside`);
     });

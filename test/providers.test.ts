@@ -27,6 +27,7 @@ import {
 import { makePackage, readText, tempDir, writeTree } from './helpers.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { REFERENCE_TOOL_NAMES } from '../src/tools/catalog.js';
 
 function fixture(): { root: string; pkg: ReturnType<typeof makePackage>['pkg'] } {
     const root = tempDir('lcf-providers-');
@@ -127,7 +128,7 @@ describe('OpenAI strict', () => {
     it('gives the Responses API flat strict definitions by default', () => {
         const { pkg } = fixture();
         const defs = openAiResponsesTools(pkg);
-        expect(defs).toHaveLength(13);
+        expect(defs).toHaveLength(REFERENCE_TOOL_NAMES.length);
         for (const d of defs) {
             expect(d).toMatchObject({ type: 'function', strict: true });
             expect(toStrictJsonSchema(d.parameters as never)).toEqual(d.parameters);
@@ -277,7 +278,7 @@ describe('Gemini', () => {
     it("are what @google/genai makes of the tools' JSON schemas, and it sends them unchanged", async () => {
         const { pkg } = fixture();
         const ours = geminiTools(pkg).functionDeclarations;
-        expect(ours).toHaveLength(13);
+        expect(ours).toHaveLength(REFERENCE_TOOL_NAMES.length);
         // The SDK's conversion of the plain JSON schemas is ours ...
         const converted = await sent(schemas(pkg).map(([name, s]) => ({ name, description: 'd', parameters: s })));
         expect(converted.map((d) => d.parameters)).toEqual(ours.map((d) => d.parameters));
@@ -324,7 +325,7 @@ describe('Anthropic and MCP', () => {
         const [a, b] = InMemoryTransport.createLinkedPair();
         await Promise.all([server.connect(a), client.connect(b)]);
         const listed = await client.listTools();
-        expect(ListToolsResultSchema.parse(listed).tools).toHaveLength(13);
+        expect(ListToolsResultSchema.parse(listed).tools).toHaveLength(REFERENCE_TOOL_NAMES.length);
         expect(JSON.stringify(listed)).not.toContain(String(Number.MAX_SAFE_INTEGER));
         const call = await client.callTool({ name: 'list_directory', arguments: { path: '.', recursive: null } });
         expect(call.isError).toBe(false);

@@ -2,6 +2,7 @@
  * Tasks of the index build, run by the engine's pool workers (workers/index-build.ts). Like the
  * search protocol: structured-clone safe, and a worker answers with a discriminated result.
  */
+import type { WorkerFailureCode } from '../errors.js';
 
 /** Lists the tree under `root` into a file table (no contents read). */
 export interface IndexWalkTask {
@@ -26,7 +27,7 @@ export interface WalkedTable {
     end: Int32Array;
 }
 
-export type IndexWalkResult = { ok: true; table: WalkedTable } | { ok: false; code: string; message: string };
+export type IndexWalkResult = { ok: true; table: WalkedTable } | { ok: false; code: WorkerFailureCode; message: string };
 
 /** Reads, checks and n-grams the files of one id range and writes the range's segment file. */
 export interface IndexChunkTask {
@@ -54,7 +55,7 @@ export type IndexChunkResult =
           /** Bytes of the segment file. */
           segmentBytes: number;
       }
-    | { ok: false; code: string; message: string };
+    | { ok: false; code: WorkerFailureCode; message: string };
 
 /**
  * Lists the tree again and compares it with a stored file table: what changed since the table was
@@ -70,6 +71,6 @@ export interface IndexCheckTask {
     table: string;
 }
 
-export type IndexCheckResult = { ok: true; changed: string[]; /** Directories whose modification time differs. */ dirTimes: string[] } | { ok: false; code: string; message: string };
+export type IndexCheckResult = { ok: true; changed: string[]; /** Directories whose modification time differs. */ dirTimes: string[] } | { ok: false; code: WorkerFailureCode; message: string };
 
 export type IndexTask = IndexWalkTask | IndexChunkTask | IndexCheckTask;

@@ -7,13 +7,23 @@ import { errorCode, errors, ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
 import { entryKind, holdDirectory, removeTree } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
-import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { FileTool, ok, type ToolShared } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { quotePath } from './display.js';
 import { rootsOf } from './shared.js';
 
 const schema = z.strictObject({
     path: arg.path('Path of the file or directory'),
     recursive: z.boolean().optional().describe('Set to true to delete directories and their contents recursively'),
+});
+
+const declaration = declareTool({
+    name: 'delete_file',
+    title: 'Delete a file or directory',
+    description: 'Deletes a file or directory. Use recursive=true to delete non-empty directories and all their contents.',
+    schema,
+    behaviour: { readOnly: false, destructive: true, idempotent: true },
 });
 
 /**
@@ -24,14 +34,10 @@ const schema = z.strictObject({
  * Result: `Deleted file: /abs`, `Deleted directory: /abs` or `Deleted symlink: /abs`.
  */
 export class DeleteFileTool extends FileTool<typeof schema> {
+    static readonly declaration = declaration;
+
     constructor(workspace: Workspace, shared?: ToolShared) {
-        super(
-            'delete_file',
-            'Deletes a file or directory. Use recursive=true to delete non-empty directories and all their contents.',
-            schema,
-            workspace,
-            shared,
-        );
+        super(declaration, workspace, shared);
     }
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {

@@ -7,7 +7,9 @@ import { AccessType } from '../config/configuration.js';
 import { errors } from '../errors.js';
 import { entryKind, holdDirectory } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
-import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { FileTool, ok, type ToolShared } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { quotePath } from './display.js';
 import { rootsOf } from './shared.js';
 
@@ -21,20 +23,24 @@ export function permissionString(mode: number): string {
     return out;
 }
 
+const declaration = declareTool({
+    name: 'entry_info',
+    title: 'Entry metadata',
+    description: 'Returns metadata about a filesystem entry (file, directory, symlink, etc.) — type, size, timestamps, permissions, and symlink target if applicable.',
+    schema,
+    behaviour: { readOnly: true, destructive: false, idempotent: true },
+});
+
 /**
  * `entry_info`: metadata of a file, directory, symlink or other entry, one field per line: Path,
  * Type, Size (bytes), Permissions, Created, Modified (content), Accessed, Changed (metadata), and
  * for a symlink its target and whether the target is inside the accesses.
  */
 export class EntryInfoTool extends FileTool<typeof schema> {
+    static readonly declaration = declaration;
+
     constructor(workspace: Workspace, shared?: ToolShared) {
-        super(
-            'entry_info',
-            'Returns metadata about a filesystem entry (file, directory, symlink, etc.) — type, size, timestamps, permissions, and symlink target if applicable.',
-            schema,
-            workspace,
-            shared,
-        );
+        super(declaration, workspace, shared);
     }
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {

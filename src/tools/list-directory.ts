@@ -7,7 +7,9 @@ import { causeOf, errorCode, errors, ToolError } from '../errors.js';
 import { isDebrisName } from '../fs/debris.js';
 import { DirectoryCursor, holdDirectory } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
-import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { FileTool, ok, type ToolShared } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { byCodePoint, childPrefix, quotePath } from './display.js';
 import { rootsOf } from './shared.js';
 import { sortInTurns, Turns } from '../turns.js';
@@ -23,6 +25,14 @@ const schema = z.strictObject({
         .describe('Entries to skip, for the next page of a listing cut at maxDisplayEntries (default 0; same order every time)'),
 });
 
+const declaration = declareTool({
+    name: 'list_directory',
+    title: 'List a directory',
+    description: 'Lists files and directories in a path. Directories are suffixed with /.',
+    schema,
+    behaviour: { readOnly: true, destructive: false, idempotent: true },
+});
+
 /**
  * `list_directory`: entries of a directory, one per line, sorted by name; directories end with
  * `/`. Recursive listings are depth-first and skip `skipDirs`; symlinks are listed, never
@@ -33,8 +43,10 @@ const schema = z.strictObject({
  * entries and the total.
  */
 export class ListDirectoryTool extends FileTool<typeof schema> {
+    static readonly declaration = declaration;
+
     constructor(workspace: Workspace, shared?: ToolShared) {
-        super('list_directory', 'Lists files and directories in a path. Directories are suffixed with /.', schema, workspace, shared);
+        super(declaration, workspace, shared);
     }
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {

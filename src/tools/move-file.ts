@@ -9,13 +9,23 @@ import { withPathLock } from '../file-pool.js';
 import { debrisName } from '../fs/debris.js';
 import { holdDirectory, PartialRemoval, removeTree, type HeldDirectory } from '../fs/secure.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
-import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { FileTool, ok, type ToolShared } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { quotePath } from './display.js';
 import { rootsOf } from './shared.js';
 
 const schema = z.strictObject({
     source: arg.path('Source path'),
     destination: arg.path('Destination path'),
+});
+
+const declaration = declareTool({
+    name: 'move_file',
+    title: 'Move or rename',
+    description: 'Moves or renames a file or directory.',
+    schema,
+    behaviour: { readOnly: false, destructive: true, idempotent: true },
 });
 
 /**
@@ -26,8 +36,10 @@ const schema = z.strictObject({
  * Result: `Moved: /abs/source -> /abs/destination`.
  */
 export class MoveFileTool extends FileTool<typeof schema> {
+    static readonly declaration = declaration;
+
     constructor(workspace: Workspace, shared?: ToolShared) {
-        super('move_file', 'Moves or renames a file or directory.', schema, workspace, shared);
+        super(declaration, workspace, shared);
     }
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {

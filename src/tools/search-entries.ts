@@ -8,7 +8,9 @@ import { ignoredRoot } from '../engine/filters.js';
 import { prepareSearch } from '../engine/prepare.js';
 import { errors } from '../errors.js';
 import type { CheckedPath, Workspace, WorkspaceView } from '../workspace.js';
-import { arg, FileTool, ok, type ToolShared } from './base.js';
+import { FileTool, ok, type ToolShared } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { patternSource } from './search-patterns.js';
 import { printSearch } from './search-print.js';
 import { rootsOf } from './shared.js';
@@ -93,6 +95,14 @@ const DESCRIPTION =
     'matches, and output_mode "files_with_matches" or "count". A path containing a control character (e.g. a newline) is shown ' +
     'JSON-quoted; pass it back as that JSON string.';
 
+const declaration = declareTool({
+    name: 'search_entries',
+    title: 'Search files and directories',
+    description: DESCRIPTION,
+    schema,
+    behaviour: { readOnly: true, destructive: false, idempotent: true },
+});
+
 /**
  * `search_entries`: a parallel, streaming search on the engine's worker pool. Results are sorted
  * by path, then line; `max_results` keeps exactly the first results of that order. Above
@@ -106,8 +116,10 @@ const DESCRIPTION =
  * one path per file; `count`: `path: N`; `max_results` then counts files).
  */
 export class SearchEntriesTool extends FileTool<typeof schema> {
+    static readonly declaration = declaration;
+
     constructor(workspace: Workspace, shared?: ToolShared) {
-        super('search_entries', DESCRIPTION, schema, workspace, shared);
+        super(declaration, workspace, shared);
     }
 
     protected async run(args: Args, view: WorkspaceView): Promise<PartialToolResult> {
@@ -163,7 +175,7 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
             );
         }
         const { signal, onProgress } = this.call;
-        const outcome = await this.ctx.engine.search(search, {
+        const outcome = await (await this.ctx.engine()).search(search, {
             timeoutMs: searchConfig.timeoutMs,
             // The host's cancellation (an MCP client's notifications/cancelled) stops the workers too.
             ...(signal && { signal }),
