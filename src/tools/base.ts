@@ -136,7 +136,10 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
     /** The argument schema (zod); its JSON schema is what `toOpenAI()` shows. */
     readonly schema: S;
 
-    constructor(declaration: ToolDeclaration<string, S>, workspace: Workspace, shared?: ToolShared) {
+    /** Builds the tool its class declares (a subclass's static `declaration`, see src/tools/catalog.ts). */
+    constructor(workspace: Workspace, shared?: ToolShared) {
+        const declaration = (new.target as unknown as { declaration?: ToolDeclaration<string, S> }).declaration;
+        if (declaration === undefined) throw new TypeError(`${new.target.name} has no static declaration (see declareTool).`);
         const parameters = new SchemaParameters(declaration.schema);
         super(declaration.name, declaration.description, parameters);
         this.#parameters = parameters;

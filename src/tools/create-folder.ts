@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
 import { errors } from '../errors.js';
 import { entryKind, holdDirectory } from '../fs/secure.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
 import { quotePath } from './display.js';
@@ -29,10 +29,6 @@ const declaration = declareTool({
  */
 export class CreateFolderTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
-
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(declaration, workspace, shared);
-    }
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         const checked = await view.check(args.path, AccessType.Write, this.name);

@@ -3,15 +3,15 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
-import { errorCode, errors, ToolError } from '../errors.js';
+import { errorCode, ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
 import { entryKind, holdDirectory, removeTree } from '../fs/secure.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
 import { quotePath } from './display.js';
-import { rootsOf } from './shared.js';
+import { lstatHeld, rootsOf } from './shared.js';
 
 const schema = z.strictObject({
     path: arg.path('Path of the file or directory'),
@@ -36,10 +36,6 @@ const declaration = declareTool({
 export class DeleteFileTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
 
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(declaration, workspace, shared);
-    }
-
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         // Security: act on the entry itself; a symlink is removed, never followed.
         const checked = await view.check(args.path, AccessType.Write, this.name, { followFinal: false });
@@ -56,13 +52,7 @@ export class DeleteFileTool extends FileTool<typeof schema> {
             // the check cannot redirect the delete outside.
             const dir = await holdDirectory(checked.abs, path.dirname(checked.real), roots, AccessType.Write);
             try {
-                const target = dir.join(path.basename(checked.real));
-                let st;
-                try {
-                    st = await fs.lstat(target);
-                } catch (err) {
-                    throw errors.statFailed('Path', err, target, checked.abs);
-                }
+                const { target, st } = await lstatHeld(dir, checked.real, checked.abs);
                 if (st.isDirectory()) {
                     if (args.recursive === true) {
                         // Security: links inside the tree are removed, never followed, even if swapped in meanwhile.

@@ -1,8 +1,8 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
 import { accessFor } from '../access/contain.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
 import { declareTool } from './catalog.js';
 
 const schema = z.strictObject({});
@@ -21,10 +21,6 @@ const declaration = declareTool({
  */
 export class FileAccessInfoTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
-
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(declaration, workspace, shared);
-    }
 
     protected async run(_args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         const lines = ['Configured file system access:'];

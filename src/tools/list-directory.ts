@@ -6,8 +6,8 @@ import { AccessType } from '../config/configuration.js';
 import { causeOf, errorCode, errors, ToolError } from '../errors.js';
 import { isDebrisName } from '../fs/debris.js';
 import { DirectoryCursor, holdDirectory } from '../fs/secure.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
 import { byCodePoint, childPrefix, quotePath } from './display.js';
@@ -44,10 +44,6 @@ const declaration = declareTool({
  */
 export class ListDirectoryTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
-
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(declaration, workspace, shared);
-    }
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         const checked = await view.check(args.path, AccessType.Read, this.name);

@@ -8,12 +8,12 @@ import { errorCode, errors, toToolError, ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
 import { debrisName } from '../fs/debris.js';
 import { holdDirectory, PartialRemoval, removeTree, type HeldDirectory } from '../fs/secure.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
 import { quotePath } from './display.js';
-import { rootsOf } from './shared.js';
+import { lstatHeld, rootsOf } from './shared.js';
 
 const schema = z.strictObject({
     source: arg.path('Source path'),
@@ -38,10 +38,6 @@ const declaration = declareTool({
 export class MoveFileTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
 
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(declaration, workspace, shared);
-    }
-
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         const src = await view.check(args.source, AccessType.Write, this.name, { followFinal: false, param: 'source' });
         const dst = await view.check(args.destination, AccessType.Write, this.name, { followFinal: false, param: 'destination' });
@@ -60,13 +56,7 @@ export class MoveFileTool extends FileTool<typeof schema> {
                 // so a parent swapped for a link after the check cannot redirect the move.
                 const from = await holdDirectory(src.abs, path.dirname(src.real), roots, AccessType.Write);
                 try {
-                    const source = from.join(path.basename(src.real));
-                    let st;
-                    try {
-                        st = await fs.lstat(source);
-                    } catch (err) {
-                        throw errors.statFailed('Path', err, source, src.abs);
-                    }
+                    const { target: source, st } = await lstatHeld(from, src.real, src.abs);
                     if (st.isDirectory() && isInside(dst.real, src.real)) {
                         throw errors.invalidArgument(this.name, `cannot move the directory ${quotePath(src.abs)} into itself (${quotePath(dst.abs)}).`);
                     }

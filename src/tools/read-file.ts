@@ -6,8 +6,8 @@ import { errors, escapeControls, toToolError, ToolError, type ToolErrorKind } fr
 import { contentHash } from '../fs/content-hash.js';
 import { countLines, readLines, streamable, type StreamedLine } from '../fs/line-stream.js';
 import { openRegularFile, readRegularFile, type RealRoots } from '../fs/secure.js';
-import type { CheckedPath, Workspace, WorkspaceView } from '../workspace.js';
-import { fail, failure, FileTool, ok, type ToolShared } from './base.js';
+import type { CheckedPath, WorkspaceView } from '../workspace.js';
+import { fail, failure, FileTool, ok } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
 import { formatRead, renderRead, type ReadArgs } from './read-render.js';
@@ -65,10 +65,6 @@ const declaration = declareTool({
  */
 export class ReadFileTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
-
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(declaration, workspace, shared);
-    }
 
     protected async run(args: Args, view: WorkspaceView): Promise<PartialToolResult> {
         const roots = await rootsOf(view);

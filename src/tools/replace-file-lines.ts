@@ -2,8 +2,8 @@ import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
 import { errors } from '../errors.js';
 import { contentLines, dominantEol, joinLines, splitLines } from '../fs/text.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
 import { withDiff } from './edit-diff.js';
@@ -39,10 +39,6 @@ const declaration = declareTool({
  */
 export class ReplaceFileLinesTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
-
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(declaration, workspace, shared);
-    }
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         checkContentSize(this.ctx, this.name, 'content', args.content);

@@ -7,8 +7,8 @@ import type { SearchProgress } from '../engine/types.js';
 import { ignoredRoot } from '../engine/filters.js';
 import { prepareSearch } from '../engine/prepare.js';
 import { errors } from '../errors.js';
-import type { CheckedPath, Workspace, WorkspaceView } from '../workspace.js';
-import { FileTool, ok, type ToolShared } from './base.js';
+import type { CheckedPath, WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
 import { patternSource } from './search-patterns.js';
@@ -117,10 +117,6 @@ const declaration = declareTool({
  */
 export class SearchEntriesTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
-
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(declaration, workspace, shared);
-    }
 
     protected async run(args: Args, view: WorkspaceView): Promise<PartialToolResult> {
         const literal = args.literal === true;

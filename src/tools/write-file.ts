@@ -6,8 +6,8 @@ import { errors, ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
 import { holdDirectory, readRegularFile, writeFileSafely, type RealRoots } from '../fs/secure.js';
 import { decodeText, encodeText, type TextEncodingInfo } from '../fs/text.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
 import { quotePath } from './display.js';
@@ -38,10 +38,6 @@ const declaration = declareTool({
  */
 export class WriteFileTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
-
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(declaration, workspace, shared);
-    }
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         // What was read or written before this call began is its basis: a write finishing
