@@ -18,12 +18,12 @@ export type AiSdkFileTool = Tool<Record<string, unknown>, string>;
  *   checks the arguments and explains what is wrong, so no second validator runs here.
  * - `execute` returns the tool's text; several results (read_file with several paths) are joined
  *   with a blank line, failed ones prefixed `Error: `.
- * - Errors: when every result of a call is an error, `execute` throws an `Error` whose message is
- *   that text (starting with `Error: `), a `ToolError` whose `kind` is the first result's. This is what the SDK expects of a failed tool: it
- *   records a `tool-error` part and sends the message back to the model as an error result, so
- *   a multi-step run continues and the model can correct itself. Call `execute` yourself and
- *   you get the rejection.
- * - The SDK's `abortSignal` cancels a long search (passed to `FileTool.executeWithSignal`).
+ * - Errors: when every result of a call is an error, `execute` throws a `ToolError` (an `Error`
+ *   whose `kind` is the first result's) whose message is that text (starting with `Error: `).
+ *   This is what the SDK expects of a failed tool: it records a `tool-error` part and sends the
+ *   message back to the model as an error result, so a multi-step run continues and the model
+ *   can correct itself. Call `execute` yourself and you get the rejection.
+ * - The SDK's `abortSignal` cancels a long search (through `runTool`, adapters/run.ts).
  */
 export function aiSdkTools(pkg: FileToolPackage): Record<string, AiSdkFileTool> {
     const set: Record<string, AiSdkFileTool> = {};
