@@ -17,12 +17,7 @@ import { sortInTurns, Turns } from '../turns.js';
 const schema = z.strictObject({
     path: arg.path('Directory path'),
     recursive: z.boolean().optional().describe('Set to true for recursive depth-first listing'),
-    offset: z
-        .number()
-        .int()
-        .min(0)
-        .optional()
-        .describe('Entries to skip, for the next page of a listing cut at maxDisplayEntries (default 0; same order every time)'),
+    offset: arg.offset('Entries to skip, for the next page of a listing cut at maxDisplayEntries (default 0; same order every time)'),
 });
 
 const declaration = declareTool({

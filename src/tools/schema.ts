@@ -99,6 +99,8 @@ export const arg = {
     path: (what = 'File path') => z.string().describe(`${what} (absolute, or relative to the workspace root; "." is the workspace root)`),
     line: (desc: string) => z.number().int().min(1).describe(desc),
     count: (desc: string) => z.number().int().min(1).describe(desc),
+    /** Items to skip for the next page of a cut listing or search (optional, 0 up). */
+    offset: (desc: string) => z.number().int().min(0).optional().describe(desc),
     isoDate: (desc: string) =>
         z
             .string()

@@ -36,12 +36,7 @@ const schema = z.strictObject({
     max_results: arg.count(
         'Maximum results; each matching line counts as one, or each file with output_mode "files_with_matches" or "count" (default: config max)',
     ).optional(),
-    offset: z
-        .number()
-        .int()
-        .min(0)
-        .optional()
-        .describe('Results to skip, for the next page of a search cut by max_results: the same call with offset = results already seen (default 0; same order every time)'),
+    offset: arg.offset('Results to skip, for the next page of a search cut by max_results: the same call with offset = results already seen (default 0; same order every time)'),
     max_size: z.number().int().min(1).optional().describe('Maximum file size in bytes for content searches (capped by config)'),
     created_after: arg.isoDate('ISO 8601 datetime: entries created after this time').optional(),
     created_before: arg.isoDate('ISO 8601 datetime: entries created before this time').optional(),
