@@ -14,7 +14,7 @@
  *   walkers --tree kernel [--runs 7]
  *           fast-glob (named by the design) vs our walk vs fd
  *   startup [--runs 15] [--cli dist/src/cli.js]
- *           start-up of the one-shot CLI and of the MCP server (to its initialize response)
+ *           start-up of the one-shot CLI and of the MCP server (to its initialize and tools/list responses)
  *   concurrency [--calls 50] [--rounds 20] [--cli dist/src/cli.js] [--tree DIR]
  *           50 concurrent read_file / search_entries calls to the MCP server: calls/s, p50/p99, peak RSS
  *   planner [--iterations 2000] [--text FILE]

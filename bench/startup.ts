@@ -4,7 +4,8 @@
  *
  * - one-shot CLI: `llm-chat-file list_directory {"path":"."}` in a small directory, process
  *   start to exit;
- * - MCP server: `llm-chat-file mcp`, process start to the `initialize` response on stdout.
+ * - MCP server: `llm-chat-file mcp`, process start to the `initialize` response on stdout, and to
+ *   the `tools/list` response sent right after it (the server loads the tools after `initialize`).
  *
  * Prints medians, minimums and 90th percentiles in milliseconds, and the load average.
  */
@@ -28,28 +29,40 @@ function timeExit(args: string[], cwd: string): number {
     return ms;
 }
 
-/** Starts the MCP server and resolves with the milliseconds until its `initialize` response. */
-function timeInitialize(cli: string, cwd: string): Promise<number> {
+/**
+ * Starts the MCP server and resolves with the milliseconds until its `initialize` response, and
+ * until its `tools/list` response (sent, after `notifications/initialized`, once `initialize` is answered).
+ */
+function timeInitialize(cli: string, cwd: string): Promise<{ initialize: number; toolsList: number }> {
     return new Promise((resolve, reject) => {
         const t0 = process.hrtime.bigint();
         const child = spawn(process.execPath, [cli, 'mcp', '--workspace', cwd], { cwd, stdio: ['pipe', 'pipe', 'inherit'] });
         let out = '';
+        let initialize = 0;
         child.stdout.on('data', (chunk: Buffer) => {
             out += chunk.toString();
-            if (!out.includes('\n')) return;
-            const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-            const reply = JSON.parse(out.slice(0, out.indexOf('\n'))) as { id?: number; result?: unknown };
+            const lines = out.split('\n');
+            if (initialize === 0 && lines.length > 1) {
+                initialize = Number(process.hrtime.bigint() - t0) / 1e6;
+                const reply = JSON.parse(lines[0]!) as { id?: number; result?: unknown };
+                if (reply.id !== 1 || !reply.result) return reject(new Error(`unexpected reply: ${out}`));
+                child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+                child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
+            }
+            if (lines.length < 3) return;
+            const toolsList = Number(process.hrtime.bigint() - t0) / 1e6;
+            const reply = JSON.parse(lines[1]!) as { id?: number; result?: { tools?: unknown[] } };
             child.stdin.end();
-            child.once('exit', () => (reply.id === 1 && reply.result ? resolve(ms) : reject(new Error(`unexpected reply: ${out}`))));
+            child.once('exit', () => (reply.id === 2 && reply.result?.tools?.length ? resolve({ initialize, toolsList }) : reject(new Error(`unexpected reply: ${out}`))));
         });
         child.once('error', reject);
-        const initialize = {
+        const request = {
             jsonrpc: '2.0',
             id: 1,
             method: 'initialize',
             params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
         };
-        child.stdin.write(`${JSON.stringify(initialize)}\n`);
+        child.stdin.write(`${JSON.stringify(request)}\n`);
     });
 }
 
@@ -62,6 +75,7 @@ export async function startupMain(argv: string[]): Promise<void> {
     const node: number[] = [];
     const oneShot: number[] = [];
     const mcp: number[] = [];
+    const mcpTools: number[] = [];
     // Interleaved, so that a change of machine load hits all three alike; one warm-up round first.
     for (let i = 0; i <= runs; i++) {
         const n = timeExit(['-e', '0'], dir);
@@ -70,7 +84,8 @@ export async function startupMain(argv: string[]): Promise<void> {
         if (i === 0) continue;
         node.push(n);
         oneShot.push(c);
-        mcp.push(m);
+        mcp.push(m.initialize);
+        mcpTools.push(m.toolsList);
     }
     fs.rmSync(dir, { recursive: true, force: true });
     const row = (name: string, ms: number[]): string => {
@@ -83,4 +98,5 @@ export async function startupMain(argv: string[]): Promise<void> {
     console.log(row('`node -e 0`', node));
     console.log(row('one-shot CLI: `list_directory`', oneShot));
     console.log(row('MCP server: start to `initialize` response', mcp));
+    console.log(row('MCP server: start to `tools/list` response', mcpTools));
 }

@@ -18,7 +18,53 @@ export type ToolErrorKind =
     | 'timeout'
     | 'wrong_type'
     | 'exists'
+    | 'cancelled'
     | 'io';
+
+/**
+ * The `llm-chat-file` command's exit code for a call whose results failed, by the kind of the
+ * first failed result: distinct per kind, so scripts can tell them apart. 0 is success and 2 a
+ * usage error (src/cli/main.ts); 1 is a filesystem error (`io`) and any failure without a kind.
+ */
+export const EXIT_CODES: Readonly<Record<ToolErrorKind, number>> = Object.freeze({
+    io: 1,
+    invalid_argument: 3,
+    not_found: 4,
+    outside_access: 5,
+    not_writable: 6,
+    binary: 7,
+    too_large: 8,
+    not_read: 9,
+    changed_since_read: 10,
+    timeout: 11,
+    cancelled: 12,
+    wrong_type: 13,
+    exists: 14,
+});
+
+/**
+ * The codes a worker task fails with (`{ ok: false, code, message }`: thrown errors lose their
+ * class crossing threads), each mapped onto the kind the tools report it as.
+ */
+export const WORKER_FAILURE_KINDS = Object.freeze({
+    /** The task threw (a bug, or the worker died). */
+    worker_failed: 'io',
+    /** A task of an unknown `op`. */
+    unknown_op: 'invalid_argument',
+    /** A search or index walk failed at its root. */
+    walk_failed: 'io',
+    /** The tree to index is not a directory. */
+    not_a_directory: 'wrong_type',
+    /** The tree to index has more entries than allowed. */
+    too_many_entries: 'too_large',
+    /** Checking an index against the disk failed. */
+    check_failed: 'io',
+    /** Building an index segment failed. */
+    index_failed: 'io',
+} as const satisfies Record<string, ToolErrorKind>);
+
+/** A code of {@link WORKER_FAILURE_KINDS}. */
+export type WorkerFailureCode = keyof typeof WORKER_FAILURE_KINDS;
 
 /** A failure that becomes an error result; `message` is shown to the model as is. */
 export class ToolError extends Error {

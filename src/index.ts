@@ -5,8 +5,18 @@
 export { AccessType, DirectoryConfiguration, FileConfiguration, SearchConfiguration, DEFAULT_SKIP_DIRS, type Access } from './config/configuration.js';
 export { Workspace, WorkspaceView, type WorkspaceOptions, type CheckedPath } from './workspace.js';
 export { FilePool } from './file-pool.js';
-export { ToolError, type ToolErrorKind } from './errors.js';
-export { FileTool, currentCall, type ToolShared, type CallOptions, type CallProgress } from './tools/base.js';
+export { ToolError, EXIT_CODES, type ToolErrorKind } from './errors.js';
+export { FileTool, currentCall, type FileToolResult, type ToolShared, type CallOptions, type CallProgress } from './tools/base.js';
+// The tools' declarations: each class has a static `declaration` (name, title, description, schema, behaviour).
+export {
+    TOOL_NAMES,
+    REFERENCE_TOOL_NAMES,
+    OPTIONAL_TOOL_NAMES,
+    type ToolName,
+    type ToolDeclaration,
+    type ToolBehaviour,
+    type FileToolClass,
+} from './tools/catalog.js';
 export { ReadFileTool } from './tools/read-file.js';
 export { WriteFileTool } from './tools/write-file.js';
 export { ReplaceFileLinesTool } from './tools/replace-file-lines.js';
@@ -33,13 +43,12 @@ export { MISSING_PEER_MESSAGE } from './llm-chat.js';
 export {
     openAiTools,
     openAiResponsesTools,
-    createDispatcher,
     type OpenAiFunctionTool,
     type OpenAiResponsesTool,
     type OpenAiToolOptions,
-    type Dispatcher,
-    type DispatchResult,
 } from './adapters/openai.js';
+export { createDispatcher, type Dispatcher, type DispatchResult } from './adapters/dispatch.js';
+export { runTool, type CallResult } from './adapters/run.js';
 export { geminiTools, type GeminiFunctionDeclaration } from './adapters/gemini.js';
 export { anthropicTools, type AnthropicTool } from './adapters/anthropic.js';
 export { openAiStrictSchema, geminiSchema } from './adapters/schemas.js';

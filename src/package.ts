@@ -1,34 +1,18 @@
-import { ToolPackage, type Tool } from './llm-chat.js';
+import { ToolPackage } from './llm-chat.js';
 import { FileConfiguration, SearchConfiguration } from './config/configuration.js';
 import { Engine } from './engine/engine.js';
 import { envBoolean } from './config/env.js';
 import { FilePool } from './file-pool.js';
 import { SearchIndex, type SearchIndexOptions } from './search-index/search-index.js';
 import type { ToolShared } from './tools/base.js';
-import { CreateFolderTool } from './tools/create-folder.js';
-import { DeleteFileTool } from './tools/delete-file.js';
-import { EditFileTool } from './tools/edit-file.js';
-import { EntryInfoTool } from './tools/entry-info.js';
-import { FileAccessInfoTool } from './tools/file-access-info.js';
-import { InsertFileContentTool } from './tools/insert-file-content.js';
-import { ListDirectoryTool } from './tools/list-directory.js';
-import { MoveFileTool } from './tools/move-file.js';
-import { ReadFileTool } from './tools/read-file.js';
-import { ReplaceFileContentTool } from './tools/replace-file-content.js';
-import { ReplaceFileLinesTool } from './tools/replace-file-lines.js';
-import { SearchEntriesTool } from './tools/search-entries.js';
-import { SwitchWorkspaceTool } from './tools/switch-workspace.js';
-import { WriteFileTool } from './tools/write-file.js';
+import { loadToolClasses, OPTIONAL_TOOL_NAMES, TOOL_NAMES, type FileToolClass } from './tools/catalog.js';
+import { TUTORIAL } from './tutorial.js';
 import type { Workspace } from './workspace.js';
 
-const TUTORIAL = `Paths: relative paths resolve against the current workspace; "." is the workspace root.
-An absolute path such as "/src" means the filesystem root, not the workspace: use "./src" or "src".
-Call file_access_info to see which directories are readable or writable and which is the workspace.
-Explore with list_directory (recursive: true for a tree) and search_entries (name_pattern, content_pattern: case-insensitive JavaScript regexes, or plain text with literal: true; timestamps as ISO 8601). A cut listing or search says which offset gets the next page.
-read_file reads a line range (start_line, end_line) or the last_lines of a file of any size; a line longer than max_chars is continued with start_char, as the truncation note says.
-Before changing an existing file, read it with read_file: write and edit tools refuse files not read, or changed since the last read.
-For partial edits use replace_file_lines (by line numbers), insert_file_content (before a line, or append) or replace_file_content (exact text); write_file replaces a whole file or creates a new one.
-Read several files at once by passing several paths to read_file; each gets its own result.`;
+// Every tool's class, in the package's order (src/tools/catalog.ts).
+const TOOL_CLASSES: readonly FileToolClass[] = await loadToolClasses(TOOL_NAMES);
+const OPTIONAL: ReadonlySet<string> = new Set(OPTIONAL_TOOL_NAMES);
+
 
 /** Package options beyond the reference's; with none set the package is the reference's 13 tools. */
 export interface FileToolPackageOptions {
@@ -83,25 +67,12 @@ export class FileToolPackage extends ToolPackage {
             fileConfig: this.fileConfig,
             filePool: this.filePool,
             engine: this.engine,
+            ...(this.searchIndex && { searchIndex: this.searchIndex }),
             ...(options.showDiff !== undefined && { showDiff: options.showDiff }),
         };
-        const tools: Tool[] = [
-            new SearchEntriesTool(workspace, shared),
-            new ListDirectoryTool(workspace, shared),
-            new ReadFileTool(workspace, shared),
-            new WriteFileTool(workspace, shared),
-            new ReplaceFileLinesTool(workspace, shared),
-            new InsertFileContentTool(workspace, shared),
-            new ReplaceFileContentTool(workspace, shared),
-            new EntryInfoTool(workspace, shared),
-            new DeleteFileTool(workspace, shared),
-            new CreateFolderTool(workspace, shared),
-            new MoveFileTool(workspace, shared),
-            new FileAccessInfoTool(workspace, shared),
-            new SwitchWorkspaceTool(workspace, shared),
-        ];
-        if (options.editFile === true) tools.splice(7, 0, new EditFileTool(workspace, shared));
-        for (const tool of tools) this.add(tool);
+        // The reference's tools, and each optional tool its option turns on.
+        const enabled = (name: string): boolean => !OPTIONAL.has(name) || (name === 'edit_file' && options.editFile === true);
+        for (const Tool of TOOL_CLASSES) if (enabled(Tool.declaration.name)) this.add(new Tool(workspace, shared));
     }
 
     /** Path-resolution guidance, common mistakes and exploration tips for the model. */

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { aiSdkTools } from '../src/adapters/ai-sdk.js';
 import { createDispatcher, FileTool, openAiTools } from '../src/index.js';
 import { makePackage, readText, tempDir, writeTree } from './helpers.js';
+import { REFERENCE_TOOL_NAMES } from '../src/tools/catalog.js';
 
 const EXEC = { toolCallId: 'call-1', messages: [] };
 
@@ -24,7 +25,7 @@ describe('openAiTools', () => {
         const { pkg } = fixture();
         const defs = openAiTools(pkg);
         expect(defs.map((d) => d.function.name)).toEqual(pkg.tools().map((t) => t.name));
-        expect(defs).toHaveLength(13);
+        expect(defs.map((d) => d.function.name)).toEqual([...REFERENCE_TOOL_NAMES]);
         for (const d of defs) {
             const tool = pkg.tools().find((t) => t.name === d.function.name) as FileTool<never>;
             expect(d.type).toBe('function');
@@ -44,7 +45,7 @@ describe('createDispatcher', () => {
         const results = await dispatch('read_file', JSON.stringify({ paths: ['notes.txt', 'missing.txt'] }));
         expect(results).toEqual([
             { status: 'success', result: `--- ${path.join(root, 'notes.txt')} (lines 1-2 of 2) ---\nalpha\nbeta\n` },
-            { status: 'error', result: expect.stringMatching(/^File not found/) },
+            { status: 'error', result: expect.stringMatching(/^File not found/), kind: 'not_found' },
         ]);
     });
 

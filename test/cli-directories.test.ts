@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main, parseCommandLine, UsageError, type CliIo } from '../src/cli.js';
+import { EXIT_CODES } from '../src/errors.js';
 import { tempDir, writeTree } from './helpers.js';
 
 interface Captured {
@@ -51,7 +52,7 @@ describe('directory options', () => {
         expect(info).toContain(other);
         expect(info).not.toContain(cwd);
         const write = await run(cwd, ['--read', other, 'write_file', JSON.stringify({ path: path.join(cwd, 'x.txt'), content: 'x' })]);
-        expect(write.code).toBe(1);
+        expect(write.code).toBe(EXIT_CODES.outside_access);
         expect(fs.existsSync(path.join(cwd, 'x.txt'))).toBe(false);
         // The workspace is the read directory: relative paths resolve there.
         const read = await run(cwd, ['--read', other, 'read_file', '{"paths":["data.txt"]}']);
@@ -69,7 +70,7 @@ describe('directory options', () => {
         expect(w.code).toBe(0);
         expect(fs.readFileSync(path.join(other, 'w.txt'), 'utf8')).toBe('w');
         const outside = await run(cwd, ['--write', other, 'write_file', JSON.stringify({ path: path.join(cwd, 'w.txt'), content: 'w' })]);
-        expect(outside.code).toBe(1);
+        expect(outside.code).toBe(EXIT_CODES.outside_access);
         expect(fs.existsSync(path.join(cwd, 'w.txt'))).toBe(false);
     });
 

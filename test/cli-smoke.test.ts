@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, writeTree } from './helpers.js';
+import { EXIT_CODES } from '../src/errors.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(repo, 'dist/src/cli.js');
@@ -47,13 +48,13 @@ describe('llm-chat-file as a program (built, subprocess)', () => {
         if (!fs.existsSync(cli) || fs.statSync(cli).mtimeMs < newestSource()) execFileSync('npm', ['run', 'build'], { cwd: repo, stdio: 'ignore' });
     }, 120_000);
 
-    it('reads a file and exits 0; a missing file exits 1; arguments from standard input; no command exits 2', async () => {
+    it('reads a file and exits 0; a missing file exits with the not_found code; arguments from standard input; no command exits 2', async () => {
         const dir = tempDir();
         writeTree(dir, { 'hello.txt': 'hello\nworld\n' });
         const r = await runBuiltCli(dir, ['read_file', '{"paths":["hello.txt"]}']);
         expect(r).toEqual({ code: 0, stdout: `--- ${dir}/hello.txt (lines 1-2 of 2) ---\nhello\nworld\n\n`, stderr: '' });
         const missing = await runBuiltCli(dir, ['read_file', '-'], '{"paths":["missing.txt"]}');
-        expect(missing.code).toBe(1);
+        expect(missing.code).toBe(EXIT_CODES.not_found);
         expect(missing.stdout).toContain(`File not found: ENOENT: no such file or directory, stat '${dir}/missing.txt'`);
         const usage = await runBuiltCli(dir, []);
         expect(usage.code).toBe(2);

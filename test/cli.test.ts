@@ -7,7 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli.js';
+import { EXIT_CODES } from '../src/errors.js';
 import { tempDir, writeTree } from './helpers.js';
+import { REFERENCE_TOOL_NAMES } from '../src/tools/catalog.js';
 
 interface Run {
     code: number | null;
@@ -62,7 +64,7 @@ describe('llm-chat-file command line', () => {
         const r = await runCli(dir, ['tools']);
         expect(r.code).toBe(0);
         const list = JSON.parse(r.stdout) as { name: string; description: string; parameters: { type: string; properties: Record<string, unknown>; required?: string[] } }[];
-        expect(list).toHaveLength(13);
+        expect(list.map((t) => t.name)).toEqual([...REFERENCE_TOOL_NAMES]);
         expect(list.map((t) => t.name)).toContain('search_entries');
         const read = list.find((t) => t.name === 'read_file')!;
         expect(read.parameters.type).toBe('object');
@@ -73,7 +75,7 @@ describe('llm-chat-file command line', () => {
     it('exits non-zero and prints the error when a result is an error', async () => {
         const dir = tempDir();
         const r = await runCli(dir, ['read_file', '{"paths":["missing.txt"]}']);
-        expect(r.code).toBe(1);
+        expect(r.code).toBe(EXIT_CODES.not_found);
         expect(r.stdout + r.stderr).toContain(`File not found: ENOENT: no such file or directory, stat '${dir}/missing.txt'`);
     });
 
@@ -81,7 +83,7 @@ describe('llm-chat-file command line', () => {
         const dir = tempDir();
         writeTree(dir, { 'ok.txt': 'ok\n' });
         const r = await runCli(dir, ['read_file', '{"paths":["ok.txt","missing.txt"]}']);
-        expect(r.code).toBe(1);
+        expect(r.code).toBe(EXIT_CODES.not_found);
         expect(r.stdout).toContain(`--- ${dir}/ok.txt (lines 1-1 of 1) ---`);
         expect(r.stdout + r.stderr).toContain('File not found');
     });
@@ -102,10 +104,10 @@ describe('llm-chat-file command line', () => {
         expect(read.code).toBe(0);
         expect(read.stdout).toContain('data');
         const write = await runCli(dir, ['--read', other, 'write_file', JSON.stringify({ path: `${other}/w.txt`, content: 'x' })]);
-        expect(write.code).toBe(1);
+        expect(write.code).toBe(EXIT_CODES.not_writable);
         expect(fs.existsSync(path.join(other, 'w.txt'))).toBe(false);
         const without = await runCli(dir, ['read_file', JSON.stringify({ paths: [`${other}/data.txt`] })]);
-        expect(without.code).toBe(1);
+        expect(without.code).toBe(EXIT_CODES.outside_access);
     });
 
     it('--write adds a writable directory', async () => {
@@ -136,7 +138,7 @@ describe('llm-chat-file command line', () => {
     it('exits non-zero on bad arguments, saying what is expected', async () => {
         const dir = tempDir();
         const r = await runCli(dir, ['read_file', '{"paths":5}']);
-        expect(r.code).toBe(1);
+        expect(r.code).toBe(EXIT_CODES.invalid_argument);
         expect(r.stdout + r.stderr).toContain('paths');
     });
 });

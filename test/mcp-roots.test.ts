@@ -110,4 +110,36 @@ describe('MCP roots as accesses', () => {
         expect((await call('file_access_info', {})).content[0]!.text).toContain(configured);
         await client.close();
     });
+
+    it('apply to a package the server loads after initialize (the CLI start-up path)', async () => {
+        const configured = tempDir('lcf-roots-cfg-');
+        const root = tempDir('lcf-roots-r-');
+        const { pkg } = makePackage(configured);
+        let loads = 0;
+        let open!: () => void;
+        const gate = new Promise<void>((r) => (open = r));
+        const server = createMcpServer(
+            async () => {
+                loads++;
+                await gate;
+                return pkg;
+            },
+            { roots: true },
+        );
+        const client = new Client({ name: 'roots-test', version: '1' }, { capabilities: { roots: { listChanged: true } } });
+        client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: url(root) }] }));
+        const [a, b] = InMemoryTransport.createLinkedPair();
+        await server.connect(a);
+        // initialize is answered while the package is still loading; the instructions are the package's tutorial.
+        await client.connect(b);
+        expect(client.getInstructions()).toBe(pkg.tutorial());
+        open();
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name)).toEqual(pkg.tools().map((t) => t.name));
+        const info = ((await client.callTool({ name: 'file_access_info', arguments: {} })) as Text).content[0]!.text;
+        expect(info).toContain(root);
+        expect(info).not.toContain(configured);
+        expect(loads).toBe(1);
+        await client.close();
+    });
 });

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, writeTree } from './helpers.js';
+import { REFERENCE_TOOL_NAMES } from '../src/tools/catalog.js';
 
 const run = promisify(execFile);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -51,7 +52,7 @@ describe('packed tarball in a fresh project', () => {
         writeTree(project, { 'data/notes.txt': 'alpha\nneedle here\n' });
         const bin = path.join(project, 'node_modules/.bin/llm-chat-file');
         const listed = await run(bin, ['tools'], { cwd: project, env });
-        expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(13);
+        expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(REFERENCE_TOOL_NAMES.length);
         // A content search runs on the worker pool: the worker files are found in the installed package.
         const search = await run(bin, ['--read', 'data', 'search_entries', '{"content_pattern":"needle"}'], { cwd: project, env });
         expect(search.stdout).toContain('notes.txt:2: needle here');
@@ -78,7 +79,7 @@ console.log(JSON.stringify(out));
 `,
         });
         const used = JSON.parse((await run(process.execPath, ['use.mjs'], { cwd: project, env })).stdout) as Record<string, unknown>;
-        expect(used).toEqual({ search: expect.stringContaining('notes.txt:2: needle here'), hooks: true, openai: 13, responses: 13, gemini: 13, anthropic: 13, mcp: 'function', aiSdk: 13 });
+        expect(used).toEqual({ search: expect.stringContaining('notes.txt:2: needle here'), hooks: true, openai: REFERENCE_TOOL_NAMES.length, responses: REFERENCE_TOOL_NAMES.length, gemini: REFERENCE_TOOL_NAMES.length, anthropic: REFERENCE_TOOL_NAMES.length, mcp: 'function', aiSdk: REFERENCE_TOOL_NAMES.length });
 
         // The type declarations, checked as a TypeScript user would (NodeNext resolution).
         writeTree(project, {

@@ -2,21 +2,14 @@
  * Tool definitions per provider, each checked by the provider's own package: OpenAI strict schemas
  * by the `openai` package's `toStrictJsonSchema` (it throws on what strict mode refuses), Gemini
  * declarations by sending them through `@google/genai` to a local HTTP server and reading what
- * the SDK would send to the API, MCP tools by the MCP SDK's result schema. Plus strict-mode
- * calls with `null` for every optional argument, through the dispatcher.
+ * the SDK would send to the API (providers-gemini-mcp.test.ts), MCP tools by the MCP SDK's result
+ * schema (there too). Plus strict-mode calls with `null` for every optional argument, through the dispatcher.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { GoogleGenAI, type Schema } from '@google/genai';
-import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { toStrictJsonSchema } from 'openai/lib/transform';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpServer } from '../src/mcp/server.js';
+import { describe, expect, it } from 'vitest';
 import {
     AccessType,
-    anthropicTools,
     createDispatcher,
-    FileTool,
     FileToolPackage,
     Workspace,
     geminiTools,
@@ -24,39 +17,9 @@ import {
     openAiStrictSchema,
     openAiTools,
 } from '../src/index.js';
-import { makePackage, readText, tempDir, writeTree } from './helpers.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-
-function fixture(): { root: string; pkg: ReturnType<typeof makePackage>['pkg'] } {
-    const root = tempDir('lcf-providers-');
-    writeTree(root, { 'notes.txt': 'alpha\nbeta\nalpha\n', 'src/main.ts': 'export const x = 1; // TODO\n' });
-    return { root, pkg: makePackage(root).pkg };
-}
-
-const schemas = (pkg: ReturnType<typeof makePackage>['pkg']): [string, Record<string, unknown>][] =>
-    pkg.tools().map((t) => [t.name, (t as FileTool<never>).jsonSchema()]);
-
-/** Every key used anywhere in a schema tree, below `properties` names excluded. */
-function keywords(schema: unknown, into = new Set<string>()): Set<string> {
-    if (Array.isArray(schema)) for (const s of schema) keywords(s, into);
-    else if (schema !== null && typeof schema === 'object') {
-        for (const [k, v] of Object.entries(schema)) {
-            if (k === 'enum') {
-                into.add(k);
-                continue;
-            }
-            if (k === 'properties') {
-                into.add(k);
-                for (const p of Object.values(v as object)) keywords(p, into);
-                continue;
-            }
-            into.add(k);
-            keywords(v, into);
-        }
-    }
-    return into;
-}
+import { readText, tempDir } from './helpers.js';
+import { fixture, GENAI_SCHEMA_FIELDS, keywords, schemas } from './providers-fixture.js';
+import { REFERENCE_TOOL_NAMES } from '../src/tools/catalog.js';
 
 describe('tool schemas', () => {
     it('carry no safe-integer bounds', () => {
@@ -127,7 +90,7 @@ describe('OpenAI strict', () => {
     it('gives the Responses API flat strict definitions by default', () => {
         const { pkg } = fixture();
         const defs = openAiResponsesTools(pkg);
-        expect(defs).toHaveLength(13);
+        expect(defs).toHaveLength(REFERENCE_TOOL_NAMES.length);
         for (const d of defs) {
             expect(d).toMatchObject({ type: 'function', strict: true });
             expect(toStrictJsonSchema(d.parameters as never)).toEqual(d.parameters);
@@ -213,121 +176,5 @@ describe('strict-mode dispatcher run with nulls', () => {
         const list = pkg.tools().find((t) => t.name === 'list_directory')!;
         const [res] = await list.execute({ path: '.', recursive: null });
         expect(res!.status).toBe('success');
-    });
-});
-
-/** The fields of @google/genai's `Schema` type, checked exhaustively by the type checker. */
-const GENAI_SCHEMA_FIELDS = {
-    anyOf: true,
-    default: true,
-    description: true,
-    enum: true,
-    example: true,
-    format: true,
-    items: true,
-    maxItems: true,
-    maxLength: true,
-    maxProperties: true,
-    maximum: true,
-    minItems: true,
-    minLength: true,
-    minProperties: true,
-    minimum: true,
-    nullable: true,
-    pattern: true,
-    properties: true,
-    propertyOrdering: true,
-    required: true,
-    title: true,
-    type: true,
-} satisfies Record<keyof Schema, true>;
-
-describe('Gemini', () => {
-    let server: http.Server;
-    let baseUrl = '';
-    const bodies: Record<string, unknown>[] = [];
-    beforeAll(async () => {
-        server = http.createServer((req, res) => {
-            let body = '';
-            req.on('data', (c: Buffer) => (body += c.toString()));
-            req.on('end', () => {
-                bodies.push(JSON.parse(body) as Record<string, unknown>);
-                res.writeHead(200, { 'content-type': 'application/json' });
-                res.end(JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'ok' }] } }] }));
-            });
-        });
-        await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-        baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    });
-    afterAll(() => new Promise<void>((r) => server.close(() => r())));
-
-    /** The function declarations @google/genai sends for `declarations`. */
-    async function sent(declarations: unknown[]): Promise<{ name: string; parameters: Record<string, unknown> }[]> {
-        const ai = new GoogleGenAI({ apiKey: 'test-key', httpOptions: { baseUrl } });
-        bodies.length = 0;
-        await ai.models.generateContent({
-            model: 'gemini-2.5-flash',
-            contents: 'hi',
-            config: { tools: [{ functionDeclarations: structuredClone(declarations) as never }] },
-        });
-        const tools = bodies[0]!.tools as { functionDeclarations: { name: string; parameters: Record<string, unknown> }[] }[];
-        return tools[0]!.functionDeclarations;
-    }
-
-    it("are what @google/genai makes of the tools' JSON schemas, and it sends them unchanged", async () => {
-        const { pkg } = fixture();
-        const ours = geminiTools(pkg).functionDeclarations;
-        expect(ours).toHaveLength(13);
-        // The SDK's conversion of the plain JSON schemas is ours ...
-        const converted = await sent(schemas(pkg).map(([name, s]) => ({ name, description: 'd', parameters: s })));
-        expect(converted.map((d) => d.parameters)).toEqual(ours.map((d) => d.parameters));
-        // ... and it finds nothing to change in ours.
-        const again = await sent(ours);
-        expect(again.map((d) => d.parameters)).toEqual(ours.map((d) => d.parameters));
-    });
-
-    it('use only fields of the Schema type: no additionalProperties', () => {
-        const { pkg } = fixture();
-        for (const d of geminiTools(pkg).functionDeclarations) {
-            for (const k of keywords(d.parameters)) expect(Object.keys(GENAI_SCHEMA_FIELDS), `${d.name}: ${k}`).toContain(k);
-            expect(d.parameters.type).toBe('OBJECT');
-        }
-    });
-
-    it('turn a nullable JSON schema property into nullable, as the SDK does', async () => {
-        const json = { type: 'object', properties: { a: { anyOf: [{ type: 'string' }, { type: 'null' }] }, b: { type: ['integer', 'null'] } } };
-        const { geminiSchema } = await import('../src/adapters/schemas.js');
-        const [converted] = await sent([{ name: 'x', description: 'd', parameters: json }]);
-        expect(geminiSchema(json)).toEqual(converted!.parameters);
-        expect(geminiSchema(json)).toEqual({
-            type: 'OBJECT',
-            properties: { a: { nullable: true, type: 'STRING' }, b: { nullable: true, type: 'INTEGER' } },
-        });
-    });
-});
-
-describe('Anthropic and MCP', () => {
-    it('Anthropic tools carry the JSON schema as input_schema', () => {
-        const { pkg } = fixture();
-        const defs = anthropicTools(pkg);
-        expect(defs.map((d) => d.name)).toEqual(pkg.tools().map((t) => t.name));
-        for (const [i, [, s]] of schemas(pkg).entries()) {
-            expect(defs[i]!.input_schema).toEqual(s);
-            expect(defs[i]!.input_schema.type).toBe('object');
-        }
-    });
-
-    it("MCP tools/list passes the MCP SDK's result schema", async () => {
-        const { pkg } = fixture();
-        const server = createMcpServer(pkg);
-        const client = new Client({ name: 't', version: '1' });
-        const [a, b] = InMemoryTransport.createLinkedPair();
-        await Promise.all([server.connect(a), client.connect(b)]);
-        const listed = await client.listTools();
-        expect(ListToolsResultSchema.parse(listed).tools).toHaveLength(13);
-        expect(JSON.stringify(listed)).not.toContain(String(Number.MAX_SAFE_INTEGER));
-        const call = await client.callTool({ name: 'list_directory', arguments: { path: '.', recursive: null } });
-        expect(call.isError).toBe(false);
-        await client.close();
     });
 });

@@ -4,8 +4,8 @@
  */
 import { jsonSchema, tool, type Tool } from 'ai';
 import type { FileToolPackage } from '../package.js';
-import { FileTool } from '../tools/base.js';
-import { allFailed, inputSchemaOf, resultText } from './shared.js';
+import { ToolError } from '../errors.js';
+import { allFailed, inputSchemaOf, resultText, runTool } from './run.js';
 
 /** One of the package's tools in the AI SDK's format: JSON input, text output. */
 export type AiSdkFileTool = Tool<Record<string, unknown>, string>;
@@ -18,12 +18,12 @@ export type AiSdkFileTool = Tool<Record<string, unknown>, string>;
  *   checks the arguments and explains what is wrong, so no second validator runs here.
  * - `execute` returns the tool's text; several results (read_file with several paths) are joined
  *   with a blank line, failed ones prefixed `Error: `.
- * - Errors: when every result of a call is an error, `execute` throws an `Error` whose message is
- *   that text (starting with `Error: `). This is what the SDK expects of a failed tool: it
- *   records a `tool-error` part and sends the message back to the model as an error result, so
- *   a multi-step run continues and the model can correct itself. Call `execute` yourself and
- *   you get the rejection.
- * - The SDK's `abortSignal` cancels a long search (passed to `FileTool.executeWithSignal`).
+ * - Errors: when every result of a call is an error, `execute` throws a `ToolError` (an `Error`
+ *   whose `kind` is the first result's) whose message is that text (starting with `Error: `).
+ *   This is what the SDK expects of a failed tool: it records a `tool-error` part and sends the
+ *   message back to the model as an error result, so a multi-step run continues and the model
+ *   can correct itself. Call `execute` yourself and you get the rejection.
+ * - The SDK's `abortSignal` cancels a long search (through `runTool`, adapters/run.ts).
  */
 export function aiSdkTools(pkg: FileToolPackage): Record<string, AiSdkFileTool> {
     const set: Record<string, AiSdkFileTool> = {};
@@ -32,11 +32,10 @@ export function aiSdkTools(pkg: FileToolPackage): Record<string, AiSdkFileTool> 
             description: t.description,
             inputSchema: jsonSchema<Record<string, unknown>>(inputSchemaOf(t) as Parameters<typeof jsonSchema>[0]),
             execute: async (input, { abortSignal }) => {
-                const args = (input ?? {}) as Record<string, unknown>;
-                const results = t instanceof FileTool ? await t.executeWithSignal(args, abortSignal) : await t.execute(args);
+                const results = await runTool(t, (input ?? {}) as Record<string, unknown>, abortSignal ? { signal: abortSignal } : {});
                 // Several results (one per read_file path) are separated by a blank line.
                 const text = results.map(resultText).join('\n\n');
-                if (allFailed(results)) throw new Error(text);
+                if (allFailed(results)) throw new ToolError(results[0]!.kind ?? 'io', text);
                 return text;
             },
         });

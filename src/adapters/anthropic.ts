@@ -1,5 +1,5 @@
 import type { FileToolPackage } from '../package.js';
-import { inputSchemaOf } from './shared.js';
+import { inputSchemaOf } from './run.js';
 
 /** One tool for the Anthropic Messages API (`tools[]`). */
 export interface AnthropicTool {

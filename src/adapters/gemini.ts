@@ -1,6 +1,6 @@
 import type { FileToolPackage } from '../package.js';
 import { geminiSchema } from './schemas.js';
-import { inputSchemaOf } from './shared.js';
+import { inputSchemaOf } from './run.js';
 
 /** One function declaration for the Gemini API (`tools: [{ functionDeclarations }]`). */
 export interface GeminiFunctionDeclaration {

@@ -1,8 +1,6 @@
-import { ResultStatus, type Tool } from '../llm-chat.js';
 import type { FileToolPackage } from '../package.js';
-import { FileTool } from '../tools/base.js';
+import { inputSchemaOf } from './run.js';
 import { openAiStrictSchema } from './schemas.js';
-import { inputSchemaOf } from './shared.js';
 
 /** One tool in the OpenAI function-calling format (Chat Completions `tools[]`). */
 export interface OpenAiFunctionTool {
@@ -36,15 +34,6 @@ export interface OpenAiToolOptions {
     strict?: boolean;
 }
 
-/** One result of a dispatched call: `result` is the text to send back to the model. */
-export interface DispatchResult {
-    status: 'success' | 'error';
-    result: string;
-}
-
-/** Runs one tool call by name with the model's raw JSON arguments. Never rejects. */
-export type Dispatcher = (name: string, argsJson: string | null | undefined, options?: { signal?: AbortSignal }) => Promise<DispatchResult[]>;
-
 /**
  * The package's tools as OpenAI Chat Completions function definitions, in the package's order:
  * `{ type: 'function', function: { name, description, parameters } }` with `parameters` the
@@ -74,38 +63,4 @@ export function openAiResponsesTools(pkg: FileToolPackage, options: OpenAiToolOp
         parameters: strict ? openAiStrictSchema(inputSchemaOf(t)) : inputSchemaOf(t),
         strict,
     }));
-}
-
-const failure = (result: string): DispatchResult[] => [{ status: 'error', result }];
-
-/**
- * A dispatcher for hosts without a framework: `(name, argsJson) => results`, one result per
- * item (read_file gives one per path), each `{ status, result }`.
- *
- * It never rejects: invalid JSON, arguments that are not an object, an unknown tool name and
- * anything a tool throws all become one error result whose text says what to fix. An empty or
- * missing `argsJson` means `{}`; an optional argument sent as `null` (strict mode) is not given. `options.signal` cancels a long search (see `executeWithSignal`).
- */
-export function createDispatcher(pkg: FileToolPackage): Dispatcher {
-    const tools = new Map<string, Tool>(pkg.tools().map((t) => [t.name, t]));
-    return async (name, argsJson, options = {}) => {
-        try {
-            const tool = tools.get(name);
-            if (!tool) return failure(`Unknown tool: ${JSON.stringify(name)}. Available tools: ${[...tools.keys()].join(', ')}.`);
-            let args: unknown;
-            try {
-                args = argsJson === null || argsJson === undefined || argsJson.trim() === '' ? {} : JSON.parse(argsJson);
-            } catch (err) {
-                return failure(`Invalid arguments for ${name}: not valid JSON (${(err as Error).message}). Send a JSON object such as {"path": "."}.`);
-            }
-            if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-                return failure(`Invalid arguments for ${name}: expected a JSON object, got ${Array.isArray(args) ? 'an array' : JSON.stringify(args)}.`);
-            }
-            const record = args as Record<string, unknown>;
-            const results = tool instanceof FileTool ? await tool.executeWithSignal(record, options.signal) : await tool.execute(record);
-            return results.map((r): DispatchResult => ({ status: r.status === ResultStatus.Error ? 'error' : 'success', result: r.result }));
-        } catch (err) {
-            return failure(`Tool ${name} failed: ${err instanceof Error ? err.message : String(err)}`);
-        }
-    };
 }

@@ -9,7 +9,17 @@ import { envBoolean } from '../config/env.js';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { AccessType, DirectoryConfiguration, type Access } from '../config/configuration.js';
+import { AccessType, DirectoryConfiguration, FileConfiguration, SearchConfiguration, type Access } from '../config/configuration.js';
+import { EXIT_CODES, type ToolErrorKind } from '../errors.js';
+import type { Tool } from '../llm-chat.js';
+
+/** `1 io, 3 invalid_argument, ...`: the exit codes by kind, in order. */
+function exitCodeList(): string {
+    return (Object.entries(EXIT_CODES) as [ToolErrorKind, number][])
+        .sort((a, b) => a[1] - b[1])
+        .map(([kind, code]) => `${code} ${kind}`)
+        .join(', ');
+}
 
 export const USAGE = `Usage:
   llm-chat-file [options] <tool> [args-json]   run one tool call and print its results
@@ -27,7 +37,8 @@ named, the LLM_CHAT_FS_WORKSPACE, LLM_CHAT_FS_WRITE_DIRS and LLM_CHAT_FS_READ_DI
 apply, and when those are unset too, the current directory is the writable workspace.
 Arguments are a JSON object, e.g. '{"content_pattern":"TODO"}'; "-" reads them from standard input.
 Limits come from LLM_CHAT_FS_* variables (see README). Exit code: 0 when every result succeeded,
-1 when a result is an error, 2 for a usage error.
+2 for a usage error; when a result is an error, the code of the kind of the first failed one:
+${exitCodeList()}.
 Example: llm-chat-file search_entries '{"content_pattern":"Workspace","max_results":5}'`;
 
 /** Where the command line writes and reads: the process's standard streams, or a caller's (tests run it in process). */
@@ -143,7 +154,8 @@ function directoryConfiguration(options: DirectoryOptions, cwd: string): Directo
 
 /**
  * Runs the command line `argv` (without the node and script paths).
- * @returns the exit code: 0 when every result succeeded, 1 when a result is an error, 2 for a
+ * @returns the exit code: 0 when every result succeeded; when a result is an error, the code of
+ *   the kind of the first failed one ({@link EXIT_CODES}: 1 for `io`, 3 and up for the others); 2 for a
  *   usage error (bad option, missing or non-directory directory, extra argument, unknown tool,
  *   arguments that are not JSON) or a configuration error (an invalid `LLM_CHAT_FS_*` variable,
  *   the peer dependency missing), written to `io.err`. Never rejects. The `mcp` command serves
@@ -174,48 +186,64 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         io.err('Run llm-chat-file --help for the usage.');
         return 2;
     }
-    // The MCP SDK loads only for `mcp`, alongside the tools.
-    const [{ FileToolPackage }, { Workspace }, mcp] = await Promise.all([
-        import('../package.js'),
-        import('../workspace.js'),
-        cmd.command === 'mcp' ? import('../mcp/server.js') : undefined,
-    ]);
+    const { Workspace } = await import('../workspace.js');
     const workspace = new Workspace(config);
-    if (mcp) {
-        // Standard output belongs to the protocol from here on; runMcpStdio closes the package.
+    if (cmd.command === 'mcp') {
+        // The MCP SDK loads only for `mcp`, alongside the tools.
+        const mcp = await import('../mcp/server.js');
+        // Configuration errors (an invalid LLM_CHAT_FS_* variable) stop the start-up here, exit code 2.
+        const searchConfig = new SearchConfiguration();
+        const fileConfig = new FileConfiguration();
         // The MCP server keeps a search index unless LLM_CHAT_FS_INDEX=false (README "Search index").
-        return await mcp.runMcpStdio(new FileToolPackage(workspace, undefined, undefined, undefined, { index: envBoolean('LLM_CHAT_FS_INDEX', true) }), { roots: cmd.options.roots });
+        const index = envBoolean('LLM_CHAT_FS_INDEX', true);
+        // Start-up: the server answers `initialize` first and loads the tools right after
+        // connecting. Standard output belongs to the protocol from here on; runMcpStdio closes the package.
+        const loadPackage = async (): Promise<import('../package.js').FileToolPackage> =>
+            new (await import('../package.js')).FileToolPackage(workspace, searchConfig, fileConfig, undefined, { index });
+        return await mcp.runMcpStdio(loadPackage, { roots: cmd.options.roots });
     }
-    const pkg = new FileToolPackage(workspace);
+    const { isToolName, loadToolClass, loadToolClasses, REFERENCE_TOOL_NAMES } = await import('../tools/catalog.js');
+    if (cmd.command === 'tools') {
+        const [classes, { inputSchemaOf }] = await Promise.all([loadToolClasses(REFERENCE_TOOL_NAMES), import('../adapters/run.js')]);
+        const list = classes.map((Tool) => new Tool(workspace)).map((t) => ({ name: t.name, description: t.description, parameters: inputSchemaOf(t) }));
+        io.out(JSON.stringify(list, null, 2));
+        return 0;
+    }
+    const name = cmd.command;
+    if (!isToolName(name) || !(REFERENCE_TOOL_NAMES as readonly string[]).includes(name)) {
+        io.err(`Unknown tool or command: ${name}. Tools: ${REFERENCE_TOOL_NAMES.join(', ')}`);
+        return 2;
+    }
+    const text = cmd.rawArgs === '-' ? io.stdin() : (cmd.rawArgs ?? '{}');
+    let args: unknown;
     try {
-        if (cmd.command === 'tools') {
-            const { inputSchemaOf } = await import('../adapters/shared.js');
-            const list = pkg.tools().map((t) => ({ name: t.name, description: t.description, parameters: inputSchemaOf(t) }));
-            io.out(JSON.stringify(list, null, 2));
-            return 0;
-        }
-        const tool = pkg.tools().find((t) => t.name === cmd.command);
-        if (!tool) {
-            io.err(`Unknown tool or command: ${cmd.command}. Tools: ${pkg.tools().map((t) => t.name).join(', ')}`);
-            return 2;
-        }
-        const text = cmd.rawArgs === '-' ? io.stdin() : (cmd.rawArgs ?? '{}');
-        let args: unknown;
-        try {
-            args = JSON.parse(text);
-        } catch (err) {
-            io.err(`Arguments are not valid JSON: ${(err as Error).message}`);
-            return 2;
-        }
-        const results = await tool.execute(args as Record<string, unknown>);
-        let failed = false;
+        args = JSON.parse(text);
+    } catch (err) {
+        io.err(`Arguments are not valid JSON: ${(err as Error).message}`);
+        return 2;
+    }
+    // Start-up: a call loads its one tool (src/tools/catalog.ts), and the worker-pool engine only
+    // if the call needs it; with the search index on, the package that keeps it.
+    const [{ runTool, resultText }, base] = await Promise.all([import('../adapters/run.js'), import('../tools/base.js')]);
+    let tool: Tool;
+    let close: () => Promise<void>;
+    if (envBoolean('LLM_CHAT_FS_INDEX', false)) {
+        const pkg = new (await import('../package.js')).FileToolPackage(workspace);
+        tool = pkg.tools().find((t) => t.name === name)!;
+        close = () => pkg.close();
+    } else {
+        tool = new (await loadToolClass(name))(workspace);
+        close = base.closeSharedEngine;
+    }
+    try {
+        const results = await runTool(tool, args as Record<string, unknown>);
         results.forEach((r, i) => {
             if (i > 0) io.out('');
-            if (r.status === 'error') failed = true;
-            io.out(r.status === 'error' ? `Error: ${r.result}` : r.result);
+            io.out(resultText(r));
         });
-        return failed ? 1 : 0;
+        const failed = results.find((r) => r.status === 'error');
+        return failed ? EXIT_CODES[failed.kind ?? 'io'] : 0;
     } finally {
-        await pkg.close();
+        await close();
     }
 }

@@ -1,5 +1,6 @@
 import type { Access } from '../config/configuration.js';
 import type { IgnoreFrame, OutputMode, ReadItem, ReadOutcome, ReadRender, SearchHit, SearchRequest, SearchRoot, ShownReadOutcome } from './types.js';
+import type { WorkerFailureCode } from '../errors.js';
 import type { PatternSpec } from './regex.js';
 
 /**
@@ -195,7 +196,7 @@ export type SearchTaskResult =
           /** The soft deadline passed. */
           timedOut: boolean;
       }
-    | { ok: false; code: string; message: string };
+    | { ok: false; code: WorkerFailureCode; message: string };
 
 export interface ReadTask {
     op: 'read';
@@ -208,6 +209,6 @@ export interface ReadTask {
     render?: ReadRender;
 }
 
-export type ReadTaskResult = { ok: true; results: (ReadOutcome | ShownReadOutcome)[] } | { ok: false; code: string; message: string };
+export type ReadTaskResult = { ok: true; results: (ReadOutcome | ShownReadOutcome)[] } | { ok: false; code: WorkerFailureCode; message: string };
 
 export type WorkerTask = SearchTask | ReadTask;

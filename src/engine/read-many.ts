@@ -1,3 +1,4 @@
+import { WORKER_FAILURE_KINDS, type ToolErrorKind } from '../errors.js';
 import type { Access } from '../config/configuration.js';
 import type { Engine } from './engine.js';
 import type { ReadTask, ReadTaskResult } from './protocol.js';
@@ -36,7 +37,7 @@ export async function readMany(engine: Engine, items: readonly ReadItem[], opts:
     for (let i = 0; i < items.length; i += groupSize) groups.push(Array.from({ length: Math.min(groupSize, items.length - i) }, (_, k) => i + k));
     const timeout = AbortSignal.timeout(Math.min(opts.timeoutMs, MAX_TIMER_MS));
     let next = 0;
-    const failAll = (group: number[], kind: string, message: (shown: string) => string): void => {
+    const failAll = (group: number[], kind: ToolErrorKind, message: (shown: string) => string): void => {
         for (const i of group) out[i] = { ok: false, kind, message: message(items[i]!.shown) };
     };
     const lane = async (): Promise<void> => {
@@ -57,7 +58,7 @@ export async function readMany(engine: Engine, items: readonly ReadItem[], opts:
             try {
                 const res = await engine.run<ReadTaskResult>(task, { signal: timeout });
                 if (res.ok) group.forEach((i, k) => (out[i] = res.results[k]!));
-                else failAll(group, 'io', (s) => `Could not read ${s}: ${res.message}`);
+                else failAll(group, WORKER_FAILURE_KINDS[res.code], (s) => `Could not read ${s}: ${res.message}`);
             } catch (err) {
                 if (timeout.aborted) failAll(group, 'timeout', (s) => `Read timed out after ${opts.timeoutMs} ms: ${s}`);
                 else failAll(group, 'io', (s) => `Could not read ${s}: ${err instanceof Error ? err.message : String(err)}`);

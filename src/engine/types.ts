@@ -1,5 +1,6 @@
 import type { ReadArgs } from '../tools/read-render.js';
 import type { CheckedPath } from '../workspace.js';
+import type { ToolErrorKind } from '../errors.js';
 
 /**
  * Messages between the engine client (src/engine) and the pool workers (workers/). Everything
@@ -161,12 +162,12 @@ export interface ReadItem {
 /** One bulk read result: the file's bytes and the SHA-256 of them (read-before-write). */
 export type ReadOutcome =
     | { ok: true; bytes: Uint8Array; hash: string; size: number }
-    | { ok: false; kind: string; message: string };
+    | { ok: false; kind: ToolErrorKind; message: string };
 
 /** One bulk read result with {@link ReadRender}: only the text `read_file` shows of the file; `hash` is the SHA-256 of the whole file. */
 export type ShownReadOutcome =
     | { ok: true; shown: string; hash: string; size: number }
-    | { ok: false; kind: string; message: string };
+    | { ok: false; kind: ToolErrorKind; message: string };
 
 /** Format each file read as `read_file` shows it, on the worker (see tools/read-render.ts). */
 export interface ReadRender {

@@ -1,4 +1,4 @@
-import { ResultStatus, type Tool, type ToolResult } from '../llm-chat.js';
+import type { Tool } from '../llm-chat.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
@@ -7,41 +7,31 @@ import {
     ErrorCode,
     ListToolsRequestSchema,
     McpError,
-    RootsListChangedNotificationSchema,
     type CallToolResult,
     type Tool as McpTool,
     type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
 import { readFileSync } from 'node:fs';
-import fs from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { AccessType, DirectoryConfiguration, type Access } from '../config/configuration.js';
-import { allFailed, inputSchemaOf, resultText } from '../adapters/shared.js';
+import { allFailed, failedCall, inputSchemaOf, resultText, runTool, type CallResult } from '../adapters/run.js';
 import type { FileToolPackage } from '../package.js';
 import { FileTool, type CallProgress } from '../tools/base.js';
+import { TUTORIAL } from '../tutorial.js';
+import { useClientRoots } from './roots.js';
+
 
 /**
- * MCP annotations of the 13 tools. `destructiveHint` and `idempotentHint` only mean something for
- * tools that are not read-only (MCP defaults: destructive true, idempotent false), so every
- * writing tool states both. Idempotent = a repeat with the same arguments changes nothing more
- * (a repeated delete or move fails and changes nothing; repeated line edits or inserts would).
- * `openWorldHint: false`: the tools act only on the configured directories.
+ * The MCP annotations of a tool, from its declaration's behaviour (src/tools/catalog.ts);
+ * `undefined` for a tool that is not a FileTool. `destructiveHint` only means something for a
+ * tool that is not read-only (MCP defaults: destructive true, idempotent false), so only those
+ * state it. `openWorldHint: false`: the tools act only on the configured directories.
  */
-export const TOOL_ANNOTATIONS: Readonly<Record<string, ToolAnnotations>> = {
-    search_entries: { title: 'Search files and directories', readOnlyHint: true, idempotentHint: true },
-    list_directory: { title: 'List a directory', readOnlyHint: true, idempotentHint: true },
-    read_file: { title: 'Read files', readOnlyHint: true, idempotentHint: true },
-    entry_info: { title: 'Entry metadata', readOnlyHint: true, idempotentHint: true },
-    file_access_info: { title: 'Accessible directories', readOnlyHint: true, idempotentHint: true },
-    write_file: { title: 'Write a file', readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-    replace_file_lines: { title: 'Replace lines', readOnlyHint: false, destructiveHint: true, idempotentHint: false },
-    insert_file_content: { title: 'Insert text', readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    replace_file_content: { title: 'Replace text', readOnlyHint: false, destructiveHint: true, idempotentHint: false },
-    delete_file: { title: 'Delete a file or directory', readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-    move_file: { title: 'Move or rename', readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-    create_folder: { title: 'Create a directory', readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    switch_workspace: { title: 'Switch workspace', readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-};
+export function toolAnnotations(tool: Tool): ToolAnnotations | undefined {
+    if (!(tool instanceof FileTool)) return undefined;
+    const { title, behaviour: b } = tool.declaration;
+    return b.readOnly
+        ? { title, readOnlyHint: true, idempotentHint: b.idempotent, openWorldHint: false }
+        : { title, readOnlyHint: false, destructiveHint: b.destructive, idempotentHint: b.idempotent, openWorldHint: false };
+}
 
 /** The package's name and version, from its package.json (two levels up in src/, three in dist/src/). */
 function packageInfo(): { name: string; version: string } {
@@ -56,11 +46,6 @@ function packageInfo(): { name: string; version: string } {
     return { name: 'llm-chat-file', version: '0.0.0' };
 }
 
-/** Runs `tool` with the call's signal and progress listener when it supports them. */
-function runTool(tool: Tool, args: Record<string, unknown>, signal: AbortSignal, onProgress: (p: CallProgress) => void): Promise<ToolResult[]> {
-    return tool instanceof FileTool ? tool.executeWithSignal(args, signal, onProgress) : tool.execute(args);
-}
-
 /** Settles with `work`, or with `onAbort()` as soon as `signal` aborts (the work is then left to its own cancellation). */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => T): Promise<T> {
     if (signal.aborted) return Promise.resolve(onAbort());
@@ -71,10 +56,15 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => T
     });
 }
 
-/** Tool results as an MCP result: one text item per result; failed items start with `Error: `; `isError` when every item failed. */
-export function toCallToolResult(results: ToolResult[]): CallToolResult {
+/**
+ * Tool results as an MCP result: one text item per result; failed items start with `Error: `;
+ * `isError` when every item failed. `structuredContent.results` gives each item's status and, for
+ * a failed one, the kind of its failure (`ToolErrorKind`), in the order of the text items.
+ */
+export function toCallToolResult(results: CallResult[]): CallToolResult {
     return {
         content: results.map((r) => ({ type: 'text' as const, text: resultText(r) })),
+        structuredContent: { results: results.map((r) => (r.status === 'error' ? { status: r.status, kind: r.kind ?? 'io' } : { status: r.status })) },
         // A bulk read_file with one bad path out of ten is not a failed call: the other nine are content.
         isError: allFailed(results),
     };
@@ -86,7 +76,8 @@ export function toCallToolResult(results: ToolResult[]): CallToolResult {
  *
  * - `tools/list`: name, description, `inputSchema` (the tool's JSON schema), `annotations`.
  * - `tools/call`: one text content item per result (read_file gives one per path); error items
- *   start with `Error: ` and the result has `isError: true` when every item is an error. An
+ *   start with `Error: ` and the result has `isError: true` when every item is an error;
+ *   `structuredContent.results` gives each item's status and error kind. An
  *   unknown tool name is a protocol error (`InvalidParams`), as in the SDK's `McpServer`.
  * - Cancellation: the request's `AbortSignal` (aborted by `notifications/cancelled`) reaches the
  *   tool through `FileTool.executeWithSignal`; the handler stops waiting at once either way.
@@ -95,34 +86,47 @@ export function toCallToolResult(results: ToolResult[]): CallToolResult {
  * - The package's tutorial is sent as the server's `instructions`.
  *
  * - With `options.roots`, the client's roots become the accesses (see {@link McpServerOptions.roots}).
+ * - `pkg` may be a function that loads the package: the server then answers `initialize` (with
+ *   the package's default tutorial) without it, calls it once the client is initialized (or on
+ *   the first request that needs the tools), and those requests wait for it.
  *
  * Connect it to a transport yourself, or use {@link runMcpStdio}.
  */
-export function createMcpServer(pkg: FileToolPackage, options: McpServerOptions = {}): Server {
+export function createMcpServer(pkg: FileToolPackage | (() => Promise<FileToolPackage>), options: McpServerOptions = {}): Server {
     const info = packageInfo();
     const server = new Server(
         { name: info.name, version: info.version, title: 'llm-chat-file: filesystem tools' },
-        { capabilities: { tools: { listChanged: false } }, instructions: pkg.tutorial() ?? undefined },
+        { capabilities: { tools: { listChanged: false } }, instructions: (typeof pkg === 'function' ? TUTORIAL : pkg.tutorial()) ?? undefined },
     );
-    const tools = new Map(pkg.tools().map((t) => [t.name, t]));
+    let loading: Promise<FileToolPackage> | undefined;
+    const ready = (): Promise<FileToolPackage> => (loading ??= typeof pkg === 'function' ? pkg() : Promise.resolve(pkg));
+    let tools: Promise<Map<string, Tool>> | undefined;
+    const toolsReady = (): Promise<Map<string, Tool>> => (tools ??= ready().then((p) => new Map(p.tools().map((t) => [t.name, t]))));
+    // Start-up: a package given as a function loads once the client has its `initialize` answer.
+    const previous = server.oninitialized;
+    server.oninitialized = () => {
+        previous?.();
+        void toolsReady().catch(() => undefined);
+    };
     // With `roots`, a call waits until the roots asked for so far are in force.
     let rootsSettled: (() => Promise<void>) | undefined;
 
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-        tools: [...tools.values()].map((t): McpTool => {
-            const annotations = TOOL_ANNOTATIONS[t.name];
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+        tools: [...(await toolsReady()).values()].map((t): McpTool => {
+            const annotations = toolAnnotations(t);
             return {
                 name: t.name,
                 ...(annotations?.title ? { title: annotations.title } : {}),
                 description: t.description,
                 inputSchema: inputSchemaOf(t) as McpTool['inputSchema'],
-                ...(annotations ? { annotations: { ...annotations, openWorldHint: false } } : {}),
+                ...(annotations ? { annotations } : {}),
             };
         }),
     }));
 
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
         const { name, arguments: args = {} } = request.params;
+        const tools = await toolsReady();
         const tool = tools.get(name);
         if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found. Tools: ${[...tools.keys()].join(', ')}`);
         await rootsSettled?.();
@@ -143,9 +147,9 @@ export function createMcpServer(pkg: FileToolPackage, options: McpServerOptions 
             notify(p.progress, p.total !== undefined && p.total >= p.progress ? p.total : undefined, p.message);
         };
         notify(0, undefined, `${name} started`);
-        const results = await untilAborted(runTool(tool, args, extra.signal, onProgress), extra.signal, () => [
-            { tool: name, status: ResultStatus.Error, result: `Cancelled: the ${name} call was cancelled by the client.` },
-        ]);
+        const results = await untilAborted(runTool(tool, args, { signal: extra.signal, onProgress }), extra.signal, () =>
+            failedCall(`Cancelled: the ${name} call was cancelled by the client.`, 'cancelled'),
+        );
         notify(last + 1, last + 1, `${name} finished`);
         await sent;
         if (token !== undefined && !extra.signal.aborted) {
@@ -157,7 +161,7 @@ export function createMcpServer(pkg: FileToolPackage, options: McpServerOptions 
         }
         return toCallToolResult(results);
     });
-    if (options.roots === true) rootsSettled = useClientRoots(server, pkg, options.onRootsError ?? ((m) => console.error(`llm-chat-file mcp: ${m}`)));
+    if (options.roots === true) rootsSettled = useClientRoots(server, ready, options.onRootsError ?? ((m) => console.error(`llm-chat-file mcp: ${m}`)));
     return server;
 }
 
@@ -177,69 +181,6 @@ export interface McpServerOptions {
     onRootsError?: (message: string) => void;
 }
 
-/** The client's `file://` roots that are existing directories, as accesses; reports the others. */
-async function rootsAsAccesses(roots: readonly { uri: string }[], report: (message: string) => void): Promise<Access[]> {
-    const accesses: Access[] = [];
-    for (const { uri } of roots) {
-        let dir: string;
-        try {
-            dir = fileURLToPath(uri);
-        } catch {
-            report(`root ${uri} skipped: not a local file:// URI.`);
-            continue;
-        }
-        try {
-            if ((await fs.stat(dir)).isDirectory()) accesses.push({ type: AccessType.Write, path: dir });
-            else report(`root ${uri} skipped: not a directory.`);
-        } catch (err) {
-            report(`root ${uri} skipped: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (err as Error).message}.`);
-        }
-    }
-    return accesses;
-}
-
-/** How long the server waits for the client's answer to `roots/list`, in milliseconds. */
-const ROOTS_TIMEOUT_MS = 5_000;
-
-/** Installs the roots handling; returns a function whose promise settles when the latest roots request has. */
-function useClientRoots(server: Server, pkg: FileToolPackage, report: (message: string) => void): () => Promise<void> {
-    const initial = pkg.workspace.configuration;
-    let sequence = 0;
-    let pending: Promise<void> = Promise.resolve();
-    const refresh = async (): Promise<void> => {
-        if (server.getClientCapabilities()?.roots === undefined) return;
-        const mine = ++sequence;
-        let roots;
-        try {
-            roots = (await server.listRoots(undefined, { timeout: ROOTS_TIMEOUT_MS })).roots;
-        } catch (err) {
-            report(`roots/list failed: ${(err as Error).message}`);
-            return;
-        }
-        const accesses = await rootsAsAccesses(roots, report);
-        // A later list_changed overtook this one.
-        if (mine !== sequence) return;
-        pkg.workspace.reconfigure(
-            accesses.length > 0
-                ? new DirectoryConfiguration(accesses, [...initial.skipDirs], initial.resolveSymlinks, accesses[0]!.path)
-                : initial,
-        );
-    };
-    const start = (): void => {
-        pending = refresh().catch((err: unknown) => report(`roots not applied: ${(err as Error).message}`));
-    };
-    const previous = server.oninitialized;
-    server.oninitialized = () => {
-        previous?.();
-        start();
-    };
-    server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
-        start();
-        return Promise.resolve();
-    });
-    return () => pending;
-}
-
 /**
  * Serves the package over stdio until the client closes standard input or the process gets
  * SIGINT/SIGTERM, then closes the server and the package's worker pool.
@@ -248,11 +189,14 @@ function useClientRoots(server: Server, pkg: FileToolPackage, report: (message: 
  * `console.debug` are redirected to standard error while the server runs.
  * Transport errors (such as a message above the SDK's 10 MiB read buffer, which closes the
  * connection) are written to standard error.
+ * With `pkg` a function, the server answers `initialize` before loading the package (start-up:
+ * the tools, the engine and the index are not needed to answer it; see {@link createMcpServer});
+ * a package that fails to load is reported on standard error and ends the server with exit code 1.
  * @returns when the server has closed, an exit code: 0 after a clean shutdown (end of standard
  *   input, SIGINT, SIGTERM), even if malformed lines came earlier; 1 when a transport failure
  *   closed the connection.
  */
-export async function runMcpStdio(pkg: FileToolPackage, options: McpServerOptions = {}): Promise<number> {
+export async function runMcpStdio(pkg: FileToolPackage | (() => Promise<FileToolPackage>), options: McpServerOptions = {}): Promise<number> {
     // Security/robustness: a stray console.log would corrupt the JSON-RPC stream on stdout.
     console.log = console.error;
     console.info = console.error;
@@ -260,7 +204,19 @@ export async function runMcpStdio(pkg: FileToolPackage, options: McpServerOption
     // The SDK's transport waits for 'drain' once per response written while stdout is full: with
     // many concurrent calls that is more than Node's default of 10 listeners, which is no leak.
     process.stdout.setMaxListeners(0);
-    const server = createMcpServer(pkg, options);
+    let loading: Promise<FileToolPackage> | undefined = typeof pkg === 'function' ? undefined : Promise.resolve(pkg);
+    let loadFailed = false;
+    const load = (): Promise<FileToolPackage> => {
+        if (loading) return loading;
+        loading = (pkg as () => Promise<FileToolPackage>)();
+        loading.catch((err: unknown) => {
+            console.error(`llm-chat-file mcp: the tools could not be loaded: ${err instanceof Error ? err.message : String(err)}`);
+            loadFailed = true;
+            shutdown();
+        });
+        return loading;
+    };
+    const server = createMcpServer(typeof pkg === 'function' ? load : pkg, options);
     let closing = false;
     // Whether the connection was closed by the transport itself (a fatal error) rather than by a
     // clean shutdown: the end of standard input or a signal.
@@ -296,7 +252,7 @@ export async function runMcpStdio(pkg: FileToolPackage, options: McpServerOption
         process.off('SIGTERM', shutdown);
         // The transport only pauses stdin; an open pipe would keep the process alive after SIGTERM.
         process.stdin.destroy();
-        await pkg.close();
+        await loading?.then((p) => p.close(), () => undefined);
     }
-    return closedByTransport ? 1 : 0;
+    return closedByTransport || loadFailed ? 1 : 0;
 }

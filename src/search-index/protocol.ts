@@ -4,6 +4,7 @@ import type { FileTable } from './format.js';
  * Tasks of the index build, run by the pool's worker code (workers/index-walk.ts, workers/index-chunk.ts). Like the
  * search protocol: structured-clone safe, and a worker answers with a discriminated result.
  */
+import type { WorkerFailureCode } from '../errors.js';
 
 /** Lists the tree under `root` into a file table (no contents read). */
 export interface IndexWalkTask {
@@ -21,7 +22,7 @@ export interface IndexWalkTask {
 /** The file table's columns (format.ts `FileTable`) before the content phase sets the flags; names joined by NUL. */
 export type WalkedTable = Omit<FileTable, 'names'> & { names: string };
 
-export type IndexWalkResult = { ok: true; table: WalkedTable } | { ok: false; code: string; message: string };
+export type IndexWalkResult = { ok: true; table: WalkedTable } | { ok: false; code: WorkerFailureCode; message: string };
 
 /** Reads, checks and n-grams the files of one id range and writes the range's segment file. */
 export interface IndexChunkTask {
@@ -51,7 +52,7 @@ export type IndexChunkResult =
           /** Bytes of the segment file. */
           segmentBytes: number;
       }
-    | { ok: false; code: string; message: string };
+    | { ok: false; code: WorkerFailureCode; message: string };
 
 /**
  * Lists the tree again and compares it with a stored file table: what changed since the table was
@@ -67,6 +68,6 @@ export interface IndexCheckTask {
     table: string;
 }
 
-export type IndexCheckResult = { ok: true; changed: string[]; /** Directories whose modification time differs. */ dirTimes: string[] } | { ok: false; code: string; message: string };
+export type IndexCheckResult = { ok: true; changed: string[]; /** Directories whose modification time differs. */ dirTimes: string[] } | { ok: false; code: WorkerFailureCode; message: string };
 
 export type IndexTask = IndexWalkTask | IndexChunkTask | IndexCheckTask;

@@ -1,21 +1,25 @@
-import { ResultStatus, Tool, ToolParameterProperty, ToolParameters, type PartialToolResult, type ToolResult } from '../llm-chat.js';
+import { ResultStatus, Tool, type PartialToolResult, type ToolResult } from '../llm-chat.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { FileConfiguration, SearchConfiguration } from '../config/configuration.js';
 import { envBoolean } from '../config/env.js';
-import { Engine } from '../engine/engine.js';
-import { errors, escapeControls, toToolError } from '../errors.js';
+import type { Engine } from '../engine/engine.js';
+import { errors, escapeControls, toToolError, type ToolErrorKind } from '../errors.js';
 import { FilePool } from '../file-pool.js';
-import { reportWrites, SearchIndex } from '../search-index/search-index.js';
+import type { SearchIndex } from '../search-index/search-index.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
+import type { ToolDeclaration } from './catalog.js';
+import { describeShape, SchemaParameters, withoutNullOptionals } from './schema.js';
 
 /** What the tools of one package share. Every field is optional for a tool built on its own. */
 export interface ToolShared {
     searchConfig?: SearchConfiguration;
     fileConfig?: FileConfiguration;
     filePool?: FilePool;
-    /** The worker-pool engine for search and bulk reads. */
+    /** The worker-pool engine for search and bulk reads (default `Engine.shared()`, loaded on first use). */
     engine?: Engine;
+    /** The package's search index, when on: the tools report the paths they write to it. */
+    searchIndex?: SearchIndex;
     /** Edits append a compact diff to their confirmation (default `LLM_CHAT_FS_EDIT_DIFF`, else false). */
     showDiff?: boolean;
 }
@@ -26,7 +30,13 @@ export interface ToolContext {
     searchConfig: SearchConfiguration;
     fileConfig: FileConfiguration;
     filePool: FilePool;
-    engine: Engine;
+    /**
+     * The worker-pool engine. Start-up: a tool built without one loads the engine module (and
+     * `Engine.shared()`) on the first call that needs it, so a call that never searches or reads
+     * in bulk never loads it.
+     */
+    engine(): Promise<Engine>;
+    searchIndex: SearchIndex | undefined;
     showDiff: boolean;
 }
 
@@ -41,6 +51,18 @@ function defaultPool(workspace: Workspace, fileConfig: FileConfiguration): FileP
     return (pools[key] ??= new FilePool(fileConfig));
 }
 
+let engineModule: Promise<typeof import('../engine/engine.js')> | undefined;
+
+/** `Engine.shared()`, its module loaded on first use. */
+async function sharedEngine(): Promise<Engine> {
+    return (await (engineModule ??= import('../engine/engine.js'))).Engine.shared();
+}
+
+/** Closes `Engine.shared()` if a tool built without an engine has loaded it (a one-shot CLI call ends with it). */
+export async function closeSharedEngine(): Promise<void> {
+    if (engineModule) await (await engineModule).Engine.shared().close();
+}
+
 /** Fills in defaults for a tool built without a package (one FilePool per Workspace). */
 export function toolContext(workspace: Workspace, shared: ToolShared = {}): ToolContext {
     const fileConfig = shared.fileConfig ?? new FileConfiguration();
@@ -49,80 +71,10 @@ export function toolContext(workspace: Workspace, shared: ToolShared = {}): Tool
         searchConfig: shared.searchConfig ?? new SearchConfiguration(),
         fileConfig,
         filePool: shared.filePool ?? defaultPool(workspace, fileConfig),
-        engine: shared.engine ?? Engine.shared(),
+        engine: shared.engine ? () => Promise.resolve(shared.engine!) : sharedEngine,
+        searchIndex: shared.searchIndex,
         showDiff: shared.showDiff ?? envBoolean('LLM_CHAT_FS_EDIT_DIFF', false),
     };
-}
-
-/**
- * ToolParameters whose JSON is the full JSON schema generated from a zod schema (ranges, enums).
- * Start-up: the JSON schema is generated on first use (a one-shot CLI call never needs the 13).
- */
-class SchemaParameters extends ToolParameters {
-    #schema: Record<string, unknown> | undefined;
-    readonly #source: z.ZodType;
-    constructor(source: z.ZodType) {
-        super({}, []);
-        this.#source = source;
-        // llm-chat's `properties` and `required` are plain fields: computed from the schema when read.
-        Object.defineProperty(this, 'properties', {
-            configurable: true,
-            enumerable: true,
-            get: () => {
-                const props = (this.toJSON().properties ?? {}) as Record<string, { description?: string }>;
-                return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, new ToolParameterProperty(v.description ?? k)]));
-            },
-        });
-        Object.defineProperty(this, 'required', {
-            configurable: true,
-            enumerable: true,
-            get: () => (this.toJSON().required as string[] | undefined) ?? [],
-        });
-    }
-    override toJSON(): Record<string, unknown> {
-        return (this.#schema ??= jsonSchemaOf(this.#source));
-    }
-}
-
-/**
- * JSON schema (draft 2020-12, without `$schema`) of a tool's arguments. The bounds zod adds to
- * every integer (`minimum: -9007199254740991`, `maximum: 9007199254740991`, JavaScript's safe
- * integer range) say nothing a model needs and cost tokens on every request: they are left out.
- */
-export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-    const { $schema: _, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
-    return dropSafeIntegerBounds(rest) as Record<string, unknown>;
-}
-
-function dropSafeIntegerBounds(node: unknown): unknown {
-    if (Array.isArray(node)) return node.map(dropSafeIntegerBounds);
-    if (node === null || typeof node !== 'object') return node;
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(node)) {
-        if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
-        if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
-        // `enum`, `const` and `default` hold values, not schemas.
-        out[key] = key === 'enum' || key === 'const' || key === 'default' ? value : dropSafeIntegerBounds(value);
-    }
-    return out;
-}
-
-/**
- * `args` without the optional arguments whose value is `null`: strict function-calling modes
- * (OpenAI strict, the Responses API) send `null` for an optional argument not given, so `null`
- * means "not given" for any argument that may be left out. A required argument sent as `null`
- * is kept, and refused by the schema as before. Anything but a plain object is returned as is.
- */
-export function withoutNullOptionals(schema: z.ZodObject, args: unknown): unknown {
-    if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
-    const shape = schema.shape as Record<string, z.ZodType | undefined>;
-    let out: Record<string, unknown> | undefined;
-    for (const [key, value] of Object.entries(args as Record<string, unknown>)) {
-        if (value !== null || !shape[key]?.safeParse(undefined).success) continue;
-        out ??= { ...(args as Record<string, unknown>) };
-        delete out[key];
-    }
-    return out ?? args;
 }
 
 /** Progress of one call: `progress` grows with each report; `total` when known (same unit). */
@@ -158,25 +110,41 @@ export function currentCall(): CallOptions {
     return callStore.getStore() ?? {};
 }
 
+/** A tool's result; a failed one carries the {@link ToolErrorKind} of its failure. */
+export type FileToolResult = ToolResult & { kind?: ToolErrorKind };
+
 export const ok = (result: string): PartialToolResult => ({ status: ResultStatus.Success, result });
-export const fail = (result: string): PartialToolResult => ({ status: ResultStatus.Error, result });
+/** An error result of `kind`; llm-chat's `execute` keeps the field on the {@link FileToolResult}. */
+export const fail = (result: string, kind: ToolErrorKind): PartialToolResult => ({ status: ResultStatus.Error, result, kind }) as PartialToolResult;
+
+/** The error result for any thrown value, naming `path` (see {@link describeFailure}), with its kind. */
+export function failure(err: unknown, path = ''): PartialToolResult {
+    const e = toToolError(err, path);
+    return fail(escapeControls(e.message), e.kind);
+}
 
 /**
- * Base of the 13 tools: arguments are checked against a zod schema (the same schema is shown to
- * the model), each call runs against one workspace snapshot, and every failure becomes an error
- * result; nothing is thrown to the caller.
+ * Base of the tools: each is built from its {@link ToolDeclaration} (name, description, zod
+ * schema, behaviour; the same schema is shown to the model), each call runs against one workspace
+ * snapshot, and every failure becomes an error result with its kind; nothing is thrown to the caller.
  */
 export abstract class FileTool<S extends z.ZodObject> extends Tool {
     protected readonly ctx: ToolContext;
     readonly #parameters: SchemaParameters;
+    /** The tool's declaration (see src/tools/catalog.ts). */
+    readonly declaration: ToolDeclaration<string, S>;
     /** The argument schema (zod); its JSON schema is what `toOpenAI()` shows. */
     readonly schema: S;
 
-    constructor(name: string, description: string, schema: S, workspace: Workspace, shared?: ToolShared) {
-        const parameters = new SchemaParameters(schema);
-        super(name, description, parameters);
+    /** Builds the tool its class declares (a subclass's static `declaration`, see src/tools/catalog.ts). */
+    constructor(workspace: Workspace, shared?: ToolShared) {
+        const declaration = (new.target as unknown as { declaration?: ToolDeclaration<string, S> }).declaration;
+        if (declaration === undefined) throw new TypeError(`${new.target.name} has no static declaration (see declareTool).`);
+        const parameters = new SchemaParameters(declaration.schema);
+        super(declaration.name, declaration.description, parameters);
         this.#parameters = parameters;
-        this.schema = schema;
+        this.declaration = declaration;
+        this.schema = declaration.schema;
         this.ctx = toolContext(workspace, shared);
     }
 
@@ -185,13 +153,18 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
         return structuredClone(this.#parameters.toJSON());
     }
 
+    /** llm-chat's `execute`, typed: a failed result carries its kind. */
+    override execute(args: Record<string, unknown>): Promise<FileToolResult[]> {
+        return super.execute(args);
+    }
+
     /**
      * `execute(args)` with a cancellation signal and a progress listener for this call only; the
      * tool (and the engine it calls) read them with {@link currentCall}. A signal already aborted
-     * gives an error result without running the tool. Never throws.
+     * gives an error result (kind `cancelled`) without running the tool. Never throws.
      */
-    async executeWithSignal(args: Record<string, unknown>, signal?: AbortSignal, onProgress?: CallOptions['onProgress']): Promise<ToolResult[]> {
-        if (signal?.aborted) return [{ tool: this.name, status: ResultStatus.Error, result: `Cancelled: the ${this.name} call was cancelled before it started.` }];
+    async executeWithSignal(args: Record<string, unknown>, signal?: AbortSignal, onProgress?: CallOptions['onProgress']): Promise<FileToolResult[]> {
+        if (signal?.aborted) return [{ tool: this.name, ...fail(`Cancelled: the ${this.name} call was cancelled before it started.`, 'cancelled') }];
         const options: CallOptions = {};
         if (signal) options.signal = signal;
         if (onProgress) options.onProgress = onProgress;
@@ -207,9 +180,9 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
         try {
             const parsed = this.parse(args);
             const notes: string[] = [];
-            const index = this.ctx.engine.searchIndex;
+            const index = this.ctx.searchIndex;
             // Changes through the tools reach the search index before and after they happen.
-            const reported = index instanceof SearchIndex ? reportWrites(this.ctx.workspace.view(), index) : null;
+            const reported = index ? (await import('../search-index/search-index.js')).reportWrites(this.ctx.workspace.view(), index) : null;
             let result: PartialToolResult;
             try {
                 result = await noteStore.run(notes, () => this.run(parsed, reported?.view ?? this.ctx.workspace.view()));
@@ -221,7 +194,7 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
             }
             return result;
         } catch (err) {
-            return fail(describeFailure(err, pathArgument(args)));
+            return failure(err, pathArgument(args));
         }
     }
 
@@ -254,44 +227,3 @@ export function describeFailure(err: unknown, path = ''): string {
     return escapeControls(toToolError(err, path).message);
 }
 
-/** `{ path: string (required), recursive?: boolean }` style summary of a JSON schema. */
-function describeShape(schema: Record<string, unknown>): string {
-    type Prop = { type?: string; items?: { type?: string }; enum?: unknown[]; anyOf?: Prop[] };
-    const props = (schema.properties ?? {}) as Record<string, Prop>;
-    const required = new Set((schema.required as string[] | undefined) ?? []);
-    const typeOf = (v: Prop): string =>
-        v.enum
-            ? v.enum.map((e) => JSON.stringify(e)).join(' | ')
-            : v.anyOf
-              ? v.anyOf.map(typeOf).join(' | ')
-              : v.type === 'array'
-                ? `${v.items?.type ?? 'unknown'}[]`
-                : (v.type ?? 'unknown');
-    const parts = Object.entries(props).map(([k, v]) => `${k}${required.has(k) ? '' : '?'}: ${typeOf(v)}`);
-    return parts.length === 0 ? 'no arguments ({})' : `{ ${parts.join(', ')} }`;
-}
-
-/** zod helpers shared by the tools' schemas. */
-export const arg = {
-    path: (what = 'File path') => z.string().describe(`${what} (absolute, or relative to the workspace root; "." is the workspace root)`),
-    line: (desc: string) => z.number().int().min(1).describe(desc),
-    count: (desc: string) => z.number().int().min(1).describe(desc),
-    isoDate: (desc: string) =>
-        z
-            .string()
-            .refine(isIsoDate, { message: 'expected an ISO 8601 date-time such as 2025-01-31T12:00:00Z' })
-            .describe(desc),
-};
-
-const isoDateTime = z.iso.datetime({ offset: true, local: true });
-const isoDay = z.iso.date();
-
-/**
- * True for an ISO 8601 date-time (`2025-01-31T12:00:00Z`, an offset such as `+02:00`, fractions of
- * a second; without an offset it is local time) or a calendar date (`2025-01-31`, midnight UTC), as
- * zod's `z.iso` validators define them, whose date is a real calendar day. `"1"` or `"Jan 1 2025"`,
- * which `Date.parse` accepts, are refused.
- */
-function isIsoDate(s: string): boolean {
-    return (isoDay.safeParse(s).success || isoDateTime.safeParse(s).success) && isoDay.safeParse(s.slice(0, 10)).success && !Number.isNaN(Date.parse(s));
-}

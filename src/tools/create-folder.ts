@@ -4,12 +4,22 @@ import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
 import { errors } from '../errors.js';
 import { entryKind, holdDirectory } from '../fs/secure.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { arg, FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { quotePath } from './display.js';
 import { rootsOf } from './shared.js';
 
 const schema = z.strictObject({ path: arg.path('Directory path') });
+
+const declaration = declareTool({
+    name: 'create_folder',
+    title: 'Create a directory',
+    description: 'Creates a directory and any necessary parent directories.',
+    schema,
+    behaviour: { readOnly: false, destructive: false, idempotent: true },
+});
 
 /**
  * `create_folder`: creates a directory and any missing parents (`mkdir -p`).
@@ -18,9 +28,7 @@ const schema = z.strictObject({ path: arg.path('Directory path') });
  * Errors: a file is in the way; the path is not in a write access.
  */
 export class CreateFolderTool extends FileTool<typeof schema> {
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super('create_folder', 'Creates a directory and any necessary parent directories.', schema, workspace, shared);
-    }
+    static readonly declaration = declaration;
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         const checked = await view.check(args.path, AccessType.Write, this.name);

@@ -3,17 +3,27 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
-import { errorCode, errors, ToolError } from '../errors.js';
+import { errorCode, ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
 import { entryKind, holdDirectory, removeTree } from '../fs/secure.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { arg, FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { quotePath } from './display.js';
-import { rootsOf } from './shared.js';
+import { lstatHeld, rootsOf } from './shared.js';
 
 const schema = z.strictObject({
     path: arg.path('Path of the file or directory'),
     recursive: z.boolean().optional().describe('Set to true to delete directories and their contents recursively'),
+});
+
+const declaration = declareTool({
+    name: 'delete_file',
+    title: 'Delete a file or directory',
+    description: 'Deletes a file or directory. Use recursive=true to delete non-empty directories and all their contents.',
+    schema,
+    behaviour: { readOnly: false, destructive: true, idempotent: true },
 });
 
 /**
@@ -24,15 +34,7 @@ const schema = z.strictObject({
  * Result: `Deleted file: /abs`, `Deleted directory: /abs` or `Deleted symlink: /abs`.
  */
 export class DeleteFileTool extends FileTool<typeof schema> {
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(
-            'delete_file',
-            'Deletes a file or directory. Use recursive=true to delete non-empty directories and all their contents.',
-            schema,
-            workspace,
-            shared,
-        );
-    }
+    static readonly declaration = declaration;
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         // Security: act on the entry itself; a symlink is removed, never followed.
@@ -50,13 +52,7 @@ export class DeleteFileTool extends FileTool<typeof schema> {
             // the check cannot redirect the delete outside.
             const dir = await holdDirectory(checked.abs, path.dirname(checked.real), roots, AccessType.Write);
             try {
-                const target = dir.join(path.basename(checked.real));
-                let st;
-                try {
-                    st = await fs.lstat(target);
-                } catch (err) {
-                    throw errors.statFailed('Path', err, target, checked.abs);
-                }
+                const { target, st } = await lstatHeld(dir, checked.real, checked.abs);
                 if (st.isDirectory()) {
                     if (args.recursive === true) {
                         // Security: links inside the tree are removed, never followed, even if swapped in meanwhile.

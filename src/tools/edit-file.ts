@@ -1,7 +1,9 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { arg, FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { compactDiff, withDiff } from './edit-diff.js';
 import { ambiguityNote, replaceText } from './edit-match.js';
 import { textEditFields } from './replace-file-content.js';
@@ -20,6 +22,14 @@ const schema = z.strictObject({
     dry_run: z.boolean().optional().describe('Report what the edits would change (a diff) without writing. Default false.'),
 });
 
+const declaration = declareTool({
+    name: 'edit_file',
+    title: 'Edit a file',
+    description: 'Applies several exact-substring replacements to one existing text file in one call, all or nothing: edits apply in order, each to the result of the one before; if any old_content is not found, nothing is written. Set dry_run to see the diff without writing. Needs a prior read_file like the other edit tools.',
+    schema,
+    behaviour: { readOnly: false, destructive: true, idempotent: false },
+});
+
 /**
  * `edit_file` (enabled by the `editFile` package option): several exact-text replacements of one
  * file in one call, all or nothing: each edit works like `replace_file_content` on the text the
@@ -31,15 +41,7 @@ const schema = z.strictObject({
  * (nothing written)` and the diff.
  */
 export class EditFileTool extends FileTool<typeof schema> {
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(
-            'edit_file',
-            'Applies several exact-substring replacements to one existing text file in one call, all or nothing: edits apply in order, each to the result of the one before; if any old_content is not found, nothing is written. Set dry_run to see the diff without writing. Needs a prior read_file like the other edit tools.',
-            schema,
-            workspace,
-            shared,
-        );
-    }
+    static readonly declaration = declaration;
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         args.edits.forEach((e, i) => checkContentSize(this.ctx, this.name, `edits[${i}].new_content`, e.new_content));

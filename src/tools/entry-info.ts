@@ -4,12 +4,13 @@ import path from 'node:path';
 import { z } from 'zod';
 import { accessFor } from '../access/contain.js';
 import { AccessType } from '../config/configuration.js';
-import { errors } from '../errors.js';
 import { entryKind, holdDirectory } from '../fs/secure.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { arg, FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { quotePath } from './display.js';
-import { rootsOf } from './shared.js';
+import { lstatHeld, rootsOf } from './shared.js';
 
 const schema = z.strictObject({ path: arg.path('Path of the entry') });
 
@@ -21,21 +22,21 @@ export function permissionString(mode: number): string {
     return out;
 }
 
+const declaration = declareTool({
+    name: 'entry_info',
+    title: 'Entry metadata',
+    description: 'Returns metadata about a filesystem entry (file, directory, symlink, etc.) — type, size, timestamps, permissions, and symlink target if applicable.',
+    schema,
+    behaviour: { readOnly: true, destructive: false, idempotent: true },
+});
+
 /**
  * `entry_info`: metadata of a file, directory, symlink or other entry, one field per line: Path,
  * Type, Size (bytes), Permissions, Created, Modified (content), Accessed, Changed (metadata), and
  * for a symlink its target and whether the target is inside the accesses.
  */
 export class EntryInfoTool extends FileTool<typeof schema> {
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(
-            'entry_info',
-            'Returns metadata about a filesystem entry (file, directory, symlink, etc.) — type, size, timestamps, permissions, and symlink target if applicable.',
-            schema,
-            workspace,
-            shared,
-        );
-    }
+    static readonly declaration = declaration;
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         const checked = await view.check(args.path, AccessType.Read, this.name, { followFinal: false });
@@ -44,13 +45,7 @@ export class EntryInfoTool extends FileTool<typeof schema> {
         const roots = await rootsOf(view);
         const dir = await holdDirectory(checked.abs, path.dirname(checked.real), roots, AccessType.Read);
         try {
-            const entry = dir.join(path.basename(checked.real));
-            let st;
-            try {
-                st = await fs.lstat(entry);
-            } catch (err) {
-                throw errors.statFailed('Path', err, entry, checked.abs);
-            }
+            const { target: entry, st } = await lstatHeld(dir, checked.real, checked.abs);
             const lines = [
                 `Path: ${quotePath(checked.abs)}`,
                 `Type: ${entryKind(st)}`,

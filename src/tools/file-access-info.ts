@@ -1,25 +1,26 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
 import { accessFor } from '../access/contain.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
+import { declareTool } from './catalog.js';
 
 const schema = z.strictObject({});
+
+const declaration = declareTool({
+    name: 'file_access_info',
+    title: 'Accessible directories',
+    description: 'Returns a list of all configured directories with their access levels (read/write) and indicates which one is the current workspace path. Useful for discovering which parts of the filesystem are available.',
+    schema,
+    behaviour: { readOnly: true, destructive: false, idempotent: true },
+});
 
 /**
  * `file_access_info`: the configured directories with their access (`read` or `write`), the
  * current workspace marked `(current workspace)`. Takes no arguments.
  */
 export class FileAccessInfoTool extends FileTool<typeof schema> {
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(
-            'file_access_info',
-            'Returns a list of all configured directories with their access levels (read/write) and indicates which one is the current workspace path. Useful for discovering which parts of the filesystem are available.',
-            schema,
-            workspace,
-            shared,
-        );
-    }
+    static readonly declaration = declaration;
 
     protected async run(_args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         const lines = ['Configured file system access:'];

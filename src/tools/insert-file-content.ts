@@ -2,8 +2,10 @@ import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
 import { errors } from '../errors.js';
 import { contentLines, dominantEol, joinLines, splitLines } from '../fs/text.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { arg, FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { withDiff } from './edit-diff.js';
 import { checkContentSize, editTextFile } from './shared.js';
 import { quotePath } from './display.js';
@@ -14,6 +16,14 @@ const schema = z.strictObject({
     line: arg.line('Insert before this line number (1-indexed). Omit to append at end of file.').optional(),
 });
 
+const declaration = declareTool({
+    name: 'insert_file_content',
+    title: 'Insert text',
+    description: 'Inserts new text content at a specific line in an existing text file without overwriting existing content. Use line (1-indexed) to insert before a given line. Omit line to append at end of file. File must already exist.',
+    schema,
+    behaviour: { readOnly: false, destructive: false, idempotent: false },
+});
+
 /**
  * `insert_file_content`: inserts `content` before line `line` (1-based; `lines + 1` appends), or
  * at the end when `line` is omitted. Inserted lines take the file's dominant line ending; the
@@ -22,15 +32,7 @@ const schema = z.strictObject({
  * Result: `Inserted content at line N in /abs/path` (`at end of file` when appending).
  */
 export class InsertFileContentTool extends FileTool<typeof schema> {
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(
-            'insert_file_content',
-            'Inserts new text content at a specific line in an existing text file without overwriting existing content. Use line (1-indexed) to insert before a given line. Omit line to append at end of file. File must already exist.',
-            schema,
-            workspace,
-            shared,
-        );
-    }
+    static readonly declaration = declaration;
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         checkContentSize(this.ctx, this.name, 'content', args.content);

@@ -6,8 +6,10 @@ import { AccessType } from '../config/configuration.js';
 import { causeOf, errorCode, errors, ToolError } from '../errors.js';
 import { isDebrisName } from '../fs/debris.js';
 import { DirectoryCursor, holdDirectory } from '../fs/secure.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { arg, FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { byCodePoint, childPrefix, quotePath } from './display.js';
 import { rootsOf } from './shared.js';
 import { sortInTurns, Turns } from '../turns.js';
@@ -15,12 +17,15 @@ import { sortInTurns, Turns } from '../turns.js';
 const schema = z.strictObject({
     path: arg.path('Directory path'),
     recursive: z.boolean().optional().describe('Set to true for recursive depth-first listing'),
-    offset: z
-        .number()
-        .int()
-        .min(0)
-        .optional()
-        .describe('Entries to skip, for the next page of a listing cut at maxDisplayEntries (default 0; same order every time)'),
+    offset: arg.offset('Entries to skip, for the next page of a listing cut at maxDisplayEntries (default 0; same order every time)'),
+});
+
+const declaration = declareTool({
+    name: 'list_directory',
+    title: 'List a directory',
+    description: 'Lists files and directories in a path. Directories are suffixed with /.',
+    schema,
+    behaviour: { readOnly: true, destructive: false, idempotent: true },
 });
 
 /**
@@ -33,9 +38,7 @@ const schema = z.strictObject({
  * entries and the total.
  */
 export class ListDirectoryTool extends FileTool<typeof schema> {
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super('list_directory', 'Lists files and directories in a path. Directories are suffixed with /.', schema, workspace, shared);
-    }
+    static readonly declaration = declaration;
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         const checked = await view.check(args.path, AccessType.Read, this.name);

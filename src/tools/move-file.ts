@@ -8,14 +8,24 @@ import { errorCode, errors, toToolError, ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
 import { debrisName } from '../fs/debris.js';
 import { holdDirectory, PartialRemoval, removeTree, type HeldDirectory } from '../fs/secure.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { arg, FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { quotePath } from './display.js';
-import { rootsOf } from './shared.js';
+import { lstatHeld, rootsOf } from './shared.js';
 
 const schema = z.strictObject({
     source: arg.path('Source path'),
     destination: arg.path('Destination path'),
+});
+
+const declaration = declareTool({
+    name: 'move_file',
+    title: 'Move or rename',
+    description: 'Moves or renames a file or directory.',
+    schema,
+    behaviour: { readOnly: false, destructive: true, idempotent: true },
 });
 
 /**
@@ -26,9 +36,7 @@ const schema = z.strictObject({
  * Result: `Moved: /abs/source -> /abs/destination`.
  */
 export class MoveFileTool extends FileTool<typeof schema> {
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super('move_file', 'Moves or renames a file or directory.', schema, workspace, shared);
-    }
+    static readonly declaration = declaration;
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         const src = await view.check(args.source, AccessType.Write, this.name, { followFinal: false, param: 'source' });
@@ -48,13 +56,7 @@ export class MoveFileTool extends FileTool<typeof schema> {
                 // so a parent swapped for a link after the check cannot redirect the move.
                 const from = await holdDirectory(src.abs, path.dirname(src.real), roots, AccessType.Write);
                 try {
-                    const source = from.join(path.basename(src.real));
-                    let st;
-                    try {
-                        st = await fs.lstat(source);
-                    } catch (err) {
-                        throw errors.statFailed('Path', err, source, src.abs);
-                    }
+                    const { target: source, st } = await lstatHeld(from, src.real, src.abs);
                     if (st.isDirectory() && isInside(dst.real, src.real)) {
                         throw errors.invalidArgument(this.name, `cannot move the directory ${quotePath(src.abs)} into itself (${quotePath(dst.abs)}).`);
                     }

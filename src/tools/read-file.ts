@@ -2,12 +2,14 @@ import fs from 'node:fs/promises';
 import { ResultBuilder, type PartialToolResult } from '../llm-chat.js';
 import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
-import { errors, ToolError } from '../errors.js';
+import { errors, escapeControls, toToolError, ToolError, type ToolErrorKind } from '../errors.js';
 import { contentHash } from '../fs/content-hash.js';
 import { countLines, readLines, streamable, type StreamedLine } from '../fs/line-stream.js';
 import { openRegularFile, readRegularFile, type RealRoots } from '../fs/secure.js';
-import type { CheckedPath, Workspace, WorkspaceView } from '../workspace.js';
-import { arg, describeFailure, fail, FileTool, ok, type ToolShared } from './base.js';
+import type { CheckedPath, WorkspaceView } from '../workspace.js';
+import { fail, failure, FileTool, ok } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { formatRead, renderRead, type ReadArgs } from './read-render.js';
 import { rootsOf } from './shared.js';
 
@@ -43,6 +45,14 @@ const schema = z
 
 type Args = z.infer<typeof schema>;
 
+const declaration = declareTool({
+    name: 'read_file',
+    title: 'Read files',
+    description: 'Reads the full contents of one or more text files. Always pass an array of file paths via paths — use ["file.txt"] for a single file or ["a.txt", "b.txt"] for batch. Supports optional character limits and line ranges (start_line/end_line) for reading specific sections. For partial file edits, see replace_file_lines, insert_file_content, or replace_file_content.',
+    schema,
+    behaviour: { readOnly: true, destructive: false, idempotent: true },
+});
+
 /**
  * `read_file`: reads one or more text files, one result per path in the order given. Line ranges
  * and a per-file character cap are optional; binaries, directories, FIFOs and files above
@@ -54,15 +64,7 @@ type Args = z.infer<typeof schema>;
  * (`    12\tconst x = 1;`); the prefixes count towards `max_chars`.
  */
 export class ReadFileTool extends FileTool<typeof schema> {
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(
-            'read_file',
-            'Reads the full contents of one or more text files. Always pass an array of file paths via paths — use ["file.txt"] for a single file or ["a.txt", "b.txt"] for batch. Supports optional character limits and line ranges (start_line/end_line) for reading specific sections. For partial file edits, see replace_file_lines, insert_file_content, or replace_file_content.',
-            schema,
-            workspace,
-            shared,
-        );
-    }
+    static readonly declaration = declaration;
 
     protected async run(args: Args, view: WorkspaceView): Promise<PartialToolResult> {
         const roots = await rootsOf(view);
@@ -70,16 +72,16 @@ export class ReadFileTool extends FileTool<typeof schema> {
         const checked = await Promise.all(
             args.paths.map((p) => view.check(p, AccessType.Read, this.name, { param: 'paths' }).then(
                 (c) => ({ ok: true as const, c }),
-                (err: unknown) => ({ ok: false as const, message: describeFailure(err, p) }),
+                (err: unknown) => ({ ok: false as const, failed: failure(err, p) }),
             )),
         );
         const readable = checked.filter((c): c is { ok: true; c: CheckedPath } => c.ok).map((c) => c.c);
-        let outcomes: Map<CheckedPath, { bytes: Uint8Array; hash?: string } | { shown: string; hash: string } | { error: string; kind?: string }>;
+        let outcomes: Map<CheckedPath, { bytes: Uint8Array; hash?: string } | { shown: string; hash: string } | { error: string; kind: ToolErrorKind }>;
         if (readable.length > 1 || (readable.length === 1 && (await sizeOf(readable[0]!.real)) > MAIN_THREAD_READ_BYTES)) {
             // Perf: several files, or a large one, are read, hashed and formatted on the worker pool
             // (results in the order asked), so the host's event loop never decodes or splits a large
             // file: 100 large files held it for ~1.5 s in one turn, one 10 MiB file for ~200 ms.
-            const read = await this.ctx.engine.readMany(
+            const read = await (await this.ctx.engine()).readMany(
                 readable.map((c) => ({ shown: c.abs, real: c.real })),
                 {
                     maxBytes: maxFileSize,
@@ -99,19 +101,20 @@ export class ReadFileTool extends FileTool<typeof schema> {
                     const opened = await readRegularFile(c.abs, c.real, roots, maxFileSize, 'maxFileSize (LLM_CHAT_FS_MAX_FILE_SIZE)');
                     outcomes.set(c, { bytes: opened.bytes });
                 } catch (err) {
-                    outcomes.set(c, { error: describeFailure(err, c.abs), ...(err instanceof ToolError && { kind: err.kind }) });
+                    const e = toToolError(err, c.abs);
+                    outcomes.set(c, { error: escapeControls(e.message), kind: e.kind });
                 }
             }
         }
         const ranged = args.start_line !== undefined || args.end_line !== undefined || args.last_lines !== undefined;
         const results = await Promise.all(checked.map(async (entry): Promise<PartialToolResult> => {
-            if (!entry.ok) return fail(entry.message);
+            if (!entry.ok) return entry.failed;
             const outcome = outcomes.get(entry.c)!;
             try {
                 if ('error' in outcome) {
                     // A line range of a file above maxFileSize is streamed: bounded memory, bounded output.
                     if (outcome.kind === 'too_large' && ranged) return ok(await this.stream(entry.c, roots, args, outcome.error));
-                    return fail(outcome.error);
+                    return fail(outcome.error, outcome.kind);
                 }
                 if ('shown' in outcome) {
                     this.ctx.filePool.recordHash(entry.c.real, outcome.hash);
@@ -121,7 +124,7 @@ export class ReadFileTool extends FileTool<typeof schema> {
                 this.ctx.filePool.recordHash(entry.c.real, outcome.hash ?? contentHash(outcome.bytes));
                 return ok(result);
             } catch (err) {
-                return fail(describeFailure(err, entry.c.abs));
+                return failure(err, entry.c.abs);
             }
         }));
         return ResultBuilder.from(results).build();

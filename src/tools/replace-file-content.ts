@@ -1,7 +1,9 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { arg, FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { withDiff } from './edit-diff.js';
 import { ambiguityNote, replaceText, type Replacement } from './edit-match.js';
 import { checkContentSize, editTextFile } from './shared.js';
@@ -14,6 +16,14 @@ export const textEditFields = {
 };
 
 const schema = z.strictObject({ path: arg.path(), ...textEditFields });
+
+const declaration = declareTool({
+    name: 'replace_file_content',
+    title: 'Replace text',
+    description: 'Replaces an exact substring in an existing text file with new content (partial edit, unlike write_file which overwrites the whole file). Uses replace_all to replace all occurrences vs only the first. Works like find-and-replace. File must already exist.',
+    schema,
+    behaviour: { readOnly: false, destructive: true, idempotent: false },
+});
 
 /**
  * `replace_file_content`: find-and-replace of an exact substring (first occurrence, or all with
@@ -28,15 +38,7 @@ const schema = z.strictObject({ path: arg.path(), ...textEditFields });
  * different), never applied.
  */
 export class ReplaceFileContentTool extends FileTool<typeof schema> {
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(
-            'replace_file_content',
-            'Replaces an exact substring in an existing text file with new content (partial edit, unlike write_file which overwrites the whole file). Uses replace_all to replace all occurrences vs only the first. Works like find-and-replace. File must already exist.',
-            schema,
-            workspace,
-            shared,
-        );
-    }
+    static readonly declaration = declaration;
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         checkContentSize(this.ctx, this.name, 'new_content', args.new_content);

@@ -2,8 +2,10 @@ import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
 import { errors } from '../errors.js';
 import { contentLines, dominantEol, joinLines, splitLines } from '../fs/text.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { arg, FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { withDiff } from './edit-diff.js';
 import { checkContentSize, editTextFile } from './shared.js';
 import { quotePath } from './display.js';
@@ -20,6 +22,14 @@ const schema = z
         path: ['end_line'],
     });
 
+const declaration = declareTool({
+    name: 'replace_file_lines',
+    title: 'Replace lines',
+    description: 'Replaces a range of lines in an existing text file with new content (partial edit, unlike write_file which overwrites the whole file). Uses start_line/end_line (1-indexed, inclusive) to specify the range. Empty content deletes the range. File must already exist.',
+    schema,
+    behaviour: { readOnly: false, destructive: true, idempotent: false },
+});
+
 /**
  * `replace_file_lines`: replaces lines `start_line..end_line` (1-based, inclusive) with `content`;
  * empty content deletes them. New lines take the file's dominant line ending; untouched lines,
@@ -28,15 +38,7 @@ const schema = z
  * Result: `Replaced lines 10-12 in /abs/path`.
  */
 export class ReplaceFileLinesTool extends FileTool<typeof schema> {
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(
-            'replace_file_lines',
-            'Replaces a range of lines in an existing text file with new content (partial edit, unlike write_file which overwrites the whole file). Uses start_line/end_line (1-indexed, inclusive) to specify the range. Empty content deletes the range. File must already exist.',
-            schema,
-            workspace,
-            shared,
-        );
-    }
+    static readonly declaration = declaration;
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         checkContentSize(this.ctx, this.name, 'content', args.content);

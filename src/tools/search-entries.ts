@@ -7,8 +7,10 @@ import type { SearchProgress } from '../engine/types.js';
 import { ignoredRoot } from '../engine/filters.js';
 import { prepareSearch } from '../engine/prepare.js';
 import { errors } from '../errors.js';
-import type { CheckedPath, Workspace, WorkspaceView } from '../workspace.js';
-import { arg, FileTool, ok, type ToolShared } from './base.js';
+import type { CheckedPath, WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { patternSource } from './search-patterns.js';
 import { printSearch } from './search-print.js';
 import { rootsOf } from './shared.js';
@@ -34,12 +36,7 @@ const schema = z.strictObject({
     max_results: arg.count(
         'Maximum results; each matching line counts as one, or each file with output_mode "files_with_matches" or "count" (default: config max)',
     ).optional(),
-    offset: z
-        .number()
-        .int()
-        .min(0)
-        .optional()
-        .describe('Results to skip, for the next page of a search cut by max_results: the same call with offset = results already seen (default 0; same order every time)'),
+    offset: arg.offset('Results to skip, for the next page of a search cut by max_results: the same call with offset = results already seen (default 0; same order every time)'),
     max_size: z.number().int().min(1).optional().describe('Maximum file size in bytes for content searches (capped by config)'),
     created_after: arg.isoDate('ISO 8601 datetime: entries created after this time').optional(),
     created_before: arg.isoDate('ISO 8601 datetime: entries created before this time').optional(),
@@ -93,6 +90,14 @@ const DESCRIPTION =
     'matches, and output_mode "files_with_matches" or "count". A path containing a control character (e.g. a newline) is shown ' +
     'JSON-quoted; pass it back as that JSON string.';
 
+const declaration = declareTool({
+    name: 'search_entries',
+    title: 'Search files and directories',
+    description: DESCRIPTION,
+    schema,
+    behaviour: { readOnly: true, destructive: false, idempotent: true },
+});
+
 /**
  * `search_entries`: a parallel, streaming search on the engine's worker pool. Results are sorted
  * by path, then line; `max_results` keeps exactly the first results of that order. Above
@@ -106,9 +111,7 @@ const DESCRIPTION =
  * one path per file; `count`: `path: N`; `max_results` then counts files).
  */
 export class SearchEntriesTool extends FileTool<typeof schema> {
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super('search_entries', DESCRIPTION, schema, workspace, shared);
-    }
+    static readonly declaration = declaration;
 
     protected async run(args: Args, view: WorkspaceView): Promise<PartialToolResult> {
         const literal = args.literal === true;
@@ -163,7 +166,7 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
             );
         }
         const { signal, onProgress } = this.call;
-        const outcome = await this.ctx.engine.search(search, {
+        const outcome = await (await this.ctx.engine()).search(search, {
             timeoutMs: searchConfig.timeoutMs,
             // The host's cancellation (an MCP client's notifications/cancelled) stops the workers too.
             ...(signal && { signal }),

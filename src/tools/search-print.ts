@@ -86,7 +86,7 @@ export async function printSearch(args: SearchEntriesArgs, search: PreparedSearc
             `(maxTotalEntries; raise it with LLM_CHAT_FS_MAX_TOTAL_ENTRIES=<n>). ` +
             narrowAdvice(args, flat) +
             (hits.length > 0 ? `Matches found before stopping (${hits.length}):` : 'No matches were found before stopping.');
-        return fail([head, ...(hits.length > 0 ? body : body.slice(1))].join('\n'));
+        return fail([head, ...(hits.length > 0 ? body : body.slice(1))].join('\n'), 'too_large');
     }
     return ok(body.join('\n'));
 }

@@ -1,7 +1,10 @@
+import type { Stats } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { AccessType } from '../config/configuration.js';
 import { errors, ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
-import { readRegularFile, writeFileSafely, type RealRoots, type WriteOutcome } from '../fs/secure.js';
+import { readRegularFile, writeFileSafely, type HeldDirectory, type RealRoots, type WriteOutcome } from '../fs/secure.js';
 import { decodeText, encodeText, type TextEncodingInfo } from '../fs/text.js';
 import type { WorkspaceView } from '../workspace.js';
 import { addResultNote, type ToolContext } from './base.js';
@@ -101,4 +104,19 @@ export async function editTextFile(
         ctx.filePool.recordWrite(checked.real, bytes);
     });
     return { abs: quotePath(checked.abs), before, after };
+}
+
+/**
+ * The entry `real` names, reached through its held parent directory `dir` (so a parent swapped
+ * for a link after the check cannot redirect it): the path to act on and its `lstat` (a link is
+ * described, never followed).
+ * @throws ToolError `not_found` naming `shown` when the entry is gone.
+ */
+export async function lstatHeld(dir: HeldDirectory, real: string, shown: string): Promise<{ target: string; st: Stats }> {
+    const target = dir.join(path.basename(real));
+    try {
+        return { target, st: await fs.lstat(target) };
+    } catch (err) {
+        throw errors.statFailed('Path', err, target, shown);
+    }
 }

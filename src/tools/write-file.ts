@@ -6,14 +6,24 @@ import { errors, ToolError } from '../errors.js';
 import { withPathLock } from '../file-pool.js';
 import { holdDirectory, readRegularFile, writeFileSafely, type RealRoots } from '../fs/secure.js';
 import { decodeText, encodeText, type TextEncodingInfo } from '../fs/text.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
-import { arg, FileTool, ok, type ToolShared } from './base.js';
+import type { WorkspaceView } from '../workspace.js';
+import { FileTool, ok } from './base.js';
+import { declareTool } from './catalog.js';
+import { arg } from './schema.js';
 import { quotePath } from './display.js';
 import { checkContentSize, noteWrite, rootsOf } from './shared.js';
 
 const schema = z.strictObject({
     path: arg.path(),
     content: z.string().describe('Text content to write (the whole file)'),
+});
+
+const declaration = declareTool({
+    name: 'write_file',
+    title: 'Write a file',
+    description: 'Creates a new file or overwrites the entire content of an existing text file. For partial edits (line range or substring replacement) use replace_file_lines, insert_file_content, or replace_file_content instead. Creates parent directories automatically.',
+    schema,
+    behaviour: { readOnly: false, destructive: true, idempotent: true },
 });
 
 /**
@@ -27,15 +37,7 @@ const schema = z.strictObject({
  * Result: `Written: /abs/path`.
  */
 export class WriteFileTool extends FileTool<typeof schema> {
-    constructor(workspace: Workspace, shared?: ToolShared) {
-        super(
-            'write_file',
-            'Creates a new file or overwrites the entire content of an existing text file. For partial edits (line range or substring replacement) use replace_file_lines, insert_file_content, or replace_file_content instead. Creates parent directories automatically.',
-            schema,
-            workspace,
-            shared,
-        );
-    }
+    static readonly declaration = declaration;
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         // What was read or written before this call began is its basis: a write finishing
@@ -55,7 +57,8 @@ export class WriteFileTool extends FileTool<typeof schema> {
                 if (!(err instanceof ToolError && err.kind === 'not_found')) throw err;
             }
             const refusal = await this.ctx.filePool.verifyWrite(checked.real, { current, allowNew: true, shownPath: checked.abs, since });
-            if (refusal !== null) throw new ToolError('changed_since_read', refusal);
+            // An existing file never read is `not_read`; one read, then changed, `changed_since_read`.
+            if (refusal !== null) throw new ToolError(this.ctx.filePool.has(checked.real) ? 'changed_since_read' : 'not_read', refusal);
             let info: TextEncodingInfo = { encoding: 'utf8', bom: false };
             let text = args.content;
             if (text.startsWith('\uFEFF')) {
