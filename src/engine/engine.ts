@@ -53,6 +53,16 @@ export function workerEntry(): { filename: string; execArgv?: string[] } {
 const WORKER_YOUNG_GENERATION_MB = 4;
 /** Threads the pool may add beyond `maxThreads` for concurrent calls, at least (see the constructor). */
 const SPARE_THREADS = 16;
+/**
+ * Default `maxThreads` at most, whatever the number of cores. Memory: a worker thread costs
+ * about 17-20 MB once it has searched (an isolate of ~9 MB, its heap, V8's compiler memory and
+ * its read buffer; measured 148, 199, 262 and 411 MB peak RSS with 2, 4, 8 and 16 threads for
+ * the comparison script's searches of the Linux tree), so a pool of one thread per core would
+ * grow with the core count; with this cap the process stays under the 250 MB target on any
+ * host. A host that wants more threads passes `maxThreads` (ripgrep, for comparison, caps its
+ * default at 12).
+ */
+export const DEFAULT_MAX_THREADS = 6;
 
 /** A task waiting in the engine's queue for a thread. */
 interface QueuedTask {
@@ -122,17 +132,17 @@ export class Engine {
 
     /**
      * @param options.maxThreads - worker threads a search or bulk read runs on in parallel, and the
-     *   number the pool keeps (default `os.availableParallelism()`).
+     *   number the pool keeps (default `os.availableParallelism()`, at most {@link DEFAULT_MAX_THREADS}).
      * @param options.maxPoolThreads - threads the pool may run at once (default
      *   `max(2 × maxThreads, maxThreads + 16)`, at least `maxThreads`). Tasks of concurrent calls
      *   queue for the `maxThreads` threads; each task running past its stuck time (a search in a
      *   runaway regex) lets one more start, up to this many threads, so such searches do not
      *   starve the other calls; those extra threads exit after 10 s idle. Each thread costs about
-     *   10-20 MB, plus a read buffer as large as the largest file it scanned.
+     *   17-20 MB once it has searched (its read buffer at most 1 MiB of that).
      * @throws Error when an option is not a positive whole number, or `maxPoolThreads < maxThreads`.
      */
     constructor(options: { maxThreads?: number; maxPoolThreads?: number } = {}) {
-        const n = options.maxThreads ?? os.availableParallelism();
+        const n = options.maxThreads ?? Math.min(os.availableParallelism(), DEFAULT_MAX_THREADS);
         if (!Number.isInteger(n) || n < 1) throw new Error(`Invalid maxThreads: ${String(n)}; expected a positive whole number.`);
         const max = options.maxPoolThreads ?? Math.max(2 * n, n + SPARE_THREADS);
         if (!Number.isInteger(max) || max < n) throw new Error(`Invalid maxPoolThreads: ${String(max)}; expected a whole number of at least maxThreads (${n}).`);
