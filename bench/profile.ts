@@ -221,7 +221,7 @@ async function walker(argv: string[]): Promise<void> {
             for (const segs of res.results) {
                 for (const s of segs ?? []) {
                     if (s.t === 'job') queue.push(s.job);
-                    else hits += s.hits.length + (s.packed?.texts.length ?? 0) + (s.entries?.paths.length ?? 0);
+                    else hits += s.hits.length + (s.packed?.lines.length ?? 0) + (s.entries?.paths.length ?? 0);
                 }
             }
         }

@@ -1,5 +1,6 @@
 import type { Segment, Skip, TooLarge, WalkJob } from './protocol.js';
 import type { SearchHit } from './types.js';
+import { HitList, runHit, runSize } from './hit-list.js';
 
 /**
  * The ordered merge of a parallel walk. Jobs finish in any order; this keeps them in a tree by
@@ -80,8 +81,8 @@ class NodeHeap {
 }
 
 export class OrderedWalk {
-    /** Hits the cursor passed, in sorted order. */
-    readonly emitted: SearchHit[] = [];
+    /** Hits the cursor passed, in sorted order, as ranges of the workers' runs (see hit-list.ts). */
+    readonly emittedList = new HitList();
     /** Unreadable entries the cursor passed. */
     readonly skipped: Skip[] = [];
     /** The first {@link TOO_LARGE_LISTED} files above the size limit the cursor passed, in walk order. */
@@ -112,9 +113,14 @@ export class OrderedWalk {
         return this.#heap.size;
     }
 
+    /** Hits the cursor passed, in sorted order, as objects (made on each call). */
+    get emitted(): SearchHit[] {
+        return this.emittedList.toArray();
+    }
+
     /** Hits still needed: a task may stop after this many. */
     get hitsNeeded(): number {
-        return this.maxResults - this.emitted.length;
+        return this.maxResults - this.emittedList.length;
     }
 
     /** Entries after which the walk has certainly exceeded `maxTotalEntries`. */
@@ -173,23 +179,27 @@ export class OrderedWalk {
                 stack.push(item);
                 continue;
             }
-            if (item.skipped) this.skipped.push(...item.skipped);
+            // Not `push(...skipped)`: a spread of a long array can overflow the stack.
+            if (item.skipped) for (const s of item.skipped) this.skipped.push(s);
             // The entries of the run the sequential walk gets through, and why it stops in it.
             let passed = item.n;
             let stop: OrderedWalk['stop'] = null;
-            for (let j = 0; j < item.hits.length; j++) {
+            const size = runSize(item);
+            let j = 0;
+            for (; j < size; j++) {
                 if (this.visited + item.at[j]! + 1 > this.maxTotalEntries) {
                     passed = this.maxTotalEntries - this.visited;
                     stop = 'too_many_entries';
                     break;
                 }
-                this.emitted.push(item.hits[j]!);
-                if (this.emitted.length >= this.maxResults) {
+                if (this.emittedList.length + j + 1 >= this.maxResults) {
                     passed = item.at[j]! + 1;
                     stop = 'max_results';
+                    j++;
                     break;
                 }
             }
+            this.emittedList.add(item, 0, j);
             if (stop === null && this.visited + item.n > this.maxTotalEntries) {
                 passed = this.maxTotalEntries - this.visited;
                 stop = 'too_many_entries';
@@ -224,7 +234,7 @@ export class OrderedWalk {
      * result, for a timeout).
      */
     knownHits(): SearchHit[] {
-        const out = this.emitted.slice(0, this.maxResults);
+        const out = this.emittedList.toArray(0, this.maxResults);
         const push = (hits: readonly SearchHit[]): void => {
             for (const h of hits) {
                 if (out.length >= this.maxResults) break;
@@ -234,8 +244,9 @@ export class OrderedWalk {
         const collect = (items: readonly (Run | WalkNode)[], from: number): void => {
             for (let i = from; i < items.length && out.length < this.maxResults; i++) {
                 const item = items[i]!;
-                if (!(item instanceof WalkNode)) push(item.hits);
-                else if (item.state === 'done' && item.items) collect(item.items, 0);
+                if (!(item instanceof WalkNode)) {
+                    for (let j = 0, n = runSize(item); j < n && out.length < this.maxResults; j++) out.push(runHit(item, j));
+                } else if (item.state === 'done' && item.items) collect(item.items, 0);
                 else if (item.partial) push(item.partial);
             }
         };

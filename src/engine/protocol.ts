@@ -2,6 +2,7 @@ import type { Access } from '../config/configuration.js';
 import type { IgnoreFrame, OutputMode, ReadItem, ReadOutcome, ReadRender, SearchHit, SearchRequest, SearchRoot, ShownReadOutcome } from './types.js';
 import type { WorkerFailureCode } from '../errors.js';
 import type { PatternSpec } from './regex.js';
+import { runHit } from './hit-list.js';
 
 /**
  * Messages between the engine (main thread) and the pool workers. Structured-clone safe; workers
@@ -85,15 +86,21 @@ export type Segment =
 
 /**
  * A run's content hits as columns (`hits` is then empty): hit `i` is
- * `{ path: paths[pathOf[i]], kind: 'file', line: lines[i], text: texts[i] }`. Perf: a worker
- * sends these instead of one object per hit; structured clone writes every object's keys and
- * makes one path string per hit, ~1.1 µs per hit against ~0.4 µs packed (52k hits; bench/profile.js phases).
+ * `{ path: paths[pathOf[i]], kind: 'file', line: lines[i], text }` with `text` the UTF-16 code
+ * units `ends[i - 1] ?? 0` to `ends[i]` of {@link PackedHits.text}.
+ * Perf: a worker sends these instead of one object per hit; structured clone writes every
+ * object's keys and makes one path string per hit, ~1.1 µs per hit against ~0.4 µs packed (52k
+ * hits; bench/profile.js phases). The texts travel as the bytes of one buffer, outside the
+ * main thread's JavaScript heap, so its garbage collector never copies them (see hit-list.ts).
  */
 export interface PackedHits {
     paths: string[];
     pathOf: Uint32Array;
     lines: Uint32Array;
-    texts: string[];
+    /** The hits' texts, concatenated, as UTF-16LE code units (lossless for any JavaScript string, lone surrogates included). */
+    text: Uint8Array;
+    /** End of hit `i`'s text in {@link text}, in UTF-16 code units. */
+    ends: Uint32Array;
 }
 
 /**
@@ -127,7 +134,9 @@ export function packRun(run: Extract<Segment, { t: 'run' }>): void {
     const paths: string[] = [];
     const pathOf = new Uint32Array(hits.length);
     const lines = new Uint32Array(hits.length);
+    const ends = new Uint32Array(hits.length);
     const texts = new Array<string>(hits.length);
+    let end = 0;
     let last: string | undefined;
     for (let i = 0; i < hits.length; i++) {
         const h = hits[i]!;
@@ -138,8 +147,13 @@ export function packRun(run: Extract<Segment, { t: 'run' }>): void {
         pathOf[i] = paths.length - 1;
         lines[i] = h.line!;
         texts[i] = h.text!;
+        end += h.text!.length;
+        ends[i] = end;
     }
-    run.packed = { paths, pathOf, lines, texts };
+    // Its own ArrayBuffer, not a slice of Buffer's shared pool: a clone copies the whole ArrayBuffer.
+    const text = new Uint8Array(2 * end);
+    Buffer.from(text.buffer).write(texts.join(''), 'utf16le');
+    run.packed = { paths, pathOf, lines, text, ends };
     run.hits = [];
 }
 
@@ -148,15 +162,15 @@ export function unpackRun(run: Extract<Segment, { t: 'run' }>): void {
     const e = run.entries;
     if (e !== undefined) {
         const hits = new Array<SearchHit>(e.paths.length);
-        for (let i = 0; i < hits.length; i++) hits[i] = { path: e.paths[i]!, kind: e.dirs[i] === 1 ? 'directory' : 'file' };
+        for (let i = 0; i < hits.length; i++) hits[i] = runHit(run, i);
         run.hits = hits;
         delete run.entries;
         return;
     }
     const p = run.packed;
     if (p === undefined) return;
-    const hits = new Array<SearchHit>(p.texts.length);
-    for (let i = 0; i < hits.length; i++) hits[i] = { path: p.paths[p.pathOf[i]!]!, kind: 'file', line: p.lines[i]!, text: p.texts[i]! };
+    const hits = new Array<SearchHit>(p.lines.length);
+    for (let i = 0; i < hits.length; i++) hits[i] = runHit(run, i);
     run.hits = hits;
     delete run.packed;
 }

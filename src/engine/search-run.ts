@@ -2,7 +2,8 @@ import fs from 'node:fs/promises';
 import { CHECKPOINT_BYTES, readCheckpoint, resetCheckpoint } from './checkpoint.js';
 import type { Engine } from './engine.js';
 import { OrderedWalk, type WalkNode } from './ordered.js';
-import { unpackRun, type PreparedSearch, type SearchTask, type SearchTaskResult, type Segment, type WalkJob } from './protocol.js';
+import { HitList, outcomeWithHitList, runHit, runSize } from './hit-list.js';
+import { type PreparedSearch, type SearchTask, type SearchTaskResult, type Segment, type WalkJob } from './protocol.js';
 import type { SearchHit, SearchOutcome, SearchProgress, SearchStop } from './types.js';
 
 /**
@@ -240,9 +241,9 @@ export class SearchRun {
                     else walk.requeue(node);
                     return;
                 }
-                for (const seg of segs) if (seg.t === 'run') unpackRun(seg);
+                // Runs stay packed as the worker sent them (see hit-list.ts).
                 walk.resolve(node, segs);
-                for (const seg of segs) if (seg.t === 'run') this.#found += seg.hits.length;
+                for (const seg of segs) if (seg.t === 'run') this.#found += runSize(seg);
                 if (this.#hooks.onHits) collectHits(segs, fresh);
             });
             if (fresh.length > 0 && !ending) this.#hooks.onHits!(fresh);
@@ -317,16 +318,19 @@ export class SearchRun {
         }
         const walk = this.#walk;
         let hits: SearchHit[] = [];
+        let list: HitList | undefined;
         let skipped = [...this.#workerSkips];
         let visited = this.#visited;
         if (walk) {
             const ordered = stop === 'max_results' || stop === 'too_many_entries' || stop === 'done';
-            hits = ordered ? walk.emitted : walk.knownHits();
+            // The ordered hits stay as the workers' runs until a caller reads `hits` (see hit-list.ts).
+            if (ordered) list = walk.emittedList;
+            else hits = walk.knownHits();
             // Deterministic where the sequential walk's stopping point is known; workers overshoot it.
             if (ordered) visited = walk.visited;
             skipped = skipped.concat(walk.skipped);
         }
-        this.#resolve({
+        const outcome: SearchOutcome = {
             hits,
             visited,
             scanned: this.#scanned,
@@ -335,11 +339,12 @@ export class SearchRun {
             tooLarge: walk ? walk.tooLarge : [],
             tooLargeCount: walk ? walk.tooLargeCount : 0,
             elapsedMs: Math.round(performance.now() - this.#started),
-        });
+        };
+        this.#resolve(list ? outcomeWithHitList(outcome, list) : outcome);
     }
 }
 
 /** All hits of a task's segments, in order. */
 function collectHits(segs: readonly Segment[], out: SearchHit[]): void {
-    for (const s of segs) if (s.t === 'run') for (const h of s.hits) out.push(h);
+    for (const s of segs) if (s.t === 'run') for (let j = 0, n = runSize(s); j < n; j++) out.push(runHit(s, j));
 }

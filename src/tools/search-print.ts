@@ -3,6 +3,7 @@ import type { SearchConfiguration } from '../config/configuration.js';
 import { globList } from '../engine/filters.js';
 import type { PreparedSearch } from '../engine/protocol.js';
 import type { SearchHit, SearchOutcome } from '../engine/types.js';
+import { hitListOf } from '../engine/hit-list.js';
 import { sortInTurns, Turns } from '../turns.js';
 import { fail, ok } from './base.js';
 import { byCodePoint, childPrefix, quotePath } from './display.js';
@@ -19,6 +20,12 @@ import { patternNotes } from './search-patterns.js';
 const SKIPPED_SHOWN = 5;
 /** Top-level directories listed in a count summary at most. */
 const SUMMARY_GROUPS = 50;
+/**
+ * Hit lines joined into one string at a time. Event loop: the output of 81,383 hits kept as one
+ * string per line made the young-generation collections copy them all (pauses of 20-30 ms); a
+ * joined block is one object.
+ */
+const LINES_PER_BLOCK = 256;
 
 /** The limits the output names: the search configuration's, and the configured maxFileSize in bytes. */
 export type PrintConfig = Pick<SearchConfiguration, 'maxDisplayEntries' | 'maxTotalEntries' | 'timeoutMs'> & { maxFileSize: number };
@@ -32,27 +39,38 @@ export async function printSearch(args: SearchEntriesArgs, search: PreparedSearc
     const timed = search.needTimes;
     const offset = args.offset ?? 0;
     const pageSize = search.maxResults - offset;
-    const hits = offset > 0 ? outcome.hits.slice(offset) : outcome.hits;
+    // The hits as the engine kept them (runs, see engine/hit-list.ts) when it did: no object per hit lives past its line.
+    const list = hitListOf(outcome);
+    const all = list?.length ?? outcome.hits.length;
+    const page = (): Iterable<SearchHit> => (list ? list.hits(offset) : offset > 0 ? outcome.hits.slice(offset) : outcome.hits);
+    /** Hits on this page. */
+    const count = Math.max(0, all - offset);
     const root = quotePath(search.root.display);
-    const body: string[] = [];
-    if (hits.length === 0) {
+    let body: string[] = [];
+    if (count === 0) {
         const criteria = describeCriteria(args);
         body.push(`No entries found in ${root}${criteria ? ` matching ${criteria}` : ''}.`);
-    } else if (hits.length > maxDisplayEntries) {
-        body.push(...(await summarize(hits, search.root.display, maxDisplayEntries, turns)));
+    } else if (count > maxDisplayEntries) {
+        body = body.concat(await summarize(page(), count, search.root.display, maxDisplayEntries, turns));
     } else if (search.contextLines > 0) {
-        body.push(...(await withContext(hits, timed, turns)));
+        body = body.concat(await withContext([...page()], timed, turns));
     } else {
-        for (let i = 0; i < hits.length; i++) {
-            if ((i & 255) === 255 && turns.due) await turns.yield();
-            body.push(lineOf(hits[i]!, timed));
+        let block: string[] = [];
+        for (const h of page()) {
+            block.push(lineOf(h, timed));
+            if (block.length === LINES_PER_BLOCK) {
+                body.push(block.join('\n'));
+                block = [];
+                if (turns.due) await turns.yield();
+            }
         }
+        if (block.length > 0) body.push(block.join('\n'));
     }
     const unit = search.outputMode === 'content' || args.content_pattern === undefined ? 'results' : 'files';
     switch (outcome.stop) {
         case 'max_results': {
-            const shown = offset > 0 ? `${unit} ${offset + 1}-${offset + hits.length} (offset = ${offset}, max_results = ${pageSize})` : `the first ${hits.length} ${unit} (max_results = ${pageSize})`;
-            body.push(`[Showing ${shown}; there may be more. Raise max_results or narrow the search; for the next page, call again with offset=${offset + hits.length}.]`);
+            const shown = offset > 0 ? `${unit} ${offset + 1}-${offset + count} (offset = ${offset}, max_results = ${pageSize})` : `the first ${count} ${unit} (max_results = ${pageSize})`;
+            body.push(`[Showing ${shown}; there may be more. Raise max_results or narrow the search; for the next page, call again with offset=${offset + count}.]`);
             break;
         }
         case 'timeout':
@@ -67,11 +85,11 @@ export async function printSearch(args: SearchEntriesArgs, search: PreparedSearc
         default:
             break;
     }
-    if (offset > 0 && hits.length === 0 && outcome.stop === 'done') body.push(`[offset ${offset} is past the last result: the search has ${outcome.hits.length} ${unit}.]`);
-    if (hits.length > maxDisplayEntries) {
+    if (offset > 0 && count === 0 && outcome.stop === 'done') body.push(`[offset ${offset} is past the last result: the search has ${all} ${unit}.]`);
+    if (count > maxDisplayEntries) {
         body.push(`[To list them page by page, call again with max_results=${maxDisplayEntries} and offset=${offset}, then offset=${offset + maxDisplayEntries}, and so on.]`);
     }
-    body.push(...patternNotes(args, hits.length > 0));
+    for (const note of patternNotes(args, count > 0)) body.push(note);
     if (outcome.skipped.length > 0) {
         const n = outcome.skipped.length;
         const shown = outcome.skipped.slice(0, SKIPPED_SHOWN).map((s) => `${quotePath(s.path)} (${s.reason})`);
@@ -85,8 +103,8 @@ export async function printSearch(args: SearchEntriesArgs, search: PreparedSearc
             `Search stopped: visited more than the limit of ${maxTotalEntries} entries under ${root} ` +
             `(maxTotalEntries; raise it with LLM_CHAT_FS_MAX_TOTAL_ENTRIES=<n>). ` +
             narrowAdvice(args, flat) +
-            (hits.length > 0 ? `Matches found before stopping (${hits.length}):` : 'No matches were found before stopping.');
-        return fail([head, ...(hits.length > 0 ? body : body.slice(1))].join('\n'), 'too_large');
+            (count > 0 ? `Matches found before stopping (${count}):` : 'No matches were found before stopping.');
+        return fail([head].concat(count > 0 ? body : body.slice(1)).join('\n'), 'too_large');
     }
     return ok(body.join('\n'));
 }
@@ -197,15 +215,15 @@ function describeCriteria(args: SearchEntriesArgs): string {
 }
 
 /** Count summary of too many hits: total, then counts per top-level directory under the searched one. */
-async function summarize(hits: readonly SearchHit[], displayRoot: string, maxDisplayEntries: number, turns: Turns): Promise<string[]> {
+async function summarize(hits: Iterable<SearchHit>, count: number, displayRoot: string, maxDisplayEntries: number, turns: Turns): Promise<string[]> {
     const prefix = childPrefix(displayRoot);
     const groups = new Map<string, number>();
     const files = new Set<string>();
     let direct = 0;
     let counted = 0;
-    for (let i = 0; i < hits.length; i++) {
-        if ((i & 1023) === 1023 && turns.due) await turns.yield();
-        const h = hits[i]!;
+    let i = 0;
+    for (const h of hits) {
+        if ((i++ & 1023) === 1023 && turns.due) await turns.yield();
         if (h.line !== undefined) files.add(h.path);
         counted += h.count ?? 0;
         const rel = h.path.startsWith(prefix) ? h.path.slice(prefix.length) : h.path;
@@ -218,10 +236,10 @@ async function summarize(hits: readonly SearchHit[], displayRoot: string, maxDis
     }
     const what =
         files.size > 0
-            ? `${hits.length} matching lines in ${files.size} files`
+            ? `${count} matching lines in ${files.size} files`
             : counted > 0
-              ? `${counted} matching lines in ${hits.length} files`
-              : `${hits.length} matching entries`;
+              ? `${counted} matching lines in ${count} files`
+              : `${count} matching entries`;
     const lines = [`Found ${what} in ${quotePath(displayRoot)}: too many to list (above maxDisplayEntries = ${maxDisplayEntries}, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). Counts by top-level directory:`];
     const sorted = [...groups.entries()];
     await sortInTurns(sorted, (a, b) => byCodePoint(a[0], b[0]), turns);

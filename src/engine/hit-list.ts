@@ -1,0 +1,127 @@
+import type { PackedHits, Segment } from './protocol.js';
+import type { SearchHit, SearchOutcome } from './types.js';
+
+/**
+ * The hits of a search in walk order, kept as the runs the workers sent (their columns, see
+ * {@link PackedHits} and {@link PackedEntries} in protocol.ts) and ranges of them, not as one
+ * object per hit. Memory / event loop: 81,383 hit objects, each with its own text string, built
+ * and kept alive on the main thread made the young-generation collections copy them (20-30 ms
+ * pauses each, the longest event-loop delays of a search with many hits, bench/event-loop.ts);
+ * a run's columns are a handful of objects. A hit object is made when asked for
+ * ({@link HitList.hits}, {@link HitList.toArray}), and dies young when printed.
+ */
+
+type Run = Extract<Segment, { t: 'run' }>;
+
+/** Number of hits of a run, packed or not. */
+export function runSize(run: Run): number {
+    if (run.packed !== undefined) return run.packed.lines.length;
+    if (run.entries !== undefined) return run.entries.paths.length;
+    return run.hits.length;
+}
+
+/** A Buffer over each packed run's text bytes, made once (a clone delivers a plain Uint8Array). */
+const views = new WeakMap<PackedHits, Buffer>();
+
+/** Hit `j` of a run as an object (a new one for a packed run). */
+export function runHit(run: Run, j: number): SearchHit {
+    const p = run.packed;
+    if (p !== undefined) {
+        let bytes = views.get(p);
+        if (bytes === undefined) views.set(p, (bytes = Buffer.from(p.text.buffer, p.text.byteOffset, p.text.byteLength)));
+        const text = bytes.toString('utf16le', 2 * (j === 0 ? 0 : p.ends[j - 1]!), 2 * p.ends[j]!);
+        return { path: p.paths[p.pathOf[j]!]!, kind: 'file', line: p.lines[j]!, text };
+    }
+    const e = run.entries;
+    if (e !== undefined) return { path: e.paths[j]!, kind: e.dirs[j] === 1 ? 'directory' : 'file' };
+    return run.hits[j]!;
+}
+
+/** Hits as ranges of runs, in order. */
+export class HitList {
+    readonly #runs: Run[] = [];
+    readonly #from: number[] = [];
+    readonly #to: number[] = [];
+    #length = 0;
+
+    /** Number of hits. */
+    get length(): number {
+        return this.#length;
+    }
+
+    /** Appends hits `from` (inclusive) to `to` (exclusive) of `run`, extending the last range when they follow it. */
+    add(run: Run, from: number, to: number): void {
+        if (to <= from) return;
+        const last = this.#runs.length - 1;
+        if (last >= 0 && this.#runs[last] === run && this.#to[last] === from) this.#to[last] = to;
+        else {
+            this.#runs.push(run);
+            this.#from.push(from);
+            this.#to.push(to);
+        }
+        this.#length += to - from;
+    }
+
+    /** Appends plain hit objects (a terminated task's partial result). */
+    addHits(hits: SearchHit[]): void {
+        this.add({ t: 'run', n: 0, hits, at: [] }, 0, hits.length);
+    }
+
+    /** The hits from index `start` on, as objects made one at a time. */
+    *hits(start = 0): Generator<SearchHit, void, undefined> {
+        let skip = start;
+        for (let r = 0; r < this.#runs.length; r++) {
+            const n = this.#to[r]! - this.#from[r]!;
+            if (skip >= n) {
+                skip -= n;
+                continue;
+            }
+            const run = this.#runs[r]!;
+            for (let j = this.#from[r]! + skip; j < this.#to[r]!; j++) yield runHit(run, j);
+            skip = 0;
+        }
+    }
+
+    /** Every hit from `start` on, as an array of objects (at most `max`). */
+    toArray(start = 0, max = Number.POSITIVE_INFINITY): SearchHit[] {
+        const out: SearchHit[] = [];
+        for (const h of this.hits(start)) {
+            if (out.length >= max) break;
+            out.push(h);
+        }
+        return out;
+    }
+}
+
+/** The hit lists of outcomes whose `hits` are made on first read. */
+const lists = new WeakMap<SearchOutcome, HitList>();
+
+/**
+ * `outcome` with `hits` made from `list` when first read (then kept as a plain property), so a
+ * caller that prints through {@link hitListOf} never makes one object per hit.
+ */
+export function outcomeWithHitList(outcome: SearchOutcome, list: HitList): SearchOutcome {
+    const define = (target: SearchOutcome, value: SearchHit[]): void => {
+        Object.defineProperty(target, 'hits', { value, writable: true, enumerable: true, configurable: true });
+    };
+    Object.defineProperty(outcome, 'hits', {
+        get(this: SearchOutcome): SearchHit[] {
+            const hits = list.toArray();
+            define(this, hits);
+            return hits;
+        },
+        set(this: SearchOutcome, value: SearchHit[]) {
+            define(this, value);
+        },
+        enumerable: true,
+        configurable: true,
+    });
+    lists.set(outcome, list);
+    return outcome;
+}
+
+/** The hits of `outcome` as a {@link HitList}, when its `hits` were not read yet. */
+export function hitListOf(outcome: SearchOutcome): HitList | undefined {
+    const desc = Object.getOwnPropertyDescriptor(outcome, 'hits');
+    return desc?.get !== undefined ? lists.get(outcome) : undefined;
+}
