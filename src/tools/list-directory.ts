@@ -1,5 +1,4 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
-import type { Dirent } from 'node:fs';
 import fs from 'node:fs/promises';
 import { z } from 'zod';
 import { AccessType } from '../config/configuration.js';
@@ -49,7 +48,10 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
         const { maxDisplayEntries, maxTotalEntries } = this.ctx.searchConfig;
         const prefix = childPrefix(checked.display);
         const skip = new Set(view.skipDirs);
+        // Event loop: shown lines are joined LINES_PER_BLOCK at a time (see the constant).
         const lines: string[] = [];
+        let block: string[] = [];
+        let shown = 0;
         const offset = args.offset ?? 0;
         let total = 0;
         const skipped: string[] = [];
@@ -59,7 +61,7 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
         // so a directory swapped for a link to outside after the check lists nothing outside.
         // The cursor holds at most two descriptors at any depth.
         const walk = async (dir: DirectoryCursor, rel: string): Promise<void> => {
-            let entries: Dirent[];
+            let entries: Entries;
             try {
                 entries = await readEntries(dir.path);
             } catch (err) {
@@ -67,12 +69,17 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
                 skipped.push(`${quotePath(`${prefix}${rel}`)} (${reasonOf(err)})`);
                 return;
             }
-            await sortInTurns(entries, (a, b) => byCodePoint(a.name, b.name), turns);
-            for (const e of entries) {
+            const { names, dirs } = entries;
+            // Sorted as indices (small integers, no heap objects) by name.
+            const order = Array.from(names, (_, i) => i);
+            await sortInTurns(order, (a, b) => byCodePoint(names[a]!, names[b]!), turns);
+            for (const i of order) {
                 // Perf: a long listing gives the host's event loop a turn every few milliseconds.
                 if (turns.due) await turns.yield();
+                const name = names[i]!;
+                const isDir = dirs[i] === 1;
                 // The temporary files of this library's own writes are never shown.
-                if (isDebrisName(e.name)) continue;
+                if (isDebrisName(name)) continue;
                 total++;
                 // A non-recursive listing has read its one directory already: it is cut for display only.
                 if (args.recursive === true && total > maxTotalEntries) {
@@ -81,11 +88,18 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
                         `Listing stopped after ${maxTotalEntries} entries: raise maxTotalEntries (LLM_CHAT_FS_MAX_TOTAL_ENTRIES), or narrow the call: list a subdirectory, list without recursive, or use search_entries with name_pattern to find specific entries.`,
                     );
                 }
-                const relPath = rel === '' ? e.name : `${rel}/${e.name}`;
-                if (total > offset && lines.length < maxDisplayEntries) lines.push(quotePath(`${prefix}${relPath}${e.isDirectory() ? '/' : ''}`));
-                if (args.recursive === true && e.isDirectory() && !skip.has(e.name)) {
+                const relPath = rel === '' ? name : `${rel}/${name}`;
+                if (total > offset && shown < maxDisplayEntries) {
+                    shown++;
+                    block.push(quotePath(`${prefix}${relPath}${isDir ? '/' : ''}`));
+                    if (block.length === LINES_PER_BLOCK) {
+                        lines.push(block.join('\n'));
+                        block = [];
+                    }
+                }
+                if (args.recursive === true && isDir && !skip.has(name)) {
                     try {
-                        await dir.descend(e.name);
+                        await dir.descend(name);
                     } catch (err) {
                         skipped.push(`${quotePath(`${prefix}${relPath}`)} (${reasonOf(err)})`);
                         continue;
@@ -104,8 +118,9 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
         } finally {
             await root.close();
         }
+        if (block.length > 0) lines.push(block.join('\n'));
         if (total === 0) return ok(`(empty directory: ${quotePath(checked.display)})`);
-        const next = offset + lines.length;
+        const next = offset + shown;
         if (offset >= total && offset > 0) {
             lines.push(`[offset ${offset} is past the last entry: ${quotePath(checked.display)} has ${total} entries${args.recursive === true ? ' (recursively)' : ''}.]`);
         } else if (offset > 0) {
@@ -113,9 +128,9 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
                 `[Showing entries ${offset + 1}-${next} of ${total} (offset = ${offset}; maxDisplayEntries, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). ` +
                     (next < total ? `For the next page, call again with offset=${next}.]` : 'This is the last page.]'),
             );
-        } else if (total > lines.length) {
+        } else if (total > shown) {
             lines.push(
-                `[Showing ${lines.length} of ${total} entries (maxDisplayEntries, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). List a subdirectory or use search_entries to narrow; ` +
+                `[Showing ${shown} of ${total} entries (maxDisplayEntries, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). List a subdirectory or use search_entries to narrow; ` +
                     `for the next page, call again with offset=${next}.]`,
             );
         }
@@ -131,19 +146,41 @@ function reasonOf(err: unknown): string {
     return causeOf(code) ?? (code === 'ENOENT' ? 'vanished' : (code ?? String(err)));
 }
 
+/** A directory's entries, unsorted: names, and 1 for a directory (not following links), else 0. */
+interface Entries {
+    names: string[];
+    dirs: Uint8Array;
+}
+
 /**
  * The entries of a directory, unsorted. Perf: read in batches of {@link READ_BATCH} through
  * `fs.opendir`, one event-loop turn each; `fs.readdir` of a folder of 100,000 entries made all
  * their Dirent objects in one turn, blocking the host's event loop for 120-265 ms
- * (bench/event-loop.ts, load average ~18 on 2 cores).
+ * (bench/event-loop.ts, load average ~18 on 2 cores). Only names and kinds are kept: 100,000
+ * Dirent objects kept alive made the young-generation collections copy them (pauses of 20-30 ms).
  */
-async function readEntries(dirPath: string): Promise<Dirent[]> {
+async function readEntries(dirPath: string): Promise<Entries> {
     const dir = await fs.opendir(dirPath, { bufferSize: READ_BATCH });
-    const out: Dirent[] = [];
+    const names: string[] = [];
+    let dirs = new Uint8Array(64);
     // The iterator closes the directory when it ends or fails.
-    for await (const e of dir) out.push(e);
-    return out;
+    for await (const e of dir) {
+        if (names.length === dirs.length) {
+            const grown = new Uint8Array(dirs.length * 2);
+            grown.set(dirs);
+            dirs = grown;
+        }
+        dirs[names.length] = e.isDirectory() ? 1 : 0;
+        names.push(e.name);
+    }
+    return { names, dirs };
 }
+
+/**
+ * Shown lines joined into one string at a time. Event loop: 200,000 lines kept as one string
+ * each made the young-generation collections copy them all; a joined block is one object.
+ */
+const LINES_PER_BLOCK = 256;
 
 /** Entries read per `fs.opendir` batch. */
 const READ_BATCH = 512;
