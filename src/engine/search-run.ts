@@ -26,6 +26,18 @@ const GRACE_MS = 250;
 /** Work units of a task when the queue is short (small tasks spread the walk) and when it is long. */
 const SMALL_BUDGET = 256;
 const LARGE_BUDGET = 4096;
+/**
+ * Work units of the first task: it lists the searched directory and hands its entries back as
+ * jobs almost at once, so every thread has work within one round trip instead of waiting for one
+ * task to walk its first {@link SMALL_BUDGET} entries alone.
+ */
+const FIRST_BUDGET = 16;
+/**
+ * A search that needs at most this many more hits (a small `max_results`) hands out one job per
+ * task with the small budget: its threads stay next to the ordered cursor, where the first
+ * results in path order are, rather than on jobs far ahead that a stop makes useless.
+ */
+const NEAR_HITS = 1000;
 /** Time slice of a task: results stream back at least this often. */
 const SLICE_MS = 20;
 /** Jobs per task at most. */
@@ -89,6 +101,8 @@ export class SearchRun {
     #risky = false;
     /** Checkpoint buffers of returned tasks, for the next ones. */
     readonly #spareCheckpoints: SharedArrayBuffer[] = [];
+    /** Tasks handed out so far. */
+    #dispatched = 0;
     #visited = 0;
     #scanned = 0;
     #found = 0;
@@ -161,10 +175,12 @@ export class SearchRun {
         // and piscina starts spare threads only when other calls are waiting. While a task is stuck
         // (likely in a runaway regex), no more: the search holds one thread until it returns or times out.
         const slots = this.#stuck() ? 1 : this.#engine.maxThreads;
+        const near = walk.hitsNeeded <= NEAR_HITS;
         while (this.#stop === null && this.#inflight.size < slots && walk.pending > 0 && !this.#hooks.paused?.()) {
-            const perTask = Math.min(MAX_JOBS_PER_TASK, Math.max(1, Math.ceil(walk.pending / slots)));
+            const perTask = near ? 1 : Math.min(MAX_JOBS_PER_TASK, Math.max(1, Math.ceil(walk.pending / slots)));
+            const first = this.#dispatched++ === 0;
             const nodes = walk.take(perTask);
-            this.#dispatch(nodes, walk.pending < this.#engine.maxThreads ? SMALL_BUDGET : LARGE_BUDGET);
+            this.#dispatch(nodes, first ? FIRST_BUDGET : near || walk.pending < this.#engine.maxThreads ? SMALL_BUDGET : LARGE_BUDGET);
         }
         if (this.#stop === null && this.#inflight.size === 0 && walk.pending === 0 && !this.#hooks.paused?.()) {
             // Nothing running, nothing queued: the cursor has passed everything (or a stop was found).
