@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import { CHECKPOINT_BYTES, readCheckpoint, resetCheckpoint } from './checkpoint.js';
 import type { Engine } from './engine.js';
 import { OrderedWalk, type WalkNode } from './ordered.js';
+import { taskShape } from './task-shape.js';
 import { HitList, outcomeWithHitList, runHit, runSize } from './hit-list.js';
 import { type PreparedSearch, type SearchTask, type SearchTaskResult, type Segment, type WalkJob } from './protocol.js';
 import type { SearchHit, SearchOutcome, SearchProgress, SearchStop } from './types.js';
@@ -23,25 +24,8 @@ export interface WalkPlanner {
 
 /** How long tasks get to return by themselves after a search ends before their workers are terminated. */
 const GRACE_MS = 250;
-/** Work units of a task when the queue is short (small tasks spread the walk) and when it is long. */
-const SMALL_BUDGET = 256;
-const LARGE_BUDGET = 4096;
-/**
- * Work units of the first task: it lists the searched directory and hands its entries back as
- * jobs almost at once, so every thread has work within one round trip instead of waiting for one
- * task to walk its first {@link SMALL_BUDGET} entries alone.
- */
-const FIRST_BUDGET = 16;
-/**
- * A search that needs at most this many more hits (a small `max_results`) hands out one job per
- * task with the small budget: its threads stay next to the ordered cursor, where the first
- * results in path order are, rather than on jobs far ahead that a stop makes useless.
- */
-const NEAR_HITS = 1000;
 /** Time slice of a task: results stream back at least this often. */
 const SLICE_MS = 20;
-/** Jobs per task at most. */
-const MAX_JOBS_PER_TASK = 32;
 /**
  * A task running this long (many time slices: it is inside one file or directory) counts as
  * stuck: its search hands out no more tasks until it returns. Shorter for patterns that may
@@ -175,12 +159,9 @@ export class SearchRun {
         // and piscina starts spare threads only when other calls are waiting. While a task is stuck
         // (likely in a runaway regex), no more: the search holds one thread until it returns or times out.
         const slots = this.#stuck() ? 1 : this.#engine.maxThreads;
-        const near = walk.hitsNeeded <= NEAR_HITS;
         while (this.#stop === null && this.#inflight.size < slots && walk.pending > 0 && !this.#hooks.paused?.()) {
-            const perTask = near ? 1 : Math.min(MAX_JOBS_PER_TASK, Math.max(1, Math.ceil(walk.pending / slots)));
-            const first = this.#dispatched++ === 0;
-            const nodes = walk.take(perTask);
-            this.#dispatch(nodes, first ? FIRST_BUDGET : near || walk.pending < this.#engine.maxThreads ? SMALL_BUDGET : LARGE_BUDGET);
+            const shape = taskShape(walk.pending, slots, this.#engine.maxThreads, walk.hitsNeeded, this.#dispatched++ === 0);
+            this.#dispatch(walk.take(shape.jobs), shape.budget);
         }
         if (this.#stop === null && this.#inflight.size === 0 && walk.pending === 0 && !this.#hooks.paused?.()) {
             // Nothing running, nothing queued: the cursor has passed everything (or a stop was found).
