@@ -125,6 +125,52 @@ describe('search index', () => {
         expect(st.diskBytes).toBeGreaterThan(0);
     });
 
+    it('keeps the same entries as the scan path under time filters (one entry policy: files, directories, links)', async () => {
+        // Whole seconds survive utimes; three ages: old (2020), middle (2022), new (now).
+        const OLD = 1_600_000_000;
+        const MID = 1_650_000_000;
+        const p = await pair(FILES, undefined, (root) => {
+            fs.symlinkSync('src', path.join(root, 'src-link'));
+            fs.symlinkSync('docs/guide.md', path.join(root, 'guide-link.md'));
+            for (const [rel, t] of [
+                ['src/main.ts', OLD],
+                ['src/deep/a/b.txt', OLD],
+                ['docs/guide.md', MID],
+                ['src/deep/a', MID],
+                ['src/deep', OLD],
+            ] as const) fs.utimesSync(path.join(root, rel), t, t);
+        });
+        const iso = (s: number): string => new Date(s * 1000).toISOString();
+        const soon = new Date(Date.now() + 3_600_000).toISOString();
+        const cases: Record<string, unknown>[] = [
+            { name_pattern: '.', modified_before: iso(MID - 1) },
+            { name_pattern: '.', modified_after: iso(OLD), modified_before: iso(MID + 1) },
+            { name_pattern: '.', modified_after: iso(MID) },
+            { name_pattern: '.', type: 'directory', modified_before: iso(MID + 1) },
+            { name_pattern: '\\.(ts|txt|md)$', type: 'file', modified_after: iso(OLD - 1), modified_before: iso(MID) },
+            { name_pattern: '.', created_before: soon, modified_before: iso(MID + 1) },
+            { name_pattern: '.', created_after: soon },
+            { name_pattern: 'guide', modified_after: iso(OLD + 1) },
+        ];
+        const texts: string[] = [];
+        for (const q of cases) {
+            const r = await same(p, q);
+            expect(r.answered, JSON.stringify(q)).toBe(true);
+            texts.push(r.text);
+        }
+        // The filters split the tree (not everything, not nothing), through the links too.
+        expect(texts[0]).toContain('src/main.ts');
+        expect(texts[0]).toContain('src-link/main.ts');
+        expect(texts[0]).not.toContain('guide.md');
+        expect(texts[1]).toContain('docs/guide.md');
+        expect(texts[1]).toContain('guide-link.md');
+        expect(texts[1]).not.toContain('src/main.ts');
+        expect(texts[2]).not.toContain('src/main.ts');
+        expect(texts[2]).toContain('README.md');
+        expect(texts[3]).toContain('src/deep');
+        expect(texts[6]).not.toContain('README.md');
+    });
+
     it('follows symbolic links as the walk does (directories, files, broken, loops, outside the accesses)', async () => {
         const outside = tempDir('lcf-outside-');
         writeTree(outside, { 'o.txt': 'alphaBeta outside\n' });

@@ -1,4 +1,5 @@
 import { errors } from '../errors.js';
+import { needsStat } from './entry-policy.js';
 import { ancestorIgnores, compileGlobs, globList } from './filters.js';
 import type { PreparedSearch } from './protocol.js';
 import { compilePattern, escapeRegex, type PatternSpec } from './regex.js';
@@ -56,7 +57,7 @@ export async function prepareSearch(req: SearchRequest, tool = 'search_entries')
         ...(exclude !== undefined && { exclude }),
         respectGitignore,
         gitignoreAbove: respectGitignore ? await ancestorIgnores(root.real, root.bounds.map((path) => ({ path }))) : [],
-        needTimes: [req.createdAfter, req.createdBefore, req.modifiedAfter, req.modifiedBefore].some((t) => t !== undefined),
+        needTimes: needsStat(req),
         relStart: display === '.' ? 0 : display.endsWith('/') ? display.length : display.length + 1,
     };
 }

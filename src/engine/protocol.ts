@@ -32,7 +32,7 @@ export interface PreparedSearch extends Omit<SearchRequest, 'root' | 'namePatter
     respectGitignore: boolean;
     /** The `.gitignore` files above the searched directory that apply to it, outermost first (see `ancestorIgnores`); empty unless `respectGitignore`. */
     gitignoreAbove: readonly IgnoreFrame[];
-    /** A timestamp filter is active: entries are stat'ed and hits carry their times. */
+    /** A filter on the entry's stat is active (`needsStat` in entry-policy.ts): entries are stat'ed and hits carry their times. */
     needTimes: boolean;
     /** Length of the prefix of an entry's display path before its path relative to the searched directory. */
     relStart: number;

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isInside } from '../access/contain.js';
-import { IgnoreCache, readGitignoreFile, type PathTest } from '../engine/filters.js';
+import type { EntryPolicy, EntryStat } from '../engine/entry-policy.js';
+import { readGitignoreFile } from '../engine/filters.js';
 import type { PreparedSearch, Segment } from '../engine/protocol.js';
 import type { IgnoreFrame, SearchHit } from '../engine/types.js';
 import { Flag, Kind } from './format.js';
@@ -11,8 +12,9 @@ import type { Table } from './table.js';
 
 /**
  * The walk of one search answered from the file table, in the order of the sequential walk
- * (workers/walk.ts), with the walk's rules: skipped directory names, include/exclude globs,
- * `.gitignore`, time filters, links followed into directories the table holds. Hits the table
+ * (workers/walk.ts), with the walk's rules: the search's {@link EntryPolicy} (the one the
+ * workers apply: skipped directory names, type, name, globs, `.gitignore`, stat filters), links
+ * followed into directories the table holds. Hits the table
  * decides (names, types, times) are made here; the entries it cannot decide (content candidates,
  * links it cannot follow, special files, changed paths) are handed to the workers as jobs.
  */
@@ -45,10 +47,8 @@ export interface WalkQuery {
     displayRoot: string;
     /** `.gitignore` frames above the searched directory, when the search respects them. */
     gitignore: IgnoreFrame[] | null;
-    include: PathTest | null;
-    exclude: PathTest | null;
-    nameRe: RegExp | null;
-    skip: ReadonlySet<string>;
+    /** Which entries the search keeps (the workers' policy, see entry-policy.ts). */
+    policy: EntryPolicy;
     /** Ids the index could not rule out (ascending), or `null` for every entry. */
     list: Uint32Array | null;
     changed: ChangedEntries;
@@ -73,9 +73,9 @@ export class TableWalk {
     readonly #q: WalkQuery;
     readonly #main: Frame;
     readonly #content: boolean;
-    readonly #wantFiles: boolean;
-    readonly #wantDirs: boolean;
-    readonly #ignoreCache: IgnoreCache | null;
+    readonly #policy: EntryPolicy;
+    /** The search respects `.gitignore` files. */
+    readonly #gitignore: boolean;
     readonly #out: Segment[] = [];
     #run: Run | null = null;
     #job: Job | null = null;
@@ -90,9 +90,8 @@ export class TableWalk {
         const relRoot = table.paths[q.rootId]!;
         this.#main = { rootId: q.rootId, relCut: relRoot === '' ? 0 : relRoot.length + 1, subPrefix: '', display: q.displayRoot, jumps: [], dirOk: new Map(), ignores: new Map(), entered: q.gitignore ?? [] };
         this.#content = q.search.contentPattern !== undefined;
-        this.#wantFiles = q.search.type !== 'directory';
-        this.#wantDirs = q.search.type !== 'file' && !this.#content;
-        this.#ignoreCache = q.gitignore !== null ? new IgnoreCache() : null;
+        this.#policy = q.policy;
+        this.#gitignore = q.policy.ignores !== null;
     }
 
     run(): Segment[] {
@@ -127,7 +126,7 @@ export class TableWalk {
         if (job !== null) {
             const f = job.frame;
             const rel = job.parent === f.rootId ? f.display : this.#displayOf(job.parent, f);
-            const frames = this.#ignoreCache !== null ? this.#framesIn(job.parent, f) : [];
+            const frames = this.#gitignore ? this.#framesIn(job.parent, f) : [];
             this.handedOut += job.names.length;
             this.#out.push({ t: 'job', job: { real: this.#q.realOf(this.#table.paths[job.parent]!), rel, jumps: f.jumps, names: job.names, kinds: job.kinds, ...(frames.length > 0 && { ignores: frames }) } });
         }
@@ -150,17 +149,16 @@ export class TableWalk {
         (this.#run ??= { hits: [] }).hits.push(h);
     }
 
-    #times(b: number, m: number): Partial<SearchHit> {
-        return this.#q.search.needTimes ? { birthtimeMs: b, mtimeMs: m } : {};
+    #times(st: EntryStat): Partial<SearchHit> {
+        return this.#q.search.needTimes ? { birthtimeMs: st.birthtimeMs, mtimeMs: st.mtimeMs } : {};
     }
 
-    #timesOk(b: number, m: number): boolean {
-        const search = this.#q.search;
-        if (search.createdAfter !== undefined && !(b > search.createdAfter)) return false;
-        if (search.createdBefore !== undefined && !(b < search.createdBefore)) return false;
-        if (search.modifiedAfter !== undefined && !(m > search.modifiedAfter)) return false;
-        if (search.modifiedBefore !== undefined && !(m < search.modifiedBefore)) return false;
-        return true;
+    /** A hit of entry `i` of frame `f` when the policy keeps it (type, name, path, then its stat). */
+    #hitIfKept(i: number, f: Frame, name: string, isDir: boolean, st: () => EntryStat): void {
+        if (!this.#policy.kept(name, this.#subOf(i, f), isDir)) return;
+        const s = this.#q.search.needTimes ? st() : null;
+        if (s !== null && !this.#policy.statOk(s)) return;
+        this.#hit({ path: this.#displayOf(i, f), kind: isDir ? 'directory' : 'file', ...(s !== null && this.#times(s)) });
     }
 
     /**
@@ -182,14 +180,11 @@ export class TableWalk {
         return frames;
     }
 
-    /** Left out by `exclude` or by `.gitignore` (as the walk's `#leftOut`). */
+    /** Left out by `exclude` or by `.gitignore` (the policy's `leftOut`, as the walk asks it). */
     #leftOut(i: number, f: Frame, isDir: boolean): boolean {
-        const name = this.#table.t.names[i]!;
-        const sub = this.#subOf(i, f);
-        if (this.#q.exclude !== null && this.#q.exclude(sub, name, isDir)) return true;
-        if (this.#ignoreCache === null) return false;
-        const frames = this.#framesIn(this.#table.t.parent[i]!, f);
-        return frames.length > 0 && this.#ignoreCache.ignored(frames, sub, isDir);
+        if (!this.#policy.filtered) return false;
+        const frames = this.#gitignore ? this.#framesIn(this.#table.t.parent[i]!, f) : undefined;
+        return this.#policy.leftOut(frames, this.#subOf(i, f), this.#table.t.names[i]!, isDir);
     }
 
     /** A directory is walked: neither skipped nor excluded, nor below one that is (within its frame). */
@@ -198,7 +193,7 @@ export class TableWalk {
         let ok = f.dirOk.get(d);
         if (ok === undefined) {
             const t = this.#table.t;
-            ok = !this.#q.skip.has(t.names[d]!) && !this.#leftOut(d, f, true) && this.#dirAllowed(t.parent[d]!, f);
+            ok = !this.#policy.skip.has(t.names[d]!) && !this.#leftOut(d, f, true) && this.#dirAllowed(t.parent[d]!, f);
             f.dirOk.set(d, ok);
         }
         return ok;
@@ -215,7 +210,7 @@ export class TableWalk {
 
     /** A symlink: followed here when it leads to an unchanged directory of the table, else handed to the walk. */
     #link(i: number, f: Frame): void {
-        const { search, skip, realOf, changed } = this.#q;
+        const { search, realOf, changed } = this.#q;
         const table = this.#table;
         const t = table.t;
         const name = t.names[i]!;
@@ -235,24 +230,18 @@ export class TableWalk {
             return;
         }
         // The walk's rules for a link to a directory (workers/walk.ts), in its order.
-        if (skip.has(name)) return;
+        if (this.#policy.skip.has(name)) return;
         if (search.root.realRoots !== null && !search.root.realRoots.some((r) => isInside(target, r))) return;
         if (isInside(parentReal, target) || f.jumps.some((j) => isInside(j, target))) return;
         const sub = this.#subOf(i, f);
-        if (this.#q.exclude !== null && this.#q.exclude(sub, name, true)) return;
-        if (this.#ignoreCache !== null) {
-            const frames = this.#framesIn(parent, f);
-            if (frames.length > 0 && this.#ignoreCache.ignored(frames, sub, true)) return;
-        }
+        if (this.#leftOut(i, f, true)) return;
         const tRel = path.relative(this.#q.root, target).split(path.sep).join('/');
         const tId = tRel.startsWith('..') || path.isAbsolute(tRel) ? undefined : table.idOf.get(tRel);
         if (tId === undefined || t.kind[tId] !== Kind.Dir || t.flags[tId]! & Flag.Unreadable || changed.touches(tRel) || this.#depth >= 16 || (search.needTimes && changed.staleDirTimes)) {
             this.#toWalk(parent, f, name, Kind.Link);
             return;
         }
-        if (!this.#content && this.#wantDirs && (this.#q.nameRe === null || this.#q.nameRe.test(name)) && (this.#q.include === null || this.#q.include(sub, name, true)) && this.#timesOk(st.birthtimeMs, st.mtimeMs)) {
-            this.#hit({ path: this.#displayOf(i, f), kind: 'directory', ...this.#times(st.birthtimeMs, st.mtimeMs) });
-        }
+        this.#hitIfKept(i, f, name, true, () => st);
         this.#depth++;
         this.#runFrame({
             rootId: tId,
@@ -262,7 +251,7 @@ export class TableWalk {
             jumps: [...f.jumps, parentReal],
             dirOk: new Map(),
             ignores: new Map(),
-            entered: this.#ignoreCache !== null ? this.#framesIn(parent, f) : [],
+            entered: this.#gitignore ? this.#framesIn(parent, f) : [],
         });
         this.#depth--;
     }
@@ -274,19 +263,17 @@ export class TableWalk {
      * when its target is a candidate, or one the table cannot vouch for.
      */
     #linkToFile(i: number, f: Frame, st: fs.Stats, target: string): void {
-        const { search, nameRe, include, list, changed } = this.#q;
+        const { search, list, changed } = this.#q;
         const table = this.#table;
         const t = table.t;
         const name = t.names[i]!;
         if (search.root.realRoots !== null && !search.root.realRoots.some((r) => isInside(target, r))) return;
-        const sub = this.#subOf(i, f);
-        if ((this.#q.exclude !== null || this.#ignoreCache !== null) && this.#leftOut(i, f, false)) return;
-        if (!this.#wantFiles || (nameRe !== null && !nameRe.test(name)) || (include !== null && !include(sub, name, false))) return;
-        if (!this.#timesOk(st.birthtimeMs, st.mtimeMs)) return;
+        if (this.#leftOut(i, f, false)) return;
         if (!this.#content) {
-            this.#hit({ path: this.#displayOf(i, f), kind: 'file', ...this.#times(st.birthtimeMs, st.mtimeMs) });
+            this.#hitIfKept(i, f, name, false, () => st);
             return;
         }
+        if (!this.#policy.kept(name, this.#subOf(i, f), false) || !this.#policy.statOk(st)) return;
         if (!st.isFile()) return; // the walk opens no FIFO, socket or device
         const tRel = path.relative(this.#q.root, target).split(path.sep).join('/');
         const tId = tRel.startsWith('..') || path.isAbsolute(tRel) ? undefined : table.idOf.get(tRel);
@@ -299,34 +286,26 @@ export class TableWalk {
     /** Decides one table entry (not blocked) of frame `f`; returns the next id to look at. */
     #entry(i: number, f: Frame): number {
         const t = this.#table.t;
-        const { nameRe, include, changed } = this.#q;
+        const changed = this.#q.changed;
         const kind = t.kind[i]!;
         const name = t.names[i]!;
         const isDir = kind === Kind.Dir;
-        if (isDir && this.#q.skip.has(name)) return t.end[i]!;
+        if (isDir && this.#policy.skip.has(name)) return t.end[i]!;
         if (kind === Kind.Link) {
             this.#link(i, f);
             return i + 1;
         }
-        if ((this.#q.exclude !== null || this.#ignoreCache !== null) && this.#leftOut(i, f, isDir)) return t.end[i]!;
+        if (this.#leftOut(i, f, isDir)) return t.end[i]!;
         const flags = t.flags[i]!;
         if (kind === Kind.Other || (isDir && flags & Flag.Unreadable)) {
             this.#toWalk(t.parent[i]!, f, name, kind);
             return t.end[i]!;
         }
-        const b = changed.birthOf(i);
-        const m = changed.mtimeOf(i);
-        if (isDir) {
-            if (!this.#content && this.#wantDirs && (nameRe === null || nameRe.test(name)) && (include === null || include(this.#subOf(i, f), name, true)) && this.#timesOk(b, m)) {
-                this.#hit({ path: this.#displayOf(i, f), kind: 'directory', ...this.#times(b, m) });
-            }
+        if (isDir || !this.#content) {
+            this.#hitIfKept(i, f, name, isDir, () => changed.statOf(i));
             return i + 1;
         }
-        if (!this.#wantFiles || (nameRe !== null && !nameRe.test(name)) || (include !== null && !include(this.#subOf(i, f), name, false))) return i + 1;
-        if (!this.#content) {
-            if (this.#timesOk(b, m)) this.#hit({ path: this.#displayOf(i, f), kind: 'file', ...this.#times(b, m) });
-            return i + 1;
-        }
+        if (!this.#policy.kept(name, this.#subOf(i, f), false)) return i + 1;
         // A content search opens the file in a worker, like the scan path (times, size, binary checked there).
         if (flags & Flag.Binary || flags & Flag.Empty) return i + 1;
         this.#toWalk(t.parent[i]!, f, name, kind);

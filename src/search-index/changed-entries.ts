@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { EntryStat } from '../engine/entry-policy.js';
 import { EntryKind } from '../engine/protocol.js';
 import type { Changes } from './changes.js';
 import { mergeSpans, spanEnd } from './sorted-ids.js';
@@ -99,12 +100,10 @@ export class ChangedEntries {
         return this.#spans.length === 0 ? -1 : spanEnd(this.#spans, id);
     }
 
-    birthOf(i: number): number {
-        return this.#fresh.get(i)?.birthtimeMs ?? this.#table.t.birthtime[i]!;
-    }
-
-    mtimeOf(i: number): number {
-        return this.#fresh.get(i)?.mtimeMs ?? this.#table.t.mtime[i]!;
+    /** The stat of table entry `i` as the walk would see it now: from disk for a directory whose entries changed, else the table's. */
+    statOf(i: number): EntryStat {
+        const t = this.#table.t;
+        return this.#fresh.get(i) ?? { birthtimeMs: t.birthtime[i]!, mtimeMs: t.mtime[i]!, size: t.size[i]! };
     }
 
     /** The directory `rel` holds, is or lies below a changed path. */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { compileGlobs } from '../engine/filters.js';
+import { EntryPolicy } from '../engine/entry-policy.js';
 import type { PreparedSearch, Segment } from '../engine/protocol.js';
 import { TableWalk } from './answer.js';
 import { ChangedEntries } from './changed-entries.js';
@@ -43,8 +43,8 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
     if (search.needTimes && changes.dirTimesPending) return undefined;
     // A changed `.gitignore` changes what its whole directory shows: the scan path.
     if (search.respectGitignore) for (const d of changes.dirty.keys()) if (d === '.gitignore' || d.endsWith('/.gitignore')) return undefined;
-    const skip = new Set(search.skipDirs);
-    for (const d of s.skipDirs) if (!skip.has(d)) return undefined;
+    const policy = new EntryPolicy(search);
+    for (const d of s.skipDirs) if (!policy.skip.has(d)) return undefined;
     const relRoot = path.relative(s.root, rootReal).split(path.sep).join('/');
     if (relRoot === '..' || relRoot.startsWith('../') || path.isAbsolute(relRoot)) return undefined;
     const table = s.table;
@@ -79,10 +79,7 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
         rootId: sId,
         displayRoot: search.root.display,
         gitignore: search.respectGitignore ? [...search.gitignoreAbove] : null,
-        include: search.include ? compileGlobs(search.include) : null,
-        exclude: search.exclude ? compileGlobs(search.exclude) : null,
-        nameRe: search.namePattern ? new RegExp(search.namePattern.source, search.namePattern.flags) : null,
-        skip,
+        policy,
         list,
         changed: new ChangedEntries(table, changes, relRoot, realOf, search.needTimes),
         realOf,
