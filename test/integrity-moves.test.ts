@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { AccessType } from '../src/index.js';
 import { makePackage, one, tempDir, writeTree } from './helpers.js';
 import { chattr, debris, SOURCE, itIf, noChattr, noMounts, noUsers, runNode, testUsers, tmpfs } from './real-fs.js';

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { one, readText, setupRead as setup } from './helpers.js';
 

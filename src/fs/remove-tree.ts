@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import { toToolError, ToolError } from '../errors.js';
 import { quotePath } from '../tools/display.js';
 import { isHeldPath } from './held.js';
-import { held, holdSubdirectory, type HeldDirectory } from './held-directory.js';
+import { holdSubdirectory, type HeldDirectory } from './held-directory.js';
 import { DirectoryCursor } from './directory-cursor.js';
 
 /** A recursive delete that never follows a link, through held directories. */

@@ -2,7 +2,7 @@ import { READ_NOFOLLOW_FLAGS, WRITE_NOFOLLOW_FLAGS } from './held.js';
 import fs from 'node:fs/promises';
 import { errorCode } from '../errors.js';
 import { debrisKind, isDebrisName, isStaleDebris, BACKUP_MAGIC } from './debris.js';
-import { held, type HeldDirectory } from './held-directory.js';
+import type { HeldDirectory } from './held-directory.js';
 import { overwrite } from './overwrite.js';
 
 /** Cleaning the stale temporary and backup files interrupted writes left next to a file (see debris.ts). */
