@@ -7,7 +7,8 @@ import type { PreparedSearch, Segment } from '../engine/protocol.js';
 import type { IgnoreFrame, SearchHit } from '../engine/types.js';
 import { Flag, Kind } from './format.js';
 import type { ChangedEntries, Extra } from './changed-entries.js';
-import { lowerBound } from './sorted-ids.js';
+import { SegmentWriter } from './segment-writer.js';
+import { isListed, lowerBound } from './sorted-ids.js';
 import type { Table } from './table.js';
 
 /**
@@ -58,14 +59,6 @@ export interface WalkQuery {
     root: string;
 }
 
-type Run = { hits: SearchHit[] };
-type Job = { parent: number; frame: Frame; names: string[]; kinds: number[] };
-
-/** The sorted `list` holds `id`. */
-function isListed(list: Uint32Array, id: number): boolean {
-    const k = lowerBound(list, id);
-    return k < list.length && list[k] === id;
-}
 
 /** Answers one search from the table; {@link run} gives the walked root's segments. */
 export class TableWalk {
@@ -76,13 +69,9 @@ export class TableWalk {
     readonly #policy: EntryPolicy;
     /** The search respects `.gitignore` files. */
     readonly #gitignore: boolean;
-    readonly #out: Segment[] = [];
-    #run: Run | null = null;
-    #job: Job | null = null;
+    readonly #out = new SegmentWriter();
     #extra = 0;
     #depth = 0;
-    /** Entries handed to the workers. */
-    handedOut = 0;
 
     constructor(table: Table, q: WalkQuery) {
         this.#table = table;
@@ -96,9 +85,12 @@ export class TableWalk {
 
     run(): Segment[] {
         this.#runFrame(this.#main);
-        this.#flushRun();
-        this.#flushJob();
-        return this.#out;
+        return this.#out.finish();
+    }
+
+    /** Entries handed to the workers. */
+    get handedOut(): number {
+        return this.#out.handedOut;
     }
 
     #below(i: number, f: Frame): string {
@@ -115,38 +107,17 @@ export class TableWalk {
         return d === '.' ? rest : d.endsWith('/') ? d + rest : `${d}/${rest}`;
     }
 
-    #flushRun(): void {
-        const run = this.#run;
-        if (run !== null && run.hits.length > 0) this.#out.push({ t: 'run', n: run.hits.length, hits: run.hits, at: run.hits.map((_, k) => k) });
-        this.#run = null;
-    }
-
-    #flushJob(): void {
-        const job = this.#job;
-        if (job !== null) {
-            const f = job.frame;
-            const rel = job.parent === f.rootId ? f.display : this.#displayOf(job.parent, f);
-            const frames = this.#gitignore ? this.#framesIn(job.parent, f) : [];
-            this.handedOut += job.names.length;
-            this.#out.push({ t: 'job', job: { real: this.#q.realOf(this.#table.paths[job.parent]!), rel, jumps: f.jumps, names: job.names, kinds: job.kinds, ...(frames.length > 0 && { ignores: frames }) } });
-        }
-        this.#job = null;
-    }
-
-    /** Hands an entry to the workers (grouped by directory). */
+    /** Hands an entry to the workers (grouped by directory: the job of `parent` in frame `f`). */
     #toWalk(parent: number, f: Frame, name: string, kind: number): void {
-        this.#flushRun();
-        if (this.#job === null || this.#job.parent !== parent || this.#job.frame !== f) {
-            this.#flushJob();
-            this.#job = { parent, frame: f, names: [], kinds: [] };
-        }
-        this.#job.names.push(name);
-        this.#job.kinds.push(kind);
+        this.#out.toWalk(parent, f, name, kind, () => {
+            const frames = this.#gitignore ? this.#framesIn(parent, f) : [];
+            const rel = parent === f.rootId ? f.display : this.#displayOf(parent, f);
+            return { real: this.#q.realOf(this.#table.paths[parent]!), rel, jumps: f.jumps, ...(frames.length > 0 && { ignores: frames }) };
+        });
     }
 
     #hit(h: SearchHit): void {
-        this.#flushJob();
-        (this.#run ??= { hits: [] }).hits.push(h);
+        this.#out.hit(h);
     }
 
     #times(st: EntryStat): Partial<SearchHit> {

@@ -52,6 +52,12 @@ export function lowerBound(list: ArrayLike<number>, x: number): number {
     return a;
 }
 
+/** The sorted `list` holds `id`. */
+export function isListed(list: Uint32Array, id: number): boolean {
+    const k = lowerBound(list, id);
+    return k < list.length && list[k] === id;
+}
+
 /** How many ids of a sorted list lie in [lo, hi). */
 export function countIn(list: Uint32Array, lo: number, hi: number): number {
     return lowerBound(list, hi) - lowerBound(list, lo);
