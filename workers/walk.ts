@@ -184,7 +184,7 @@ class Walker {
             }
             this.#count(run);
             if (kind === EntryKind.Dir) {
-                if (c.wantDirs && c.nameOk(name) && (c.include === null || c.include(sub, name, true))) {
+                if (c.kept(name, sub, true)) {
                     const times = c.search.needTimes ? this.#times(at, stat, rel, skip) : undefined;
                     if (times !== null) this.#hit(run, { path: rel, kind: 'directory', ...times });
                 }
@@ -210,7 +210,7 @@ class Walker {
                 if (this.halted) return;
                 continue;
             }
-            if (!c.wantFiles || !c.nameOk(name) || (c.include !== null && !c.include(sub, name, false))) continue;
+            if (!c.kept(name, sub, false)) continue;
             let times: { birthtimeMs: number; mtimeMs: number } | undefined;
             if (c.search.needTimes) {
                 const t = this.#times(at, stat, rel, skip);
