@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AccessType, Engine, SearchEntriesTool, Workspace } from '../src/index.js';
-import type { SearchRequest } from '../src/engine/types.js';
+import type { SearchRequest } from '../src/common/search/types.js';
 import { searchRootAt } from '../src/engine/prepare.js';
 import {
     fmtMB,

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
-import { FileConfiguration } from './config/configuration.js';
-import { errorCode, errors } from './errors.js';
-import { contentHash } from './fs/content-hash.js';
+import { FileConfiguration } from './common/config/configuration.js';
+import { errorCode, errors } from './common/errors.js';
+import { contentHash } from './common/fs/content-hash.js';
 
 /** What the pool remembers of a file's content at a read or write, newest first. */
 interface Seen {

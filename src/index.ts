@@ -2,10 +2,10 @@
  * llm-chat-file: filesystem tools for LLM agents, with a workspace and read/write access control.
  * See README.md for the user's manual and ARCHITECTURE.md for the code map.
  */
-export { AccessType, DirectoryConfiguration, FileConfiguration, SearchConfiguration, DEFAULT_SKIP_DIRS, type Access } from './config/configuration.js';
+export { AccessType, DirectoryConfiguration, FileConfiguration, SearchConfiguration, DEFAULT_SKIP_DIRS, type Access } from './common/config/configuration.js';
 export { Workspace, WorkspaceView, type WorkspaceOptions, type CheckedPath } from './workspace.js';
 export { FilePool } from './file-pool.js';
-export { ToolError, EXIT_CODES, type ToolErrorKind } from './errors.js';
+export { ToolError, EXIT_CODES, type ToolErrorKind } from './common/errors.js';
 export { FileTool, currentCall, type FileToolResult, type ToolShared, type CallOptions, type CallProgress } from './tools/base.js';
 // The tools' declarations: each class has a static `declaration` (name, title, description, schema, behaviour).
 export {
@@ -35,7 +35,7 @@ export { FileToolPackage, type FileToolPackageOptions } from './package.js';
 export { SearchIndex, defaultIndexDir, type SearchIndexOptions } from './search-index/search-index.js';
 export { TreeIndex, type IndexStatus, type IndexState } from './search-index/tree-index.js';
 export { Engine } from './engine/engine.js';
-export type { SearchRequest, SearchHit, SearchOutcome, SearchStop, EntryType } from './engine/types.js';
+export type { SearchRequest, SearchHit, SearchOutcome, SearchStop, EntryType } from './common/search/types.js';
 export { ToolSuite, ToolEvent, type ToolSuiteLike, type ToolEventMap, type ToolHookBuilder } from './suite.js';
 export { MISSING_PEER_MESSAGE } from './llm-chat.js';
 // Hosts without a framework. The MCP server (`/mcp`) and the AI SDK adapter (`/ai-sdk`) are

@@ -1,7 +1,7 @@
 import { ToolPackage } from './llm-chat.js';
-import { FileConfiguration, SearchConfiguration } from './config/configuration.js';
+import { FileConfiguration, SearchConfiguration } from './common/config/configuration.js';
 import { Engine } from './engine/engine.js';
-import { envBoolean } from './config/env.js';
+import { envBoolean } from './common/config/env.js';
 import { FilePool } from './file-pool.js';
 import { SearchIndex, type SearchIndexOptions } from './search-index/search-index.js';
 import type { ToolShared } from './tools/base.js';

@@ -1,10 +1,10 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { accessFor, allows, isInside } from './access/contain.js';
+import { accessFor, allows, isInside } from './common/access/contain.js';
 import { realPathOf } from './access/resolve.js';
-import { AccessType, DirectoryConfiguration, type Access } from './config/configuration.js';
-import { errors, ToolError } from './errors.js';
+import { AccessType, DirectoryConfiguration, type Access } from './common/config/configuration.js';
+import { errors, ToolError } from './common/errors.js';
 
 /** Plain options accepted by `new Workspace({...})`, as an alternative to a DirectoryConfiguration. */
 export interface WorkspaceOptions {

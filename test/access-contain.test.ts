@@ -2,8 +2,8 @@
 import fc from 'fast-check';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { accessFor, allows, isInside } from '../src/access/contain.js';
-import { AccessType, type Access } from '../src/config/configuration.js';
+import { accessFor, allows, isInside } from '../src/common/access/contain.js';
+import { AccessType, type Access } from '../src/common/config/configuration.js';
 
 describe('isInside', () => {
     it('holds for the directory itself and anything below it', () => {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main, parseCommandLine, UsageError, type CliIo } from '../src/cli.js';
-import { EXIT_CODES } from '../src/errors.js';
+import { EXIT_CODES } from '../src/common/errors.js';
 import { tempDir, writeTree } from './helpers.js';
 
 interface Captured {

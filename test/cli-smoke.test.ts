@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, writeTree } from './helpers.js';
-import { EXIT_CODES } from '../src/errors.js';
+import { EXIT_CODES } from '../src/common/errors.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(repo, 'dist/src/cli.js');

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli.js';
-import { EXIT_CODES } from '../src/errors.js';
+import { EXIT_CODES } from '../src/common/errors.js';
 import { tempDir, writeTree } from './helpers.js';
 import { REFERENCE_TOOL_NAMES } from '../src/tools/catalog.js';
 

@@ -1,6 +1,6 @@
 /** config/env.ts: parsing LLM_CHAT_FS_* values, with errors that name the variable. */
 import { describe, expect, it } from 'vitest';
-import { checkPositiveInt, envBoolean, envList, envPositiveInt, envString } from '../src/config/env.js';
+import { checkPositiveInt, envBoolean, envList, envPositiveInt, envString } from '../src/common/config/env.js';
 
 const NAME = 'LLM_CHAT_FS_TEST_VALUE';
 const env = (value?: string): NodeJS.ProcessEnv => (value === undefined ? {} : { [NAME]: value });

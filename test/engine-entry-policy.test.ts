@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EntryPolicy, needsStat } from '../src/engine/entry-policy.js';
+import { EntryPolicy, needsStat } from '../src/common/search/entry-policy.js';
 import { prepareSearch, searchRootAt } from '../src/engine/prepare.js';
-import type { SearchRequest } from '../src/engine/types.js';
+import type { SearchRequest } from '../src/common/search/types.js';
 import { tempDir } from './helpers.js';
 
 const policyOf = async (over: Partial<SearchRequest>): Promise<EntryPolicy> =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { HitList, hitListOf, outcomeWithHitList, runHit, runSize } from '../src/engine/hit-list.js';
-import { packRun, unpackRun, type Segment } from '../src/engine/protocol.js';
-import type { SearchHit, SearchOutcome } from '../src/engine/types.js';
+import { HitList, hitListOf, outcomeWithHitList, runHit, runSize } from '../src/common/search/hit-list.js';
+import { packRun, unpackRun, type Segment } from '../src/common/search/protocol.js';
+import type { SearchHit, SearchOutcome } from '../src/common/search/types.js';
 
 type Run = Extract<Segment, { t: 'run' }>;
 

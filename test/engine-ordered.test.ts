@@ -6,8 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OrderedWalk, TOO_LARGE_LISTED, type WalkNode } from '../src/engine/ordered.js';
-import type { Segment, WalkJob } from '../src/engine/protocol.js';
-import type { SearchHit } from '../src/engine/types.js';
+import type { Segment, WalkJob } from '../src/common/search/protocol.js';
+import type { SearchHit } from '../src/common/search/types.js';
 
 /** A directory: entries (`true` for one with a hit) and subdirectories, in walk order. */
 interface Dir {

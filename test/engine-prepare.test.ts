@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { paramOf, prepareSearch, searchRootAt } from '../src/engine/prepare.js';
-import type { SearchRequest } from '../src/engine/types.js';
-import { ToolError } from '../src/errors.js';
-import { CAN_HOLD, heldPath, heldRealPathSync, isHeldPath } from '../src/fs/held.js';
+import type { SearchRequest } from '../src/common/search/types.js';
+import { ToolError } from '../src/common/errors.js';
+import { CAN_HOLD, heldPath, heldRealPathSync, isHeldPath } from '../src/common/fs/held.js';
 import { tempDir } from './helpers.js';
 const base = (root: string, over: Partial<SearchRequest> = {}): SearchRequest => ({
     root: searchRootAt(root),

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Engine } from '../src/engine/engine.js';
-import type { SearchRequest } from '../src/engine/types.js';
+import type { SearchRequest } from '../src/common/search/types.js';
 import { tempDir, writeTree } from './helpers.js';
 import { searchRootAt } from '../src/engine/prepare.js';
 

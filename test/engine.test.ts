@@ -9,13 +9,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AccessType } from '../src/config/configuration.js';
-import { CHECKPOINT_BYTES, CheckpointWriter, readCheckpoint } from '../src/engine/checkpoint.js';
+import { AccessType } from '../src/common/config/configuration.js';
+import { CHECKPOINT_BYTES, CheckpointWriter, readCheckpoint } from '../src/common/search/checkpoint.js';
 import { Engine } from '../src/engine/engine.js';
 import { OrderedWalk } from '../src/engine/ordered.js';
-import type { Segment, WalkJob } from '../src/engine/protocol.js';
+import type { Segment, WalkJob } from '../src/common/search/protocol.js';
 import { compilePattern, mayBacktrack, requiredLiteral } from '../src/engine/regex.js';
-import type { ReadItem, SearchHit, SearchRequest } from '../src/engine/types.js';
+import type { ReadItem, SearchHit, SearchRequest } from '../src/common/search/types.js';
 import { findLiteral, makeMatcher, MAX_HIT_TEXT, planLiteral, scanBytes, type LineHit } from '../workers/scan.js';
 import { searchRootAt } from '../src/engine/prepare.js';
 

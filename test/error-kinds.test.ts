@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli.js';
-import { EXIT_CODES, WORKER_FAILURE_KINDS, type ToolErrorKind } from '../src/errors.js';
+import { EXIT_CODES, WORKER_FAILURE_KINDS, type ToolErrorKind } from '../src/common/errors.js';
 import { createDispatcher, type FileToolResult } from '../src/index.js';
 import { createMcpServer } from '../src/mcp/server.js';
 import { makePackage, snapshot, tempDir, writeTree } from './helpers.js';

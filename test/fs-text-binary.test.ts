@@ -1,8 +1,8 @@
-/** src/fs/text.ts `isBinary`: the plain-ASCII fast path decides exactly as isbinaryfile plus the Latin-1 rule does. */
+/** src/common/fs/text.ts `isBinary`: the plain-ASCII fast path decides exactly as isbinaryfile plus the Latin-1 rule does. */
 import fc from 'fast-check';
 import { isBinaryFileSync } from 'isbinaryfile';
 import { describe, expect, it } from 'vitest';
-import { BINARY_SAMPLE_BYTES, isBinary } from '../src/fs/text.js';
+import { BINARY_SAMPLE_BYTES, isBinary } from '../src/common/fs/text.js';
 
 /** The decision without the fast path: isbinaryfile on the sample, then the PDF signature or the Latin-1 text rule. */
 function reference(bytes: Buffer): boolean {

@@ -1,7 +1,7 @@
 /** fs/text.ts: decoding by content, writing back the same way, and the line model. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BINARY_SAMPLE_BYTES, contentLines, decodeText, dominantEol, encodeText, isBinary, joinLines, splitLines, type TextEncodingInfo } from '../src/fs/text.js';
+import { BINARY_SAMPLE_BYTES, contentLines, decodeText, dominantEol, encodeText, isBinary, joinLines, splitLines, type TextEncodingInfo } from '../src/common/fs/text.js';
 
 describe('decodeText', () => {
     it('decides UTF-8 and UTF-16 by their byte-order marks, keeping the mark out of the text', () => {

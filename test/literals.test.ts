@@ -4,7 +4,7 @@
  * regex engine over generated patterns is in property-search.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { analyzePattern, foldChar, type LiteralQuery } from '../src/engine/literals.js';
+import { analyzePattern, foldChar, type LiteralQuery } from '../src/common/search/literals.js';
 
 const lit = (text: string): LiteralQuery => ({ op: 'literal', text });
 const query = (p: string, flags = 'i'): LiteralQuery => analyzePattern(p, flags).query;

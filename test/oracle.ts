@@ -4,12 +4,12 @@
  * agree with it: the lines it gives are exactly the lines a content search reports, and a file
  * with any such line must never be ruled out by a prefilter or an index.
  *
- * Decoding is written out here rather than taken from src/fs/text.ts, so a wrong shared decision
+ * Decoding is written out here rather than taken from src/common/fs/text.ts, so a wrong shared decision
  * shows up as a difference; only the binary rule (isbinaryfile plus the Latin-1 allowance) is the
  * project's own `isBinary`, which a file with a byte-order mark never goes through.
  */
-import { isBinary } from '../src/fs/text.js';
-import type { LiteralQuery } from '../src/engine/literals.js';
+import { isBinary } from '../src/common/fs/text.js';
+import type { LiteralQuery } from '../src/common/search/literals.js';
 
 /** One line the pattern matches: 1-based number and text without its terminator. */
 export interface OracleLine {

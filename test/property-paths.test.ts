@@ -7,9 +7,9 @@ import fc from 'fast-check';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { accessFor, allows, isInside } from '../src/access/contain.js';
-import { AccessType, type Access } from '../src/config/configuration.js';
-import { ToolError } from '../src/errors.js';
+import { accessFor, allows, isInside } from '../src/common/access/contain.js';
+import { AccessType, type Access } from '../src/common/config/configuration.js';
+import { ToolError } from '../src/common/errors.js';
 import { WorkspaceView } from '../src/workspace.js';
 import { makePackage, snapshot, tempDir } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatRead } from '../src/tools/read-render.js';
+import { formatRead } from '../src/common/read-render.js';
 import { makePackage, one, tempDir, writeTree } from './helpers.js';
 
 /**

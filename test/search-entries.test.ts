@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AccessType, SearchConfiguration } from '../src/index.js';
-import { quotePath } from '../src/tools/display.js';
+import { quotePath } from '../src/common/display.js';
 import { SearchEntriesTool } from '../src/tools/search-entries.js';
 import { makePackage, one, search, searchProject, tempDir, writeTree } from './helpers.js';
 

@@ -10,8 +10,8 @@ import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccessType, DEFAULT_SKIP_DIRS, FileToolPackage, SearchConfiguration, Workspace, type TreeIndex } from '../src/index.js';
-import { SegmentReader } from '../src/search-index/segment.js';
-import { distinctGrams, gramsOf } from '../src/engine/fold.js';
+import { SegmentReader } from '../src/common/search-index/segment.js';
+import { distinctGrams, gramsOf } from '../src/common/search/fold.js';
 import { asciiGrams, scanText } from '../workers/index-chunk.js';
 import { tempDir, writeTree } from './helpers.js';
 

@@ -1,7 +1,7 @@
 /** tools/display.ts: how paths are shown in tool output. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { byCodePoint, childPrefix, quotePath } from '../src/tools/display.js';
+import { byCodePoint, childPrefix, quotePath } from '../src/common/display.js';
 
 describe('quotePath', () => {
     it('leaves a path without control characters as it is, spaces, quotes and non-ASCII included', () => {

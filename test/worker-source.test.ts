@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Engine, workerEntry } from '../src/engine/engine.js';
-import type { SearchTaskResult } from '../src/engine/protocol.js';
+import type { SearchTaskResult } from '../src/common/search/protocol.js';
 import { tempDir, writeTree } from './helpers.js';
 import { WORKER_BUNDLE_VAR } from './worker-bundle.setup.js';
 import { searchRootAt } from '../src/engine/prepare.js';
@@ -51,7 +51,7 @@ describe('worker pool under test', () => {
         const ours = Object.keys(meta.inputs)
             .map((f) => path.resolve(repo, f))
             .filter((f) => !f.includes(`${path.sep}node_modules${path.sep}`));
-        expect(ours).toEqual(expect.arrayContaining(['workers/pool-worker.ts', 'workers/walk.ts', 'workers/read.ts', 'workers/scan.ts', 'src/engine/literals.ts'].map((f) => path.join(repo, f))));
+        expect(ours).toEqual(expect.arrayContaining(['workers/pool-worker.ts', 'workers/walk.ts', 'workers/read.ts', 'workers/scan.ts', 'src/common/search/literals.ts'].map((f) => path.join(repo, f))));
         for (const f of ours) expect(f).toMatch(new RegExp(`^${repo}/(src|workers)/.+\\.ts$`));
     });
 

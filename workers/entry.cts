@@ -7,7 +7,7 @@
  * under load crashed with "v8::Module::IsGraphAsync must be used on an instantiated module".
  * Loading the ES module with `import()` keeps the load asynchronous and termination safe.
  */
-import type { ReadTaskResult, SearchTaskResult, WorkerTask } from '../src/engine/protocol.js';
+import type { ReadTaskResult, SearchTaskResult, WorkerTask } from '../src/common/search/protocol.js';
 
 type Handler = (task: WorkerTask) => Promise<SearchTaskResult | ReadTaskResult | unknown>;
 

@@ -3,16 +3,16 @@ import { constants as C } from 'node:fs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { distinctGrams } from '../src/engine/fold.js';
-import { BINARY_SAMPLE_BYTES, isBinary } from '../src/fs/text.js';
-import { Flag } from '../src/search-index/format.js';
-import type { IndexChunkResult, IndexChunkTask } from '../src/search-index/protocol.js';
-import { encodeSegment } from '../src/search-index/segment.js';
+import { distinctGrams } from '../src/common/search/fold.js';
+import { BINARY_SAMPLE_BYTES, isBinary } from '../src/common/fs/text.js';
+import { Flag } from '../src/common/search-index/format.js';
+import type { IndexChunkResult, IndexChunkTask } from '../src/common/search-index/protocol.js';
+import { encodeSegment } from '../src/common/search-index/segment.js';
 
 /**
  * The index build's content task: reads a range of files exactly as the search scan does (same
  * open flags, size limit, binary check and decoding as workers/walk.ts and workers/scan.ts),
- * folds and splits the text as the planner does (src/engine/fold.ts) and writes the range's
+ * folds and splits the text as the planner does (src/common/search/fold.ts) and writes the range's
  * posting lists as one segment file.
  */
 

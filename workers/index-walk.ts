@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import { isDebrisName } from '../src/fs/debris.js';
-import { decodeTable, Flag, Kind } from '../src/search-index/format.js';
-import type { IndexCheckResult, IndexCheckTask, IndexWalkResult, IndexWalkTask } from '../src/search-index/protocol.js';
+import { isDebrisName } from '../src/common/fs/debris.js';
+import { decodeTable, Flag, Kind } from '../src/common/search-index/format.js';
+import type { IndexCheckResult, IndexCheckTask, IndexWalkResult, IndexWalkTask } from '../src/common/search-index/protocol.js';
 import { takeNice } from './index-chunk.js';
 
 /**

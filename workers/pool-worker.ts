@@ -1,7 +1,7 @@
-import type { ReadTaskResult, SearchTaskResult, WorkerTask } from '../src/engine/protocol.js';
+import type { ReadTaskResult, SearchTaskResult, WorkerTask } from '../src/common/search/protocol.js';
 import { runReadTask } from './read.js';
 import { runSearchTask } from './walk.js';
-import type { IndexCheckResult, IndexChunkResult, IndexTask, IndexWalkResult } from '../src/search-index/protocol.js';
+import type { IndexCheckResult, IndexChunkResult, IndexTask, IndexWalkResult } from '../src/common/search-index/protocol.js';
 import { runIndexChunk } from './index-chunk.js';
 import { runIndexCheck, runIndexWalk } from './index-walk.js';
 

@@ -1,9 +1,9 @@
-import type { ReadTask, ReadTaskResult } from '../src/engine/protocol.js';
-import type { ReadOutcome, ShownReadOutcome } from '../src/engine/types.js';
-import { toToolError } from '../src/errors.js';
-import { contentHash } from '../src/fs/content-hash.js';
-import { readRegularFileSync } from '../src/fs/safe-read.js';
-import { formatRead } from '../src/tools/read-render.js';
+import type { ReadTask, ReadTaskResult } from '../src/common/search/protocol.js';
+import type { ReadOutcome, ShownReadOutcome } from '../src/common/search/types.js';
+import { toToolError } from '../src/common/errors.js';
+import { contentHash } from '../src/common/fs/content-hash.js';
+import { readRegularFileSync } from '../src/common/fs/safe-read.js';
+import { formatRead } from '../src/common/read-render.js';
 
 /**
  * The bulk-read worker: reads its items one after another with the same safe open as the main

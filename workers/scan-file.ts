@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import { BINARY_SAMPLE_BYTES, isBinary } from '../src/fs/text.js';
+import { BINARY_SAMPLE_BYTES, isBinary } from '../src/common/fs/text.js';
 import { countBytes, findLiteral, scanBytes, type ContentMatcher, type LineHit, type LiteralPlan } from './scan.js';
-import type { OutputMode } from '../src/engine/types.js';
+import type { OutputMode } from '../src/common/search/types.js';
 
 /**
  * Reading one opened regular file for a content search, with bounded memory: a reusable read

@@ -1,6 +1,6 @@
-import { analyzePattern, bestLiteral } from '../src/engine/literals.js';
+import { analyzePattern, bestLiteral } from '../src/common/search/literals.js';
 import type { PatternSpec } from '../src/engine/regex.js';
-import { textEncodingOf } from '../src/fs/text.js';
+import { textEncodingOf } from '../src/common/fs/text.js';
 
 /**
  * Content scanning: finds the lines of a file that match a pattern, line by line semantics

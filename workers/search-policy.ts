@@ -1,5 +1,5 @@
-import { EntryPolicy } from '../src/engine/entry-policy.js';
-import type { PreparedSearch } from '../src/engine/protocol.js';
+import { EntryPolicy } from '../src/common/search/entry-policy.js';
+import type { PreparedSearch } from '../src/common/search/protocol.js';
 import { makeMatcher, type ContentMatcher } from './scan.js';
 
 /**

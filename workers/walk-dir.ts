@@ -1,12 +1,12 @@
 import fs, { type Dirent, type Stats } from 'node:fs';
-import { isInside } from '../src/access/contain.js';
-import { EntryKind, type Segment, type WalkJob } from '../src/engine/protocol.js';
-import type { IgnoreFrame } from '../src/engine/types.js';
-import { causeOf, errorCode } from '../src/errors.js';
-import { DIR_FLAGS, heldPath, heldRealPathSync } from '../src/fs/held.js';
+import { isInside } from '../src/common/access/contain.js';
+import { EntryKind, type Segment, type WalkJob } from '../src/common/search/protocol.js';
+import type { IgnoreFrame } from '../src/common/search/types.js';
+import { causeOf, errorCode } from '../src/common/errors.js';
+import { DIR_FLAGS, heldPath, heldRealPathSync } from '../src/common/fs/held.js';
 
 /**
- * The walk's directories: opened and held by descriptor (src/fs/held.ts) and proven inside the
+ * The walk's directories: opened and held by descriptor (src/common/fs/held.ts) and proven inside the
  * real roots, listed in sorted order, and the rest of a directory handed back as jobs.
  */
 
@@ -20,7 +20,7 @@ export interface OpenDir {
     list: string;
 }
 
-/** A directory held by descriptor `fd` (see src/fs/held.ts): its entries are reached through its held path. */
+/** A directory held by descriptor `fd` (see src/common/fs/held.ts): its entries are reached through its held path. */
 export function heldDir(fd: number): OpenDir {
     const at = heldPath(fd);
     return { fd, base: `${at}/`, list: at };

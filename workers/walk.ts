@@ -1,10 +1,10 @@
 import fs, { type Stats } from 'node:fs';
-import { EntryKind, packRun, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob } from '../src/engine/protocol.js';
-import type { SearchHit } from '../src/engine/types.js';
-import { CheckpointWriter } from '../src/engine/checkpoint.js';
-import { errorCode } from '../src/errors.js';
-import { isDebrisName } from '../src/fs/debris.js';
-import { CAN_HOLD, DIR_NOFOLLOW_FLAGS, READ_NOFOLLOW_FLAGS } from '../src/fs/held.js';
+import { EntryKind, packRun, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob } from '../src/common/search/protocol.js';
+import type { SearchHit } from '../src/common/search/types.js';
+import { CheckpointWriter } from '../src/common/search/checkpoint.js';
+import { errorCode } from '../src/common/errors.js';
+import { isDebrisName } from '../src/common/fs/debris.js';
+import { CAN_HOLD, DIR_NOFOLLOW_FLAGS, READ_NOFOLLOW_FLAGS } from '../src/common/fs/held.js';
 import { sampleIsText, scanFile } from './scan-file.js';
 import { deferRest, fdInside, followLink, heldDir, joinRel, listDir, openDir, reasonOf, type OpenDir } from './walk-dir.js';
 import { SearchPolicy } from './search-policy.js';
@@ -16,7 +16,7 @@ import { SearchPolicy } from './search-policy.js';
  * which the engine stitches into the global sorted order.
  *
  * The entry policy (which entries a search keeps) is search-policy.ts's, reading a file for its
- * matches scan-file.ts's, the held-descriptor opens src/fs/held.ts's.
+ * matches scan-file.ts's, the held-descriptor opens src/common/fs/held.ts's.
  *
  * Perf: synchronous fs calls. In a worker they block only this thread, and they avoid the
  * four-thread libuv pool that all workers' async calls would share.

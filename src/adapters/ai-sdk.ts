@@ -4,7 +4,7 @@
  */
 import { jsonSchema, tool, type Tool } from 'ai';
 import type { FileToolPackage } from '../package.js';
-import { ToolError } from '../errors.js';
+import { ToolError } from '../common/errors.js';
 import { allFailed, inputSchemaOf, resultText, runTool } from './run.js';
 
 /** One of the package's tools in the AI SDK's format: JSON input, text output. */

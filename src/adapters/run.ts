@@ -4,7 +4,7 @@
  * each tool shows ({@link inputSchemaOf}) and the text of a result ({@link resultText}).
  */
 import { ResultStatus, type Tool } from '../llm-chat.js';
-import type { ToolErrorKind } from '../errors.js';
+import type { ToolErrorKind } from '../common/errors.js';
 import { FileTool, type CallOptions, type FileToolResult } from '../tools/base.js';
 
 /**

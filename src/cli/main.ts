@@ -5,12 +5,12 @@
  * Start-up cost: this module loads only Node built-ins; the tools are loaded when a tool or
  * `tools` command runs, the MCP SDK only for `mcp`.
  */
-import { envBoolean } from '../config/env.js';
+import { envBoolean } from '../common/config/env.js';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { AccessType, DirectoryConfiguration, FileConfiguration, SearchConfiguration, type Access } from '../config/configuration.js';
-import { EXIT_CODES, type ToolErrorKind } from '../errors.js';
+import { AccessType, DirectoryConfiguration, FileConfiguration, SearchConfiguration, type Access } from '../common/config/configuration.js';
+import { EXIT_CODES, type ToolErrorKind } from '../common/errors.js';
 import type { Tool } from '../llm-chat.js';
 
 /** `1 io, 3 invalid_argument, ...`: the exit codes by kind, in order. */

@@ -4,15 +4,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Piscina } from 'piscina';
 import { asPrepared } from './prepare.js';
-import type { PreparedSearch } from './protocol.js';
+import type { PreparedSearch } from '../common/search/protocol.js';
 import { readMany, type ReadManyOptions } from './read-many.js';
 import { SearchRun, STUCK_MS, type WalkPlanner } from './search-run.js';
 import { streamHits } from './stream.js';
-import type { ReadItem, ReadOutcome, ReadRender, SearchHit, SearchOptions, SearchOutcome, SearchRequest, ShownReadOutcome } from './types.js';
+import type { ReadItem, ReadOutcome, ReadRender, SearchHit, SearchOptions, SearchOutcome, SearchRequest, ShownReadOutcome } from '../common/search/types.js';
 
 export type { ReadManyOptions } from './read-many.js';
 export type { WalkPlanner } from './search-run.js';
-export type { SearchOptions, SearchProgress } from './types.js';
+export type { SearchOptions, SearchProgress } from '../common/search/types.js';
 
 /**
  * The worker-pool engine behind `search_entries` and bulk reads: the piscina pool (lazy,

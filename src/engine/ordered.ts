@@ -1,6 +1,6 @@
-import type { Segment, Skip, TooLarge, WalkJob } from './protocol.js';
-import type { SearchHit } from './types.js';
-import { HitList, runHit, runSize } from './hit-list.js';
+import type { Segment, Skip, TooLarge, WalkJob } from '../common/search/protocol.js';
+import type { SearchHit } from '../common/search/types.js';
+import { HitList, runHit, runSize } from '../common/search/hit-list.js';
 
 /**
  * The ordered merge of a parallel walk. Jobs finish in any order; this keeps them in a tree by

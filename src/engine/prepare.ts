@@ -1,9 +1,9 @@
-import { errors } from '../errors.js';
-import { needsStat } from './entry-policy.js';
-import { ancestorIgnores, compileGlobs, globList } from './filters.js';
-import type { PreparedSearch } from './protocol.js';
+import { errors } from '../common/errors.js';
+import { needsStat } from '../common/search/entry-policy.js';
+import { ancestorIgnores, compileGlobs, globList } from '../common/search/filters.js';
+import type { PreparedSearch } from '../common/search/protocol.js';
 import { compilePattern, escapeRegex, type PatternSpec } from './regex.js';
-import type { SearchRequest, SearchRoot } from './types.js';
+import type { SearchRequest, SearchRoot } from '../common/search/types.js';
 
 /**
  * The one entry point of a search into the engine: checks a {@link SearchRequest}, compiles its

@@ -1,9 +1,9 @@
-import { WORKER_FAILURE_KINDS, type ToolErrorKind } from '../errors.js';
-import type { Access } from '../config/configuration.js';
+import { WORKER_FAILURE_KINDS, type ToolErrorKind } from '../common/errors.js';
+import type { Access } from '../common/config/configuration.js';
 import type { Engine } from './engine.js';
-import type { ReadTask, ReadTaskResult } from './protocol.js';
+import type { ReadTask, ReadTaskResult } from '../common/search/protocol.js';
 import { MAX_TIMER_MS } from './search-run.js';
-import type { ReadItem, ReadOutcome, ReadRender, ShownReadOutcome } from './types.js';
+import type { ReadItem, ReadOutcome, ReadRender, ShownReadOutcome } from '../common/search/types.js';
 
 /** Options of {@link Engine.readMany}. */
 export interface ReadManyOptions {

@@ -2,7 +2,7 @@
  * Search patterns: how a pattern string becomes a regex (shared by the tool, which validates it,
  * and the workers, which run it), and the literal prefilter extracted from it.
  */
-import { analyzePattern, bestLiteral } from './literals.js';
+import { analyzePattern, bestLiteral } from '../common/search/literals.js';
 
 /** A compiled-once description of a search pattern; structured-clone safe. */
 export interface PatternSpec {

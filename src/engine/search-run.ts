@@ -1,11 +1,11 @@
 import fs from 'node:fs/promises';
-import { CHECKPOINT_BYTES, readCheckpoint, resetCheckpoint } from './checkpoint.js';
+import { CHECKPOINT_BYTES, readCheckpoint, resetCheckpoint } from '../common/search/checkpoint.js';
 import type { Engine } from './engine.js';
 import { OrderedWalk, type WalkNode } from './ordered.js';
 import { taskShape } from './task-shape.js';
-import { HitList, outcomeWithHitList, runHit, runSize } from './hit-list.js';
-import { type PreparedSearch, type SearchTask, type SearchTaskResult, type Segment, type WalkJob } from './protocol.js';
-import type { SearchHit, SearchOutcome, SearchProgress, SearchStop } from './types.js';
+import { HitList, outcomeWithHitList, runHit, runSize } from '../common/search/hit-list.js';
+import { type PreparedSearch, type SearchTask, type SearchTaskResult, type Segment, type WalkJob } from '../common/search/protocol.js';
+import type { SearchHit, SearchOutcome, SearchProgress, SearchStop } from '../common/search/types.js';
 
 /**
  * One search call on the engine's pool. A search is a parallel walk: the main thread keeps a queue of directories in walk order and

@@ -1,8 +1,8 @@
 import type { Engine } from './engine.js';
 import { asPrepared } from './prepare.js';
-import type { PreparedSearch } from './protocol.js';
+import type { PreparedSearch } from '../common/search/protocol.js';
 import { SearchRun } from './search-run.js';
-import type { SearchHit, SearchRequest } from './types.js';
+import type { SearchHit, SearchRequest } from '../common/search/types.js';
 
 /** Streaming: stop handing out work while this many hits wait for the consumer. */
 const STREAM_HIGH_WATER = 2048;

@@ -1,10 +1,10 @@
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { AccessType } from '../config/configuration.js';
-import { errorCode, errors, ToolError } from '../errors.js';
-import { quotePath } from '../tools/display.js';
-import { CAN_HOLD, DIR_NOFOLLOW_FLAGS, heldPath } from './held.js';
-import { type RealRoots } from './safe-read.js';
+import { AccessType } from '../common/config/configuration.js';
+import { errorCode, errors, ToolError } from '../common/errors.js';
+import { quotePath } from '../common/display.js';
+import { CAN_HOLD, DIR_NOFOLLOW_FLAGS, heldPath } from '../common/fs/held.js';
+import { type RealRoots } from '../common/fs/safe-read.js';
 
 /**
  * Held directories: a checked directory opened and held by descriptor (see held.ts), proven to

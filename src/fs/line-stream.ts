@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import { isBinary, BINARY_SAMPLE_BYTES } from './text.js';
+import { isBinary, BINARY_SAMPLE_BYTES } from '../common/fs/text.js';
 
 /**
  * Line ranges of files too large to load (above `maxFileSize`), read by streaming: the file is

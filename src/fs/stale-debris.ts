@@ -1,7 +1,7 @@
-import { READ_NOFOLLOW_FLAGS, WRITE_NOFOLLOW_FLAGS } from './held.js';
+import { READ_NOFOLLOW_FLAGS, WRITE_NOFOLLOW_FLAGS } from '../common/fs/held.js';
 import fs from 'node:fs/promises';
-import { errorCode } from '../errors.js';
-import { debrisKind, isDebrisName, isStaleDebris, BACKUP_MAGIC } from './debris.js';
+import { errorCode } from '../common/errors.js';
+import { debrisKind, isDebrisName, isStaleDebris, BACKUP_MAGIC } from '../common/fs/debris.js';
 import type { HeldDirectory } from './held-directory.js';
 import { overwrite } from './overwrite.js';
 

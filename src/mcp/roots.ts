@@ -2,7 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { AccessType, DirectoryConfiguration, type Access } from '../config/configuration.js';
+import { AccessType, DirectoryConfiguration, type Access } from '../common/config/configuration.js';
 import type { FileToolPackage } from '../package.js';
 
 /** MCP client roots as the package's accesses (`createMcpServer(pkg, { roots: true })`, see `McpServerOptions.roots`). */

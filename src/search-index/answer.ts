@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { isInside } from '../access/contain.js';
-import type { EntryPolicy, EntryStat } from '../engine/entry-policy.js';
-import { readGitignoreFile } from '../engine/filters.js';
-import type { PreparedSearch, Segment } from '../engine/protocol.js';
-import type { IgnoreFrame, SearchHit } from '../engine/types.js';
-import { Flag, Kind } from './format.js';
+import { isInside } from '../common/access/contain.js';
+import type { EntryPolicy, EntryStat } from '../common/search/entry-policy.js';
+import { readGitignoreFile } from '../common/search/filters.js';
+import type { PreparedSearch, Segment } from '../common/search/protocol.js';
+import type { IgnoreFrame, SearchHit } from '../common/search/types.js';
+import { Flag, Kind } from '../common/search-index/format.js';
 import type { ChangedEntries, Extra } from './changed-entries.js';
 import { SegmentWriter } from './segment-writer.js';
 import { isListed, lowerBound } from './sorted-ids.js';

@@ -3,9 +3,9 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { workerEntry } from '../engine/engine.js';
-import { encodeTable, FORMAT_VERSION, Kind, type FileTable } from './format.js';
-import { SegmentReader } from './segment.js';
-import type { IndexChunkResult, IndexChunkTask, IndexWalkResult, WalkedTable } from './protocol.js';
+import { encodeTable, FORMAT_VERSION, Kind, type FileTable } from '../common/search-index/format.js';
+import { SegmentReader } from '../common/search-index/segment.js';
+import type { IndexChunkResult, IndexChunkTask, IndexWalkResult, WalkedTable } from '../common/search-index/protocol.js';
 import type { Manifest } from './store.js';
 import { Table } from './table.js';
 

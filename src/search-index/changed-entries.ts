@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import type { EntryStat } from '../engine/entry-policy.js';
-import { EntryKind } from '../engine/protocol.js';
+import type { EntryStat } from '../common/search/entry-policy.js';
+import { EntryKind } from '../common/search/protocol.js';
 import type { Changes } from './changes.js';
 import { mergeSpans, spanEnd } from './sorted-ids.js';
 import { byName, compareWalk, type Table } from './table.js';

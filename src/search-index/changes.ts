@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { workerEntry } from '../engine/engine.js';
-import type { IndexCheckResult, IndexCheckTask } from './protocol.js';
+import type { IndexCheckResult, IndexCheckTask } from '../common/search-index/protocol.js';
 
 /**
  * Freshness of one tree's index: the paths changed since its generation was built ("dirty"),

@@ -6,7 +6,7 @@
  * ## Contract (shared with the index builder)
  *
  * - Grams: 3 bytes of the UTF-8 encoding of the folded text, packed as a number
- *   `(b0 << 16) | (b1 << 8) | b2`; folding and splitting are defined once in src/engine/fold.ts
+ *   `(b0 << 16) | (b1 << 8) | b2`; folding and splitting are defined once in src/common/search/fold.ts
  *   and the builder must use them on the text decoded as the scan decodes it (see fold.ts).
  * - `planQuery(pattern, flags)` with `flags` as src/engine/regex.ts compiles the pattern (`'i'`
  *   or `'iu'`) returns an {@link NgramQuery}:
@@ -23,15 +23,15 @@
  * ## Algorithm
  *
  * The required literals of the pattern come from the one pattern analysis the scan's prefilter
- * reads too (src/engine/pattern-analysis.ts: Russ Cox, "Regular Expression Matching with a
+ * reads too (src/common/search/pattern-analysis.ts: Russ Cox, "Regular Expression Matching with a
  * Trigram Index", 2012); each literal of 3 bytes or more requires all its byte trigrams, a
  * shorter one nothing.
  */
-import { analyzeRequired, bound, MAX_GRAMS, type Required } from '../engine/pattern-analysis.js';
-import type { AndOr } from '../engine/required.js';
-import { gramAt } from '../engine/fold.js';
+import { analyzeRequired, bound, MAX_GRAMS, type Required } from '../common/search/pattern-analysis.js';
+import type { AndOr } from '../common/search/required.js';
+import { gramAt } from '../common/search/fold.js';
 
-export { distinctGrams, foldCodePoint, foldForIndex, forEachGram, formatGram, gramsOf } from '../engine/fold.js';
+export { distinctGrams, foldCodePoint, foldForIndex, forEachGram, formatGram, gramsOf } from '../common/search/fold.js';
 export { candidates, type PostingList } from './postings.js';
 
 /** An n-gram query: a monotone condition on a file's set of grams. */

@@ -1,7 +1,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { changesSince, type Changes } from './changes.js';
-import { Kind } from './format.js';
+import { Kind } from '../common/search-index/format.js';
 import { saveClosedState, takeClosedState, type Manifest } from './store.js';
 import type { Table } from './table.js';
 

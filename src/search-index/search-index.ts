@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { isInside } from '../access/contain.js';
-import { AccessType } from '../config/configuration.js';
-import { envString } from '../config/env.js';
-import type { PreparedSearch, Segment } from '../engine/protocol.js';
+import { isInside } from '../common/access/contain.js';
+import { AccessType } from '../common/config/configuration.js';
+import { envString } from '../common/config/env.js';
+import type { PreparedSearch, Segment } from '../common/search/protocol.js';
 import type { CheckedPath, WorkspaceView } from '../workspace.js';
 import { TreeIndex, type IndexStatus } from './tree-index.js';
 

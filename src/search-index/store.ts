@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { decodeTable, FORMAT_VERSION } from './format.js';
-import { SegmentReader } from './segment.js';
+import { decodeTable, FORMAT_VERSION } from '../common/search-index/format.js';
+import { SegmentReader } from '../common/search-index/segment.js';
 import { Table, yieldNow } from './table.js';
 
 /**

@@ -1,5 +1,5 @@
-import { forEachGram } from '../engine/fold.js';
-import { Flag, Kind, type FileTable } from './format.js';
+import { forEachGram } from '../common/search/fold.js';
+import { Flag, Kind, type FileTable } from '../common/search-index/format.js';
 
 /**
  * The file table as the index serves it: the stored columns (format.ts `FileTable`) and the

@@ -1,11 +1,11 @@
 import { EventEmitter } from 'node:events';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { PreparedSearch, Segment } from '../engine/protocol.js';
+import type { PreparedSearch, Segment } from '../common/search/protocol.js';
 import { buildGeneration } from './build.js';
 import { Changes, changesSince } from './changes.js';
-import { IndexFormatError } from './format.js';
-import type { SegmentReader } from './segment.js';
+import { IndexFormatError } from '../common/search-index/format.js';
+import type { SegmentReader } from '../common/search-index/segment.js';
 import { planSearch } from './plan.js';
 import { changesWhileClosed, checkDirTimes, saveForNextProcess, stillChanged, type ReopenContext } from './reopen.js';
 import { dropManifest, loadStored, readManifest, removeOldGenerations, takeLock, writeManifest, type Manifest, type Stored } from './store.js';

@@ -1,10 +1,10 @@
 import { ResultStatus, Tool, type PartialToolResult, type ToolResult } from '../llm-chat.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { z } from 'zod';
-import { FileConfiguration, SearchConfiguration } from '../config/configuration.js';
-import { envBoolean } from '../config/env.js';
+import { FileConfiguration, SearchConfiguration } from '../common/config/configuration.js';
+import { envBoolean } from '../common/config/env.js';
 import type { Engine } from '../engine/engine.js';
-import { errors, escapeControls, toToolError, type ToolErrorKind } from '../errors.js';
+import { errors, escapeControls, toToolError, type ToolErrorKind } from '../common/errors.js';
 import { FilePool } from '../file-pool.js';
 import type { SearchIndex } from '../search-index/search-index.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';

@@ -1,14 +1,14 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import fs from 'node:fs/promises';
 import { z } from 'zod';
-import { AccessType } from '../config/configuration.js';
-import { errors } from '../errors.js';
+import { AccessType } from '../common/config/configuration.js';
+import { errors } from '../common/errors.js';
 import { entryKind, holdDirectory } from '../fs/secure.js';
 import type { WorkspaceView } from '../workspace.js';
 import { FileTool, ok } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
-import { quotePath } from './display.js';
+import { quotePath } from '../common/display.js';
 import { rootsOf } from './shared.js';
 
 const schema = z.strictObject({ path: arg.path('Directory path') });

@@ -1,6 +1,6 @@
-import { ToolError } from '../errors.js';
-import { splitLines } from '../fs/text.js';
-import { quotePath } from './display.js';
+import { ToolError } from '../common/errors.js';
+import { splitLines } from '../common/fs/text.js';
+import { quotePath } from '../common/display.js';
 
 /**
  * Edit semantics of `replace_file_content` and `edit_file`: finding `old_content` exactly, what

@@ -1,6 +1,6 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
-import { accessFor } from '../access/contain.js';
+import { accessFor } from '../common/access/contain.js';
 import type { WorkspaceView } from '../workspace.js';
 import { FileTool, ok } from './base.js';
 import { declareTool } from './catalog.js';

@@ -1,14 +1,14 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
-import { errors } from '../errors.js';
-import { contentLines, dominantEol, joinLines, splitLines } from '../fs/text.js';
+import { errors } from '../common/errors.js';
+import { contentLines, dominantEol, joinLines, splitLines } from '../common/fs/text.js';
 import type { WorkspaceView } from '../workspace.js';
 import { FileTool, ok } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
 import { withDiff } from './edit-diff.js';
 import { checkContentSize, editTextFile } from './shared.js';
-import { quotePath } from './display.js';
+import { quotePath } from '../common/display.js';
 
 const schema = z.strictObject({
     path: arg.path(),

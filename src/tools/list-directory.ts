@@ -1,15 +1,15 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import fs from 'node:fs/promises';
 import { z } from 'zod';
-import { AccessType } from '../config/configuration.js';
-import { causeOf, errorCode, errors, ToolError } from '../errors.js';
-import { isDebrisName } from '../fs/debris.js';
+import { AccessType } from '../common/config/configuration.js';
+import { causeOf, errorCode, errors, ToolError } from '../common/errors.js';
+import { isDebrisName } from '../common/fs/debris.js';
 import { DirectoryCursor, holdDirectory } from '../fs/secure.js';
 import type { WorkspaceView } from '../workspace.js';
 import { FileTool, ok } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
-import { byCodePoint, childPrefix, quotePath } from './display.js';
+import { byCodePoint, childPrefix, quotePath } from '../common/display.js';
 import { rootsOf } from './shared.js';
 import { sortInTurns, Turns } from '../turns.js';
 

@@ -1,12 +1,12 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
-import type { SearchConfiguration } from '../config/configuration.js';
-import { globList } from '../engine/filters.js';
-import type { PreparedSearch } from '../engine/protocol.js';
-import type { SearchHit, SearchOutcome } from '../engine/types.js';
-import { hitListOf } from '../engine/hit-list.js';
+import type { SearchConfiguration } from '../common/config/configuration.js';
+import { globList } from '../common/search/filters.js';
+import type { PreparedSearch } from '../common/search/protocol.js';
+import type { SearchHit, SearchOutcome } from '../common/search/types.js';
+import { hitListOf } from '../common/search/hit-list.js';
 import { sortInTurns, Turns } from '../turns.js';
 import { fail, ok } from './base.js';
-import { byCodePoint, childPrefix, quotePath } from './display.js';
+import { byCodePoint, childPrefix, quotePath } from '../common/display.js';
 import type { SearchEntriesArgs } from './search-entries.js';
 import { patternNotes } from './search-patterns.js';
 

@@ -1,14 +1,14 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { AccessType } from '../config/configuration.js';
-import { errors, ToolError } from '../errors.js';
+import { AccessType } from '../common/config/configuration.js';
+import { errors, ToolError } from '../common/errors.js';
 import { withPathLock } from '../file-pool.js';
 import { readRegularFile, writeFileSafely, type HeldDirectory, type RealRoots, type WriteOutcome } from '../fs/secure.js';
-import { decodeText, encodeText, type TextEncodingInfo } from '../fs/text.js';
+import { decodeText, encodeText, type TextEncodingInfo } from '../common/fs/text.js';
 import type { WorkspaceView } from '../workspace.js';
 import { addResultNote, type ToolContext } from './base.js';
-import { quotePath } from './display.js';
+import { quotePath } from '../common/display.js';
 
 /** Real access roots for re-checks after opening, or `null` when symlink resolution is off. */
 export async function rootsOf(view: WorkspaceView): Promise<RealRoots> {

@@ -1,16 +1,16 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import path from 'node:path';
 import { z } from 'zod';
-import { AccessType } from '../config/configuration.js';
-import { errors, ToolError } from '../errors.js';
+import { AccessType } from '../common/config/configuration.js';
+import { errors, ToolError } from '../common/errors.js';
 import { withPathLock } from '../file-pool.js';
 import { holdDirectory, readRegularFile, writeFileSafely, type RealRoots } from '../fs/secure.js';
-import { decodeText, encodeText, type TextEncodingInfo } from '../fs/text.js';
+import { decodeText, encodeText, type TextEncodingInfo } from '../common/fs/text.js';
 import type { WorkspaceView } from '../workspace.js';
 import { FileTool, ok } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
-import { quotePath } from './display.js';
+import { quotePath } from '../common/display.js';
 import { checkContentSize, noteWrite, rootsOf } from './shared.js';
 
 const schema = z.strictObject({

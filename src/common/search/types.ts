@@ -1,5 +1,5 @@
-import type { ReadArgs } from '../tools/read-render.js';
-import type { CheckedPath } from '../workspace.js';
+import type { ReadArgs } from '../read-render.js';
+import type { CheckedPath } from '../../workspace.js';
 import type { ToolErrorKind } from '../errors.js';
 
 /**

@@ -1,6 +1,6 @@
-import { errors } from '../errors.js';
+import { errors } from './errors.js';
 import type { StreamedLine } from '../fs/line-stream.js';
-import { decodeText, splitLines } from '../fs/text.js';
+import { decodeText, splitLines } from './fs/text.js';
 import { quotePath } from './display.js';
 
 /**

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { accessFor, allows } from '../access/contain.js';
 import { AccessType, type Access } from '../config/configuration.js';
 import { errors, ToolError } from '../errors.js';
-import { quotePath } from '../tools/display.js';
+import { quotePath } from '../display.js';
 import { heldRealPath, heldRealPathSync, READ_FLAGS } from './held.js';
 import { isDebrisName } from './debris.js';
 

@@ -1,4 +1,4 @@
-import { quotePath } from './tools/display.js';
+import { quotePath } from './display.js';
 
 /**
  * The small, named set of failures a tool can report. Every tool turns a failure into an error
