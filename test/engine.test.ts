@@ -16,7 +16,8 @@ import { OrderedWalk } from '../src/engine/ordered.js';
 import type { Segment, WalkJob } from '../src/common/search/protocol.js';
 import { compilePattern, mayBacktrack, requiredLiteral } from '../src/engine/regex.js';
 import type { ReadItem, SearchHit, SearchRequest } from '../src/common/search/types.js';
-import { findLiteral, makeMatcher, MAX_HIT_TEXT, planLiteral, scanBytes, type LineHit } from '../workers/scan.js';
+import { findLiteral, planLiteral } from '../workers/prefilter.js';
+import { makeMatcher, MAX_HIT_TEXT, scanBytes, type LineHit } from '../workers/scan.js';
 import { searchRootAt } from '../src/engine/prepare.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { BINARY_SAMPLE_BYTES, isBinary } from '../src/common/fs/text.js';
-import { countBytes, findLiteral, scanBytes, type ContentMatcher, type LineHit, type LiteralPlan } from './scan.js';
+import { findLiteral, type LiteralPlan } from './prefilter.js';
+import { countBytes, scanBytes, type ContentMatcher, type LineHit } from './scan.js';
 import type { OutputMode } from '../src/common/search/types.js';
 
 /**
