@@ -3,17 +3,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rgPattern } from '../bench/common.js';
+import { have, rgPattern } from '../bench/common.js';
 import { tempDir } from './helpers.js';
 
-const hasRg = (() => {
-    try {
-        execFileSync('rg', ['--version'], { stdio: 'ignore' });
-        return true;
-    } catch {
-        return false;
-    }
-})();
 
 describe('rgPattern', () => {
     it('wraps word boundaries and word/digit classes outside character classes in (?-u:...)', () => {
@@ -29,7 +21,7 @@ describe('rgPattern', () => {
         expect(rgPattern('(unclosed')).toBe('(unclosed');
     });
 
-    it.runIf(hasRg)('makes ripgrep count the lines JavaScript matches next to a CJK letter', () => {
+    it.runIf(have('rg'))('makes ripgrep count the lines JavaScript matches next to a CJK letter', () => {
         const dir = tempDir('lcf-rgpat-');
         fs.writeFileSync(path.join(dir, 'a.txt'), 'GFP_KERNEL分配\nGFP_KERNEL)\nGFP_KERNELX\n');
         const lines = fs.readFileSync(path.join(dir, 'a.txt'), 'utf8').split('\n').filter((l) => /GFP_KERNEL\b/i.test(l)).length;

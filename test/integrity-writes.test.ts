@@ -10,7 +10,7 @@ import path from 'node:path';
 import { getAttribute, listAttributes, setAttribute } from '@napi-rs/xattr';
 import { describe, expect, it } from 'vitest';
 import { makePackage, one, setupRead, tempDir } from './helpers.js';
-import { bindMount, chattr, debris, SOURCE, itIf, noChattr, noMounts, noUsers, runNode, testUsers, tmpfs } from './real-fs.js';
+import { bindMount, chattr, debris, SOURCE, itIf, noChattr, noMounts, noUsers, runNode, testUsers, tmpfs, tryRun } from './real-fs.js';
 
 const EDITS: [string, Record<string, unknown>][] = [
     ['write_file', { path: 'f.txt', content: 'new\n' }],
@@ -26,14 +26,7 @@ async function reset(tool: (name: string) => import('@johannes.latzel/llm-chat')
 }
 
 const isRoot = process.getuid?.() === 0;
-const noAcl = ((): string | null => {
-    try {
-        execFileSync('setfacl', ['--version'], { stdio: 'pipe' });
-        return null;
-    } catch {
-        return 'setfacl (Debian package acl) is not installed';
-    }
-})();
+const noAcl = tryRun('setfacl', ['--version']) === null ? null : 'setfacl (Debian package acl) is not installed';
 
 describe('read-only files', () => {
     it('refuses every write and edit of a file without a write bit (mode 0444), by root as by its owner, changing nothing', async () => {

@@ -17,7 +17,8 @@ export const TSX = ['--import', pathToFileURL(createRequire(import.meta.url).res
 
 const isRoot = process.getuid?.() === 0;
 
-function tryRun(cmd: string, args: string[]): string | null {
+/** Runs a command quietly: `null` when it succeeds, else why it failed. */
+export function tryRun(cmd: string, args: string[]): string | null {
     try {
         execFileSync(cmd, args, { stdio: 'pipe' });
         return null;
@@ -157,13 +158,12 @@ export function debris(dir: string): string[] {
 }
 
 /**
- * `it`, or `it.skip` with the reason in the test's name and printed, when the machine cannot
+ * vitest's `it.skipIf`, with the reason in the test's name and printed, when the machine cannot
  * provide what the test needs (`why` is then not `null`).
  */
 export function itIf(why: string | null): (name: string, fn: () => Promise<void> | void, timeout?: number) => void {
     return (name, fn, timeout) => {
-        if (why === null) return it(name, fn, timeout);
-        console.warn(`skipped "${name}": ${why}`);
-        it.skip(`${name} [skipped: ${why}]`, fn);
+        if (why !== null) console.warn(`skipped "${name}": ${why}`);
+        it.skipIf(why !== null)(why === null ? name : `${name} [skipped: ${why}]`, fn, timeout);
     };
 }
