@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { isDebrisName } from '../src/common/fs/debris.js';
-import { decodeTable, Flag, Kind } from '../src/common/search-index/format.js';
+import { decodeTable, encodeTable, Flag, Kind, type FileTable } from '../src/common/search-index/format.js';
 import type { IndexCheckResult, IndexCheckTask, IndexWalkResult, IndexWalkTask } from '../src/common/search-index/protocol.js';
 import { takeNice } from './index-chunk.js';
 
@@ -54,8 +54,25 @@ class Columns {
     }
 }
 
+type Failure = Extract<IndexWalkResult, { ok: false }>;
+
+/**
+ * Lists the tree into a file table, encoded as the table file is (format.ts), in a
+ * SharedArrayBuffer: the message to the host shares that memory instead of copying it, and the
+ * host decodes it in slices (Perf: a structured clone of some 90,000 names and the columns,
+ * split and decoded at once, held its event loop for tens of milliseconds).
+ */
+export async function runIndexWalk(task: IndexWalkTask): Promise<IndexWalkResult> {
+    const walked = walkTable(task);
+    if (!walked.ok) return walked;
+    const bytes = await encodeTable(walked.table, async () => undefined);
+    const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
+    shared.set(bytes);
+    return { ok: true, table: shared };
+}
+
 /** Lists the tree depth-first in sorted order: the order of a sequential search walk. */
-export function runIndexWalk(task: IndexWalkTask): IndexWalkResult {
+function walkTable(task: IndexWalkTask): { ok: true; table: FileTable } | Failure {
     takeNice(task.nice);
     try {
         const skip = new Set(task.skipDirs);
@@ -98,7 +115,7 @@ export function runIndexWalk(task: IndexWalkTask): IndexWalkResult {
         return {
             ok: true,
             table: {
-                names: cols.names.join('\0'),
+                names: cols.names,
                 parent: cols.parent.slice(0, n),
                 kind: cols.kind.slice(0, n),
                 flags: cols.flags.slice(0, n),
@@ -131,10 +148,10 @@ function pathsOf(names: readonly string[], parent: Int32Array): string[] {
 export async function runIndexCheck(task: IndexCheckTask): Promise<IndexCheckResult> {
     try {
         const stored = await decodeTable(fs.readFileSync(task.table), task.table, async () => undefined);
-        const walked = runIndexWalk({ op: 'index-walk', root: task.root, skipDirs: task.skipDirs, maxEntries: task.maxEntries });
+        const walked = walkTable({ op: 'index-walk', root: task.root, skipDirs: task.skipDirs, maxEntries: task.maxEntries });
         if (!walked.ok) return walked;
         const now = walked.table;
-        const nowNames = now.names.split('\0');
+        const nowNames = now.names;
         const before = new Map<string, number>();
         const storedPaths = pathsOf(stored.names, stored.parent);
         storedPaths.forEach((p, i) => before.set(p, i));

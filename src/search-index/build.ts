@@ -3,9 +3,9 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { workerEntry } from '../engine/engine.js';
-import { encodeTable, FORMAT_VERSION, Kind, type FileTable } from '../common/search-index/format.js';
+import { decodeTable, encodeTable, FORMAT_VERSION, Kind, type FileTable } from '../common/search-index/format.js';
 import { SegmentReader } from '../common/search-index/segment.js';
-import type { IndexChunkResult, IndexChunkTask, IndexWalkResult, WalkedTable } from '../common/search-index/protocol.js';
+import type { IndexChunkResult, IndexChunkTask, IndexWalkResult } from '../common/search-index/protocol.js';
 import type { Manifest } from './store.js';
 import { Table } from './table.js';
 
@@ -60,7 +60,9 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
         ctx.progress('walk', 0, 0);
         const walked = (await pool.run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, nice: BUILD_NICE })) as IndexWalkResult;
         if (!walked.ok) throw new Error(`index walk failed: ${walked.message}`);
-        const { t, segNames, textBytes } = await indexContents(ctx, pool, walked.table, genDir);
+        const w = walked.table;
+        const listed = await decodeTable(Buffer.from(w.buffer, w.byteOffset, w.length), 'the walk\'s file table', pause);
+        const { t, rel, segNames, textBytes } = await indexContents(ctx, pool, listed, genDir);
         ctx.progress('write', 0, 0);
         const tableBytes = await encodeTable(t, pause);
         await fsp.writeFile(path.join(genDir, 'table.bin'), tableBytes, { mode: 0o600 });
@@ -70,8 +72,9 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
             const reader = new SegmentReader(path.join(genDir, s));
             segs.push(reader);
             diskBytes += reader.bytes;
+            await pause();
         }
-        const table = await Table.load(t);
+        const table = await Table.load(t, rel);
         const manifest: Manifest = {
             version: FORMAT_VERSION,
             root: ctx.root,
@@ -101,10 +104,9 @@ async function pause(): Promise<void> {
     sliceStart = performance.now();
 }
 
-/** Content phase: chunk tasks on the pool, at most `threads` at once; the table's flags are set from their results. */
-async function indexContents(ctx: BuildContext, pool: Piscina, w: WalkedTable, genDir: string): Promise<{ t: FileTable; segNames: string[]; textBytes: number }> {
-    const names = w.names.split('\0');
-    const t: FileTable = { ...w, names };
+/** Content phase: chunk tasks on the pool, at most `threads` at once; the table's flags are set from their results. Also gives the entries' relative paths. */
+async function indexContents(ctx: BuildContext, pool: Piscina, t: FileTable, genDir: string): Promise<{ t: FileTable; rel: string[]; segNames: string[]; textBytes: number }> {
+    const names = t.names;
     const n = names.length;
     // Relative paths, built on the way (parents come first).
     const rel = new Array<string>(n);
@@ -155,11 +157,12 @@ async function indexContents(ctx: BuildContext, pool: Piscina, w: WalkedTable, g
             const r = (await pool.run(c)) as IndexChunkResult;
             if (!r.ok) throw new Error(`index chunk failed: ${r.message}`);
             for (let k = 0; k < c.ids.length; k++) t.flags[c.ids[k]!] = r.flags[k]!;
+            await pause();
             textBytes += r.textBytes;
             filesDone += c.ids.length;
             ctx.progress('content', filesDone, filesTotal);
         }
     };
     await Promise.all(Array.from({ length: Math.min(ctx.threads, chunks.length) }, lane));
-    return { t, segNames: chunks.map((c) => path.basename(c.out)), textBytes };
+    return { t, rel, segNames: chunks.map((c) => path.basename(c.out)), textBytes };
 }

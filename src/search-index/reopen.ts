@@ -3,7 +3,7 @@ import path from 'node:path';
 import { changesSince, type Changes } from './changes.js';
 import { Kind } from '../common/search-index/format.js';
 import { saveClosedState, takeClosedState, type Manifest } from './store.js';
-import type { Table } from './table.js';
+import { yieldNow, type Table } from './table.js';
 
 /**
  * What changed while no process watched a tree, found when its stored index is reopened: from
@@ -88,7 +88,10 @@ export async function stillChanged(root: string, table: Table, rels: string[]): 
 export async function checkDirTimes(root: string, table: Table, changes: Changes, current: () => boolean): Promise<void> {
     const t = table.t;
     const dirs: number[] = [];
-    for (let i = 0; i < table.size; i++) if (t.kind[i] === Kind.Dir) dirs.push(i);
+    for (let i = 0; i < table.size; i++) {
+        if (t.kind[i] === Kind.Dir) dirs.push(i);
+        if ((i & 8191) === 8191) await yieldNow();
+    }
     for (let k = 0; k < dirs.length && current(); k += 64) {
         await Promise.all(
             dirs.slice(k, k + 64).map(async (i) => {

@@ -81,7 +81,10 @@ export async function loadStored(dir: string, root: string, opts: { maxFileSize:
     try {
         const file = path.join(genDir, 'table.bin');
         const table = await Table.load(await decodeTable(await fsp.readFile(file), file, yieldNow));
-        for (const s of m.segments) segs.push(new SegmentReader(path.join(genDir, s)));
+        for (const s of m.segments) {
+            segs.push(new SegmentReader(path.join(genDir, s)));
+            await yieldNow();
+        }
         return { m, table, segs };
     } catch {
         for (const s of segs) s.close();

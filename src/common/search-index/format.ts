@@ -71,11 +71,47 @@ async function crcInSlices(buf: Uint8Array, pause: Pause): Promise<number> {
     return crc;
 }
 
+/** Names encoded or decoded between two calls of a {@link Pause}. */
+const NAME_SLICE = 4096;
+/** Bytes of names decoded between two calls of a {@link Pause} (cut at the next NUL). */
+const NAME_BYTES_SLICE = 64 * 1024;
+const NUL = Buffer.from([0]);
+
+/** The names joined by NUL as UTF-8, {@link NAME_SLICE} names between two calls of `pause`. */
+async function encodeNames(names: readonly string[], pause: Pause): Promise<Buffer> {
+    const parts: Buffer[] = [];
+    for (let i = 0; i < names.length; i += NAME_SLICE) {
+        if (i > 0) parts.push(NUL);
+        parts.push(Buffer.from(names.slice(i, i + NAME_SLICE).join('\0'), 'utf8'));
+        await pause();
+    }
+    return Buffer.concat(parts);
+}
+
+/**
+ * The names in `bytes[from, to)` (UTF-8, joined by NUL): what `toString('utf8', from, to).split('\0')`
+ * gives, decoded in pieces of about {@link NAME_BYTES_SLICE} bytes cut at a NUL (which UTF-8 uses
+ * for U+0000 alone, so no character is cut), with `pause` between them.
+ */
+export async function decodeNames(bytes: Buffer, from: number, to: number, pause: Pause): Promise<string[]> {
+    const names: string[] = [];
+    for (let at = from; ; ) {
+        let cut = to;
+        if (at + NAME_BYTES_SLICE < to) {
+            const nul = bytes.indexOf(0, at + NAME_BYTES_SLICE);
+            if (nul !== -1 && nul < to) cut = nul;
+        }
+        for (const name of bytes.toString('utf8', at, cut).split('\0')) names.push(name);
+        if (cut >= to) return names;
+        at = cut + 1;
+        await pause();
+    }
+}
+
 /** Bytes of a file table (header, columns, names joined by NUL, CRC), made in slices with `pause` between them. */
 export async function encodeTable(t: FileTable, pause: Pause): Promise<Buffer> {
     const n = t.names.length;
-    const names = Buffer.from(t.names.join('\0'), 'utf8');
-    await pause();
+    const names = await encodeNames(t.names, pause);
     const header = Buffer.alloc(32);
     TABLE_MAGIC.copy(header, 0);
     header.writeUInt32LE(FORMAT_VERSION, 8);
@@ -128,7 +164,7 @@ export async function decodeTable(buf: Buffer, file: string, pause: Pause): Prom
     const kind = new Uint8Array(...take(n), n);
     const flags = new Uint8Array(...take(n), n);
     await pause();
-    const names = body.toString('utf8', at, at + namesLen).split('\0');
+    const names = await decodeNames(body, at, at + namesLen, pause);
     if (names.length !== n) throw new IndexFormatError(file, 'name count mismatch');
     return { names, parent, kind, flags, size, mtime, birthtime, end };
 }

@@ -1,5 +1,3 @@
-import type { FileTable } from './format.js';
-
 /**
  * Tasks of the index build, run by the pool's worker code (workers/index-walk.ts, workers/index-chunk.ts). Like the
  * search protocol: structured-clone safe, and a worker answers with a discriminated result.
@@ -19,10 +17,11 @@ export interface IndexWalkTask {
     nice?: number;
 }
 
-/** The file table's columns (format.ts `FileTable`) before the content phase sets the flags; names joined by NUL. */
-export type WalkedTable = Omit<FileTable, 'names'> & { names: string };
-
-export type IndexWalkResult = { ok: true; table: WalkedTable } | { ok: false; code: WorkerFailureCode; message: string };
+/**
+ * The walk's file table before the content phase sets the flags, encoded as a table file
+ * (format.ts `encodeTable`) in a SharedArrayBuffer (shared with the host, not copied), decoded in slices.
+ */
+export type IndexWalkResult = { ok: true; table: Uint8Array } | { ok: false; code: WorkerFailureCode; message: string };
 
 /** Reads, checks and n-grams the files of one id range and writes the range's segment file. */
 export interface IndexChunkTask {

@@ -23,6 +23,8 @@ const SEG_MAGIC = Buffer.from('LCFSEG\0\0', 'latin1');
 export const SEG_HEADER = 64;
 export const DICT_BLOCK = 64;
 const DICT_ENTRY = 16;
+/** The host stores 32-bit words little-endian (the files' byte order): their bytes can be read as a Uint32Array. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** Appends the varint of `v` (non-negative, < 2^32) at `at`; returns the new end. */
 export function putVarint(buf: Uint8Array, at: number, v: number): number {
@@ -170,9 +172,11 @@ export class SegmentReader {
             if (crc32(bi) !== header.readUInt32LE(56)) throw new IndexFormatError(file, 'block index checksum mismatch');
             this.#blockKeys = new Uint32Array(blocks);
             this.#blockCrcs = new Uint32Array(blocks);
+            // Perf: typed-array reads (a segment has some 30,000 blocks; Buffer's checked reads took milliseconds).
+            const words = LITTLE_ENDIAN ? new Uint32Array(bi.buffer, bi.byteOffset, blocks * 2) : null;
             for (let b = 0; b < blocks; b++) {
-                this.#blockKeys[b] = bi.readUInt32LE(b * 8);
-                this.#blockCrcs[b] = bi.readUInt32LE(b * 8 + 4);
+                this.#blockKeys[b] = words ? words[2 * b]! : bi.readUInt32LE(b * 8);
+                this.#blockCrcs[b] = words ? words[2 * b + 1]! : bi.readUInt32LE(b * 8 + 4);
             }
             this.bytes = size;
         } catch (err) {

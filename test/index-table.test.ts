@@ -1,0 +1,134 @@
+/**
+ * The index's file table as the host receives it: the walk's table crosses to the host encoded
+ * (workers/index-walk.ts) and is decoded in slices between yields (format.ts), and the build
+ * hands the loaded table the paths it made already (table.ts). Sliced work must give exactly
+ * what the same work at once gives, on a real temporary tree large enough for many slices.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { forEachGram } from '../src/common/search/fold.js';
+import { decodeNames, decodeTable, encodeTable, Kind, type FileTable } from '../src/common/search-index/format.js';
+import { Table } from '../src/search-index/table.js';
+import { runIndexWalk } from '../workers/index-walk.js';
+import { tempDir, writeTree } from './helpers.js';
+
+/** About 200 KB of names: several slices of the name decoding; ASCII, accented, CJK and astral (surrogate pair) names. */
+function bigTree(): string {
+    const root = tempDir('lcf-index-table-');
+    const files: Record<string, string> = {};
+    const tails = ['ascii', 'accentué-é', '日本語のファイル', 'emoji-😀-pair', 'Ünïcödé'];
+    for (let d = 0; d < 30; d++) {
+        for (let f = 0; f < 100; f++) {
+            files[`dir-${String(d).padStart(2, '0')}-${'x'.repeat(d)}/file-${String(f).padStart(3, '0')}-${tails[f % tails.length]}-${'n'.repeat(20 + (f % 17))}.txt`] = f % 7 === 0 ? '' : `content ${d} ${f}\n`;
+        }
+    }
+    files['deep/a/b/c/d/e/leaf.c'] = 'int main(void) { return 0; }\n';
+    writeTree(root, files);
+    fs.symlinkSync('deep/a', path.join(root, 'link-to-a'));
+    return root;
+}
+
+/** The tree's relative paths in the order of a sequential search walk (depth-first, names by UTF-16 code units), the root first. */
+function walkOrder(root: string): string[] {
+    const out = [''];
+    const visit = (rel: string): void => {
+        const names = fs.readdirSync(rel === '' ? root : path.join(root, rel)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        for (const name of names) {
+            const r = rel === '' ? name : `${rel}/${name}`;
+            out.push(r);
+            if (fs.lstatSync(path.join(root, r)).isDirectory()) visit(r);
+        }
+    };
+    visit('');
+    return out;
+}
+
+async function walked(root: string): Promise<Buffer> {
+    const r = await runIndexWalk({ op: 'index-walk', root, skipDirs: ['.git', 'node_modules'], maxEntries: 1_000_000 });
+    if (!r.ok) throw new Error(r.message);
+    return Buffer.from(r.table.buffer, r.table.byteOffset, r.table.length);
+}
+
+/** Offsets of the names in a table file (format.ts layout: 32-byte header, 34 bytes of columns per entry, then the names). */
+function namesRange(bytes: Buffer): [number, number] {
+    const n = bytes.readUInt32LE(12);
+    const from = 32 + n * 34;
+    return [from, from + bytes.readDoubleLE(16)];
+}
+
+describe('index file table', () => {
+    it("the walk's table, decoded in slices, is the tree in walk order and what decoding the names at once gives", async () => {
+        const root = bigTree();
+        const bytes = await walked(root);
+        let pauses = 0;
+        const t = await decodeTable(bytes, 'walk', async () => {
+            pauses++;
+        });
+        const [from, to] = namesRange(bytes);
+        expect(to - from).toBeGreaterThan(150_000);
+        const atOnce = bytes.toString('utf8', from, to).split('\0');
+        expect(t.names).toEqual(atOnce);
+        // The names and parents give back every path of the tree, in walk order.
+        const paths = ['']; // parents come first
+        for (let i = 1; i < t.names.length; i++) paths.push(t.parent[i] === 0 ? t.names[i]! : `${paths[t.parent[i]!]}/${t.names[i]}`);
+        expect(paths).toEqual(walkOrder(root));
+        expect(t.kind[paths.indexOf('link-to-a')]).toBe(Kind.Link);
+        expect(t.kind[paths.indexOf('deep/a/b')]).toBe(Kind.Dir);
+        // Several slices of names, each followed by a pause (besides the checksum's).
+        expect(pauses).toBeGreaterThan(3);
+        // Encoding it again in slices gives the same bytes.
+        expect((await encodeTable(t, async () => undefined)).equals(bytes)).toBe(true);
+    });
+
+    it('decodes names cut anywhere: at a NUL on the slice boundary, trailing empty names, characters of 2 to 4 bytes across the boundary', async () => {
+        const SLICE = 64 * 1024;
+        const cases: string[][] = [
+            [''],
+            ['', ''],
+            ['a', ''],
+            ['', 'a', 'b', ''],
+            // A NUL exactly at the first slice boundary.
+            ['y'.repeat(SLICE), 'after', ''],
+            ['y'.repeat(SLICE - 1), 'z'],
+            // Multi-byte characters straddling the boundary.
+            ['é'.repeat(SLICE / 2 + 1), '日本'.repeat(30_000), '😀'.repeat(20_000), 'end'],
+            Array.from({ length: 20_000 }, (_, i) => `n${i}-ü`),
+        ];
+        for (const names of cases) {
+            const bytes = Buffer.concat([Buffer.from('prefix'), Buffer.from(names.join('\0'), 'utf8'), Buffer.from('suffix')]);
+            const from = 6;
+            const to = bytes.length - 6;
+            let pauses = 0;
+            const got = await decodeNames(bytes, from, to, async () => {
+                pauses++;
+            });
+            expect(got).toEqual(bytes.toString('utf8', from, to).split('\0'));
+            expect(got).toEqual(names);
+            if (to - from > 2 * SLICE) expect(pauses).toBeGreaterThan(0);
+        }
+    });
+
+    it('a table loaded with the paths the build made is the table loaded from the names alone', async () => {
+        const root = bigTree();
+        const t: FileTable = await decodeTable(await walked(root), 'walk', async () => undefined);
+        const paths = walkOrder(root);
+        const given = await Table.load(t, paths);
+        const derived = await Table.load(t);
+        expect(given.paths).toEqual(derived.paths);
+        expect(given.paths).toEqual(paths);
+        expect([...given.always]).toEqual([...derived.always]);
+        expect(given.always.length).toBeGreaterThan(0);
+        for (const [i, p] of paths.entries()) {
+            expect(given.idOf.get(p)).toBe(i);
+            expect(derived.idOf.get(p)).toBe(i);
+        }
+        // Every gram of every name: the same posting lists either way, and the list holds the name's id.
+        const grams = new Set<number>();
+        for (const name of t.names) forEachGram(name, (g) => grams.add(g));
+        expect(grams.size).toBeGreaterThan(200);
+        for (const g of grams) expect([...given.nameIds(g)]).toEqual([...derived.nameIds(g)]);
+        const id = paths.indexOf('deep/a/b/c/d/e/leaf.c');
+        forEachGram('leaf.c', (g) => expect([...given.nameIds(g)]).toContain(id));
+    });
+});
