@@ -22,6 +22,20 @@ function loadWatcher(): Promise<Watcher | null> {
     ));
 }
 
+/**
+ * The watcher's ignore option for directory names left out: one regular expression matching a
+ * path whose last component is one of the names, exactly as the walk compares them (no glob
+ * meaning). Perf: @parcel/watcher tests every path of its crawl against each ignore pattern with
+ * std::regex; with one glob per name (picomatch's long expressions) subscribing to the Linux tree
+ * took 1.4-2.1 s, with this expression 0.6-0.8 s, with no ignore option 0.3-0.4 s (load average 3-4).
+ */
+export function ignoreOf(skipDirs: readonly string[]): RegExp[] {
+    if (skipDirs.length === 0) return [];
+    const names = skipDirs.map((d) => d.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+    // The watcher matches it anywhere in the path; the anchors make it the last component.
+    return [new RegExp(`(?:^|/)(?:${names.join('|')})$`)];
+}
+
 export interface ChangeEvents {
     /** Outside changes were noted (or the watcher failed). */
     onChange(): void;
@@ -77,7 +91,7 @@ export class Changes {
                     for (const e of events) this.noteAbs(e.path);
                     this.#events.onChange();
                 },
-                { ignore: skipDirs.map((d) => `**/${d}`) },
+                { ignore: ignoreOf(skipDirs) },
             );
         } catch {
             this.#watcher = null;
@@ -91,7 +105,7 @@ export class Changes {
     async saveSnapshot(file: string, skipDirs: readonly string[]): Promise<void> {
         const w = await loadWatcher();
         if (w === null || this.#watcher === null) throw new Error('no watcher');
-        await w.writeSnapshot(this.root, file, { ignore: skipDirs.map((d) => `**/${d}`) });
+        await w.writeSnapshot(this.root, file, { ignore: ignoreOf(skipDirs) });
     }
 
     /**
@@ -101,7 +115,7 @@ export class Changes {
     async changesSinceSnapshot(file: string, skipDirs: readonly string[]): Promise<string[]> {
         const w = await loadWatcher();
         if (w === null || this.#watcher === null) throw new Error('no watcher');
-        const events = await w.getEventsSince(this.root, file, { ignore: skipDirs.map((d) => `**/${d}`) });
+        const events = await w.getEventsSince(this.root, file, { ignore: ignoreOf(skipDirs) });
         const out: string[] = [];
         for (const e of events) {
             const rel = path.relative(this.root, e.path);
