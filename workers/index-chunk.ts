@@ -154,8 +154,9 @@ export function runIndexChunk(task: IndexChunkTask): IndexChunkResult {
         const pairs = new Pairs();
         const flags = new Uint8Array(task.ids.length);
         let textBytes = 0;
+        const paths = task.paths.split('\0');
         for (let i = 0; i < task.ids.length; i++) {
-            const r = indexFile(path.join(task.root, task.paths[i]!), task.maxFileSize);
+            const r = indexFile(path.join(task.root, paths[i]!), task.maxFileSize);
             flags[i] = r.flags;
             textBytes += r.textBytes;
             if (r.grams !== undefined) pairs.push(r.grams, r.grams.length, task.ids[i]! - task.firstId);

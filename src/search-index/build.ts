@@ -123,7 +123,7 @@ async function indexContents(ctx: BuildContext, pool: Piscina, t: FileTable, gen
             firstId: first,
             count: end - first,
             ids: Int32Array.from(ids),
-            paths,
+            paths: paths.join('\0'),
             maxFileSize: ctx.maxFileSize,
             nice: BUILD_NICE,
             out: path.join(genDir, `seg-${String(chunks.length).padStart(4, '0')}.bin`),

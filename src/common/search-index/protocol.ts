@@ -30,9 +30,13 @@ export interface IndexChunkTask {
     /** First id of the range and how many ids it spans (directories and links included). */
     firstId: number;
     count: number;
-    /** Ids of the regular files in the range, ascending, and their paths relative to `root` (`/`-separated). */
+    /**
+     * Ids of the regular files in the range, ascending, and their paths relative to `root`
+     * (`/`-separated), joined by NUL (Perf: one string is copied to the thread at once; thousands
+     * of strings were cloned one by one on the host's thread).
+     */
     ids: Int32Array;
-    paths: string[];
+    paths: string;
     /** Files above this many bytes are not indexed (always candidates). */
     maxFileSize: number;
     /** Where the segment file is written. */
