@@ -50,10 +50,10 @@ async function walked(root: string): Promise<Buffer> {
     return Buffer.from(r.table.buffer, r.table.byteOffset, r.table.length);
 }
 
-/** Offsets of the names in a table file (format.ts layout: 32-byte header, 34 bytes of columns per entry, then the names). */
+/** Offsets of the names in a table file (format.ts layout: 48-byte header, 34 bytes of columns per entry and the name posting lists in 32-bit words, then the names). */
 function namesRange(bytes: Buffer): [number, number] {
     const n = bytes.readUInt32LE(12);
-    const from = 32 + n * 34;
+    const from = 48 + n * 34 + (2 * bytes.readUInt32LE(24) + 1 + bytes.readUInt32LE(28)) * 4;
     return [from, from + bytes.readDoubleLE(16)];
 }
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { isDebrisName } from '../src/common/fs/debris.js';
 import { decodeTable, encodeTable, Flag, Kind, type FileTable } from '../src/common/search-index/format.js';
+import { nameGrams } from '../src/common/search-index/name-grams.js';
 import type { IndexCheckResult, IndexCheckTask, IndexWalkResult, IndexWalkTask } from '../src/common/search-index/protocol.js';
 import { takeNice } from './index-chunk.js';
 
@@ -57,22 +58,23 @@ class Columns {
 type Failure = Extract<IndexWalkResult, { ok: false }>;
 
 /**
- * Lists the tree into a file table, encoded as the table file is (format.ts), in a
- * SharedArrayBuffer: the message to the host shares that memory instead of copying it, and the
- * host decodes it in slices (Perf: a structured clone of some 90,000 names and the columns,
- * split and decoded at once, held its event loop for tens of milliseconds).
+ * Lists the tree into a file table with its names' posting lists, encoded as the table file is
+ * (format.ts), in a SharedArrayBuffer: the message to the host shares that memory instead of
+ * copying it, and the host decodes it in slices (Perf: a structured clone of some 90,000 names
+ * and the columns, split and decoded at once, held its event loop for tens of milliseconds; the
+ * name grams, counted on the host, were some 115 ms of its CPU per load of the Linux tree's table).
  */
 export async function runIndexWalk(task: IndexWalkTask): Promise<IndexWalkResult> {
     const walked = walkTable(task);
     if (!walked.ok) return walked;
-    const bytes = await encodeTable(walked.table, async () => undefined);
+    const bytes = await encodeTable({ ...walked.table, grams: nameGrams(walked.table.names) }, async () => undefined);
     const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
     shared.set(bytes);
     return { ok: true, table: shared };
 }
 
 /** Lists the tree depth-first in sorted order: the order of a sequential search walk. */
-function walkTable(task: IndexWalkTask): { ok: true; table: FileTable } | Failure {
+function walkTable(task: IndexWalkTask): { ok: true; table: Omit<FileTable, 'grams'> } | Failure {
     takeNice(task.nice);
     try {
         const skip = new Set(task.skipDirs);

@@ -1,4 +1,3 @@
-import { forEachGram } from '../common/search/fold.js';
 import { Flag, Kind, type FileTable } from '../common/search-index/format.js';
 
 /**
@@ -55,67 +54,6 @@ export class PathIds {
     }
 }
 
-/**
- * Per-gram counters of {@link Table.load}: open addressing (linear probing) over typed arrays,
- * grown at half full. Perf/memory: a load of a 90,000-entry table makes some 1.3 million gram
- * lookups; with two Maps they were most of its time, and Map growth made garbage on the host.
- * Ids start at 1, so `last` 0 means "none yet".
- */
-class GramSlots {
-    #bits = 12;
-    /** Per slot: its gram + 1 (grams are 24-bit), 0 when free. */
-    #keys = new Uint32Array(1 << 12);
-    /** Per slot: the names holding the gram (then, while the lists are filled, the next free position). */
-    count = new Uint32Array(1 << 12);
-    /** Per slot: the last id counted. */
-    last = new Int32Array(1 << 12);
-    #size = 0;
-
-    /** The slot of `gram`, taken when missing. */
-    slot(gram: number): number {
-        const mask = (1 << this.#bits) - 1;
-        let s = Math.imul(gram, 0x9e3779b1) >>> (32 - this.#bits);
-        for (;;) {
-            const k = this.#keys[s]!;
-            if (k === gram + 1) return s;
-            if (k === 0) break;
-            s = (s + 1) & mask;
-        }
-        if (2 * (this.#size + 1) > this.#keys.length) {
-            this.#grow();
-            return this.slot(gram);
-        }
-        this.#keys[s] = gram + 1;
-        this.#size++;
-        return s;
-    }
-
-    /** The grams in use, in slot order. */
-    keys(): Uint32Array<ArrayBuffer> {
-        const out = new Uint32Array(this.#size);
-        let n = 0;
-        for (const k of this.#keys) if (k !== 0) out[n++] = k - 1;
-        return out;
-    }
-
-    #grow(): void {
-        const keys = this.#keys;
-        const count = this.count;
-        const last = this.last;
-        this.#bits++;
-        this.#keys = new Uint32Array(1 << this.#bits);
-        this.count = new Uint32Array(1 << this.#bits);
-        this.last = new Int32Array(1 << this.#bits);
-        this.#size = 0;
-        for (let s = 0; s < keys.length; s++) {
-            if (keys[s] === 0) continue;
-            const t = this.slot(keys[s]! - 1);
-            this.count[t] = count[s]!;
-            this.last[t] = last[s]!;
-        }
-    }
-}
-
 /** The loaded file table with its derived lookups (made by {@link Table.load}). */
 export class Table {
     readonly t: FileTable;
@@ -128,9 +66,9 @@ export class Table {
      * Posting lists of the entries' names: name searches are planned like content searches.
      * Perf/memory: sorted gram keys, list starts and one array of ids (a few MB for 100k entries).
      */
-    #gramKeys = new Uint32Array(0);
-    #gramStarts = new Uint32Array(1);
-    #gramIds = new Uint32Array(0);
+    #gramKeys: Uint32Array = new Uint32Array(0);
+    #gramStarts: Uint32Array = new Uint32Array(1);
+    #gramIds: Uint32Array = new Uint32Array(0);
 
     /** The ids whose names hold `gram`, ascending. */
     nameIds(gram: number): Uint32Array {
@@ -174,22 +112,7 @@ export class Table {
         table.paths[0] = '';
         table.idOf.set('', 0);
         const always: number[] = [];
-        // Name grams in two passes (count per gram, then fill): Memory: no growing arrays per gram.
-        const slots = new GramSlots();
         let sliceStart = performance.now();
-        const maybeYield = async (i: number): Promise<void> => {
-            if ((i & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
-                await yieldNow();
-                sliceStart = performance.now();
-            }
-        };
-        let id = 0;
-        const countGram = (g: number): void => {
-            const s = slots.slot(g);
-            if (slots.last[s] === id) return;
-            slots.last[s] = id;
-            slots.count[s]!++;
-        };
         for (let i = 1; i < n; i++) {
             const p = t.parent[i]!;
             const name = t.names[i]!;
@@ -199,39 +122,15 @@ export class Table {
             const k = t.kind[i]!;
             const f = t.flags[i]!;
             if (k === Kind.Link || k === Kind.Other || (k === Kind.Dir && f & Flag.Unreadable) || (k === Kind.File && f & Flag.Unindexed)) always.push(i);
-            id = i;
-            forEachGram(name, countGram);
-            await maybeYield(i);
+            if ((i & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
+                await yieldNow();
+                sliceStart = performance.now();
+            }
         }
         table.always = Uint32Array.from(always);
-        const keys = slots.keys().sort();
-        const starts = new Uint32Array(keys.length + 1);
-        // From here on a slot's count is its gram's next free position in `ids`.
-        let total = 0;
-        for (let r = 0; r < keys.length; r++) {
-            const s = slots.slot(keys[r]!);
-            starts[r] = total;
-            total += slots.count[s]!;
-            slots.count[s] = starts[r]!;
-            await maybeYield(r);
-        }
-        starts[keys.length] = total;
-        const ids = new Uint32Array(total);
-        slots.last.fill(0);
-        const fill = (g: number): void => {
-            const s = slots.slot(g);
-            if (slots.last[s] === id) return;
-            slots.last[s] = id;
-            ids[slots.count[s]!++] = id;
-        };
-        for (let i = 1; i < n; i++) {
-            id = i;
-            forEachGram(t.names[i]!, fill);
-            await maybeYield(i);
-        }
-        table.#gramKeys = keys;
-        table.#gramStarts = starts;
-        table.#gramIds = ids;
+        table.#gramKeys = t.grams.keys;
+        table.#gramStarts = t.grams.starts;
+        table.#gramIds = t.grams.ids;
         return table;
     }
 

@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib';
+import type { NameGrams } from './name-grams.js';
 
 /**
  * On-disk format of the search index: the format version, the error every failed check raises,
@@ -8,7 +9,7 @@ import { crc32 } from 'node:zlib';
  * {@link IndexFormatError}) and never read wrongly.
  */
 
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 const TABLE_MAGIC = Buffer.from('LCFTBL\0\0', 'latin1');
 
 /** A file of the index is not what its header and checksums say. */
@@ -53,7 +54,16 @@ export interface FileTable {
     birthtime: Float64Array;
     /** One past the last id of the entry's subtree (`id + 1` for anything but a listed directory). */
     end: Int32Array;
+    /** Posting lists of the names (name-grams.ts). */
+    grams: NameGrams;
 }
+
+/**
+ * Bytes of a table file's header: magic, version, entry count, names' bytes (f64), gram count,
+ * name-list ids, the body's CRC, 8 zero bytes, the header's own CRC (of the 44 bytes before it).
+ * A multiple of 8: the columns after it are aligned.
+ */
+const TABLE_HEADER = 48;
 
 /** Bytes checksummed between two calls of a {@link Pause} while a table is encoded or decoded. */
 const CRC_SLICE = 1 << 20;
@@ -108,43 +118,57 @@ export async function decodeNames(bytes: Buffer, from: number, to: number, pause
     }
 }
 
-/** Bytes of a file table (header, columns, names joined by NUL, CRC), made in slices with `pause` between them. */
+/**
+ * Bytes of a file table: header, then the columns (size, mtime, birthtime as f64; parent, end,
+ * gram keys, list starts and list ids as 32-bit words; kind, flags as bytes), then the names
+ * joined by NUL; little-endian. Made in slices with `pause` between them.
+ */
 export async function encodeTable(t: FileTable, pause: Pause): Promise<Buffer> {
     const n = t.names.length;
     const names = await encodeNames(t.names, pause);
-    const header = Buffer.alloc(32);
+    const g = t.grams;
+    const header = Buffer.alloc(TABLE_HEADER);
     TABLE_MAGIC.copy(header, 0);
     header.writeUInt32LE(FORMAT_VERSION, 8);
     header.writeUInt32LE(n, 12);
     header.writeDoubleLE(names.length, 16);
+    header.writeUInt32LE(g.keys.length, 24);
+    header.writeUInt32LE(g.ids.length, 28);
+    const view = (a: ArrayBufferView, bytes: number): Buffer => Buffer.from(a.buffer, a.byteOffset, bytes);
     const out = Buffer.concat([
         header,
-        Buffer.from(t.size.buffer, t.size.byteOffset, n * 8),
-        Buffer.from(t.mtime.buffer, t.mtime.byteOffset, n * 8),
-        Buffer.from(t.birthtime.buffer, t.birthtime.byteOffset, n * 8),
-        Buffer.from(t.parent.buffer, t.parent.byteOffset, n * 4),
-        Buffer.from(t.end.buffer, t.end.byteOffset, n * 4),
-        Buffer.from(t.kind.buffer, t.kind.byteOffset, n),
-        Buffer.from(t.flags.buffer, t.flags.byteOffset, n),
+        view(t.size, n * 8),
+        view(t.mtime, n * 8),
+        view(t.birthtime, n * 8),
+        view(t.parent, n * 4),
+        view(t.end, n * 4),
+        view(g.keys, g.keys.length * 4),
+        view(g.starts, (g.keys.length + 1) * 4),
+        view(g.ids, g.ids.length * 4),
+        view(t.kind, n),
+        view(t.flags, n),
         names,
     ]);
     await pause();
-    out.writeUInt32LE(await crcInSlices(out.subarray(32), pause), 24);
-    out.writeUInt32LE(crc32(out.subarray(0, 28)), 28);
+    out.writeUInt32LE(await crcInSlices(out.subarray(TABLE_HEADER), pause), 32);
+    out.writeUInt32LE(crc32(out.subarray(0, TABLE_HEADER - 4)), TABLE_HEADER - 4);
     return out;
 }
 
 /** The table of a file's bytes, decoded in slices with `pause` between them. @throws IndexFormatError when the bytes are not a whole, intact file table of this version. */
 export async function decodeTable(buf: Buffer, file: string, pause: Pause): Promise<FileTable> {
-    if (buf.length < 32 || !buf.subarray(0, 8).equals(TABLE_MAGIC)) throw new IndexFormatError(file, 'not a file table');
-    if (buf.readUInt32LE(28) !== crc32(buf.subarray(0, 28))) throw new IndexFormatError(file, 'header checksum mismatch');
+    if (buf.length < TABLE_HEADER || !buf.subarray(0, 8).equals(TABLE_MAGIC)) throw new IndexFormatError(file, 'not a file table');
+    if (buf.readUInt32LE(TABLE_HEADER - 4) !== crc32(buf.subarray(0, TABLE_HEADER - 4))) throw new IndexFormatError(file, 'header checksum mismatch');
     const version = buf.readUInt32LE(8);
     if (version !== FORMAT_VERSION) throw new IndexFormatError(file, `format version ${version}, expected ${FORMAT_VERSION}`);
     const n = buf.readUInt32LE(12);
     const namesLen = buf.readDoubleLE(16);
-    const body = buf.subarray(32);
-    if (body.length !== n * 34 + namesLen) throw new IndexFormatError(file, `size ${buf.length} bytes, expected ${32 + n * 34 + namesLen}`);
-    if ((await crcInSlices(body, pause)) !== buf.readUInt32LE(24)) throw new IndexFormatError(file, 'checksum mismatch');
+    const gramCount = buf.readUInt32LE(24);
+    const idCount = buf.readUInt32LE(28);
+    const body = buf.subarray(TABLE_HEADER);
+    const expected = n * 34 + (2 * gramCount + 1 + idCount) * 4 + namesLen;
+    if (body.length !== expected) throw new IndexFormatError(file, `size ${buf.length} bytes, expected ${TABLE_HEADER + expected}`);
+    if ((await crcInSlices(body, pause)) !== buf.readUInt32LE(32)) throw new IndexFormatError(file, 'checksum mismatch');
     // Memory: the columns are views of the file's bytes when they are aligned (a fresh read's are), else copies.
     const aligned = body.byteOffset % 8 === 0;
     let at = 0;
@@ -161,10 +185,14 @@ export async function decodeTable(buf: Buffer, file: string, pause: Pause): Prom
     const birthtime = new Float64Array(...take(n * 8), n);
     const parent = new Int32Array(...take(n * 4), n);
     const end = new Int32Array(...take(n * 4), n);
+    const keys = new Uint32Array(...take(gramCount * 4), gramCount);
+    const starts = new Uint32Array(...take((gramCount + 1) * 4), gramCount + 1);
+    const ids = new Uint32Array(...take(idCount * 4), idCount);
     const kind = new Uint8Array(...take(n), n);
     const flags = new Uint8Array(...take(n), n);
+    if (starts[gramCount] !== idCount) throw new IndexFormatError(file, 'name posting lists do not add up');
     await pause();
     const names = await decodeNames(body, at, at + namesLen, pause);
     if (names.length !== n) throw new IndexFormatError(file, 'name count mismatch');
-    return { names, parent, kind, flags, size, mtime, birthtime, end };
+    return { names, parent, kind, flags, size, mtime, birthtime, end, grams: { keys, starts, ids } };
 }
