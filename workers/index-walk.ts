@@ -175,7 +175,7 @@ export async function runIndexCheck(task: IndexCheckTask): Promise<IndexCheckRes
         }
         for (const p of before.keys()) if (p !== '') changed.push(p);
         if (now.mtime[0] !== stored.mtime[0]) dirTimes.push('');
-        return { ok: true, changed, dirTimes };
+        return { ok: true, changed: changed.join('\0'), dirTimes };
     } catch (err) {
         return { ok: false, code: 'check_failed', message: err instanceof Error ? err.message : String(err) };
     }

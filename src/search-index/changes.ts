@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Piscina } from 'piscina';
 import { workerEntry } from '../engine/engine.js';
 import type { IndexCheckResult, IndexCheckTask } from '../common/search-index/protocol.js';
+import { yieldNow } from './table.js';
 
 /**
  * Freshness of one tree's index: the paths changed since its generation was built ("dirty"),
@@ -35,6 +36,9 @@ export function ignoreOf(skipDirs: readonly string[]): RegExp[] {
     // The watcher matches it anywhere in the path; the anchors make it the last component.
     return [new RegExp(`(?:^|/)(?:${names.join('|')})$`)];
 }
+
+/** Milliseconds of noting changes between two yields. */
+const SLICE_MS = 4;
 
 export interface ChangeEvents {
     /** Outside changes were noted (or the watcher failed). */
@@ -88,8 +92,7 @@ export class Changes {
                         this.#events.onRebuild();
                         return;
                     }
-                    for (const e of events) this.noteAbs(e.path);
-                    this.#events.onChange();
+                    void this.#inSlices(events, (e) => this.noteAbs(e.path)).then(() => this.#events.onChange());
                 },
                 { ignore: ignoreOf(skipDirs) },
             );
@@ -117,10 +120,10 @@ export class Changes {
         if (w === null || this.#watcher === null) throw new Error('no watcher');
         const events = await w.getEventsSince(this.root, file, { ignore: ignoreOf(skipDirs) });
         const out: string[] = [];
-        for (const e of events) {
+        await this.#inSlices(events, (e) => {
             const rel = path.relative(this.root, e.path);
             if (rel !== '..' && !rel.startsWith('../') && !path.isAbsolute(rel)) out.push(rel.split(path.sep).join('/'));
-        }
+        });
         return out;
     }
 
@@ -141,10 +144,38 @@ export class Changes {
         if (this.dirty.size > this.#rebuildAfter) this.#events.onRebuild();
     }
 
-    /** Notes what a check found (see {@link changesSince}). */
-    noteAll(c: { changed: string[]; dirTimes: string[] }): void {
-        for (const rel of c.changed) this.note(rel);
-        for (const rel of c.dirTimes) this.dirTimes.add(rel);
+    /** Notes what a check found (see {@link changesSince}), in slices (searches take the scan path until all are noted: {@link pending}). */
+    async noteAll(c: { changed: string[]; dirTimes: string[] }): Promise<void> {
+        await this.#inSlices(c.changed, (rel) => this.note(rel));
+        await this.#inSlices(c.dirTimes, (rel) => this.dirTimes.add(rel));
+    }
+
+    /**
+     * Changes received but not all noted yet (a large batch, from the watcher or a check, is
+     * noted in slices between yields): while above 0, searches take the scan path (never a
+     * result from a table that misses a change already reported).
+     */
+    pending = 0;
+
+    /**
+     * Calls `each` on every item, in slices of about {@link SLICE_MS} between yields to the event
+     * loop (Perf: a `git checkout` reports tens of thousands of paths at once); a batch that
+     * fits in one slice is done before this returns. Counted in {@link pending} meanwhile.
+     */
+    async #inSlices<T>(items: readonly T[], each: (item: T) => void): Promise<void> {
+        this.pending++;
+        try {
+            let sliceStart = performance.now();
+            for (let i = 0; i < items.length; i++) {
+                each(items[i]!);
+                if ((i & 255) === 255 && performance.now() - sliceStart > SLICE_MS) {
+                    await yieldNow();
+                    sliceStart = performance.now();
+                }
+            }
+        } finally {
+            this.pending--;
+        }
     }
 
     /**
@@ -183,5 +214,22 @@ export async function changesSince(task: Omit<IndexCheckTask, 'op'>): Promise<{ 
         await oneOff.destroy();
     }
     if (!res.ok) throw new Error(`index check failed: ${res.message}`);
-    return res;
+    return { changed: await splitJoined(res.changed), dirTimes: res.dirTimes };
+}
+
+/** The paths of a NUL-joined list (`''`: none), split in slices between yields. */
+async function splitJoined(text: string): Promise<string[]> {
+    const out: string[] = [];
+    if (text === '') return out;
+    let sliceStart = performance.now();
+    for (let at = 0; ; ) {
+        const nul = text.indexOf('\0', at);
+        out.push(text.slice(at, nul === -1 ? text.length : nul));
+        if (nul === -1) return out;
+        at = nul + 1;
+        if ((out.length & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
+            await yieldNow();
+            sliceStart = performance.now();
+        }
+    }
 }

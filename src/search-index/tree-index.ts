@@ -138,7 +138,7 @@ export class TreeIndex extends EventEmitter {
         }
         this.#serve(s);
         this.#reopenedFrom = c.from;
-        this.#changes.noteAll({ changed: await stillChanged(this.root, s.table, c.changed), dirTimes: c.dirTimes });
+        await this.#changes.noteAll({ changed: await stillChanged(this.root, s.table, c.changed), dirTimes: c.dirTimes });
         if (this.#changes.dirTimesPending) void checkDirTimes(this.root, s.table, this.#changes, () => this.#table === s.table);
         return true;
     }
@@ -165,7 +165,7 @@ export class TreeIndex extends EventEmitter {
     async sync(): Promise<void> {
         const m = this.#manifest;
         if (m === null || this.#state !== 'ready') return;
-        this.#changes.noteAll(await changesSince({ root: this.root, skipDirs: [...this.#opts.skipDirs], maxEntries: this.#opts.maxEntries, table: path.join(this.#opts.dir, m.gen, 'table.bin') }));
+        await this.#changes.noteAll(await changesSince({ root: this.root, skipDirs: [...this.#opts.skipDirs], maxEntries: this.#opts.maxEntries, table: path.join(this.#opts.dir, m.gen, 'table.bin') }));
     }
 
     /** The tools report a path they are about to change or have changed (absolute, real or as written). */
@@ -287,7 +287,7 @@ export class TreeIndex extends EventEmitter {
      * index file drops the index (rebuilt in the background) and gives `null`.
      */
     plan(search: PreparedSearch, rootReal: string): Segment[] | null {
-        if (this.#state !== 'ready' || this.#changes.blind || this.#table === null) return null;
+        if (this.#state !== 'ready' || this.#changes.blind || this.#changes.pending > 0 || this.#table === null) return null;
         try {
             const planned = planSearch({ root: this.root, table: this.#table, segments: this.#segments, changes: this.#changes, skipDirs: this.#opts.skipDirs, maxFileSize: this.#opts.maxFileSize }, search, rootReal);
             if (planned === undefined) return null;

@@ -71,6 +71,14 @@ export interface IndexCheckTask {
     table: string;
 }
 
-export type IndexCheckResult = { ok: true; changed: string[]; /** Directories whose modification time differs. */ dirTimes: string[] } | { ok: false; code: WorkerFailureCode; message: string };
+export type IndexCheckResult =
+    | {
+          ok: true;
+          /** The changed paths (never the root's `''`) joined by NUL, `''` for none (Perf: one string to copy, split on the host in slices). */
+          changed: string;
+          /** Directories whose modification time differs. */
+          dirTimes: string[];
+      }
+    | { ok: false; code: WorkerFailureCode; message: string };
 
 export type IndexTask = IndexWalkTask | IndexChunkTask | IndexCheckTask;

@@ -1,6 +1,7 @@
 /**
- * The index's watcher leaves out the directories a search skips (by name, at any depth), with
- * one regular expression instead of a glob per name (changes.ts `ignoreOf`).
+ * The index's changed paths (changes.ts): the watcher leaves out the directories a search skips
+ * (by name, at any depth), with one regular expression instead of a glob per name (`ignoreOf`),
+ * and a large batch of changes is noted whole, though in slices.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +14,7 @@ afterEach(async () => {
     await Promise.all(subscribed.splice(0).map((c) => c.unsubscribe()));
 });
 
-describe('index watcher ignore', () => {
+describe('index changes', () => {
     it('matches a path whose last component is a skipped name, literally, and nothing else', () => {
         // The watcher tests the expression anywhere in an absolute path (RegExp.test semantics).
         const [re] = ignoreOf(['.git', 'node_modules', 'a+b', 'c.d', '[x]']);
@@ -40,5 +41,24 @@ describe('index watcher ignore', () => {
         expect(c.dirty.has('src/a.ts')).toBe(true);
         expect(changed).toBeGreaterThan(0);
         expect([...c.dirty.keys()].filter((p) => p.split('/').some((part) => part === '.git' || part === 'node_modules'))).toEqual([]);
+    });
+
+    it('notes a batch of 60,000 changed paths and directory times whole, and nothing is pending after', async () => {
+        let rebuilds = 0;
+        const c = new Changes(tempDir('lcf-changes-'), 100_000, { onChange: () => undefined, onRebuild: () => rebuilds++ });
+        const changed = Array.from({ length: 60_000 }, (_, i) => `d${i % 97}/f${i}.c`);
+        const dirTimes = Array.from({ length: 3_000 }, (_, i) => `d${i}`);
+        const noting = c.noteAll({ changed, dirTimes });
+        await noting;
+        expect(c.pending).toBe(0);
+        expect(c.dirty.size).toBe(changed.length);
+        for (const p of changed) expect(c.dirty.has(p)).toBe(true);
+        expect([...c.dirTimes]).toEqual(dirTimes);
+        expect(c.seq).toBe(changed.length);
+        expect(rebuilds).toBe(0);
+        // Above the rebuild threshold the index asks for a rebuild.
+        const small = new Changes(tempDir('lcf-changes-'), 10, { onChange: () => undefined, onRebuild: () => rebuilds++ });
+        await small.noteAll({ changed: changed.slice(0, 11), dirTimes: [] });
+        expect(rebuilds).toBeGreaterThan(0);
     });
 });
