@@ -1,9 +1,11 @@
+import { closeSync, readFileSync } from 'node:fs';
 import type { ReadTask, ReadTaskResult } from '../src/common/search/protocol.js';
-import type { ReadOutcome, ShownReadOutcome } from '../src/common/search/types.js';
+import type { ReadOutcome, ReadRender, ShownReadOutcome } from '../src/common/search/types.js';
 import { toToolError } from '../src/common/errors.js';
 import { contentHash } from '../src/common/fs/content-hash.js';
-import { readRegularFileSync } from '../src/common/fs/safe-read.js';
+import { openRegularFileSync, readRegularFileSync } from '../src/common/fs/safe-read.js';
 import { formatRead } from '../src/common/read-render.js';
+import { readWindowed, WINDOWED_READ_BYTES } from './read-window.js';
 
 /**
  * The bulk-read worker: reads its items one after another with the same safe open as the main
@@ -19,19 +21,36 @@ export async function runReadTask(task: ReadTask): Promise<ReadTaskResult> {
             // pool that all workers and the main thread share: readMany of 2,000 Linux-tree files
             // took ~425 ms that way against ~105 ms for Promise.all(fs.readFile), and ~50-60 ms
             // with the same checks done synchronously here.
-            const file = readRegularFileSync(item.shown, item.real, task.realRoots, task.maxBytes, task.setting);
             if (task.render) {
-                // Perf: only the text shown crosses to the main thread, which decodes and splits nothing.
-                const bytes = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
-                const shown = formatRead(item.shown, bytes, task.render.args, task.render.maxChars);
-                results.push({ ok: true, shown, hash: contentHash(file.bytes), size: file.size });
-            } else {
-                results.push({ ok: true, bytes: file.bytes, hash: contentHash(file.bytes), size: file.size });
+                results.push(readShown(item.shown, item.real, task, task.render));
+                continue;
             }
+            const file = readRegularFileSync(item.shown, item.real, task.realRoots, task.maxBytes, task.setting);
+            results.push({ ok: true, bytes: file.bytes, hash: contentHash(file.bytes), size: file.size });
         } catch (err) {
             const e = toToolError(err, item.shown);
             results.push({ ok: false, kind: e.kind, message: e.message });
         }
     }
     return { ok: true, results };
+}
+
+/**
+ * The text `read_file` shows of one file, its hash and size. Perf: only the text shown crosses
+ * to the main thread, which decodes and splits nothing; a file above {@link WINDOWED_READ_BYTES}
+ * is read in windows (workers/read-window.ts), never whole.
+ * @throws ToolError as readRegularFileSync and formatRead do.
+ */
+function readShown(shown: string, real: string, task: ReadTask, render: ReadRender): ShownReadOutcome {
+    const { fd, stats } = openRegularFileSync(shown, real, task.realRoots, task.maxBytes, task.setting);
+    try {
+        if (stats.size > WINDOWED_READ_BYTES) {
+            const windowed = readWindowed(fd, shown, render.args, render.maxChars);
+            if (windowed !== null) return { ok: true, ...windowed };
+        }
+        const bytes = readFileSync(fd);
+        return { ok: true, shown: formatRead(shown, bytes, render.args, render.maxChars), hash: contentHash(bytes), size: bytes.length };
+    } finally {
+        closeSync(fd);
+    }
 }

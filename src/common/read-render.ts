@@ -21,6 +21,15 @@ export interface ReadArgs {
 }
 
 /**
+ * A line as {@link renderRead} takes it: a {@link StreamedLine}, or a window of a long line whose
+ * full length is known (`text` holds characters `offset..offset + text.length` of the line,
+ * `length` is the whole line's length in characters). A window must hold every character of the
+ * line from `start_char` that can be shown (at least `max_chars + 1` of them, or up to the line's
+ * end); see workers/read-window.ts.
+ */
+export type ShownLine = StreamedLine & { length?: number; offset?: number };
+
+/**
  * Header plus the requested lines of a file read whole.
  * @throws ToolError `binary` for binary content, `invalid_argument` for a range beyond the file.
  */
@@ -37,7 +46,7 @@ export function formatRead(abs: string, bytes: Buffer, args: ReadArgs, maxChars:
  * cut before any of the next lines is continued within itself (`start_char`).
  * @param line - line `n` (1-based) of the file; `complete: false` when only a prefix is known.
  */
-export function renderRead(abs: string, total: number, line: (n: number) => StreamedLine, args: ReadArgs, maxChars: number): string {
+export function renderRead(abs: string, total: number, line: (n: number) => ShownLine, args: ReadArgs, maxChars: number): string {
     const start = args.last_lines !== undefined ? Math.max(1, total - args.last_lines + 1) : (args.start_line ?? 1);
     if (total === 0) {
         if (args.start_line !== undefined && args.start_line > 1) {
@@ -57,17 +66,22 @@ export function renderRead(abs: string, total: number, line: (n: number) => Stre
     for (let n = start; n <= end; n++) {
         const l = line(n);
         const from = n === start ? startChar : 1;
-        if (from > 1 && l.complete && from > l.text.length) {
-            throw errors.invalidArgument(TOOL, `start_char ${from} is beyond the end of line ${n} of ${quotePath(abs)}, which has ${l.text.length} characters.`);
+        /** The line's length in characters, and the characters of it before `l.text`. */
+        const length = l.length ?? l.text.length;
+        const offset = l.offset ?? 0;
+        if (from > 1 && l.complete && from > length) {
+            throw errors.invalidArgument(TOOL, `start_char ${from} is beyond the end of line ${n} of ${quotePath(abs)}, which has ${length} characters.`);
         }
         const prefix = args.line_numbers === true ? `${String(n).padStart(6)}\t` : '';
-        const text = from > 1 ? l.text.slice(from - 1) : l.text;
+        const text = from > 1 || offset > 0 ? l.text.slice(Math.max(0, from - 1 - offset)) : l.text;
+        /** Characters of the line from `from` on (more than `text` holds when `l` is a window). */
+        const rest = l.length === undefined ? text.length : Math.max(0, length - (from - 1));
         const piece = prefix + text + l.eol;
         if (body.length + piece.length > maxChars || !l.complete) {
             const room = maxChars - body.length;
             body += piece.slice(0, room);
-            const shown = Math.max(0, Math.min(room - prefix.length, text.length));
-            cut = { n, from, to: from + shown - 1, length: l.complete ? l.text.length : undefined };
+            const shown = Math.max(0, Math.min(room - prefix.length, rest));
+            cut = { n, from, to: from + shown - 1, length: l.complete ? length : undefined };
             break;
         }
         body += piece;

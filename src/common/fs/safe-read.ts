@@ -161,6 +161,22 @@ export async function openRegularFile(shownPath: string, realPath: string, roots
  * @throws ToolError (not_found, wrong_type, too_large, outside_access)
  */
 export function readRegularFileSync(shownPath: string, realPath: string, roots: RealRoots, maxBytes: number, setting = 'maxFileSize'): OpenedFile {
+    const { fd, stats } = openRegularFileSync(shownPath, realPath, roots, maxBytes, setting);
+    try {
+        const bytes = readFileSync(fd);
+        return { bytes, size: bytes.length, mtimeMs: stats.mtimeMs, mode: stats.mode };
+    } finally {
+        closeSync(fd);
+    }
+}
+
+/**
+ * The open of {@link readRegularFileSync} without the read: the same checks in the same order,
+ * the same errors; the caller reads the descriptor and closes it. Only for worker threads.
+ * @returns the open descriptor and its stat (size in bytes).
+ * @throws ToolError (not_found, wrong_type, too_large, outside_access)
+ */
+export function openRegularFileSync(shownPath: string, realPath: string, roots: RealRoots, maxBytes: number, setting = 'maxFileSize'): { fd: number; stats: Stats } {
     let pre;
     try {
         pre = statSync(realPath);
@@ -171,12 +187,12 @@ export function readRegularFileSync(shownPath: string, realPath: string, roots: 
     checkReadable(pre, shownPath, maxBytes, setting);
     const fd = openSync(realPath, READ_FLAGS);
     try {
-        const st = fstatSync(fd);
-        checkReadable(st, shownPath, maxBytes, setting);
+        const stats = fstatSync(fd);
+        checkReadable(stats, shownPath, maxBytes, setting);
         recheckOpenedSync(fd, shownPath, realPath, roots, AccessType.Read);
-        const bytes = readFileSync(fd);
-        return { bytes, size: bytes.length, mtimeMs: st.mtimeMs, mode: st.mode };
-    } finally {
+        return { fd, stats };
+    } catch (err) {
         closeSync(fd);
+        throw err;
     }
 }
