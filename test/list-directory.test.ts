@@ -103,6 +103,38 @@ describe('list_directory', () => {
         expect(r.result).toContain('maxDisplayEntries');
     });
 
+    it('lists a tree of a few thousand entries exactly, in slices and blocks, page by page', async () => {
+        const root = tempDir();
+        const files: Record<string, string> = {};
+        // 3,000 files in one folder (more than a sort run and many line blocks) and 20 folders of 100 with odd names.
+        for (let i = 0; i < 3000; i++) files[`flat/e${(i * 7919) % 3000}.txt`] = '';
+        for (let d = 0; d < 20; d++) for (let f = 0; f < 100; f++) files[`d${d}/${f % 7 === 0 ? 'É' : ''}f${f}${f === 3 ? '\nnl' : ''}`] = '';
+        writeTree(root, files);
+        // The expected text: depth-first, names in code-point order, directories with a slash, control characters JSON-quoted.
+        const expected: string[] = [];
+        const walk = (rel: string): void => {
+            const names = fs.readdirSync(path.join(root, rel)).sort();
+            for (const name of names) {
+                const r = rel === '' ? name : `${rel}/${name}`;
+                const isDir = fs.statSync(path.join(root, r)).isDirectory();
+                const shown = `${r}${isDir ? '/' : ''}`;
+                expected.push(/[\x00-\x1f\x7f]/.test(shown) ? JSON.stringify(shown) : shown);
+                if (isDir) walk(r);
+            }
+        };
+        walk('');
+        expect(expected).toHaveLength(5021);
+        const { tool } = makePackage(root, { search: new SearchConfiguration(50, 10_000, 10_000, 120_000) });
+        const r = await one(tool('list_directory'), { path: '.', recursive: true });
+        expect(r.status).toBe('success');
+        expect(r.result).toBe(expected.join('\n'));
+        const paged = makePackage(root, { search: new SearchConfiguration(50, 2000, 10_000, 120_000) });
+        const page = await one(paged.tool('list_directory'), { path: '.', recursive: true, offset: 2000 });
+        expect(page.result).toBe(
+            `${expected.slice(2000, 4000).join('\n')}\n[Showing entries 2001-4000 of 5021 (offset = 2000; maxDisplayEntries, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). For the next page, call again with offset=4000.]`,
+        );
+    });
+
     it('fails above maxTotalEntries saying which setting to raise and how to narrow', async () => {
         const root = tempDir();
         const files: Record<string, string> = {};

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sortInTurns, Turns } from '../src/turns.js';
+import { joinParts, sortInTurns, Turns } from '../src/turns.js';
 
 const byValue = (a: { v: number }, b: { v: number }): number => a.v - b.v;
 
@@ -42,5 +42,17 @@ describe('sortInTurns', () => {
         expect(items).toEqual(Array.from({ length: 50_000 }, (_, i) => i));
         // 25 runs of 2,048, then merge steps of 4,096: a callback scheduled before the sort ran at each step.
         expect(during).toBeGreaterThanOrEqual(25);
+    });
+});
+
+describe('joinParts', () => {
+    it('joins as Array#join does', () => {
+        fc.assert(
+            fc.property(fc.array(fc.string({ unit: 'binary' }), { maxLength: 50 }), fc.string(), (parts, sep) => {
+                expect(joinParts(parts, sep)).toBe(parts.join(sep));
+            }),
+        );
+        expect(joinParts([], '\n')).toBe('');
+        expect(joinParts(['a'.repeat(20), 'b'.repeat(20)], '\n')).toBe(`${'a'.repeat(20)}\n${'b'.repeat(20)}`);
     });
 });

@@ -11,7 +11,7 @@ import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
 import { byCodePoint, childPrefix, quotePath } from '../common/display.js';
 import { rootsOf } from './shared.js';
-import { sortInTurns, Turns } from '../turns.js';
+import { joinParts, sortInTurns, Turns } from '../turns.js';
 
 const schema = z.strictObject({
     path: arg.path('Directory path'),
@@ -135,7 +135,7 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
             );
         }
         if (skipped.length > 0) lines.push(`[Skipped ${skipped.length} unreadable directories: ${skipped.slice(0, 5).join(', ')}]`);
-        return ok(lines.join('\n'));
+        return ok(joinParts(lines, '\n'));
     }
 }
 

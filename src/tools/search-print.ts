@@ -4,11 +4,12 @@ import { globList } from '../common/search/filters.js';
 import type { PreparedSearch } from '../common/search/protocol.js';
 import type { SearchHit, SearchOutcome } from '../common/search/types.js';
 import { hitListOf } from '../common/search/hit-list.js';
-import { sortInTurns, Turns } from '../turns.js';
+import { joinParts, sortInTurns, Turns } from '../turns.js';
 import { fail, ok } from './base.js';
 import { byCodePoint, childPrefix, quotePath } from '../common/display.js';
 import type { SearchEntriesArgs } from './search-entries.js';
 import { patternNotes } from './search-patterns.js';
+import { hitBlocks } from './search-lines.js';
 
 /**
  * What `search_entries` prints of a finished search: one line per hit (or ripgrep's context
@@ -54,6 +55,9 @@ export async function printSearch(args: SearchEntriesArgs, search: PreparedSearc
         body = body.concat(await summarize(page(), count, search.root.display, maxDisplayEntries, turns));
     } else if (search.contextLines > 0) {
         body = body.concat(await withContext([...page()], timed, turns));
+    } else if (list !== undefined && !timed) {
+        // Event loop: written from the runs' columns, no object per hit (see search-lines.ts).
+        for await (const block of hitBlocks(list, offset, LINES_PER_BLOCK, (h) => lineOf(h, timed), turns)) body.push(block);
     } else {
         let block: string[] = [];
         for (const h of page()) {
@@ -106,7 +110,7 @@ export async function printSearch(args: SearchEntriesArgs, search: PreparedSearc
             (count > 0 ? `Matches found before stopping (${count}):` : 'No matches were found before stopping.');
         return fail([head].concat(count > 0 ? body : body.slice(1)).join('\n'), 'too_large');
     }
-    return ok(body.join('\n'));
+    return ok(joinParts(body, '\n'));
 }
 
 /** The files a content search left out for their size, and which limit to raise. */
@@ -139,7 +143,7 @@ function narrowAdvice(args: SearchEntriesArgs, flat: number | undefined): string
 }
 
 /** One output line for a hit. Security: a path with a control character is JSON-quoted, so a newline in a name cannot fake entries. */
-function lineOf(hit: SearchHit, timed: boolean): string {
+export function lineOf(hit: SearchHit, timed: boolean): string {
     const base =
         hit.line !== undefined
             ? `${quotePath(hit.path)}:${hit.line}: ${hit.text ?? ''}`

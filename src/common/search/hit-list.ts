@@ -11,7 +11,8 @@ import type { SearchHit, SearchOutcome } from './types.js';
  * ({@link HitList.hits}, {@link HitList.toArray}), and dies young when printed.
  */
 
-type Run = Extract<Segment, { t: 'run' }>;
+/** One run of a task's result (see protocol.ts). */
+export type Run = Extract<Segment, { t: 'run' }>;
 
 /** Number of hits of a run, packed or not. */
 export function runSize(run: Run): number {
@@ -69,6 +70,13 @@ export class HitList {
 
     /** The hits from index `start` on, as objects made one at a time. */
     *hits(start = 0): Generator<SearchHit, void, undefined> {
+        for (const { run, from, to } of this.ranges(start)) {
+            for (let j = from; j < to; j++) yield runHit(run, j);
+        }
+    }
+
+    /** The hits from index `start` on, as ranges `from..to` (exclusive) of the runs, in order: no object per hit. */
+    *ranges(start = 0): Generator<{ run: Run; from: number; to: number }, void, undefined> {
         let skip = start;
         for (let r = 0; r < this.#runs.length; r++) {
             const n = this.#to[r]! - this.#from[r]!;
@@ -76,8 +84,7 @@ export class HitList {
                 skip -= n;
                 continue;
             }
-            const run = this.#runs[r]!;
-            for (let j = this.#from[r]! + skip; j < this.#to[r]!; j++) yield runHit(run, j);
+            yield { run: this.#runs[r]!, from: this.#from[r]! + skip, to: this.#to[r]! };
             skip = 0;
         }
     }
