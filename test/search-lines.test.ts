@@ -19,9 +19,9 @@ const run = (hits: SearchHit[], pack: boolean): Run => {
     return structuredClone(r);
 };
 
-async function blocks(list: HitList, start: number, perBlock: number): Promise<string[]> {
+async function blocks(list: HitList, start: number, blockBytes?: number): Promise<string[]> {
     const out: string[] = [];
-    for await (const b of hitBlocks(list, start, perBlock, (h) => lineOf(h, false), new Turns(0))) out.push(b);
+    for await (const b of hitBlocks(list, start, (h) => lineOf(h, false), new Turns(0), blockBytes)) out.push(b);
     return out;
 }
 
@@ -42,7 +42,7 @@ describe('hitBlocks (search_entries hit lines written from the runs)', () => {
         { path: 'del\u007f', kind: 'file', count: 1 },
     ];
 
-    it('writes every hit as lineOf does, packed runs and others, split into blocks of perBlock lines', async () => {
+    it('writes every hit as lineOf does, packed runs and others, in blocks of whole lines', async () => {
         const list = new HitList();
         const a = run(hits, true);
         const b = run(others.slice(0, 2), true);
@@ -56,18 +56,15 @@ describe('hitBlocks (search_entries hit lines written from the runs)', () => {
         list.add(a, 0, 1);
         const all = [...list.hits()].map((h) => lineOf(h, false));
         expect(all).toHaveLength(10);
-        for (const per of [1, 3, 256]) {
-            for (const start of [0, 4, 9, 10]) {
-                const got = await blocks(list, start, per);
-                const want = all.slice(start);
-                expect(got.join('\n'), `per ${per} start ${start}`).toBe(want.join('\n'));
-                expect(got.map((g) => g.split('\n').length)).toEqual(
-                    Array.from({ length: Math.ceil(want.length / per) }, (_, i) => Math.min(per, want.length - i * per)),
-                );
-            }
+        for (const start of [0, 4, 9, 10]) {
+            const want = all.slice(start);
+            // One block of everything, and (1 byte per block) one block per line.
+            expect((await blocks(list, start)).join('\n'), `start ${start}`).toBe(want.join('\n'));
+            expect(await blocks(list, start, 1)).toEqual(want);
+            expect((await blocks(list, start, 40)).join('\n')).toBe(want.join('\n'));
         }
         // Spot checks against the expected text itself.
-        const text = (await blocks(list, 0, 256)).join('\n').split('\n');
+        const text = (await blocks(list, 0)).join('\n').split('\n');
         expect(text[0]).toBe('a.txt:4294967295: ');
         expect(text[2]).toBe('"odd\\nname.txt":10: x\ud83d');
         expect(text[9]).toBe('a.txt:1: héllo');

@@ -12,6 +12,7 @@ import { arg } from './schema.js';
 import { byCodePoint, childPrefix, quotePath } from '../common/display.js';
 import { rootsOf } from './shared.js';
 import { joinParts, sortInTurns, Turns } from '../turns.js';
+import { BLOCK_BYTES, Utf16Writer } from './utf16-writer.js';
 
 const schema = z.strictObject({
     path: arg.path('Directory path'),
@@ -48,9 +49,9 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
         const { maxDisplayEntries, maxTotalEntries } = this.ctx.searchConfig;
         const prefix = childPrefix(checked.display);
         const skip = new Set(view.skipDirs);
-        // Event loop: shown lines are joined LINES_PER_BLOCK at a time (see the constant).
+        // Event loop: shown lines are written into blocks of BLOCK_BYTES (see utf16-writer.ts).
         const lines: string[] = [];
-        let block: string[] = [];
+        const block = new Utf16Writer();
         let shown = 0;
         const offset = args.offset ?? 0;
         let total = 0;
@@ -91,11 +92,9 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
                 const relPath = rel === '' ? name : `${rel}/${name}`;
                 if (total > offset && shown < maxDisplayEntries) {
                     shown++;
-                    block.push(quotePath(`${prefix}${relPath}${isDir ? '/' : ''}`));
-                    if (block.length === LINES_PER_BLOCK) {
-                        lines.push(block.join('\n'));
-                        block = [];
-                    }
+                    if (block.size > 0) block.char(10);
+                    block.string(quotePath(`${prefix}${relPath}${isDir ? '/' : ''}`));
+                    if (block.size >= BLOCK_BYTES) lines.push(block.take());
                 }
                 if (args.recursive === true && isDir && !skip.has(name)) {
                     try {
@@ -118,7 +117,7 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
         } finally {
             await root.close();
         }
-        if (block.length > 0) lines.push(block.join('\n'));
+        if (block.size > 0) lines.push(block.take());
         if (total === 0) return ok(`(empty directory: ${quotePath(checked.display)})`);
         const next = offset + shown;
         if (offset >= total && offset > 0) {
@@ -175,12 +174,6 @@ async function readEntries(dirPath: string): Promise<Entries> {
     }
     return { names, dirs };
 }
-
-/**
- * Shown lines joined into one string at a time. Event loop: 200,000 lines kept as one string
- * each made the young-generation collections copy them all; a joined block is one object.
- */
-const LINES_PER_BLOCK = 256;
 
 /** Entries read per `fs.opendir` batch. */
 const READ_BATCH = 512;

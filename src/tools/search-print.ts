@@ -10,6 +10,7 @@ import { byCodePoint, childPrefix, quotePath } from '../common/display.js';
 import type { SearchEntriesArgs } from './search-entries.js';
 import { patternNotes } from './search-patterns.js';
 import { hitBlocks } from './search-lines.js';
+import { BLOCK_BYTES, Utf16Writer } from './utf16-writer.js';
 
 /**
  * What `search_entries` prints of a finished search: one line per hit (or ripgrep's context
@@ -21,12 +22,6 @@ import { hitBlocks } from './search-lines.js';
 const SKIPPED_SHOWN = 5;
 /** Top-level directories listed in a count summary at most. */
 const SUMMARY_GROUPS = 50;
-/**
- * Hit lines joined into one string at a time. Event loop: the output of 81,383 hits kept as one
- * string per line made the young-generation collections copy them all (pauses of 20-30 ms); a
- * joined block is one object.
- */
-const LINES_PER_BLOCK = 256;
 
 /** The limits the output names: the search configuration's, and the configured maxFileSize in bytes. */
 export type PrintConfig = Pick<SearchConfiguration, 'maxDisplayEntries' | 'maxTotalEntries' | 'timeoutMs'> & { maxFileSize: number };
@@ -57,18 +52,17 @@ export async function printSearch(args: SearchEntriesArgs, search: PreparedSearc
         body = body.concat(await withContext([...page()], timed, turns));
     } else if (list !== undefined && !timed) {
         // Event loop: written from the runs' columns, no object per hit (see search-lines.ts).
-        for await (const block of hitBlocks(list, offset, LINES_PER_BLOCK, (h) => lineOf(h, timed), turns)) body.push(block);
+        for await (const block of hitBlocks(list, offset, (h) => lineOf(h, timed), turns)) body.push(block);
     } else {
-        let block: string[] = [];
+        const block = new Utf16Writer();
+        let n = 0;
         for (const h of page()) {
-            block.push(lineOf(h, timed));
-            if (block.length === LINES_PER_BLOCK) {
-                body.push(block.join('\n'));
-                block = [];
-                if (turns.due) await turns.yield();
-            }
+            if (block.size > 0) block.char(10);
+            block.string(lineOf(h, timed));
+            if (block.size >= BLOCK_BYTES) body.push(block.take());
+            if ((++n & 255) === 0 && turns.due) await turns.yield();
         }
-        if (block.length > 0) body.push(block.join('\n'));
+        if (block.size > 0) body.push(block.take());
     }
     const unit = search.outputMode === 'content' || args.content_pattern === undefined ? 'results' : 'files';
     switch (outcome.stop) {
