@@ -172,15 +172,22 @@ describe('read_file of files above 1 MiB (windowed reads on the worker)', () => 
 
     it('leaves a file with a byte-order mark to the whole-file read, and refuses a binary file', () => {
         const root = tempDir();
-        writeTree(root, { 'bom.txt': Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.alloc(WINDOWED_READ_BYTES + 1, 'a')]), 'blob.bin': Buffer.alloc(WINDOWED_READ_BYTES + 1, 0) });
+        // Binary by its first bytes only, as decodeText decides: NULs first, then text; and text first, then NULs.
+        const blobBytes = Buffer.concat([Buffer.alloc(600, 0), Buffer.alloc(2 * CHUNK_BYTES, 'a')]);
+        const tailBytes = Buffer.concat([Buffer.alloc(2 * CHUNK_BYTES, 'a'), Buffer.alloc(600, 0)]);
+        writeTree(root, { 'bom.txt': Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.alloc(WINDOWED_READ_BYTES + 1, 'a')]), 'blob.bin': blobBytes, 'tail.txt': tailBytes });
         const bom = fs.openSync(path.join(root, 'bom.txt'), 'r');
         const blob = fs.openSync(path.join(root, 'blob.bin'), 'r');
+        const tail = fs.openSync(path.join(root, 'tail.txt'), 'r');
         try {
             expect(readWindowed(bom, 'bom.txt', {}, 100)).toBeNull();
-            expect(() => readWindowed(blob, 'blob.bin', {}, 100)).toThrow(`Binary file refused: blob.bin (${WINDOWED_READ_BYTES + 1} bytes) is not a text file.`);
+            expect(() => readWindowed(blob, 'blob.bin', {}, 100)).toThrow(`Binary file refused: blob.bin (${blobBytes.length} bytes) is not a text file.`);
+            expect(() => formatRead('blob.bin', blobBytes, {}, 100)).toThrow(`Binary file refused: blob.bin (${blobBytes.length} bytes) is not a text file.`);
+            expect(readWindowed(tail, 'tail.txt', { max_chars: 5 }, 5)!.shown).toBe(formatRead('tail.txt', tailBytes, {}, 5));
         } finally {
             fs.closeSync(bom);
             fs.closeSync(blob);
+            fs.closeSync(tail);
         }
     });
 
