@@ -183,7 +183,7 @@ describe('read_file of files above 1 MiB (windowed reads on the worker)', () => 
             expect(readWindowed(bom, 'bom.txt', {}, 100)).toBeNull();
             expect(() => readWindowed(blob, 'blob.bin', {}, 100)).toThrow(`Binary file refused: blob.bin (${blobBytes.length} bytes) is not a text file.`);
             expect(() => formatRead('blob.bin', blobBytes, {}, 100)).toThrow(`Binary file refused: blob.bin (${blobBytes.length} bytes) is not a text file.`);
-            expect(readWindowed(tail, 'tail.txt', { max_chars: 5 }, 5)!.shown).toBe(formatRead('tail.txt', tailBytes, {}, 5));
+            expect(readWindowed(tail, 'tail.txt', {}, 5)!.shown).toBe(formatRead('tail.txt', tailBytes, {}, 5));
         } finally {
             fs.closeSync(bom);
             fs.closeSync(blob);
@@ -196,11 +196,12 @@ describe('read_file of files above 1 MiB (windowed reads on the worker)', () => 
         const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), textOf(WINDOWED_READ_BYTES + 10, ['é', 'line\n'], 5)]);
         writeTree(root, { 'one-line.txt': files['one-line.txt']!, 'bom.txt': bom });
         const { tool } = makePackage(root);
-        for (const [file, c] of [['one-line.txt', {}], ['one-line.txt', { start_char: 2_000_000, max_chars: 30 }], ['bom.txt', { last_lines: 2 }]] as const) {
+        const calls: [string, ReadArgs & { max_chars?: number }][] = [['one-line.txt', {}], ['one-line.txt', { start_char: 2_000_000, max_chars: 30 }], ['bom.txt', { last_lines: 2 }]];
+        for (const [file, c] of calls) {
             const abs = path.join(root, file);
             const r = await one(tool('read_file'), { paths: [file], ...c });
             expect(r.status).toBe('success');
-            expect(r.result).toBe(formatRead(abs, fs.readFileSync(abs), c, (c as { max_chars?: number }).max_chars ?? 10_000));
+            expect(r.result).toBe(formatRead(abs, fs.readFileSync(abs), c, c.max_chars ?? 10_000));
         }
         const edit = await one(tool('replace_file_lines'), { path: 'one-line.txt', start_line: 1, end_line: 1, content: 'short' });
         expect(edit.status).toBe('success');
