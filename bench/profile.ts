@@ -227,7 +227,7 @@ async function walker(argv: string[]): Promise<void> {
             for (const segs of res.results) {
                 for (const s of segs ?? []) {
                     if (s.t === 'job') queue.push(s.job);
-                    else hits += s.hits.length + (s.packed?.lines.length ?? 0) + (s.entries?.paths.length ?? 0);
+                    else hits += s.hits.length + (s.packed?.lines.length ?? 0) + (s.entries ? s.entries.to - s.entries.from : 0);
                 }
             }
         }
@@ -315,7 +315,7 @@ const CATEGORY: Record<string, string> = {
     countBytes: 'regex / lines',
     test: 'regex / lines',
     exec: 'regex / lines',
-    joinRel: 'paths',
+    relPrefix: 'paths',
     serialize: 'transfer',
     postMessage: 'transfer',
     deserialize: 'transfer',

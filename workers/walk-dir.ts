@@ -130,10 +130,10 @@ export function deferRest(job: WalkJob, names: string[], kinds: number[], from: 
 }
 
 
-/** Display path of `name` inside the directory shown as `rel`. */
-export function joinRel(rel: string, name: string): string {
-    if (rel === '.') return name;
-    return rel.endsWith('/') ? rel + name : rel + '/' + name;
+/** What display paths of entries of the directory shown as `rel` start with: `rel/` (`''` for `.`, `rel` when it ends with `/`). */
+export function relPrefix(rel: string): string {
+    if (rel === '.') return '';
+    return rel.endsWith('/') ? rel : `${rel}/`;
 }
 
 /** Short reason for a failed filesystem call. */

@@ -1,12 +1,12 @@
 import fs, { type Stats } from 'node:fs';
-import { EntryKind, packRun, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob } from '../src/common/search/protocol.js';
+import { EntryKind, EntryPacker, packRun, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob } from '../src/common/search/protocol.js';
 import type { SearchHit } from '../src/common/search/types.js';
 import { CheckpointWriter } from '../src/common/search/checkpoint.js';
 import { errorCode } from '../src/common/errors.js';
 import { isDebrisName } from '../src/common/fs/debris.js';
 import { CAN_HOLD, DIR_NOFOLLOW_FLAGS, READ_NOFOLLOW_FLAGS } from '../src/common/fs/held.js';
 import { sampleIsText, scanFile } from './scan-file.js';
-import { deferRest, fdInside, followLink, heldDir, joinRel, listDir, openDir, reasonOf, type OpenDir } from './walk-dir.js';
+import { deferRest, fdInside, followLink, heldDir, listDir, relPrefix, openDir, reasonOf, type OpenDir } from './walk-dir.js';
 import { SearchPolicy } from './search-policy.js';
 
 /**
@@ -49,6 +49,13 @@ class Walker {
     #job = 0;
     /** The checkpoint buffer is full: the task hands back what it has instead. */
     #checkpointFull = false;
+    /** The entry hits of the task's runs, as shared columns (see EntryColumns in protocol.ts). */
+    readonly #entries = new EntryPacker();
+    /**
+     * Hits are plain entries (path and kind: no content, no times) recorded by name straight into
+     * {@link #entries}, no object per hit; not with a checkpoint, which records hit objects.
+     */
+    readonly #plain: boolean;
 
     constructor(task: SearchTask) {
         this.#task = task;
@@ -57,6 +64,7 @@ class Walker {
         this.#flag = new Int32Array(task.cancel);
         this.#sliceEnd = Date.now() + task.sliceMs;
         this.#checkpoint = task.checkpoint ? new CheckpointWriter(task.checkpoint) : null;
+        this.#plain = this.#c.content === null && !task.search.needTimes && this.#checkpoint === null;
     }
 
     /** Stop everything now (cap reached, search over, deadline passed). */
@@ -94,6 +102,8 @@ class Walker {
 
     run(): SearchTaskResult {
         const results: (Segment[] | null)[] = [];
+        // Perf: the entry hits of all the task's runs travel as one set of columns (see EntryColumns).
+        const entries = this.#entries;
         for (const job of this.#task.jobs) {
             this.#record();
             if (this.halted || this.#check() || this.#exhausted()) {
@@ -103,9 +113,10 @@ class Walker {
             this.#job = results.length;
             const out: Segment[] = [];
             this.#walk(job, out, 0);
-            for (const seg of out) if (seg.t === 'run') packRun(seg);
+            for (const seg of out) if (seg.t === 'run') packRun(seg, entries);
             results.push(out);
         }
+        entries.finish();
         return { ok: true, results, visited: this.visited, scanned: this.scanned, capped: this.capped, timedOut: this.timedOut };
     }
 
@@ -134,9 +145,16 @@ class Walker {
             frames = c.withGitignore(frames, job.rel, dir.base, names, kinds);
         }
         let run: Run = { t: 'run', n: 0, hits: [], at: [] };
+        /** Plain entry hits: the run's first in the task's columns, and the display path their names follow. */
+        const packer = this.#entries;
+        let from = packer.length;
+        const prefix = relPrefix(job.rel);
         const flush = (): void => {
+            const entries = packer.since(from, prefix);
+            if (entries !== undefined) run.entries = entries;
             if (run.n > 0 || run.skipped) out.push(run);
             run = { t: 'run', n: 0, hits: [], at: [] };
+            from = packer.length;
         };
         const skip = (s: Skip): void => {
             (run.skipped ??= []).push(s);
@@ -153,7 +171,7 @@ class Walker {
             // The temporary files of this library's own writes are never listed or searched.
             if (isDebrisName(name)) continue;
             let kind = kinds[i]!;
-            const rel = joinRel(job.rel, name);
+            const rel = prefix + name;
             /** Where the entry is opened or stat'ed; its real path. They differ in held mode and for links. */
             let at = dir.base + name;
             let real = job.real === '/' ? '/' + name : `${job.real}/${name}`;
@@ -186,7 +204,10 @@ class Walker {
             if (kind === EntryKind.Dir) {
                 if (c.kept(name, sub, true)) {
                     const times = c.search.needTimes ? this.#times(at, stat, rel, skip) : undefined;
-                    if (times !== null) this.#hit(run, { path: rel, kind: 'directory', ...times });
+                    if (times !== null) {
+                        if (this.#plain) this.#entry(run, name, true);
+                        else this.#hit(run, { path: rel, kind: 'directory', ...times });
+                    }
                 }
                 if (this.capped) break;
                 flush();
@@ -207,6 +228,8 @@ class Walker {
                 } else {
                     this.#walk(child, out, depth + 1);
                 }
+                // The child's entries are behind this run's start (its own runs hold them).
+                from = packer.length;
                 if (this.halted) return;
                 continue;
             }
@@ -218,7 +241,8 @@ class Walker {
                 times = t;
             }
             if (c.content === null) {
-                this.#hit(run, { path: rel, kind: 'file', ...times });
+                if (this.#plain) this.#entry(run, name, false);
+                else this.#hit(run, { path: rel, kind: 'file', ...times });
             } else if (kind === EntryKind.File) {
                 // Security: FIFOs, sockets and devices are never opened (a FIFO would block the read).
                 this.#scan(at, viaLink && this.#held ? real : null, rel, skip, run, times);
@@ -234,6 +258,13 @@ class Walker {
         this.visited++;
         this.units++;
         if (this.visited >= this.#task.capEntries) this.capped = true;
+    }
+
+    /** A plain entry hit (see {@link #plain}), recorded by its name in the run's directory. */
+    #entry(run: Run, name: string, dir: boolean): void {
+        this.#entries.push(name, dir, run.n - 1);
+        this.hits++;
+        if (this.hits >= this.#task.capHits) this.capped = true;
     }
 
     #hit(run: Run, hit: SearchHit): void {

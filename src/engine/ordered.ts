@@ -1,6 +1,6 @@
 import type { Segment, Skip, TooLarge, WalkJob } from '../common/search/protocol.js';
 import type { SearchHit } from '../common/search/types.js';
-import { HitList, runHit, runSize } from '../common/search/hit-list.js';
+import { HitList, runAt, runHit, runSize } from '../common/search/hit-list.js';
 
 /**
  * The ordered merge of a parallel walk. Jobs finish in any order; this keeps them in a tree by
@@ -187,13 +187,13 @@ export class OrderedWalk {
             const size = runSize(item);
             let j = 0;
             for (; j < size; j++) {
-                if (this.visited + item.at[j]! + 1 > this.maxTotalEntries) {
+                if (this.visited + runAt(item, j) + 1 > this.maxTotalEntries) {
                     passed = this.maxTotalEntries - this.visited;
                     stop = 'too_many_entries';
                     break;
                 }
                 if (this.emittedList.length + j + 1 >= this.maxResults) {
-                    passed = item.at[j]! + 1;
+                    passed = runAt(item, j) + 1;
                     stop = 'max_results';
                     j++;
                     break;

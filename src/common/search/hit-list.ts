@@ -17,8 +17,14 @@ export type Run = Extract<Segment, { t: 'run' }>;
 /** Number of hits of a run, packed or not. */
 export function runSize(run: Run): number {
     if (run.packed !== undefined) return run.packed.lines.length;
-    if (run.entries !== undefined) return run.entries.paths.length;
+    if (run.entries !== undefined) return run.entries.to - run.entries.from;
     return run.hits.length;
+}
+
+/** Index, within its run, of the visited entry hit `j` of the run belongs to (the run's `at`, packed or not). */
+export function runAt(run: Run, j: number): number {
+    const e = run.entries;
+    return e !== undefined ? e.cols.at[e.from + j]! : run.at[j]!;
 }
 
 /** A Buffer over each packed run's text bytes, made once (a clone delivers a plain Uint8Array). */
@@ -34,7 +40,12 @@ export function runHit(run: Run, j: number): SearchHit {
         return { path: p.paths[p.pathOf[j]!]!, kind: 'file', line: p.lines[j]!, text };
     }
     const e = run.entries;
-    if (e !== undefined) return { path: e.paths[j]!, kind: e.dirs[j] === 1 ? 'directory' : 'file' };
+    if (e !== undefined) {
+        const c = e.cols;
+        const k = e.from + j;
+        const name = c.names.slice(k === 0 ? 0 : c.ends[k - 1]!, c.ends[k]!);
+        return { path: e.prefix === '' ? name : e.prefix + name, kind: c.dirs[k] === 1 ? 'directory' : 'file' };
+    }
     return run.hits[j]!;
 }
 

@@ -104,30 +104,116 @@ export interface PackedHits {
 }
 
 /**
- * A run's entry hits (name searches, listings of every entry) as columns (`hits` is then
- * empty): hit `i` is `{ path: paths[i], kind: dirs[i] ? 'directory' : 'file' }`. Perf: the walk
- * of every entry of the Linux tree (89,209 hits) was 3.5x fd with one object per hit.
+ * The entry hits (name searches, listings of every entry, `files_with_matches`) of the runs of one
+ * task as shared columns: entry `k` is the name `names.slice(ends[k - 1] ?? 0, ends[k])` (UTF-16
+ * code units) after its run's {@link PackedEntries.prefix}, a directory when `dirs[k]` is 1, and
+ * the entry `at[k]` of its run (the run's `at`). Perf: one string and three typed arrays per task
+ * instead of one path string per hit (structured clone wrote and read 9.3 MB for the 89,209
+ * entries of the Linux tree, ~150 ms of CPU on the two threads; bench/profile.ts walker).
  */
-export interface PackedEntries {
-    paths: string[];
+export interface EntryColumns {
+    names: string;
+    ends: Uint32Array;
     dirs: Uint8Array;
+    at: Uint32Array;
 }
 
-/** Packs the plain content hits of `run` (path, kind 'file', line, text; nothing else) into {@link PackedHits}; other runs stay as they are. */
-export function packRun(run: Extract<Segment, { t: 'run' }>): void {
-    const hits = run.hits;
-    if (hits.length < 2) return;
-    if (hits.every((h) => (h.kind === 'file' || h.kind === 'directory') && Object.keys(h).length === 2)) {
-        const dirs = new Uint8Array(hits.length);
-        const entryPaths = new Array<string>(hits.length);
-        for (let i = 0; i < hits.length; i++) {
-            entryPaths[i] = hits[i]!.path;
-            dirs[i] = hits[i]!.kind === 'directory' ? 1 : 0;
-        }
-        run.entries = { paths: entryPaths, dirs };
-        run.hits = [];
-        return;
+/**
+ * A run's entry hits as a range of a task's {@link EntryColumns} (`hits` is then empty and `at`
+ * too): hit `j` is `{ path: prefix + name, kind: dirs ? 'directory' : 'file' }` of entry
+ * `from + j`. `prefix`: the display path of the run's directory with its trailing `/`, or `''`
+ * when the names are whole paths.
+ */
+export interface PackedEntries {
+    cols: EntryColumns;
+    prefix: string;
+    from: number;
+    to: number;
+}
+
+/**
+ * Builds the {@link EntryColumns} one task's runs share: {@link add} packs a run's hits when they
+ * are plain entries, {@link finish} fills the columns (the runs already point at them).
+ */
+export class EntryPacker {
+    readonly cols: EntryColumns = { names: '', ends: new Uint32Array(0), dirs: new Uint8Array(0), at: new Uint32Array(0) };
+    #names: string[] = [];
+    #ends: number[] = [];
+    #dirs: number[] = [];
+    #at: number[] = [];
+    #end = 0;
+
+    /** Entries recorded so far. */
+    get length(): number {
+        return this.#ends.length;
     }
+
+    /** Records one entry hit: its name after the run's prefix, whether it is a directory, its index in its run. */
+    push(name: string, dir: boolean, at: number): void {
+        this.#names.push(name);
+        this.#end += name.length;
+        this.#ends.push(this.#end);
+        this.#dirs.push(dir ? 1 : 0);
+        this.#at.push(at);
+    }
+
+    /** The entries recorded from `from` on, as a run's {@link PackedEntries}; `undefined` when there are none. */
+    since(from: number, prefix: string): PackedEntries | undefined {
+        return this.#ends.length > from ? { cols: this.cols, prefix, from, to: this.#ends.length } : undefined;
+    }
+
+    /** Packs `run`'s hits if every one is a plain entry (`path` and `kind` only); `false` leaves the run as it is. */
+    add(run: Extract<Segment, { t: 'run' }>): boolean {
+        const hits = run.hits;
+        if (hits.length === 0 || run.at.length !== hits.length) return false;
+        for (const h of hits) if ((h.kind !== 'file' && h.kind !== 'directory') || Object.keys(h).length !== 2) return false;
+        // The common directory of the run's paths (a run is the entries of one directory), else none.
+        const first = hits[0]!.path;
+        let prefix = first.slice(0, first.lastIndexOf('/') + 1);
+        for (const h of hits) {
+            const p = h.path;
+            if (p.length <= prefix.length || !p.startsWith(prefix) || p.indexOf('/', prefix.length) !== -1) {
+                prefix = '';
+                break;
+            }
+        }
+        const from = this.#ends.length;
+        for (let i = 0; i < hits.length; i++) {
+            const h = hits[i]!;
+            this.push(prefix === '' ? h.path : h.path.slice(prefix.length), h.kind === 'directory', run.at[i]!);
+        }
+        run.entries = this.since(from, prefix)!;
+        run.hits = [];
+        run.at = [];
+        return true;
+    }
+
+    /** Fills the shared columns; call once, after the last {@link add}. */
+    finish(): void {
+        const c = this.cols;
+        c.names = this.#names.join('');
+        c.ends = Uint32Array.from(this.#ends);
+        c.dirs = Uint8Array.from(this.#dirs);
+        c.at = Uint32Array.from(this.#at);
+        this.#names = [];
+    }
+}
+
+/**
+ * Packs the hits of `run` for the thread boundary: plain entry hits into `entries` (the task's
+ * shared columns when `entries` is given, else the run's own), plain content hits (path, kind
+ * 'file', line, text; nothing else) into {@link PackedHits}; other runs stay as they are.
+ */
+export function packRun(run: Extract<Segment, { t: 'run' }>, entries?: EntryPacker): void {
+    const hits = run.hits;
+    if (hits.length === 0) return;
+    if (entries !== undefined) {
+        if (entries.add(run)) return;
+    } else {
+        const own = new EntryPacker();
+        if (own.add(run)) return own.finish();
+    }
+    if (hits.length < 2) return;
     for (const h of hits) {
         if (h.kind !== 'file' || h.line === undefined || h.text === undefined || Object.keys(h).length !== 4) return;
     }
@@ -161,9 +247,10 @@ export function packRun(run: Extract<Segment, { t: 'run' }>): void {
 export function unpackRun(run: Extract<Segment, { t: 'run' }>): void {
     const e = run.entries;
     if (e !== undefined) {
-        const hits = new Array<SearchHit>(e.paths.length);
+        const hits = new Array<SearchHit>(e.to - e.from);
         for (let i = 0; i < hits.length; i++) hits[i] = runHit(run, i);
         run.hits = hits;
+        run.at = Array.from(e.cols.at.subarray(e.from, e.to));
         delete run.entries;
         return;
     }
