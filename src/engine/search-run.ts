@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import { CHECKPOINT_BYTES, readCheckpoint, resetCheckpoint } from '../common/search/checkpoint.js';
 import type { Engine } from './engine.js';
 import { OrderedWalk, type WalkNode } from './ordered.js';
-import { taskShape } from './task-shape.js';
+import { expectedEntries, taskShape } from './task-shape.js';
 import { HitList, outcomeWithHitList, runHit, runSize } from '../common/search/hit-list.js';
 import { type PreparedSearch, type SearchTask, type SearchTaskResult, type Segment, type WalkJob } from '../common/search/protocol.js';
 import type { SearchHit, SearchOutcome, SearchProgress, SearchStop } from '../common/search/types.js';
@@ -160,7 +160,8 @@ export class SearchRun {
         // (likely in a runaway regex), no more: the search holds one thread until it returns or times out.
         const slots = this.#stuck() ? 1 : this.#engine.maxThreads;
         while (this.#stop === null && this.#inflight.size < slots && walk.pending > 0 && !this.#hooks.paused?.()) {
-            const shape = taskShape(walk.pending, slots, this.#engine.maxThreads, walk.hitsNeeded, this.#dispatched++ === 0);
+            const expected = expectedEntries(walk.hitsNeeded, this.#visited, this.#found);
+            const shape = taskShape(walk.pending, slots, this.#engine.maxThreads, walk.hitsNeeded, this.#dispatched++ === 0, expected);
             this.#dispatch(walk.take(shape.jobs), shape.budget);
         }
         if (this.#stop === null && this.#inflight.size === 0 && walk.pending === 0 && !this.#hooks.paused?.()) {

@@ -35,11 +35,31 @@ export interface TaskShape {
  * @param threads - the engine's maxThreads
  * @param hitsNeeded - hits the search still needs (maxResults minus those already in order)
  * @param first - no task of this search was handed out yet
+ * @param expected - while few hits are needed: entries the walk is expected to visit until it
+ *   has them ({@link expectedEntries}); absent: unknown (small tasks of one job)
  */
-export function taskShape(pending: number, slots: number, threads: number, hitsNeeded: number, first: boolean): TaskShape {
+export function taskShape(pending: number, slots: number, threads: number, hitsNeeded: number, first: boolean, expected?: number): TaskShape {
     const near = hitsNeeded <= NEAR_HITS;
-    const jobs = near ? 1 : Math.min(MAX_JOBS_PER_TASK, Math.max(1, Math.ceil(pending / slots)));
+    const spread = Math.min(MAX_JOBS_PER_TASK, Math.max(1, Math.ceil(pending / slots)));
+    if (near && expected !== undefined && !first) {
+        // Perf: each task is a round trip through the main thread (on a loaded host, two wake-ups of
+        // threads that wait for a core). Tasks as large as the expected work left, shared by the
+        // threads, keep the count of round trips low while the threads stay near the cursor.
+        return { jobs: spread, budget: Math.min(LARGE_BUDGET, Math.max(SMALL_BUDGET, Math.ceil(expected / threads))) };
+    }
+    const jobs = near ? 1 : spread;
     const left = pending - Math.min(jobs, pending);
     const budget = first ? FIRST_BUDGET : near || left < threads ? SMALL_BUDGET : LARGE_BUDGET;
     return { jobs, budget };
+}
+
+/**
+ * Entries the walk of a search stopped by `max_results` is expected to visit before it has the
+ * `hitsNeeded` hits it still needs, from what its tasks found so far: at the density of hits seen
+ * (`visited` entries gave `found` hits); with no hit yet, as many entries again as visited (so
+ * that task sizes grow geometrically while nothing is found).
+ */
+export function expectedEntries(hitsNeeded: number, visited: number, found: number): number {
+    if (found === 0) return visited;
+    return Math.ceil((hitsNeeded * visited) / found);
 }
