@@ -168,9 +168,17 @@ class Walker {
                 return;
             }
             const name = names[i]!;
-            // The temporary files of this library's own writes are never listed or searched.
-            if (isDebrisName(name)) continue;
+            // The temporary files of this library's own writes are never listed or searched (all start with a dot).
+            if (name.charCodeAt(0) === 0x2e && isDebrisName(name)) continue;
             let kind = kinds[i]!;
+            if (kind === EntryKind.Dir && c.skip.has(name)) continue;
+            // Perf: the plain file entry of a walk or name search needs none of the paths below.
+            if (this.#plain && kind === EntryKind.File && !c.filtered) {
+                this.#count(run);
+                if (c.kept(name, '', false)) this.#entry(run, name, false);
+                if (this.capped) break;
+                continue;
+            }
             const rel = prefix + name;
             /** Where the entry is opened or stat'ed; its real path. They differ in held mode and for links. */
             let at = dir.base + name;
@@ -178,7 +186,6 @@ class Walker {
             let viaLink = false;
             let jumps = job.jumps;
             let stat: Stats | undefined;
-            if (kind === EntryKind.Dir && c.skip.has(name)) continue;
             /** Path relative to the searched directory, for the path filters. */
             const sub = c.filtered ? rel.slice(c.search.relStart) : '';
             if (c.filtered && kind !== EntryKind.Link && c.leftOut(frames, sub, name, kind === EntryKind.Dir)) continue;
