@@ -15,20 +15,16 @@ import { runAt, runHit, runSize } from '../src/common/search/hit-list.js';
 import { EntryPacker, packRun, unpackRun, type Segment } from '../src/common/search/protocol.js';
 import type { SearchHit, SearchRequest } from '../src/common/search/types.js';
 import { runSearchTask } from '../workers/walk.js';
+import { writeTree } from './helpers.js';
 
 type Run = Extract<Segment, { t: 'run' }>;
 
-const tmpRoot = fs.realpathSync(os.tmpdir());
+/** Directories that live as long as this file's suites (helpers.ts's tempDir lasts one test). */
 const dirs: string[] = [];
-function tempDir(prefix: string): string {
-    const d = fs.mkdtempSync(path.join(tmpRoot, prefix));
+function suiteDir(prefix: string): string {
+    const d = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), prefix));
     dirs.push(d);
     return d;
-}
-function write(root: string, rel: string, content = ''): void {
-    const p = path.join(root, rel);
-    fs.mkdirSync(path.dirname(p), { recursive: true });
-    fs.writeFileSync(p, content);
 }
 
 const engine = new Engine({ maxThreads: 2 });
@@ -140,15 +136,16 @@ describe('the walk across task, chunk and column boundaries', () => {
     let root: string;
     let outside: string;
     beforeAll(() => {
-        root = tempDir('lcf-walk-columns-');
-        outside = tempDir('lcf-walk-columns-out-');
+        root = suiteDir('lcf-walk-columns-');
+        outside = suiteDir('lcf-walk-columns-out-');
         // A directory larger than a deferred chunk (256 entries), nested directories, names that
         // sort differently by code unit than by locale, and hits spread over all of them.
-        for (let i = 0; i < 700; i++) write(root, `wide/f${String(i).padStart(4, '0')}.txt`, i % 3 === 0 ? 'hit here\n' : 'miss\n');
-        for (let a = 0; a < 6; a++) for (let b = 0; b < 6; b++) for (let f = 0; f < 8; f++) write(root, `deep/d${a}/e${b}/g${f}.txt`, f % 2 === 0 ? 'x\nhit\n' : 'none\n');
-        for (const n of ['B', 'a', 'a-b', 'a.b', 'a_b', 'é', 'Z', 'ö', '日本']) write(root, `names/${n}/${n}.txt`, 'hit\n');
-        write(root, 'target/inner.txt', 'hit inside\n');
-        write(outside, 'secret.txt', 'hit outside\n');
+        const files: Record<string, string> = { 'target/inner.txt': 'hit inside\n' };
+        for (let i = 0; i < 700; i++) files[`wide/f${String(i).padStart(4, '0')}.txt`] = i % 3 === 0 ? 'hit here\n' : 'miss\n';
+        for (let a = 0; a < 6; a++) for (let b = 0; b < 6; b++) for (let f = 0; f < 8; f++) files[`deep/d${a}/e${b}/g${f}.txt`] = f % 2 === 0 ? 'x\nhit\n' : 'none\n';
+        for (const n of ['B', 'a', 'a-b', 'a.b', 'a_b', 'é', 'Z', 'ö', '日本']) files[`names/${n}/${n}.txt`] = 'hit\n';
+        writeTree(root, files);
+        writeTree(outside, { 'secret.txt': 'hit outside\n' });
         fs.symlinkSync(path.join(root, 'target'), path.join(root, 'names', 'link-in'));
         fs.symlinkSync(outside, path.join(root, 'names', 'link-out'));
         fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'names', 'link-out-file'));
