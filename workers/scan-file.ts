@@ -1,5 +1,6 @@
-import fs from 'node:fs';
+import fs, { type Stats } from 'node:fs';
 import { BINARY_SAMPLE_BYTES, isBinary } from '../src/common/fs/text.js';
+import { READ_NOFOLLOW_FLAGS } from '../src/common/fs/held.js';
 import { findLiteral, type LiteralPlan } from './prefilter.js';
 import { countBytes, scanBytes, type ContentMatcher, type LineHit } from './scan.js';
 import type { OutputMode } from '../src/common/search/types.js';
@@ -20,7 +21,7 @@ const SCRATCH_MAX = 1 << 20;
  * it used to grow to the largest file scanned (24 MB on the Linux tree, 32 MB after doubling),
  * per worker: a 16-thread engine then peaked at ~610 MB (bench/compare.js --rss-threads 2,16).
  */
-let scratch = Buffer.allocUnsafe(1 << 16);
+let scratch = Buffer.allocUnsafe(1 << 16); // at least BIG_FILE
 
 /** {@link scratch}, grown to hold `size` bytes (at most SCRATCH_MAX). */
 function scratchOf(size: number): Buffer {
@@ -57,7 +58,7 @@ function streamedLiteral(fd: number, size: number, plan: LiteralPlan): { found: 
 }
 
 /** A text file at the file's start per its binary sample: read through the reusable buffer. */
-export function sampleIsText(fd: number): boolean {
+function sampleIsText(fd: number): boolean {
     const got = fs.readSync(fd, scratch, 0, BINARY_SAMPLE_BYTES, 0);
     return !isBinary(scratch.subarray(0, got));
 }
@@ -71,23 +72,146 @@ export interface FileScan {
     lines: LineHit[];
     /** Matching lines in all (output mode `count`). */
     count: number;
+    /** Size in bytes of a file above the search's maxFileSize whose sample is text (it is reported, not searched); -1 otherwise. */
+    tooLarge: number;
+}
+
+/** How one file is searched: the search's limits and matcher, as walk.ts holds them for a task. */
+export interface ScanSpec {
+    matcher: ContentMatcher;
+    mode: OutputMode;
+    /** Largest file searched, in bytes; a larger one is reported in {@link FileScan.tooLarge}. */
+    maxFileSize: number;
+    /** Matching lines to collect at most (output mode `content`). */
+    max: number;
+    /** Lines of context around each match (output mode `content`). */
+    context: number;
 }
 
 /**
- * Scans the open regular file `fd` of `size` bytes (at most the search's maxFileSize) for
- * `matcher`, as `mode` says: `content` collects up to `max` matching lines (with `context`
- * lines around each), `files_with_matches` stops at the first, `count` counts them. Binary and
- * empty files give no matches and count as not scanned.
+ * The result of the last {@link scanPath} / {@link scanOpen} call. Perf: one object (and one line
+ * array) per worker instead of two allocations per file; callers read it before the next call.
  */
-export function scanFile(fd: number, size: number, matcher: ContentMatcher, mode: OutputMode, max: number, context: number): FileScan {
-    const result: FileScan = { units: 0, scanned: false, lines: [], count: 0 };
-    // Grown before the sample is read into it, so the sample stays at its start.
-    const reusable = size <= SCRATCH_MAX ? scratchOf(size) : null;
-    let got = 0;
+const last: FileScan = { units: 0, scanned: false, lines: [], count: 0, tooLarge: -1 };
+
+function reset(): FileScan {
+    last.units = 0;
+    last.scanned = false;
+    last.lines.length = 0;
+    last.count = 0;
+    last.tooLarge = -1;
+    return last;
+}
+
+/**
+ * Opens the directory entry at `at` (listed as a regular file; never through a final symlink,
+ * never blocking on a FIFO, see READ_NOFOLLOW_FLAGS) and searches it as `spec` says. `inside`:
+ * a check of the opened descriptor (the real-path re-check of a file reached through a link);
+ * when it fails the file is left alone and `null` returned. The result is valid until the next
+ * call. Throws the failed system call's error (open, read), as Node raises it.
+ */
+export function scanPath(at: string, inside: ((fd: number) => boolean) | null, spec: ScanSpec): FileScan | null {
+    const fd = fs.openSync(at, READ_NOFOLLOW_FLAGS);
+    try {
+        if (inside !== null && !inside(fd)) return null;
+        return scanOpen(fd, spec);
+    } finally {
+        fs.closeSync(fd);
+    }
+}
+
+/**
+ * Searches the open descriptor `fd` (opened as a regular file was listed) as `spec` says:
+ * `content` collects up to `spec.max` matching lines (with `spec.context` lines around each),
+ * `files_with_matches` stops at the first, `count` counts them. Binary, empty and non-regular
+ * files give no matches and count as not scanned. The result is valid until the next call.
+ *
+ * Perf: no fstat for files that end within the first read (nearly all of a source tree): the
+ * first read asks for up to {@link BIG_FILE} bytes (at most maxFileSize + 1) and a one-byte read
+ * after a short one confirms the end, as ripgrep reads to EOF; the stat (a system call and a
+ * Stats object with four Dates, ~10% of a worker's time on the Linux tree) is only taken for
+ * longer files, which need their size, and for a file that has matches.
+ *
+ * Security and exactness: a file is opened by its entry in the held directory without following
+ * a final link, so what is read is that entry whatever it is now (the walk only opens entries
+ * listed as regular files). Reads are positional (pread): swapped for a FIFO or socket the read
+ * fails (ESPIPE), for a directory too (EISDIR), and a failed read is answered by the stat: a
+ * non-regular file gives nothing. A file that matches is stat'ed before its matches count: a
+ * non-regular one gives none, and one whose stat size differs from what was read (it changed
+ * meanwhile, or a pseudo-file whose stat says 0 bytes) is searched again by its stat size, as
+ * before this shortcut. So hits come only from regular files, read as their stat says; a file
+ * without matches needs no stat, whatever it is: it adds nothing to the result.
+ */
+export function scanOpen(fd: number, spec: ScanSpec): FileScan {
+    const result = reset();
+    const want = Math.min(BIG_FILE, spec.maxFileSize + 1);
+    let n: number;
+    try {
+        n = fs.readSync(fd, scratch, 0, want, 0);
+    } catch (err) {
+        if (!fs.fstatSync(fd).isFile()) return result;
+        throw err;
+    }
+    if (n < want) {
+        let more: number;
+        try {
+            more = fs.readSync(fd, scratch, n, 1, n);
+        } catch (err) {
+            if (!fs.fstatSync(fd).isFile()) return result;
+            throw err;
+        }
+        if (more === 0) {
+            // The whole file, `n` bytes, is in the reusable buffer.
+            result.units += n >> 14;
+            if (n === 0) return result;
+            const bytes = scratch.subarray(0, n);
+            if (isBinary(bytes)) return result;
+            result.scanned = true;
+            match(bytes, spec, result);
+            if (result.count === 0 && result.lines.length === 0) return result;
+            const st = fs.fstatSync(fd);
+            if (st.isFile() && st.size === n) return result;
+            // Not what the stat says: searched by the stat alone, from the file's start.
+            return scanStat(fd, st, spec, reset(), 0);
+        }
+        n++;
+    }
+    return scanStat(fd, fs.fstatSync(fd), spec, result, n);
+}
+
+/**
+ * Searches the open descriptor `fd` as its stat `st` says, the first `got` bytes of the file
+ * being at the start of {@link scratch}: a non-regular file gives nothing, one above
+ * maxFileSize is reported when its sample is text (binaries are never searched at any size).
+ */
+function scanStat(fd: number, st: Stats, spec: ScanSpec, result: FileScan, got: number): FileScan {
+    if (!st.isFile()) return result;
+    const size = st.size;
+    if (size > spec.maxFileSize) {
+        const text = got >= BINARY_SAMPLE_BYTES ? !isBinary(scratch.subarray(0, BINARY_SAMPLE_BYTES)) : sampleIsText(fd);
+        if (text) result.tooLarge = size;
+        return result;
+    }
+    return scanSized(fd, size, spec, result, Math.min(got, size));
+}
+
+/** Matches the text file `bytes` into `result` as `spec.mode` says. */
+function match(bytes: Buffer, spec: ScanSpec, result: FileScan): void {
+    if (spec.mode === 'count') result.count = countBytes(bytes, spec.matcher);
+    // Perf: files_with_matches stops at the file's first matching line.
+    else scanBytes(bytes, spec.matcher, spec.mode === 'content' ? spec.max : 1, result.lines, spec.mode === 'content' ? spec.context : 0);
+}
+
+/**
+ * Searches the open regular file `fd` of `size` bytes (at most the search's maxFileSize), whose
+ * first `got` bytes are already at the start of {@link scratch}.
+ */
+function scanSized(fd: number, size: number, spec: ScanSpec, result: FileScan, got: number): FileScan {
+    const matcher = spec.matcher;
     if (size > BIG_FILE) {
         // Perf: a large binary is recognised from its first bytes, without reading the rest.
-        got = fs.readSync(fd, scratch, 0, BINARY_SAMPLE_BYTES, 0);
-        if (isBinary(scratch.subarray(0, got))) return result;
+        if (got < BINARY_SAMPLE_BYTES) got = fs.readSync(fd, scratch, 0, BINARY_SAMPLE_BYTES, 0);
+        if (isBinary(scratch.subarray(0, Math.min(got, BINARY_SAMPLE_BYTES)))) return result;
         if (size > SCRATCH_MAX && !utf16Bom(scratch, got) && matcher.literal !== null) {
             // Memory: a file above the reusable buffer is first streamed through it for the
             // pattern's literal; one without it has no matching line and is never held whole.
@@ -102,8 +226,9 @@ export function scanFile(fd: number, size: number, matcher: ContentMatcher, mode
     }
     // Memory: the reusable buffer stops at SCRATCH_MAX; a larger file gets a buffer of its own,
     // released after it, so a worker's memory does not stay at the largest file it scanned.
-    const buf = reusable ?? Buffer.allocUnsafe(size);
-    if (buf !== scratch && got > 0) scratch.copy(buf, 0, 0, got);
+    const held = scratch;
+    const buf = size <= SCRATCH_MAX ? scratchOf(size) : Buffer.allocUnsafe(size);
+    if (buf !== held && got > 0) held.copy(buf, 0, 0, got);
     while (got < size) {
         const n = fs.readSync(fd, buf, got, size - got, got);
         if (n === 0) break;
@@ -113,8 +238,6 @@ export function scanFile(fd: number, size: number, matcher: ContentMatcher, mode
     const bytes = buf.subarray(0, got);
     if (got === 0 || isBinary(bytes)) return result;
     result.scanned = true;
-    if (mode === 'count') result.count = countBytes(bytes, matcher);
-    // Perf: files_with_matches stops at the file's first matching line.
-    else scanBytes(bytes, matcher, mode === 'content' ? max : 1, result.lines, mode === 'content' ? context : 0);
+    match(bytes, spec, result);
     return result;
 }

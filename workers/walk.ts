@@ -4,8 +4,8 @@ import type { SearchHit } from '../src/common/search/types.js';
 import { CheckpointWriter } from '../src/common/search/checkpoint.js';
 import { errorCode } from '../src/common/errors.js';
 import { isDebrisName } from '../src/common/fs/debris.js';
-import { CAN_HOLD, DIR_NOFOLLOW_FLAGS, READ_NOFOLLOW_FLAGS } from '../src/common/fs/held.js';
-import { sampleIsText, scanFile } from './scan-file.js';
+import { CAN_HOLD, DIR_NOFOLLOW_FLAGS } from '../src/common/fs/held.js';
+import { scanPath, type ScanSpec } from './scan-file.js';
 import { deferRest, fdInside, followLink, heldDir, listDir, relPrefix, openDir, reasonOf, type OpenDir } from './walk-dir.js';
 import { SearchPolicy } from './search-policy.js';
 
@@ -56,6 +56,8 @@ class Walker {
      * {@link #entries}, no object per hit; not with a checkpoint, which records hit objects.
      */
     readonly #plain: boolean;
+    /** How files are searched (content searches only; see {@link #scanSpec}). */
+    readonly #spec: ScanSpec;
 
     constructor(task: SearchTask) {
         this.#task = task;
@@ -65,6 +67,8 @@ class Walker {
         this.#sliceEnd = Date.now() + task.sliceMs;
         this.#checkpoint = task.checkpoint ? new CheckpointWriter(task.checkpoint) : null;
         this.#plain = this.#c.content === null && !task.search.needTimes && this.#checkpoint === null;
+        const s = task.search;
+        this.#spec = { matcher: this.#c.content!, mode: s.outputMode, maxFileSize: s.maxFileSize, max: 0, context: s.contextLines };
     }
 
     /** Stop everything now (cap reached, search over, deadline passed). */
@@ -306,47 +310,42 @@ class Walker {
      * @param check - a real path to re-check the opened descriptor against (a file reached through a link, pinned mode).
      */
     #scan(at: string, check: string | null, rel: string, skip: (s: Skip) => void, run: Run, times: { birthtimeMs: number; mtimeMs: number } | undefined): void {
-        let fd: number;
+        const c = this.#c;
+        const realRoots = c.search.root.realRoots!;
+        let found;
         try {
-            fd = fs.openSync(at, READ_NOFOLLOW_FLAGS);
+            found = scanPath(at, check === null ? null : (fd) => fdInside(fd, check, realRoots), this.#scanSpec());
         } catch (err) {
             skip({ path: rel, reason: reasonOf(err) });
             return;
         }
-        try {
-            const st = fs.fstatSync(fd);
-            if (!st.isFile()) return;
-            const c = this.#c;
-            if (check !== null && !fdInside(fd, check, c.search.root.realRoots!)) return;
-            const size = st.size;
-            if (size > c.search.maxFileSize) {
-                // Reported, unless a header sample shows a binary (never searched at any size).
-                if (sampleIsText(fd)) (run.tooLarge ??= []).push({ path: rel, size, at: run.n - 1 });
-                return;
-            }
-            const found = scanFile(fd, size, c.content!, c.search.outputMode, this.#task.capHits - this.hits, c.search.contextLines);
-            this.units += found.units;
-            if (found.scanned) this.scanned++;
-            if (c.search.outputMode === 'count') {
-                if (found.count > 0) this.#hit(run, { path: rel, kind: 'file', count: found.count, ...times });
-            } else if (c.search.outputMode === 'files_with_matches') {
-                if (found.lines.length > 0) this.#hit(run, { path: rel, kind: 'file', ...times });
-            } else {
-                for (const h of found.lines) {
-                    const hit: SearchHit = { path: rel, kind: 'file', line: h.line, text: h.text, ...times };
-                    if (h.before !== undefined) {
-                        hit.before = h.before;
-                        hit.after = h.after!;
-                    }
-                    this.#hit(run, hit);
-                    if (this.capped) break;
+        if (found === null) return;
+        this.units += found.units;
+        if (found.scanned) this.scanned++;
+        if (found.tooLarge >= 0) {
+            (run.tooLarge ??= []).push({ path: rel, size: found.tooLarge, at: run.n - 1 });
+        } else if (c.search.outputMode === 'count') {
+            if (found.count > 0) this.#hit(run, { path: rel, kind: 'file', count: found.count, ...times });
+        } else if (c.search.outputMode === 'files_with_matches') {
+            if (found.lines.length > 0) this.#hit(run, { path: rel, kind: 'file', ...times });
+        } else {
+            for (const h of found.lines) {
+                const hit: SearchHit = { path: rel, kind: 'file', line: h.line, text: h.text, ...times };
+                if (h.before !== undefined) {
+                    hit.before = h.before;
+                    hit.after = h.after!;
                 }
+                this.#hit(run, hit);
+                if (this.capped) break;
             }
-        } catch (err) {
-            skip({ path: rel, reason: reasonOf(err) });
-        } finally {
-            fs.closeSync(fd);
         }
+    }
+
+    /** The scan's limits for the next file (the hits still wanted change as hits are found). */
+    #scanSpec(): ScanSpec {
+        const spec = this.#spec;
+        spec.max = this.#task.capHits - this.hits;
+        return spec;
     }
 }
 
