@@ -45,9 +45,9 @@ function withFd<T>(file: string, flags: number, fn: (fd: number) => T): T {
 }
 
 describe('scan-file: the first read and its boundaries', () => {
-    it('finds a match on the last line of files around the first read size, the same with and without a stat', () => {
+    it('finds a match on the last line of files around page and first-read sizes, the same with and without a stat', () => {
         const dir = tempDir('scanfile-');
-        for (const size of [1, 15, FIRST_READ - 1, FIRST_READ, FIRST_READ + 1, 3 * FIRST_READ]) {
+        for (const size of [1, 15, 4095, 4096, 4097, 8192, FIRST_READ - 1, FIRST_READ, FIRST_READ + 1, 3 * FIRST_READ]) {
             const file = path.join(dir, `f${size}`);
             const content = size < 'needle_x\n'.length ? Buffer.from('n'.repeat(size)) : textOfSize(size, 'needle_x');
             fs.writeFileSync(file, content);
