@@ -6,6 +6,7 @@ import { compilePattern } from '../src/engine/regex.js';
 import { isBinary } from '../src/common/fs/text.js';
 import { findLiteral } from '../workers/prefilter.js';
 import { makeMatcher, scanBytes, type LineHit } from '../workers/scan.js';
+import { scanPath, type ScanSpec } from '../workers/scan-file.js';
 import { packRun, unpackRun, type Segment, type WalkJob } from '../src/common/search/protocol.js';
 import { prepareSearch, searchRootAt } from '../src/engine/prepare.js';
 import { runSearchTask } from '../workers/walk.js';
@@ -78,12 +79,14 @@ async function phases(argv: string[]): Promise<void> {
     let scratch = Buffer.allocUnsafe(1 << 16);
     let hitsKept: { path: string; kind: 'file'; line: number; text: string }[] = [];
 
-    type Step = 'list' | 'list-pinned' | 'open' | 'open-pinned' | 'read' | 'binary' | 'prefilter' | 'regex';
-    const steps: Step[] = ['list', 'list-pinned', 'open', 'open-pinned', 'read', 'binary', 'prefilter', 'regex'];
+    type Step = 'list' | 'list-pinned' | 'open' | 'open-pinned' | 'read' | 'binary' | 'prefilter' | 'regex' | 'scan-path';
+    const steps: Step[] = ['list', 'list-pinned', 'open', 'open-pinned', 'read', 'binary', 'prefilter', 'regex', 'scan-path'];
+    // The worker's own per-file path (scan-file.ts), with the largest file searched as in compare.js.
+    const spec: ScanSpec = { matcher: absent, mode: 'content', maxFileSize: 1 << 26, max: Number.MAX_SAFE_INTEGER, context: 0 };
     const pass = (step: Step): number => {
         let sink = 0;
         const hits: LineHit[] = [];
-        hitsKept = [];
+        if (step === 'regex') hitsKept = [];
         for (const d of dirs) {
             let dfd = -1;
             let base = d.real + '/';
@@ -102,6 +105,11 @@ async function phases(argv: string[]): Promise<void> {
                 continue;
             }
             for (const name of d.names) {
+                if (step === 'scan-path') {
+                    const r = scanPath(base + name, null, spec);
+                    sink += r === null ? 0 : r.units;
+                    continue;
+                }
                 const fd = fs.openSync(base + name, OPEN_FLAGS);
                 const st = fs.fstatSync(fd);
                 if (step === 'open' || step === 'open-pinned') {
@@ -182,6 +190,8 @@ async function phases(argv: string[]): Promise<void> {
         ['binary check (512-byte sample)', b['binary'] - b['read'], files],
         [`literal prefilter (\`${tree.absent}\`, found nowhere)`, b['prefilter'] - b['binary'], files],
         [`regex instead of the prefilter's miss (\`${tree.manyRegex}\`, ${hits.length} hits)`, b['regex'] - b['prefilter'], files],
+        [`the steps above to the prefilter, through the worker's scan-file.ts scanPath (pinned; no fstat for a file that ends within its first read)`, b['scan-path'], files],
+        [`  the same steps as separate passes (pinned open + fstat + read + binary + prefilter)`, b['prefilter'], files],
         [`transfer: clone of ${hits.length} hit objects`, Math.min(...cloneTimes), files],
         [`transfer: the same hits packed in columns and cloned (protocol.ts packRun; the engine keeps them so)`, Math.min(...packedTimes), files],
         [`  then made into hit objects (unpackRun, when a caller reads outcome.hits)`, Math.min(...unpackTimes), files],
