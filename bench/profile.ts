@@ -190,7 +190,7 @@ async function phases(argv: string[]): Promise<void> {
         ['binary check (512-byte sample)', b['binary'] - b['read'], files],
         [`literal prefilter (\`${tree.absent}\`, found nowhere)`, b['prefilter'] - b['binary'], files],
         [`regex instead of the prefilter's miss (\`${tree.manyRegex}\`, ${hits.length} hits)`, b['regex'] - b['prefilter'], files],
-        [`the steps above to the prefilter, through the worker's scan-file.ts scanPath (pinned; no fstat for a file that ends within its first read)`, b['scan-path'], files],
+        [`open, read, binary check and prefilter through scan-file.ts scanPath (pinned, no fstat for a file that ends within its first read)`, b['scan-path'], files],
         [`  the same steps as separate passes (pinned open + fstat + read + binary + prefilter)`, b['prefilter'], files],
         [`transfer: clone of ${hits.length} hit objects`, Math.min(...cloneTimes), files],
         [`transfer: the same hits packed in columns and cloned (protocol.ts packRun; the engine keeps them so)`, Math.min(...packedTimes), files],
