@@ -2,7 +2,7 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { errors } from '../src/common/errors.js';
-import { BINARY_SAMPLE_BYTES, isBinary } from '../src/common/fs/text.js';
+import { BINARY_SAMPLE_BYTES, isBinary, textEncodingOf } from '../src/common/fs/text.js';
 import { renderRead, type ReadArgs, type ShownLine } from '../src/common/read-render.js';
 
 /**
@@ -53,7 +53,7 @@ export function readWindowed(fd: number, abs: string, args: ReadArgs, maxChars: 
     const buf = (chunkBuffer ??= Buffer.allocUnsafeSlow(CARRY + CHUNK_BYTES));
     // A copy: the passes below reuse the buffer.
     const head = Buffer.from(chunkAt(fd, buf, 0).subarray(0, BINARY_SAMPLE_BYTES));
-    if (hasBom(head)) return null;
+    if (textEncodingOf(head).bom) return null;
     const first = firstPass(fd, buf);
     if (isBinary(head)) throw errors.binary(abs, first.size);
     const total = first.lines;
@@ -75,11 +75,6 @@ export function readWindowed(fd: number, abs: string, args: ReadArgs, maxChars: 
 function chunkAt(fd: number, buf: Buffer, position: number): Buffer {
     const n = readSync(fd, buf, CARRY, CHUNK_BYTES, position);
     return buf.subarray(CARRY, CARRY + n);
-}
-
-/** A UTF-8 or UTF-16 byte-order mark: `textEncodingOf` decides by it. */
-function hasBom(b: Uint8Array): boolean {
-    return (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) || (b.length >= 2 && ((b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff)));
 }
 
 /** Hash, size, line count and whether all of the file is valid UTF-8, from one pass. */

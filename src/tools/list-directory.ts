@@ -12,7 +12,7 @@ import { arg } from './schema.js';
 import { byCodePoint, childPrefix, quotePath } from '../common/display.js';
 import { rootsOf } from './shared.js';
 import { joinParts, sortInTurns, Turns } from '../turns.js';
-import { BLOCK_BYTES, Utf16Writer } from './utf16-writer.js';
+import { Utf16Writer } from './utf16-writer.js';
 
 const schema = z.strictObject({
     path: arg.path('Directory path'),
@@ -92,9 +92,10 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
                 const relPath = rel === '' ? name : `${rel}/${name}`;
                 if (total > offset && shown < maxDisplayEntries) {
                     shown++;
-                    if (block.size > 0) block.char(10);
+                    block.startLine();
                     block.string(quotePath(`${prefix}${relPath}${isDir ? '/' : ''}`));
-                    if (block.size >= BLOCK_BYTES) lines.push(block.take());
+                    const full = block.takeFull();
+                    if (full !== undefined) lines.push(full);
                 }
                 if (args.recursive === true && isDir && !skip.has(name)) {
                     try {

@@ -18,14 +18,14 @@ import { BLOCK_BYTES, Utf16Writer } from './utf16-writer.js';
  * @param line - a hit's line as `lineOf` prints it, for hits of runs that are not packed.
  */
 export async function* hitBlocks(list: HitList, start: number, line: (hit: SearchHit) => string, turns: Turns, blockBytes = BLOCK_BYTES): AsyncGenerator<string, void, undefined> {
-    const out = new Utf16Writer();
+    const out = new Utf16Writer(blockBytes);
     let n = 0;
     for (const { run, from, to } of list.ranges(start)) {
         const packed = run.packed;
         /** `quotePath(path) + ':'` of each path of a packed run, encoded when first used. */
         const heads = packed === undefined ? undefined : new Array<Buffer | undefined>(packed.paths.length);
         for (let j = from; j < to; j++) {
-            if (out.size > 0) out.char(10);
+            out.startLine();
             if (packed !== undefined) {
                 const p = packed.pathOf[j]!;
                 const head = (heads![p] ??= Buffer.from(`${quotePath(packed.paths[p]!)}:`, 'utf16le'));
@@ -37,7 +37,8 @@ export async function* hitBlocks(list: HitList, start: number, line: (hit: Searc
             } else {
                 out.string(line(runHit(run, j)));
             }
-            if (out.size >= blockBytes) yield out.take();
+            const full = out.takeFull();
+            if (full !== undefined) yield full;
             if ((++n & 255) === 0 && turns.due) await turns.yield();
         }
     }

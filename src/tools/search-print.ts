@@ -10,7 +10,7 @@ import { byCodePoint, childPrefix, quotePath } from '../common/display.js';
 import type { SearchEntriesArgs } from './search-entries.js';
 import { patternNotes } from './search-patterns.js';
 import { hitBlocks } from './search-lines.js';
-import { BLOCK_BYTES, Utf16Writer } from './utf16-writer.js';
+import { Utf16Writer } from './utf16-writer.js';
 
 /**
  * What `search_entries` prints of a finished search: one line per hit (or ripgrep's context
@@ -57,9 +57,10 @@ export async function printSearch(args: SearchEntriesArgs, search: PreparedSearc
         const block = new Utf16Writer();
         let n = 0;
         for (const h of page()) {
-            if (block.size > 0) block.char(10);
+            block.startLine();
             block.string(lineOf(h, timed));
-            if (block.size >= BLOCK_BYTES) body.push(block.take());
+            const full = block.takeFull();
+            if (full !== undefined) body.push(full);
             if ((++n & 255) === 0 && turns.due) await turns.yield();
         }
         if (block.size > 0) body.push(block.take());

@@ -10,10 +10,19 @@
 /** Bytes of UTF-16LE text per block: 256 Ki characters, at least 256 KiB as a string. */
 export const BLOCK_BYTES = 512 * 1024;
 
-/** UTF-16LE text written into one growing, reused buffer; {@link take} decodes it and starts over. */
+/**
+ * UTF-16LE text written into one growing, reused buffer; {@link take} decodes it and starts over.
+ * For lines written in blocks: {@link startLine} before each line, {@link takeFull} after it.
+ */
 export class Utf16Writer {
     #buf = Buffer.allocUnsafe(1 << 16);
     #at = 0;
+    readonly #blockBytes: number;
+
+    /** @param blockBytes - bytes at which {@link takeFull} hands the block out. */
+    constructor(blockBytes = BLOCK_BYTES) {
+        this.#blockBytes = blockBytes;
+    }
 
     /** Bytes written since the last take. */
     get size(): number {
@@ -59,6 +68,16 @@ export class Utf16Writer {
     string(s: string): void {
         this.#room(2 * s.length);
         this.#at += this.#buf.write(s, this.#at, 'utf16le');
+    }
+
+    /** Starts a line: a `\n` after the block's previous line (none at a block's start). */
+    startLine(): void {
+        if (this.#at > 0) this.char(10);
+    }
+
+    /** {@link take} when the block holds `blockBytes` or more; otherwise undefined. */
+    takeFull(): string | undefined {
+        return this.#at >= this.#blockBytes ? this.take() : undefined;
     }
 
     /** The text written since the last take. */
