@@ -14,6 +14,11 @@
 /** Work time after which a loop gives the event loop a turn, in milliseconds. */
 export const TURN_MS = 4;
 
+/** Resolves on a later turn of the event loop, after pending I/O callbacks (setImmediate). */
+export function nextTurn(): Promise<void> {
+    return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 export class Turns {
     #since = performance.now();
 
@@ -26,7 +31,7 @@ export class Turns {
 
     /** Resolves on a later turn of the event loop (after pending I/O callbacks), then starts a new slice. */
     async yield(): Promise<void> {
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await nextTurn();
         this.#since = performance.now();
     }
 

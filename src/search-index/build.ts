@@ -8,6 +8,7 @@ import { SegmentReader } from '../common/search-index/segment.js';
 import type { IndexChunkResult, IndexChunkTask, IndexWalkResult } from '../common/search-index/protocol.js';
 import type { Manifest } from './store.js';
 import { Table } from './table.js';
+import { Turns } from '../turns.js';
 
 /**
  * One build of a tree's index, a new generation in its own folder: the walk into a file table
@@ -46,8 +47,6 @@ export interface Generation {
 const BUILD_NICE = 10;
 /** Most regular files in one chunk task (its paths are copied to the worker). */
 const MAX_CHUNK_FILES = 20_000;
-/** Milliseconds of host work between two yields. */
-const SLICE_MS = 4;
 
 /** Builds a new generation under `ctx.dir`. @throws Error when a task fails or the index is closed (the generation's folder is removed). */
 export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
@@ -95,13 +94,11 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
     }
 }
 
-let sliceStart = 0;
-/** Yields to the event loop when the current slice has run {@link SLICE_MS}. */
-async function pause(): Promise<void> {
-    const now = performance.now();
-    if (now - sliceStart < SLICE_MS) return;
-    await new Promise((r) => setImmediate(r));
-    sliceStart = performance.now();
+/** The host's slices of build work (see turns.ts). */
+const turns = new Turns();
+/** Yields to the event loop when the current slice has run its time. */
+function pause(): Promise<void> {
+    return turns.check();
 }
 
 /** Content phase: chunk tasks on the pool, at most `threads` at once; the table's flags are set from their results. Also gives the entries' relative paths. */

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Piscina } from 'piscina';
 import { workerEntry } from '../engine/engine.js';
 import type { IndexCheckResult, IndexCheckTask } from '../common/search-index/protocol.js';
-import { yieldNow } from './table.js';
+import { Turns } from '../turns.js';
 
 /**
  * Freshness of one tree's index: the paths changed since its generation was built ("dirty"),
@@ -36,9 +36,6 @@ export function ignoreOf(skipDirs: readonly string[]): RegExp[] {
     // The watcher matches it anywhere in the path; the anchors make it the last component.
     return [new RegExp(`(?:^|/)(?:${names.join('|')})$`)];
 }
-
-/** Milliseconds of noting changes between two yields. */
-const SLICE_MS = 4;
 
 export interface ChangeEvents {
     /** Outside changes were noted (or the watcher failed). */
@@ -158,20 +155,17 @@ export class Changes {
     pending = 0;
 
     /**
-     * Calls `each` on every item, in slices of about {@link SLICE_MS} between yields to the event
+     * Calls `each` on every item, in slices of a turn (see turns.ts) between yields to the event
      * loop (Perf: a `git checkout` reports tens of thousands of paths at once); a batch that
      * fits in one slice is done before this returns. Counted in {@link pending} meanwhile.
      */
     async #inSlices<T>(items: readonly T[], each: (item: T) => void): Promise<void> {
         this.pending++;
         try {
-            let sliceStart = performance.now();
+            const turns = new Turns();
             for (let i = 0; i < items.length; i++) {
                 each(items[i]!);
-                if ((i & 255) === 255 && performance.now() - sliceStart > SLICE_MS) {
-                    await yieldNow();
-                    sliceStart = performance.now();
-                }
+                if ((i & 255) === 255 && turns.due) await turns.yield();
             }
         } finally {
             this.pending--;
@@ -221,15 +215,12 @@ export async function changesSince(task: Omit<IndexCheckTask, 'op'>): Promise<{ 
 async function splitJoined(text: string): Promise<string[]> {
     const out: string[] = [];
     if (text === '') return out;
-    let sliceStart = performance.now();
+    const turns = new Turns();
     for (let at = 0; ; ) {
         const nul = text.indexOf('\0', at);
         out.push(text.slice(at, nul === -1 ? text.length : nul));
         if (nul === -1) return out;
         at = nul + 1;
-        if ((out.length & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
-            await yieldNow();
-            sliceStart = performance.now();
-        }
+        if ((out.length & 255) === 0 && turns.due) await turns.yield();
     }
 }

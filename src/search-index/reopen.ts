@@ -3,7 +3,8 @@ import path from 'node:path';
 import { changesSince, type Changes } from './changes.js';
 import { Kind } from '../common/search-index/format.js';
 import { saveClosedState, takeClosedState, type Manifest } from './store.js';
-import { yieldNow, type Table } from './table.js';
+import type { Table } from './table.js';
+import { nextTurn } from '../turns.js';
 
 /**
  * What changed while no process watched a tree, found when its stored index is reopened: from
@@ -90,7 +91,7 @@ export async function checkDirTimes(root: string, table: Table, changes: Changes
     const dirs: number[] = [];
     for (let i = 0; i < table.size; i++) {
         if (t.kind[i] === Kind.Dir) dirs.push(i);
-        if ((i & 8191) === 8191) await yieldNow();
+        if ((i & 8191) === 8191) await nextTurn();
     }
     for (let k = 0; k < dirs.length && current(); k += 64) {
         await Promise.all(

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { decodeTable, FORMAT_VERSION } from '../common/search-index/format.js';
 import { SegmentReader } from '../common/search-index/segment.js';
-import { Table, yieldNow } from './table.js';
+import { Table } from './table.js';
+import { nextTurn } from '../turns.js';
 
 /**
  * The index's folder of one tree (private, outside the tree): `manifest.json` (the current
@@ -80,10 +81,10 @@ export async function loadStored(dir: string, root: string, opts: { maxFileSize:
     const segs: SegmentReader[] = [];
     try {
         const file = path.join(genDir, 'table.bin');
-        const table = await Table.load(await decodeTable(await fsp.readFile(file), file, yieldNow));
+        const table = await Table.load(await decodeTable(await fsp.readFile(file), file, nextTurn));
         for (const s of m.segments) {
             segs.push(new SegmentReader(path.join(genDir, s)));
-            await yieldNow();
+            await nextTurn();
         }
         return { m, table, segs };
     } catch {

@@ -1,4 +1,5 @@
 import { Flag, Kind, type FileTable } from '../common/search-index/format.js';
+import { Turns } from '../turns.js';
 
 /**
  * The file table as the index serves it: the stored columns (format.ts `FileTable`) and the
@@ -20,10 +21,6 @@ export function compareWalk(a: string, b: string): number {
     return x.length - y.length;
 }
 
-/** Milliseconds of work between two yields to the event loop while a table is loaded. */
-const SLICE_MS = 4;
-/** Gives the event loop a turn. */
-export const yieldNow = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** Shards of {@link PathIds}. */
 const SHARDS = 64;
@@ -112,7 +109,7 @@ export class Table {
         table.paths[0] = '';
         table.idOf.set('', 0);
         const always: number[] = [];
-        let sliceStart = performance.now();
+        const turns = new Turns();
         for (let i = 1; i < n; i++) {
             const p = t.parent[i]!;
             const name = t.names[i]!;
@@ -122,10 +119,7 @@ export class Table {
             const k = t.kind[i]!;
             const f = t.flags[i]!;
             if (k === Kind.Link || k === Kind.Other || (k === Kind.Dir && f & Flag.Unreadable) || (k === Kind.File && f & Flag.Unindexed)) always.push(i);
-            if ((i & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
-                await yieldNow();
-                sliceStart = performance.now();
-            }
+            if ((i & 255) === 0 && turns.due) await turns.yield();
         }
         table.always = Uint32Array.from(always);
         table.#gramKeys = t.grams.keys;
