@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { paramOf, prepareSearch, searchRootAt } from '../src/engine/prepare.js';
 import type { SearchRequest } from '../src/common/search/types.js';
@@ -121,5 +122,21 @@ describe('held descriptors', () => {
             fs.closeSync(fd);
         }
         expect(heldRealPathSync(fd)).not.toBe(dir);
+    });
+
+    it.skipIf(!CAN_HOLD)('name the same descriptor in every thread (the process\'s one table), by this process\'s number', async () => {
+        const dir = tempDir();
+        const fd = fs.openSync(dir, 'r');
+        try {
+            expect(heldPath(fd)).toBe(`/proc/${process.pid}/fd/${fd}`);
+            const seen = await new Promise<string>((resolve, reject) => {
+                const w = new Worker(`require('node:worker_threads').parentPort.postMessage(require('node:fs').readlinkSync(${JSON.stringify(heldPath(fd))}))`, { eval: true });
+                w.once('message', (m: string) => void w.terminate().then(() => resolve(m)));
+                w.once('error', reject);
+            });
+            expect(seen).toBe(dir);
+        } finally {
+            fs.closeSync(fd);
+        }
     });
 });

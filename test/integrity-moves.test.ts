@@ -44,7 +44,7 @@ describe('moves that cannot remove the source roll back', () => {
                 expect(r.status).toBe('error');
                 expect(r.result).toMatch(/^Could not move .*locked\/f\.txt to .*dst\/f\.txt \(its directory does not allow removing it\): Permission denied by the operating system on .*locked\/f\.txt: EPERM: operation not permitted/);
                 expect(r.result).toMatch(/Nothing was moved\.$/);
-                expect(r.result).not.toContain('/proc/self/fd');
+                expect(r.result).not.toMatch(/\/proc\/(self|\d+)\/fd/);
                 expect(fs.existsSync(path.join(root, 'dst/f.txt'))).toBe(false);
                 expect(fs.statSync(path.join(root, 'locked/f.txt')).nlink).toBe(1);
             }

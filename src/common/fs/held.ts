@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
  * Held descriptors: the one place that knows the open flags of safe opens (reads, directories,
  * in-place writes, new files) and how a descriptor
  * is named and checked through Linux `/proc/self/fd`. A directory or file *held* open is reached
- * by its held path (`/proc/self/fd/N`), which names the opened object itself: swapping its
+ * by its held path (`/proc/<pid>/fd/N`, see {@link heldPath}), which names the opened object itself: swapping its
  * original path for a link afterwards redirects nothing (the `*at` system calls Node does not
  * expose). Imported by both threads: the main thread's safe reads and writes (fs/secure.ts and
  * its siblings) and the workers' walk.
@@ -24,7 +24,23 @@ export const WRITE_NOFOLLOW_FLAGS = C.O_RDWR | C.O_NOFOLLOW | C.O_NONBLOCK | C.O
 /** Creating a new file (a temporary or backup file): it must not exist, not even as a link. */
 export const CREATE_FLAGS = C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW;
 
-const HELD_PREFIX = '/proc/self/fd/';
+/**
+ * `/proc/<pid>/fd/` where `/proc/self` names this process (the usual case), else `/proc/self/fd/`.
+ * Both name the one descriptor table of all the process's threads; the first skips resolving the
+ * `self` link on every open through a held path (Perf: about 1.3 µs less per file opened, measured
+ * on the Linux 6.1 tree in the closing note of issue 11; `/proc` of another PID namespace, where the
+ * numbers differ, keeps `self`).
+ */
+const HELD_PREFIX = heldPrefix();
+
+function heldPrefix(): string {
+    try {
+        if (readlinkSync('/proc/self') === String(process.pid)) return `/proc/${process.pid}/fd/`;
+    } catch {
+        // No /proc (or not Linux's): CAN_HOLD is false and the prefix is never used.
+    }
+    return '/proc/self/fd/';
+}
 
 /** Descriptors can be held by path here (Linux `/proc/self/fd` is mounted). */
 export const CAN_HOLD = existsSync('/proc/self/fd');
