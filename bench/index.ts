@@ -93,10 +93,46 @@ function schedstat(): [number, number] | null {
 }
 
 /**
+ * Milliseconds of steal per CPU so far (Linux `/proc/stat`, the 8th figure of each `cpuN` line, in
+ * USER_HZ ticks of 10 ms): time a virtual machine's CPUs were held by the hypervisor. `null` elsewhere.
+ */
+class Steal {
+    readonly #fd: number | null;
+    readonly #buf = Buffer.alloc(1 << 14);
+
+    constructor() {
+        let fd: number | null = null;
+        try {
+            fd = fs.openSync('/proc/stat', 'r');
+        } catch {
+            // not Linux
+        }
+        this.#fd = fd;
+    }
+
+    read(): number[] | null {
+        if (this.#fd === null) return null;
+        const n = fs.readSync(this.#fd, this.#buf, 0, this.#buf.length, 0);
+        const out: number[] = [];
+        for (const line of this.#buf.toString('latin1', 0, n).split('\n')) {
+            if (!/^cpu\d/.test(line)) continue;
+            out.push(Number(line.split(' ')[8]) * 10);
+        }
+        return out;
+    }
+
+    close(): void {
+        if (this.#fd !== null) fs.closeSync(this.#fd);
+    }
+}
+
+/**
  * The host's event loop while something runs: a 1 ms timer notes every turn longer than
  * {@link LoopWatch.LONG_MS}, and for each the thread's time on a CPU and waiting in the run queue
- * during it (schedstat). On a loaded machine a turn can be long with the thread idle, waiting for
- * a CPU: only the time on a CPU is the host's own work (or its garbage collector's).
+ * during it (schedstat), and the most steal any CPU had meanwhile (a virtual machine's CPUs held
+ * by the hypervisor: the whole guest stands still, nothing of the process's doing). On a loaded
+ * machine a turn can be long with the thread idle, waiting for a CPU: only the time on a CPU is
+ * the host's own work (or its garbage collector's).
  */
 class LoopWatch {
     static readonly LONG_MS = 20;
@@ -105,7 +141,9 @@ class LoopWatch {
     #last = process.hrtime.bigint();
     #lastSched = schedstat();
     /** Turns longer than LONG_MS: wall, on a CPU, in the run queue (ms). */
-    readonly long: { ms: number; cpuMs: number; waitMs: number }[] = [];
+    readonly long: { ms: number; cpuMs: number; waitMs: number; stealMs: number }[] = [];
+    readonly #steal = new Steal();
+    #lastSteal: number[] | null = this.#steal.read();
     /** The most CPU time of one turn, over all turns (ms). */
     maxCpuMs = 0;
 
@@ -117,8 +155,11 @@ class LoopWatch {
             const ms = Number(now - this.#last) / 1e6;
             const cpuMs = s && this.#lastSched ? (s[0] - this.#lastSched[0]) / 1e6 : NaN;
             const waitMs = s && this.#lastSched ? (s[1] - this.#lastSched[1]) / 1e6 : NaN;
+            const st = this.#steal.read();
+            const stealMs = st && this.#lastSteal ? Math.max(0, ...st.map((v, i) => v - (this.#lastSteal![i] ?? v))) : NaN;
+            this.#lastSteal = st;
             if (cpuMs > this.maxCpuMs) this.maxCpuMs = cpuMs;
-            if (ms > LoopWatch.LONG_MS) this.long.push({ ms, cpuMs, waitMs });
+            if (ms > LoopWatch.LONG_MS) this.long.push({ ms, cpuMs, waitMs, stealMs });
             this.#last = now;
             this.#lastSched = s;
         }, 1);
@@ -127,18 +168,23 @@ class LoopWatch {
     stop(): void {
         clearInterval(this.#timer);
         this.#delay.disable();
+        this.#steal.close();
     }
 
     /** One line of figures. */
     summary(): string {
-        const worst = this.long.reduce((w, t) => (w === null || t.ms > w.ms ? t : w), null as { ms: number; cpuMs: number; waitMs: number } | null);
+        type Turn = (typeof this.long)[number];
+        const worst = this.long.reduce((w, t) => (w === null || t.ms > w.ms ? t : w), null as Turn | null);
         const held = this.long.filter((t) => t.cpuMs > LoopWatch.LONG_MS).length;
         const cpu = Number.isNaN(this.maxCpuMs) || schedstat() === null ? 'n/a (no schedstat)' : `${this.maxCpuMs.toFixed(1)} ms`;
+        const f = (v: number): string => (Number.isNaN(v) ? 'n/a' : v.toFixed(1));
+        const net = this.long.filter((t) => !(t.ms - t.stealMs <= LoopWatch.LONG_MS)).length;
         return (
             `max delay ${(this.#delay.max / 1e6).toFixed(1)} ms, p99 ${(this.#delay.percentile(99) / 1e6).toFixed(1)} ms; ` +
             `turns over ${LoopWatch.LONG_MS} ms: ${this.long.length}` +
             (worst ? ` (the longest ${worst.ms.toFixed(1)} ms: ${worst.cpuMs.toFixed(1)} ms on a CPU, ${worst.waitMs.toFixed(1)} ms waiting for one)` : '') +
-            `, of them over ${LoopWatch.LONG_MS} ms on a CPU: ${held}; most CPU time in one turn: ${cpu}`
+            `, of them over ${LoopWatch.LONG_MS} ms on a CPU: ${held}, over ${LoopWatch.LONG_MS} ms less the steal of a CPU meanwhile: ${net}; most CPU time in one turn: ${cpu}` +
+            (this.long.length > 0 ? `; each long turn as ms (on a CPU / waiting / most steal of a CPU, 10 ms ticks): ${this.long.map((t) => `${f(t.ms)} (${f(t.cpuMs)} / ${f(t.waitMs)} / ${f(t.stealMs)})`).join(', ')}` : '')
         );
     }
 }

@@ -28,7 +28,7 @@ interface Pair {
     tree: TreeIndex;
 }
 
-function pkgOf(root: string, index: false | { dir: string; rebuildAfter?: number }): FileToolPackage {
+function pkgOf(root: string, index: false | { dir: string; rebuildAfter?: number; segmentBytes?: number }): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
     const pkg = new FileToolPackage(ws, new SearchConfiguration(100_000, 100_000, 100_000), undefined, undefined, { index });
     open.push(pkg);
@@ -123,6 +123,36 @@ describe('search index', () => {
         const st = p.tree.status();
         expect(st.entries).toBeGreaterThan(10);
         expect(st.diskBytes).toBeGreaterThan(0);
+    });
+
+    it('gives the scan path results when each build thread indexes many chunks (the thread\'s tables reused)', async () => {
+        // Small segments: every build thread runs many chunk tasks, so a table left dirty by one
+        // chunk would show as wrong or missing candidates in the next.
+        const root = tempDir('lcf-tree-');
+        const words = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa', 'lambda', 'omicron'];
+        const files: Record<string, string> = {};
+        for (let i = 0; i < 240; i++) {
+            const a = words[i % words.length]!;
+            const b = words[(i * 7 + 3) % words.length]!;
+            files[`d${i % 12}/f${i}.txt`] = `${a}_${b}_${i} line\n${'filler text '.repeat(i % 40)}\nend ${b}${i % 5}\n`;
+        }
+        writeTree(root, files);
+        const dir = tempDir('lcf-index-');
+        const indexed = pkgOf(root, { dir, segmentBytes: 2048 });
+        const plain = pkgOf(root, false);
+        const tree = (await indexed.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
+        expect(tree.status().state).toBe('ready');
+        const segments = (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => /seg-\d+\.bin$/.test(f));
+        expect(segments.length).toBeGreaterThan(20);
+        const p: Pair = { root, indexDir: dir, indexed, plain, tree };
+        let answered = 0;
+        const patterns = [...words.map((w) => `${w}_`), ...words.map((w) => `_${w}_1\\d`), 'end kappa3', 'LAMBDA_ALPHA', 'zeta_theta_2', 'filler text filler'];
+        for (const q of patterns) {
+            const r = await same(p, { content_pattern: q, output_mode: 'files_with_matches' });
+            expect(r.text, q).toMatch(/^success: /);
+            if (r.answered) answered++;
+        }
+        expect(answered).toBeGreaterThanOrEqual(patterns.length - 1);
     });
 
     it('keeps the same entries as the scan path under time filters (one entry policy: files, directories, links)', async () => {
