@@ -27,6 +27,21 @@ const slow = [
     'test/integrity-debris.test.ts',
     'test/integrity-output.test.ts',
     'test/search-index.test.ts',
+    // Child processes as an ordinary user and under a descriptor limit.
+    'test/integrity-held-at.test.ts',
+];
+
+/**
+ * The walk and scan tests, run a second time with `LLM_CHAT_FILE_NATIVE_AT=0` (workers/held-at.ts's
+ * held-path layer in this process and in the pool's threads, which inherit the environment).
+ */
+const HELD_PATH_FILES = [
+    'test/workers-held-at.test.ts',
+    'test/workers-walk.test.ts',
+    'test/scan-file.test.ts',
+    'test/hardening-symlinks.test.ts',
+    'test/hardening-odd-files.test.ts',
+    'test/search-entries.test.ts',
 ];
 
 /**
@@ -80,6 +95,9 @@ export default defineConfig({
         projects: [
             { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: slow, isolate: false } },
             { extends: true, test: { name: 'slow', include: slow } },
+            // The walk and scan files again with the workers' held-path layer (workers/held-at.ts):
+            // its native layer (openat, getdents64) and the fallback must give the same results.
+            { extends: true, test: { name: 'held-path', include: HELD_PATH_FILES, env: { LLM_CHAT_FILE_NATIVE_AT: '0' } } },
         ],
     },
 });

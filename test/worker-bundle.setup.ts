@@ -10,7 +10,7 @@ import { build } from 'esbuild';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { TestProject } from 'vitest/node';
 
 export const WORKER_BUNDLE_VAR = 'LLM_CHAT_FILE_TEST_WORKER';
@@ -32,8 +32,12 @@ export default async function setup(project: TestProject): Promise<(() => void) 
         sourcemap: 'inline',
         metafile: true,
         logLevel: 'error',
-        // A native addon, loaded only by writes on the main thread (src/fs/secure.ts), never by a worker.
-        external: ['@napi-rs/xattr'],
+        // A native addon, loaded only by writes on the main thread (src/fs/secure.ts), never by a
+        // worker; and koffi (workers/held-at.ts), whose loader finds its binary beside its own files.
+        external: ['@napi-rs/xattr', 'koffi'],
+        // held-at.ts loads koffi with createRequire(import.meta.url), which a CommonJS bundle has
+        // not: resolved from the source file, as the module run unbundled resolves it.
+        define: { 'import.meta.url': JSON.stringify(pathToFileURL(path.join(repo, 'workers', 'held-at.ts')).href) },
     });
     // What went into the bundle, for worker-source.test.ts.
     fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify(result.metafile));

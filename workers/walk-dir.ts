@@ -1,9 +1,10 @@
-import fs, { type Dirent, type Stats } from 'node:fs';
+import fs, { type Stats } from 'node:fs';
 import { isInside } from '../src/common/access/contain.js';
 import { EntryKind, type Segment, type WalkJob } from '../src/common/search/protocol.js';
 import type { IgnoreFrame } from '../src/common/search/types.js';
 import { causeOf, errorCode } from '../src/common/errors.js';
 import { DIR_FLAGS, heldPath, heldRealPathSync } from '../src/common/fs/held.js';
+import { heldAt, listPath, type Listing } from './held-at.js';
 
 /**
  * The walk's directories: opened and held by descriptor (src/common/fs/held.ts) and proven inside the
@@ -83,23 +84,14 @@ export function followLink(at: string, job: WalkJob, realRoots: readonly string[
  * descent this is component-wise path order), with their kinds ({@link EntryKind});
  * `null` (recorded in `out` under `rel`) when it cannot be listed.
  */
-export function listDir(dir: OpenDir, rel: string, out: Segment[]): { names: string[]; kinds: number[] } | null {
-    let dirents: Dirent[];
+export function listDir(dir: OpenDir, rel: string, out: Segment[]): Listing | null {
     try {
-        dirents = fs.readdirSync(dir.list, { withFileTypes: true });
+        // Perf: a held directory is listed by its descriptor where the native layer loads (held-at.ts).
+        return dir.fd >= 0 ? heldAt().list(dir.fd) : listPath(dir.list);
     } catch (err) {
         out.push({ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: rel, reason: reasonOf(err) }] });
         return null;
     }
-    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const names = new Array<string>(dirents.length);
-    const kinds = new Array<number>(dirents.length);
-    for (let i = 0; i < dirents.length; i++) {
-        const d = dirents[i]!;
-        names[i] = d.name;
-        kinds[i] = d.isDirectory() ? EntryKind.Dir : d.isFile() ? EntryKind.File : d.isSymbolicLink() ? EntryKind.Link : EntryKind.Other;
-    }
-    return { names, kinds };
 }
 
 /**

@@ -5,7 +5,8 @@ import { CheckpointWriter } from '../src/common/search/checkpoint.js';
 import { errorCode } from '../src/common/errors.js';
 import { isDebrisName } from '../src/common/fs/debris.js';
 import { CAN_HOLD, DIR_NOFOLLOW_FLAGS } from '../src/common/fs/held.js';
-import { scanPath, type ScanSpec } from './scan-file.js';
+import { scanEntry, scanPath, type ScanSpec } from './scan-file.js';
+import { heldAt } from './held-at.js';
 import { deferRest, fdInside, followLink, heldDir, listDir, relPrefix, openDir, reasonOf, type OpenDir } from './walk-dir.js';
 import { SearchPolicy } from './search-policy.js';
 
@@ -230,7 +231,7 @@ class Walker {
                     // Security: opened relative to the held parent, never through a link swapped in.
                     let fd: number;
                     try {
-                        fd = fs.openSync(at, DIR_NOFOLLOW_FLAGS);
+                        fd = heldAt().open(dir.fd, name, DIR_NOFOLLOW_FLAGS);
                     } catch (err) {
                         out.push({ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: rel, reason: reasonOf(err) }] });
                         continue;
@@ -256,7 +257,8 @@ class Walker {
                 else this.#hit(run, { path: rel, kind: 'file', ...times });
             } else if (kind === EntryKind.File) {
                 // Security: FIFOs, sockets and devices are never opened (a FIFO would block the read).
-                this.#scan(at, viaLink && this.#held ? real : null, rel, skip, run, times);
+                // An entry of a held directory is opened relative to it (dir.fd), a link's target by its real path.
+                this.#scan(this.#held && !viaLink ? dir.fd : -1, name, at, viaLink && this.#held ? real : null, rel, skip, run, times);
             }
             if (this.capped) break;
         }
@@ -307,14 +309,15 @@ class Walker {
     /**
      * Content-searches one regular file and records its hits in `run` as the output mode says;
      * binary, oversized, vanished or unreadable files give none.
+     * @param dirFd - the held directory the file `name` is opened in, or -1: opened at `at`.
      * @param check - a real path to re-check the opened descriptor against (a file reached through a link, pinned mode).
      */
-    #scan(at: string, check: string | null, rel: string, skip: (s: Skip) => void, run: Run, times: { birthtimeMs: number; mtimeMs: number } | undefined): void {
+    #scan(dirFd: number, name: string, at: string, check: string | null, rel: string, skip: (s: Skip) => void, run: Run, times: { birthtimeMs: number; mtimeMs: number } | undefined): void {
         const c = this.#c;
         const realRoots = c.search.root.realRoots!;
         let found;
         try {
-            found = scanPath(at, check === null ? null : (fd) => fdInside(fd, check, realRoots), this.#scanSpec());
+            found = dirFd >= 0 ? scanEntry(dirFd, name, this.#scanSpec()) : scanPath(at, check === null ? null : (fd) => fdInside(fd, check, realRoots), this.#scanSpec());
         } catch (err) {
             skip({ path: rel, reason: reasonOf(err) });
             return;
