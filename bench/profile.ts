@@ -6,7 +6,8 @@ import { compilePattern } from '../src/engine/regex.js';
 import { isBinary } from '../src/common/fs/text.js';
 import { findLiteral } from '../workers/prefilter.js';
 import { makeMatcher, scanBytes, type LineHit } from '../workers/scan.js';
-import { scanPath, type ScanSpec } from '../workers/scan-file.js';
+import { scanEntry, scanPath, type ScanSpec } from '../workers/scan-file.js';
+import { heldAt } from '../workers/held-at.js';
 import { packRun, unpackRun, type Segment, type WalkJob } from '../src/common/search/protocol.js';
 import { prepareSearch, searchRootAt } from '../src/engine/prepare.js';
 import { runSearchTask } from '../workers/walk.js';
@@ -24,7 +25,9 @@ import { intFlag, machine, benchArgs, pickTree } from './common.js';
  * `phases` replays the walk worker's per-file steps cumulatively over every regular file of the
  * tree (the list is gathered first, not timed) and prints the CPU microseconds per file each
  * step adds: open + fstat + close by real path, the same through the pinned directory
- * (`/proc/self/fd/<dir>/name`, the symlink checks' way of reaching a file), reading into a reused
+ * (`/proc/self/fd/<dir>/name`, the symlink checks' way of reaching a file) and by the held
+ * directory's descriptor (workers/held-at.ts: openat and getdents64 where its native layer
+ * loads; `LLM_CHAT_FILE_NATIVE_AT=0` measures its held-path layer), reading into a reused
  * buffer, the binary check, the literal prefilter (a literal found nowhere) and the full regex
  * scan of a many-match pattern; then the cost of cloning that pattern's hits (the thread
  * boundary) as objects and packed. Each pass runs `--repeat` times; the minimum counts (the page
@@ -79,8 +82,10 @@ async function phases(argv: string[]): Promise<void> {
     let scratch = Buffer.allocUnsafe(1 << 16);
     let hitsKept: { path: string; kind: 'file'; line: number; text: string }[] = [];
 
-    type Step = 'list' | 'list-pinned' | 'open' | 'open-pinned' | 'read' | 'binary' | 'prefilter' | 'regex' | 'scan-path';
-    const steps: Step[] = ['list', 'list-pinned', 'open', 'open-pinned', 'read', 'binary', 'prefilter', 'regex', 'scan-path'];
+    type Step = 'list' | 'list-pinned' | 'list-held' | 'open' | 'open-pinned' | 'open-held' | 'read' | 'binary' | 'prefilter' | 'regex' | 'scan-path' | 'scan-entry';
+    const steps: Step[] = ['list', 'list-pinned', 'list-held', 'open', 'open-pinned', 'open-held', 'read', 'binary', 'prefilter', 'regex', 'scan-path', 'scan-entry'];
+    // The workers' layer (workers/held-at.ts): native (openat, getdents64) unless LLM_CHAT_FILE_NATIVE_AT=0 or it cannot load.
+    const at = heldAt();
     // The worker's own per-file path (scan-file.ts), with the largest file searched as in compare.js.
     const spec: ScanSpec = { matcher: absent, mode: 'content', maxFileSize: 1 << 26, max: Number.MAX_SAFE_INTEGER, context: 0 };
     const pass = (step: Step): number => {
@@ -97,6 +102,11 @@ async function phases(argv: string[]): Promise<void> {
                 // The walk checks each opened directory's real path once.
                 if (fs.readlinkSync(`/proc/self/fd/${dfd}`) !== d.real) throw new Error(`moved: ${d.real}`);
             }
+            if (step === 'list-held') {
+                sink += at.list(dfd).names.length;
+                fs.closeSync(dfd);
+                continue;
+            }
             if (step === 'list' || step === 'list-pinned') {
                 const ents = fs.readdirSync(step === 'list' ? d.real : base.slice(0, -1), { withFileTypes: true });
                 ents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -105,6 +115,16 @@ async function phases(argv: string[]): Promise<void> {
                 continue;
             }
             for (const name of d.names) {
+                if (step === 'scan-entry') {
+                    sink += scanEntry(dfd, name, spec).units;
+                    continue;
+                }
+                if (step === 'open-held') {
+                    const fd = at.open(dfd, name, OPEN_FLAGS);
+                    sink += fs.fstatSync(fd).size;
+                    fs.closeSync(fd);
+                    continue;
+                }
                 if (step === 'scan-path') {
                     const r = scanPath(base + name, null, spec);
                     sink += r === null ? 0 : r.units;
@@ -184,13 +204,16 @@ async function phases(argv: string[]): Promise<void> {
     const rows: [string, number, number][] = [
         ['list directories (readdir + sort), per directory', b['list'], dirs.length],
         ['  extra when pinned (open dir + readlink check + list through /proc/self/fd)', b['list-pinned'] - b['list'], dirs.length],
+        [`  extra when held, listed by its descriptor (open dir + readlink check + workers/held-at.ts, ${at.kind} layer)`, b['list-held'] - b['list'], dirs.length],
         ['open + fstat + close, by real path', b['open'], files],
         ['  extra when pinned (the path through /proc/self/fd/<dir>/name)', b['open-pinned'] - b['open'], files],
+        [`  extra when held, opened by the directory's descriptor (workers/held-at.ts, ${at.kind} layer)`, b['open-held'] - b['open'], files],
         ['read into a reused buffer', b['read'] - b['open-pinned'], files],
         ['binary check (512-byte sample)', b['binary'] - b['read'], files],
         [`literal prefilter (\`${tree.absent}\`, found nowhere)`, b['prefilter'] - b['binary'], files],
         [`regex instead of the prefilter's miss (\`${tree.manyRegex}\`, ${hits.length} hits)`, b['regex'] - b['prefilter'], files],
         [`open, read, binary check and prefilter through scan-file.ts scanPath (pinned, no fstat for a file that ends within its first read)`, b['scan-path'], files],
+        [`  the same through scan-file.ts scanEntry (the file opened by the held directory's descriptor, ${at.kind} layer)`, b['scan-entry'], files],
         [`  the same steps as separate passes (pinned open + fstat + read + binary + prefilter)`, b['prefilter'], files],
         [`transfer: clone of ${hits.length} hit objects`, Math.min(...cloneTimes), files],
         [`transfer: the same hits packed in columns and cloned (protocol.ts packRun; the engine keeps them so)`, Math.min(...packedTimes), files],

@@ -7,8 +7,8 @@ import fs from 'node:fs/promises';
  * is named and checked through Linux `/proc/self/fd`. A directory or file *held* open is reached
  * by its held path (`/proc/<pid>/fd/N`, see {@link heldPath}), which names the opened object itself: swapping its
  * original path for a link afterwards redirects nothing (the `*at` system calls Node does not
- * expose). Imported by both threads: the main thread's safe reads and writes (fs/secure.ts and
- * its siblings) and the workers' walk.
+ * expose; the workers call them where they can: workers/held-at.ts). Imported by both threads:
+ * the main thread's safe reads and writes (fs/secure.ts and its siblings) and the workers' walk.
  */
 
 /** Reading a file. Security: never blocks on a FIFO, never makes a terminal the controlling one. */
