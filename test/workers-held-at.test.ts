@@ -131,7 +131,9 @@ function writeRaw(dir: string, name: Buffer, content: string): void {
 }
 
 describe('the layer a thread uses', () => {
-    it(`is the native one on Linux x86-64 and arm64, the held-path one when ${NATIVE_AT_VAR}=0`, () => {
+    it(`is the native one on Linux x86-64 and arm64, the held-path one when ${NATIVE_AT_VAR}=0`, ({ task }) => {
+        // vitest.config.ts's held-path project sets the variable for this process and its pools.
+        expect(forced).toBe(task.file.projectName === 'held-path');
         expect(HELD_PATH_AT.kind).toBe('held-path');
         if (NATIVE_EXPECTED) expect(nativeAt()?.kind).toBe('native');
         expect(heldAt().kind).toBe(NATIVE_EXPECTED && !forced ? 'native' : 'held-path');
