@@ -135,9 +135,11 @@ function loadNative(): HeldAt | null {
     // The C library Node itself is linked with (glibc or musl), found through the main program.
     const libc = koffi.load(null);
     const openat = libc.func('int openat(int, const char *, int, int)') as (dirFd: number, name: string, flags: number, mode: number) => number;
-    // Perf: syscall(2) declared with the argument types of this one call rather than variadic
-    // (koffi parses the types of a variadic call's arguments on every call); integer arguments
-    // are passed alike either way on x86-64 and arm64.
+    // Perf: openat(2) and syscall(2) declared with the argument types of these calls rather than
+    // variadic (koffi parses the types of a variadic call's arguments on every call); integer
+    // arguments are passed alike either way on x86-64 and arm64 Linux. errno is read with
+    // koffi.errno() right after a failed call, before anything else runs on this thread.
+    // Security: entry names come from this layer's listings, with no `/` and no NUL.
     const getdents = libc.func('long syscall(long, int, void *, long)') as (nr: number, fd: number, buf: Buffer, len: number) => number | bigint;
     const lseek = libc.func('long lseek(int, long, int)') as (fd: number, offset: number, whence: number) => number | bigint;
     const buf = Buffer.allocUnsafe(DENTS_BYTES);
