@@ -122,7 +122,7 @@ async function phases(argv: string[]): Promise<void> {
                 if (step === 'open-held') {
                     const fd = at.open(dfd, name, OPEN_FLAGS);
                     sink += fs.fstatSync(fd).size;
-                    fs.closeSync(fd);
+                    at.close(fd);
                     continue;
                 }
                 if (step === 'scan-path') {

@@ -28,7 +28,7 @@ function script(dir: string, body: string): string {
         if (native === null) throw new Error('the native layer did not load');
         const dirFd = fs.openSync(${JSON.stringify(dir)}, DIR_FLAGS);
         const err = (e) => ({ errno: e.errno, code: e.code, syscall: e.syscall, path: e.path, message: e.message });
-        const opened = (layer, name, flags) => { try { fs.closeSync(layer.open(dirFd, name, flags)); return 'opened'; } catch (e) { return err(e); } };
+        const opened = (layer, name, flags) => { try { layer.close(layer.open(dirFd, name, flags)); return 'opened'; } catch (e) { return err(e); } };
         const listed = (layer) => { try { return layer.list(dirFd).names; } catch (e) { return err(e); } };
         const out = {};
         ${body}

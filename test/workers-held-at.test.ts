@@ -61,7 +61,7 @@ function opened(layer: HeldAt, dirFd: number, name: string, flags: number): { de
         expect(parseInt(flagsLine, 8) & 0o2000000, `O_CLOEXEC on ${name}`).not.toBe(0);
         return { dev: st.dev, ino: st.ino };
     } finally {
-        fs.closeSync(fd);
+        layer.close(fd);
     }
 }
 
@@ -261,6 +261,26 @@ describe('both layers on real directories', () => {
         });
     });
 
+    itNative('close what they opened, and fail alike closing it twice (EBADF)', () => {
+        const dir = tempDir('lcf-held-at-close-');
+        writeTree(dir, { 'f.txt': 'x\n' });
+        withDir(dir, (fd) => {
+            const errors = [HELD_PATH_AT, native()].map((layer) => {
+                const f = layer.open(fd, 'f.txt', READ_NOFOLLOW_FLAGS);
+                layer.close(f);
+                try {
+                    layer.close(f);
+                } catch (err) {
+                    const e = err as NodeJS.ErrnoException;
+                    return { errno: e.errno, code: e.code, syscall: e.syscall, path: e.path, message: e.message };
+                }
+                return null;
+            });
+            expect(errors[0]).toMatchObject({ code: 'EBADF', syscall: 'close' });
+            expect(errors[1]).toEqual(errors[0]);
+        });
+    });
+
     itNative('list a directory removed while held as readdir does, alike', () => {
         const dir = tempDir('lcf-held-at-removed-');
         writeTree(dir, { 'd/x.txt': 'x\n' });
@@ -290,7 +310,7 @@ describe('both layers on real directories', () => {
                         const r = scanOpen(f, spec);
                         expect({ scanned: r.scanned, lines: r.lines.length, count: r.count }, `${layer.kind} ${name}`).toEqual({ scanned: false, lines: 0, count: 0 });
                     } finally {
-                        fs.closeSync(f);
+                        layer.close(f);
                     }
                 }
             }

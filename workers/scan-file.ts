@@ -127,13 +127,16 @@ export function scanPath(at: string, inside: ((fd: number) => boolean) | null, s
  * {@link scanPath} of entry `name` of the held directory `dirFd`, opened relative to it
  * (held-at.ts: openat where the native layer loads, else through the held path; the same flags
  * and the same errors either way). Perf: openat skips resolving a path through /proc per file.
+ * A descriptor opened natively is one Node does not track: a worker terminated during the scan
+ * (a hard abort) leaves this one file's descriptor open, where Node would close its own.
  */
 export function scanEntry(dirFd: number, name: string, spec: ScanSpec): FileScan {
-    const fd = heldAt().open(dirFd, name, READ_NOFOLLOW_FLAGS);
+    const at = heldAt();
+    const fd = at.open(dirFd, name, READ_NOFOLLOW_FLAGS);
     try {
         return scanOpen(fd, spec);
     } finally {
-        fs.closeSync(fd);
+        at.close(fd);
     }
 }
 

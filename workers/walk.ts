@@ -6,7 +6,6 @@ import { errorCode } from '../src/common/errors.js';
 import { isDebrisName } from '../src/common/fs/debris.js';
 import { CAN_HOLD, DIR_NOFOLLOW_FLAGS } from '../src/common/fs/held.js';
 import { scanEntry, scanPath, type ScanSpec } from './scan-file.js';
-import { heldAt } from './held-at.js';
 import { deferRest, fdInside, followLink, heldDir, listDir, relPrefix, openDir, reasonOf, type OpenDir } from './walk-dir.js';
 import { SearchPolicy } from './search-policy.js';
 
@@ -229,9 +228,12 @@ class Walker {
                     out.push({ t: 'job', job: child });
                 } else if (this.#held && !viaLink) {
                     // Security: opened relative to the held parent, never through a link swapped in.
+                    // Through its held path (Node's fs), not workers/held-at.ts's openat: a worker
+                    // thread's descriptors opened by Node are closed when the pool terminates it
+                    // (a hard abort), and a held directory stays open while its whole subtree is walked.
                     let fd: number;
                     try {
-                        fd = heldAt().open(dir.fd, name, DIR_NOFOLLOW_FLAGS);
+                        fd = fs.openSync(at, DIR_NOFOLLOW_FLAGS);
                     } catch (err) {
                         out.push({ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: rel, reason: reasonOf(err) }] });
                         continue;
