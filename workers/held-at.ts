@@ -2,6 +2,8 @@ import fs, { type Dirent } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import util from 'node:util';
+import { isMainThread, workerData } from 'node:worker_threads';
+import { claimSlot, type LedgerSlot } from '../src/common/fs/fd-ledger.js';
 import { EntryKind } from '../src/common/search/protocol.js';
 import { CAN_HOLD, heldPath } from '../src/common/fs/held.js';
 
@@ -43,6 +45,9 @@ export interface HeldAt {
     readonly kind: 'native' | 'held-path';
     /**
      * Opens entry `name` of the held directory `dirFd` with open(2) `flags` (plus O_CLOEXEC).
+     * One at a time: the native layer refuses a second open before the first is closed (in a
+     * worker it notes the one open descriptor in the engine's ledger, src/common/fs/fd-ledger.ts,
+     * which closes it if the worker is terminated holding it).
      * Returns the new descriptor; throws what `fs.openSync` of the entry's held path throws
      * (`code` ENOENT, ELOOP, ENOTDIR, EACCES, EMFILE...; `syscall` `open`).
      */
@@ -138,9 +143,24 @@ interface Koffi {
     errno(): number;
 }
 
+/**
+ * This worker's slot in the engine's descriptor ledger (src/common/fs/fd-ledger.ts, given to
+ * the engine's pool threads as `workerData.fdLedger`); `undefined` on the main thread and in
+ * threads not started by an engine (a test runner's, the index build's), which nothing here
+ * terminates mid-scan; `null` when the ledger has no free slot: the thread then keeps to the
+ * held-path layer (Node closes what that opened when the worker is terminated).
+ */
+function ledgerSlot(): LedgerSlot | null | undefined {
+    if (isMainThread) return undefined;
+    const ledger = (workerData as { fdLedger?: unknown } | null | undefined)?.fdLedger;
+    return ledger instanceof SharedArrayBuffer ? claimSlot(ledger) : undefined;
+}
+
 function loadNative(): HeldAt | null {
     const sysGetdents = SYS_GETDENTS64[process.arch];
     if (process.platform !== 'linux' || sysGetdents === undefined || !CAN_HOLD) return null;
+    const slot = ledgerSlot();
+    if (slot === null) return null;
     const koffi = createRequire(import.meta.url)('koffi') as Koffi;
     // The C library Node itself is linked with (glibc or musl), found through the main program.
     const libc = koffi.load(null);
@@ -155,13 +175,24 @@ function loadNative(): HeldAt | null {
     const closeFd = libc.func('int close(int)') as (fd: number) => number;
     const buf = Buffer.allocUnsafe(DENTS_BYTES);
 
+    // The one descriptor open through this layer (the ledger notes one per thread).
+    let held = -1;
     const open = (dirFd: number, name: string, flags: number): number => {
+        if (held >= 0) throw new Error('held-at: one descriptor at a time (close the last one first)');
         const fd = openat(dirFd, name, flags | O_CLOEXEC, 0);
         if (fd < 0) throw systemError(koffi.errno(), 'open', `${heldPath(dirFd)}/${name}`);
+        held = fd;
+        slot?.opened(fd);
         return fd;
     };
 
     const close = (fd: number): void => {
+        if (fd === held) {
+            // Cleared first: a termination from here on leaves the descriptor open at worst,
+            // never noted after it was closed (fd-ledger.ts).
+            slot?.closing();
+            held = -1;
+        }
         if (closeFd(fd) < 0) throw systemError(koffi.errno(), 'close');
     };
 

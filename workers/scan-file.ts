@@ -127,8 +127,9 @@ export function scanPath(at: string, inside: ((fd: number) => boolean) | null, s
  * {@link scanPath} of entry `name` of the held directory `dirFd`, opened relative to it
  * (held-at.ts: openat where the native layer loads, else through the held path; the same flags
  * and the same errors either way). Perf: openat skips resolving a path through /proc per file.
- * A descriptor opened natively is one Node does not track: a worker terminated during the scan
- * (a hard abort) leaves this one file's descriptor open, where Node would close its own.
+ * A descriptor opened natively is one Node does not track: it is noted in the engine's
+ * descriptor ledger (src/common/fs/fd-ledger.ts), which closes it when the worker is terminated
+ * during the scan (a hard abort, a stuck regex).
  */
 export function scanEntry(dirFd: number, name: string, spec: ScanSpec): FileScan {
     const at = heldAt();

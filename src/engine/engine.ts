@@ -2,7 +2,9 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
+import { createLedger, releaseThread } from '../common/fs/fd-ledger.js';
 import { asPrepared } from './prepare.js';
 import type { PreparedSearch } from '../common/search/protocol.js';
 import { readMany, type ReadManyOptions } from './read-many.js';
@@ -124,6 +126,8 @@ export class Engine {
     /** The search index answering searches it can (candidate files from the index, opened by the workers); none: every search walks. */
     searchIndex: WalkPlanner | undefined;
     #pool: Piscina | undefined;
+    /** Stops noting new workers' exits for the pool's descriptor ledger. */
+    #ledgerOff: (() => void) | undefined;
     /** Tasks handed to the pool and not yet settled: when each started and when it counts as stuck. */
     readonly #running = new Set<{ since: number; stuckMs: number; risky: boolean }>();
     /** Tasks waiting for a thread, first come first served. */
@@ -158,8 +162,18 @@ export class Engine {
         if (!this.#pool) {
             // Start-up: piscina is loaded on the first task, so a call that needs no worker never loads it.
             const { Piscina } = createRequire(import.meta.url)('piscina') as typeof import('piscina');
+            // Descriptors the workers open natively (workers/held-at.ts) are noted in a ledger and
+            // closed here once a worker that held one has exited (terminated by a hard abort).
+            const ledger = createLedger();
+            const onWorker = (w: Worker): void => {
+                const id = w.threadId;
+                w.once('exit', () => releaseThread(ledger, id));
+            };
+            process.on('worker', onWorker);
+            this.#ledgerOff = () => process.off('worker', onWorker);
             const pool = new Piscina({
                 ...workerEntry(),
+                workerData: { fdLedger: ledger },
                 minThreads: this.maxThreads,
                 // One call never queues more tasks than maxThreads, so spare threads start only for concurrent calls.
                 maxThreads: this.maxPoolThreads,
@@ -294,6 +308,8 @@ export class Engine {
         const pool = this.#pool;
         this.#pool = undefined;
         if (pool) await pool.destroy();
+        this.#ledgerOff?.();
+        this.#ledgerOff = undefined;
     }
 }
 
