@@ -12,7 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AccessType, DEFAULT_SKIP_DIRS, FileToolPackage, SearchConfiguration, Workspace, type TreeIndex } from '../src/index.js';
 import { SegmentReader } from '../src/common/search-index/segment.js';
 import { distinctGrams, gramsOf } from '../src/common/search/fold.js';
-import { asciiGrams, scanText } from '../workers/index-chunk.js';
+import { asciiGrams } from '../workers/index-chunk.js';
+import { scanText } from '../src/common/fs/text.js';
 import { tempDir, writeTree } from './helpers.js';
 
 const open: FileToolPackage[] = [];
@@ -153,6 +154,16 @@ describe('search index', () => {
             if (r.answered) answered++;
         }
         expect(answered).toBeGreaterThanOrEqual(patterns.length - 1);
+    });
+
+    it('indexes a UTF-8 file with a byte-order mark and invalid bytes as the scan reads it (leniently, not as Latin-1)', async () => {
+        const p = await pair({
+            'bom.txt': Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('café au lait '), Buffer.from([0xff]), Buffer.from('\n')]),
+            'plain.txt': 'nothing here\n',
+        });
+        const r = await same(p, { content_pattern: 'café au' });
+        expect(r.text).toContain('bom.txt');
+        expect(r.answered).toBe(true);
     });
 
     it('keeps the same entries as the scan path under time filters (one entry policy: files, directories, links)', async () => {

@@ -1,5 +1,5 @@
 import fs, { type Stats } from 'node:fs';
-import { BINARY_SAMPLE_BYTES, isBinary } from '../src/common/fs/text.js';
+import { BINARY_SAMPLE_BYTES, hasUtf16Bom, isBinary } from '../src/common/fs/text.js';
 import { READ_NOFOLLOW_FLAGS } from '../src/common/fs/held.js';
 import { heldAt } from './held-at.js';
 import { findLiteral, type LiteralPlan } from './prefilter.js';
@@ -30,11 +30,6 @@ let scratch = Buffer.allocUnsafe(1 << 16); // at least BIG_FILE
 function scratchOf(size: number): Buffer {
     if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX, Math.max(size, scratch.length * 2)));
     return scratch;
-}
-
-/** The first `got` bytes of `buf` start with a UTF-16 byte-order mark (such files are decoded whole, see scan.ts). */
-function utf16Bom(buf: Buffer, got: number): boolean {
-    return got >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff));
 }
 
 /**
@@ -241,7 +236,7 @@ function scanSized(fd: number, size: number, spec: ScanSpec, result: FileScan, g
         // Perf: a large binary is recognised from its first bytes, without reading the rest.
         if (got < BINARY_SAMPLE_BYTES) got = fs.readSync(fd, scratch, 0, BINARY_SAMPLE_BYTES, 0);
         if (isBinary(scratch.subarray(0, Math.min(got, BINARY_SAMPLE_BYTES)))) return result;
-        if (size > SCRATCH_MAX && !utf16Bom(scratch, got) && matcher.literal !== null) {
+        if (size > SCRATCH_MAX && !hasUtf16Bom(scratch.subarray(0, got)) && matcher.literal !== null) {
             // Memory: a file above the reusable buffer is first streamed through it for the
             // pattern's literal; one without it has no matching line and is never held whole.
             const seen = streamedLiteral(fd, size, matcher.literal);

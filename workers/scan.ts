@@ -1,6 +1,6 @@
 import { analyzePattern, bestLiteral } from '../src/common/search/literals.js';
 import type { PatternSpec } from '../src/engine/regex.js';
-import { textEncodingOf } from '../src/common/fs/text.js';
+import { hasUtf16Bom, hasUtf8Bom, scanText, textEncodingOf } from '../src/common/fs/text.js';
 import { findLiteral, planLiteral, worthPrefilter, type LiteralPlan } from './prefilter.js';
 
 /**
@@ -171,16 +171,11 @@ export function countBytes(buf: Buffer, m: ContentMatcher): number {
 
 /** Visits the matching lines of a file's bytes, at most `max`; returns how many it visited. */
 function eachMatchInBytes(buf: Buffer, m: ContentMatcher, max: number, visit: Visit): number {
-    // The encoding decision of reads (`textEncodingOf`), so search and read_file see the same text.
-    if (buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
-        const body = Buffer.from(buf.subarray(2, 2 + ((buf.length - 2) & ~1)));
-        if (buf[0] === 0xfe) body.swap16();
-        return eachMatchInString(body.toString('utf16le'), m, max, visit);
-    }
-    const bom = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
-    const body = bom === 0 ? buf : buf.subarray(bom);
+    // The encoding decision of reads (`textEncodingOf`, `scanText`), so search, the index and
+    // read_file see the same text.
+    if (m.literal === null || hasUtf16Bom(buf)) return eachMatchInString(scanText(buf), m, max, visit);
+    const body = hasUtf8Bom(buf) ? buf.subarray(3) : buf;
     const encoding = (): 'utf8' | 'latin1' => (textEncodingOf(buf).encoding === 'latin1' ? 'latin1' : 'utf8');
-    if (m.literal === null) return eachMatchInString(body.toString(encoding()), m, max, visit);
     let src: Lines | undefined; // made at the first candidate line, with the encoding decided there
     // Perf: only lines holding the literal are decoded and tested; the rest of the file is never
     // turned into a string. Line semantics are exact: every line the pattern matches contains the

@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import { isBinary, BINARY_SAMPLE_BYTES } from '../common/fs/text.js';
+import { isBinary, BINARY_SAMPLE_BYTES, hasUtf16Bom, hasUtf8Bom } from '../common/fs/text.js';
 
 /**
  * Line ranges of files too large to load (above `maxFileSize`), read by streaming: the file is
@@ -35,9 +35,8 @@ export async function streamable(handle: FileHandle): Promise<'binary' | 'utf16'
     const sample = Buffer.alloc(BINARY_SAMPLE_BYTES);
     const { bytesRead } = await handle.read(sample, 0, sample.length, 0);
     const head = sample.subarray(0, bytesRead);
-    if (head.length >= 2 && ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff))) return 'utf16';
-    const utf8Bom = head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf;
-    return !utf8Bom && isBinary(head) ? 'binary' : null;
+    if (hasUtf16Bom(head)) return 'utf16';
+    return !hasUtf8Bom(head) && isBinary(head) ? 'binary' : null;
 }
 
 /** The file's number of lines, counting `\n` bytes chunk by chunk. */
@@ -64,7 +63,7 @@ export async function readLines(handle: FileHandle, start: number, end: number, 
     const finish = (eolBytes: boolean): void => {
         if (keeping()) {
             let bytes = Buffer.concat(parts, held);
-            if (lineNo === 1 && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+            if (lineNo === 1 && hasUtf8Bom(bytes)) bytes = bytes.subarray(3);
             let eol = eolBytes ? '\n' : '';
             if (!cut && eolBytes && bytes.length > 0 && bytes[bytes.length - 1] === 13) {
                 bytes = bytes.subarray(0, -1);

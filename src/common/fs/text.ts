@@ -25,10 +25,46 @@ export const BINARY_SAMPLE_BYTES = 512;
  * anything else Latin-1. The one encoding decision shared by reads, edits and the search scan.
  */
 export function textEncodingOf(bytes: Uint8Array): TextEncodingInfo {
-    if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { encoding: 'utf8', bom: true };
+    if (hasUtf8Bom(bytes)) return { encoding: 'utf8', bom: true };
     if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return { encoding: 'utf16le', bom: true };
     if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return { encoding: 'utf16be', bom: true };
     return { encoding: isUtf8(bytes) ? 'utf8' : 'latin1', bom: false };
+}
+
+/** `bytes` start with the UTF-8 byte-order mark (EF BB BF). */
+export function hasUtf8Bom(bytes: Uint8Array): boolean {
+    return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+}
+
+/** `bytes` start with a UTF-16 byte-order mark (FF FE or FE FF): {@link textEncodingOf} reads them as UTF-16. */
+export function hasUtf16Bom(bytes: Uint8Array): boolean {
+    return bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+}
+
+/** The text of `bytes` read as `info` says (a byte-order mark left out; an odd last byte of UTF-16 dropped). */
+export function textOf(bytes: Buffer, info: TextEncodingInfo): string {
+    switch (info.encoding) {
+        case 'utf8':
+            return bytes.toString('utf8', info.bom ? 3 : 0);
+        case 'latin1':
+            return bytes.toString('latin1');
+        case 'utf16le':
+            return bytes.toString('utf16le', 2);
+        case 'utf16be': {
+            const swapped = Buffer.from(bytes.subarray(2, 2 + ((bytes.length - 2) & ~1)));
+            swapped.swap16();
+            return swapped.toString('utf16le');
+        }
+    }
+}
+
+/**
+ * The text the search scan matches for a text file's bytes, binary or not (workers/scan.ts
+ * `eachMatchInBytes`, and what the index build splits into grams): {@link textEncodingOf}'s
+ * decision, as reads decode it.
+ */
+export function scanText(bytes: Buffer): string {
+    return textOf(bytes, textEncodingOf(bytes));
 }
 
 /**
@@ -38,19 +74,7 @@ export function textEncodingOf(bytes: Uint8Array): TextEncodingInfo {
 export function decodeText(bytes: Buffer): DecodeResult {
     const info = textEncodingOf(bytes);
     if (!info.bom && isBinary(bytes)) return { ok: false, reason: 'binary' };
-    switch (info.encoding) {
-        case 'utf8':
-            return { ok: true, text: bytes.toString('utf8', info.bom ? 3 : 0), info };
-        case 'latin1':
-            return { ok: true, text: bytes.toString('latin1'), info };
-        case 'utf16le':
-            return { ok: true, text: bytes.toString('utf16le', 2), info };
-        case 'utf16be': {
-            const swapped = Buffer.from(bytes.subarray(2, 2 + ((bytes.length - 2) & ~1)));
-            swapped.swap16();
-            return { ok: true, text: swapped.toString('utf16le'), info };
-        }
-    }
+    return { ok: true, text: textOf(bytes, info), info };
 }
 
 /**
