@@ -82,48 +82,50 @@ function rgArgs(pattern: string, root: string): string[] {
     return ['-uu', '-i', '-n', '-L', rgPattern(pattern), root];
 }
 
-/** Nanoseconds the calling thread ran on a CPU and waited for one (Linux `/proc/thread-self/schedstat`), `null` elsewhere. */
-function schedstat(): [number, number] | null {
-    try {
-        const [run, wait] = fs.readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ').map(Number);
-        return [run!, wait!];
-    } catch {
-        return null;
-    }
-}
-
 /**
- * Milliseconds of steal per CPU so far (Linux `/proc/stat`, the 8th figure of each `cpuN` line, in
- * USER_HZ ticks of 10 ms): time a virtual machine's CPUs were held by the hypervisor. `null` elsewhere.
+ * A Linux /proc file kept open and read again from its start on each {@link text} (Perf: the
+ * event-loop sampler reads its files every millisecond; no open per reading). `null` elsewhere.
  */
-class Steal {
+class ProcFile {
     readonly #fd: number | null;
     readonly #buf = Buffer.alloc(1 << 14);
 
-    constructor() {
+    constructor(file: string) {
         let fd: number | null = null;
         try {
-            fd = fs.openSync('/proc/stat', 'r');
+            fd = fs.openSync(file, 'r');
         } catch {
             // not Linux
         }
         this.#fd = fd;
     }
 
-    read(): number[] | null {
+    text(): string | null {
         if (this.#fd === null) return null;
-        const n = fs.readSync(this.#fd, this.#buf, 0, this.#buf.length, 0);
-        const out: number[] = [];
-        for (const line of this.#buf.toString('latin1', 0, n).split('\n')) {
-            if (!/^cpu\d/.test(line)) continue;
-            out.push(Number(line.split(' ')[8]) * 10);
-        }
-        return out;
+        return this.#buf.toString('latin1', 0, fs.readSync(this.#fd, this.#buf, 0, this.#buf.length, 0));
     }
 
     close(): void {
         if (this.#fd !== null) fs.closeSync(this.#fd);
     }
+}
+
+/** Nanoseconds the thread ran on a CPU and waited for one, from its `/proc/thread-self/schedstat` text. */
+function schedstatOf(text: string | null): [number, number] | null {
+    if (text === null) return null;
+    const [run, wait] = text.split(' ').map(Number);
+    return [run!, wait!];
+}
+
+/**
+ * Milliseconds of steal per CPU so far, from `/proc/stat` text (the 8th figure of each `cpuN`
+ * line, in USER_HZ ticks of 10 ms): time a virtual machine's CPUs were held by the hypervisor.
+ */
+function stealOf(text: string | null): number[] | null {
+    if (text === null) return null;
+    const out: number[] = [];
+    for (const line of text.split('\n')) if (/^cpu\d/.test(line)) out.push(Number(line.split(' ')[8]) * 10);
+    return out;
 }
 
 /**
@@ -139,11 +141,13 @@ class LoopWatch {
     readonly #delay = monitorEventLoopDelay({ resolution: 5 });
     readonly #timer: NodeJS.Timeout;
     #last = process.hrtime.bigint();
-    #lastSched = schedstat();
+    /** The calling (host) thread's schedstat, and the CPUs' steal. */
+    readonly #sched = new ProcFile('/proc/thread-self/schedstat');
+    readonly #stat = new ProcFile('/proc/stat');
+    #lastSched = schedstatOf(this.#sched.text());
     /** Turns longer than LONG_MS: wall, on a CPU, in the run queue (ms). */
     readonly long: { ms: number; cpuMs: number; waitMs: number; stealMs: number }[] = [];
-    readonly #steal = new Steal();
-    #lastSteal: number[] | null = this.#steal.read();
+    #lastSteal = stealOf(this.#stat.text());
     /** The most CPU time of one turn, over all turns (ms). */
     maxCpuMs = 0;
 
@@ -151,11 +155,11 @@ class LoopWatch {
         this.#delay.enable();
         this.#timer = setInterval(() => {
             const now = process.hrtime.bigint();
-            const s = schedstat();
+            const s = schedstatOf(this.#sched.text());
             const ms = Number(now - this.#last) / 1e6;
             const cpuMs = s && this.#lastSched ? (s[0] - this.#lastSched[0]) / 1e6 : NaN;
             const waitMs = s && this.#lastSched ? (s[1] - this.#lastSched[1]) / 1e6 : NaN;
-            const st = this.#steal.read();
+            const st = stealOf(this.#stat.text());
             const stealMs = st && this.#lastSteal ? Math.max(0, ...st.map((v, i) => v - (this.#lastSteal![i] ?? v))) : NaN;
             this.#lastSteal = st;
             if (cpuMs > this.maxCpuMs) this.maxCpuMs = cpuMs;
@@ -168,7 +172,8 @@ class LoopWatch {
     stop(): void {
         clearInterval(this.#timer);
         this.#delay.disable();
-        this.#steal.close();
+        this.#sched.close();
+        this.#stat.close();
     }
 
     /** One line of figures. */
@@ -176,7 +181,7 @@ class LoopWatch {
         type Turn = (typeof this.long)[number];
         const worst = this.long.reduce((w, t) => (w === null || t.ms > w.ms ? t : w), null as Turn | null);
         const held = this.long.filter((t) => t.cpuMs > LoopWatch.LONG_MS).length;
-        const cpu = Number.isNaN(this.maxCpuMs) || schedstat() === null ? 'n/a (no schedstat)' : `${this.maxCpuMs.toFixed(1)} ms`;
+        const cpu = Number.isNaN(this.maxCpuMs) || this.#lastSched === null ? 'n/a (no schedstat)' : `${this.maxCpuMs.toFixed(1)} ms`;
         const f = (v: number): string => (Number.isNaN(v) ? 'n/a' : v.toFixed(1));
         const net = this.long.filter((t) => !(t.ms - t.stealMs <= LoopWatch.LONG_MS)).length;
         return (

@@ -1,23 +1,21 @@
-import { isAscii, isUtf8 } from 'node:buffer';
-import { constants as C } from 'node:fs';
+import { isAscii } from 'node:buffer';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { distinctGrams } from '../src/common/search/fold.js';
-import { BINARY_SAMPLE_BYTES, isBinary } from '../src/common/fs/text.js';
+import { READ_NOFOLLOW_FLAGS } from '../src/common/fs/held.js';
+import { BINARY_SAMPLE_BYTES, isBinary, scanText } from '../src/common/fs/text.js';
 import { Flag } from '../src/common/search-index/format.js';
 import type { IndexChunkResult, IndexChunkTask } from '../src/common/search-index/protocol.js';
 import { encodeSegment } from '../src/common/search-index/segment.js';
 
 /**
- * The index build's content task: reads a range of files exactly as the search scan does (same
- * open flags, size limit, binary check and decoding as workers/walk.ts and workers/scan.ts),
- * folds and splits the text as the planner does (src/common/search/fold.ts) and writes the range's
- * posting lists as one segment file.
+ * The index build's content task: reads a range of files exactly as the search scan does (the
+ * same open flags, held.ts READ_NOFOLLOW_FLAGS; the same size limit, binary check and decoding,
+ * text.ts scanText), folds and splits the text as the planner does (src/common/search/fold.ts)
+ * and writes the range's posting lists as one segment file.
  */
 
-/** Open flags as the search scan's: never block on a FIFO, never follow a final symlink. */
-const OPEN_FLAGS = C.O_RDONLY | C.O_NONBLOCK | C.O_NOCTTY | C.O_NOFOLLOW;
 /** As in walk.ts: files above this many bytes are sampled for binary content before being read whole. */
 const BIG_FILE = 64 * 1024;
 
@@ -32,21 +30,6 @@ export function takeNice(nice: number | undefined): void {
     } catch {
         // not permitted here
     }
-}
-
-/**
- * The text the search scan matches for a file's bytes (workers/scan.ts `eachMatchInBytes`):
- * UTF-16 with BOM decoded as such, a UTF-8 BOM dropped, then UTF-8 when valid, else Latin-1.
- */
-export function scanText(buf: Buffer): string {
-    if (buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
-        const body = Buffer.from(buf.subarray(2, 2 + ((buf.length - 2) & ~1)));
-        if (buf[0] === 0xfe) body.swap16();
-        return body.toString('utf16le');
-    }
-    const bom = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
-    const body = bom === 0 ? buf : buf.subarray(bom);
-    return body.toString(isUtf8(body) ? 'utf8' : 'latin1');
 }
 
 let scratch = Buffer.allocUnsafe(1 << 16);
@@ -117,7 +100,7 @@ class Pairs {
 function indexFile(file: string, maxFileSize: number): { flags: number; textBytes: number; grams?: Uint32Array } {
     let fd: number;
     try {
-        fd = fs.openSync(file, OPEN_FLAGS);
+        fd = fs.openSync(file, READ_NOFOLLOW_FLAGS);
     } catch {
         return { flags: Flag.Unindexed, textBytes: 0 };
     }
@@ -195,8 +178,9 @@ let postingIds = new Uint32Array(0);
 /**
  * Posting lists from (gram, id) pairs given in ascending id order: distinct grams ascending, list
  * bounds, ids. Grams are below 2^24 (fold.ts), so a counting sort over a 2^24 table does it in two
- * passes. The result's `ids` is a view of the thread's buffer, valid until the next call. The table (64 MiB) is the thread's, set back to zeros at its distinct grams after each
- * chunk instead of allocated anew (Perf: no 64 MiB of fresh pages, and no sweep of them, per chunk).
+ * passes. The result's `ids` is a view of the thread's buffer, valid until the next call. The
+ * table (64 MiB) is the thread's, set back to zeros at its distinct grams after each chunk
+ * instead of allocated anew (Perf: no 64 MiB of fresh pages, and no sweep of them, per chunk).
  */
 function invert(pairs: Pairs): { keys: Uint32Array; starts: Uint32Array; ids: Uint32Array } {
     const n = pairs.n;
