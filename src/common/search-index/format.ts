@@ -9,7 +9,12 @@ import type { NameGrams } from './name-grams.js';
  * {@link IndexFormatError}) and never read wrongly.
  */
 
-export const FORMAT_VERSION = 2;
+/**
+ * 3: a UTF-8 file with a byte-order mark and invalid bytes is indexed as the scan reads it
+ * (text.ts scanText), no longer as Latin-1; an index of version 2 may lack its grams, so it is
+ * rebuilt. 2: the names' posting lists stored in the table file.
+ */
+export const FORMAT_VERSION = 3;
 const TABLE_MAGIC = Buffer.from('LCFTBL\0\0', 'latin1');
 
 /** A file of the index is not what its header and checksums say. */
