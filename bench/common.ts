@@ -42,6 +42,7 @@ const BENCH_OPTIONS = {
     reuse: { type: 'boolean' },
     'corpus-only': { type: 'boolean' },
     'no-corpus': { type: 'boolean' },
+    'build-only': { type: 'boolean' },
     'corpus-from': { type: 'string' },
     progress: { type: 'boolean' },
     text: { type: 'string' },

@@ -13,7 +13,7 @@ import { fmtMB, fmtMs, fmtRatio, intFlag, kernelTree, machine, median, benchArgs
 /**
  * The search index on the Linux tree, in process, side by side with the scan path and ripgrep:
  *
- *   npm run bench:index -- [--runs 7] [--index-dir DIR] [--reuse] [--corpus-only] [--no-corpus] [--corpus-from N] [--progress]
+ *   npm run bench:index -- [--runs 7] [--index-dir DIR] [--reuse] [--corpus-only] [--no-corpus] [--corpus-from N] [--progress] [--build-only]
  *
  * 1. Build from scratch (`--reuse` keeps a stored index): time, disk size against the bytes
  *    indexed, and the host's event loop during the build (LoopWatch): its longest delay
@@ -136,6 +136,9 @@ function stealOf(text: string | null): number[] | null {
  * machine a turn can be long with the thread idle, waiting for a CPU: only the time on a CPU is
  * the host's own work (or its garbage collector's).
  */
+/** Diagnosis: `LLM_CHAT_FILE_BENCH_TRACE_TURNS=MS` prints each turn longer than MS or with more CPU time, with its time since the process started (as `node --trace-gc` stamps its lines). */
+const TRACE_TURNS_MS = process.env.LLM_CHAT_FILE_BENCH_TRACE_TURNS ? Number(process.env.LLM_CHAT_FILE_BENCH_TRACE_TURNS) : undefined;
+
 class LoopWatch {
     static readonly LONG_MS = 20;
     readonly #delay = monitorEventLoopDelay({ resolution: 5 });
@@ -163,6 +166,7 @@ class LoopWatch {
             const stealMs = st && this.#lastSteal ? Math.max(0, ...st.map((v, i) => v - (this.#lastSteal![i] ?? v))) : NaN;
             this.#lastSteal = st;
             if (cpuMs > this.maxCpuMs) this.maxCpuMs = cpuMs;
+            if (TRACE_TURNS_MS !== undefined && (ms > TRACE_TURNS_MS || cpuMs > TRACE_TURNS_MS)) console.log(`  turn at ${performance.now().toFixed(0)} ms: ${ms.toFixed(1)} ms (${cpuMs.toFixed(1)} on a CPU, ${waitMs.toFixed(1)} waiting, ${stealMs.toFixed(1)} steal)`);
             if (ms > LoopWatch.LONG_MS) this.long.push({ ms, cpuMs, waitMs, stealMs });
             this.#last = now;
             this.#lastSched = s;
@@ -421,6 +425,7 @@ export async function indexMain(argv: string[]): Promise<void> {
     console.log(`# Search index bench: ${tree.description}\n\n${machine()}; ${versionOf('rg')}; index in ${indexDir}`);
     if (!flags.has('corpus-only')) {
         await build(ctx, flags.has('reuse'));
+        if (flags.has('build-only')) return;
         await serveChild(ctx);
         await sideBySide(ctx, runs);
     }

@@ -1,14 +1,14 @@
 /**
  * The index's file table as the host receives it: the walk's table crosses to the host encoded
- * (workers/index-walk.ts) and is decoded in slices between yields (format.ts), and the build
- * hands the loaded table the paths it made already (table.ts). Sliced work must give exactly
- * what the same work at once gives, on a real temporary tree large enough for many slices.
+ * (workers/index-walk.ts) and is decoded in slices between yields (format.ts); the loaded table
+ * (table.ts) makes paths and finds ids by path on demand. Sliced work must give exactly what the
+ * same work at once gives, on a real temporary tree large enough for many slices.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forEachGram } from '../src/common/search/fold.js';
-import { decodeNames, decodeTable, encodeTable, Kind, type FileTable } from '../src/common/search-index/format.js';
+import { decodeNames, decodeTable, encodeTable, Kind, Names, type FileTable } from '../src/common/search-index/format.js';
 import { Table } from '../src/search-index/table.js';
 import { runIndexWalk } from '../workers/index-walk.js';
 import { tempDir, writeTree } from './helpers.js';
@@ -68,10 +68,12 @@ describe('index file table', () => {
         const [from, to] = namesRange(bytes);
         expect(to - from).toBeGreaterThan(150_000);
         const atOnce = bytes.toString('utf8', from, to).split('\0');
-        expect(t.names).toEqual(atOnce);
+        expect([...t.names]).toEqual(atOnce);
+        expect(t.names.length).toBe(atOnce.length);
+        for (const i of [0, 1, 2, atOnce.length - 1]) expect(t.names.get(i)).toBe(atOnce[i]);
         // The names and parents give back every path of the tree, in walk order.
         const paths = ['']; // parents come first
-        for (let i = 1; i < t.names.length; i++) paths.push(t.parent[i] === 0 ? t.names[i]! : `${paths[t.parent[i]!]}/${t.names[i]}`);
+        for (let i = 1; i < t.names.length; i++) paths.push(t.parent[i] === 0 ? t.names.get(i) : `${paths[t.parent[i]!]}/${t.names.get(i)}`);
         expect(paths).toEqual(walkOrder(root));
         expect(t.kind[paths.indexOf('link-to-a')]).toBe(Kind.Link);
         expect(t.kind[paths.indexOf('deep/a/b')]).toBe(Kind.Dir);
@@ -103,29 +105,46 @@ describe('index file table', () => {
             const got = await decodeNames(bytes, from, to, async () => {
                 pauses++;
             });
-            expect(got).toEqual(bytes.toString('utf8', from, to).split('\0'));
-            expect(got).toEqual(names);
+            expect([...got]).toEqual(bytes.toString('utf8', from, to).split('\0'));
+            expect([...got]).toEqual(names);
+            expect(got.length).toBe(names.length);
+            expect(got.get(names.length - 1)).toBe(names.at(-1));
             if (to - from > 2 * SLICE) expect(pauses).toBeGreaterThan(0);
         }
     });
 
-    it('a table loaded with the paths the build made is the table loaded from the names alone, with the name posting lists made the plain way', async () => {
+    it('names held as one string give back each name, with empty, accented and astral ones and none at all', () => {
+        for (const list of [[], [''], ['', ''], ['a', '', 'é', '😀x', ''], ['root', ...Array.from({ length: 5000 }, (_, i) => `n${i}-日本`)]]) {
+            const names = Names.of(list);
+            expect(names.length).toBe(list.length);
+            expect([...names]).toEqual(list);
+            list.forEach((name, i) => expect(names.get(i)).toBe(name));
+            if (list.length > 2) expect(names.joined(1, 3)).toBe(list.slice(1, 3).join('\0'));
+        }
+    });
+
+    it("a loaded table gives each entry's relative path and finds each entry by its path, with the name posting lists made the plain way", async () => {
         const root = bigTree();
         const t: FileTable = await decodeTable(await walked(root), 'walk', async () => undefined);
         const paths = walkOrder(root);
-        const given = await Table.load(t, paths);
-        const derived = await Table.load(t);
-        expect(given.paths).toEqual(derived.paths);
-        expect(given.paths).toEqual(paths);
-        expect([...given.always]).toEqual([...derived.always]);
-        expect(given.always.length).toBeGreaterThan(0);
+        const given = await Table.load(t);
+        expect(given.size).toBe(paths.length);
+        // The one link; no file is marked unindexed before the content phase.
+        expect([...given.always]).toEqual([paths.indexOf('link-to-a')]);
+        // Asked in an order other than the walk's: directories' paths are made on demand.
+        for (let i = paths.length - 1; i >= 0; i--) expect(given.pathOf(i)).toBe(paths[i]);
         for (const [i, p] of paths.entries()) {
-            expect(given.idOf.get(p)).toBe(i);
-            expect(derived.idOf.get(p)).toBe(i);
+            expect(given.idOf(p)).toBe(i);
+            expect(given.has(p)).toBe(true);
+            if (i > 0) expect(given.childOf(t.parent[i]!, t.names.get(i))).toBe(i);
         }
+        // Paths that name no entry: missing names before, between and after the children, a file as a directory, empty components.
+        for (const p of ['0-before-all', 'zzz-after-all', 'deep/a/b/c/d/e/leaf.c/x', 'deep/a/b/c/d/e/missing.c', 'deep//a', 'deep/', '/deep', 'link-to-a/b', 'deep/a/b/c/d/e/leaf.c '])
+            expect(given.idOf(p), p).toBeUndefined();
+        expect(given.childOf(paths.indexOf('deep/a/b/c/d/e'), 'leaf.b')).toBeUndefined();
         // Every gram of every name: its posting list is the ids of the names holding it, ascending (made here the plain way).
         const expected = new Map<number, number[]>();
-        t.names.forEach((name, i) =>
+        [...t.names].forEach((name, i) =>
             forEachGram(name, (g) => {
                 const list = expected.get(g) ?? [];
                 if (list.at(-1) !== i) list.push(i);
@@ -135,7 +154,6 @@ describe('index file table', () => {
         expect(expected.size).toBeGreaterThan(200);
         for (const [g, list] of expected) {
             expect([...given.nameIds(g)]).toEqual(list);
-            expect([...derived.nameIds(g)]).toEqual(list);
             expect(given.nameCount(g)).toBe(list.length);
         }
         const absent = [...'qqq'].reduce((w, c) => (w << 8) | c.charCodeAt(0), 0);

@@ -1,6 +1,5 @@
 import { isAscii } from 'node:buffer';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { distinctGrams } from '../src/common/search/fold.js';
 import { READ_NOFOLLOW_FLAGS } from '../src/common/fs/held.js';
@@ -8,6 +7,7 @@ import { BINARY_SAMPLE_BYTES, isBinary, scanText } from '../src/common/fs/text.j
 import { Flag } from '../src/common/search-index/format.js';
 import type { IndexChunkResult, IndexChunkTask } from '../src/common/search-index/protocol.js';
 import { encodeSegment } from '../src/common/search-index/segment.js';
+import { takeBackground } from './background.js';
 
 /**
  * The index build's content task: reads a range of files exactly as the search scan does (the
@@ -18,19 +18,6 @@ import { encodeSegment } from '../src/common/search-index/segment.js';
 
 /** As in walk.ts: files above this many bytes are sampled for binary content before being read whole. */
 const BIG_FILE = 64 * 1024;
-
-/**
- * Takes the task's nice value for this thread (Linux keeps one per thread; a build's threads are
- * its own and end with it). Best effort: where the system refuses, the thread keeps its priority.
- */
-export function takeNice(nice: number | undefined): void {
-    if (nice === undefined) return;
-    try {
-        if (os.getPriority(0) < nice) os.setPriority(0, nice);
-    } catch {
-        // not permitted here
-    }
-}
 
 let scratch = Buffer.allocUnsafe(1 << 16);
 /** The read past a file's end that tells whether it grew. */
@@ -143,7 +130,7 @@ let chunkPairs: Pairs | null = null;
 
 /** Indexes one id range and writes its segment file. */
 export function runIndexChunk(task: IndexChunkTask): IndexChunkResult {
-    takeNice(task.nice);
+    takeBackground(task.nice);
     try {
         const pairs = (chunkPairs ??= new Pairs());
         pairs.n = 0;

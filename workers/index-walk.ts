@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { isDebrisName } from '../src/common/fs/debris.js';
-import { decodeTable, encodeTable, Flag, Kind, type FileTable } from '../src/common/search-index/format.js';
+import { decodeTable, encodeTable, Flag, Kind, Names, type FileTable } from '../src/common/search-index/format.js';
 import { nameGrams } from '../src/common/search-index/name-grams.js';
 import type { IndexCheckResult, IndexCheckTask, IndexWalkResult, IndexWalkTask } from '../src/common/search-index/protocol.js';
-import { takeNice } from './index-chunk.js';
+import { takeBackground } from './background.js';
 
 /**
  * Index tasks that list the tree: the build's walk into a file table (in the order of a
@@ -75,7 +75,7 @@ export async function runIndexWalk(task: IndexWalkTask): Promise<IndexWalkResult
 
 /** Lists the tree depth-first in sorted order: the order of a sequential search walk. */
 function walkTable(task: IndexWalkTask): { ok: true; table: Omit<FileTable, 'grams'> } | Failure {
-    takeNice(task.nice);
+    takeBackground(task.nice);
     try {
         const skip = new Set(task.skipDirs);
         const cols = new Columns();
@@ -117,7 +117,7 @@ function walkTable(task: IndexWalkTask): { ok: true; table: Omit<FileTable, 'gra
         return {
             ok: true,
             table: {
-                names: cols.names,
+                names: Names.of(cols.names),
                 parent: cols.parent.slice(0, n),
                 kind: cols.kind.slice(0, n),
                 flags: cols.flags.slice(0, n),
@@ -136,12 +136,12 @@ function walkTable(task: IndexWalkTask): { ok: true; table: Omit<FileTable, 'gra
 class TooMany extends Error {}
 
 /** Relative paths of a table's entries (`''` for the root). */
-function pathsOf(names: readonly string[], parent: Int32Array): string[] {
+function pathsOf(names: Names, parent: Int32Array): string[] {
     const rel = new Array<string>(names.length);
     rel[0] = '';
     for (let i = 1; i < names.length; i++) {
         const p = parent[i]!;
-        rel[i] = p === 0 ? names[i]! : `${rel[p]}/${names[i]}`;
+        rel[i] = p === 0 ? names.get(i) : `${rel[p]}/${names.get(i)}`;
     }
     return rel;
 }

@@ -76,7 +76,7 @@ export class TableWalk {
     constructor(table: Table, q: WalkQuery) {
         this.#table = table;
         this.#q = q;
-        const relRoot = table.paths[q.rootId]!;
+        const relRoot = table.pathOf(q.rootId);
         this.#main = { rootId: q.rootId, relCut: relRoot === '' ? 0 : relRoot.length + 1, subPrefix: '', display: q.displayRoot, jumps: [], dirOk: new Map(), ignores: new Map(), entered: q.gitignore ?? [] };
         this.#content = q.search.contentPattern !== undefined;
         this.#policy = q.policy;
@@ -94,7 +94,7 @@ export class TableWalk {
     }
 
     #below(i: number, f: Frame): string {
-        return this.#table.paths[i]!.slice(f.relCut);
+        return this.#table.pathOf(i).slice(f.relCut);
     }
 
     #subOf(i: number, f: Frame): string {
@@ -112,7 +112,7 @@ export class TableWalk {
         this.#out.toWalk(parent, f, name, kind, () => {
             const frames = this.#gitignore ? this.#framesIn(parent, f) : [];
             const rel = parent === f.rootId ? f.display : this.#displayOf(parent, f);
-            return { real: this.#q.realOf(this.#table.paths[parent]!), rel, jumps: f.jumps, ...(frames.length > 0 && { ignores: frames }) };
+            return { real: this.#q.realOf(this.#table.pathOf(parent)), rel, jumps: f.jumps, ...(frames.length > 0 && { ignores: frames }) };
         });
     }
 
@@ -142,9 +142,9 @@ export class TableWalk {
         if (frames !== undefined) return frames;
         const table = this.#table;
         frames = d === f.rootId ? f.entered : this.#framesIn(table.t.parent[d]!, f);
-        const gi = table.idOf.get(table.paths[d] === '' ? '.gitignore' : `${table.paths[d]}/.gitignore`);
+        const gi = table.childOf(d, '.gitignore');
         if (gi !== undefined && table.t.kind[gi] === Kind.File) {
-            const rules = readGitignoreFile(this.#q.realOf(table.paths[gi]!));
+            const rules = readGitignoreFile(this.#q.realOf(table.pathOf(gi)));
             if (rules !== null) frames = [...frames, { base: d !== f.rootId ? `${this.#subOf(d, f)}/` : f === this.#main ? '' : f.subPrefix, up: '', rules }];
         }
         f.ignores.set(d, frames);
@@ -155,7 +155,7 @@ export class TableWalk {
     #leftOut(i: number, f: Frame, isDir: boolean): boolean {
         if (!this.#policy.filtered) return false;
         const frames = this.#gitignore ? this.#framesIn(this.#table.t.parent[i]!, f) : undefined;
-        return this.#policy.leftOut(frames, this.#subOf(i, f), this.#table.t.names[i]!, isDir);
+        return this.#policy.leftOut(frames, this.#subOf(i, f), this.#table.t.names.get(i), isDir);
     }
 
     /** A directory is walked: neither skipped nor excluded, nor below one that is (within its frame). */
@@ -164,7 +164,7 @@ export class TableWalk {
         let ok = f.dirOk.get(d);
         if (ok === undefined) {
             const t = this.#table.t;
-            ok = !this.#policy.skip.has(t.names[d]!) && !this.#leftOut(d, f, true) && this.#dirAllowed(t.parent[d]!, f);
+            ok = !this.#policy.skip.has(t.names.get(d)) && !this.#leftOut(d, f, true) && this.#dirAllowed(t.parent[d]!, f);
             f.dirOk.set(d, ok);
         }
         return ok;
@@ -184,14 +184,14 @@ export class TableWalk {
         const { search, realOf, changed } = this.#q;
         const table = this.#table;
         const t = table.t;
-        const name = t.names[i]!;
+        const name = t.names.get(i);
         const parent = t.parent[i]!;
-        const parentReal = realOf(table.paths[parent]!);
+        const parentReal = realOf(table.pathOf(parent));
         let st: fs.Stats;
         let target: string;
         try {
-            st = fs.statSync(realOf(table.paths[i]!));
-            target = fs.realpathSync.native(realOf(table.paths[i]!));
+            st = fs.statSync(realOf(table.pathOf(i)));
+            target = fs.realpathSync.native(realOf(table.pathOf(i)));
         } catch {
             this.#toWalk(parent, f, name, Kind.Link); // the walk reports it as the scan path does
             return;
@@ -207,7 +207,7 @@ export class TableWalk {
         const sub = this.#subOf(i, f);
         if (this.#leftOut(i, f, true)) return;
         const tRel = path.relative(this.#q.root, target).split(path.sep).join('/');
-        const tId = tRel.startsWith('..') || path.isAbsolute(tRel) ? undefined : table.idOf.get(tRel);
+        const tId = tRel.startsWith('..') || path.isAbsolute(tRel) ? undefined : table.idOf(tRel);
         if (tId === undefined || t.kind[tId] !== Kind.Dir || t.flags[tId]! & Flag.Unreadable || changed.touches(tRel) || this.#depth >= 16 || (search.needTimes && changed.staleDirTimes)) {
             this.#toWalk(parent, f, name, Kind.Link);
             return;
@@ -237,7 +237,7 @@ export class TableWalk {
         const { search, list, changed } = this.#q;
         const table = this.#table;
         const t = table.t;
-        const name = t.names[i]!;
+        const name = t.names.get(i);
         if (search.root.realRoots !== null && !search.root.realRoots.some((r) => isInside(target, r))) return;
         if (this.#leftOut(i, f, false)) return;
         if (!this.#content) {
@@ -247,7 +247,7 @@ export class TableWalk {
         if (!this.#policy.kept(name, this.#subOf(i, f), false) || !this.#policy.statOk(st)) return;
         if (!st.isFile()) return; // the walk opens no FIFO, socket or device
         const tRel = path.relative(this.#q.root, target).split(path.sep).join('/');
-        const tId = tRel.startsWith('..') || path.isAbsolute(tRel) ? undefined : table.idOf.get(tRel);
+        const tId = tRel.startsWith('..') || path.isAbsolute(tRel) ? undefined : table.idOf(tRel);
         const vouched = tId !== undefined && t.kind[tId] === Kind.File && !changed.touches(tRel) && st.size === t.size[tId] && st.mtimeMs === t.mtime[tId] && st.size <= search.maxFileSize;
         if (vouched && t.flags[tId]! & (Flag.Binary | Flag.Empty)) return;
         if (vouched && t.flags[tId]! & Flag.Indexed && list !== null && !isListed(list, tId)) return;
@@ -259,7 +259,7 @@ export class TableWalk {
         const t = this.#table.t;
         const changed = this.#q.changed;
         const kind = t.kind[i]!;
-        const name = t.names[i]!;
+        const name = t.names.get(i);
         const isDir = kind === Kind.Dir;
         if (isDir && this.#policy.skip.has(name)) return t.end[i]!;
         if (kind === Kind.Link) {

@@ -14,8 +14,9 @@ import { Turns } from '../turns.js';
  * One build of a tree's index, a new generation in its own folder: the walk into a file table
  * (one task), then the files' contents in chunks of about `segmentBytes` (one segment file
  * each), then the table file. The tasks run the engine's worker code on a pool of the build's own
- * (`threads` threads at nice {@link BUILD_NICE}, ended with the build: searches keep the engine's
- * threads and the CPU before the build, and the build's memory leaves with its threads). The host
+ * (`threads` threads at nice {@link BUILD_NICE} and, on Linux, under SCHED_IDLE, workers/background.ts;
+ * ended with the build: searches keep the engine's threads and the CPU before the build, and the
+ * build's memory leaves with its threads). The host
  * only cuts chunks and writes the table, in slices of a few milliseconds (Perf: the build never
  * holds the event loop long).
  */
@@ -61,7 +62,7 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
         if (!walked.ok) throw new Error(`index walk failed: ${walked.message}`);
         const w = walked.table;
         const listed = await decodeTable(Buffer.from(w.buffer, w.byteOffset, w.length), 'the walk\'s file table', pause);
-        const { t, rel, segNames, textBytes } = await indexContents(ctx, pool, listed, genDir);
+        const { t, segNames, textBytes } = await indexContents(ctx, pool, listed, genDir);
         ctx.progress('write', 0, 0);
         const tableBytes = await encodeTable(t, pause);
         await fsp.writeFile(path.join(genDir, 'table.bin'), tableBytes, { mode: 0o600 });
@@ -73,7 +74,7 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
             diskBytes += reader.bytes;
             await pause();
         }
-        const table = await Table.load(t, rel);
+        const table = await Table.load(t);
         const manifest: Manifest = {
             version: FORMAT_VERSION,
             root: ctx.root,
@@ -101,13 +102,17 @@ function pause(): Promise<void> {
     return turns.check();
 }
 
-/** Content phase: chunk tasks on the pool, at most `threads` at once; the table's flags are set from their results. Also gives the entries' relative paths. */
-async function indexContents(ctx: BuildContext, pool: Piscina, t: FileTable, genDir: string): Promise<{ t: FileTable; rel: string[]; segNames: string[]; textBytes: number }> {
+/**
+ * Content phase: chunk tasks on the pool, at most `threads` at once; the table's flags are set
+ * from their results. Perf: the files' relative paths live only until their chunk's path string
+ * is joined (the directories' ones until the walk leaves them): paths kept for the whole phase
+ * survived the host's scavenges, which then held its event loop for 12-19 ms (see table.ts).
+ */
+async function indexContents(ctx: BuildContext, pool: Piscina, t: FileTable, genDir: string): Promise<{ t: FileTable; segNames: string[]; textBytes: number }> {
     const names = t.names;
     const n = names.length;
-    // Relative paths, built on the way (parents come first).
-    const rel = new Array<string>(n);
-    rel[0] = '';
+    // The relative paths of the directories on the way down to the current entry, by depth.
+    const dirs: { id: number; rel: string }[] = [{ id: 0, rel: '' }];
     const chunks: IndexChunkTask[] = [];
     let ids: number[] = [];
     let paths: string[] = [];
@@ -132,11 +137,13 @@ async function indexContents(ctx: BuildContext, pool: Piscina, t: FileTable, gen
     };
     for (let i = 1; i < n; i++) {
         const p = t.parent[i]!;
-        rel[i] = p === 0 ? names[i]! : `${rel[p]}/${names[i]}`;
+        while (dirs[dirs.length - 1]!.id !== p) dirs.pop();
+        const rel = p === 0 ? names.get(i) : `${dirs[dirs.length - 1]!.rel}/${names.get(i)}`;
         if ((i & 1023) === 0) await pause();
+        if (t.kind[i] === Kind.Dir) dirs.push({ id: i, rel });
         if (t.kind[i] !== Kind.File) continue;
         ids.push(i);
-        paths.push(rel[i]!);
+        paths.push(rel);
         if (t.size[i]! <= ctx.maxFileSize) bytes += t.size[i]!;
         if (bytes >= ctx.segmentBytes || ids.length >= MAX_CHUNK_FILES) cut(i + 1);
     }
@@ -161,5 +168,5 @@ async function indexContents(ctx: BuildContext, pool: Piscina, t: FileTable, gen
         }
     };
     await Promise.all(Array.from({ length: Math.min(ctx.threads, chunks.length) }, lane));
-    return { t, rel, segNames: chunks.map((c) => path.basename(c.out)), textBytes };
+    return { t, segNames: chunks.map((c) => path.basename(c.out)), textBytes };
 }

@@ -47,14 +47,14 @@ export class ChangedEntries {
             const parts = rel0.split('/');
             for (let k = depth; k <= parts.length; k++) {
                 const prefix = parts.slice(0, k).join('/');
-                if (!table.idOf.has(prefix)) {
+                if (!table.has(prefix)) {
                     rel = prefix;
                     break;
                 }
             }
             if (seen.has(rel)) continue;
             seen.add(rel);
-            const id = table.idOf.get(rel);
+            const id = table.idOf(rel);
             if (id !== undefined) blocked.push([id, t.end[id]!]);
             let st: fs.Stats;
             try {
@@ -64,14 +64,14 @@ export class ChangedEntries {
             }
             const slash = rel.lastIndexOf('/');
             const name = rel.slice(slash + 1);
-            const parent = table.idOf.get(slash === -1 ? '' : rel.slice(0, slash))!;
+            const parent = table.idOf(slash === -1 ? '' : rel.slice(0, slash))!;
             const kind = st.isDirectory() ? EntryKind.Dir : st.isFile() ? EntryKind.File : st.isSymbolicLink() ? EntryKind.Link : EntryKind.Other;
             let key = id;
             if (key === undefined) {
                 // Before the first child of the parent with a greater name.
                 key = t.end[parent]!;
                 for (let c = parent + 1; c < t.end[parent]!; c = t.end[c]!) {
-                    if (byName(t.names[c]!, name) > 0) {
+                    if (byName(t.names.get(c), name) > 0) {
                         key = c;
                         break;
                     }
@@ -84,10 +84,10 @@ export class ChangedEntries {
         if (needTimes) {
             for (const rel0 of [...changes.dirty.keys(), ...[...changes.dirTimes].map((d) => `${d}/x`)]) {
                 const slash = rel0.lastIndexOf('/');
-                const pid = table.idOf.get(slash === -1 ? '' : rel0.slice(0, slash));
+                const pid = table.idOf(slash === -1 ? '' : rel0.slice(0, slash));
                 if (pid === undefined || this.#fresh.has(pid)) continue;
                 try {
-                    this.#fresh.set(pid, fs.lstatSync(realOf(table.paths[pid]!)));
+                    this.#fresh.set(pid, fs.lstatSync(realOf(table.pathOf(pid))));
                 } catch {
                     // the walk reports it
                 }

@@ -49,7 +49,7 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
     if (relRoot === '..' || relRoot.startsWith('../') || path.isAbsolute(relRoot)) return undefined;
     const table = s.table;
     const t = table.t;
-    const sId = table.idOf.get(relRoot);
+    const sId = table.idOf(relRoot);
     if (sId === undefined || t.kind[sId] !== Kind.Dir || t.flags[sId]! & Flag.Unreadable) return undefined;
     for (let p = relRoot; ; p = p.slice(0, Math.max(0, p.lastIndexOf('/')))) {
         if (changes.dirty.has(p)) return undefined;

@@ -70,7 +70,7 @@ export async function stillChanged(root: string, table: Table, rels: string[]): 
     for (let k = 0; k < rels.length; k += 64) {
         await Promise.all(
             rels.slice(k, k + 64).map(async (rel) => {
-                const id = table.idOf.get(rel);
+                const id = table.idOf(rel);
                 if (id !== undefined && t.kind[id] === Kind.File) {
                     const st = await fsp.lstat(path.join(root, rel)).catch(() => null);
                     if (st !== null && st.isFile() && st.size === t.size[id] && st.mtimeMs === t.mtime[id]) return;
@@ -96,7 +96,7 @@ export async function checkDirTimes(root: string, table: Table, changes: Changes
     for (let k = 0; k < dirs.length && current(); k += 64) {
         await Promise.all(
             dirs.slice(k, k + 64).map(async (i) => {
-                const rel = table.paths[i]!;
+                const rel = table.pathOf(i);
                 const st = await fsp.lstat(rel === '' ? root : path.join(root, rel)).catch(() => null);
                 if (st === null || !st.isDirectory()) changes.note(rel);
                 else if (st.mtimeMs !== t.mtime[i] || st.birthtimeMs !== t.birthtime[i]) changes.dirTimes.add(rel);

@@ -2,9 +2,15 @@ import { Flag, Kind, type FileTable } from '../common/search-index/format.js';
 import { Turns } from '../turns.js';
 
 /**
- * The file table as the index serves it: the stored columns (format.ts `FileTable`) and the
- * lookups derived from them when it is loaded (relative paths, ids by path, the entries a search
- * always decides one by one, and posting lists of the entries' names).
+ * The file table as the index serves it: the stored columns (format.ts `FileTable`), the lookups
+ * made from them (relative paths and ids by path, on demand), the entries a search always decides
+ * one by one, and posting lists of the entries' names.
+ *
+ * Perf: no string per entry is made when a table is loaded. A build on the Linux tree that made
+ * the 84k relative paths on the host (and a map of them) kept some 18 MB of young objects alive
+ * across the host's scavenges, each of which then held its event loop for 12-19 ms (index bench,
+ * `node --trace-gc`, issue 10); paths are made when a search needs them instead, from the parent
+ * column, the directories' ones kept once made.
  */
 
 export const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -22,41 +28,11 @@ export function compareWalk(a: string, b: string): number {
 }
 
 
-/** Shards of {@link PathIds}. */
-const SHARDS = 64;
-
-/**
- * Table ids by relative path. Perf: 64 small maps instead of one, so that growing one (a rehash,
- * a single synchronous step) never holds the event loop long while a large table loads.
- */
-export class PathIds {
-    readonly #maps = Array.from({ length: SHARDS }, () => new Map<string, number>());
-
-    #shard(rel: string): Map<string, number> {
-        const n = rel.length;
-        const h = n === 0 ? 0 : (rel.charCodeAt(n - 1) * 31 + (n > 1 ? rel.charCodeAt(n - 2) : 0) * 7 + n) % SHARDS;
-        return this.#maps[h]!;
-    }
-
-    get(rel: string): number | undefined {
-        return this.#shard(rel).get(rel);
-    }
-
-    has(rel: string): boolean {
-        return this.#shard(rel).has(rel);
-    }
-
-    set(rel: string, id: number): void {
-        this.#shard(rel).set(rel, id);
-    }
-}
-
 /** The loaded file table with its derived lookups (made by {@link Table.load}). */
 export class Table {
     readonly t: FileTable;
-    /** Relative path of each entry (`''` for the root). */
-    readonly paths: string[];
-    readonly idOf = new PathIds();
+    /** Relative paths of the directories made so far (id → path). */
+    readonly #dirPaths = new Map<number, string>([[0, '']]);
     /** Entries a content search always hands to the walk: links, special files, unreadable directories, files not indexed. */
     always: Uint32Array = new Uint32Array(0);
     /**
@@ -95,31 +71,80 @@ export class Table {
 
     private constructor(t: FileTable) {
         this.t = t;
-        this.paths = new Array<string>(t.names.length);
+    }
+
+    /** Relative path of entry `id` (`''` for the root; components joined by `/`). */
+    pathOf(id: number): string {
+        if (id === 0) return '';
+        const t = this.t;
+        if (t.kind[id] === Kind.Dir) return this.#dirPath(id);
+        const p = t.parent[id]!;
+        return p === 0 ? t.names.get(id) : `${this.#dirPath(p)}/${t.names.get(id)}`;
+    }
+
+    #dirPath(id: number): string {
+        let rel = this.#dirPaths.get(id);
+        if (rel === undefined) {
+            const p = this.t.parent[id]!;
+            rel = p === 0 ? this.t.names.get(id) : `${this.#dirPath(p)}/${this.t.names.get(id)}`;
+            this.#dirPaths.set(id, rel);
+        }
+        return rel;
     }
 
     /**
-     * Derives the lookups in slices of a few milliseconds between yields (Perf: never blocks the
-     * host long). `paths`: the entries' relative paths when the caller has them already (the
-     * build: fewer strings made on the host, less for its garbage collector to move).
+     * Id of the entry at relative path `rel` (`''`: the root), or `undefined`; each component
+     * found with {@link childOf}.
      */
-    static async load(t: FileTable, paths?: readonly string[]): Promise<Table> {
+    idOf(rel: string): number | undefined {
+        if (rel === '') return 0;
+        const t = this.t;
+        let dir = 0;
+        let from = 0;
+        for (;;) {
+            const slash = rel.indexOf('/', from);
+            const name = slash === -1 ? rel.slice(from) : rel.slice(from, slash);
+            if (name === '') return undefined;
+            const found = this.childOf(dir, name);
+            if (found === undefined) return undefined;
+            if (slash === -1) return found;
+            if (t.kind[found] !== Kind.Dir) return undefined;
+            dir = found;
+            from = slash + 1;
+        }
+    }
+
+    /**
+     * Id of the entry named `name` in directory `dir`, or `undefined`: the children of a
+     * directory follow it in name order up to its `end`, a subdirectory's subtree skipped in one
+     * step (O(children) name comparisons).
+     */
+    childOf(dir: number, name: string): number | undefined {
+        const t = this.t;
+        for (let c = dir + 1, end = t.end[dir]!; c < end; c = t.end[c]!) {
+            const d = byName(t.names.get(c), name);
+            if (d === 0) return c;
+            if (d > 0) return undefined;
+        }
+        return undefined;
+    }
+
+    /** Whether an entry has relative path `rel`. */
+    has(rel: string): boolean {
+        return this.idOf(rel) !== undefined;
+    }
+
+    /** Derives the lookups in slices of a few milliseconds between yields (Perf: never blocks the host long). */
+    static async load(t: FileTable): Promise<Table> {
         const table = new Table(t);
         const n = t.names.length;
-        table.paths[0] = '';
-        table.idOf.set('', 0);
         const always: number[] = [];
         const turns = new Turns();
         for (let i = 1; i < n; i++) {
-            const p = t.parent[i]!;
-            const name = t.names[i]!;
-            const rel = paths !== undefined ? paths[i]! : p === 0 ? name : `${table.paths[p]}/${name}`;
-            table.paths[i] = rel;
-            table.idOf.set(rel, i);
             const k = t.kind[i]!;
             const f = t.flags[i]!;
             if (k === Kind.Link || k === Kind.Other || (k === Kind.Dir && f & Flag.Unreadable) || (k === Kind.File && f & Flag.Unindexed)) always.push(i);
-            if ((i & 255) === 0 && turns.due) await turns.yield();
+            if ((i & 4095) === 0 && turns.due) await turns.yield();
         }
         table.always = Uint32Array.from(always);
         table.#gramKeys = t.grams.keys;

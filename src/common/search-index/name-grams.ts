@@ -1,4 +1,5 @@
 import { forEachGram } from '../search/fold.js';
+import type { Names } from './format.js';
 
 /**
  * Posting lists of the entries' names (name searches are planned like content searches), made
@@ -77,7 +78,7 @@ class GramSlots {
 }
 
 /** The posting lists of `names` (id = index; the root, id 0, has the empty name). */
-export function nameGrams(names: readonly string[]): NameGrams {
+export function nameGrams(names: Names): NameGrams {
     const slots = new GramSlots();
     let id = 0;
     const countGram = (g: number): void => {
@@ -86,7 +87,7 @@ export function nameGrams(names: readonly string[]): NameGrams {
         slots.last[s] = id;
         slots.count[s]!++;
     };
-    for (id = 1; id < names.length; id++) forEachGram(names[id]!, countGram);
+    for (id = 1; id < names.length; id++) forEachGram(names.get(id), countGram);
     const keys = slots.keys().sort();
     const starts = new Uint32Array(keys.length + 1);
     // From here on a slot's count is its gram's next free position in `ids`.
@@ -106,6 +107,6 @@ export function nameGrams(names: readonly string[]): NameGrams {
         slots.last[s] = id;
         ids[slots.count[s]!++] = id;
     };
-    for (id = 1; id < names.length; id++) forEachGram(names[id]!, fill);
+    for (id = 1; id < names.length; id++) forEachGram(names.get(id), fill);
     return { keys, starts, ids };
 }
