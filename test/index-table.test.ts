@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forEachGram } from '../src/common/search/fold.js';
-import { decodeNames, decodeTable, encodeTable, Kind, Names, type FileTable } from '../src/common/search-index/format.js';
+import { decodeNames, decodeTable, encodeTable, encodeTableParts, Kind, Names, type FileTable } from '../src/common/search-index/format.js';
 import { Table } from '../src/search-index/table.js';
 import { runIndexWalk } from '../workers/index-walk.js';
 import { tempDir, writeTree } from './helpers.js';
@@ -81,6 +81,10 @@ describe('index file table', () => {
         expect(pauses).toBeGreaterThan(3);
         // Encoding it again in slices gives the same bytes.
         expect((await encodeTable(t, async () => undefined)).equals(bytes)).toBe(true);
+        // The parts the build writes one after the other are those bytes; the columns among them are views of the table's arrays.
+        const parts = await encodeTableParts(t, async () => undefined);
+        expect(Buffer.concat(parts).equals(bytes)).toBe(true);
+        expect(parts.some((p) => p.buffer === t.size.buffer && p.byteOffset === t.size.byteOffset)).toBe(true);
     });
 
     it('decodes names cut anywhere: at a NUL on the slice boundary, trailing empty names, characters of 2 to 4 bytes across the boundary', async () => {

@@ -3,7 +3,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { workerEntry } from '../engine/engine.js';
-import { decodeTable, encodeTable, FORMAT_VERSION, Kind, type FileTable } from '../common/search-index/format.js';
+import { decodeTable, encodeTableParts, FORMAT_VERSION, Kind, type FileTable } from '../common/search-index/format.js';
 import { SegmentReader } from '../common/search-index/segment.js';
 import type { IndexChunkResult, IndexChunkTask, IndexWalkResult } from '../common/search-index/protocol.js';
 import type { Manifest } from './store.js';
@@ -64,9 +64,9 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
         const listed = await decodeTable(Buffer.from(w.buffer, w.byteOffset, w.length), 'the walk\'s file table', pause);
         const { t, segNames, textBytes } = await indexContents(ctx, pool, listed, genDir);
         ctx.progress('write', 0, 0);
-        const tableBytes = await encodeTable(t, pause);
-        await fsp.writeFile(path.join(genDir, 'table.bin'), tableBytes, { mode: 0o600 });
-        let diskBytes = tableBytes.length;
+        const tableParts = await encodeTableParts(t, pause);
+        await fsp.writeFile(path.join(genDir, 'table.bin'), tableParts, { mode: 0o600 });
+        let diskBytes = tableParts.reduce((sum, part) => sum + part.length, 0);
         const segs: SegmentReader[] = [];
         for (const s of segNames) {
             const reader = new SegmentReader(path.join(genDir, s));
