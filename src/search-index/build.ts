@@ -57,6 +57,8 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
     await fsp.mkdir(genDir, { mode: 0o700 });
     const pool = new Piscina({ ...workerEntry(), minThreads: 0, maxThreads: ctx.threads });
     try {
+        // Perf: a process's first pool and its first task compile the pool's code (up to 10 ms): two turns.
+        await turns.yield();
         ctx.progress('walk', 0, 0);
         const walked = (await pool.run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, nice: BUILD_NICE })) as IndexWalkResult;
         if (!walked.ok) throw new Error(`index walk failed: ${walked.message}`);
