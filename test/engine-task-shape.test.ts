@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FIRST_BUDGET, LARGE_BUDGET, MAX_JOBS_PER_TASK, NEAR_HITS, SMALL_BUDGET, taskShape } from '../src/engine/task-shape.js';
+import { FIRST_BUDGET, LARGE_BUDGET, MAX_JOBS_PER_TASK, NEAR_HITS, plannedShape, SMALL_BUDGET, taskShape } from '../src/engine/task-shape.js';
 
 describe('taskShape', () => {
     it('gives the first task of a search a tiny budget, whatever it needs', () => {
@@ -23,5 +23,16 @@ describe('taskShape', () => {
         expect(taskShape(1000, 2, 2, 50, false)).toEqual({ jobs: 1, budget: SMALL_BUDGET });
         expect(taskShape(1000, 2, 2, NEAR_HITS, false)).toEqual({ jobs: 1, budget: SMALL_BUDGET });
         expect(taskShape(1000, 2, 2, NEAR_HITS + 1, false)).toEqual({ jobs: MAX_JOBS_PER_TASK, budget: LARGE_BUDGET });
+    });
+});
+
+describe('plannedShape', () => {
+    it('shares the known jobs evenly among the free slots, with the large budget, at most MAX_JOBS_PER_TASK each', () => {
+        expect(plannedShape(23, 2)).toEqual({ jobs: 12, budget: LARGE_BUDGET });
+        expect(plannedShape(11, 1)).toEqual({ jobs: 11, budget: LARGE_BUDGET });
+        expect(plannedShape(1, 2)).toEqual({ jobs: 1, budget: LARGE_BUDGET });
+        expect(plannedShape(10_000, 2).jobs).toBe(MAX_JOBS_PER_TASK);
+        // Never a task of no job, whatever the count of free slots said.
+        expect(plannedShape(5, 0).jobs).toBe(5);
     });
 });

@@ -484,3 +484,19 @@ describe('distinctGrams', () => {
         );
     });
 });
+
+describe('planQuery cache', () => {
+    it('gives the same query for a pattern planned again, frozen, and tells flags apart', () => {
+        const a = planQuery('cache_probe_\\w+_name', 'i');
+        const b = planQuery('cache_probe_\\w+_name', 'i');
+        expect(b).toBe(a);
+        expect(Object.isFrozen(a)).toBe(true);
+        expect(planQuery('cache_probe_\\w+_name', 'iu')).toEqual(a);
+        expect(planQuery('cache_probe_\\w+_name', 'iu')).not.toBe(a);
+        // Many other patterns later, the query is made again and equal.
+        for (let i = 0; i < 300; i++) planQuery(`other_${i}_pattern`, 'i');
+        const c = planQuery('cache_probe_\\w+_name', 'i');
+        expect(c).not.toBe(a);
+        expect(c).toEqual(a);
+    });
+});

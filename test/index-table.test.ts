@@ -123,6 +123,8 @@ describe('index file table', () => {
             expect(names.length).toBe(list.length);
             expect([...names]).toEqual(list);
             list.forEach((name, i) => expect(names.get(i)).toBe(name));
+            // In-place comparison orders as the strings do.
+            for (const [i, name] of list.entries()) for (const other of [name, `${name}a`, name.slice(0, -1), 'é', '', '😀', 'n1']) expect(Math.sign(names.compare(i, other))).toBe(Math.sign(name < other ? -1 : name > other ? 1 : 0));
             if (list.length > 2) expect(names.joined(1, 3)).toBe(list.slice(1, 3).join('\0'));
         }
     });

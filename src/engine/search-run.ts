@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import { CHECKPOINT_BYTES, readCheckpoint, resetCheckpoint } from '../common/search/checkpoint.js';
 import type { Engine } from './engine.js';
 import { OrderedWalk, type WalkNode } from './ordered.js';
-import { expectedEntries, taskShape } from './task-shape.js';
+import { expectedEntries, plannedShape, taskShape } from './task-shape.js';
 import { HitList, outcomeWithHitList, runHit, runSize } from '../common/search/hit-list.js';
 import { type PreparedSearch, type SearchTask, type SearchTaskResult, type Segment, type WalkJob } from '../common/search/protocol.js';
 import type { SearchHit, SearchOutcome, SearchProgress, SearchStop } from '../common/search/types.js';
@@ -87,6 +87,8 @@ export class SearchRun {
     readonly #spareCheckpoints: SharedArrayBuffer[] = [];
     /** Tasks handed out so far. */
     #dispatched = 0;
+    /** The walk was planned by the index: its pending jobs are all the search has (task-shape.ts plannedShape). */
+    #planned = false;
     #visited = 0;
     #scanned = 0;
     #found = 0;
@@ -143,7 +145,10 @@ export class SearchRun {
         this.#walk = new OrderedWalk(root, search.maxResults, search.maxTotalEntries);
         // The index's walk: the root resolved at once, only the entries it cannot rule out handed to the workers.
         const planned = this.#engine.searchIndex?.plan(search, rootReal) ?? null;
-        if (planned !== null) this.#walk.resolve(this.#walk.take(1)[0]!, planned);
+        if (planned !== null) {
+            this.#walk.resolve(this.#walk.take(1)[0]!, planned);
+            this.#planned = true;
+        }
         this.#pump();
     }
 
@@ -161,7 +166,8 @@ export class SearchRun {
         const slots = this.#stuck() ? 1 : this.#engine.maxThreads;
         while (this.#stop === null && this.#inflight.size < slots && walk.pending > 0 && !this.#hooks.paused?.()) {
             const expected = expectedEntries(walk.hitsNeeded, this.#visited, this.#found);
-            const shape = taskShape(walk.pending, slots, this.#engine.maxThreads, walk.hitsNeeded, this.#dispatched++ === 0, expected);
+            const shape = this.#planned ? plannedShape(walk.pending, slots - this.#inflight.size) : taskShape(walk.pending, slots, this.#engine.maxThreads, walk.hitsNeeded, this.#dispatched === 0, expected);
+            this.#dispatched++;
             this.#dispatch(walk.take(shape.jobs), shape.budget);
         }
         if (this.#stop === null && this.#inflight.size === 0 && walk.pending === 0 && !this.#hooks.paused?.()) {

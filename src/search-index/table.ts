@@ -117,12 +117,12 @@ export class Table {
     /**
      * Id of the entry named `name` in directory `dir`, or `undefined`: the children of a
      * directory follow it in name order up to its `end`, a subdirectory's subtree skipped in one
-     * step (O(children) name comparisons).
+     * step (O(children) name comparisons, made in place: no string per child).
      */
     childOf(dir: number, name: string): number | undefined {
         const t = this.t;
         for (let c = dir + 1, end = t.end[dir]!; c < end; c = t.end[c]!) {
-            const d = byName(t.names.get(c), name);
+            const d = t.names.compare(c, name);
             if (d === 0) return c;
             if (d > 0) return undefined;
         }

@@ -135,6 +135,22 @@ export class Names {
         return this.text.slice(this.#starts[i]!, this.#starts[i + 1]! - 1);
     }
 
+    /**
+     * Name `i` compared with `name` by UTF-16 code units (negative: name `i` sorts first), without
+     * making a string of name `i`.
+     */
+    compare(i: number, name: string): number {
+        const text = this.text;
+        const a = this.#starts[i]!;
+        const len = this.#starts[i + 1]! - 1 - a;
+        const n = Math.min(len, name.length);
+        for (let k = 0; k < n; k++) {
+            const d = text.charCodeAt(a + k) - name.charCodeAt(k);
+            if (d !== 0) return d;
+        }
+        return len - name.length;
+    }
+
     /** Names `[from, to)` joined by NUL. */
     joined(from: number, to: number): string {
         return this.text.slice(this.#starts[from]!, this.#starts[to]! - 1);
