@@ -259,6 +259,37 @@ describe('search index', () => {
         expect(z.text).toContain('src/lib-link.ts');
     });
 
+    it('resolves links again once a change is noted: a link retargeted on disk, to a file or a directory, is followed to its new target', async () => {
+        const p = await pair({ 'a.txt': 'needleOne\n', 'b.txt': 'needleTwo\n', 'sub/x.txt': 'needleThree x\n', 'sub2/y.txt': 'needleThree y\n' }, tempDir('lcf-index-'), (root) => {
+            fs.symlinkSync('a.txt', path.join(root, 'l.txt'));
+            fs.symlinkSync('sub', path.join(root, 'dl'));
+        });
+        // Twice each: the second search takes the links resolved by the first.
+        for (let i = 0; i < 2; i++) {
+            const one = await same(p, { content_pattern: 'needleOne' });
+            expect(one.answered).toBe(true);
+            expect(one.text).toContain('l.txt');
+            const three = await same(p, { content_pattern: 'needleThree' });
+            expect(three.text).toContain('dl/x.txt');
+            expect(three.text).not.toContain('dl/y.txt');
+        }
+        fs.rmSync(path.join(p.root, 'l.txt'));
+        fs.symlinkSync('b.txt', path.join(p.root, 'l.txt'));
+        fs.rmSync(path.join(p.root, 'dl'));
+        fs.symlinkSync('sub2', path.join(p.root, 'dl'));
+        await p.tree.sync();
+        expect((await same(p, { content_pattern: 'needleOne' })).text).not.toContain('l.txt');
+        expect((await same(p, { content_pattern: 'needleTwo' })).text).toContain('l.txt');
+        const three = await same(p, { content_pattern: 'needleThree' });
+        expect(three.text).toContain('dl/y.txt');
+        expect(three.text).not.toContain('dl/x.txt');
+        // The target's content changes: seen through the link.
+        fs.writeFileSync(path.join(p.root, 'b.txt'), 'needleFour now\n');
+        await p.tree.sync();
+        expect((await same(p, { content_pattern: 'needleFour' })).text).toContain('l.txt');
+        expect((await same(p, { content_pattern: 'needleTwo' })).text).not.toContain('l.txt');
+    });
+
     it('stores the index outside the tree, in the given directory, private', async () => {
         const p = await pair(FILES);
         const found = fs.readdirSync(p.indexDir);

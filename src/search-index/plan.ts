@@ -84,6 +84,8 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
         changed: new ChangedEntries(table, changes, relRoot, realOf, search.needTimes),
         realOf,
         root,
+        // Only while the watcher reports changes: a change it noted empties the cache.
+        links: changes.watching && !changes.blind ? table.links.at(changes.seq) : null,
     });
     const segments = walk.run();
     return { segments, figures: { candidates: cands === null ? hi - lo : countIn(cands, lo, hi), handedOut: walk.handedOut } };

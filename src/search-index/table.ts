@@ -1,5 +1,6 @@
 import { Flag, Kind, type FileTable } from '../common/search-index/format.js';
 import { Turns } from '../turns.js';
+import type { ResolvedLink } from './answer.js';
 
 /**
  * The file table as the index serves it: the stored columns (format.ts `FileTable`), the lookups
@@ -28,11 +29,32 @@ export function compareWalk(a: string, b: string): number {
 }
 
 
+/**
+ * Links of a table resolved by earlier searches (answer.ts), valid while no change is noted:
+ * {@link at} with the change sequence number of the index (changes.ts `Changes.seq`) empties it
+ * when that number moved.
+ */
+export class LinkCache {
+    #seq = -1;
+    readonly #links = new Map<number, ResolvedLink>();
+
+    /** The cache as of change number `seq` (emptied if changes were noted since it was filled). */
+    at(seq: number): Map<number, ResolvedLink> {
+        if (seq !== this.#seq) {
+            this.#links.clear();
+            this.#seq = seq;
+        }
+        return this.#links;
+    }
+}
+
 /** The loaded file table with its derived lookups (made by {@link Table.load}). */
 export class Table {
     readonly t: FileTable;
     /** Relative paths of the directories made so far (id → path). */
     readonly #dirPaths = new Map<number, string>([[0, '']]);
+    /** Links resolved by earlier searches (see {@link LinkCache}). */
+    readonly links = new LinkCache();
     /** Entries a content search always hands to the walk: links, special files, unreadable directories, files not indexed. */
     always: Uint32Array = new Uint32Array(0);
     /**
