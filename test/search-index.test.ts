@@ -341,6 +341,59 @@ describe('search index', () => {
         expect(r.answered).toBe(true);
     });
 
+    it('sees outside edits of a file named like a skipped directory (a submodule\'s or worktree\'s .git file)', async () => {
+        // The walk skips directories named .git or node_modules, not files: a `.git` file is
+        // searched, so its changes must reach the index although the watcher leaves such names out.
+        const p = await pair({ ...FILES, 'sub/.git': 'gitdir: ../.git/modules/sub\n', 'sub/x.ts': 'const inSub = 1;\n' });
+        const before = await same(p, { content_pattern: 'gitdir' });
+        expect(before.text).toBe('success: sub/.git:1: gitdir: ../.git/modules/sub');
+        const changed = new Promise<void>((resolve) => p.tree.on('change', () => resolve()));
+        fs.writeFileSync(path.join(p.root, 'sub/.git'), 'gitdir: ../worktrees/omegaTree\n');
+        fs.writeFileSync(path.join(p.root, 'sub/x.ts'), 'const inSub = 2;\n');
+        await changed;
+        const r = await same(p, { content_pattern: 'omegaTree' });
+        expect(r.text).toBe('success: sub/.git:1: gitdir: ../worktrees/omegaTree');
+        expect(r.answered).toBe(true);
+        expect((await same(p, { content_pattern: 'modules/sub' })).text).toMatch(/^success: No entries/);
+    });
+
+    it('sees outside edits in subdirectories of a directory moved in, after a rebuild (the watcher does not watch those on its own)', async () => {
+        // @parcel/watcher (inotify) watches a directory created or moved in, not its
+        // subdirectories (parcel-bundler/watcher#97). Until a rebuild the moved directory is a
+        // changed path, walked from disk; a rebuild must not leave its insides unwatched.
+        const root = tempDir('lcf-tree-');
+        writeTree(root, FILES);
+        const outside = tempDir('lcf-outside-');
+        writeTree(outside, { 'x/y/z/deep.ts': 'const beforeRebuild = 1;\n', 'x/top.ts': 'top\n' });
+        const indexed = pkgOf(root, { dir: tempDir('lcf-index-'), rebuildAfter: 3 });
+        const plain = pkgOf(root, false);
+        const tree = (await indexed.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
+        expect(tree.status().state).toBe('ready');
+        const p: Pair = { root, indexDir: '', indexed, plain, tree };
+        /** Polls the indexed search until its result contains `text` (the watcher has reported the change). */
+        const seen = async (pattern: string, text: string): Promise<void> => {
+            for (let i = 0; i < 200 && !(await call(indexed, 'search_entries', { content_pattern: pattern })).includes(text); i++) await new Promise((r) => setTimeout(r, 50));
+        };
+        const states: string[] = [];
+        tree.on('state', (st: { state: string }) => states.push(st.state));
+        fs.renameSync(path.join(outside, 'x'), path.join(root, 'moved'));
+        await seen('beforeRebuild', 'moved/y/z/deep.ts');
+        expect((await same(p, { content_pattern: 'beforeRebuild' })).text).toBe('success: moved/y/z/deep.ts:1: const beforeRebuild = 1;');
+        // More changed paths than rebuildAfter: a rebuild in the background; wait until it is served.
+        for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(root, `extra${i}.txt`), `extra ${i}\n`);
+        for (let i = 0; i < 400 && !(states.includes('building') && states.at(-1) === 'ready'); i++) await new Promise((r) => setTimeout(r, 50));
+        expect(states).toContain('building');
+        expect(states.at(-1)).toBe('ready');
+        // An edit deep in the moved directory, then a new file at the top: once the watcher has
+        // reported the new file, it has reported the edit before it (inotify keeps their order).
+        fs.writeFileSync(path.join(root, 'moved/y/z/deep.ts'), 'const afterRebuild = 2;\n');
+        fs.writeFileSync(path.join(root, 'sentinel.txt'), 'sentinelToken\n');
+        await seen('sentinelToken', 'sentinel.txt');
+        const r = await same(p, { content_pattern: 'afterRebuild' });
+        expect(r.text).toBe('success: moved/y/z/deep.ts:1: const afterRebuild = 2;');
+        expect(r.answered).toBe(true);
+    });
+
     it('sync() picks up outside changes without waiting for events', async () => {
         const p = await pair(FILES);
         fs.writeFileSync(path.join(p.root, 'src/lib.ts'), 'now thetaIota only\n');
@@ -477,6 +530,39 @@ describe('search index', () => {
         expect((await same(q, { content_pattern: 'alphaBeta' })).text).not.toContain('README.md');
         await same(q, { name_pattern: '.', modified_after: new Date(Date.now() - 60_000).toISOString() });
         expect(fs.existsSync(path.join(dir, 'closed.json'))).toBe(false); // taken once
+    });
+
+    it('reopens watching skipped directories by path: a .git file edited and a node_modules made while closed', async () => {
+        const indexDir = tempDir('lcf-index-');
+        const p = await pair({ ...FILES, 'sub/.git': 'gitdir: ../.git/modules/sub\n' }, indexDir);
+        await p.indexed.close();
+        fs.writeFileSync(path.join(p.root, 'sub/.git'), 'gitdir: ../worktrees/omegaTree\n');
+        fs.mkdirSync(path.join(p.root, 'pkg/node_modules/dep'), { recursive: true });
+        fs.writeFileSync(path.join(p.root, 'pkg/node_modules/dep/index.js'), 'alphaBeta made while closed\n');
+        const again = pkgOf(p.root, { dir: indexDir });
+        const tree = (await again.searchIndex!.warm(p.root, DEFAULT_SKIP_DIRS, [p.root]))!;
+        const st = tree.status();
+        expect(st.state).toBe('ready');
+        expect(st.reopenedFrom).toBe('snapshot');
+        expect(st.dirty).toBe(3); // sub/.git, pkg, pkg/node_modules; nothing inside it
+        const q = { ...p, indexed: again, tree };
+        const r = await same(q, { content_pattern: 'omegaTree' });
+        expect(r.text).toBe('success: sub/.git:1: gitdir: ../worktrees/omegaTree');
+        expect(r.answered).toBe(true);
+        expect((await same(q, { content_pattern: 'alphaBeta' })).text).not.toContain('node_modules');
+        // Edited again while this process watches: the watcher reports the file.
+        const changed = new Promise<void>((resolve) => tree.on('change', () => resolve()));
+        fs.writeFileSync(path.join(p.root, 'sub/.git'), 'gitdir: ../worktrees/sigmaTree\n');
+        await changed;
+        expect((await same(q, { content_pattern: 'sigmaTree' })).text).toBe('success: sub/.git:1: gitdir: ../worktrees/sigmaTree');
+        // Closed at once after a reopen from a snapshot (directory times still being compared): it still leaves one.
+        await again.close();
+        const third = pkgOf(p.root, { dir: indexDir });
+        const t3 = (await third.searchIndex!.warm(p.root, DEFAULT_SKIP_DIRS, [p.root]))!;
+        expect(t3.status().reopenedFrom).toBe('snapshot');
+        await third.close();
+        const fourth = pkgOf(p.root, { dir: indexDir });
+        expect((await fourth.searchIndex!.warm(p.root, DEFAULT_SKIP_DIRS, [p.root]))!.status().reopenedFrom).toBe('snapshot');
     });
 
     it('detects a truncated or corrupted index and rebuilds it', async () => {

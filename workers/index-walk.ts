@@ -70,19 +70,20 @@ export async function runIndexWalk(task: IndexWalkTask): Promise<IndexWalkResult
     const bytes = await encodeTable({ ...walked.table, grams: nameGrams(walked.table.names) }, async () => undefined);
     const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
     shared.set(bytes);
-    return { ok: true, table: shared };
+    return { ok: true, table: shared, skipped: walked.skipped };
 }
 
 /** Lists the tree depth-first in sorted order: the order of a sequential search walk. */
-function walkTable(task: IndexWalkTask): { ok: true; table: Omit<FileTable, 'grams'> } | Failure {
+function walkTable(task: IndexWalkTask): { ok: true; table: Omit<FileTable, 'grams'>; skipped: string[] } | Failure {
     takeBackground(task.nice);
     try {
         const skip = new Set(task.skipDirs);
         const cols = new Columns();
+        const skipped: string[] = [];
         const rootStat = fs.statSync(task.root);
         if (!rootStat.isDirectory()) return { ok: false, code: 'not_a_directory', message: `${task.root} is not a directory` };
         cols.add('', -1, Kind.Dir, rootStat);
-        const walk = (dirId: number, dirPath: string): void => {
+        const walk = (dirId: number, dirPath: string, dirRel: string): void => {
             let names: string[];
             try {
                 names = fs.readdirSync(dirPath);
@@ -102,20 +103,24 @@ function walkTable(task: IndexWalkTask): { ok: true; table: Omit<FileTable, 'gra
                     continue; // vanished since listed: the watcher reports it
                 }
                 const kind = st.isDirectory() ? Kind.Dir : st.isFile() ? Kind.File : st.isSymbolicLink() ? Kind.Link : Kind.Other;
-                if (kind === Kind.Dir && skip.has(name)) continue;
+                if (kind === Kind.Dir && skip.has(name)) {
+                    skipped.push(dirRel === '' ? name : `${dirRel}/${name}`);
+                    continue;
+                }
                 const id = cols.add(name, dirId, kind, st);
                 if (cols.n > task.maxEntries) throw new TooMany();
                 if (kind === Kind.Dir) {
-                    walk(id, p);
+                    walk(id, p, dirRel === '' ? name : `${dirRel}/${name}`);
                     cols.end[id] = cols.n;
                 }
             }
         };
-        walk(0, task.root);
+        walk(0, task.root, '');
         cols.end[0] = cols.n;
         const n = cols.n;
         return {
             ok: true,
+            skipped,
             table: {
                 names: Names.of(cols.names),
                 parent: cols.parent.slice(0, n),

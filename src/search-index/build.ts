@@ -83,6 +83,7 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
             skipDirs: [...ctx.skipDirs],
             maxFileSize: ctx.maxFileSize,
             gen,
+            skippedDirs: walked.skipped,
             segments: segNames,
             textBytes,
             diskBytes,

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { workerEntry } from '../engine/engine.js';
@@ -14,6 +16,7 @@ import { Turns } from '../turns.js';
 type Watcher = typeof import('@parcel/watcher');
 type Subscription = Awaited<ReturnType<Watcher['subscribe']>>;
 
+
 let watcherModule: Promise<Watcher | null> | undefined;
 /** @parcel/watcher, or `null` when its native module cannot load here. */
 function loadWatcher(): Promise<Watcher | null> {
@@ -24,17 +27,35 @@ function loadWatcher(): Promise<Watcher | null> {
 }
 
 /**
- * The watcher's ignore option for directory names left out: one regular expression matching a
- * path whose last component is one of the names, exactly as the walk compares them (no glob
- * meaning). Perf: @parcel/watcher tests every path of its crawl against each ignore pattern with
+ * The watcher's ignore option by name, while the directories left out are not known yet (before
+ * a tree's first build): one regular expression matching a path whose last component is one of
+ * the names, exactly as the walk compares them (no glob meaning). It leaves out files of those
+ * names too (a worktree's or submodule's `.git` file), which the walk searches: a tree watched so
+ * is not served until it is watched by path and those files are checked (tree-index.ts).
+ * Perf: @parcel/watcher tests every path of its crawl against each ignore pattern with
  * std::regex; with one glob per name (picomatch's long expressions) subscribing to the Linux tree
  * took 1.4-2.1 s, with this expression 0.6-0.8 s, with no ignore option 0.3-0.4 s (load average 3-4).
  */
 export function ignoreOf(skipDirs: readonly string[]): RegExp[] {
     if (skipDirs.length === 0) return [];
-    const names = skipDirs.map((d) => d.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+    const names = skipDirs.map(escapeRegExp);
     // The watcher matches it anywhere in the path; the anchors make it the last component.
     return [new RegExp(`(?:^|/)(?:${names.join('|')})$`)];
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/**
+ * The watcher's ignore option by path: the directories (relative paths) the walk leaves out, as
+ * @parcel/watcher's ignore paths (a prefix compare per path of its crawl: subscribing to the
+ * Linux tree took 0.33-0.43 s against 0.47-0.62 s with {@link ignoreOf}'s expression, load 1).
+ * A path the watcher's wrapper would take for a glob (`is-glob`: any of these characters) is
+ * given as an expression matching that relative path alone.
+ */
+export function ignorePathsOf(root: string, dirs: Iterable<string>): (string | RegExp)[] {
+    const out: (string | RegExp)[] = [];
+    for (const rel of dirs) out.push(/[*?[\]{}()!+@|\\]/.test(rel) || /[*?[\]{}()!+@|\\]/.test(root) ? new RegExp(`^${escapeRegExp(rel)}$`) : path.join(root, rel));
+    return out;
 }
 
 export interface ChangeEvents {
@@ -44,7 +65,21 @@ export interface ChangeEvents {
     onRebuild(): void;
 }
 
-/** The changed paths of one tree (relative, `/`-separated) and the watcher that reports them. */
+/**
+ * The changed paths of one tree (relative, `/`-separated) and the watcher that reports them.
+ *
+ * The watcher leaves out the directories the walk leaves out (named in `skipDirs`), by path once
+ * they are known ({@link subscribe}, {@link watchByPath}). Paths inside such a directory are never
+ * noted: no search enters one; a directory of such a name made later is left out from the next
+ * subscription on ({@link renew}). A directory left out by path that is no longer one (replaced
+ * by a file of its name) is found by {@link checkLeftOut}, which each search answered from the
+ * index calls, and watched again.
+ *
+ * @parcel/watcher keeps one crawl of a directory tree per root, shared by all its subscriptions
+ * there (DirTree's cache): a subscription made while another is on takes the other's tree and
+ * watches its directories, without a crawl of its own. So a new subscription made before the
+ * old one is dropped loses no change, but only a subscription made with none on crawls anew.
+ */
 export class Changes {
     readonly root: string;
     /** Changed paths, with the sequence number of their last change. */
@@ -55,6 +90,17 @@ export class Changes {
     blind = false;
     #seq = 0;
     #watcher: Subscription | null = null;
+    /** The live subscription's ignore option (the snapshot calls give the same). */
+    #ignore: (string | RegExp)[] = [];
+    /** The directories it leaves out by path; `null` while it leaves them out by name. */
+    #byPath: Set<string> | null = null;
+    #skip = new Set<string>();
+    /** Directories of a skipped name found since the live subscription was made (left out from the next one on). */
+    readonly #found = new Set<string>();
+    #resubscribing: Promise<void> | null = null;
+    #closed = false;
+    /** Something was created or moved in since the live subscription's crawl began (see {@link renew}). */
+    #created = false;
     readonly #rebuildAfter: number;
     readonly #events: ChangeEvents;
 
@@ -74,66 +120,244 @@ export class Changes {
         return this.#watcher !== null;
     }
 
-    /** Starts watching the tree (directories named in `skipDirs` left out); stays off when the watcher cannot run here. */
-    async subscribe(skipDirs: readonly string[]): Promise<void> {
+    /**
+     * The directories (relative, sorted) left out by path, by the live subscription or, found
+     * since, from the next one on; `null` while they are left out by name or nothing is watched.
+     */
+    get leftOut(): readonly string[] | null {
+        return this.#watcher === null || this.#byPath === null ? null : [...new Set([...this.#byPath, ...this.#found])].sort();
+    }
+
+    /** The watcher leaves out skipped directories by name (see {@link ignoreOf}): files of those names are not reported. */
+    get byName(): boolean {
+        return this.#watcher !== null && this.#byPath === null;
+    }
+
+    /**
+     * Something was created or moved in since the live subscription's crawl began: a directory
+     * among them may have subdirectories the watcher does not watch (see {@link renew}).
+     */
+    get createdSinceCrawl(): boolean {
+        return this.#created;
+    }
+
+    /**
+     * Starts watching the tree, directories named in `skipDirs` left out: by path when `known`
+     * lists them (relative paths; those still directories, and such directories at the top, are
+     * left out), else by name. Stays off when the watcher cannot run here.
+     */
+    async subscribe(skipDirs: readonly string[], known: readonly string[] | null = null): Promise<void> {
         const w = await loadWatcher();
         if (w === null) return;
+        this.#skip = new Set(skipDirs);
+        // With no names to skip, leaving out by name and by path are the same: by path (nothing).
+        const dirs = known === null && skipDirs.length > 0 ? null : await this.#stillDirs([...(known ?? []), ...skipDirs]);
+        const ignore = dirs === null ? ignoreOf(skipDirs) : ignorePathsOf(this.root, dirs);
+        this.#created = false;
         try {
-            this.#watcher = await w.subscribe(
-                this.root,
-                (err, events) => {
-                    if (err) {
-                        // An overflow or backend failure: outside changes are unknown from here on.
-                        this.blind = true;
-                        this.#events.onChange();
-                        this.#events.onRebuild();
-                        return;
-                    }
-                    void this.#inSlices(events, (e) => this.noteAbs(e.path)).then(() => this.#events.onChange());
-                },
-                { ignore: ignoreOf(skipDirs) },
-            );
+            this.#watcher = await w.subscribe(this.root, this.#onEvents, { ignore });
+            this.#ignore = ignore;
+            this.#byPath = dirs;
         } catch {
             this.#watcher = null;
         }
     }
 
     /**
+     * Leaves out by path the skipped directories a walk found (relative paths): at once when they
+     * were left out by name (a new subscription, the old one dropped once it is on), else from the
+     * next subscription on. True when they were left out by name (files of those names went
+     * unreported until now: the caller checks them). @throws Error when the new subscription fails (the old one stays).
+     */
+    async watchByPath(found: readonly string[]): Promise<boolean> {
+        if (this.#watcher === null) return false;
+        for (const d of found) this.#found.add(d);
+        if (this.#byPath !== null) return false;
+        await this.#resubscribe('swap');
+        return true;
+    }
+
+    /**
+     * A subscription crawled anew, leaving out the skipped directories known now: the old one is
+     * dropped first (see the class note; meanwhile nothing is reported, so only call it while
+     * the index serves nothing, before a build's walk). @parcel/watcher (inotify) watches a
+     * directory created or moved in, not the subdirectories it already has
+     * (parcel-bundler/watcher#97, open); until a build those are inside a changed path (walked
+     * from disk), and a build must start from a subscription that watches them.
+     * @throws Error when the new subscription fails (nothing is watched then).
+     */
+    async renew(): Promise<void> {
+        await this.#resubscribe('fresh');
+    }
+
+    readonly #onEvents = (err: Error | null, events: { path: string; type: string }[]): void => {
+        if (err) {
+            // An overflow or backend failure: outside changes are unknown from here on.
+            this.blind = true;
+            this.#events.onChange();
+            this.#events.onRebuild();
+            return;
+        }
+        for (const e of events) if (e.type === 'create') this.#created = true;
+        void this.#inSlices(events, (e) => this.#noteEvent(e.path)).then(() => this.#events.onChange());
+    };
+
+    /**
+     * Notes a path the watcher reported. A directory of a skipped name it watches (a new one, or
+     * one whose changes it reports) is left out from the next subscription on.
+     */
+    #noteEvent(abs: string): void {
+        const rel = this.#relOf(abs);
+        if (rel === null) return;
+        const within = this.#skippedAbove(rel);
+        if (within !== null) return this.#leaveOut(within);
+        this.note(rel);
+        if (this.#skip.has(rel.slice(rel.lastIndexOf('/') + 1))) this.#leaveOut(rel);
+    }
+
+    /** Leaves out `rel` (relative path) from the next subscription on, if it is a directory. */
+    #leaveOut(rel: string): void {
+        if (this.#byPath === null || this.#byPath.has(rel) || this.#found.has(rel) || this.#closed) return;
+        void fsp.lstat(path.join(this.root, rel)).then(
+            (st) => {
+                if (st.isDirectory()) this.#found.add(rel);
+            },
+            () => undefined,
+        );
+    }
+
+    /**
+     * Checks that the directories left out by path are still directories (sync: a few lstats);
+     * one that is not is noted as changed at once and watched again (a new subscription, the old
+     * one dropped once it is on, which also notes it once more).
+     */
+    checkLeftOut(): void {
+        if (this.#byPath === null || this.#byPath.size === 0) return;
+        let gone = false;
+        for (const rel of this.#byPath) {
+            let dir = false;
+            try {
+                dir = fs.lstatSync(path.join(this.root, rel)).isDirectory();
+            } catch {
+                // gone: watched again below
+            }
+            if (!dir) {
+                this.note(rel);
+                gone = true;
+            }
+        }
+        if (gone) void this.#resubscribe('swap').catch(() => undefined);
+    }
+
+    /**
+     * A new subscription leaving out by path the directories left out now and found since (those
+     * still directories). `swap`: made before the old one is dropped (no change falls between
+     * them; it shares the old one's crawl). `fresh`: made after (a crawl of its own). What the old
+     * one left out that the new one watches is noted as changed (its changes until now are unknown).
+     */
+    async #resubscribe(how: 'swap' | 'fresh'): Promise<void> {
+        while (this.#resubscribing !== null) await this.#resubscribing;
+        if (this.#watcher === null || this.#closed) return;
+        const run = (async () => {
+            const w = (await loadWatcher())!;
+            const dirs = await this.#stillDirs([...(this.#byPath ?? []), ...this.#found, ...this.#skip]);
+            const ignore = ignorePathsOf(this.root, dirs);
+            const old = this.#watcher!;
+            const before = this.#byPath;
+            if (how === 'fresh') {
+                this.#watcher = null;
+                await old.unsubscribe().catch(() => undefined);
+            }
+            this.#created = false;
+            const sub = await w.subscribe(this.root, this.#onEvents, { ignore });
+            if (this.#closed) {
+                await sub.unsubscribe().catch(() => undefined);
+                return;
+            }
+            this.#watcher = sub;
+            this.#ignore = ignore;
+            this.#byPath = dirs;
+            this.#found.clear();
+            if (how === 'swap') await old.unsubscribe().catch(() => undefined);
+            for (const d of before ?? []) if (!dirs.has(d)) this.note(d);
+            this.#events.onChange();
+        })();
+        this.#resubscribing = run;
+        try {
+            await run;
+        } finally {
+            this.#resubscribing = null;
+        }
+    }
+
+    /** Those of `rels` (relative paths, repeats allowed) that are directories now. */
+    async #stillDirs(rels: readonly string[]): Promise<Set<string>> {
+        const unique = [...new Set(rels)];
+        const out = new Set<string>();
+        await Promise.all(unique.map((rel) => fsp.lstat(path.join(this.root, rel)).then((st) => st.isDirectory() && out.add(rel), () => undefined)));
+        return out;
+    }
+
+    /**
+     * The top-most directory of a skipped name holding `rel` (a component before the last one),
+     * or `null`: no search enters one, so nothing inside it is noted.
+     */
+    #skippedAbove(rel: string): string | null {
+        if (this.#skip.size === 0) return null;
+        let at = 0;
+        for (let slash = rel.indexOf('/'); slash !== -1; at = slash + 1, slash = rel.indexOf('/', at)) if (this.#skip.has(rel.slice(at, slash))) return rel.slice(0, slash);
+        return null;
+    }
+
+    /** The relative, `/`-separated path of `abs` in the tree; `null` outside it. */
+    #relOf(abs: string): string | null {
+        const rel = path.relative(this.root, abs);
+        if (rel === '..' || rel.startsWith('../') || path.isAbsolute(rel)) return null;
+        return rel.split(path.sep).join('/');
+    }
+
+    /**
      * Writes the watcher's view of the tree to `file` (@parcel/watcher's snapshot: made from the
      * live subscription's tree, no crawl), for {@link changesSinceSnapshot} in the next process.
      */
-    async saveSnapshot(file: string, skipDirs: readonly string[]): Promise<void> {
+    async saveSnapshot(file: string): Promise<void> {
         const w = await loadWatcher();
         if (w === null || this.#watcher === null) throw new Error('no watcher');
-        await w.writeSnapshot(this.root, file, { ignore: ignoreOf(skipDirs) });
+        await w.writeSnapshot(this.root, file, { ignore: this.#ignore });
     }
 
     /**
      * The paths created, changed or deleted since `file` was written (with the subscription on,
-     * @parcel/watcher compares its live tree, no crawl). @throws Error when it cannot tell.
+     * @parcel/watcher compares its live tree, no crawl), none inside a skipped directory.
+     * @throws Error when it cannot tell.
      */
-    async changesSinceSnapshot(file: string, skipDirs: readonly string[]): Promise<string[]> {
+    async changesSinceSnapshot(file: string): Promise<string[]> {
         const w = await loadWatcher();
         if (w === null || this.#watcher === null) throw new Error('no watcher');
-        const events = await w.getEventsSince(this.root, file, { ignore: ignoreOf(skipDirs) });
+        const events = await w.getEventsSince(this.root, file, { ignore: this.#ignore });
         const out: string[] = [];
         await this.#inSlices(events, (e) => {
-            const rel = path.relative(this.root, e.path);
-            if (rel !== '..' && !rel.startsWith('../') && !path.isAbsolute(rel)) out.push(rel.split(path.sep).join('/'));
+            const rel = this.#relOf(e.path);
+            if (rel === null) return;
+            const within = this.#skippedAbove(rel);
+            if (within !== null) return this.#leaveOut(within);
+            out.push(rel);
+            if (this.#skip.has(rel.slice(rel.lastIndexOf('/') + 1))) this.#leaveOut(rel);
         });
         return out;
     }
 
     async unsubscribe(): Promise<void> {
+        this.#closed = true;
+        await this.#resubscribing?.catch(() => undefined);
         await this.#watcher?.unsubscribe().catch(() => undefined);
         this.#watcher = null;
     }
 
     /** Notes an absolute path (real or as written) as changed; paths outside the tree are ignored. */
     noteAbs(abs: string): void {
-        const rel = path.relative(this.root, abs);
-        if (rel === '..' || rel.startsWith('../') || path.isAbsolute(rel)) return;
-        this.note(rel.split(path.sep).join('/'));
+        const rel = this.#relOf(abs);
+        if (rel !== null && this.#skippedAbove(rel) === null) this.note(rel);
     }
 
     note(rel: string): void {

@@ -20,6 +20,8 @@ export interface Manifest {
     skipDirs: string[];
     maxFileSize: number;
     gen: string;
+    /** Relative paths of the directories the build's walk left out by name (the top-most ones). */
+    skippedDirs: string[];
     segments: string[];
     textBytes: number;
     diskBytes: number;
@@ -50,7 +52,7 @@ export async function readManifest(dir: string, root: string): Promise<Manifest 
     if (nl === -1 || crc32(Buffer.from(body, 'utf8')).toString(16) !== crc) return null;
     try {
         const m = JSON.parse(body) as Manifest;
-        if (m.version !== FORMAT_VERSION || m.root !== root) return null;
+        if (m.version !== FORMAT_VERSION || m.root !== root || !Array.isArray(m.skippedDirs) || m.skippedDirs.some((d) => typeof d !== 'string')) return null;
         return m;
     } catch {
         return null;

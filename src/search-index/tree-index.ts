@@ -7,7 +7,7 @@ import { Changes, changesSince } from './changes.js';
 import { IndexFormatError } from '../common/search-index/format.js';
 import type { SegmentReader } from '../common/search-index/segment.js';
 import { planSearch } from './plan.js';
-import { changesWhileClosed, checkDirTimes, saveForNextProcess, stillChanged, type ReopenContext } from './reopen.js';
+import { changesWhileClosed, checkDirTimes, checkNamedEntries, saveForNextProcess, stillChanged, type ReopenContext } from './reopen.js';
 import { dropManifest, loadStored, readManifest, removeOldGenerations, takeLock, writeManifest, type Manifest, type Stored } from './store.js';
 import type { Table } from './table.js';
 import type { IndexState, IndexStatus, TreeIndexOptions } from './status.js';
@@ -46,6 +46,8 @@ export class TreeIndex extends EventEmitter {
     #reopenedFrom: IndexStatus['reopenedFrom'];
     #starting: Promise<void> | null = null;
     #rebuildQueued = false;
+    /** The comparison of directory times after a reopen from a snapshot, while it runs. */
+    #dirTimesCheck: Promise<void> | null = null;
     /** Searches the index answered, and those it left to the scan path while ready. */
     readonly counts = { answered: 0, scanned: 0 };
     /** The last answered search: files the index kept as candidates under the searched directory, and entries handed to the workers. */
@@ -128,8 +130,11 @@ export class TreeIndex extends EventEmitter {
         const m = await readManifest(this.#opts.dir, this.root);
         // Perf: the stored table loads while the watcher starts and the changes are found.
         const stored = m === null ? Promise.resolve(null) : loadStored(this.#opts.dir, this.root, this.#opts);
-        if (this.#opts.watch && !this.#changes.watching) await this.#changes.subscribe(this.#opts.skipDirs);
-        const usable = this.#state !== 'closed' && (!this.#opts.watch || this.#changes.watching);
+        // The skipped directories the stored generation's walk found are left out by path from the start.
+        if (this.#opts.watch && !this.#changes.watching) await this.#changes.subscribe(this.#opts.skipDirs, m?.skippedDirs ?? null);
+        else if (m !== null && this.#changes.byName) await this.#changes.watchByPath(m.skippedDirs).catch(() => undefined);
+        // By name, files named like skipped directories go unreported: never served so.
+        const usable = this.#state !== 'closed' && (!this.#opts.watch || (this.#changes.watching && !this.#changes.byName));
         const changed = m !== null && usable ? changesWhileClosed(this.#reopenContext(), m).catch(() => null) : null;
         const [s, c] = await Promise.all([stored, changed]);
         if (s === null || c === null || s.m.gen !== m?.gen || !usable) {
@@ -139,7 +144,7 @@ export class TreeIndex extends EventEmitter {
         this.#serve(s);
         this.#reopenedFrom = c.from;
         await this.#changes.noteAll({ changed: await stillChanged(this.root, s.table, c.changed), dirTimes: c.dirTimes });
-        if (this.#changes.dirTimesPending) void checkDirTimes(this.root, s.table, this.#changes, () => this.#table === s.table);
+        if (this.#changes.dirTimesPending) this.#dirTimesCheck = checkDirTimes(this.root, s.table, this.#changes, () => this.#table === s.table).catch(() => undefined);
         return true;
     }
 
@@ -183,13 +188,17 @@ export class TreeIndex extends EventEmitter {
             await this.#waitForOther();
             return;
         }
-        const startSeq = this.#changes.seq;
-        this.#changes.blind = false;
         try {
             this.#filesDone = 0;
             this.#filesTotal = 0;
             this.#phase = 'walk';
             this.#setState('building');
+            // A build starts from a subscription that watches every directory there is (Changes.renew;
+            // nothing is served meanwhile), made anew if it was lost.
+            if (this.#changes.createdSinceCrawl || this.#changes.blind) await this.#changes.renew().catch(() => undefined);
+            if (this.#opts.watch && !this.#changes.watching) await this.#changes.subscribe(this.#opts.skipDirs, this.#manifest?.skippedDirs ?? null);
+            const startSeq = this.#changes.seq;
+            this.#changes.blind = this.#opts.watch && !this.#changes.watching;
             const g = await buildGeneration({
                 ...this.#opts,
                 root: this.root,
@@ -206,6 +215,9 @@ export class TreeIndex extends EventEmitter {
             // Changes noted since the build started stay dirty; earlier ones are in the new generation.
             this.#changes.settle(startSeq);
             this.#changes.blind = blind;
+            // The watcher leaves out by path what this walk left out (by name until the first build).
+            if (await this.#changes.watchByPath(g.manifest.skippedDirs).catch(() => false)) await checkNamedEntries(this.root, g.table, this.#changes, this.#opts.skipDirs);
+            if (this.#changes.byName) throw new Error('file watcher unavailable: searches use the scan path');
             await writeManifest(this.#opts.dir, g.manifest);
             if (oldGen !== undefined && oldGen !== g.manifest.gen) await fsp.rm(path.join(this.#opts.dir, oldGen), { recursive: true, force: true });
             await removeOldGenerations(this.#opts.dir, g.manifest.gen);
@@ -264,6 +276,8 @@ export class TreeIndex extends EventEmitter {
         const wasReady = this.#state === 'ready';
         this.#setState('closed');
         await this.#starting?.catch(() => undefined);
+        // Perf: a process closed soon after a reopen still leaves a snapshot (else the next one lists the tree).
+        await this.#dirTimesCheck;
         const m = this.#manifest;
         if (wasReady && m !== null) await saveForNextProcess(this.#reopenContext(), m);
         await this.#changes.unsubscribe();
@@ -288,6 +302,7 @@ export class TreeIndex extends EventEmitter {
      */
     plan(search: PreparedSearch, rootReal: string): Segment[] | null {
         if (this.#state !== 'ready' || this.#changes.blind || this.#changes.pending > 0 || this.#table === null) return null;
+        this.#changes.checkLeftOut();
         try {
             const planned = planSearch({ root: this.root, table: this.#table, segments: this.#segments, changes: this.#changes, skipDirs: this.#opts.skipDirs, maxFileSize: this.#opts.maxFileSize }, search, rootReal);
             if (planned === undefined) return null;

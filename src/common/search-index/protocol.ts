@@ -21,7 +21,11 @@ export interface IndexWalkTask {
  * The walk's file table before the content phase sets the flags, encoded as a table file
  * (format.ts `encodeTable`) in a SharedArrayBuffer (shared with the host, not copied), decoded in slices.
  */
-export type IndexWalkResult = { ok: true; table: Uint8Array } | { ok: false; code: WorkerFailureCode; message: string };
+/**
+ * The walk's file table (format.ts, in shared memory) and the relative paths of the directories it
+ * left out by name (`skipDirs`; the top-most ones, whose insides it never listed).
+ */
+export type IndexWalkResult = { ok: true; table: Uint8Array; skipped: string[] } | { ok: false; code: WorkerFailureCode; message: string };
 
 /** Reads, checks and n-grams the files of one id range and writes the range's segment file. */
 export interface IndexChunkTask {
