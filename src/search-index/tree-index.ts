@@ -301,7 +301,7 @@ export class TreeIndex extends EventEmitter {
      * index file drops the index (rebuilt in the background) and gives `null`.
      */
     plan(search: PreparedSearch, rootReal: string): Segment[] | null {
-        if (this.#state !== 'ready' || this.#changes.blind || this.#changes.pending > 0 || this.#table === null) return null;
+        if (this.#state !== 'ready' || this.#changes.blind || this.#changes.pending > 0 || this.#changes.overRebuildLimit || this.#table === null) return null;
         this.#changes.checkLeftOut();
         try {
             const planned = planSearch({ root: this.root, table: this.#table, segments: this.#segments, changes: this.#changes, skipDirs: this.#opts.skipDirs, maxFileSize: this.#opts.maxFileSize }, search, rootReal);
