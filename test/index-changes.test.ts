@@ -2,15 +2,15 @@
  * The index's changed paths (changes.ts): the watcher leaves out the directories a search skips,
  * by name (one regular expression instead of a glob per name, `ignoreOf`) until the walk has
  * found them, then by path, so files of those names (a worktree's `.git` file) are reported; a
- * new directory of a skipped name is left out by a new subscription, one replaced by a file is
- * watched again; and a large batch of changes is noted whole, though in slices.
+ * new directory of a skipped name is left out from the next subscription on, one replaced by a
+ * file is watched again; renew crawls anew; and a large batch of changes is noted whole, though
+ * in slices.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Changes, ignoreOf, ignorePathsOf } from '../src/search-index/changes.js';
 import { decodeTable } from '../src/common/search-index/format.js';
-import { checkNamedEntries } from '../src/search-index/reopen.js';
 import { Table } from '../src/search-index/table.js';
 import { runIndexWalk } from '../workers/index-walk.js';
 import { tempDir, writeTree } from './helpers.js';
@@ -85,21 +85,6 @@ describe('index changes', () => {
         expect(table.has('node_modules')).toBe(false);
     });
 
-    it('checkNamedEntries notes exactly the entries named like skipped directories that differ from the table', async () => {
-        const root = fs.realpathSync(tempDir('lcf-named-'));
-        writeTree(root, { 'a/.git': 'gitdir: one\n', 'b/.git': 'gitdir: two\n', 'c/.git': 'gitdir: three\n', 'd/x.ts': 'x\n', 'e/node_modules': 'a file\n', 'f/.git': 'gitdir: six\n' });
-        const { table } = await walkedTable(root);
-        fs.writeFileSync(path.join(root, 'a/.git'), 'gitdir: changed, longer\n');
-        fs.rmSync(path.join(root, 'b/.git'));
-        fs.writeFileSync(path.join(root, 'd/.git'), 'gitdir: new\n');
-        fs.rmSync(path.join(root, 'e/node_modules'));
-        fs.mkdirSync(path.join(root, 'e/node_modules'));
-        fs.mkdirSync(path.join(root, 'd/node_modules')); // a new skipped directory: not an entry
-        const c = new Changes(root, 100_000, { onChange: () => undefined, onRebuild: () => undefined });
-        await checkNamedEntries(root, table, c, SKIP);
-        expect([...c.dirty.keys()].sort()).toEqual(['a/.git', 'b/.git', 'd/.git', 'e/node_modules']);
-    });
-
     it('by path: files named like skipped directories are reported, new skipped directories left out, one replaced by a file watched again', async () => {
         const root = fs.realpathSync(tempDir('lcf-watch-paths-'));
         writeTree(root, { 'src/a.ts': 'a\n', 'node_modules/dep/index.js': 'x\n', 'sub/.git': 'gitdir: x\n', 'pkg/.git/HEAD': 'ref\n' });
@@ -146,10 +131,10 @@ describe('index changes', () => {
         const c = new Changes(root, 100_000, { onChange: () => undefined, onRebuild: () => undefined });
         subscribed.push(c);
         await c.subscribe(SKIP, []);
-        expect(c.createdSinceCrawl).toBe(false);
+        expect(c.reportedSinceCrawl).toBe(false);
         fs.renameSync(path.join(outside, 'x'), path.join(root, 'moved'));
         await until(() => c.dirty.has('moved'));
-        expect(c.createdSinceCrawl).toBe(true);
+        expect(c.reportedSinceCrawl).toBe(true);
         /** Writes the deep file, then a file at the top; true when the deep write was reported before the top one. */
         const deepReported = async (n: number): Promise<boolean> => {
             c.dirty.clear();
@@ -160,8 +145,8 @@ describe('index changes', () => {
         };
         // The watcher's own gap (parcel-bundler/watcher#97): should it ever be mended, this test's premise goes.
         expect(await deepReported(1)).toBe(false);
-        await c.renew();
-        expect(c.createdSinceCrawl).toBe(false);
+        expect(await c.renew()).toBe(true);
+        expect(c.reportedSinceCrawl).toBe(false);
         expect(await deepReported(2)).toBe(true);
         expect(c.leftOut).toEqual([]);
     });
@@ -174,15 +159,45 @@ describe('index changes', () => {
         await c.subscribe(SKIP);
         expect(c.byName).toBe(true);
         expect(c.leftOut).toBeNull();
-        expect(await c.watchByPath(['node_modules'])).toBe(true);
+        expect(await c.watchByPath(['node_modules'], 'swap')).toBe(true);
         expect(c.byName).toBe(false);
         expect(c.leftOut).toEqual(['node_modules']);
-        expect(await c.watchByPath(['node_modules'])).toBe(false);
+        expect(await c.watchByPath(['node_modules'], 'swap')).toBe(false);
         fs.writeFileSync(path.join(root, 'node_modules/dep/index.js'), 'changed\n');
         fs.writeFileSync(path.join(root, 'sub/.git'), 'gitdir: changed\n');
         await until(() => c.dirty.has('sub/.git'));
         expect(c.dirty.has('sub/.git')).toBe(true);
         expect(inside(c)).toEqual([]);
+    });
+
+    it('keeps reporting through swaps and renewals one after another, and names that are no entry names skip nothing', async () => {
+        const root = fs.realpathSync(tempDir('lcf-watch-swaps-'));
+        writeTree(root, { 'src/a.ts': 'a\n', 'pkg/.git/HEAD': 'ref\n', 'node_modules/x.js': 'x\n' });
+        const c = new Changes(root, 100_000, { onChange: () => undefined, onRebuild: () => undefined });
+        subscribed.push(c);
+        await c.subscribe(['.', '', '..', 'a/b', ...SKIP], ['pkg/.git']);
+        expect(c.leftOut).toEqual(['node_modules', 'pkg/.git']);
+        const reported = async (n: number): Promise<boolean> => {
+            c.dirty.clear();
+            fs.writeFileSync(path.join(root, 'src/a.ts'), `a ${n}\n`);
+            await until(() => c.dirty.has('src/a.ts'));
+            return c.dirty.has('src/a.ts');
+        };
+        expect(await reported(1)).toBe(true);
+        fs.rmSync(path.join(root, 'pkg/.git'), { recursive: true });
+        c.checkLeftOut();
+        c.checkLeftOut(); // while the first swap runs: no second one
+        await until(() => !c.leftOut!.includes('pkg/.git'));
+        c.checkLeftOut(); // nothing gone: no swap
+        expect(await reported(2)).toBe(true);
+        expect(await c.renew()).toBe(true);
+        expect(await c.renew()).toBe(true);
+        expect(await c.watchByPath(['node_modules'], 'swap')).toBe(false);
+        expect(await reported(3)).toBe(true);
+        // Unsubscribed: a later subscribe stays off.
+        await c.unsubscribe();
+        await c.subscribe(SKIP, []);
+        expect(c.watching).toBe(false);
     });
 
     it('notes a batch of 60,000 changed paths and directory times whole, and nothing is pending after', async () => {

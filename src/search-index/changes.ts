@@ -65,20 +65,34 @@ export interface ChangeEvents {
     onRebuild(): void;
 }
 
+/** Live subscriptions of this process by root (@parcel/watcher shares one crawl per root among them). */
+const liveByRoot = new Map<string, number>();
+
+/** A skipped name the walk can meet (readdir gives no `''`, `.`, `..` or name with a slash). */
+const isEntryName = (name: string): boolean => name !== '' && name !== '.' && name !== '..' && !name.includes('/') && !name.includes('\0');
+
+/**
+ * How long the old subscription stays on after the new one is on (milliseconds): longer than
+ * @parcel/watcher holds a batch of events (its Debounce.hh MAX_WAIT_TIME, 500 ms), so a batch
+ * the old one had gathered is still delivered.
+ */
+const SWAP_OVERLAP_MS = 600;
+
 /**
  * The changed paths of one tree (relative, `/`-separated) and the watcher that reports them.
  *
  * The watcher leaves out the directories the walk leaves out (named in `skipDirs`), by path once
  * they are known ({@link subscribe}, {@link watchByPath}). Paths inside such a directory are never
- * noted: no search enters one; a directory of such a name made later is left out from the next
- * subscription on ({@link renew}). A directory left out by path that is no longer one (replaced
- * by a file of its name) is found by {@link checkLeftOut}, which each search answered from the
- * index calls, and watched again.
+ * noted (no search enters one) but are counted toward the rebuild ({@link overRebuildLimit}); a
+ * directory of such a name made later is left out from the next subscription on ({@link renew}).
+ * A directory left out by path that is no longer one (replaced by a file of its name) is found by
+ * {@link checkLeftOut}, which each search answered from the index calls, and watched again.
  *
- * @parcel/watcher keeps one crawl of a directory tree per root, shared by all its subscriptions
- * there (DirTree's cache): a subscription made while another is on takes the other's tree and
- * watches its directories, without a crawl of its own. So a new subscription made before the
- * old one is dropped loses no change, but only a subscription made with none on crawls anew.
+ * @parcel/watcher keeps one crawl of a directory tree per root, shared by all subscriptions there
+ * (its DirTree cache) and by the snapshot calls: a subscription made while another is on takes
+ * the other's tree and watches its directories, without a crawl of its own. So a new subscription
+ * made before the old one is dropped (kept on {@link SWAP_OVERLAP_MS} longer) loses no change,
+ * but only one made with none on in this process crawls the tree anew.
  */
 export class Changes {
     readonly root: string;
@@ -95,12 +109,17 @@ export class Changes {
     /** The directories it leaves out by path; `null` while it leaves them out by name. */
     #byPath: Set<string> | null = null;
     #skip = new Set<string>();
-    /** Directories of a skipped name found since the live subscription was made (left out from the next one on). */
+    /** Directories of a skipped name found since the live subscription was made (left out from the next one on), and those being looked at. */
     readonly #found = new Set<string>();
-    #resubscribing: Promise<void> | null = null;
+    readonly #probing = new Set<string>();
+    /** Events inside skipped directories since the last build: counted toward the rebuild, never noted. */
+    #dropped = 0;
+    #resubscribing: Promise<boolean> | null = null;
     #closed = false;
-    /** Something was created or moved in since the live subscription's crawl began (see {@link renew}). */
-    #created = false;
+    /** The watcher reported something since its tree was last crawled (see {@link renew}). */
+    #sinceCrawl = false;
+    /** Its tree was last crawled leaving skipped directories out by name (files of those names are missing from it). */
+    #crawledByName = false;
     readonly #rebuildAfter: number;
     readonly #events: ChangeEvents;
 
@@ -134,60 +153,97 @@ export class Changes {
     }
 
     /**
-     * Something was created or moved in since the live subscription's crawl began: a directory
-     * among them may have subdirectories the watcher does not watch (see {@link renew}).
+     * The watcher reported something since its tree was last crawled: among it may be a directory
+     * whose subdirectories it does not watch (see {@link renew}; a directory removed and made
+     * again within one batch comes as an update, so any event counts).
      */
-    get createdSinceCrawl(): boolean {
-        return this.#created;
+    get reportedSinceCrawl(): boolean {
+        return this.#sinceCrawl;
     }
 
     /**
      * Starts watching the tree, directories named in `skipDirs` left out: by path when `known`
      * lists them (relative paths; those still directories, and such directories at the top, are
-     * left out), else by name. Stays off when the watcher cannot run here.
+     * left out), else by name. Stays off when the watcher cannot run here or this was unsubscribed.
+     * True when its tree was crawled for it (no other subscription of this process on the root).
      */
-    async subscribe(skipDirs: readonly string[], known: readonly string[] | null = null): Promise<void> {
+    async subscribe(skipDirs: readonly string[], known: readonly string[] | null = null): Promise<boolean> {
         const w = await loadWatcher();
-        if (w === null) return;
-        this.#skip = new Set(skipDirs);
+        if (w === null || this.#closed || this.#watcher !== null) return false;
+        this.#skip = new Set(skipDirs.filter(isEntryName));
         // With no names to skip, leaving out by name and by path are the same: by path (nothing).
-        const dirs = known === null && skipDirs.length > 0 ? null : await this.#stillDirs([...(known ?? []), ...skipDirs]);
-        const ignore = dirs === null ? ignoreOf(skipDirs) : ignorePathsOf(this.root, dirs);
-        this.#created = false;
-        try {
-            this.#watcher = await w.subscribe(this.root, this.#onEvents, { ignore });
-            this.#ignore = ignore;
-            this.#byPath = dirs;
-        } catch {
-            this.#watcher = null;
-        }
+        const dirs = known === null && this.#skip.size > 0 ? null : await this.#stillDirs([...(known ?? []), ...this.#skip]);
+        return this.#subscribeAnew(w, dirs).catch(() => false);
     }
 
     /**
      * Leaves out by path the skipped directories a walk found (relative paths): at once when they
-     * were left out by name (a new subscription, the old one dropped once it is on), else from the
-     * next subscription on. True when they were left out by name (files of those names went
-     * unreported until now: the caller checks them). @throws Error when the new subscription fails (the old one stays).
+     * were left out by name, else from the next subscription on. `swap` (while the index may
+     * serve): the new subscription made before the old one is dropped, sharing its crawl; `fresh`
+     * (only while nothing is served, and the caller lists the tree or compares a snapshot after:
+     * files of those names went unreported until now): the old one dropped first, a crawl of its
+     * own. True when they were left out by name.
+     * @throws Error when the new subscription fails (`swap`: the old one stays; `fresh`: none is on).
      */
-    async watchByPath(found: readonly string[]): Promise<boolean> {
+    async watchByPath(found: readonly string[], how: 'swap' | 'fresh'): Promise<boolean> {
         if (this.#watcher === null) return false;
         for (const d of found) this.#found.add(d);
         if (this.#byPath !== null) return false;
-        await this.#resubscribe('swap');
+        await this.#resubscribe(how);
         return true;
     }
 
     /**
      * A subscription crawled anew, leaving out the skipped directories known now: the old one is
-     * dropped first (see the class note; meanwhile nothing is reported, so only call it while
-     * the index serves nothing, before a build's walk). @parcel/watcher (inotify) watches a
-     * directory created or moved in, not the subdirectories it already has
-     * (parcel-bundler/watcher#97, open); until a build those are inside a changed path (walked
-     * from disk), and a build must start from a subscription that watches them.
+     * dropped first (meanwhile nothing is reported, so only call it while the index serves
+     * nothing, before a build's walk). @parcel/watcher (inotify) watches a directory created or
+     * moved in, not the subdirectories it already has (parcel-bundler/watcher#97, open); until a
+     * build those are inside a changed path (walked from disk), and a build must start from a
+     * crawl that watches them. False when another subscription of this process on the same root
+     * kept the old crawl (see the class note): the caller keeps such directories changed.
      * @throws Error when the new subscription fails (nothing is watched then).
      */
-    async renew(): Promise<void> {
-        await this.#resubscribe('fresh');
+    async renew(): Promise<boolean> {
+        return this.#resubscribe('fresh');
+    }
+
+    /**
+     * Makes the subscription with the ignore option for `dirs` (`null`: by name); true when its
+     * tree was crawled for it. `keepsTree`: made while this one's previous subscription is on (a swap).
+     */
+    async #subscribeAnew(w: Watcher, dirs: Set<string> | null, keepsTree = false): Promise<boolean> {
+        const ignore = dirs === null ? ignoreOf([...this.#skip]) : ignorePathsOf(this.root, dirs);
+        const crawls = (liveByRoot.get(this.root) ?? 0) === 0;
+        // Each subscription has a callback of its own: @parcel/watcher drops a watcher (and its
+        // watches) with its last callback, and takes a callback given twice only once.
+        const fn = (err: Error | null, events: { path: string; type: string }[]): void => this.#onEvents(err, events);
+        const sub = await w.subscribe(this.root, fn, { ignore });
+        liveByRoot.set(this.root, (liveByRoot.get(this.root) ?? 0) + 1);
+        let on = true;
+        const handle: Subscription = {
+            unsubscribe: async () => {
+                if (!on) return;
+                on = false;
+                liveByRoot.set(this.root, liveByRoot.get(this.root)! - 1);
+                if (liveByRoot.get(this.root) === 0) liveByRoot.delete(this.root);
+                await sub.unsubscribe();
+            },
+        };
+        if (this.#closed) {
+            await handle.unsubscribe().catch(() => undefined);
+            return false;
+        }
+        this.#watcher = handle;
+        this.#ignore = ignore;
+        this.#byPath = dirs;
+        if (crawls) {
+            this.#sinceCrawl = false;
+            this.#crawledByName = dirs === null;
+        } else if (!keepsTree) {
+            // Another subscription's crawl, of whatever kind: no snapshot from it.
+            this.#crawledByName = true;
+        }
+        return crawls;
     }
 
     readonly #onEvents = (err: Error | null, events: { path: string; type: string }[]): void => {
@@ -198,7 +254,7 @@ export class Changes {
             this.#events.onRebuild();
             return;
         }
-        for (const e of events) if (e.type === 'create') this.#created = true;
+        if (events.length > 0) this.#sinceCrawl = true;
         void this.#inSlices(events, (e) => this.#noteEvent(e.path)).then(() => this.#events.onChange());
     };
 
@@ -210,26 +266,34 @@ export class Changes {
         const rel = this.#relOf(abs);
         if (rel === null) return;
         const within = this.#skippedAbove(rel);
-        if (within !== null) return this.#leaveOut(within);
+        if (within !== null) {
+            // Not noted, but counted: a burst there can overflow the watcher's queue as well.
+            if (++this.#dropped + this.dirty.size > this.#rebuildAfter) this.#events.onRebuild();
+            return this.#leaveOut(within);
+        }
         this.note(rel);
         if (this.#skip.has(rel.slice(rel.lastIndexOf('/') + 1))) this.#leaveOut(rel);
     }
 
-    /** Leaves out `rel` (relative path) from the next subscription on, if it is a directory. */
+    /** Leaves out `rel` (relative path) from the next subscription on, if it is a directory (one lstat per directory). */
     #leaveOut(rel: string): void {
-        if (this.#byPath === null || this.#byPath.has(rel) || this.#found.has(rel) || this.#closed) return;
-        void fsp.lstat(path.join(this.root, rel)).then(
-            (st) => {
-                if (st.isDirectory()) this.#found.add(rel);
-            },
-            () => undefined,
-        );
+        if (this.#byPath === null || this.#byPath.has(rel) || this.#found.has(rel) || this.#probing.has(rel) || this.#closed) return;
+        this.#probing.add(rel);
+        void fsp
+            .lstat(path.join(this.root, rel))
+            .then(
+                (st) => {
+                    if (st.isDirectory()) this.#found.add(rel);
+                },
+                () => undefined,
+            )
+            .finally(() => this.#probing.delete(rel));
     }
 
     /**
-     * Checks that the directories left out by path are still directories (sync: a few lstats);
-     * one that is not is noted as changed at once and watched again (a new subscription, the old
-     * one dropped once it is on, which also notes it once more).
+     * Checks that the directories left out by path are still directories (sync: one lstat per
+     * directory left out); one that is not is noted as changed at once and watched again (a new
+     * subscription made before the old one is dropped, which notes it once more).
      */
     checkLeftOut(): void {
         if (this.#byPath === null || this.#byPath.size === 0) return;
@@ -246,45 +310,45 @@ export class Changes {
                 gone = true;
             }
         }
-        if (gone) void this.#resubscribe('swap').catch(() => undefined);
+        if (gone && this.#resubscribing === null) void this.#resubscribe('swap').catch(() => undefined);
     }
 
     /**
      * A new subscription leaving out by path the directories left out now and found since (those
      * still directories). `swap`: made before the old one is dropped (no change falls between
-     * them; it shares the old one's crawl). `fresh`: made after (a crawl of its own). What the old
-     * one left out that the new one watches is noted as changed (its changes until now are unknown).
+     * them; it shares the old one's crawl); none when it would leave out the same. `fresh`: made
+     * after (a crawl of its own, unless another subscription on the root keeps the old one). What
+     * the old one left out that the new one watches is noted as changed (its changes until now are
+     * unknown). True when the new subscription's tree was crawled for it.
      */
-    async #resubscribe(how: 'swap' | 'fresh'): Promise<void> {
-        while (this.#resubscribing !== null) await this.#resubscribing;
-        if (this.#watcher === null || this.#closed) return;
+    async #resubscribe(how: 'swap' | 'fresh'): Promise<boolean> {
+        while (this.#resubscribing !== null) await this.#resubscribing.catch(() => undefined);
+        if (this.#watcher === null || this.#closed) return false;
         const run = (async () => {
             const w = (await loadWatcher())!;
             const dirs = await this.#stillDirs([...(this.#byPath ?? []), ...this.#found, ...this.#skip]);
-            const ignore = ignorePathsOf(this.root, dirs);
-            const old = this.#watcher!;
             const before = this.#byPath;
+            if (how === 'swap' && before !== null && dirs.size === before.size && [...dirs].every((d) => before.has(d))) return false;
+            const old = this.#watcher!;
             if (how === 'fresh') {
                 this.#watcher = null;
                 await old.unsubscribe().catch(() => undefined);
             }
-            this.#created = false;
-            const sub = await w.subscribe(this.root, this.#onEvents, { ignore });
-            if (this.#closed) {
-                await sub.unsubscribe().catch(() => undefined);
-                return;
-            }
-            this.#watcher = sub;
-            this.#ignore = ignore;
-            this.#byPath = dirs;
+            const crawled = await this.#subscribeAnew(w, dirs, how === 'swap');
+            if (this.#watcher === null || this.#closed) return false;
             this.#found.clear();
-            if (how === 'swap') await old.unsubscribe().catch(() => undefined);
+            if (how === 'swap') {
+                // The old one's gathered batch is delivered meanwhile (see SWAP_OVERLAP_MS).
+                await new Promise((r) => setTimeout(r, SWAP_OVERLAP_MS).unref());
+                await old.unsubscribe().catch(() => undefined);
+            }
             for (const d of before ?? []) if (!dirs.has(d)) this.note(d);
             this.#events.onChange();
+            return crawled;
         })();
         this.#resubscribing = run;
         try {
-            await run;
+            return await run;
         } finally {
             this.#resubscribing = null;
         }
@@ -292,7 +356,7 @@ export class Changes {
 
     /** Those of `rels` (relative paths, repeats allowed) that are directories now. */
     async #stillDirs(rels: readonly string[]): Promise<Set<string>> {
-        const unique = [...new Set(rels)];
+        const unique = [...new Set(rels)].filter((rel) => rel.split('/').every(isEntryName));
         const out = new Set<string>();
         await Promise.all(unique.map((rel) => fsp.lstat(path.join(this.root, rel)).then((st) => st.isDirectory() && out.add(rel), () => undefined)));
         return out;
@@ -319,10 +383,13 @@ export class Changes {
     /**
      * Writes the watcher's view of the tree to `file` (@parcel/watcher's snapshot: made from the
      * live subscription's tree, no crawl), for {@link changesSinceSnapshot} in the next process.
+     * @throws Error when there is no watcher, or its tree was crawled leaving skipped directories
+     * out by name (files of those names are missing from it: the next process lists the tree).
      */
     async saveSnapshot(file: string): Promise<void> {
         const w = await loadWatcher();
         if (w === null || this.#watcher === null) throw new Error('no watcher');
+        if (this.#crawledByName) throw new Error('the watcher\'s tree lacks files named like skipped directories');
         await w.writeSnapshot(this.root, file, { ignore: this.#ignore });
     }
 
@@ -369,7 +436,7 @@ export class Changes {
      * in such bursts.
      */
     get overRebuildLimit(): boolean {
-        return this.dirty.size > this.#rebuildAfter;
+        return this.dirty.size + this.#dropped > this.#rebuildAfter;
     }
 
     note(rel: string): void {
@@ -414,9 +481,10 @@ export class Changes {
      */
     dirTimesPending = false;
 
-    /** A new generation holds every change up to `seq`: only later ones stay dirty. */
-    settle(seq: number): void {
-        for (const [k, s] of this.dirty) if (s <= seq) this.dirty.delete(k);
+    /** A new generation holds every change up to `seq`: only later ones stay dirty, and those `keep` keeps. */
+    settle(seq: number, keep: (rel: string) => boolean = () => false): void {
+        for (const [k, s] of this.dirty) if (s <= seq && !keep(k)) this.dirty.delete(k);
+        this.#dropped = 0;
         this.dirTimes.clear();
         this.dirTimesPending = false;
         this.blind = false;

@@ -106,32 +106,3 @@ export async function checkDirTimes(root: string, table: Table, changes: Changes
     if (current()) changes.dirTimesPending = false;
 }
 
-/**
- * Compares the entries named like skipped directories (`skipDirs`) in every directory of the
- * table with the disk, and notes those that differ (created, deleted, or of another type, size or
- * modification time; a directory of such a name is left out by the walk, as if missing): what a
- * watcher that left such names out (Changes.byName) could not report. Perf: one lstat per
- * directory and name (some 11,000 for the Linux tree), 64 at a time.
- */
-export async function checkNamedEntries(root: string, table: Table, changes: Changes, skipDirs: readonly string[]): Promise<void> {
-    const t = table.t;
-    const probes: { dir: number; name: string }[] = [];
-    for (let i = 0; i < table.size; i++) {
-        if (t.kind[i] === Kind.Dir) for (const name of skipDirs) probes.push({ dir: i, name });
-        if ((i & 8191) === 8191) await nextTurn();
-    }
-    for (let k = 0; k < probes.length; k += 64) {
-        await Promise.all(
-            probes.slice(k, k + 64).map(async ({ dir, name }) => {
-                const dirRel = table.pathOf(dir);
-                const rel = dirRel === '' ? name : `${dirRel}/${name}`;
-                const st = await fsp.lstat(path.join(root, rel)).catch(() => null);
-                const now = st === null || st.isDirectory() ? undefined : st;
-                const id = table.childOf(dir, name);
-                if (now === undefined && id === undefined) return;
-                const same = now !== undefined && id !== undefined && (now.isFile() ? Kind.File : now.isSymbolicLink() ? Kind.Link : Kind.Other) === t.kind[id] && now.size === t.size[id] && now.mtimeMs === t.mtime[id];
-                if (!same) changes.note(rel);
-            }),
-        );
-    }
-}

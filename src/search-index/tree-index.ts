@@ -4,10 +4,10 @@ import path from 'node:path';
 import type { PreparedSearch, Segment } from '../common/search/protocol.js';
 import { buildGeneration } from './build.js';
 import { Changes, changesSince } from './changes.js';
-import { IndexFormatError } from '../common/search-index/format.js';
+import { IndexFormatError, Kind } from '../common/search-index/format.js';
 import type { SegmentReader } from '../common/search-index/segment.js';
 import { planSearch } from './plan.js';
-import { changesWhileClosed, checkDirTimes, checkNamedEntries, saveForNextProcess, stillChanged, type ReopenContext } from './reopen.js';
+import { changesWhileClosed, checkDirTimes, saveForNextProcess, stillChanged, type ReopenContext } from './reopen.js';
 import { dropManifest, loadStored, readManifest, removeOldGenerations, takeLock, writeManifest, type Manifest, type Stored } from './store.js';
 import type { Table } from './table.js';
 import type { IndexState, IndexStatus, TreeIndexOptions } from './status.js';
@@ -100,7 +100,7 @@ export class TreeIndex extends EventEmitter {
      */
     start(): Promise<void> {
         return (this.#starting ??= this.#start().catch((err: unknown) => {
-            this.#setState('failed', err instanceof Error ? err.message : String(err));
+            if (this.#state !== 'closed') this.#setState('failed', err instanceof Error ? err.message : String(err));
         }));
     }
 
@@ -132,7 +132,8 @@ export class TreeIndex extends EventEmitter {
         const stored = m === null ? Promise.resolve(null) : loadStored(this.#opts.dir, this.root, this.#opts);
         // The skipped directories the stored generation's walk found are left out by path from the start.
         if (this.#opts.watch && !this.#changes.watching) await this.#changes.subscribe(this.#opts.skipDirs, m?.skippedDirs ?? null);
-        else if (m !== null && this.#changes.byName) await this.#changes.watchByPath(m.skippedDirs).catch(() => undefined);
+        // Nothing is served yet and the changes are found after: a crawl of its own, by path.
+        else if (m !== null && this.#changes.byName) await this.#changes.watchByPath(m.skippedDirs, 'fresh').catch(() => undefined);
         // By name, files named like skipped directories go unreported: never served so.
         const usable = this.#state !== 'closed' && (!this.#opts.watch || (this.#changes.watching && !this.#changes.byName));
         const changed = m !== null && usable ? changesWhileClosed(this.#reopenContext(), m).catch(() => null) : null;
@@ -170,7 +171,12 @@ export class TreeIndex extends EventEmitter {
     async sync(): Promise<void> {
         const m = this.#manifest;
         if (m === null || this.#state !== 'ready') return;
-        await this.#changes.noteAll(await changesSince({ root: this.root, skipDirs: [...this.#opts.skipDirs], maxEntries: this.#opts.maxEntries, table: path.join(this.#opts.dir, m.gen, 'table.bin') }));
+        await this.#changes.noteAll(await this.#listedSince(m.gen));
+    }
+
+    /** What differs on disk now from generation `gen`'s table: the tree listed again on a thread (changes.ts changesSince). */
+    #listedSince(gen: string): Promise<{ changed: string[]; dirTimes: string[] }> {
+        return changesSince({ root: this.root, skipDirs: [...this.#opts.skipDirs], maxEntries: this.#opts.maxEntries, table: path.join(this.#opts.dir, gen, 'table.bin') });
     }
 
     /** The tools report a path they are about to change or have changed (absolute, real or as written). */
@@ -193,12 +199,14 @@ export class TreeIndex extends EventEmitter {
             this.#filesTotal = 0;
             this.#phase = 'walk';
             this.#setState('building');
-            // A build starts from a subscription that watches every directory there is (Changes.renew;
-            // nothing is served meanwhile), made anew if it was lost.
-            if (this.#changes.createdSinceCrawl || this.#changes.blind) await this.#changes.renew().catch(() => undefined);
-            if (this.#opts.watch && !this.#changes.watching) await this.#changes.subscribe(this.#opts.skipDirs, this.#manifest?.skippedDirs ?? null);
+            // A build starts from a crawl that watches every directory there is (Changes.renew;
+            // nothing is served meanwhile), and from a subscription made anew if it was lost.
+            let crawled = true;
+            if (this.#changes.watching && (this.#changes.reportedSinceCrawl || this.#changes.blind)) crawled = await this.#changes.renew().catch(() => false);
+            if (this.#opts.watch && !this.#changes.watching) crawled = await this.#changes.subscribe(this.#opts.skipDirs, this.#manifest?.skippedDirs ?? null);
+            if (this.#opts.watch && !this.#changes.watching) throw new Error('file watcher unavailable: searches use the scan path');
             const startSeq = this.#changes.seq;
-            this.#changes.blind = this.#opts.watch && !this.#changes.watching;
+            this.#changes.blind = false;
             const g = await buildGeneration({
                 ...this.#opts,
                 root: this.root,
@@ -212,18 +220,26 @@ export class TreeIndex extends EventEmitter {
             const blind = this.#changes.blind;
             const oldGen = this.#manifest?.gen;
             this.#serve({ m: g.manifest, table: g.table, segs: g.segs });
-            // Changes noted since the build started stay dirty; earlier ones are in the new generation.
-            this.#changes.settle(startSeq);
+            // Changes noted since the build started stay dirty; earlier ones are in the new generation,
+            // but directories among them stay changed when the watcher kept an older crawl (renew).
+            const table = g.table;
+            this.#changes.settle(startSeq, crawled ? undefined : (rel) => table.t.kind[table.idOf(rel) ?? 0] === Kind.Dir && rel !== '');
             this.#changes.blind = blind;
-            // The watcher leaves out by path what this walk left out (by name until the first build).
-            if (await this.#changes.watchByPath(g.manifest.skippedDirs).catch(() => false)) await checkNamedEntries(this.root, g.table, this.#changes, this.#opts.skipDirs);
-            if (this.#changes.byName) throw new Error('file watcher unavailable: searches use the scan path');
+            // The watcher leaves out by path what this walk left out. Until a first build it left
+            // them out by name (files of those names unreported): a crawl of its own by path, then
+            // the tree listed again and compared with the new table (nothing is served meanwhile).
+            if (this.#changes.byName) {
+                await this.#changes.watchByPath(g.manifest.skippedDirs, 'fresh').catch(() => false);
+                if (!this.#changes.watching) throw new Error('file watcher unavailable: searches use the scan path');
+                await this.#changes.noteAll(await this.#listedSince(g.manifest.gen));
+            } else await this.#changes.watchByPath(g.manifest.skippedDirs, 'swap');
             await writeManifest(this.#opts.dir, g.manifest);
             if (oldGen !== undefined && oldGen !== g.manifest.gen) await fsp.rm(path.join(this.#opts.dir, oldGen), { recursive: true, force: true });
             await removeOldGenerations(this.#opts.dir, g.manifest.gen);
             this.#phase = undefined;
             this.#setState(blind ? 'failed' : 'ready', blind ? 'file watcher failed during the build' : undefined);
-            if (blind) this.#scheduleRebuild();
+            // Failed, or more paths changed during the build than a rebuild waits for: again.
+            if (blind || this.#changes.overRebuildLimit) this.#scheduleRebuild();
         } finally {
             await lock.release();
         }
@@ -260,7 +276,7 @@ export class TreeIndex extends EventEmitter {
                 try {
                     await this.#build();
                 } catch (err) {
-                    this.#setState('failed', err instanceof Error ? err.message : String(err));
+                    if ((this.#state as IndexState) !== 'closed') this.#setState('failed', err instanceof Error ? err.message : String(err));
                 }
             })();
         }, 1000).unref();
