@@ -586,6 +586,34 @@ describe('search index', () => {
         expect((await fourth.searchIndex!.warm(p.root, DEFAULT_SKIP_DIRS, [p.root]))!.status().reopenedFrom).toBe('snapshot');
     });
 
+    it('a change made just before close is seen by the next process (the watcher\'s tree had it before its report came)', async () => {
+        const indexDir = tempDir('lcf-index-');
+        const p = await pair(FILES, indexDir);
+        // Edited right before close: the watcher's tree holds it, its report may not have come.
+        fs.writeFileSync(path.join(p.root, 'src/lib.ts'), 'last edit: rhoSigmaTau\n');
+        await new Promise((r) => setTimeout(r, 5));
+        await p.indexed.close();
+        const again = pkgOf(p.root, { dir: indexDir });
+        const tree = (await again.searchIndex!.warm(p.root, DEFAULT_SKIP_DIRS, [p.root]))!;
+        expect(tree.status().state).toBe('ready');
+        const q = { ...p, indexed: again, tree };
+        const r = await same(q, { content_pattern: 'rhoSigmaTau' });
+        expect(r.text).toBe('success: src/lib.ts:1: last edit: rhoSigmaTau');
+        expect(r.answered).toBe(true);
+    });
+
+    it('is not served while another index of the same process watches the tree (the watcher\'s crawl is shared)', async () => {
+        const p = await pair(FILES);
+        const second = pkgOf(p.root, { dir: tempDir('lcf-index-') });
+        const tree = (await second.searchIndex!.warm(p.root, DEFAULT_SKIP_DIRS, [p.root]))!;
+        expect(tree.status().state).toBe('failed');
+        expect(tree.status().error).toMatch(/another index of this process watches this tree/);
+        const q = { ...p, indexed: second, tree };
+        const r = await same(q, { content_pattern: 'alphaBeta' });
+        expect(r.answered).toBe(false);
+        expect((await same(p, { content_pattern: 'alphaBeta' })).answered).toBe(true);
+    });
+
     it('detects a truncated or corrupted index and rebuilds it', async () => {
         const indexDir = tempDir('lcf-index-');
         const p = await pair(FILES, indexDir);

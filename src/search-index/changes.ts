@@ -79,6 +79,13 @@ const isEntryName = (name: string): boolean => name !== '' && name !== '.' && na
 const SWAP_OVERLAP_MS = 600;
 
 /**
+ * How long the watcher may still hold changes its tree already has (milliseconds): it updates
+ * its tree as inotify reports, and delivers them batched after 50 to 500 ms (Debounce.hh); the
+ * rest is margin for a busy machine.
+ */
+const DELIVERY_MS = 1000;
+
+/**
  * The changed paths of one tree (relative, `/`-separated) and the watcher that reports them.
  *
  * The watcher leaves out the directories the walk leaves out (named in `skipDirs`), by path once
@@ -120,6 +127,8 @@ export class Changes {
     #sinceCrawl = false;
     /** Its tree was last crawled leaving skipped directories out by name (files of those names are missing from it). */
     #crawledByName = false;
+    /** Its tree is another subscription's crawl (see {@link sharedCrawl}). */
+    #sharedCrawl = false;
     readonly #rebuildAfter: number;
     readonly #events: ChangeEvents;
 
@@ -150,6 +159,15 @@ export class Changes {
     /** The watcher leaves out skipped directories by name (see {@link ignoreOf}): files of those names are not reported. */
     get byName(): boolean {
         return this.#watcher !== null && this.#byPath === null;
+    }
+
+    /**
+     * The live subscription watches the tree another subscription of this process crawled (another
+     * index of the same root, with other skipped directories or in another package): what that
+     * crawl left out or missed is not watched, so the index is not served.
+     */
+    get sharedCrawl(): boolean {
+        return this.#watcher !== null && this.#sharedCrawl;
     }
 
     /**
@@ -239,9 +257,11 @@ export class Changes {
         if (crawls) {
             this.#sinceCrawl = false;
             this.#crawledByName = dirs === null;
+            this.#sharedCrawl = false;
         } else if (!keepsTree) {
-            // Another subscription's crawl, of whatever kind: no snapshot from it.
+            // Another index's crawl, of whatever kind and age: no snapshot from it, never served.
             this.#crawledByName = true;
+            this.#sharedCrawl = true;
         }
         return crawls;
     }
@@ -414,6 +434,16 @@ export class Changes {
         return out;
     }
 
+    /**
+     * Resolves once what the watcher had gathered when this was called has been delivered and
+     * noted: {@link DELIVERY_MS}, then until nothing is {@link pending}. A snapshot written
+     * before this holds no change the paths noted after it lack.
+     */
+    async delivered(): Promise<void> {
+        await new Promise((r) => setTimeout(r, DELIVERY_MS));
+        while (this.pending > 0) await new Promise((r) => setTimeout(r, 10));
+    }
+
     async unsubscribe(): Promise<void> {
         this.#closed = true;
         await this.#resubscribing?.catch(() => undefined);
@@ -441,7 +471,12 @@ export class Changes {
 
     note(rel: string): void {
         this.dirty.set(rel, ++this.#seq);
-        if (this.dirty.size > this.#rebuildAfter) this.#events.onRebuild();
+        if (this.dirty.size + this.#dropped > this.#rebuildAfter) this.#events.onRebuild();
+    }
+
+    /** Events inside skipped directories so far (counted toward the rebuild, see {@link overRebuildLimit}). */
+    get dropped(): number {
+        return this.#dropped;
     }
 
     /** Notes what a check found (see {@link changesSince}), in slices (searches take the scan path until all are noted: {@link pending}). */
@@ -481,10 +516,13 @@ export class Changes {
      */
     dirTimesPending = false;
 
-    /** A new generation holds every change up to `seq`: only later ones stay dirty, and those `keep` keeps. */
-    settle(seq: number, keep: (rel: string) => boolean = () => false): void {
-        for (const [k, s] of this.dirty) if (s <= seq && !keep(k)) this.dirty.delete(k);
-        this.#dropped = 0;
+    /**
+     * A new generation holds every change up to `seq`: only later ones stay dirty, and only the
+     * events inside skipped directories counted after `dropped` (the count when it began) still count.
+     */
+    settle(seq: number, dropped: number): void {
+        for (const [k, s] of this.dirty) if (s <= seq) this.dirty.delete(k);
+        this.#dropped = Math.max(0, this.#dropped - dropped);
         this.dirTimes.clear();
         this.dirTimesPending = false;
         this.blind = false;

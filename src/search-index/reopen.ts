@@ -53,6 +53,9 @@ export async function saveForNextProcess(ctx: ReopenContext, m: Manifest): Promi
     const snapshot = `snap-${m.gen.slice(4)}-${process.pid}.bin`;
     try {
         await c.saveSnapshot(path.join(ctx.dir, snapshot));
+        // The snapshot may hold changes the watcher has not delivered yet: the paths are taken after them.
+        await c.delivered();
+        if (c.blind) throw new Error('the watcher failed');
         await saveClosedState(ctx.dir, { gen: m.gen, snapshot, dirty: [...c.dirty.keys()], dirTimes: [...c.dirTimes] });
     } catch {
         await fsp.rm(path.join(ctx.dir, snapshot), { force: true });

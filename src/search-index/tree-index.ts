@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { PreparedSearch, Segment } from '../common/search/protocol.js';
 import { buildGeneration } from './build.js';
 import { Changes, changesSince } from './changes.js';
-import { IndexFormatError, Kind } from '../common/search-index/format.js';
+import { IndexFormatError } from '../common/search-index/format.js';
 import type { SegmentReader } from '../common/search-index/segment.js';
 import { planSearch } from './plan.js';
 import { changesWhileClosed, checkDirTimes, saveForNextProcess, stillChanged, type ReopenContext } from './reopen.js';
@@ -28,6 +28,8 @@ export { compareWalk } from './table.js';
  * take the scan path. Nothing is ever answered from stale data: when the watcher is unavailable
  * or fails (an overflow), every search takes the scan path until a rebuild completes.
  */
+
+const SHARED_CRAWL = 'another index of this process watches this tree (its watcher crawl is shared): searches use the scan path';
 
 /** One tree's index. Events: `state` (IndexStatus) on every state change, `progress` during a build, `change` after outside changes are noted. */
 export class TreeIndex extends EventEmitter {
@@ -134,8 +136,8 @@ export class TreeIndex extends EventEmitter {
         if (this.#opts.watch && !this.#changes.watching) await this.#changes.subscribe(this.#opts.skipDirs, m?.skippedDirs ?? null);
         // Nothing is served yet and the changes are found after: a crawl of its own, by path.
         else if (m !== null && this.#changes.byName) await this.#changes.watchByPath(m.skippedDirs, 'fresh').catch(() => undefined);
-        // By name, files named like skipped directories go unreported: never served so.
-        const usable = this.#state !== 'closed' && (!this.#opts.watch || (this.#changes.watching && !this.#changes.byName));
+        // By name, files named like skipped directories go unreported; another index's crawl may miss more: never served so.
+        const usable = this.#state !== 'closed' && (!this.#opts.watch || (this.#changes.watching && !this.#changes.byName && !this.#changes.sharedCrawl));
         const changed = m !== null && usable ? changesWhileClosed(this.#reopenContext(), m).catch(() => null) : null;
         const [s, c] = await Promise.all([stored, changed]);
         if (s === null || c === null || s.m.gen !== m?.gen || !usable) {
@@ -201,11 +203,12 @@ export class TreeIndex extends EventEmitter {
             this.#setState('building');
             // A build starts from a crawl that watches every directory there is (Changes.renew;
             // nothing is served meanwhile), and from a subscription made anew if it was lost.
-            let crawled = true;
-            if (this.#changes.watching && (this.#changes.reportedSinceCrawl || this.#changes.blind)) crawled = await this.#changes.renew().catch(() => false);
-            if (this.#opts.watch && !this.#changes.watching) crawled = await this.#changes.subscribe(this.#opts.skipDirs, this.#manifest?.skippedDirs ?? null);
+            if (this.#changes.watching && (this.#changes.reportedSinceCrawl || this.#changes.blind || this.#changes.sharedCrawl)) await this.#changes.renew().catch(() => false);
+            if (this.#opts.watch && !this.#changes.watching) await this.#changes.subscribe(this.#opts.skipDirs, this.#manifest?.skippedDirs ?? null);
             if (this.#opts.watch && !this.#changes.watching) throw new Error('file watcher unavailable: searches use the scan path');
+            if (this.#changes.sharedCrawl) throw new Error(SHARED_CRAWL);
             const startSeq = this.#changes.seq;
+            const droppedAtStart = this.#changes.dropped;
             this.#changes.blind = false;
             const g = await buildGeneration({
                 ...this.#opts,
@@ -217,13 +220,15 @@ export class TreeIndex extends EventEmitter {
                     this.emit('progress', this.status());
                 },
             });
+            if ((this.#state as IndexState) === 'closed') {
+                for (const seg of g.segs) seg.close();
+                throw new Error('index closed during the build');
+            }
             const blind = this.#changes.blind;
             const oldGen = this.#manifest?.gen;
             this.#serve({ m: g.manifest, table: g.table, segs: g.segs });
-            // Changes noted since the build started stay dirty; earlier ones are in the new generation,
-            // but directories among them stay changed when the watcher kept an older crawl (renew).
-            const table = g.table;
-            this.#changes.settle(startSeq, crawled ? undefined : (rel) => table.t.kind[table.idOf(rel) ?? 0] === Kind.Dir && rel !== '');
+            // Changes noted since the build started stay dirty; earlier ones are in the new generation.
+            this.#changes.settle(startSeq, droppedAtStart);
             this.#changes.blind = blind;
             // The watcher leaves out by path what this walk left out. Until a first build it left
             // them out by name (files of those names unreported): a crawl of its own by path, then
@@ -257,6 +262,8 @@ export class TreeIndex extends EventEmitter {
                 if (await this.#open()) {
                     this.#openMs = Math.round(performance.now() - t0);
                     this.#setState('ready');
+                    // Rebuilds asked for while waiting were not made.
+                    if (this.#changes.overRebuildLimit) this.#scheduleRebuild();
                 } else if ((this.#state as IndexState) !== 'closed') {
                     await this.#build();
                 }
