@@ -16,7 +16,6 @@ import { Turns } from '../turns.js';
 type Watcher = typeof import('@parcel/watcher');
 type Subscription = Awaited<ReturnType<Watcher['subscribe']>>;
 
-
 let watcherModule: Promise<Watcher | null> | undefined;
 /** @parcel/watcher, or `null` when its native module cannot load here. */
 function loadWatcher(): Promise<Watcher | null> {
@@ -31,7 +30,7 @@ function loadWatcher(): Promise<Watcher | null> {
  * a tree's first build): one regular expression matching a path whose last component is one of
  * the names, exactly as the walk compares them (no glob meaning). It leaves out files of those
  * names too (a worktree's or submodule's `.git` file), which the walk searches: a tree watched so
- * is not served until it is watched by path and those files are checked (tree-index.ts).
+ * is not served until it is watched by path and listed again (tree-index.ts).
  * Perf: @parcel/watcher tests every path of its crawl against each ignore pattern with
  * std::regex; with one glob per name (picomatch's long expressions) subscribing to the Linux tree
  * took 1.4-2.1 s, with this expression 0.6-0.8 s, with no ignore option 0.3-0.4 s (load average 3-4).
@@ -53,10 +52,14 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\
  * given as an expression matching that relative path alone.
  */
 export function ignorePathsOf(root: string, dirs: Iterable<string>): (string | RegExp)[] {
+    const globRoot = GLOB_CHARS.test(root);
     const out: (string | RegExp)[] = [];
-    for (const rel of dirs) out.push(/[*?[\]{}()!+@|\\]/.test(rel) || /[*?[\]{}()!+@|\\]/.test(root) ? new RegExp(`^${escapeRegExp(rel)}$`) : path.join(root, rel));
+    for (const rel of dirs) out.push(globRoot || GLOB_CHARS.test(rel) ? new RegExp(`^${escapeRegExp(rel)}$`) : path.join(root, rel));
     return out;
 }
+
+/** Characters that make the watcher's wrapper (`is-glob`) take a path for a glob. */
+const GLOB_CHARS = /[*?[\]{}()!+@|\\]/;
 
 export interface ChangeEvents {
     /** Outside changes were noted (or the watcher failed). */
@@ -218,7 +221,7 @@ export class Changes {
      * moved in, not the subdirectories it already has (parcel-bundler/watcher#97, open); until a
      * build those are inside a changed path (walked from disk), and a build must start from a
      * crawl that watches them. False when another subscription of this process on the same root
-     * kept the old crawl (see the class note): the caller keeps such directories changed.
+     * kept the old crawl (see the class note and {@link sharedCrawl}).
      * @throws Error when the new subscription fails (nothing is watched then).
      */
     async renew(): Promise<boolean> {
@@ -285,14 +288,21 @@ export class Changes {
     #noteEvent(abs: string): void {
         const rel = this.#relOf(abs);
         if (rel === null) return;
+        if (!this.#insideSkipped(rel)) return this.note(rel);
+        // Not noted, but counted: a burst there can overflow the watcher's queue as well.
+        this.#dropped++;
+        if (this.overRebuildLimit) this.#events.onRebuild();
+    }
+
+    /**
+     * Whether the watcher's `rel` is inside a directory of a skipped name (never noted); such a
+     * directory it watches, holding `rel` or being `rel`, is left out from the next subscription on.
+     */
+    #insideSkipped(rel: string): boolean {
         const within = this.#skippedAbove(rel);
-        if (within !== null) {
-            // Not noted, but counted: a burst there can overflow the watcher's queue as well.
-            if (++this.#dropped + this.dirty.size > this.#rebuildAfter) this.#events.onRebuild();
-            return this.#leaveOut(within);
-        }
-        this.note(rel);
-        if (this.#skip.has(rel.slice(rel.lastIndexOf('/') + 1))) this.#leaveOut(rel);
+        if (within !== null) this.#leaveOut(within);
+        else if (this.#skip.has(rel.slice(rel.lastIndexOf('/') + 1))) this.#leaveOut(rel);
+        return within !== null;
     }
 
     /** Leaves out `rel` (relative path) from the next subscription on, if it is a directory (one lstat per directory). */
@@ -425,11 +435,7 @@ export class Changes {
         const out: string[] = [];
         await this.#inSlices(events, (e) => {
             const rel = this.#relOf(e.path);
-            if (rel === null) return;
-            const within = this.#skippedAbove(rel);
-            if (within !== null) return this.#leaveOut(within);
-            out.push(rel);
-            if (this.#skip.has(rel.slice(rel.lastIndexOf('/') + 1))) this.#leaveOut(rel);
+            if (rel !== null && !this.#insideSkipped(rel)) out.push(rel);
         });
         return out;
     }
@@ -471,7 +477,7 @@ export class Changes {
 
     note(rel: string): void {
         this.dirty.set(rel, ++this.#seq);
-        if (this.dirty.size + this.#dropped > this.#rebuildAfter) this.#events.onRebuild();
+        if (this.overRebuildLimit) this.#events.onRebuild();
     }
 
     /** Events inside skipped directories so far (counted toward the rebuild, see {@link overRebuildLimit}). */

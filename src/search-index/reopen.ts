@@ -108,4 +108,3 @@ export async function checkDirTimes(root: string, table: Table, changes: Changes
     }
     if (current()) changes.dirTimesPending = false;
 }
-

@@ -29,6 +29,7 @@ export { compareWalk } from './table.js';
  * or fails (an overflow), every search takes the scan path until a rebuild completes.
  */
 
+const NO_WATCHER = 'file watcher unavailable: searches use the scan path';
 const SHARED_CRAWL = 'another index of this process watches this tree (its watcher crawl is shared): searches use the scan path';
 
 /** One tree's index. Events: `state` (IndexStatus) on every state change, `progress` during a build, `change` after outside changes are noted. */
@@ -116,7 +117,7 @@ export class TreeIndex extends EventEmitter {
         }
         if ((this.#state as IndexState) === 'closed') return;
         if (this.#opts.watch && !this.#changes.watching) {
-            this.#setState('failed', 'file watcher unavailable: searches use the scan path');
+            this.#setState('failed', NO_WATCHER);
             return;
         }
         await this.#build();
@@ -205,7 +206,7 @@ export class TreeIndex extends EventEmitter {
             // nothing is served meanwhile), and from a subscription made anew if it was lost.
             if (this.#changes.watching && (this.#changes.reportedSinceCrawl || this.#changes.blind || this.#changes.sharedCrawl)) await this.#changes.renew().catch(() => false);
             if (this.#opts.watch && !this.#changes.watching) await this.#changes.subscribe(this.#opts.skipDirs, this.#manifest?.skippedDirs ?? null);
-            if (this.#opts.watch && !this.#changes.watching) throw new Error('file watcher unavailable: searches use the scan path');
+            if (this.#opts.watch && !this.#changes.watching) throw new Error(NO_WATCHER);
             if (this.#changes.sharedCrawl) throw new Error(SHARED_CRAWL);
             const startSeq = this.#changes.seq;
             const droppedAtStart = this.#changes.dropped;
@@ -235,7 +236,7 @@ export class TreeIndex extends EventEmitter {
             // the tree listed again and compared with the new table (nothing is served meanwhile).
             if (this.#changes.byName) {
                 await this.#changes.watchByPath(g.manifest.skippedDirs, 'fresh').catch(() => false);
-                if (!this.#changes.watching) throw new Error('file watcher unavailable: searches use the scan path');
+                if (!this.#changes.watching) throw new Error(NO_WATCHER);
                 await this.#changes.noteAll(await this.#listedSince(g.manifest.gen));
             } else await this.#changes.watchByPath(g.manifest.skippedDirs, 'swap');
             await writeManifest(this.#opts.dir, g.manifest);

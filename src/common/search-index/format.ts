@@ -12,9 +12,9 @@ import type { NameGrams } from './name-grams.js';
 /**
  * 4: the manifest lists the directories the build's walk left out by name, which the watcher
  * leaves out by path (changes.ts); an index of version 3 was watched with files named like them
- * left out too, so it is rebuilt. 3: a UTF-8 file with a byte-order mark and invalid bytes is indexed as the scan reads it
- * (text.ts scanText), no longer as Latin-1; an index of version 2 may lack its grams, so it is
- * rebuilt. 2: the names' posting lists stored in the table file.
+ * left out too, so it is rebuilt. 3: a UTF-8 file with a byte-order mark and invalid bytes is
+ * indexed as the scan reads it (text.ts scanText), no longer as Latin-1; an index of version 2
+ * may lack its grams, so it is rebuilt. 2: the names' posting lists stored in the table file.
  */
 export const FORMAT_VERSION = 4;
 const TABLE_MAGIC = Buffer.from('LCFTBL\0\0', 'latin1');

@@ -19,11 +19,9 @@ export interface IndexWalkTask {
 
 /**
  * The walk's file table before the content phase sets the flags, encoded as a table file
- * (format.ts `encodeTable`) in a SharedArrayBuffer (shared with the host, not copied), decoded in slices.
- */
-/**
- * The walk's file table (format.ts, in shared memory) and the relative paths of the directories it
- * left out by name (`skipDirs`; the top-most ones, whose insides it never listed).
+ * (format.ts `encodeTable`) in a SharedArrayBuffer (shared with the host, not copied), decoded in
+ * slices; and the relative paths of the directories it left out by name (`skipDirs`; the top-most
+ * ones, whose insides it never listed).
  */
 export type IndexWalkResult = { ok: true; table: Uint8Array; skipped: string[] } | { ok: false; code: WorkerFailureCode; message: string };
 
