@@ -408,6 +408,32 @@ describe('Engine.search', () => {
         expect(openOnEvil()).toBe(0);
     });
 
+    it('closes the directories a terminated worker held open natively on its way down, and the file', async () => {
+        const dir = tempDir('lcf-engine-redos-dirs-');
+        const deep = ['a', 'b', 'c', 'd'];
+        write(dir, `${deep.join('/')}/evil.txt`, `${'a'.repeat(50_000)}!\n`);
+        const real = fs.realpathSync(dir);
+        // The subdirectories (opened relative to their parents through held-at.ts's native layer) and the file.
+        const watched = new Set([...deep.map((_, i) => path.join(real, ...deep.slice(0, i + 1))), path.join(real, ...deep, 'evil.txt')]);
+        const openOnTree = (): string[] =>
+            fs.readdirSync('/proc/self/fd').flatMap((fd) => {
+                try {
+                    const target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+                    return watched.has(target) ? [target] : [];
+                } catch {
+                    return [];
+                }
+            });
+        const res = await engine.search(request(dir, { contentPattern: '(a+)+$', realRoots: [dir] }), { timeoutMs: 1000 });
+        expect(res.stop).toBe('timeout');
+        // As above: the stuck worker exits some time after the search returned.
+        for (let waited = 0; openOnTree().length > 0 && waited < 60_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+        expect(openOnTree()).toEqual([]);
+        // The pool still walks the same tree with checks on.
+        const after = await engine.search(request(dir, { namePattern: 'evil', realRoots: [dir] }), { timeoutMs: 120_000 });
+        expect(after.hits.map((h) => h.path)).toEqual(['a/b/c/d/evil.txt']);
+    });
+
     it('keeps the matches found before a risky pattern got stuck in a later file of the same directory', async () => {
         const dir = tempDir('lcf-engine-redos-keep-');
         for (let i = 1; i <= 100; i++) write(dir, `f${String(i).padStart(3, '0')}.txt`, `needle ${String(i).padStart(3, '0')}\n`);

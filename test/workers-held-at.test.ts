@@ -261,6 +261,33 @@ describe('both layers on real directories', () => {
         });
     });
 
+    itNative('hold subdirectories and files nested, closed in reverse order of their opens', () => {
+        const dir = tempDir('lcf-held-at-nested-');
+        writeTree(dir, { 'sub/f.txt': 'x\n' });
+        withDir(dir, (fd) => {
+            const layer = native();
+            const sub = layer.open(fd, 'sub', DIR_NOFOLLOW_FLAGS);
+            expect(layer.list(sub)).toEqual({ names: ['f.txt'], kinds: [EntryKind.File] });
+            const f = layer.open(sub, 'f.txt', READ_NOFOLLOW_FLAGS);
+            // The directory is not the last one opened: refused, and nothing is closed.
+            expect(() => layer.close(sub)).toThrow(/closed out of order/);
+            const ino = fs.fstatSync(sub).ino;
+            expect(fs.fstatSync(sub).isDirectory()).toBe(true);
+            expect(fs.fstatSync(f).isFile()).toBe(true);
+            layer.close(f);
+            layer.close(sub);
+            // Closed: the number names no descriptor now, or (reused meanwhile) not that directory.
+            const still = ((): boolean => {
+                try {
+                    return fs.fstatSync(sub).ino === ino;
+                } catch {
+                    return false;
+                }
+            })();
+            expect(still).toBe(false);
+        });
+    });
+
     itNative('close what they opened, and fail alike closing it twice (EBADF)', () => {
         const dir = tempDir('lcf-held-at-close-');
         writeTree(dir, { 'f.txt': 'x\n' });

@@ -8,11 +8,12 @@ import { EntryKind } from '../src/common/search/protocol.js';
 import { CAN_HOLD, heldPath } from '../src/common/fs/held.js';
 
 /**
- * Entries of a held directory (src/common/fs/held.ts) reached by its descriptor: a file opened
- * relative to it (the scan's), and its listing. (The walk opens subdirectories through their held
- * paths: Node closes the descriptors it opened when a worker is terminated, and a held directory
- * stays open while its subtree is walked; see walk.ts.) Two layers give the same results, errors
- * included (the same Node-style `code`, `errno`, `syscall` and message, naming the held path):
+ * Entries of a held directory (src/common/fs/held.ts) reached by its descriptor: a file or a
+ * subdirectory opened relative to it (the scan's and the walk's), and its listing. The walk holds
+ * them nested (a directory stays open while its subtree is walked), and a worker terminated
+ * holding them has them closed by the engine through its descriptor ledger. Two layers give the
+ * same results, errors included (the same Node-style `code`, `errno`, `syscall` and message,
+ * naming the held path):
  *
  * - native (Linux x86-64 and arm64): `openat(2)` and `getdents64(2)` called through the `koffi`
  *   FFI package, loaded lazily once per thread. Perf: Node has no openat or fdopendir, and a
@@ -44,19 +45,22 @@ export interface HeldAt {
     /** `native` (openat, getdents64) or `held-path` (through `/proc/<pid>/fd/N`). */
     readonly kind: 'native' | 'held-path';
     /**
-     * Opens entry `name` of the held directory `dirFd` with open(2) `flags` (plus O_CLOEXEC).
-     * One at a time: the native layer refuses a second open before the first is closed (in a
-     * worker it notes the one open descriptor in the engine's ledger, src/common/fs/fd-ledger.ts,
-     * which closes it if the worker is terminated holding it).
+     * Opens entry `name` of the held directory `dirFd` with open(2) `flags` (plus O_CLOEXEC): a
+     * file or, with O_DIRECTORY, a subdirectory. Descriptors from this layer are closed in the
+     * reverse order of their opens (the walk holds them nested): in a worker the native layer
+     * notes each in the engine's ledger (src/common/fs/fd-ledger.ts), which closes those a
+     * terminated worker still held; past the ledger's depth it opens through Node's fs, which
+     * closes its own.
      * Returns the new descriptor; throws what `fs.openSync` of the entry's held path throws
      * (`code` ENOENT, ELOOP, ENOTDIR, EACCES, EMFILE...; `syscall` `open`).
      */
     open(dirFd: number, name: string, flags: number): number;
     /**
-     * Closes a descriptor {@link open} returned. Perf: in a worker thread Node tracks the
-     * descriptors its fs opened, and `fs.closeSync` of one opened natively costs ~13 µs more (it
-     * raises a process warning each time: measured 16.7 against 3.3 µs per open and close in a
-     * worker, issue 11); the native layer closes its own with close(2).
+     * Closes the descriptor {@link open} returned last of those still open (throws, closing
+     * nothing, for another one it returned; one closed already fails with EBADF). Perf: in a worker thread Node tracks the descriptors its fs
+     * opened, and `fs.closeSync` of one opened natively costs ~13 µs more (it raises a process
+     * warning each time: measured 16.7 against 3.3 µs per open and close in a worker, issue 11);
+     * the native layer closes its own with close(2).
      */
     close(fd: number): void;
     /**
@@ -175,24 +179,37 @@ function loadNative(): HeldAt | null {
     const closeFd = libc.func('int close(int)') as (fd: number) => number;
     const buf = Buffer.allocUnsafe(DENTS_BYTES);
 
-    // The one descriptor open through this layer (the ledger notes one per thread).
-    let held = -1;
+    // The descriptors open through this layer, in open order; `true` where opened natively
+    // (noted in the ledger), `false` where through Node's fs (the ledger's row was full).
+    const heldFds: number[] = [];
+    const nativeFds: boolean[] = [];
     const open = (dirFd: number, name: string, flags: number): number => {
-        if (held >= 0) throw new Error('held-at: one descriptor at a time (close the last one first)');
+        if (slot?.full === true) {
+            const fd = fs.openSync(`${heldPath(dirFd)}/${name}`, flags);
+            heldFds.push(fd);
+            nativeFds.push(false);
+            return fd;
+        }
         const fd = openat(dirFd, name, flags | O_CLOEXEC, 0);
         if (fd < 0) throw systemError(koffi.errno(), 'open', `${heldPath(dirFd)}/${name}`);
-        held = fd;
         slot?.opened(fd);
+        heldFds.push(fd);
+        nativeFds.push(true);
         return fd;
     };
 
     const close = (fd: number): void => {
-        if (fd === held) {
-            // Cleared first: a termination from here on leaves the descriptor open at worst,
-            // never noted after it was closed (fd-ledger.ts).
+        const top = heldFds.length - 1;
+        if (top >= 0 && heldFds[top] === fd) {
+            heldFds.pop();
+            if (!nativeFds.pop()) return fs.closeSync(fd);
+            // Cleared first: a termination from here on leaves the descriptor open at worst, never
+            // noted after it was closed (fd-ledger.ts).
             slot?.closing();
-            held = -1;
+        } else if (heldFds.includes(fd)) {
+            throw new Error(`held-at: descriptor ${fd} closed out of order (close the last one opened first)`);
         }
+        // A descriptor not open through this layer (closed already: EBADF, as fs.closeSync gives).
         if (closeFd(fd) < 0) throw systemError(koffi.errno(), 'close');
     };
 

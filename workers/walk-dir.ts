@@ -3,7 +3,7 @@ import { isInside } from '../src/common/access/contain.js';
 import { EntryKind, type Segment, type WalkJob } from '../src/common/search/protocol.js';
 import type { IgnoreFrame } from '../src/common/search/types.js';
 import { causeOf, errorCode } from '../src/common/errors.js';
-import { DIR_FLAGS, heldPath, heldRealPathSync } from '../src/common/fs/held.js';
+import { DIR_FLAGS, DIR_NOFOLLOW_FLAGS, heldPath, heldRealPathSync } from '../src/common/fs/held.js';
 import { heldAt, listPath, type Listing } from './held-at.js';
 
 /**
@@ -19,12 +19,35 @@ export interface OpenDir {
     fd: number;
     base: string;
     list: string;
+    /** `fd` was opened through workers/held-at.ts (closed by it, in reverse order of its opens), not by Node's fs. */
+    at: boolean;
 }
 
-/** A directory held by descriptor `fd` (see src/common/fs/held.ts): its entries are reached through its held path. */
-export function heldDir(fd: number): OpenDir {
-    const at = heldPath(fd);
-    return { fd, base: `${at}/`, list: at };
+/**
+ * A directory held by descriptor `fd` (see src/common/fs/held.ts): its entries are reached through its held path.
+ * `at`: opened through workers/held-at.ts ({@link openSubdir}), else by Node's fs.
+ */
+export function heldDir(fd: number, at = false): OpenDir {
+    const held = heldPath(fd);
+    return { fd, base: `${held}/`, list: held, at };
+}
+
+/**
+ * Opens subdirectory `name` of the held directory `parent` relative to its descriptor, never
+ * through a final link (Security: a directory swapped for a link is not entered, ELOOP or
+ * ENOTDIR). Perf: openat(2) where held-at.ts's native layer loads (a descriptor the engine's
+ * ledger notes, closed with {@link closeDir}), instead of resolving `/proc/<pid>/fd/N/name`.
+ * Throws the open's error, as `fs.openSync` of the held path raises it.
+ */
+export function openSubdir(parent: OpenDir, name: string): OpenDir {
+    return heldDir(heldAt().open(parent.fd, name, DIR_NOFOLLOW_FLAGS), true);
+}
+
+/** Closes a walked directory's descriptor (none when not held) by the layer that opened it. */
+export function closeDir(dir: OpenDir): void {
+    if (dir.fd < 0) return;
+    if (dir.at) heldAt().close(dir.fd);
+    else fs.closeSync(dir.fd);
 }
 
 /**
@@ -34,7 +57,7 @@ export function heldDir(fd: number): OpenDir {
  * redirects nothing. `null` (recorded in `out`) when it cannot be opened or moved outside.
  */
 export function openDir(job: WalkJob, realRoots: readonly string[] | null, out: Segment[]): OpenDir | null {
-    if (realRoots === null) return { fd: -1, base: job.real === '/' ? '/' : `${job.real}/`, list: job.real };
+    if (realRoots === null) return { fd: -1, base: job.real === '/' ? '/' : `${job.real}/`, list: job.real, at: false };
     let fd: number;
     try {
         fd = fs.openSync(job.real, DIR_FLAGS);

@@ -4,9 +4,9 @@ import type { SearchHit } from '../src/common/search/types.js';
 import { CheckpointWriter } from '../src/common/search/checkpoint.js';
 import { errorCode } from '../src/common/errors.js';
 import { isDebrisName } from '../src/common/fs/debris.js';
-import { CAN_HOLD, DIR_NOFOLLOW_FLAGS } from '../src/common/fs/held.js';
+import { CAN_HOLD } from '../src/common/fs/held.js';
 import { scanEntry, scanPath, type ScanSpec } from './scan-file.js';
-import { deferRest, fdInside, followLink, heldDir, listDir, relPrefix, openDir, reasonOf, type OpenDir } from './walk-dir.js';
+import { closeDir, deferRest, fdInside, followLink, listDir, openDir, openSubdir, reasonOf, relPrefix, type OpenDir } from './walk-dir.js';
 import { SearchPolicy } from './search-policy.js';
 
 /**
@@ -131,7 +131,7 @@ class Walker {
         try {
             this.#walkOpen(job, dir, out, depth);
         } finally {
-            if (dir.fd >= 0) fs.closeSync(dir.fd);
+            closeDir(dir);
         }
     }
 
@@ -228,17 +228,14 @@ class Walker {
                     out.push({ t: 'job', job: child });
                 } else if (this.#held && !viaLink) {
                     // Security: opened relative to the held parent, never through a link swapped in.
-                    // Through its held path (Node's fs), not workers/held-at.ts's openat: a worker
-                    // thread's descriptors opened by Node are closed when the pool terminates it
-                    // (a hard abort), and a held directory stays open while its whole subtree is walked.
-                    let fd: number;
+                    let sub: OpenDir;
                     try {
-                        fd = fs.openSync(at, DIR_NOFOLLOW_FLAGS);
+                        sub = openSubdir(dir, name);
                     } catch (err) {
                         out.push({ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: rel, reason: reasonOf(err) }] });
                         continue;
                     }
-                    this.#walk(child, out, depth + 1, heldDir(fd));
+                    this.#walk(child, out, depth + 1, sub);
                 } else {
                     this.#walk(child, out, depth + 1);
                 }
