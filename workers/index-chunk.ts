@@ -8,6 +8,7 @@ import { Flag } from '../src/common/search-index/format.js';
 import type { IndexChunkResult, IndexChunkTask } from '../src/common/search-index/protocol.js';
 import { encodeSegment } from '../src/common/search-index/segment.js';
 import { takeBackground } from './background.js';
+import { readBuffer } from './read-buffer.js';
 
 /**
  * The index build's content task: reads a range of files exactly as the search scan does (the
@@ -19,7 +20,8 @@ import { takeBackground } from './background.js';
 /** As in walk.ts: files above this many bytes are sampled for binary content before being read whole. */
 const BIG_FILE = 64 * 1024;
 
-let scratch = Buffer.allocUnsafe(1 << 16);
+/** The reusable read buffer, half a page into its page (read-buffer.ts). */
+let scratch = readBuffer(1 << 16);
 /** The read past a file's end that tells whether it grew. */
 const oneByte = Buffer.alloc(1);
 
@@ -99,7 +101,7 @@ function indexFile(file: string, maxFileSize: number): { flags: number; textByte
             const got = fs.readSync(fd, scratch, 0, BINARY_SAMPLE_BYTES, 0);
             return { flags: isBinary(scratch.subarray(0, got)) ? Flag.Binary : Flag.Unindexed, textBytes: 0 };
         }
-        if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, scratch.length * 2));
+        if (scratch.length < size) scratch = readBuffer(Math.max(size, scratch.length * 2));
         let got = 0;
         if (size > BIG_FILE) {
             got = fs.readSync(fd, scratch, 0, BINARY_SAMPLE_BYTES, 0);
@@ -153,7 +155,7 @@ export function runIndexChunk(task: IndexChunkTask): IndexChunkResult {
         return { ok: false, code: 'index_failed', message: err instanceof Error ? err.message : String(err) };
     } finally {
         // Perf: a chunk's buffers are large; the next chunk starts small again.
-        if (scratch.length > 1 << 24) scratch = Buffer.allocUnsafe(1 << 16);
+        if (scratch.length > 1 << 24) scratch = readBuffer(1 << 16);
     }
 }
 

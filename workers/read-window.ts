@@ -4,6 +4,7 @@ import { readSync } from 'node:fs';
 import { errors } from '../src/common/errors.js';
 import { BINARY_SAMPLE_BYTES, isBinary, textEncodingOf } from '../src/common/fs/text.js';
 import { renderRead, type ReadArgs, type ShownLine } from '../src/common/read-render.js';
+import { readBuffer } from './read-buffer.js';
 
 /**
  * `read_file`'s text of a large file without holding the file: what `formatRead` shows of the
@@ -50,7 +51,7 @@ export interface WindowedRead {
 export function readWindowed(fd: number, abs: string, args: ReadArgs, maxChars: number): WindowedRead | null {
     // Memory: one buffer per thread for every file it reads (a call runs synchronously to its end);
     // a fresh megabyte per file left 100 of them to the collector in a bulk read of 100 large files.
-    const buf = (chunkBuffer ??= Buffer.allocUnsafeSlow(CARRY + CHUNK_BYTES));
+    const buf = (chunkBuffer ??= readBuffer(CARRY + CHUNK_BYTES));
     // A copy: the passes below reuse the buffer.
     const head = Buffer.from(chunkAt(fd, buf, 0).subarray(0, BINARY_SAMPLE_BYTES));
     if (textEncodingOf(head).bom) return null;

@@ -3,6 +3,7 @@ import { BINARY_SAMPLE_BYTES, hasUtf16Bom, isBinary } from '../src/common/fs/tex
 import { READ_NOFOLLOW_FLAGS } from '../src/common/fs/held.js';
 import { heldAt } from './held-at.js';
 import { findLiteral, type LiteralPlan } from './prefilter.js';
+import { readBuffer } from './read-buffer.js';
 import { countBytes, scanBytes, type ContentMatcher, type LineHit } from './scan.js';
 import type { OutputMode } from '../src/common/search/types.js';
 
@@ -24,11 +25,11 @@ const SCRATCH_MAX = 1 << 20;
  * it used to grow to the largest file scanned (24 MB on the Linux tree, 32 MB after doubling),
  * per worker: a 16-thread engine then peaked at ~610 MB (bench/compare.js --rss-threads 2,16).
  */
-let scratch = Buffer.allocUnsafe(1 << 16); // at least BIG_FILE
+let scratch = readBuffer(1 << 16); // at least BIG_FILE; half a page into its page (read-buffer.ts)
 
 /** {@link scratch}, grown to hold `size` bytes (at most SCRATCH_MAX). */
 function scratchOf(size: number): Buffer {
-    if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.min(SCRATCH_MAX, Math.max(size, scratch.length * 2)));
+    if (scratch.length < size) scratch = readBuffer(Math.min(SCRATCH_MAX, Math.max(size, scratch.length * 2)));
     return scratch;
 }
 
@@ -251,7 +252,7 @@ function scanSized(fd: number, size: number, spec: ScanSpec, result: FileScan, g
     // Memory: the reusable buffer stops at SCRATCH_MAX; a larger file gets a buffer of its own,
     // released after it, so a worker's memory does not stay at the largest file it scanned.
     const held = scratch;
-    const buf = size <= SCRATCH_MAX ? scratchOf(size) : Buffer.allocUnsafe(size);
+    const buf = size <= SCRATCH_MAX ? scratchOf(size) : readBuffer(size);
     if (buf !== held && got > 0) held.copy(buf, 0, 0, got);
     while (got < size) {
         const n = fs.readSync(fd, buf, got, size - got, got);
