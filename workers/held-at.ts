@@ -70,6 +70,11 @@ export interface HeldAt {
      * `scandir`, or the lstat's error).
      */
     list(dirFd: number): Listing;
+    /**
+     * Native layer only: where `buf`'s first byte lies in its memory page, in bytes (0 to 4095;
+     * C's `memset(p, 0, 0)` returns `p`), for read-buffer.ts.
+     */
+    pageOffsetOf?(buf: Uint8Array): number;
 }
 
 /** The entries `fs.readdirSync(dirPath, { withFileTypes: true })` gives, as a {@link Listing}; throws its errors. */
@@ -177,6 +182,7 @@ function loadNative(): HeldAt | null {
     const getdents = libc.func('long syscall(long, int, void *, long)') as (nr: number, fd: number, buf: Buffer, len: number) => number | bigint;
     const lseek = libc.func('long lseek(int, long, int)') as (fd: number, offset: number, whence: number) => number | bigint;
     const closeFd = libc.func('int close(int)') as (fd: number) => number;
+    const memset = libc.func('uintptr_t memset(void *, int, size_t)') as (p: Uint8Array, c: number, n: number) => number | bigint;
     const buf = Buffer.allocUnsafe(DENTS_BYTES);
 
     // The descriptors open through this layer, in open order; `true` where opened natively
@@ -232,7 +238,9 @@ function loadNative(): HeldAt | null {
         return records.listing(dirFd);
     };
 
-    return { kind: 'native', open, close, list };
+    const pageOffsetOf = (b: Uint8Array): number => Number(BigInt(memset(b, 0, 0)) % 4096n);
+
+    return { kind: 'native', open, close, list, pageOffsetOf };
 }
 
 /** An entry being listed: its kind (-1: to be lstat'ed) and, when needed, the bytes of its name. */

@@ -21,7 +21,7 @@ import { readBuffer } from './read-buffer.js';
 const BIG_FILE = 64 * 1024;
 
 /** The reusable read buffer, half a page into its page (read-buffer.ts). */
-let scratch = readBuffer(1 << 16);
+let scratch: Buffer = Buffer.alloc(0); // made at the first file (see indexFile)
 /** The read past a file's end that tells whether it grew. */
 const oneByte = Buffer.alloc(1);
 
@@ -97,6 +97,7 @@ function indexFile(file: string, maxFileSize: number): { flags: number; textByte
         const st = fs.fstatSync(fd);
         if (!st.isFile()) return { flags: Flag.Unindexed, textBytes: 0 };
         const size = st.size;
+        if (scratch.length < BINARY_SAMPLE_BYTES) scratch = readBuffer(1 << 16);
         if (size > maxFileSize) {
             const got = fs.readSync(fd, scratch, 0, BINARY_SAMPLE_BYTES, 0);
             return { flags: isBinary(scratch.subarray(0, got)) ? Flag.Binary : Flag.Unindexed, textBytes: 0 };

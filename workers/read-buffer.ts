@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { heldAt } from './held-at.js';
 
 /**
  * Buffers that files are read into, placed half a page into a memory page.
@@ -14,41 +14,23 @@ import { createRequire } from 'node:module';
  * tree took 2.3-2.5 s with it and 1.6 s with the buffer started 2,048 bytes into its page
  * (issue 11, /tmp scripts, one run each).
  *
- * The address is learnt through koffi (already loaded by held-at.ts's native layer where it
- * runs): C's `memset(p, 0, 0)` returns `p`. Where koffi cannot be loaded the buffer is used
- * where it lies.
+ * The address is learnt through held-at.ts's native layer (koffi), where this thread uses it;
+ * elsewhere (another platform, `LLM_CHAT_FILE_NATIVE_AT=0`) the buffer is used where it lies.
  */
 
 /** Where in its page a read buffer starts, in bytes. */
 export const READ_BUFFER_PAGE_OFFSET = 2048;
 const PAGE = 4096;
 
-type AddressOf = (buf: Buffer) => number;
-
-let addressOf: AddressOf | null | undefined;
-
-/** The address of `buf`'s first byte modulo the page size, via koffi; `null` where koffi cannot be loaded. */
-function pageOffsetFn(): AddressOf | null {
-    if (addressOf === undefined) {
-        try {
-            const koffi = createRequire(import.meta.url)('koffi') as { load(path: null): { func(signature: string): (...args: unknown[]) => unknown } };
-            const memset = koffi.load(null).func('uintptr_t memset(void *, int, size_t)') as (p: Buffer, c: number, n: number) => number | bigint;
-            addressOf = (buf) => Number(BigInt(memset(buf, 0, 0)) % BigInt(PAGE));
-        } catch {
-            addressOf = null;
-        }
-    }
-    return addressOf;
-}
-
 /**
  * A new buffer of `size` bytes (contents unset) starting {@link READ_BUFFER_PAGE_OFFSET} bytes
  * into a memory page where its address can be learnt; a plain `Buffer.allocUnsafeSlow(size)`
- * otherwise. It holds up to a page more memory than `size`.
+ * otherwise. It holds up to a page more memory than `size`. Loads held-at.ts's layer for this
+ * thread (koffi, where the native layer is used) on its first call.
  */
 export function readBuffer(size: number): Buffer {
-    const at = pageOffsetFn();
-    if (at === null) return Buffer.allocUnsafeSlow(size);
+    const at = heldAt().pageOffsetOf;
+    if (at === undefined) return Buffer.allocUnsafeSlow(size);
     const raw = Buffer.allocUnsafeSlow(size + PAGE);
     const skip = (READ_BUFFER_PAGE_OFFSET - at(raw) + PAGE) % PAGE;
     return raw.subarray(skip, skip + size);

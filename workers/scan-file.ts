@@ -25,7 +25,7 @@ const SCRATCH_MAX = 1 << 20;
  * it used to grow to the largest file scanned (24 MB on the Linux tree, 32 MB after doubling),
  * per worker: a 16-thread engine then peaked at ~610 MB (bench/compare.js --rss-threads 2,16).
  */
-let scratch = readBuffer(1 << 16); // at least BIG_FILE; half a page into its page (read-buffer.ts)
+let scratch: Buffer = Buffer.alloc(0); // made at the first scan (see scanOpen): at least BIG_FILE, half a page into its page (read-buffer.ts)
 
 /** {@link scratch}, grown to hold `size` bytes (at most SCRATCH_MAX). */
 function scratchOf(size: number): Buffer {
@@ -165,6 +165,8 @@ export function scanEntry(dirFd: number, name: string, spec: ScanSpec): FileScan
  */
 export function scanOpen(fd: number, spec: ScanSpec): FileScan {
     const result = reset();
+    // Made here, not when the module loads: a thread that never scans loads nothing native for it.
+    if (scratch.length < BIG_FILE) scratch = readBuffer(BIG_FILE);
     const want = Math.min(BIG_FILE, spec.maxFileSize + 1);
     let n: number;
     try {
