@@ -8,6 +8,7 @@ import { findLiteral } from '../workers/prefilter.js';
 import { makeMatcher, scanBytes, type LineHit } from '../workers/scan.js';
 import { scanEntry, scanPath, type ScanSpec } from '../workers/scan-file.js';
 import { heldAt } from '../workers/held-at.js';
+import { READ_BUFFER_PAGE_OFFSET, readBuffer } from '../workers/read-buffer.js';
 import { packRun, unpackRun, type Segment, type WalkJob } from '../src/common/search/protocol.js';
 import { prepareSearch, searchRootAt } from '../src/engine/prepare.js';
 import { runSearchTask } from '../workers/walk.js';
@@ -28,7 +29,8 @@ import { intFlag, machine, benchArgs, pickTree } from './common.js';
  * (`/proc/self/fd/<dir>/name`, the symlink checks' way of reaching a file) and by the held
  * directory's descriptor (workers/held-at.ts: openat and getdents64 where its native layer
  * loads; `LLM_CHAT_FILE_NATIVE_AT=0` measures its held-path layer), reading into a reused
- * buffer, the binary check, the literal prefilter (a literal found nowhere) and the full regex
+ * buffer (half a page into its page, as the scan reads, and 16 bytes into it, where a large
+ * allocation of the C library lies: workers/read-buffer.ts), the binary check, the literal prefilter (a literal found nowhere) and the full regex
  * scan of a many-match pattern; then the cost of cloning that pattern's hits (the thread
  * boundary) as objects and packed. Each pass runs `--repeat` times; the minimum counts (the page
  * cache is warm after the first).
@@ -40,6 +42,13 @@ import { intFlag, machine, benchArgs, pickTree } from './common.js';
  * `summarize` reads the CPU profiles written by `node --cpu-prof --cpu-prof-dir DIR` (one per
  * thread, workers included) and prints self time per category of the same steps.
  */
+
+/** A buffer of `size` bytes starting 16 bytes into a memory page (see workers/read-buffer.ts). */
+function skewedBuffer(size: number): Buffer {
+    const raw = readBuffer(size + 4096);
+    const skip = 4096 - READ_BUFFER_PAGE_OFFSET + 16;
+    return raw.subarray(skip, skip + size);
+}
 
 interface Dir {
     real: string;
@@ -79,11 +88,14 @@ async function phases(argv: string[]): Promise<void> {
     const { dirs, files } = gather(tree.root);
     const absent = makeMatcher(compilePattern(tree.absent));
     const many = makeMatcher(compilePattern(tree.manyRegex));
-    let scratch = Buffer.allocUnsafe(1 << 16);
+    // As the scan's (workers/read-buffer.ts); `skewed` sits 16 bytes into its page instead, where
+    // the C library puts a large allocation.
+    let scratch = readBuffer(1 << 16);
+    let skewed = skewedBuffer(1 << 16);
     let hitsKept: { path: string; kind: 'file'; line: number; text: string }[] = [];
 
-    type Step = 'list' | 'list-pinned' | 'list-held' | 'open' | 'open-pinned' | 'open-held' | 'read' | 'binary' | 'prefilter' | 'regex' | 'scan-path' | 'scan-entry';
-    const steps: Step[] = ['list', 'list-pinned', 'list-held', 'open', 'open-pinned', 'open-held', 'read', 'binary', 'prefilter', 'regex', 'scan-path', 'scan-entry'];
+    type Step = 'list' | 'list-pinned' | 'list-held' | 'open' | 'open-pinned' | 'open-held' | 'read' | 'read-skewed' | 'binary' | 'prefilter' | 'regex' | 'scan-path' | 'scan-entry';
+    const steps: Step[] = ['list', 'list-pinned', 'list-held', 'open', 'open-pinned', 'open-held', 'read', 'read-skewed', 'binary', 'prefilter', 'regex', 'scan-path', 'scan-entry'];
     // The workers' layer (workers/held-at.ts): native (openat, getdents64) unless LLM_CHAT_FILE_NATIVE_AT=0 or it cannot load.
     const at = heldAt();
     // The worker's own per-file path (scan-file.ts), with the largest file searched as in compare.js.
@@ -138,16 +150,18 @@ async function phases(argv: string[]): Promise<void> {
                     continue;
                 }
                 const size = st.size;
-                if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, scratch.length * 2));
+                if (scratch.length < size) scratch = readBuffer(Math.max(size, scratch.length * 2));
+                if (step === 'read-skewed' && skewed.length < size) skewed = skewedBuffer(Math.max(size, skewed.length * 2));
+                const into = step === 'read-skewed' ? skewed : scratch;
                 let got = 0;
                 while (got < size) {
-                    const n = fs.readSync(fd, scratch, got, size - got, got);
+                    const n = fs.readSync(fd, into, got, size - got, got);
                     if (n === 0) break;
                     got += n;
                 }
                 fs.closeSync(fd);
                 const bytes = scratch.subarray(0, got);
-                if (step === 'read') {
+                if (step === 'read' || step === 'read-skewed') {
                     sink += got;
                     continue;
                 }
@@ -208,7 +222,8 @@ async function phases(argv: string[]): Promise<void> {
         ['open + fstat + close, by real path', b['open'], files],
         ['  extra when pinned (the path through /proc/self/fd/<dir>/name)', b['open-pinned'] - b['open'], files],
         [`  extra when held, opened by the directory's descriptor (workers/held-at.ts, ${at.kind} layer)`, b['open-held'] - b['open'], files],
-        ['read into a reused buffer', b['read'] - b['open-pinned'], files],
+        ['read into a reused buffer (half a page into its page, as the scan reads: workers/read-buffer.ts)', b['read'] - b['open-pinned'], files],
+        ['  the same into a buffer 16 bytes into its page (where the C library puts a large allocation)', b['read-skewed'] - b['open-pinned'], files],
         ['binary check (512-byte sample)', b['binary'] - b['read'], files],
         [`literal prefilter (\`${tree.absent}\`, found nowhere)`, b['prefilter'] - b['binary'], files],
         [`regex instead of the prefilter's miss (\`${tree.manyRegex}\`, ${hits.length} hits)`, b['regex'] - b['prefilter'], files],
