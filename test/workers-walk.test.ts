@@ -235,6 +235,22 @@ describe('the walk across task, chunk and column boundaries', () => {
             expect(show(res.hits)).toEqual(show(names.slice(0, 300)));
         });
 
+        it(`sends the runs without hit objects with one shared empty hits and at per task, kept through a clone (checks ${checks})`, async () => {
+            const search = await prepareSearch(request(root, realRoots(), { contentPattern: 'hit' }));
+            const res = structuredClone(
+                runSearchTask({ op: 'search', search, deadline: Number.MAX_SAFE_INTEGER, jobs: [{ real: search.root.real, rel: search.root.display, jumps: [] }], budget: 1e9, sliceMs: 1e9, capHits: 1e9, capEntries: 1e9, cancel: new SharedArrayBuffer(4) }),
+            );
+            if (!res.ok) throw new Error(res.message);
+            const runs = res.results.flatMap((segs) => (segs ?? []).filter((s): s is Run => s.t === 'run'));
+            const empty = runs.filter((r) => r.hits.length === 0);
+            // Packed runs (content hits as columns) and runs of directories without hits.
+            expect(empty.length).toBeGreaterThan(40);
+            expect(new Set(empty.map((r) => r.hits)).size).toBe(1);
+            expect(new Set(runs.filter((r) => r.at.length === 0).map((r) => r.at)).size).toBe(1);
+            // Every hit is still there: as many as the sequential walk's lines with a match.
+            expect(runs.reduce((n, r) => n + runSize(r), 0)).toBe(sequential(root, { content: /hit/, inside: checks === 'on' }).length);
+        });
+
         it(`gives name-pattern hits in order with the engine (checks ${checks})`, async () => {
             const res = await engine.search(request(root, realRoots(), { namePattern: '^(f0.*7|g[02]|é|日本|inner)' }), { timeoutMs: 60_000 });
             expect(show(res.hits)).toEqual(show(sequential(root, { name: /^(f0.*7|g[02]|é|日本|inner)/i, inside: checks === 'on' })));

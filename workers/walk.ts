@@ -108,6 +108,13 @@ class Walker {
         const results: (Segment[] | null)[] = [];
         // Perf: the entry hits of all the task's runs travel as one set of columns (see EntryColumns).
         const entries = this.#entries;
+        // Memory / event loop: the runs left with no hit object share one empty `hits` and one
+        // empty `at` per task; a structured clone keeps that sharing, so the host receives two
+        // arrays, not two per directory (19,265 of the 32,291 arrays of a search with 81,383 hits
+        // were empty ones, each an object the host's young-generation collections copied while
+        // the search ran). Nothing writes to a run's arrays once the task is done.
+        const noHits: SearchHit[] = [];
+        const noAt: number[] = [];
         for (const job of this.#task.jobs) {
             this.#record();
             if (this.halted || this.#check() || this.#exhausted()) {
@@ -117,7 +124,12 @@ class Walker {
             this.#job = results.length;
             const out: Segment[] = [];
             this.#walk(job, out, 0);
-            for (const seg of out) if (seg.t === 'run') packRun(seg, entries);
+            for (const seg of out) {
+                if (seg.t !== 'run') continue;
+                packRun(seg, entries);
+                if (seg.hits.length === 0) seg.hits = noHits;
+                if (seg.at.length === 0) seg.at = noAt;
+            }
             results.push(out);
         }
         entries.finish();
