@@ -111,6 +111,11 @@ export function heldAt(): HeldAt {
     return (chosen ??= process.env[NATIVE_AT_VAR] === '0' ? HELD_PATH_AT : (nativeAt() ?? HELD_PATH_AT));
 }
 
+/** This thread's layer if {@link heldAt} has chosen it already; `undefined` otherwise (nothing is loaded). */
+export function chosenAt(): HeldAt | undefined {
+    return chosen;
+}
+
 let native: HeldAt | null | undefined;
 
 /** The native layer, loaded on first call; `null` where it cannot be (not Linux x86-64 or arm64, no /proc, koffi or the C library not loadable). */

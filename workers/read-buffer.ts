@@ -1,4 +1,4 @@
-import { heldAt } from './held-at.js';
+import { chosenAt, heldAt } from './held-at.js';
 
 /**
  * Buffers that files are read into, placed half a page into a memory page.
@@ -25,11 +25,14 @@ const PAGE = 4096;
 /**
  * A new buffer of `size` bytes (contents unset) starting {@link READ_BUFFER_PAGE_OFFSET} bytes
  * into a memory page where its address can be learnt; a plain `Buffer.allocUnsafeSlow(size)`
- * otherwise. It holds up to a page more memory than `size`. Loads held-at.ts's layer for this
- * thread (koffi, where the native layer is used) on its first call.
+ * otherwise. It holds up to a page more memory than `size`. `load`: choose held-at.ts's layer
+ * for this thread if not chosen yet (koffi loaded, where the native layer is used); `false`: use
+ * it only if this thread has chosen it already. Safety: a worker terminated while koffi
+ * registers aborts the process (`FATAL ERROR: napi_throw`), so a task that does not need the
+ * native layer otherwise (a windowed read) does not load it for a buffer's placement.
  */
-export function readBuffer(size: number): Buffer {
-    const at = heldAt().pageOffsetOf;
+export function readBuffer(size: number, load = true): Buffer {
+    const at = (load ? heldAt() : chosenAt())?.pageOffsetOf;
     if (at === undefined) return Buffer.allocUnsafeSlow(size);
     const raw = Buffer.allocUnsafeSlow(size + PAGE);
     const skip = (READ_BUFFER_PAGE_OFFSET - at(raw) + PAGE) % PAGE;

@@ -51,7 +51,8 @@ export interface WindowedRead {
 export function readWindowed(fd: number, abs: string, args: ReadArgs, maxChars: number): WindowedRead | null {
     // Memory: one buffer per thread for every file it reads (a call runs synchronously to its end);
     // a fresh megabyte per file left 100 of them to the collector in a bulk read of 100 large files.
-    const buf = (chunkBuffer ??= readBuffer(CARRY + CHUNK_BYTES));
+    // Placed in its page only where this thread already uses held-at's native layer (read-buffer.ts).
+    const buf = (chunkBuffer ??= readBuffer(CARRY + CHUNK_BYTES, false));
     // A copy: the passes below reuse the buffer.
     const head = Buffer.from(chunkAt(fd, buf, 0).subarray(0, BINARY_SAMPLE_BYTES));
     if (textEncodingOf(head).bom) return null;

@@ -240,14 +240,14 @@ class Walker {
                     out.push({ t: 'job', job: child });
                 } else if (this.#held && !viaLink) {
                     // Security: opened relative to the held parent, never through a link swapped in.
-                    let sub: OpenDir;
+                    let subDir: OpenDir;
                     try {
-                        sub = openSubdir(dir, name);
+                        subDir = openSubdir(dir, name);
                     } catch (err) {
                         out.push({ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: rel, reason: reasonOf(err) }] });
                         continue;
                     }
-                    this.#walk(child, out, depth + 1, sub);
+                    this.#walk(child, out, depth + 1, subDir);
                 } else {
                     this.#walk(child, out, depth + 1);
                 }
