@@ -70,11 +70,8 @@ export interface HeldAt {
      * `scandir`, or the lstat's error).
      */
     list(dirFd: number): Listing;
-    /**
-     * Native layer only: where `buf`'s first byte lies in its memory page, in bytes (0 to 4095;
-     * C's `memset(p, 0, 0)` returns `p`), for read-buffer.ts.
-     */
-    pageOffsetOf?(buf: Uint8Array): number;
+    /** Native layer only: the address of `buf`'s first byte (C's `memset(p, 0, 0)` returns `p`), for read-buffer.ts. */
+    addressOf?(buf: Uint8Array): bigint;
 }
 
 /** The entries `fs.readdirSync(dirPath, { withFileTypes: true })` gives, as a {@link Listing}; throws its errors. */
@@ -243,9 +240,9 @@ function loadNative(): HeldAt | null {
         return records.listing(dirFd);
     };
 
-    const pageOffsetOf = (b: Uint8Array): number => Number(BigInt(memset(b, 0, 0)) % 4096n);
+    const addressOf = (b: Uint8Array): bigint => BigInt(memset(b, 0, 0));
 
-    return { kind: 'native', open, close, list, pageOffsetOf };
+    return { kind: 'native', open, close, list, addressOf };
 }
 
 /** An entry being listed: its kind (-1: to be lstat'ed) and, when needed, the bytes of its name. */

@@ -18,9 +18,10 @@ import { chosenAt, heldAt } from './held-at.js';
  * elsewhere (another platform, `LLM_CHAT_FILE_NATIVE_AT=0`) the buffer is used where it lies.
  */
 
+/** Size of a memory page and of a page-cache page, in bytes (4 KiB on Linux x86-64 and arm64; a multiple of it works as well). */
+export const PAGE_BYTES = 4096;
 /** Where in its page a read buffer starts, in bytes. */
 export const READ_BUFFER_PAGE_OFFSET = 2048;
-const PAGE = 4096;
 
 /**
  * A new buffer of `size` bytes (contents unset) starting {@link READ_BUFFER_PAGE_OFFSET} bytes
@@ -32,9 +33,10 @@ const PAGE = 4096;
  * native layer otherwise (a windowed read) does not load it for a buffer's placement.
  */
 export function readBuffer(size: number, load = true): Buffer {
-    const at = (load ? heldAt() : chosenAt())?.pageOffsetOf;
-    if (at === undefined) return Buffer.allocUnsafeSlow(size);
-    const raw = Buffer.allocUnsafeSlow(size + PAGE);
-    const skip = (READ_BUFFER_PAGE_OFFSET - at(raw) + PAGE) % PAGE;
+    const addressOf = (load ? heldAt() : chosenAt())?.addressOf;
+    if (addressOf === undefined) return Buffer.allocUnsafeSlow(size);
+    const raw = Buffer.allocUnsafeSlow(size + PAGE_BYTES);
+    const inPage = Number(addressOf(raw) % BigInt(PAGE_BYTES));
+    const skip = (READ_BUFFER_PAGE_OFFSET - inPage + PAGE_BYTES) % PAGE_BYTES;
     return raw.subarray(skip, skip + size);
 }

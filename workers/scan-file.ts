@@ -3,7 +3,7 @@ import { BINARY_SAMPLE_BYTES, hasUtf16Bom, isBinary } from '../src/common/fs/tex
 import { READ_NOFOLLOW_FLAGS } from '../src/common/fs/held.js';
 import { heldAt } from './held-at.js';
 import { findLiteral, type LiteralPlan } from './prefilter.js';
-import { readBuffer } from './read-buffer.js';
+import { PAGE_BYTES, readBuffer } from './read-buffer.js';
 import { countBytes, scanBytes, type ContentMatcher, type LineHit } from './scan.js';
 import type { OutputMode } from '../src/common/search/types.js';
 
@@ -15,8 +15,6 @@ import type { OutputMode } from '../src/common/search/types.js';
 
 /** Files above this many bytes are sampled for binary content before being read whole. */
 const BIG_FILE = 64 * 1024;
-/** Page size of the page cache (4 KiB on Linux x86-64 and arm64; a multiple of it works as well). */
-const PAGE = 4096;
 /** Largest size of {@link scratch}, in bytes. */
 const SCRATCH_MAX = 1 << 20;
 
@@ -179,7 +177,7 @@ export function scanOpen(fd: number, spec: ScanSpec): FileScan {
         let more = 0;
         // A short read ending inside a page is the file's end; one ending at a page boundary may
         // be a file system's partial read (or precede an I/O error on the next page): confirmed.
-        if (n % PAGE === 0) {
+        if (n % PAGE_BYTES === 0) {
             try {
                 more = fs.readSync(fd, scratch, n, 1, n);
             } catch (err) {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Piscina } from 'piscina';
 import { workerEntry } from '../engine/engine.js';
 import type { IndexCheckResult, IndexCheckTask } from '../common/search-index/protocol.js';
@@ -291,7 +292,7 @@ export class Changes {
         if (!this.#insideSkipped(rel)) return this.note(rel);
         // Not noted, but counted: a burst there can overflow the watcher's queue as well.
         this.#dropped++;
-        if (this.overRebuildLimit) this.#events.onRebuild();
+        this.#rebuildIfOver();
     }
 
     /**
@@ -369,7 +370,7 @@ export class Changes {
             this.#found.clear();
             if (how === 'swap') {
                 // The old one's gathered batch is delivered meanwhile (see SWAP_OVERLAP_MS).
-                await new Promise((r) => setTimeout(r, SWAP_OVERLAP_MS).unref());
+                await sleep(SWAP_OVERLAP_MS, undefined, { ref: false });
                 await old.unsubscribe().catch(() => undefined);
             }
             for (const d of before ?? []) if (!dirs.has(d)) this.note(d);
@@ -446,8 +447,8 @@ export class Changes {
      * before this holds no change the paths noted after it lack.
      */
     async delivered(): Promise<void> {
-        await new Promise((r) => setTimeout(r, DELIVERY_MS));
-        while (this.pending > 0) await new Promise((r) => setTimeout(r, 10));
+        await sleep(DELIVERY_MS);
+        while (this.pending > 0) await sleep(10);
     }
 
     async unsubscribe(): Promise<void> {
@@ -477,6 +478,11 @@ export class Changes {
 
     note(rel: string): void {
         this.dirty.set(rel, ++this.#seq);
+        this.#rebuildIfOver();
+    }
+
+    /** Asks for a rebuild once the changes counted pass {@link overRebuildLimit}. */
+    #rebuildIfOver(): void {
         if (this.overRebuildLimit) this.#events.onRebuild();
     }
 

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PreparedSearch, Segment } from '../common/search/protocol.js';
 import { buildGeneration } from './build.js';
 import { Changes, changesSince } from './changes.js';
@@ -254,7 +255,7 @@ export class TreeIndex extends EventEmitter {
     /** Waits for another process's build, then opens its index; builds itself if that process died. */
     async #waitForOther(): Promise<void> {
         for (;;) {
-            await new Promise((r) => setTimeout(r, 500));
+            await sleep(500);
             if (this.#state === 'closed') return;
             const lock = await takeLock(this.#opts.dir, 'build.lock');
             if (lock !== null) {
