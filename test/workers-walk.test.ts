@@ -12,7 +12,7 @@ import { OrderedWalk } from '../src/engine/ordered.js';
 import { prepareSearch, searchRootAt } from '../src/engine/prepare.js';
 import { expectedEntries, LARGE_BUDGET, MAX_JOBS_PER_TASK, SMALL_BUDGET, taskShape } from '../src/engine/task-shape.js';
 import { runAt, runHit, runSize } from '../src/common/search/hit-list.js';
-import { EntryPacker, packRun, unpackRun, type Segment } from '../src/common/search/protocol.js';
+import { coalesceRuns, EntryPacker, packRun, unpackRun, type Segment } from '../src/common/search/protocol.js';
 import type { SearchHit, SearchRequest } from '../src/common/search/types.js';
 import { runSearchTask } from '../workers/walk.js';
 import { writeTree } from './helpers.js';
@@ -132,6 +132,55 @@ describe('EntryPacker (entry hits as shared columns)', () => {
     });
 });
 
+describe('coalesceRuns (a job\'s consecutive runs joined)', () => {
+    const job: Segment = { t: 'job', job: { real: '/r/d', rel: 'd', jumps: [] } };
+    const hit = (path: string, line: number): SearchHit => ({ path, kind: 'file', line, text: `t${line}` });
+
+    it('joins runs between jobs, shifting hit, skip and too-large positions by the entries before them', () => {
+        const out: Segment[] = [
+            { t: 'run', n: 3, hits: [hit('a/x', 1)], at: [2], tooLarge: [{ path: 'a/big', size: 9, at: 1 }] },
+            { t: 'run', n: 2, hits: [], at: [], skipped: [{ path: 'a/b/u', reason: 'permission denied' }] },
+            { t: 'run', n: 4, hits: [hit('a/c/y', 5), hit('a/c/y', 7)], at: [0, 0], tooLarge: [{ path: 'a/c/huge', size: 10, at: 3 }] },
+            job,
+            { t: 'run', n: 1, hits: [hit('e/z', 2)], at: [0] },
+        ];
+        const joined = coalesceRuns(out);
+        expect(joined).toBe(out);
+        expect(joined.map((s) => s.t)).toEqual(['run', 'job', 'run']);
+        const first = joined[0] as Run;
+        expect(first.n).toBe(9);
+        expect(first.hits.map((h) => h.line)).toEqual([1, 5, 7]);
+        expect(first.at).toEqual([2, 5, 5]);
+        expect(first.skipped).toEqual([{ path: 'a/b/u', reason: 'permission denied' }]);
+        expect(first.tooLarge).toEqual([
+            { path: 'a/big', size: 9, at: 1 },
+            { path: 'a/c/huge', size: 10, at: 8 },
+        ]);
+        // The ordered merge stops at the same hit and entry as over the runs apart.
+        const walk = new OrderedWalk({ real: '/r', rel: '.', jumps: [] }, 2, 1e9);
+        walk.resolve(walk.take(1)[0]!, joined);
+        walk.advance();
+        expect(walk.stop).toBe('max_results');
+        expect(show(walk.emitted)).toEqual(['a/x:1', 'a/c/y:5']);
+        expect(walk.visited).toBe(6);
+    });
+
+    it('keeps a run of packed entries apart from runs with hits before or after it, and takes in the empty ones after it', () => {
+        const packer = new EntryPacker();
+        const before: Run = { t: 'run', n: 1, hits: [], at: [] };
+        const entries: Run = { t: 'run', n: 2, hits: [], at: [] };
+        packer.push('f', false, 1);
+        entries.entries = packer.since(0, 'd/');
+        const empty: Run = { t: 'run', n: 5, hits: [], at: [] };
+        const after: Run = { t: 'run', n: 1, hits: [{ path: 'e/g', kind: 'file' }], at: [0] };
+        const joined = coalesceRuns([before, entries, empty, after]);
+        packer.finish();
+        expect(joined).toEqual([before, entries, after]);
+        expect(entries.n).toBe(7);
+        expect(runAt(entries, 0)).toBe(1);
+    });
+});
+
 describe('the walk across task, chunk and column boundaries', () => {
     let root: string;
     let outside: string;
@@ -235,16 +284,20 @@ describe('the walk across task, chunk and column boundaries', () => {
             expect(show(res.hits)).toEqual(show(names.slice(0, 300)));
         });
 
-        it(`sends the runs without hit objects with one shared empty hits and at per task, kept through a clone (checks ${checks})`, async () => {
+        it(`sends each job's output as few runs, those without hit objects sharing one empty hits and at, kept through a clone (checks ${checks})`, async () => {
             const search = await prepareSearch(request(root, realRoots(), { contentPattern: 'hit' }));
             const res = structuredClone(
                 runSearchTask({ op: 'search', search, deadline: Number.MAX_SAFE_INTEGER, jobs: [{ real: search.root.real, rel: search.root.display, jumps: [] }], budget: 1e9, sliceMs: 1e9, capHits: 1e9, capEntries: 1e9, cancel: new SharedArrayBuffer(4) }),
             );
             if (!res.ok) throw new Error(res.message);
-            const runs = res.results.flatMap((segs) => (segs ?? []).filter((s): s is Run => s.t === 'run'));
+            const segs = res.results.flatMap((s) => s ?? []);
+            const runs = segs.filter((s): s is Run => s.t === 'run');
+            // The tree has more than 40 directories; their runs are joined between the jobs left for later.
+            expect(sequential(root, { inside: checks === 'on' }).filter((h) => h.kind === 'directory').length).toBeGreaterThan(40);
+            expect(runs.length).toBeLessThanOrEqual(segs.length - runs.length + 1);
+            for (let i = 1; i < segs.length; i++) expect(segs[i - 1]!.t === 'run' && segs[i]!.t === 'run').toBe(false);
             const empty = runs.filter((r) => r.hits.length === 0);
-            // Packed runs (content hits as columns) and runs of directories without hits.
-            expect(empty.length).toBeGreaterThan(40);
+            expect(empty.length).toBeGreaterThan(0);
             expect(new Set(empty.map((r) => r.hits)).size).toBe(1);
             expect(new Set(runs.filter((r) => r.at.length === 0).map((r) => r.at)).size).toBe(1);
             // Every hit is still there: as many as the sequential walk's lines with a match.

@@ -1,5 +1,5 @@
 import fs, { type Stats } from 'node:fs';
-import { EntryKind, EntryPacker, packRun, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob } from '../src/common/search/protocol.js';
+import { coalesceRuns, EntryKind, EntryPacker, packRun, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob } from '../src/common/search/protocol.js';
 import type { SearchHit } from '../src/common/search/types.js';
 import { CheckpointWriter } from '../src/common/search/checkpoint.js';
 import { errorCode } from '../src/common/errors.js';
@@ -124,6 +124,7 @@ class Walker {
             this.#job = results.length;
             const out: Segment[] = [];
             this.#walk(job, out, 0);
+            coalesceRuns(out);
             for (const seg of out) {
                 if (seg.t !== 'run') continue;
                 packRun(seg, entries);

@@ -24,7 +24,8 @@ export function runSize(run: Run): number {
 /** Index, within its run, of the visited entry hit `j` of the run belongs to (the run's `at`, packed or not). */
 export function runAt(run: Run, j: number): number {
     const e = run.entries;
-    return e !== undefined ? e.cols.at[e.from + j]! : run.at[j]!;
+    if (e !== undefined) return e.cols.at[e.from + j]!;
+    return run.packed !== undefined ? run.packed.at[j]! : run.at[j]!;
 }
 
 /** A Buffer over each packed run's text bytes, made once (a clone delivers a plain Uint8Array). */

@@ -97,6 +97,8 @@ export interface PackedHits {
     paths: string[];
     pathOf: Uint32Array;
     lines: Uint32Array;
+    /** The run's `at` (the index, within the run, of the entry hit `i` belongs to); the run's own `at` is then empty. */
+    at: Uint32Array;
     /** The hits' texts, concatenated, as UTF-16LE code units (lossless for any JavaScript string, lone surrogates included). */
     text: Uint8Array;
     /** End of hit `i`'s text in {@link text}, in UTF-16 code units. */
@@ -218,6 +220,7 @@ export function packRun(run: Extract<Segment, { t: 'run' }>, entries?: EntryPack
         if (h.kind !== 'file' || h.line === undefined || h.text === undefined || Object.keys(h).length !== 4) return;
     }
     const paths: string[] = [];
+    const at = Uint32Array.from(run.at);
     const pathOf = new Uint32Array(hits.length);
     const lines = new Uint32Array(hits.length);
     const ends = new Uint32Array(hits.length);
@@ -239,8 +242,49 @@ export function packRun(run: Extract<Segment, { t: 'run' }>, entries?: EntryPack
     // Its own ArrayBuffer, not a slice of Buffer's shared pool: a clone copies the whole ArrayBuffer.
     const text = new Uint8Array(2 * end);
     Buffer.from(text.buffer).write(texts.join(''), 'utf16le');
-    run.packed = { paths, pathOf, lines, text, ends };
+    run.packed = { paths, pathOf, lines, at, text, ends };
     run.hits = [];
+    run.at = [];
+}
+
+type Run = Extract<Segment, { t: 'run' }>;
+
+/**
+ * Joins the consecutive runs of one job's output where the result is the same sequence of
+ * entries and hits (`at` and the too-large files' `at` shifted by the entries before them), so
+ * a job's output is a few runs between the jobs it left for later, not one per directory.
+ * Memory / event loop: a search with 81,383 hits sent 21,000 runs (each an object with its
+ * arrays, its hits' columns and a `t` string) that lived on the host's main thread until the
+ * search ended; young-generation collections copying them paused the host 6-14 ms each
+ * (bench/event-loop.ts). A run whose entry hits are in the task's {@link EntryColumns} keeps its
+ * own run (their `at` and path prefix are the columns'), and takes in only following runs
+ * without hits.
+ * @returns `out`, joined in place.
+ */
+export function coalesceRuns(out: Segment[]): Segment[] {
+    let last: Run | undefined;
+    let k = 0;
+    for (const seg of out) {
+        if (seg.t === 'run' && last !== undefined && seg.entries === undefined && (last.entries === undefined || seg.hits.length === 0)) {
+            appendRun(last, seg);
+            continue;
+        }
+        last = seg.t === 'run' ? seg : undefined;
+        out[k++] = seg;
+    }
+    out.length = k;
+    return out;
+}
+
+/** Appends `b`'s entries, hits, skips and too-large files to `a` (not packed runs). */
+function appendRun(a: Run, b: Run): void {
+    for (let i = 0; i < b.hits.length; i++) {
+        a.hits.push(b.hits[i]!);
+        a.at.push(b.at[i]! + a.n);
+    }
+    if (b.skipped) for (const s of b.skipped) (a.skipped ??= []).push(s);
+    if (b.tooLarge) for (const f of b.tooLarge) (a.tooLarge ??= []).push({ ...f, at: f.at + a.n });
+    a.n += b.n;
 }
 
 /** Turns a packed run back into one hit object per hit (paths shared), in order. */
@@ -259,6 +303,7 @@ export function unpackRun(run: Extract<Segment, { t: 'run' }>): void {
     const hits = new Array<SearchHit>(p.lines.length);
     for (let i = 0; i < hits.length; i++) hits[i] = runHit(run, i);
     run.hits = hits;
+    run.at = Array.from(p.at);
     delete run.packed;
 }
 
