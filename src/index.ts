@@ -6,7 +6,7 @@ export { AccessType, DirectoryConfiguration, FileConfiguration, SearchConfigurat
 export { Workspace, WorkspaceView, type WorkspaceOptions, type CheckedPath } from './workspace.js';
 export { FilePool } from './file-pool.js';
 export { ToolError, EXIT_CODES, type ToolErrorKind } from './common/errors.js';
-export { FileTool, currentCall, type FileToolResult, type ToolShared, type CallOptions, type CallProgress } from './tools/base.js';
+export { FileTool, type FileToolResult, type ToolShared, type CallOptions, type CallProgress, type ToolCall } from './tools/base.js';
 // The tools' declarations: each class has a static `declaration` (name, title, description, schema, behaviour).
 export {
     TOOL_NAMES,

@@ -1,7 +1,7 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
 import type { WorkspaceView } from '../workspace.js';
-import { FileTool, ok } from './base.js';
+import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
 import { compactDiff, withDiff } from './edit-diff.js';
@@ -43,10 +43,10 @@ const declaration = declareTool({
 export class EditFileTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
 
-    protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
         args.edits.forEach((e, i) => checkContentSize(this.ctx, this.name, `edits[${i}].new_content`, e.new_content));
         const notes: string[] = [];
-        const edit = await editTextFile(this.ctx, view, this.name, args.path, ({ text }) => {
+        const edit = await editTextFile(this.ctx, view, call, this.name, args.path, ({ text }) => {
             notes.length = 0;
             let next = text;
             args.edits.forEach((e, i) => {

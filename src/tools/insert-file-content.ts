@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { errors } from '../common/errors.js';
 import { contentLines, dominantEol, joinLines, splitLines } from '../common/fs/text.js';
 import type { WorkspaceView } from '../workspace.js';
-import { FileTool, ok } from './base.js';
+import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
 import { withDiff } from './edit-diff.js';
@@ -34,10 +34,10 @@ const declaration = declareTool({
 export class InsertFileContentTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
 
-    protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
         checkContentSize(this.ctx, this.name, 'content', args.content);
         let at = 0;
-        const edit = await editTextFile(this.ctx, view, this.name, args.path, ({ text }) => {
+        const edit = await editTextFile(this.ctx, view, call, this.name, args.path, ({ text }) => {
             const file = splitLines(text);
             const total = file.lines.length;
             at = args.line ?? total + 1;

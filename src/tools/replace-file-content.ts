@@ -1,7 +1,7 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
 import type { WorkspaceView } from '../workspace.js';
-import { FileTool, ok } from './base.js';
+import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
 import { withDiff } from './edit-diff.js';
@@ -40,12 +40,12 @@ const declaration = declareTool({
 export class ReplaceFileContentTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
 
-    protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
         checkContentSize(this.ctx, this.name, 'new_content', args.new_content);
         // Anchored on exact text, found again in the current content: of parallel replacements in
         // one file each lands on the content the one before left (or fails with "not found").
         let done: Replacement | undefined;
-        const edit = await editTextFile(this.ctx, view, this.name, args.path, ({ text }) => {
+        const edit = await editTextFile(this.ctx, view, call, this.name, args.path, ({ text }) => {
             done = replaceText(text, args, args.path);
             return done.text;
         }, { basis: 'latest' });

@@ -8,7 +8,7 @@ import { ignoredRoot } from '../common/search/filters.js';
 import { prepareSearch } from '../engine/prepare.js';
 import { errors } from '../common/errors.js';
 import type { CheckedPath, WorkspaceView } from '../workspace.js';
-import { FileTool, ok } from './base.js';
+import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
 import { patternSource } from './search-patterns.js';
@@ -113,7 +113,7 @@ const declaration = declareTool({
 export class SearchEntriesTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
 
-    protected async run(args: Args, view: WorkspaceView): Promise<PartialToolResult> {
+    protected async run(args: Args, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
         const literal = args.literal === true;
         const namePattern = patternSource(args.name_pattern, literal);
         const contentPattern = patternSource(args.content_pattern, literal);
@@ -165,7 +165,7 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
                     'leaves out everything git ignores. Search again without respect_gitignore to see its entries.',
             );
         }
-        const { signal, onProgress } = this.call;
+        const { signal, onProgress } = call;
         const outcome = await (await this.ctx.engine()).search(search, {
             timeoutMs: searchConfig.timeoutMs,
             // The host's cancellation (an MCP client's notifications/cancelled) stops the workers too.

@@ -7,7 +7,7 @@ import { withPathLock } from '../file-pool.js';
 import { readRegularFile, writeFileSafely, type HeldDirectory, type RealRoots, type WriteOutcome } from '../fs/secure.js';
 import { decodeText, encodeText, type TextEncodingInfo } from '../common/fs/text.js';
 import type { WorkspaceView } from '../workspace.js';
-import { addResultNote, type ToolContext } from './base.js';
+import type { ToolCall, ToolContext } from './base.js';
 import { quotePath } from '../common/display.js';
 
 /** Real access roots for re-checks after opening, or `null` when symlink resolution is off. */
@@ -19,9 +19,9 @@ export async function rootsOf(view: WorkspaceView): Promise<RealRoots> {
  * Says after the result when a write reached more than one name: a file with hard links is
  * written in place, so every name shows the new content (never silently).
  */
-export function noteWrite(abs: string, outcome: WriteOutcome): void {
+export function noteWrite(call: ToolCall, abs: string, outcome: WriteOutcome): void {
     if (outcome.links > 1) {
-        addResultNote(`Note: ${quotePath(abs)} has ${outcome.links} hard links; it was written in place, so all ${outcome.links} names show the new content.`);
+        call.notes.push(`Note: ${quotePath(abs)} has ${outcome.links} hard links; it was written in place, so all ${outcome.links} names show the new content.`);
     }
 }
 
@@ -68,6 +68,7 @@ export interface EditableText {
 export async function editTextFile(
     ctx: ToolContext,
     view: WorkspaceView,
+    call: ToolCall,
     tool: string,
     input: string,
     transform: (file: EditableText) => string,
@@ -100,7 +101,7 @@ export async function editTextFile(
         after = next;
         if (options.dryRun === true) return;
         const bytes = encodeText(next, decoded.info);
-        noteWrite(checked.abs, await writeFileSafely(checked.abs, checked.real, bytes, roots));
+        noteWrite(call, checked.abs, await writeFileSafely(checked.abs, checked.real, bytes, roots));
         ctx.filePool.recordWrite(checked.real, bytes);
     });
     return { abs: quotePath(checked.abs), before, after };

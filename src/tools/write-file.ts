@@ -7,7 +7,7 @@ import { withPathLock } from '../file-pool.js';
 import { holdDirectory, readRegularFile, writeFileSafely, type RealRoots } from '../fs/secure.js';
 import { decodeText, encodeText, type TextEncodingInfo } from '../common/fs/text.js';
 import type { WorkspaceView } from '../workspace.js';
-import { FileTool, ok } from './base.js';
+import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
 import { quotePath } from '../common/display.js';
@@ -39,7 +39,7 @@ const declaration = declareTool({
 export class WriteFileTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
 
-    protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
         // What was read or written before this call began is its basis: a write finishing
         // meanwhile makes this whole-file replacement stale (it would silently undo that write).
         const since = this.ctx.filePool.mark();
@@ -72,7 +72,7 @@ export class WriteFileTool extends FileTool<typeof schema> {
             }
             if (current === null) await this.makeParents(checked.abs, checked.real, roots);
             const bytes = encodeText(text, info);
-            noteWrite(checked.abs, await writeFileSafely(checked.abs, checked.real, bytes, roots));
+            noteWrite(call, checked.abs, await writeFileSafely(checked.abs, checked.real, bytes, roots));
             this.ctx.filePool.recordWrite(checked.real, bytes);
         });
         return ok(`Written: ${quotePath(checked.abs)}`);
