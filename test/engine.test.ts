@@ -322,6 +322,25 @@ describe('Engine.search', () => {
         expect(engine.pool.idleThreads).toBe(engine.pool.threads.length);
     });
 
+    it('runs more tasks at once than an AbortSignal takes listeners by default, with no leak warning', async () => {
+        // Every task of a search listens to the search's one kill signal (search-run.ts).
+        const warnings: string[] = [];
+        const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
+        process.on('warning', onWarning);
+        const wide = new Engine({ maxThreads: 16 });
+        try {
+            const res = await wide.search(request(big, { contentPattern: 'needle' }), { timeoutMs: 120_000 });
+            expect(res.stop).toBe('done');
+            expect(strip(res.hits)).toEqual(strip(sequential(big, { content: /needle/i })));
+            // Warnings are emitted on the next tick.
+            await new Promise((r) => setImmediate(r));
+        } finally {
+            process.off('warning', onWarning);
+            await wide.close();
+        }
+        expect(warnings).toEqual([]);
+    });
+
     it('ends with the hits so far when its signal aborts', async () => {
         const ac = new AbortController();
         ac.abort();
