@@ -9,7 +9,7 @@ import { BLOCK_BYTES, Utf16Writer } from './utf16-writer.js';
  * The hit lines of `search_entries` (`path:line: text`, `path`, `path/`, `path: N`) in blocks of
  * whole lines joined by `\n`, each block written as UTF-16LE into one reused buffer and decoded
  * once when it holds `blockBytes` or more (see {@link BLOCK_BYTES}). A packed run's texts are copied as the bytes the worker sent (see PackedHits in
- * protocol.ts) and each path is encoded once per run, so no object or string is made per hit.
+ * protocol.ts) and each path's head is made once per run, so no object or string is made per hit.
  * Memory / event loop: printing 81,383 hits made ~5 short-lived objects per hit on the host's
  * main thread (hit, text, the parts of its line); the young-generation collections they caused
  * were the longest delays left in printing them (9-27 ms each on the loaded 2-core machine,
@@ -22,14 +22,13 @@ export async function* hitBlocks(list: HitList, start: number, line: (hit: Searc
     let n = 0;
     for (const { run, from, to } of list.ranges(start)) {
         const packed = run.packed;
-        /** `quotePath(path) + ':'` of each path of a packed run, encoded when first used. */
-        const heads = packed === undefined ? undefined : new Array<Buffer | undefined>(packed.paths.length);
+        /** `quotePath(path) + ':'` of each path of a packed run, made when first used. */
+        const heads = packed === undefined ? undefined : new Array<string | undefined>(packed.paths.length);
         for (let j = from; j < to; j++) {
             out.startLine();
             if (packed !== undefined) {
                 const p = packed.pathOf[j]!;
-                const head = (heads![p] ??= Buffer.from(`${quotePath(packed.paths[p]!)}:`, 'utf16le'));
-                out.bytes(head);
+                out.string((heads![p] ??= `${quotePath(packed.paths[p]!)}:`));
                 out.number(packed.lines[j]!);
                 out.char(58);
                 out.char(32);
