@@ -40,4 +40,15 @@ describe('Utf16Writer', () => {
         expect(blocks.map((b) => b.split('\n').length)).toEqual([167, 133]);
         expect(blocks.join('\n')).toBe(Array.from({ length: 300 }, () => 'abc'.repeat(100)).join('\n'));
     });
+
+    it('gives the same text whether a block holds only Latin-1 characters or any others, wherever they come', () => {
+        const w = new Utf16Writer();
+        for (const text of ['plain ascii', 'latin-1 ÿ é \u0080', `${'a'.repeat(5000)}\u0100`, `日${'b'.repeat(3000)}`, '', `${'c'.repeat(70_000)}😀`]) {
+            w.string(text);
+            expect(w.take()).toBe(text);
+            // Written as bytes too, as packed hit texts are.
+            w.bytes(new Uint8Array(Buffer.from(text, 'utf16le')));
+            expect(w.take()).toBe(text);
+        }
+    });
 });
