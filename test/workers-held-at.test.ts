@@ -288,6 +288,31 @@ describe('both layers on real directories', () => {
         });
     });
 
+    itNative('list a directory they just opened from its start, and again from its start after reading it', () => {
+        const dir = tempDir('lcf-held-at-relist-');
+        const files = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`sub/entry-with-a-long-name-${String(i).padStart(5, '0')}.txt`, '']));
+        writeTree(dir, { ...files, 'other/x': '' });
+        withDir(dir, (fd) => {
+            const layer = native();
+            const sub = layer.open(fd, 'sub', DIR_NOFOLLOW_FLAGS);
+            try {
+                const first = layer.list(sub);
+                expect(first.names.length).toBe(3000);
+                // Listed again: from the start, not from where the first listing ended.
+                expect(layer.list(sub)).toEqual(first);
+                const other = layer.open(fd, 'other', DIR_NOFOLLOW_FLAGS);
+                try {
+                    expect(layer.list(other)).toEqual({ names: ['x'], kinds: [EntryKind.File] });
+                } finally {
+                    layer.close(other);
+                }
+                expect(layer.list(sub)).toEqual(first);
+            } finally {
+                layer.close(sub);
+            }
+        });
+    });
+
     itNative('close what they opened, and fail alike closing it twice (EBADF)', () => {
         const dir = tempDir('lcf-held-at-close-');
         writeTree(dir, { 'f.txt': 'x\n' });
