@@ -12,7 +12,7 @@ import { OrderedWalk } from '../src/engine/ordered.js';
 import { prepareSearch, searchRootAt } from '../src/engine/prepare.js';
 import { expectedEntries, LARGE_BUDGET, MAX_JOBS_PER_TASK, SMALL_BUDGET, taskShape } from '../src/engine/task-shape.js';
 import { runAt, runHit, runSize } from '../src/common/search/hit-list.js';
-import { coalesceRuns, EntryPacker, packRun, unpackRun, type Segment } from '../src/common/search/protocol.js';
+import { coalesceRuns, EntryPacker, packRun, SPLIT_MIN_UNITS, unpackRun, type Segment } from '../src/common/search/protocol.js';
 import type { SearchHit, SearchRequest } from '../src/common/search/types.js';
 import { runSearchTask } from '../workers/walk.js';
 import { writeTree } from './helpers.js';
@@ -202,7 +202,7 @@ describe('the walk across task, chunk and column boundaries', () => {
     });
 
     /** Runs the walk as tasks of `budget` units over an OrderedWalk, and returns what its cursor emitted. */
-    async function tasks(req: SearchRequest, budget: number): Promise<{ hits: SearchHit[]; tasks: number; stop: string | null }> {
+    async function tasks(req: SearchRequest, budget: number, hunger = 0): Promise<{ hits: SearchHit[]; tasks: number; stop: string | null }> {
         const search = await prepareSearch(req);
         const walk = new OrderedWalk({ real: search.root.real, rel: search.root.display, jumps: [] }, req.maxResults, req.maxTotalEntries);
         let count = 0;
@@ -221,6 +221,8 @@ describe('the walk across task, chunk and column boundaries', () => {
                         capHits: walk.hitsNeeded,
                         capEntries: walk.entriesNeeded,
                         cancel: new SharedArrayBuffer(4),
+                        // Threads waiting for work: each such task hands back part of its own after SPLIT_MIN_UNITS.
+                        hunger: new Int32Array(new SharedArrayBuffer(4)).fill(hunger).buffer as SharedArrayBuffer,
                     }),
                 ),
             );
@@ -274,6 +276,38 @@ describe('the walk across task, chunk and column boundaries', () => {
             const sliced = await tasks(request(root, realRoots(), { maxResults: 257 }), 5);
             expect(sliced.stop).toBe('max_results');
             expect(show(sliced.hits)).toEqual(show(names.slice(0, 257)));
+        });
+
+        it(`gives the same hits when every task hands back part of its work to a waiting thread (checks ${checks})`, async () => {
+            const content = await tasks(request(root, realRoots(), { contentPattern: 'hit' }), 1e9, 1);
+            expect(show(content.hits)).toEqual(show(sequential(root, { content: /hit/, inside: checks === 'on' })));
+            const names = await tasks(request(root, realRoots(), {}), 1e9, 1);
+            expect(show(names.hits)).toEqual(show(sequential(root, { inside: checks === 'on' })));
+            // Split at every task: many more tasks than the one a budget of 1e9 needs.
+            expect(names.tasks).toBeGreaterThan(5);
+            const stopped = await tasks(request(root, realRoots(), { contentPattern: 'hit', maxResults: 100 }), 1e9, 1);
+            expect(show(stopped.hits)).toEqual(show(sequential(root, { content: /hit/, inside: checks === 'on' }).slice(0, 100)));
+        });
+
+        it(`hands back what is left once it answers a waiting thread, after ${SPLIT_MIN_UNITS} units, and takes one waiter only (checks ${checks})`, async () => {
+            const search = await prepareSearch(request(root, realRoots(), {}));
+            const run = (waiting: number): { res: ReturnType<typeof runSearchTask>; left: number } => {
+                const hunger = new Int32Array(new SharedArrayBuffer(4)).fill(waiting);
+                const res = runSearchTask({ op: 'search', search, deadline: Number.MAX_SAFE_INTEGER, jobs: [{ real: search.root.real, rel: search.root.display, jumps: [] }], budget: 1e9, sliceMs: 1e9, capHits: 1e9, capEntries: 1e9, cancel: new SharedArrayBuffer(4), hunger: hunger.buffer as SharedArrayBuffer });
+                return { res, left: Atomics.load(hunger, 0) };
+            };
+            const all = sequential(root, { inside: checks === 'on' }).length;
+            const whole = run(0);
+            if (!whole.res.ok) throw new Error(whole.res.message);
+            expect(whole.left).toBe(0);
+            expect(whole.res.visited).toBeGreaterThanOrEqual(all);
+            expect(whole.res.results[0]!.some((seg) => seg.t === 'job')).toBe(false);
+            const split = run(3);
+            if (!split.res.ok) throw new Error(split.res.message);
+            expect(split.left).toBe(2);
+            expect(split.res.visited).toBeGreaterThanOrEqual(SPLIT_MIN_UNITS);
+            expect(split.res.visited).toBeLessThan(all);
+            expect(split.res.results[0]!.some((seg) => seg.t === 'job')).toBe(true);
         });
 
         it(`stops at maxTotalEntries inside a run of packed entries (checks ${checks})`, async () => {

@@ -1,5 +1,5 @@
 import fs, { type Stats } from 'node:fs';
-import { coalesceRuns, EntryKind, EntryPacker, packRun, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob } from '../src/common/search/protocol.js';
+import { coalesceRuns, EntryKind, EntryPacker, packRun, SPLIT_MIN_UNITS, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob } from '../src/common/search/protocol.js';
 import type { SearchHit } from '../src/common/search/types.js';
 import { CheckpointWriter } from '../src/common/search/checkpoint.js';
 import { errorCode } from '../src/common/errors.js';
@@ -39,6 +39,10 @@ class Walker {
     readonly #c: SearchPolicy;
     readonly #task: SearchTask;
     readonly #flag: Int32Array;
+    /** Threads of the search waiting for work (see {@link SearchTask.hunger}); null: not told. */
+    readonly #hunger: Int32Array | null;
+    /** This task answered a waiting thread: it hands back what is left. */
+    #split = false;
     readonly #sliceEnd: number;
     /** Directories are held by descriptor (real roots to enforce, and /proc to do it with). */
     readonly #held: boolean;
@@ -64,6 +68,7 @@ class Walker {
         this.#c = SearchPolicy.of(task.search);
         this.#held = task.search.root.realRoots !== null && CAN_HOLD;
         this.#flag = new Int32Array(task.cancel);
+        this.#hunger = task.hunger ? new Int32Array(task.hunger) : null;
         this.#sliceEnd = Date.now() + task.sliceMs;
         this.#checkpoint = task.checkpoint ? new CheckpointWriter(task.checkpoint) : null;
         this.#plain = this.#c.content === null && !task.search.needTimes && this.#checkpoint === null;
@@ -83,9 +88,14 @@ class Walker {
         return this.halted;
     }
 
-    /** The budget is spent (only after some progress, so that every task advances). */
+    /**
+     * The budget is spent (only after some progress, so that every task advances), or another
+     * thread of the search has no work and this task answers it (see {@link SearchTask.hunger}).
+     */
     #exhausted(): boolean {
-        return this.visited > 0 && (this.units >= this.#task.budget || Date.now() >= this.#sliceEnd || this.#checkpointFull);
+        if (this.visited === 0) return false;
+        if (this.units >= this.#task.budget || Date.now() >= this.#sliceEnd || this.#checkpointFull || this.#split) return true;
+        return this.#hunger !== null && this.units >= SPLIT_MIN_UNITS && (this.#split = takeOne(this.#hunger));
     }
 
     /**
@@ -370,5 +380,14 @@ export function runSearchTask(task: SearchTask): SearchTaskResult {
         return new Walker(task).run();
     } catch (err) {
         return { ok: false, code: 'walk_failed', message: err instanceof Error ? err.message : String(err) };
+    }
+}
+
+/** Takes one from a positive count shared between threads; false when it is 0. */
+function takeOne(count: Int32Array): boolean {
+    for (;;) {
+        const v = Atomics.load(count, 0);
+        if (v <= 0) return false;
+        if (Atomics.compareExchange(count, 0, v, v - 1) === v) return true;
     }
 }

@@ -316,6 +316,9 @@ export function unpackRun(run: Extract<Segment, { t: 'run' }>): void {
     delete run.packed;
 }
 
+/** Work units a task does before it answers {@link SearchTask.hunger} (so that every task advances). */
+export const SPLIT_MIN_UNITS = 64;
+
 export interface SearchTask {
     op: 'search';
     search: PreparedSearch;
@@ -332,6 +335,12 @@ export interface SearchTask {
     capEntries: number;
     /** Int32Array over it; index 0 non-zero means the search is over, return at once. */
     cancel: SharedArrayBuffer;
+    /**
+     * Int32Array over it; index 0: threads of the search left without work (no job pending). A
+     * task that has done {@link SPLIT_MIN_UNITS} takes one (decrements it) and hands back what is
+     * left as jobs, as when its budget is spent, so the idle thread gets part of its subtree.
+     */
+    hunger?: SharedArrayBuffer;
     /**
      * With a pattern that may backtrack catastrophically: where the task records its hits before
      * each next entry, for the engine to read if it has to terminate the task (see checkpoint.ts).
