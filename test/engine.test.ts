@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessType } from '../src/common/config/configuration.js';
 import { CHECKPOINT_BYTES, CheckpointWriter, readCheckpoint } from '../src/common/search/checkpoint.js';
-import { Engine } from '../src/engine/engine.js';
+import { Engine, workerYoungGenerationMb } from '../src/engine/engine.js';
 import { OrderedWalk } from '../src/engine/ordered.js';
 import type { Segment, WalkJob } from '../src/common/search/protocol.js';
 import { compilePattern, mayBacktrack, requiredLiteral } from '../src/engine/regex.js';
@@ -749,6 +749,10 @@ describe('Engine lifecycle', () => {
         // Room for concurrent calls beyond one call's threads.
         expect(new Engine({ maxThreads: 2 }).maxPoolThreads).toBe(18);
         expect(new Engine({ maxThreads: 32 }).maxPoolThreads).toBe(64);
+    });
+
+    it('gives each worker a young generation of 4 to 8 MiB, 16 MiB shared among maxThreads', () => {
+        expect([1, 2, 3, 4, 6, 16, 64].map(workerYoungGenerationMb)).toEqual([8, 8, 5, 4, 4, 4, 4]);
     });
 
     it('does not keep the process alive with an idle pool', async () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../src/engine/engine.js';
 import { OrderedWalk } from '../src/engine/ordered.js';
 import { prepareSearch, searchRootAt } from '../src/engine/prepare.js';
-import { expectedEntries, LARGE_BUDGET, MAX_JOBS_PER_TASK, SMALL_BUDGET, taskShape } from '../src/engine/task-shape.js';
+import { expectedEntries, MAX_JOBS_PER_TASK, NEAR_BUDGET, SMALL_BUDGET, taskShape } from '../src/engine/task-shape.js';
 import { runAt, runHit, runSize } from '../src/common/search/hit-list.js';
 import { coalesceRuns, EntryPacker, packRun, SPLIT_MIN_UNITS, unpackRun, type Segment } from '../src/common/search/protocol.js';
 import type { SearchHit, SearchRequest } from '../src/common/search/types.js';
@@ -351,7 +351,7 @@ describe('task sizes of a search stopped by max_results', () => {
         expect(taskShape(1000, 2, 2, 50, false)).toEqual({ jobs: 1, budget: SMALL_BUDGET });
         expect(taskShape(1000, 2, 2, 50, false, 0)).toEqual({ jobs: MAX_JOBS_PER_TASK, budget: SMALL_BUDGET });
         expect(taskShape(10, 2, 2, 50, false, 3000)).toEqual({ jobs: 5, budget: 1500 });
-        expect(taskShape(10, 2, 2, 50, false, 1e9)).toEqual({ jobs: 5, budget: LARGE_BUDGET });
+        expect(taskShape(10, 2, 2, 50, false, 1e9)).toEqual({ jobs: 5, budget: NEAR_BUDGET });
         // The first task lists the root only, whatever the estimate.
         expect(taskShape(1, 2, 2, 50, true, 1e9).budget).toBeLessThan(SMALL_BUDGET);
     });

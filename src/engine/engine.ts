@@ -51,8 +51,20 @@ export function workerEntry(): { filename: string; execArgv?: string[] } {
  * with 2 MiB at 337 MB (an idle pool of 16: 260 MB), at no measurable CPU cost on 2 threads
  * (user + system 1.33-1.53 s per full scan either way, load average ~16). Peak per thread count:
  * `node dist/bench/compare.js --tree kernel --only peak-rss --rss-threads 2,16`.
+ *
+ * Perf: with few threads, more room: with 2 threads of 8 MiB each a walk listing all 89,209
+ * entries of the Linux tree took 124-140 ms against 138-153 ms with 4 MiB (and a 4,096-unit task
+ * budget; medians of 15, side by side), while 6 threads of 8 MiB peaked at 248-255 MB in the
+ * 16-core run of the command above, at the 250 MB target. So {@link WORKER_YOUNG_GENERATION_TOTAL_MB}
+ * is shared among `maxThreads`, from {@link WORKER_YOUNG_GENERATION_MB} to twice that each.
  */
 const WORKER_YOUNG_GENERATION_MB = 4;
+const WORKER_YOUNG_GENERATION_TOTAL_MB = 16;
+
+/** The young-generation size of each worker of an engine with `maxThreads` threads, in MiB (4 to 8). */
+export function workerYoungGenerationMb(maxThreads: number): number {
+    return Math.min(2 * WORKER_YOUNG_GENERATION_MB, Math.max(WORKER_YOUNG_GENERATION_MB, Math.floor(WORKER_YOUNG_GENERATION_TOTAL_MB / maxThreads)));
+}
 /** Threads the pool may add beyond `maxThreads` for concurrent calls, at least (see the constructor). */
 const SPARE_THREADS = 16;
 /**
@@ -178,8 +190,8 @@ export class Engine {
                 // One call never queues more tasks than maxThreads, so spare threads start only for concurrent calls.
                 maxThreads: this.maxPoolThreads,
                 idleTimeout: 10_000,
-                // Memory: each worker's young generation stays small (see WORKER_YOUNG_GENERATION_MB).
-                resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+                // Memory: each worker's young generation stays small (see workerYoungGenerationMb).
+                resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb(this.maxThreads) },
             });
             // A worker that dies outside a task (e.g. terminated by a hard abort) is replaced; nothing to report.
             pool.on('error', () => undefined);
