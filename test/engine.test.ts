@@ -322,6 +322,18 @@ describe('Engine.search', () => {
         expect(engine.pool.idleThreads).toBe(engine.pool.threads.length);
     });
 
+    it('gives its threads back to the pool when it ends, none terminated (stopped early or not)', async () => {
+        await engine.search(request(big, { contentPattern: 'needle' }), { timeoutMs: 120_000 });
+        const threads = engine.pool.threads.map((t) => t.threadId).sort();
+        for (const extra of [{ contentPattern: 'hay', maxResults: 10 }, { namePattern: 'file3' }, { contentPattern: 'needle', maxResults: 333 }, {}]) {
+            const res = await engine.search(request(big, extra), { timeoutMs: 120_000 });
+            expect(['done', 'max_results']).toContain(res.stop);
+            expect(engine.pool.idleThreads).toBe(engine.pool.threads.length);
+        }
+        // The same threads: a session's thread returns by itself, it is not terminated and replaced.
+        expect(engine.pool.threads.map((t) => t.threadId).sort()).toEqual(threads);
+    });
+
     it('runs more tasks at once than an AbortSignal takes listeners by default, with no leak warning', async () => {
         // Every task of a search listens to the search's one kill signal (search-run.ts).
         const warnings: string[] = [];
@@ -603,6 +615,23 @@ describe('Engine.stream', () => {
         expect(all).toHaveLength(400);
     });
 
+    it('gives every thread back while its consumer does not read, and goes on when it does', async () => {
+        const dir = tempDir('lcf-engine-stream-paused-');
+        for (let i = 0; i < 300; i++) write(dir, `d${i % 10}/f${i}.txt`, 'needle\n'.repeat(20));
+        const it = engine.stream(request(dir, { contentPattern: 'needle' }));
+        const first = await it.next();
+        expect(first.done).toBe(false);
+        // 6,000 hits: the stream stops handing out work at 2,048 waiting ones; its threads go back to the pool.
+        for (let i = 0; i < 3000 && engine.pool.idleThreads < engine.pool.threads.length; i++) await new Promise((r) => setTimeout(r, 20));
+        expect(engine.pool.idleThreads).toBe(engine.pool.threads.length);
+        // Another call runs meanwhile.
+        const other = await engine.search(request(dir, { namePattern: '^f7\\.txt$' }), { timeoutMs: 120_000 });
+        expect(other.hits.map((h) => h.path)).toEqual(['d7/f7.txt']);
+        let n = 1;
+        for (let r = await it.next(); !r.done; r = await it.next()) n++;
+        expect(n).toBe(6000);
+    });
+
     it('stops when the consumer breaks or the signal aborts', async () => {
         const dir = tempDir('lcf-engine-stream-abort-');
         for (let i = 0; i < 300; i++) write(dir, `d${i % 10}/f${i}.txt`, 'needle\n');
@@ -692,6 +721,34 @@ describe('Engine under concurrent runaway searches', () => {
             const res = await pending;
             expect(res.stop).toBe('aborted');
             expect(res.hits.map((h) => h.path)).toEqual(['0000.txt']);
+        } finally {
+            await e.close();
+        }
+    });
+
+    it('lets a second call in while a long plain search holds every thread (its sessions give them back)', async () => {
+        const e = new Engine({ maxThreads: 1 });
+        try {
+            const dir = tempDir('lcf-engine-share-');
+            // Each line costs the pattern a few milliseconds (polynomial backtracking, no repeated
+            // group: not a risky pattern), so the search has seconds of work for its one thread.
+            const slow = `z${'xy'.repeat(150)}\n`.repeat(4);
+            for (let d = 0; d < 40; d++) for (let f = 0; f < 25; f++) write(dir, `d${String(d).padStart(2, '0')}/f${f}.txt`, slow);
+            write(dir, 'zz/target.txt', 'x\n');
+            const ac = new AbortController();
+            let longDone = false;
+            const long = e.search(request(dir, { contentPattern: 'x.*y.*z' }), { timeoutMs: 600_000, signal: ac.signal }).then((r) => {
+                longDone = true;
+                return r;
+            });
+            await new Promise((r) => setTimeout(r, 50));
+            const short = await e.search(request(dir, { namePattern: '^target\\.txt$' }), { timeoutMs: 600_000 });
+            expect(short.hits.map((h) => h.path)).toEqual(['zz/target.txt']);
+            // The short call did not wait for the long one to end.
+            expect(longDone).toBe(false);
+            ac.abort();
+            const res = await long;
+            expect(res.stop).toBe('aborted');
         } finally {
             await e.close();
         }

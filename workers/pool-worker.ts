@@ -1,6 +1,7 @@
-import type { ReadTaskResult, SearchTaskResult, WorkerTask } from '../src/common/search/protocol.js';
+import type { ReadTaskResult, SearchSessionResult, SearchTaskResult, WorkerTask } from '../src/common/search/protocol.js';
 import { runReadTask } from './read.js';
 import { runSearchTask } from './walk.js';
+import { runSearchSession } from './search-session.js';
 import type { IndexCheckResult, IndexChunkResult, IndexTask, IndexWalkResult } from '../src/common/search-index/protocol.js';
 import { runIndexChunk } from './index-chunk.js';
 import { runIndexCheck, runIndexWalk } from './index-walk.js';
@@ -10,11 +11,13 @@ import { runIndexCheck, runIndexWalk } from './index-walk.js';
  * failure comes back as `{ ok: false, code, message }`, since thrown errors lose their class
  * when cloned across threads.
  */
-export default async function handle(task: WorkerTask | IndexTask): Promise<SearchTaskResult | ReadTaskResult | IndexWalkResult | IndexChunkResult | IndexCheckResult> {
+export default async function handle(task: WorkerTask | IndexTask): Promise<SearchTaskResult | SearchSessionResult | ReadTaskResult | IndexWalkResult | IndexChunkResult | IndexCheckResult> {
     try {
         switch (task.op) {
             case 'search':
                 return runSearchTask(task);
+            case 'search-session':
+                return runSearchSession(task);
             case 'read':
                 return await runReadTask(task);
             case 'index-walk':

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Worker } from 'node:worker_threads';
+import type { TransferListItem, Worker } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 import { createLedger, releaseThread } from '../common/fs/fd-ledger.js';
 import { asPrepared } from './prepare.js';
@@ -81,13 +81,54 @@ export const DEFAULT_MAX_THREADS = 6;
 /** A task waiting in the engine's queue for a thread. */
 interface QueuedTask {
     task: object;
+    transferList?: TransferListItem[];
     stuckMs: number;
     risky: boolean;
+    /** When the task's current piece of work started (a search session's, see {@link Engine.run}). */
+    since?: () => number;
     resolve: (value: unknown) => void;
     reject: (err: unknown) => void;
     signal?: AbortSignal;
     onAbort?: () => void;
     onStart?: () => void;
+}
+
+/** The descriptor ledgers of the engines with a pool (see {@link watchLedger}). */
+const ledgers = new Set<SharedArrayBuffer>();
+
+/** Releases, in every engine's ledger, what a worker thread that has exited still had noted. */
+function onWorker(w: Worker): void {
+    const id = w.threadId;
+    w.once('exit', () => {
+        for (const ledger of ledgers) releaseThread(ledger, id);
+    });
+}
+
+/**
+ * Releases what any exiting worker thread noted in `ledger` until the returned function is
+ * called. One listener on each new worker whatever the number of engines (one per engine made
+ * Node warn of a leak past 10 engines with a pool); a ledger has rows for its own threads only.
+ */
+function watchLedger(ledger: SharedArrayBuffer): () => void {
+    if (ledgers.size === 0) process.on('worker', onWorker);
+    ledgers.add(ledger);
+    return () => {
+        ledgers.delete(ledger);
+        if (ledgers.size === 0) process.off('worker', onWorker);
+    };
+}
+
+/** A task on a thread: when it started, when its current piece of work started (a session's), when it counts as stuck. */
+interface RunningTask {
+    since: number;
+    current?: () => number;
+    stuckMs: number;
+    risky: boolean;
+}
+
+/** When `r`'s current work started. */
+function sinceOf(r: RunningTask): number {
+    return r.current?.() ?? r.since;
 }
 
 /** The error of a task aborted before it ran, like piscina's for an aborted task. */
@@ -141,7 +182,7 @@ export class Engine {
     /** Stops noting new workers' exits for the pool's descriptor ledger. */
     #ledgerOff: (() => void) | undefined;
     /** Tasks handed to the pool and not yet settled: when each started and when it counts as stuck. */
-    readonly #running = new Set<{ since: number; stuckMs: number; risky: boolean }>();
+    readonly #running = new Set<RunningTask>();
     /** Tasks waiting for a thread, first come first served. */
     #queue: QueuedTask[] = [];
     #wakeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -177,12 +218,7 @@ export class Engine {
             // Descriptors the workers open natively (workers/held-at.ts) are noted in a ledger and
             // closed here once a worker that held one has exited (terminated by a hard abort).
             const ledger = createLedger();
-            const onWorker = (w: Worker): void => {
-                const id = w.threadId;
-                w.once('exit', () => releaseThread(ledger, id));
-            };
-            process.on('worker', onWorker);
-            this.#ledgerOff = () => process.off('worker', onWorker);
+            this.#ledgerOff = watchLedger(ledger);
             const pool = new Piscina({
                 ...workerEntry(),
                 workerData: { fdLedger: ledger },
@@ -211,13 +247,21 @@ export class Engine {
      * @param options.risky - the task runs a pattern that may backtrack catastrophically: it
      *   counts as stuck from its start, so it never holds back the tasks of other calls.
      * @param options.onStart - called when the task leaves the queue for a thread.
+     * @param options.since - for a task that runs a series of pieces of work (a search session):
+     *   `performance.now()` when its current piece started; it counts as stuck from there.
+     * @param options.transferList - objects moved to the worker with the task (a MessagePort).
      */
-    run<T>(task: object, options: { signal?: AbortSignal; stuckMs?: number; risky?: boolean; onStart?: () => void } = {}): Promise<T> {
+    run<T>(
+        task: object,
+        options: { signal?: AbortSignal; stuckMs?: number; risky?: boolean; onStart?: () => void; since?: () => number; transferList?: TransferListItem[] } = {},
+    ): Promise<T> {
         const { signal } = options;
         if (signal?.aborted) return Promise.reject(abortError());
         return new Promise<T>((resolve, reject) => {
             const queued: QueuedTask = { task, stuckMs: options.stuckMs ?? STUCK_MS, risky: options.risky === true, resolve: resolve as (v: unknown) => void, reject };
             if (options.onStart) queued.onStart = options.onStart;
+            if (options.since) queued.since = options.since;
+            if (options.transferList) queued.transferList = options.transferList;
             if (signal) {
                 queued.signal = signal;
                 queued.onAbort = () => {
@@ -235,8 +279,13 @@ export class Engine {
     /** Threads tasks may use now: `maxThreads`, plus one per stuck or risky running task, at most `maxPoolThreads`. */
     #allowed(now: number): number {
         let stuck = 0;
-        for (const r of this.#running) if (r.risky || now - r.since > r.stuckMs) stuck++;
+        for (const r of this.#running) if (r.risky || now - sinceOf(r) > r.stuckMs) stuck++;
         return Math.min(this.maxPoolThreads, this.maxThreads + stuck);
+    }
+
+    /** Tasks waiting for a thread (of any call). */
+    get waiting(): number {
+        return this.#queue.length;
     }
 
     /** Starts waiting tasks while there is room; while some wait, looks again when a running task turns stuck. */
@@ -245,10 +294,14 @@ export class Engine {
         while (this.#queue.length > 0 && this.#running.size < this.#allowed(now)) {
             const q = this.#queue.shift()!;
             if (q.onAbort) q.signal?.removeEventListener('abort', q.onAbort);
-            const slot = { since: performance.now(), stuckMs: q.stuckMs, risky: q.risky };
+            const slot: RunningTask = { since: performance.now(), stuckMs: q.stuckMs, risky: q.risky };
+            if (q.since) slot.current = q.since;
             this.#running.add(slot);
             q.onStart?.();
-            this.pool.run(q.task, q.signal ? { signal: q.signal } : {}).then(
+            const runOptions: { signal?: AbortSignal; transferList?: TransferListItem[] } = {};
+            if (q.signal) runOptions.signal = q.signal;
+            if (q.transferList) runOptions.transferList = q.transferList;
+            this.pool.run(q.task, runOptions).then(
                 (value: unknown) => {
                     this.#running.delete(slot);
                     q.resolve(value);
@@ -265,7 +318,7 @@ export class Engine {
         this.#wakeTimer = undefined;
         if (this.#queue.length === 0 || this.#running.size >= this.maxPoolThreads) return;
         let next = Number.POSITIVE_INFINITY;
-        for (const r of this.#running) if (!r.risky && now - r.since <= r.stuckMs) next = Math.min(next, r.since + r.stuckMs - now);
+        for (const r of this.#running) if (!r.risky && now - sinceOf(r) <= r.stuckMs) next = Math.min(next, sinceOf(r) + r.stuckMs - now);
         if (next === Number.POSITIVE_INFINITY) return;
         this.#wakeTimer = setTimeout(() => this.#drain(), Math.ceil(next) + 1);
         this.#wakeTimer.unref();

@@ -1,11 +1,12 @@
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs/promises';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { CHECKPOINT_BYTES, readCheckpoint, resetCheckpoint } from '../common/search/checkpoint.js';
 import type { Engine } from './engine.js';
 import { OrderedWalk, type WalkNode } from './ordered.js';
 import { expectedEntries, plannedShape, taskShape } from './task-shape.js';
 import { HitList, outcomeWithHitList, runHit, runSize } from '../common/search/hit-list.js';
-import { type PreparedSearch, type SearchTask, type SearchTaskResult, type Segment, type WalkJob } from '../common/search/protocol.js';
+import { type PreparedSearch, type SearchSessionResult, type SearchSessionTask, type SearchTask, type SearchTaskResult, type Segment, type SessionTask, type WalkJob } from '../common/search/protocol.js';
 import type { SearchHit, SearchOutcome, SearchProgress, SearchStop } from '../common/search/types.js';
 
 /**
@@ -53,16 +54,39 @@ export interface RunHooks {
     onProgress?: (progress: SearchProgress) => void;
 }
 
+/** Tasks a session's thread holds at most: the one it runs and the next, posted ahead (see SearchSessionTask). */
+const PIPELINE = 2;
+
 /** In-flight task of a search. */
 interface Inflight {
     done: Promise<void>;
-    /** `performance.now()` when it was handed to the pool. */
+    /** Settles {@link done} (a session's task: when answered, or when its session's thread is gone). */
+    settle?: () => void;
+    /** `performance.now()` when it started on a thread (infinite while it waits for one). */
     since: number;
     nodes: WalkNode[];
     /** Its checkpoint buffer (risky patterns only). */
     checkpoint?: SharedArrayBuffer;
     /** Terminated at the end of the search, its checkpoint taken instead of a result. */
     killed: boolean;
+}
+
+/**
+ * A pool thread running tasks of this search one after the other (a {@link SearchSessionTask}):
+ * the search posts each task on `port`, at most {@link PIPELINE} ahead, and gets the answers back
+ * in order.
+ */
+interface Session {
+    port: MessagePort;
+    wake: Int32Array;
+    /** Tasks posted and not answered yet, in order. */
+    queue: Inflight[];
+    /** No more tasks are posted (`null` was, or its thread is gone). */
+    ended: boolean;
+    /** Its task left the engine's queue for a thread. */
+    started: boolean;
+    /** Settles when its thread has returned (or was terminated). */
+    done: Promise<void>;
 }
 
 /** One search call: dispatch, ordered merge, deadline, teardown. */
@@ -84,6 +108,8 @@ export class SearchRun {
      */
     readonly #kill = killSwitch();
     readonly #inflight = new Set<Inflight>();
+    /** Threads running this search's tasks in sessions (all but risky searches). */
+    readonly #sessions = new Set<Session>();
     #walk: OrderedWalk | undefined;
     /** Soft deadline of the workers, epoch milliseconds. */
     #deadline = Number.MAX_SAFE_INTEGER;
@@ -168,26 +194,160 @@ export class SearchRun {
     /** Hands out tasks while there is work and room. */
     #pump(): void {
         const walk = this.#walk!;
-        // Perf/fairness: no more tasks than workers, so the pool's queue stays empty for a lone search
+        // Perf/fairness: no more threads than workers, so the pool's queue stays empty for a lone search
         // and piscina starts spare threads only when other calls are waiting. While a task is stuck
         // (likely in a runaway regex), no more: the search holds one thread until it returns or times out.
         const slots = this.#stuck() ? 1 : this.#engine.maxThreads;
-        while (this.#stop === null && this.#inflight.size < slots && walk.pending > 0 && !this.#hooks.paused?.()) {
+        // Risky patterns keep one pool task per task (their checkpoints and hard aborts are per task).
+        const sessions = !this.#risky;
+        if (sessions) this.#endIdleSessions(slots);
+        while (this.#stop === null && walk.pending > 0 && !this.#hooks.paused?.()) {
+            let session: Session | null = null;
+            if (sessions) {
+                session = this.#sessionFor(slots, walk.pending);
+                if (session === null) break;
+            } else if (this.#inflight.size >= slots) {
+                break;
+            }
+            const busy = sessions ? this.#busySessions() : this.#inflight.size;
             const expected = expectedEntries(walk.hitsNeeded, this.#visited, this.#found);
-            const shape = this.#planned ? plannedShape(walk.pending, slots - this.#inflight.size) : taskShape(walk.pending, slots, this.#engine.maxThreads, walk.hitsNeeded, this.#dispatched === 0, expected);
+            const shape = this.#planned ? plannedShape(walk.pending, Math.max(1, slots - busy)) : taskShape(walk.pending, slots, this.#engine.maxThreads, walk.hitsNeeded, this.#dispatched === 0, expected);
             this.#dispatched++;
-            this.#dispatch(walk.take(shape.jobs), shape.budget);
+            if (session !== null) this.#post(session, walk.take(shape.jobs), shape.budget);
+            else this.#dispatch(walk.take(shape.jobs), shape.budget);
         }
         // Perf: a thread left without work asks the running tasks for part of theirs. Before, the
         // end of a walk waited on one task per deep subtree while the other threads idled (a name
         // search on the Linux tree spent 20-30 of its ~110 ms so, bench/compare.ts).
-        const idle = this.#stop === null && walk.pending === 0 && this.#inflight.size > 0 && !this.#hooks.paused?.() ? slots - this.#inflight.size : 0;
+        const busy = sessions ? this.#busySessions() : this.#inflight.size;
+        const idle = this.#stop === null && walk.pending === 0 && this.#inflight.size > 0 && !this.#hooks.paused?.() ? slots - busy : 0;
         Atomics.store(this.#hunger, 0, Math.max(0, idle));
         if (this.#stop === null && this.#inflight.size === 0 && walk.pending === 0 && !this.#hooks.paused?.()) {
             // Nothing running, nothing queued: the cursor has passed everything (or a stop was found).
             walk.advance();
             void this.#finish(walk.stop ?? 'done');
         }
+    }
+
+    /**
+     * The session the next task goes to: an idle one, else a new one while fewer than `slots`
+     * run, else one busy with a single task while there is work for every thread (its next task
+     * waits on its thread, not a round trip through the host); `null`: none now. While other
+     * calls wait for a thread, tasks go to new sessions only, which queue behind them.
+     */
+    #sessionFor(slots: number, pending: number): Session | null {
+        const yielding = this.#engine.waiting > 0;
+        let best: Session | null = null;
+        let live = 0;
+        for (const s of this.#sessions) {
+            if (s.ended) continue;
+            live++;
+            if (!yielding && s.queue.length < PIPELINE && (best === null || s.queue.length < best.queue.length)) best = s;
+        }
+        if (best !== null && best.queue.length === 0) return best;
+        if (live < slots) return this.#openSession();
+        return best !== null && pending >= slots ? best : null;
+    }
+
+    /** Sessions whose threads have a task of this search. */
+    #busySessions(): number {
+        let n = 0;
+        for (const s of this.#sessions) if (s.queue.length > 0) n++;
+        return n;
+    }
+
+    /** Ends the sessions with nothing to do that should give their thread back: when paused, when other calls wait, beyond `slots`. */
+    #endIdleSessions(slots: number): void {
+        const release = this.#stop !== null || this.#hooks.paused?.() === true || this.#engine.waiting > 0;
+        let live = 0;
+        for (const s of this.#sessions) if (!s.ended) live++;
+        for (const s of this.#sessions) {
+            if (s.ended || s.queue.length > 0) continue;
+            if (release || live > slots) {
+                this.#endSession(s);
+                live--;
+            }
+        }
+    }
+
+    /** Starts a session: a pool task that runs the tasks posted to it until it is ended. */
+    #openSession(): Session {
+        const { port1, port2 } = new MessageChannel();
+        const wake = new Int32Array(new SharedArrayBuffer(4));
+        const session: Session = { port: port1, wake, queue: [], ended: false, started: false, done: Promise.resolve() };
+        const task: SearchSessionTask = { op: 'search-session', search: this.#search, port: port2, wake: wake.buffer as SharedArrayBuffer, cancel: this.#cancel, hunger: this.#hunger.buffer as SharedArrayBuffer };
+        port1.on('message', (res: SearchTaskResult) => this.#onSessionResult(session, res));
+        const onStart = (): void => {
+            session.started = true;
+            const first = session.queue[0];
+            if (first) first.since = performance.now();
+        };
+        session.done = this.#engine
+            .run<SearchSessionResult>(task, { signal: this.#kill.signal, stuckMs: this.#stuckMs, transferList: [port2], onStart, since: () => session.queue[0]?.since ?? performance.now() })
+            .then(
+                () => this.#closeSession(session, null),
+                (err: unknown) => this.#closeSession(session, err),
+            );
+        this.#sessions.add(session);
+        return session;
+    }
+
+    /** Posts a task to `session` (its thread takes it when done with the ones before). */
+    #post(session: Session, nodes: WalkNode[], budget: number): void {
+        const walk = this.#walk!;
+        const task: SessionTask = { deadline: this.#deadline, jobs: nodes.map((n) => n.job), budget, sliceMs: SLICE_MS, capHits: walk.hitsNeeded, capEntries: walk.entriesNeeded };
+        let settle!: () => void;
+        const done = new Promise<void>((r) => (settle = r));
+        // A started thread with nothing before it takes the task now; otherwise it starts later.
+        const since = session.started && session.queue.length === 0 ? performance.now() : Number.POSITIVE_INFINITY;
+        const entry: Inflight = { done, settle, since, nodes, killed: false };
+        session.queue.push(entry);
+        this.#inflight.add(entry);
+        session.port.postMessage(task);
+        Atomics.add(session.wake, 0, 1);
+        Atomics.notify(session.wake, 0);
+    }
+
+    /** Ends a session: no more tasks; its thread returns once it has answered those posted. */
+    #endSession(session: Session): void {
+        if (session.ended) return;
+        session.ended = true;
+        session.port.postMessage(null);
+        Atomics.add(session.wake, 0, 1);
+        Atomics.notify(session.wake, 0);
+    }
+
+    /** The answer to a session's oldest task. */
+    #onSessionResult(session: Session, res: SearchTaskResult): void {
+        const entry = session.queue.shift();
+        if (entry === undefined) return;
+        // The next task started on that thread as this one ended.
+        const next = session.queue[0];
+        if (next) next.since = performance.now();
+        this.#inflight.delete(entry);
+        entry.settle!();
+        if (entry.killed) return;
+        this.#onResult(entry.nodes, res);
+    }
+
+    /** A session's thread has returned (`err` null) or is gone: tasks it did not answer fail, unless the search is over. */
+    #closeSession(session: Session, err: unknown): void {
+        session.ended = true;
+        session.port.close();
+        this.#sessions.delete(session);
+        const left = session.queue.splice(0);
+        for (const entry of left) {
+            this.#inflight.delete(entry);
+            entry.settle!();
+        }
+        if (this.#stop !== null) return;
+        for (const entry of left) {
+            if (entry.killed) continue;
+            const message = err instanceof Error ? err.message : String(err ?? 'the search session ended before answering');
+            this.#onResult(entry.nodes, { ok: false, code: 'worker_failed', message });
+            if (this.#stop !== null) return;
+        }
+        if (left.length === 0) this.#pump();
     }
 
     /** Some in-flight task has run longer than {@link STUCK_MS}. */
@@ -317,21 +477,26 @@ export class SearchRun {
         Atomics.store(new Int32Array(this.#cancel), 0, 1);
         clearTimeout(this.#timer);
         this.#signal?.removeEventListener('abort', this.#onAbort);
-        if (this.#inflight.size > 0) {
+        for (const session of this.#sessions) this.#endSession(session);
+        // Tasks still running, and session threads not yet back (they return once they read the end).
+        const running = (): Promise<void>[] => [...this.#inflight].map((t) => t.done).concat([...this.#sessions].map((session) => session.done));
+        if (this.#inflight.size > 0 || this.#sessions.size > 0) {
             let graceTimer: ReturnType<typeof setTimeout> | undefined;
             const grace = new Promise<void>((r) => (graceTimer = setTimeout(r, GRACE_MS)));
             try {
-                await Promise.race([Promise.all([...this.#inflight].map((t) => t.done)), grace]);
+                await Promise.race([Promise.all(running()), grace]);
             } finally {
                 clearTimeout(graceTimer);
             }
-            // Hard abort: piscina terminates a worker still running (e.g. stuck in a runaway regex) and starts a new one.
-            for (const t of this.#inflight) {
-                t.killed = true;
-                if (t.checkpoint && this.#walk && (stop === 'timeout' || stop === 'aborted')) this.#salvage(t);
+            if (this.#inflight.size > 0 || this.#sessions.size > 0) {
+                // Hard abort: piscina terminates a worker still running (e.g. stuck in a runaway regex) and starts a new one.
+                for (const t of this.#inflight) {
+                    t.killed = true;
+                    if (t.checkpoint && this.#walk && (stop === 'timeout' || stop === 'aborted')) this.#salvage(t);
+                }
+                this.#kill.abort();
+                await Promise.all(running());
             }
-            this.#kill.abort();
-            await Promise.all([...this.#inflight].map((t) => t.done));
         }
         const walk = this.#walk;
         let hits: SearchHit[] = [];

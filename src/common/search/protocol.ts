@@ -1,6 +1,7 @@
 import type { Access } from '../config/configuration.js';
 import type { IgnoreFrame, OutputMode, ReadItem, ReadOutcome, ReadRender, SearchHit, SearchRequest, SearchRoot, ShownReadOutcome } from './types.js';
 import type { WorkerFailureCode } from '../errors.js';
+import type { MessagePort } from 'node:worker_threads';
 import type { PatternSpec } from '../../engine/regex.js';
 import { runHit } from './hit-list.js';
 
@@ -375,4 +376,28 @@ export interface ReadTask {
 
 export type ReadTaskResult = { ok: true; results: (ReadOutcome | ShownReadOutcome)[] } | { ok: false; code: WorkerFailureCode; message: string };
 
-export type WorkerTask = SearchTask | ReadTask;
+/**
+ * A run of search tasks on one pool thread (search-run.ts): the thread takes the tasks posted on
+ * `port` one after the other ({@link SessionTask}; `null` ends the run), answers each on the same
+ * port with its {@link SearchTaskResult}, in order, and waits on `wake` (Int32Array index 0, which
+ * the engine increments after each post) while none is waiting. Perf: a task posted while the
+ * thread is still busy with the one before starts as soon as it is done, not a round trip through
+ * the host later (0.6-1.2 ms each, a fifth of a name search's worker time on the Linux tree).
+ * The run ends by itself once `cancel` is set and no task is waiting.
+ */
+export interface SearchSessionTask {
+    op: 'search-session';
+    search: PreparedSearch;
+    port: MessagePort;
+    wake: SharedArrayBuffer;
+    cancel: SharedArrayBuffer;
+    hunger: SharedArrayBuffer;
+}
+
+/** One task of a {@link SearchSessionTask}: a {@link SearchTask} without what the run shares. */
+export type SessionTask = Pick<SearchTask, 'deadline' | 'jobs' | 'budget' | 'sliceMs' | 'capHits' | 'capEntries'>;
+
+/** What a {@link SearchSessionTask} returns when it ends: the tasks it answered. */
+export type SearchSessionResult = { ok: true; tasks: number } | { ok: false; code: WorkerFailureCode; message: string };
+
+export type WorkerTask = SearchTask | SearchSessionTask | ReadTask;
