@@ -45,7 +45,9 @@ function newestSource(): number {
 
 describe('llm-chat-file as a program (built, subprocess)', () => {
     beforeAll(() => {
-        if (!fs.existsSync(cli) || fs.statSync(cli).mtimeMs < newestSource()) execFileSync('npm', ['run', 'build'], { cwd: repo, stdio: 'ignore' });
+        // An incremental build (`pretest`), not `build`: that one empties dist/ first, under the
+        // feet of the other test files that run the built package meanwhile.
+        if (!fs.existsSync(cli) || fs.statSync(cli).mtimeMs < newestSource()) execFileSync('npm', ['run', 'pretest'], { cwd: repo, stdio: 'ignore' });
     }, 120_000);
 
     it('reads a file and exits 0; a missing file exits with the not_found code; arguments from standard input; no command exits 2', async () => {
