@@ -55,13 +55,15 @@ export function workerEntry(): { filename: string; execArgv?: string[] } {
  * Perf: with few threads, more room: with 2 threads of 8 MiB each a walk listing all 89,209
  * entries of the Linux tree took 124-140 ms against 138-153 ms with 4 MiB (and a 4,096-unit task
  * budget; medians of 15, side by side), while 6 threads of 8 MiB peaked at 248-255 MB in the
- * 16-core run of the command above, at the 250 MB target. So {@link WORKER_YOUNG_GENERATION_TOTAL_MB}
- * is shared among `maxThreads`, from {@link WORKER_YOUNG_GENERATION_MB} to twice that each.
+ * 16-core run of the command above, at the 250 MB target, and 2 threads of 8 MiB took the
+ * event-loop benchmark's process to 276 MB (232 MB with 4 MiB, 228 MB with 6 MiB;
+ * `node dist/bench/event-loop.js`). So {@link WORKER_YOUNG_GENERATION_TOTAL_MB} is shared among
+ * `maxThreads`, from {@link WORKER_YOUNG_GENERATION_MB} to twice that each (2 threads: 6 MiB).
  */
 const WORKER_YOUNG_GENERATION_MB = 4;
-const WORKER_YOUNG_GENERATION_TOTAL_MB = 16;
+const WORKER_YOUNG_GENERATION_TOTAL_MB = 12;
 
-/** The young-generation size of each worker of an engine with `maxThreads` threads, in MiB (4 to 8). */
+/** The young-generation size of each worker of an engine with `maxThreads` threads, in MiB (4 to 8; 2 threads: 6). */
 export function workerYoungGenerationMb(maxThreads: number): number {
     return Math.min(2 * WORKER_YOUNG_GENERATION_MB, Math.max(WORKER_YOUNG_GENERATION_MB, Math.floor(WORKER_YOUNG_GENERATION_TOTAL_MB / maxThreads)));
 }
