@@ -238,17 +238,21 @@ export class SearchRun {
     #sessionFor(slots: number, pending: number): Session | null {
         const yielding = this.#engine.waiting > 0;
         let best: Session | null = null;
-        let live = 0;
         for (const s of this.#sessions) {
-            if (s.ended) continue;
-            live++;
-            if (!yielding && s.queue.length < PIPELINE && (best === null || s.queue.length < best.queue.length)) best = s;
+            if (!s.ended && !yielding && s.queue.length < PIPELINE && (best === null || s.queue.length < best.queue.length)) best = s;
         }
         if (best !== null && best.queue.length === 0) return best;
-        if (live < slots) return this.#openSession();
+        if (this.#liveSessions() < slots) return this.#openSession();
         // Not while few hits are needed: a task in line takes jobs further from the ordered cursor
         // than the next free thread would (a max_results 50 search took 114 ms against 81 so).
         return best !== null && pending >= slots && this.#walk!.hitsNeeded > NEAR_HITS ? best : null;
+    }
+
+    /** Sessions not ended (tasks may still be posted to them). */
+    #liveSessions(): number {
+        let n = 0;
+        for (const s of this.#sessions) if (!s.ended) n++;
+        return n;
     }
 
     /** Sessions whose threads have a task of this search. */
@@ -261,8 +265,7 @@ export class SearchRun {
     /** Ends the sessions with nothing to do that should give their thread back: when paused, when other calls wait, beyond `slots`. */
     #endIdleSessions(slots: number): void {
         const release = this.#stop !== null || this.#hooks.paused?.() === true || this.#engine.waiting > 0;
-        let live = 0;
-        for (const s of this.#sessions) if (!s.ended) live++;
+        let live = this.#liveSessions();
         for (const s of this.#sessions) {
             if (s.ended || s.queue.length > 0) continue;
             if (release || live > slots) {
@@ -296,8 +299,6 @@ export class SearchRun {
 
     /** Posts a task to `session` (its thread takes it when done with the ones before). */
     #post(session: Session, nodes: WalkNode[], budget: number): void {
-        const walk = this.#walk!;
-        const task: SessionTask = { deadline: this.#deadline, jobs: nodes.map((n) => n.job), budget, sliceMs: SLICE_MS, capHits: walk.hitsNeeded, capEntries: walk.entriesNeeded };
         let settle!: () => void;
         const done = new Promise<void>((r) => (settle = r));
         // A started thread with nothing before it takes the task now; otherwise it starts later.
@@ -305,18 +306,14 @@ export class SearchRun {
         const entry: Inflight = { done, settle, since, nodes, killed: false };
         session.queue.push(entry);
         this.#inflight.add(entry);
-        session.port.postMessage(task);
-        Atomics.add(session.wake, 0, 1);
-        Atomics.notify(session.wake, 0);
+        send(session, this.#work(nodes, budget));
     }
 
     /** Ends a session: no more tasks; its thread returns once it has answered those posted. */
     #endSession(session: Session): void {
         if (session.ended) return;
         session.ended = true;
-        session.port.postMessage(null);
-        Atomics.add(session.wake, 0, 1);
-        Atomics.notify(session.wake, 0);
+        send(session, null);
     }
 
     /** The answer to a session's oldest task. */
@@ -343,9 +340,9 @@ export class SearchRun {
             entry.settle!();
         }
         if (this.#stop !== null) return;
+        const message = err instanceof Error ? err.message : String(err ?? 'the search session ended before answering');
         for (const entry of left) {
             if (entry.killed) continue;
-            const message = err instanceof Error ? err.message : String(err ?? 'the search session ended before answering');
             this.#onResult(entry.nodes, { ok: false, code: 'worker_failed', message });
             if (this.#stop !== null) return;
         }
@@ -359,20 +356,14 @@ export class SearchRun {
         return false;
     }
 
-    #dispatch(nodes: WalkNode[], budget: number): void {
+    /** The work of a task over `nodes`, as a session takes it; a pool task adds what the session shares. */
+    #work(nodes: WalkNode[], budget: number): SessionTask {
         const walk = this.#walk!;
-        const task: SearchTask = {
-            op: 'search',
-            search: this.#search,
-            deadline: this.#deadline,
-            jobs: nodes.map((n) => n.job),
-            budget,
-            sliceMs: SLICE_MS,
-            capHits: walk.hitsNeeded,
-            capEntries: walk.entriesNeeded,
-            cancel: this.#cancel,
-            hunger: this.#hunger.buffer as SharedArrayBuffer,
-        };
+        return { deadline: this.#deadline, jobs: nodes.map((n) => n.job), budget, sliceMs: SLICE_MS, capHits: walk.hitsNeeded, capEntries: walk.entriesNeeded };
+    }
+
+    #dispatch(nodes: WalkNode[], budget: number): void {
+        const task: SearchTask = { ...this.#work(nodes, budget), op: 'search', search: this.#search, cancel: this.#cancel, hunger: this.#hunger.buffer as SharedArrayBuffer };
         // `since` counts from the start on a thread: time in the engine's queue is not being stuck.
         const entry: Inflight = { done: Promise.resolve(), since: Number.POSITIVE_INFINITY, nodes, killed: false };
         // Perf: only for risky patterns; a returned task's buffer serves the next one.
@@ -541,4 +532,11 @@ function killSwitch(): AbortController {
     const ac = new AbortController();
     setMaxListeners(0, ac.signal);
     return ac;
+}
+
+/** Posts `message` to a session's thread (a task, or `null` to end it) and wakes the thread. */
+function send(session: Session, message: SessionTask | null): void {
+    session.port.postMessage(message);
+    Atomics.add(session.wake, 0, 1);
+    Atomics.notify(session.wake, 0);
 }
