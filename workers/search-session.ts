@@ -1,5 +1,5 @@
 import { receiveMessageOnPort } from 'node:worker_threads';
-import type { SearchSessionResult, SearchSessionTask, SessionTask } from '../src/common/search/protocol.js';
+import { searchTask, type SearchSessionResult, type SearchSessionTask, type SessionTask } from '../src/common/search/protocol.js';
 import { runSearchTask } from './walk.js';
 
 /** How long an idle run waits for its next task before it looks at the cancel flag again, in milliseconds. */
@@ -26,7 +26,7 @@ export function runSearchSession(task: SearchSessionTask): SearchSessionResult {
             }
             const next = got.message as SessionTask | null;
             if (next === null) break;
-            task.port.postMessage(runSearchTask({ ...next, op: 'search', search: task.search, cancel: task.cancel, hunger: task.hunger }));
+            task.port.postMessage(runSearchTask(searchTask(next, task)));
             answered++;
         }
     } finally {

@@ -6,7 +6,7 @@ import type { Engine } from './engine.js';
 import { OrderedWalk, type WalkNode } from './ordered.js';
 import { expectedEntries, NEAR_HITS, plannedShape, taskShape } from './task-shape.js';
 import { HitList, outcomeWithHitList, runHit, runSize } from '../common/search/hit-list.js';
-import { type PreparedSearch, type SearchSessionResult, type SearchSessionTask, type SearchTask, type SearchTaskResult, type Segment, type SessionTask, type WalkJob } from '../common/search/protocol.js';
+import { type PreparedSearch, type SearchShared, type SearchSessionResult, type SearchSessionTask, type SearchTask, type SearchTaskResult, type Segment, type SessionTask, type WalkJob, searchTask } from '../common/search/protocol.js';
 import type { SearchHit, SearchOutcome, SearchProgress, SearchStop } from '../common/search/types.js';
 
 /**
@@ -209,7 +209,7 @@ export class SearchRun {
             } else if (this.#inflight.size >= slots) {
                 break;
             }
-            const busy = sessions ? this.#busySessions() : this.#inflight.size;
+            const busy = this.#busy(sessions);
             const expected = expectedEntries(walk.hitsNeeded, this.#visited, this.#found);
             const shape = this.#planned ? plannedShape(walk.pending, Math.max(1, slots - busy)) : taskShape(walk.pending, slots, this.#engine.maxThreads, walk.hitsNeeded, this.#dispatched === 0, expected);
             this.#dispatched++;
@@ -219,7 +219,7 @@ export class SearchRun {
         // Perf: a thread left without work asks the running tasks for part of theirs. Before, the
         // end of a walk waited on one task per deep subtree while the other threads idled (a name
         // search on the Linux tree spent 20-30 of its ~110 ms so, bench/compare.ts).
-        const busy = sessions ? this.#busySessions() : this.#inflight.size;
+        const busy = this.#busy(sessions);
         const idle = this.#stop === null && walk.pending === 0 && this.#inflight.size > 0 && !this.#hooks.paused?.() ? slots - busy : 0;
         Atomics.store(this.#hunger, 0, Math.max(0, idle));
         if (this.#stop === null && this.#inflight.size === 0 && walk.pending === 0 && !this.#hooks.paused?.()) {
@@ -280,7 +280,7 @@ export class SearchRun {
         const { port1, port2 } = new MessageChannel();
         const wake = new Int32Array(new SharedArrayBuffer(4));
         const session: Session = { port: port1, wake, queue: [], ended: false, started: false, done: Promise.resolve() };
-        const task: SearchSessionTask = { op: 'search-session', search: this.#search, port: port2, wake: wake.buffer as SharedArrayBuffer, cancel: this.#cancel, hunger: this.#hunger.buffer as SharedArrayBuffer };
+        const task: SearchSessionTask = { ...this.#shared(), op: 'search-session', port: port2, wake: wake.buffer as SharedArrayBuffer };
         port1.on('message', (res: SearchTaskResult) => this.#onSessionResult(session, res));
         const onStart = (): void => {
             session.started = true;
@@ -356,6 +356,16 @@ export class SearchRun {
         return false;
     }
 
+    /** What every task of this search shares (see {@link searchTask}). */
+    #shared(): SearchShared {
+        return { search: this.#search, cancel: this.#cancel, hunger: this.#hunger.buffer as SharedArrayBuffer };
+    }
+
+    /** The threads busy with this search's tasks: sessions with a task, or pool tasks in flight (risky patterns). */
+    #busy(sessions: boolean): number {
+        return sessions ? this.#busySessions() : this.#inflight.size;
+    }
+
     /** The work of a task over `nodes`, as a session takes it; a pool task adds what the session shares. */
     #work(nodes: WalkNode[], budget: number): SessionTask {
         const walk = this.#walk!;
@@ -363,7 +373,7 @@ export class SearchRun {
     }
 
     #dispatch(nodes: WalkNode[], budget: number): void {
-        const task: SearchTask = { ...this.#work(nodes, budget), op: 'search', search: this.#search, cancel: this.#cancel, hunger: this.#hunger.buffer as SharedArrayBuffer };
+        const task: SearchTask = searchTask(this.#work(nodes, budget), this.#shared());
         // `since` counts from the start on a thread: time in the engine's queue is not being stuck.
         const entry: Inflight = { done: Promise.resolve(), since: Number.POSITIVE_INFINITY, nodes, killed: false };
         // Perf: only for risky patterns; a returned task's buffer serves the next one.

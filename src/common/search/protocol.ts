@@ -385,17 +385,22 @@ export type ReadTaskResult = { ok: true; results: (ReadOutcome | ShownReadOutcom
  * the host later (0.6-1.2 ms each, a fifth of a name search's worker time on the Linux tree).
  * The run ends by itself once `cancel` is set and no task is waiting.
  */
-export interface SearchSessionTask {
+export interface SearchSessionTask extends SearchShared {
     op: 'search-session';
-    search: PreparedSearch;
     port: MessagePort;
     wake: SharedArrayBuffer;
-    cancel: SharedArrayBuffer;
-    hunger: SharedArrayBuffer;
 }
 
 /** One task of a {@link SearchSessionTask}: a {@link SearchTask} without what the run shares. */
 export type SessionTask = Pick<SearchTask, 'deadline' | 'jobs' | 'budget' | 'sliceMs' | 'capHits' | 'capEntries'>;
+
+/** What every task of one search shares: the search, its cancel flag and its hunger count. */
+export type SearchShared = Pick<SearchTask, 'search' | 'cancel'> & { hunger: SharedArrayBuffer };
+
+/** The {@link SearchTask} that runs `work` within the search `shared` (a pool task's, or a session's task on its thread). */
+export function searchTask(work: SessionTask, shared: SearchShared): SearchTask {
+    return { ...work, op: 'search', search: shared.search, cancel: shared.cancel, hunger: shared.hunger };
+}
 
 /** What a {@link SearchSessionTask} returns when it ends: the tasks it answered. */
 export type SearchSessionResult = { ok: true; tasks: number } | { ok: false; code: WorkerFailureCode; message: string };
