@@ -51,6 +51,8 @@ const BENCH_OPTIONS = {
     pattern: { type: 'string' },
     checks: { type: 'string' },
     repeat: { type: 'string' },
+    // compare and event-loop: the engine's pool threads' nice value (src/engine/engine.ts workerNice)
+    'worker-nice': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /**
@@ -70,6 +72,12 @@ export function intFlag(flags: Map<string, string>, name: string, fallback: numb
     const n = Number(raw.replace(/_/g, '').replace(/k$/i, '000'));
     if (!Number.isSafeInteger(n) || n < 1) throw new Error(`Invalid --${name} ${raw}: expected a positive whole number (e.g. 200000 or 200k).`);
     return n;
+}
+
+/** `--worker-nice N` as an Engine option (0 to 19, checked by the Engine); none: the Engine's default. */
+export function workerNiceFlag(flags: Map<string, string>): { workerNice?: number } {
+    const raw = flags.get('worker-nice');
+    return raw === undefined ? {} : { workerNice: Number(raw) };
 }
 
 /** A tree to benchmark on, with the patterns each scenario uses there. */

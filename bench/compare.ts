@@ -21,6 +21,7 @@ import {
     request,
     runPeer,
     versionOf,
+    workerNiceFlag,
     type BenchTree,
     type Checks,
 } from './common.js';
@@ -31,7 +32,7 @@ import {
  * per scenario and both match counts, for symlink checks on (the tool's default) and off.
  *
  *   node dist/bench/compare.js --tree kernel|synthetic [--runs 7] [--files 200000] [--seed 1]
- *        [--only full-scan,name,...,peak-rss] [--no-follow] [--threads N] [--out bench/results]
+ *        [--only full-scan,name,...,peak-rss] [--no-follow] [--threads N] [--worker-nice N] [--out bench/results]
  *        [--cold-runs 3] [--rss-threads 2,16]
  *
  * Peers follow symlinks (`-L`) by default because our search does (to targets inside the
@@ -98,7 +99,7 @@ async function main(argv: string[]): Promise<void> {
     const limits = raiseLimits(tree.largestFile);
     const threads = flags.has('threads') ? intFlag(flags, 'threads', 1) : undefined;
     if (threads !== undefined) process.env['BENCH_THREADS'] = String(threads);
-    const engine = new Engine(threads !== undefined ? { maxThreads: threads } : {});
+    const engine = new Engine({ ...(threads !== undefined ? { maxThreads: threads } : {}), ...workerNiceFlag(flags) });
     const only = flags.get('only')?.split(',');
     const L = follow ? ['-L'] : [];
     const iso = tree.modifiedAfter.toISOString().replace(/\.\d{3}Z$/, 'Z');

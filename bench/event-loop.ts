@@ -5,7 +5,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Tool } from '@johannes.latzel/llm-chat';
 import { AccessType, Engine, FileConfiguration, FilePool, ListDirectoryTool, ReadFileTool, SearchConfiguration, SearchEntriesTool, Workspace } from '../src/index.js';
-import { fmtMB, fmtMs, intFlag, kernelTree, machine, median, benchArgs, REPO } from './common.js';
+import { fmtMB, fmtMs, intFlag, kernelTree, machine, median, benchArgs, REPO, workerNiceFlag } from './common.js';
 
 /**
  * How long one tool call blocks the host's event loop, for the scenarios of the "never waits"
@@ -17,7 +17,7 @@ import { fmtMB, fmtMs, intFlag, kernelTree, machine, median, benchArgs, REPO } f
  * first as the baseline). Also reports the process's peak RSS.
  *
  *   node dist/bench/event-loop.js [--runs 3] [--only listing,read-limit,read-200mb,bulk-read,hits]
- *        [--dir KERNEL_TREE] [--out bench/results]
+ *        [--dir KERNEL_TREE] [--worker-nice N] [--out bench/results]
  *
  * Target: no scenario's longest delay above 20 ms. Trees and files are generated once into
  * `~/.cache/llm-chat-file-bench/` (the listing tree: 100 folders of 1,000 empty files and one
@@ -125,7 +125,7 @@ async function main(argv: string[]): Promise<void> {
     const searchConfig = new SearchConfiguration();
     const defaults = new FileConfiguration();
     const raised = new FileConfiguration(undefined, 256 * 1024 * 1024);
-    const engine = new Engine();
+    const engine = new Engine(workerNiceFlag(flags));
     const tools = (root: string, fileConfig: FileConfiguration): { list: ListDirectoryTool; read: ReadFileTool; search: SearchEntriesTool } => {
         const ws = new Workspace({ accesses: [{ type: AccessType.Write, path: root }], skipDirs: [] });
         const shared = { engine, searchConfig, fileConfig, filePool: new FilePool(fileConfig) };

@@ -1,6 +1,39 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_MAX_THREADS, Engine } from '../src/engine/engine.js';
+import { DEFAULT_MAX_THREADS, DEFAULT_WORKER_NICE, Engine } from '../src/engine/engine.js';
+import { searchRootAt } from '../src/engine/prepare.js';
+import type { SearchRequest } from '../src/common/search/types.js';
+import { tempDir, writeTree } from './helpers.js';
+
+const LINUX = process.platform === 'linux';
+
+/** The nice value in a /proc `stat` file (field 19; the command name before it may hold spaces). */
+function niceIn(stat: string): number {
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}
+
+/** Nice value of each thread of this process, by thread id. */
+function threadNices(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const tid of fs.readdirSync('/proc/self/task')) {
+        try {
+            out.set(tid, niceIn(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')));
+        } catch {
+            // the thread exited meanwhile
+        }
+    }
+    return out;
+}
+
+/** Searches a small tree for `needle` with `engine`; gives the paths found. */
+async function searchOnce(engine: Engine): Promise<string[]> {
+    const dir = tempDir('lcf-nice-');
+    writeTree(dir, { 'a.txt': 'needle\n', 'b/c.txt': 'hay\n' });
+    const req: SearchRequest = { root: searchRootAt(dir), type: 'both', contentPattern: 'needle', maxResults: 10, maxFileSize: 1e6, maxTotalEntries: 1e6, skipDirs: [] };
+    const res = await engine.search(req, { timeoutMs: 600_000 });
+    return res.hits.map((h) => h.path);
+}
 
 /** The pool's size: one thread per core by default, bounded so memory does not grow with the core count. */
 describe('Engine threads', () => {
@@ -34,5 +67,55 @@ describe('Engine threads', () => {
         expect(() => new Engine({ maxThreads: 0 })).toThrow('Invalid maxThreads: 0; expected a positive whole number.');
         expect(() => new Engine({ maxThreads: 2.5 })).toThrow('Invalid maxThreads: 2.5');
         expect(() => new Engine({ maxThreads: 4, maxPoolThreads: 3 })).toThrow('Invalid maxPoolThreads: 3; expected a whole number of at least maxThreads (4).');
+    });
+
+    it('refuses a nice value outside 0 to 19, and defaults to DEFAULT_WORKER_NICE', () => {
+        expect(new Engine().workerNice).toBe(DEFAULT_WORKER_NICE);
+        expect(DEFAULT_WORKER_NICE).toBe(5);
+        expect(new Engine({ workerNice: 0 }).workerNice).toBe(0);
+        expect(new Engine({ workerNice: 19 }).workerNice).toBe(19);
+        expect(() => new Engine({ workerNice: -1 })).toThrow('Invalid workerNice: -1; expected a whole number from 0 to 19.');
+        expect(() => new Engine({ workerNice: 20 })).toThrow('Invalid workerNice: 20; expected a whole number from 0 to 19.');
+        expect(() => new Engine({ workerNice: 2.5 })).toThrow('Invalid workerNice: 2.5');
+        expect(() => new Engine({ workerNice: Number.NaN })).toThrow('Invalid workerNice: NaN');
+    });
+});
+
+/**
+ * The pool's threads lower themselves to the engine's workerNice (workers/pool-worker.ts) before
+ * their first task; the host's threads keep their priority. Checked on real threads through
+ * /proc/self/task: the engine's threads are the ones that were not there before it started.
+ */
+describe.skipIf(!LINUX)('Engine worker priority', () => {
+    it('runs the pool threads at workerNice and leaves the host threads as they were', async () => {
+        const own = niceIn(fs.readFileSync('/proc/thread-self/stat', 'utf8'));
+        const before = threadNices();
+        const engine = new Engine({ maxThreads: 1, workerNice: 13 });
+        try {
+            expect(await searchOnce(engine)).toEqual(['a.txt']);
+            const after = threadNices();
+            const niced = [...after].filter(([tid, nice]) => !before.has(tid) && nice === 13);
+            // The thread that ran the search at least; no more than the pool's.
+            expect(niced.length).toBeGreaterThanOrEqual(1);
+            expect(niced.length).toBeLessThanOrEqual(engine.maxPoolThreads);
+            expect(niceIn(fs.readFileSync('/proc/thread-self/stat', 'utf8'))).toBe(own);
+            for (const [tid, nice] of before) if (after.has(tid)) expect(after.get(tid), `thread ${tid}`).toBe(nice);
+        } finally {
+            await engine.close();
+        }
+    });
+
+    it("keeps the pool threads at the host thread's priority with workerNice 0", async () => {
+        const own = niceIn(fs.readFileSync('/proc/thread-self/stat', 'utf8'));
+        const before = threadNices();
+        const engine = new Engine({ maxThreads: 1, workerNice: 0 });
+        try {
+            expect(await searchOnce(engine)).toEqual(['a.txt']);
+            const fresh = [...threadNices()].filter(([tid]) => !before.has(tid));
+            expect(fresh.length).toBeGreaterThanOrEqual(1);
+            for (const [tid, nice] of fresh) expect(nice, `thread ${tid}`).toBe(own);
+        } finally {
+            await engine.close();
+        }
     });
 });

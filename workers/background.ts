@@ -2,17 +2,22 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 
 /**
- * Priority of the index build's threads (its own pool's, ended with the build). Linux keeps a
- * nice value and a scheduling policy per thread, so both apply to the calling thread only.
+ * Priority of the engine's pool threads and of the index build's threads (its own pool's, ended
+ * with the build). Linux keeps a nice value and a scheduling policy per thread, so both apply to
+ * the calling thread only; elsewhere (macOS, Windows) `os.setPriority(0, n)` changes the whole
+ * process, the host's own thread with it, so threads keep their priority there.
  *
- * - nice: `os.setPriority(0, nice)`, everywhere Node supports it.
- * - Linux: the `SCHED_IDLE` policy (sched(7)), set with sched_setscheduler(2) through the `koffi`
- *   FFI package. Perf: a thread at nice 10 still keeps its CPU for a while when the host's thread
- *   wakes (the scheduler only preempts it once their virtual run times differ by the wakeup
- *   granularity), and the host's event loop waited up to 15 ms in the run queue while two build
- *   threads held both CPUs (index bench, issue 10); a task of a normal policy waking on a CPU where
- *   a SCHED_IDLE one runs preempts it at once. Cost: on a machine whose CPUs are never idle the
- *   build makes almost no progress (searches keep the scan path meanwhile).
+ * - nice: `os.setPriority(0, nice)` (setpriority(2) on the calling thread, Linux only). The
+ *   engine's pool threads take the engine's `workerNice` (src/engine/engine.ts) this way when
+ *   their code loads (pool-worker.ts).
+ * - Linux, index build only: the `SCHED_IDLE` policy (sched(7)), set with sched_setscheduler(2)
+ *   through the `koffi` FFI package. Perf: a thread at nice 10 still keeps its CPU for a while
+ *   when the host's thread wakes (the scheduler only preempts it once their virtual run times
+ *   differ by the wakeup granularity), and the host's event loop waited up to 15 ms in the run
+ *   queue while two build threads held both CPUs (index bench, issue 10); a task of a normal
+ *   policy waking on a CPU where a SCHED_IDLE one runs preempts it at once. Cost: on a machine
+ *   whose CPUs are never idle the build makes almost no progress (searches keep the scan path
+ *   meanwhile).
  */
 
 /** Linux's SCHED_IDLE policy number (include/uapi/linux/sched.h). */
@@ -23,28 +28,52 @@ interface Koffi {
     load(path: string | null): { func(signature: string): (...args: unknown[]) => unknown };
 }
 
-/** The policies this thread took (one call per thread is enough). */
-let taken: { nice: number; idle: boolean } | undefined;
+/** What holds for a thread's priority: its nice value (0 to 19 here) and whether it runs under SCHED_IDLE. */
+export interface ThreadPriority {
+    nice: number;
+    idle: boolean;
+}
+
+/** Whether `os.setPriority(0, n)` changes the calling thread only (Linux: setpriority(2), NOTES). */
+const PER_THREAD = process.platform === 'linux';
+
+/** The priority this thread took (raising a nice value back needs privileges, so it only goes down). */
+let taken: ThreadPriority | undefined;
 
 /**
- * Lowers the calling thread to `nice` (and, on Linux, to SCHED_IDLE). Best effort: where the
- * system refuses, the thread keeps its priority. Returns what holds for the thread afterwards:
- * its nice value and whether it runs under SCHED_IDLE.
+ * Lowers the calling thread to `nice` and, on Linux, to SCHED_IDLE (the index build's threads).
+ * Best effort: where the system refuses, the thread keeps its priority. Returns what holds for
+ * the thread afterwards; `nice` undefined: changes nothing.
  */
-export function takeBackground(nice: number | undefined): { nice: number; idle: boolean } {
-    if (nice === undefined) return { nice: os.getPriority(0), idle: taken?.idle ?? false };
-    if (taken !== undefined && taken.nice >= nice) return taken;
+export function takeBackground(nice: number | undefined): ThreadPriority {
+    return lower(nice, true);
+}
+
+/**
+ * Lowers the calling thread to `nice` (0 to 19; the engine's pool threads, at its `workerNice`),
+ * keeping its scheduling policy. Linux only (elsewhere it would lower the whole process): changes
+ * nothing on other systems, for `nice` undefined, or where the thread is at `nice` or lower
+ * already. Best effort: where the system refuses, the thread keeps its priority. Returns what
+ * holds for the thread afterwards.
+ */
+export function takeNice(nice: number | undefined): ThreadPriority {
+    return lower(nice, false);
+}
+
+function lower(nice: number | undefined, idle: boolean): ThreadPriority {
+    if (nice === undefined || !PER_THREAD) return { nice: os.getPriority(0), idle: taken?.idle ?? false };
+    if (taken !== undefined && taken.nice >= nice && (taken.idle || !idle)) return taken;
     try {
         if (os.getPriority(0) < nice) os.setPriority(0, nice);
     } catch {
         // not permitted here
     }
-    taken = { nice: os.getPriority(0), idle: taken?.idle === true || setIdlePolicy() };
+    taken = { nice: os.getPriority(0), idle: taken?.idle === true || (idle && setIdlePolicy()) };
     return taken;
 }
 
 function setIdlePolicy(): boolean {
-    if (process.platform !== 'linux' || (process.arch !== 'x64' && process.arch !== 'arm64')) return false;
+    if (!PER_THREAD || (process.arch !== 'x64' && process.arch !== 'arm64')) return false;
     try {
         const koffi = createRequire(import.meta.url)('koffi') as Koffi;
         const libc = koffi.load(null);

@@ -1,3 +1,4 @@
+import { workerData } from 'node:worker_threads';
 import type { ReadTaskResult, SearchSessionResult, SearchTaskResult, WorkerTask } from '../src/common/search/protocol.js';
 import { runReadTask } from './read.js';
 import { runSearchTask } from './walk.js';
@@ -5,6 +6,11 @@ import { runSearchSession } from './search-session.js';
 import type { IndexCheckResult, IndexChunkResult, IndexTask, IndexWalkResult } from '../src/common/search-index/protocol.js';
 import { runIndexChunk } from './index-chunk.js';
 import { runIndexCheck, runIndexWalk } from './index-walk.js';
+import { takeNice } from './background.js';
+
+// The engine's pool threads run at its workerNice (src/engine/engine.ts), taken once as the
+// thread loads this code (before its first task); threads of other pools are given none.
+takeNice((workerData as { nice?: number } | null | undefined)?.nice);
 
 /**
  * Entry point of the engine's piscina pool: dispatches a task by its `op`. Never throws: a

@@ -80,6 +80,18 @@ const SPARE_THREADS = 16;
  */
 export const DEFAULT_MAX_THREADS = 6;
 
+/**
+ * Default nice value of the pool's threads (Linux; see {@link Engine} `workerNice`). Event loop:
+ * while a search keeps both pool threads of a 2-core machine busy, the host's thread is runnable
+ * next to them (its garbage collections, the hits it receives) and waited for a core: in a search
+ * with 81,383 hits listed its event loop was held 9.0-25.3 ms at a time with the threads at nice
+ * 0 (2 of 15 runs above 20 ms), 8.6-14.8 ms at nice 5 and 8.9-16.7 ms at nice 10 (15 runs each,
+ * alternating, load average 0.8-1.0; `node dist/bench/event-loop.js --only hits --runs 5`), wall
+ * times alike. A moderate value: on a machine busy with other programs, threads at nice 5 still
+ * get about a quarter of a contended core (weight 335 against 1024 at nice 0, sched(7)).
+ */
+export const DEFAULT_WORKER_NICE = 5;
+
 /** A task waiting in the engine's queue for a thread. */
 interface QueuedTask {
     task: object;
@@ -178,6 +190,8 @@ export class Engine {
     readonly maxThreads: number;
     /** Worker threads the pool runs at most, across concurrent calls. */
     readonly maxPoolThreads: number;
+    /** Nice value the pool's threads take on Linux (0: they keep the host's). */
+    readonly workerNice: number;
     /** The search index answering searches it can (candidate files from the index, opened by the workers); none: every search walks. */
     searchIndex: WalkPlanner | undefined;
     #pool: Piscina | undefined;
@@ -198,15 +212,24 @@ export class Engine {
      *   runaway regex) lets one more start, up to this many threads, so such searches do not
      *   starve the other calls; those extra threads exit after 10 s idle. Each thread costs about
      *   17-20 MB once it has searched (its read buffer at most 1 MiB of that).
-     * @throws Error when an option is not a positive whole number, or `maxPoolThreads < maxThreads`.
+     * @param options.workerNice - nice value (0 to 19) the pool's threads lower themselves to on
+     *   Linux before their first task, so the host's own thread gets a core back when it needs one
+     *   (default {@link DEFAULT_WORKER_NICE}; 0: they keep the host's priority). Linux only: a
+     *   nice value is per thread there; elsewhere it would lower the whole process, so threads
+     *   keep their priority (workers/background.ts).
+     * @throws Error when `maxThreads` or `maxPoolThreads` is not a positive whole number,
+     *   `maxPoolThreads < maxThreads`, or `workerNice` is not a whole number from 0 to 19.
      */
-    constructor(options: { maxThreads?: number; maxPoolThreads?: number } = {}) {
+    constructor(options: { maxThreads?: number; maxPoolThreads?: number; workerNice?: number } = {}) {
         const n = options.maxThreads ?? Math.min(os.availableParallelism(), DEFAULT_MAX_THREADS);
         if (!Number.isInteger(n) || n < 1) throw new Error(`Invalid maxThreads: ${String(n)}; expected a positive whole number.`);
         const max = options.maxPoolThreads ?? Math.max(2 * n, n + SPARE_THREADS);
         if (!Number.isInteger(max) || max < n) throw new Error(`Invalid maxPoolThreads: ${String(max)}; expected a whole number of at least maxThreads (${n}).`);
+        const nice = options.workerNice ?? DEFAULT_WORKER_NICE;
+        if (!Number.isInteger(nice) || nice < 0 || nice > 19) throw new Error(`Invalid workerNice: ${String(nice)}; expected a whole number from 0 to 19.`);
         this.maxThreads = n;
         this.maxPoolThreads = max;
+        this.workerNice = nice;
     }
 
     /**
@@ -223,7 +246,7 @@ export class Engine {
             this.#ledgerOff = watchLedger(ledger);
             const pool = new Piscina({
                 ...workerEntry(),
-                workerData: { fdLedger: ledger },
+                workerData: { fdLedger: ledger, nice: this.workerNice },
                 minThreads: this.maxThreads,
                 // One call never queues more tasks than maxThreads, so spare threads start only for concurrent calls.
                 maxThreads: this.maxPoolThreads,
