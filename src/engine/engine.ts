@@ -83,12 +83,15 @@ export const DEFAULT_MAX_THREADS = 6;
 /**
  * Default nice value of the pool's threads (Linux; see {@link Engine} `workerNice`). Event loop:
  * while a search keeps both pool threads of a 2-core machine busy, the host's thread is runnable
- * next to them (its garbage collections, the hits it receives) and waited for a core: in a search
- * with 81,383 hits listed its event loop was held 9.0-25.3 ms at a time with the threads at nice
- * 0 (2 of 15 runs above 20 ms), 8.6-14.8 ms at nice 5 and 8.9-16.7 ms at nice 10 (15 runs each,
- * alternating, load average 0.8-1.0; `node dist/bench/event-loop.js --only hits --runs 5`), wall
- * times alike. A moderate value: on a machine busy with other programs, threads at nice 5 still
- * get about a quarter of a contended core (weight 335 against 1024 at nice 0, sched(7)).
+ * next to them (its garbage collections, the hits it receives) and waits for a core. Search with
+ * 81,383 hits listed (`node dist/bench/event-loop.js --only hits --runs 5 --worker-nice N`, two
+ * sets of 15 runs per value, alternating, load average 0.7-1.4): median longest delay 9.7 and
+ * 17.1 ms at nice 0, 10.1 and 10.1 ms at nice 5, 10.4 and 12.4 ms at nice 10; runs above 20 ms:
+ * 4, 2 and 2 of 30. Those left were the host's own collections while V8's platform threads
+ * (nice 0, shared by every thread's heap) held the cores. Full scans took as long at nice 0 as at
+ * 5 (`node dist/bench/compare.js --tree kernel --no-follow --only full-scan,regex,max-results
+ * --worker-nice N`). A moderate value: on a machine busy with other programs, threads at nice 5
+ * still get about a quarter of a contended core (weight 335 against 1024 at nice 0, sched(7)).
  */
 export const DEFAULT_WORKER_NICE = 5;
 
