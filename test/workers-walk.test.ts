@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Engine } from '../src/engine/engine.js';
 import { OrderedWalk } from '../src/engine/ordered.js';
 import { prepareSearch, searchRootAt } from '../src/engine/prepare.js';
@@ -361,5 +361,45 @@ describe('task sizes of a search stopped by max_results', () => {
         expect(expectedEntries(50, 1000, 0)).toBe(1000);
         expect(expectedEntries(40, 1000, 10)).toBe(4000);
         expect(expectedEntries(1, 3, 2)).toBe(2);
+    });
+});
+
+/**
+ * The deadline of a task still stops it when the walk reads the clock only every so many entries
+ * without a system call (workers/walk.ts, Walker #check): the clock here is a counter that passes
+ * the deadline at its 5th read, so a task that read it once per entry would stop within 5 entries
+ * and one that never read it again would list all 2,000.
+ */
+describe('deadline of a walk task', () => {
+    /** Runs one task over a directory of 2,000 files on this thread, with the counter as the clock. */
+    const run = async (over: Partial<SearchRequest>): Promise<ReturnType<typeof runSearchTask>> => {
+        const root = suiteDir('lcf-walk-deadline-');
+        const files: Record<string, string> = {};
+        for (let i = 0; i < 2000; i++) files[`f${String(i).padStart(4, '0')}.txt`] = 'hay\n';
+        writeTree(root, files);
+        const search = await prepareSearch(request(root, [root], over));
+        const base = Date.now();
+        let reads = 0;
+        vi.spyOn(Date, 'now').mockImplementation(() => base + reads++);
+        try {
+            return runSearchTask({ op: 'search', search, deadline: base + 4, jobs: [{ real: search.root.real, rel: search.root.display, jumps: [] }], budget: 1e9, sliceMs: 1e9, capHits: 1e9, capEntries: 1e9, cancel: new SharedArrayBuffer(4) });
+        } finally {
+            vi.restoreAllMocks();
+        }
+    };
+
+    it('stops a walk of plain file entries within a few hundred entries of the deadline', async () => {
+        const res = await run({});
+        if (!res.ok) throw new Error(res.message);
+        expect(res.timedOut).toBe(true);
+        expect(res.visited).toBeGreaterThan(0);
+        expect(res.visited).toBeLessThanOrEqual(5 * 32);
+    });
+
+    it('reads the clock at every entry of a content search', async () => {
+        const res = await run({ contentPattern: 'needle' });
+        if (!res.ok) throw new Error(res.message);
+        expect(res.timedOut).toBe(true);
+        expect(res.visited).toBeLessThanOrEqual(5);
     });
 });

@@ -25,6 +25,9 @@ import { SearchPolicy } from './search-policy.js';
 /** Deeper subtrees than this are handed back as jobs instead of recursing further. */
 const MAX_LOCAL_DEPTH = 64;
 
+/** Entries without a system call (plain file entries of a walk or name search) after which {@link Walker} reads the clock again. */
+const CLOCK_EVERY = 32;
+
 type Run = Extract<Segment, { t: 'run' }>;
 
 /** Walk state of one task. */
@@ -62,6 +65,10 @@ class Walker {
     readonly #plain: boolean;
     /** How files are searched (content searches only; see {@link #scanSpec}). */
     readonly #spec: ScanSpec;
+    /** The clock as {@link #check} last read it (ms since the epoch). */
+    #now = Date.now();
+    /** Entries handled without a system call since the clock was read (see {@link #check}). */
+    #cheap = 0;
 
     constructor(task: SearchTask) {
         this.#task = task;
@@ -81,10 +88,23 @@ class Walker {
         return this.capped || this.timedOut || this.cancelled;
     }
 
-    /** Checks the cancel flag and deadline; called at every entry boundary. */
+    /**
+     * Checks the cancel flag and deadline; called at every entry boundary. The clock is read
+     * here ({@link #now}, also {@link #exhausted}'s) after an entry that may have made a system
+     * call, and otherwise every {@link CLOCK_EVERY} entries. Perf: `Date.now()` costs 53 ns here,
+     * and two reads per entry were 9.4 ms of the ~160 ms of worker CPU time a walk of the Linux
+     * tree's 89,209 entries takes (walk medians side by side moved within the machine's noise,
+     * -7% and +3%, 60 runs each); 32 entries without a system call take a few microseconds.
+     */
     #check(): boolean {
         if (Atomics.load(this.#flag, 0) !== 0) this.cancelled = true;
-        else if (Date.now() > this.#task.deadline) this.timedOut = true;
+        else {
+            if (this.#cheap === 0 || this.#cheap >= CLOCK_EVERY) {
+                this.#now = Date.now();
+                this.#cheap = 0;
+            }
+            if (this.#now > this.#task.deadline) this.timedOut = true;
+        }
         return this.halted;
     }
 
@@ -94,7 +114,7 @@ class Walker {
      */
     #exhausted(): boolean {
         if (this.visited === 0) return false;
-        if (this.units >= this.#task.budget || Date.now() >= this.#sliceEnd || this.#checkpointFull || this.#split) return true;
+        if (this.units >= this.#task.budget || this.#now >= this.#sliceEnd || this.#checkpointFull || this.#split) return true;
         return this.#hunger !== null && this.units >= SPLIT_MIN_UNITS && (this.#split = takeOne(this.#hunger));
     }
 
@@ -204,8 +224,11 @@ class Walker {
                 this.#count(run);
                 if (c.kept(name, '', false)) this.#entry(run, name, false);
                 if (this.capped) break;
+                this.#cheap++;
                 continue;
             }
+            // What follows may make system calls (stat, open, scan): the next check reads the clock.
+            this.#cheap = 0;
             const rel = prefix + name;
             /** Where the entry is opened or stat'ed; its real path. They differ in held mode and for links. */
             let at = dir.base + name;
