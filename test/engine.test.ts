@@ -808,8 +808,8 @@ describe('Engine lifecycle', () => {
         expect(new Engine({ maxThreads: 32 }).maxPoolThreads).toBe(64);
     });
 
-    it('gives each worker a young generation of 4 to 8 MiB, 12 MiB shared among maxThreads', () => {
-        expect([1, 2, 3, 4, 6, 16, 64].map(workerYoungGenerationMb)).toEqual([8, 6, 4, 4, 4, 4, 4]);
+    it('gives each worker a young generation of 4 to 12 MiB, 24 MiB shared among maxThreads', () => {
+        expect([1, 2, 3, 4, 6, 16, 64].map(workerYoungGenerationMb)).toEqual([12, 12, 8, 6, 4, 4, 4]);
     });
 
     it('does not keep the process alive with an idle pool', async () => {

@@ -58,14 +58,22 @@ export function workerEntry(): { filename: string; execArgv?: string[] } {
  * 16-core run of the command above, at the 250 MB target, and 2 threads of 8 MiB took the
  * event-loop benchmark's process to 276 MB (232 MB with 4 MiB, 228 MB with 6 MiB;
  * `node dist/bench/event-loop.js`). So {@link WORKER_YOUNG_GENERATION_TOTAL_MB} is shared among
- * `maxThreads`, from {@link WORKER_YOUNG_GENERATION_MB} to twice that each (2 threads: 6 MiB).
+ * `maxThreads`, from {@link WORKER_YOUNG_GENERATION_MB} to three times that each (2 threads:
+ * 12 MiB; 6 threads and more: 4 MiB).
+ *
+ * Later (issue 11, 2 threads, side by side in one process, medians): with 12 MiB each instead of
+ * 6 a walk of every entry of the Linux tree took 93.7 and 103.3 ms against 109.5 and 125.3 ms
+ * (40 runs each), a regex full scan with 51,943 matches 694 against 829 ms, a literal full scan
+ * 446 against 449 ms; the V8 platform threads, which help every scavenge, used ~33 ms of CPU
+ * per walk against ~48 ms. Peak RSS: the event-loop benchmark's process 214-222 MB against
+ * 204 MB, the comparison's 2-core child 137 against 136 MB.
  */
 const WORKER_YOUNG_GENERATION_MB = 4;
-const WORKER_YOUNG_GENERATION_TOTAL_MB = 12;
+const WORKER_YOUNG_GENERATION_TOTAL_MB = 24;
 
-/** The young-generation size of each worker of an engine with `maxThreads` threads, in MiB (4 to 8; 2 threads: 6). */
+/** The young-generation size of each worker of an engine with `maxThreads` threads, in MiB (4 to 12; 2 threads: 12). */
 export function workerYoungGenerationMb(maxThreads: number): number {
-    return Math.min(2 * WORKER_YOUNG_GENERATION_MB, Math.max(WORKER_YOUNG_GENERATION_MB, Math.floor(WORKER_YOUNG_GENERATION_TOTAL_MB / maxThreads)));
+    return Math.min(3 * WORKER_YOUNG_GENERATION_MB, Math.max(WORKER_YOUNG_GENERATION_MB, Math.floor(WORKER_YOUNG_GENERATION_TOTAL_MB / maxThreads)));
 }
 /** Threads the pool may add beyond `maxThreads` for concurrent calls, at least (see the constructor). */
 const SPARE_THREADS = 16;
