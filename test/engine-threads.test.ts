@@ -87,35 +87,33 @@ describe('Engine threads', () => {
  * /proc/self/task: the engine's threads are the ones that were not there before it started.
  */
 describe.skipIf(!LINUX)('Engine worker priority', () => {
-    it('runs the pool threads at workerNice and leaves the host threads as they were', async () => {
+    /** The test thread's nice value and every thread's, before and after a search on a new engine at `workerNice`. */
+    async function searchAt(workerNice: number): Promise<{ own: number; before: Map<string, number>; after: Map<string, number>; engine: Engine }> {
         const own = niceIn(fs.readFileSync('/proc/thread-self/stat', 'utf8'));
         const before = threadNices();
-        const engine = new Engine({ maxThreads: 1, workerNice: 13 });
+        const engine = new Engine({ maxThreads: 1, workerNice });
         try {
             expect(await searchOnce(engine)).toEqual(['a.txt']);
-            const after = threadNices();
-            const niced = [...after].filter(([tid, nice]) => !before.has(tid) && nice === 13);
-            // The thread that ran the search at least; no more than the pool's.
-            expect(niced.length).toBeGreaterThanOrEqual(1);
-            expect(niced.length).toBeLessThanOrEqual(engine.maxPoolThreads);
-            expect(niceIn(fs.readFileSync('/proc/thread-self/stat', 'utf8'))).toBe(own);
-            for (const [tid, nice] of before) if (after.has(tid)) expect(after.get(tid), `thread ${tid}`).toBe(nice);
+            return { own, before, after: threadNices(), engine };
         } finally {
             await engine.close();
         }
+    }
+
+    it('runs the pool threads at workerNice and leaves the host threads as they were', async () => {
+        const { own, before, after, engine } = await searchAt(13);
+        const niced = [...after].filter(([tid, nice]) => !before.has(tid) && nice === 13);
+        // The thread that ran the search at least; no more than the pool's.
+        expect(niced.length).toBeGreaterThanOrEqual(1);
+        expect(niced.length).toBeLessThanOrEqual(engine.maxPoolThreads);
+        expect(niceIn(fs.readFileSync('/proc/thread-self/stat', 'utf8'))).toBe(own);
+        for (const [tid, nice] of before) if (after.has(tid)) expect(after.get(tid), `thread ${tid}`).toBe(nice);
     });
 
     it("keeps the pool threads at the host thread's priority with workerNice 0", async () => {
-        const own = niceIn(fs.readFileSync('/proc/thread-self/stat', 'utf8'));
-        const before = threadNices();
-        const engine = new Engine({ maxThreads: 1, workerNice: 0 });
-        try {
-            expect(await searchOnce(engine)).toEqual(['a.txt']);
-            const fresh = [...threadNices()].filter(([tid]) => !before.has(tid));
-            expect(fresh.length).toBeGreaterThanOrEqual(1);
-            for (const [tid, nice] of fresh) expect(nice, `thread ${tid}`).toBe(own);
-        } finally {
-            await engine.close();
-        }
+        const { own, before, after } = await searchAt(0);
+        const fresh = [...after].filter(([tid]) => !before.has(tid));
+        expect(fresh.length).toBeGreaterThanOrEqual(1);
+        for (const [tid, nice] of fresh) expect(nice, `thread ${tid}`).toBe(own);
     });
 });
