@@ -34,7 +34,7 @@ export { EditFileTool } from './tools/edit-file.js';
 export { FileToolPackage, type FileToolPackageOptions } from './package.js';
 export { SearchIndex, defaultIndexDir, type SearchIndexOptions } from './search-index/search-index.js';
 export { TreeIndex, type IndexStatus, type IndexState } from './search-index/tree-index.js';
-export { Engine } from './engine/engine.js';
+export { Engine, DEFAULT_WORKER_NICE, type EngineOptions } from './engine/engine.js';
 export type { SearchRequest, SearchHit, SearchOutcome, SearchStop, EntryType } from './common/search/types.js';
 export { ToolSuite, ToolEvent, type ToolSuiteLike, type ToolEventMap, type ToolHookBuilder } from './suite.js';
 export { MISSING_PEER_MESSAGE } from './llm-chat.js';

@@ -1,6 +1,6 @@
 import { ToolPackage } from './llm-chat.js';
 import { FileConfiguration, SearchConfiguration } from './common/config/configuration.js';
-import { Engine } from './engine/engine.js';
+import { Engine, type EngineOptions } from './engine/engine.js';
 import { envBoolean } from './common/config/env.js';
 import { FilePool } from './file-pool.js';
 import { SearchIndex, type SearchIndexOptions } from './search-index/search-index.js';
@@ -26,6 +26,12 @@ export interface FileToolPackageOptions {
      * first search of a tree, stored under `LLM_CHAT_FS_INDEX_DIR`.
      */
     index?: boolean | SearchIndexOptions;
+    /**
+     * Options of the package's worker-pool engine (see `Engine`'s constructor): `maxThreads`,
+     * `maxPoolThreads`, and `workerNice`, the nice value its threads take on Linux (default 5).
+     * Throws as that constructor does for an invalid value.
+     */
+    engine?: EngineOptions;
 }
 
 /**
@@ -55,7 +61,7 @@ export class FileToolPackage extends ToolPackage {
         this.searchConfig = searchConfig ?? new SearchConfiguration();
         this.fileConfig = fileConfig ?? new FileConfiguration();
         this.filePool = filePool ?? new FilePool(this.fileConfig);
-        this.engine = new Engine();
+        this.engine = new Engine(options.engine);
         const index = options.index ?? envBoolean('LLM_CHAT_FS_INDEX', false);
         if (index !== false) {
             const engine = this.engine;

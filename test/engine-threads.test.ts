@@ -1,9 +1,16 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_MAX_THREADS, DEFAULT_WORKER_NICE, Engine } from '../src/engine/engine.js';
 import { searchRootAt } from '../src/engine/prepare.js';
 import type { SearchRequest } from '../src/common/search/types.js';
+import { FileToolPackage } from '../src/package.js';
+import { AccessType } from '../src/common/config/configuration.js';
+import { Workspace } from '../src/workspace.js';
 import { tempDir, writeTree } from './helpers.js';
 
 const LINUX = process.platform === 'linux';
@@ -78,12 +85,22 @@ describe('Engine threads', () => {
         expect(() => new Engine({ workerNice: 20 })).toThrow('Invalid workerNice: 20; expected a whole number from 0 to 19.');
         expect(() => new Engine({ workerNice: 2.5 })).toThrow('Invalid workerNice: 2.5');
         expect(() => new Engine({ workerNice: Number.NaN })).toThrow('Invalid workerNice: NaN');
+        // A value of another type is named with its type, not shown as if it were the number.
+        expect(() => new Engine({ workerNice: '5' as unknown as number })).toThrow('Invalid workerNice: "5" (string); expected a whole number from 0 to 19.');
+    });
+
+    it('takes the engine options of a FileToolPackage', () => {
+        const ws = new Workspace({ accesses: [{ type: AccessType.Write, path: tempDir('lcf-nice-pkg-') }] });
+        const pkg = new FileToolPackage(ws, undefined, undefined, undefined, { engine: { maxThreads: 1, workerNice: 7 } });
+        expect([pkg.engine.maxThreads, pkg.engine.workerNice]).toEqual([1, 7]);
+        expect(new FileToolPackage(ws).engine.workerNice).toBe(DEFAULT_WORKER_NICE);
+        expect(() => new FileToolPackage(ws, undefined, undefined, undefined, { engine: { workerNice: 20 } })).toThrow('Invalid workerNice: 20');
     });
 });
 
 /**
- * The pool's threads lower themselves to the engine's workerNice (workers/pool-worker.ts) before
- * their first task; the host's threads keep their priority. Checked on real threads through
+ * The pool's threads lower themselves to the engine's workerNice (workers/entry.cts as they start,
+ * workers/pool-worker.ts as they load the workers' code); the host's threads keep their priority. Checked on real threads through
  * /proc/self/task: the engine's threads are the ones that were not there before it started.
  */
 describe.skipIf(!LINUX)('Engine worker priority', () => {
@@ -115,5 +132,22 @@ describe.skipIf(!LINUX)('Engine worker priority', () => {
         const fresh = [...after].filter(([tid]) => !before.has(tid));
         expect(fresh.length).toBeGreaterThanOrEqual(1);
         for (const [tid, nice] of fresh) expect(nice, `thread ${tid}`).toBe(own);
+    });
+
+    it('lowers a thread as it starts, before it loads the workers\' code for a task (workers/entry.cts)', async () => {
+        const entry = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'workers', 'entry.cts');
+        const tsx = createRequire(import.meta.url).resolve('tsx/cjs');
+        const niceOfThreadLoading = (workerData: object): Promise<number> => {
+            const code = `const { parentPort } = require('node:worker_threads'); require(${JSON.stringify(entry)}); parentPort.postMessage(require('node:os').getPriority(0));`;
+            const w = new Worker(code, { eval: true, workerData, execArgv: ['--require', tsx] });
+            return new Promise<number>((resolve, reject) => {
+                w.once('message', resolve);
+                w.once('error', reject);
+            }).finally(() => w.terminate());
+        };
+        const own = os.getPriority(0);
+        expect(await niceOfThreadLoading({ nice: 9 })).toBe(Math.max(9, own));
+        expect(await niceOfThreadLoading({})).toBe(own);
+        expect(os.getPriority(0)).toBe(own);
     });
 });

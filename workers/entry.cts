@@ -7,7 +7,22 @@
  * under load crashed with "v8::Module::IsGraphAsync must be used on an instantiated module".
  * Loading the ES module with `import()` keeps the load asynchronous and termination safe.
  */
+import os from 'node:os';
+import { workerData } from 'node:worker_threads';
 import type { ReadTaskResult, SearchTaskResult, WorkerTask } from '../src/common/search/protocol.js';
+
+// The engine's workerNice (src/engine/engine.ts), taken as the thread starts, so that loading the
+// workers' code runs at it too (pool-worker.ts takes it again, for threads started without this
+// file; workers/background.ts says why Linux only). Perf: a pool grown to 18 threads for
+// concurrent calls spent 1.3-1.5 s of CPU time at the host's priority loading that code first.
+const nice = (workerData as { nice?: unknown } | null | undefined)?.nice;
+if (process.platform === 'linux' && typeof nice === 'number' && os.getPriority(0) < nice) {
+    try {
+        os.setPriority(0, nice);
+    } catch {
+        // not permitted here: pool-worker.ts tries again, as best effort
+    }
+}
 
 type Handler = (task: WorkerTask) => Promise<SearchTaskResult | ReadTaskResult | unknown>;
 

@@ -8,8 +8,9 @@ import { runIndexChunk } from './index-chunk.js';
 import { runIndexCheck, runIndexWalk } from './index-walk.js';
 import { takeNice } from './background.js';
 
-// The engine's pool threads run at its workerNice (src/engine/engine.ts), taken once as the
-// thread loads this code (before its first task); threads of other pools are given none.
+// The engine's pool threads run at its workerNice (src/engine/engine.ts): entry.cts takes it as
+// the thread starts, and this again as the thread loads this code (the tests' bundle and tsx
+// start here); threads of other pools are given none.
 takeNice((workerData as { nice?: number } | null | undefined)?.nice);
 
 /**

@@ -103,6 +103,13 @@ export const DEFAULT_MAX_THREADS = 6;
  */
 export const DEFAULT_WORKER_NICE = 5;
 
+/** Options of {@link Engine} (see its constructor), also the `engine` option of `FileToolPackage`. */
+export interface EngineOptions {
+    maxThreads?: number;
+    maxPoolThreads?: number;
+    workerNice?: number;
+}
+
 /** A task waiting in the engine's queue for a thread. */
 interface QueuedTask {
     task: object;
@@ -224,20 +231,24 @@ export class Engine {
      *   starve the other calls; those extra threads exit after 10 s idle. Each thread costs about
      *   17-20 MB once it has searched (its read buffer at most 1 MiB of that).
      * @param options.workerNice - nice value (0 to 19) the pool's threads lower themselves to on
-     *   Linux before their first task, so the host's own thread gets a core back when it needs one
-     *   (default {@link DEFAULT_WORKER_NICE}; 0: they keep the host's priority). Linux only: a
+     *   Linux as they start (workers/entry.cts; never raised: a thread already at it or above keeps
+     *   its own), so the host's own thread gets a core back when it needs one (default
+     *   {@link DEFAULT_WORKER_NICE}; 0: they keep the host's priority). Linux only: a
      *   nice value is per thread there; elsewhere it would lower the whole process, so threads
      *   keep their priority (workers/background.ts).
      * @throws Error when `maxThreads` or `maxPoolThreads` is not a positive whole number,
      *   `maxPoolThreads < maxThreads`, or `workerNice` is not a whole number from 0 to 19.
      */
-    constructor(options: { maxThreads?: number; maxPoolThreads?: number; workerNice?: number } = {}) {
+    constructor(options: EngineOptions = {}) {
         const n = options.maxThreads ?? Math.min(os.availableParallelism(), DEFAULT_MAX_THREADS);
         if (!Number.isInteger(n) || n < 1) throw new Error(`Invalid maxThreads: ${String(n)}; expected a positive whole number.`);
         const max = options.maxPoolThreads ?? Math.max(2 * n, n + SPARE_THREADS);
         if (!Number.isInteger(max) || max < n) throw new Error(`Invalid maxPoolThreads: ${String(max)}; expected a whole number of at least maxThreads (${n}).`);
         const nice = options.workerNice ?? DEFAULT_WORKER_NICE;
-        if (!Number.isInteger(nice) || nice < 0 || nice > 19) throw new Error(`Invalid workerNice: ${String(nice)}; expected a whole number from 0 to 19.`);
+        if (!Number.isInteger(nice) || nice < 0 || nice > 19) {
+            const shown = typeof nice === 'number' ? String(nice) : `${JSON.stringify(nice) ?? String(nice)} (${typeof nice})`;
+            throw new Error(`Invalid workerNice: ${shown}; expected a whole number from 0 to 19.`);
+        }
         this.maxThreads = n;
         this.maxPoolThreads = max;
         this.workerNice = nice;
