@@ -74,10 +74,12 @@ export function intFlag(flags: Map<string, string>, name: string, fallback: numb
     return n;
 }
 
-/** `--worker-nice N` as an Engine option (0 to 19, checked by the Engine); none: the Engine's default. */
+/** `--worker-nice N` as an Engine option (a whole number written in decimal; the Engine checks 0 to 19); none: the Engine's default. */
 export function workerNiceFlag(flags: Map<string, string>): { workerNice?: number } {
     const raw = flags.get('worker-nice');
-    return raw === undefined ? {} : { workerNice: Number(raw) };
+    if (raw === undefined) return {};
+    if (!/^\d+$/.test(raw)) throw new Error(`Invalid --worker-nice ${JSON.stringify(raw)}: expected a whole number from 0 to 19.`);
+    return { workerNice: Number(raw) };
 }
 
 /** A tree to benchmark on, with the patterns each scenario uses there. */
