@@ -64,8 +64,8 @@ export function workerEntry(): { filename: string; execArgv?: string[] } {
  * Later (issue 11, 2 threads, side by side in one process, medians): with 12 MiB each instead of
  * 6 a walk of every entry of the Linux tree took 93.7 and 103.3 ms against 109.5 and 125.3 ms
  * (40 runs each), a regex full scan with 51,943 matches 694 against 829 ms, a literal full scan
- * 446 against 449 ms; the V8 platform threads, which help every scavenge, used ~33 ms of CPU
- * per walk against ~48 ms. Peak RSS: the event-loop benchmark's process 214-222 MB against
+ * 446 against 449 ms. The V8 platform threads, which help every scavenge, used ~33 ms of CPU
+ * per walk with 16 MiB each against ~48 ms with 6 MiB (per-thread CPU from /proc). Peak RSS: the event-loop benchmark's process 214-222 MB against
  * 204 MB, the comparison's 2-core child 137 against 136 MB.
  */
 const WORKER_YOUNG_GENERATION_MB = 4;
