@@ -8,8 +8,8 @@ import os from 'node:os';
  * process, the host's own thread with it, so threads keep their priority there.
  *
  * - nice: `os.setPriority(0, nice)` (setpriority(2) on the calling thread, Linux only). The
- *   engine's pool threads take the engine's `workerNice` (src/engine/engine.ts) this way when
- *   their code loads (pool-worker.ts).
+ *   engine's pool threads take the engine's `workerNice` (src/engine/engine.ts) this way as they
+ *   start (entry.cts) and again when their code loads (pool-worker.ts).
  * - Linux, index build only: the `SCHED_IDLE` policy (sched(7)), set with sched_setscheduler(2)
  *   through the `koffi` FFI package. Perf: a thread at nice 10 still keeps its CPU for a while
  *   when the host's thread wakes (the scheduler only preempts it once their virtual run times
@@ -34,7 +34,11 @@ export interface ThreadPriority {
     idle: boolean;
 }
 
-/** Whether `os.setPriority(0, n)` changes the calling thread only (Linux: setpriority(2), NOTES). */
+/**
+ * Whether `os.setPriority(0, n)` changes the calling thread only (Linux: setpriority(2), NOTES).
+ * entry.cts repeats this check and the lowering: it must stay CommonJS and load no ES module
+ * synchronously.
+ */
 const PER_THREAD = process.platform === 'linux';
 
 /** The priority this thread took (raising a nice value back needs privileges, so it only goes down). */

@@ -65,8 +65,9 @@ export function workerEntry(): { filename: string; execArgv?: string[] } {
  * 6 a walk of every entry of the Linux tree took 93.7 and 103.3 ms against 109.5 and 125.3 ms
  * (40 runs each), a regex full scan with 51,943 matches 694 against 829 ms, a literal full scan
  * 446 against 449 ms. The V8 platform threads, which help every scavenge, used ~33 ms of CPU
- * per walk with 16 MiB each against ~48 ms with 6 MiB (per-thread CPU from /proc). Peak RSS: the event-loop benchmark's process 214-222 MB against
- * 204 MB, the comparison's 2-core child 137 against 136 MB.
+ * per walk with 16 MiB each against ~48 ms with 6 MiB (per-thread CPU from /proc). Peak RSS:
+ * the event-loop benchmark's process 214-222 MB against 204 MB, the comparison's 2-core child
+ * 137 against 136 MB.
  */
 const WORKER_YOUNG_GENERATION_MB = 4;
 const WORKER_YOUNG_GENERATION_TOTAL_MB = 24;
