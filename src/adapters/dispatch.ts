@@ -4,7 +4,9 @@ import { failedCall, runTool, type CallResult } from './run.js';
 
 /**
  * One result of a dispatched call: `result` is the text to send back to the model; a failed one
- * has `status: 'error'` and the kind of its failure (`kind`, see `ToolErrorKind`).
+ * has `status: 'error'` and the kind of its failure (`kind`, see `ToolErrorKind`). A result with
+ * content parts (an image, a resource) carries them in `parts`: `anthropicToolResult`,
+ * `openAiFunctionCallOutput` and `geminiFunctionResponse` turn results into each API's format.
  */
 export type DispatchResult = CallResult;
 

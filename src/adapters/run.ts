@@ -1,20 +1,25 @@
 /**
  * The one way every front end runs a tool: the dispatcher (OpenAI, Gemini and Anthropic hosts),
  * the AI SDK adapter, the MCP server and the CLI call {@link runTool}; they share the JSON schema
- * each tool shows ({@link inputSchemaOf}) and the text of a result ({@link resultText}).
+ * each tool shows ({@link inputSchemaOf}), the text of a result ({@link resultText}) and its
+ * content parts ({@link resultParts}).
  */
 import { ResultStatus, type Tool } from '../llm-chat.js';
 import type { ToolErrorKind } from '../common/errors.js';
+import type { ContentPart } from '../content/parts.js';
 import { FileTool, type CallOptions, type FileToolResult } from '../tools/base.js';
 
 /**
  * One result of a tool call: `result` is the text for the model; a failed one carries the
- * {@link ToolErrorKind} of its failure (`io` for a tool that gives none).
+ * {@link ToolErrorKind} of its failure (`io` for a tool that gives none). A result the tool gave
+ * as content parts (an image, a resource) carries them, unchanged, in `parts`; `result` is then
+ * their text for hosts that take only text (see {@link resultParts}).
  */
 export interface CallResult {
     status: 'success' | 'error';
     result: string;
     kind?: ToolErrorKind;
+    parts?: ContentPart[];
 }
 
 /** A failed call as one error result. */
@@ -22,7 +27,7 @@ export const failedCall = (result: string, kind: ToolErrorKind): CallResult[] =>
 
 /** A tool's result as a {@link CallResult}. */
 export function callResult(r: FileToolResult): CallResult {
-    if (r.status !== ResultStatus.Error) return { status: 'success', result: r.result };
+    if (r.status !== ResultStatus.Error) return r.parts ? { status: 'success', result: r.result, parts: r.parts } : { status: 'success', result: r.result };
     return { status: 'error', result: r.result, kind: r.kind ?? 'io' };
 }
 
@@ -50,6 +55,11 @@ export function inputSchemaOf(tool: Tool): Record<string, unknown> {
 /** A result's text as shown to a model: failed results start with `Error: `. */
 export function resultText(r: CallResult): string {
     return r.status === 'error' && !r.result.startsWith('Error: ') ? `Error: ${r.result}` : r.result;
+}
+
+/** A result's content parts: those the tool gave, else its text ({@link resultText}) as one text part. */
+export function resultParts(r: CallResult): ContentPart[] {
+    return r.status === 'success' && r.parts ? r.parts : [{ type: 'text', text: resultText(r) }];
 }
 
 /** `true` when a call produced results and every one of them is an error. */

@@ -8,11 +8,13 @@ import {
     ListToolsRequestSchema,
     McpError,
     type CallToolResult,
+    type ContentBlock,
     type Tool as McpTool,
     type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
 import { readFileSync } from 'node:fs';
-import { allFailed, failedCall, inputSchemaOf, resultText, runTool, type CallResult } from '../adapters/run.js';
+import { allFailed, failedCall, inputSchemaOf, resultParts, runTool, type CallResult } from '../adapters/run.js';
+import type { ContentPart } from '../content/parts.js';
 import type { FileToolPackage } from '../package.js';
 import { FileTool, type CallProgress } from '../tools/base.js';
 import { TUTORIAL } from '../tutorial.js';
@@ -56,15 +58,32 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort: () => T
     });
 }
 
+/** One content part as an MCP content block (image and embedded resource blocks for media). */
+function mcpBlock(part: ContentPart): ContentBlock {
+    if (part.type !== 'resource') return part;
+    const { uri, mimeType } = part;
+    const resource = part.blob !== undefined ? { uri, blob: part.blob } : { uri, text: part.text };
+    return { type: 'resource', resource: mimeType === undefined ? resource : { ...resource, mimeType } };
+}
+
 /**
- * Tool results as an MCP result: one text item per result; failed items start with `Error: `;
- * `isError` when every item failed. `structuredContent.results` gives each item's status and, for
- * a failed one, the kind of its failure (`ToolErrorKind`), in the order of the text items.
+ * Tool results as an MCP result: each result's content parts as content blocks (one text block
+ * for a text result; image and resource blocks as the tool gave them); failed items start with
+ * `Error: `; `isError` when every item failed. `structuredContent.results` gives each item's
+ * status and, for a failed one, the kind of its failure (`ToolErrorKind`), in the order of the
+ * items; an item of more than one block says how many (`blocks`).
  */
 export function toCallToolResult(results: CallResult[]): CallToolResult {
+    const blocks = results.map((r) => resultParts(r).map(mcpBlock));
     return {
-        content: results.map((r) => ({ type: 'text' as const, text: resultText(r) })),
-        structuredContent: { results: results.map((r) => (r.status === 'error' ? { status: r.status, kind: r.kind ?? 'io' } : { status: r.status })) },
+        content: blocks.flat(),
+        structuredContent: {
+            results: results.map((r, i) => ({
+                status: r.status,
+                ...(r.status === 'error' && { kind: r.kind ?? 'io' }),
+                ...(blocks[i]!.length !== 1 && { blocks: blocks[i]!.length }),
+            })),
+        },
         // A bulk read_file with one bad path out of ten is not a failed call: the other nine are content.
         isError: allFailed(results),
     };
@@ -75,7 +94,7 @@ export function toCallToolResult(results: CallResult[]): CallToolResult {
  * with their exact JSON schemas and annotations and runs them.
  *
  * - `tools/list`: name, description, `inputSchema` (the tool's JSON schema), `annotations`.
- * - `tools/call`: one text content item per result (read_file gives one per path); error items
+ * - `tools/call`: the content blocks of each result (see {@link toCallToolResult}); error items
  *   start with `Error: ` and the result has `isError: true` when every item is an error;
  *   `structuredContent.results` gives each item's status and error kind. An
  *   unknown tool name is a protocol error (`InvalidParams`), as in the SDK's `McpServer`.

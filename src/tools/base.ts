@@ -4,6 +4,7 @@ import { FileConfiguration, SearchConfiguration } from '../common/config/configu
 import { envBoolean } from '../common/config/env.js';
 import type { Engine } from '../engine/engine.js';
 import { errors, escapeControls, toToolError, type ToolErrorKind } from '../common/errors.js';
+import { textOfParts, type ContentPart } from '../content/parts.js';
 import { FilePool } from '../file-pool.js';
 import type { SearchIndex } from '../search-index/search-index.js';
 import type { Workspace, WorkspaceView } from '../workspace.js';
@@ -108,10 +109,20 @@ export interface ToolCall extends CallOptions {
     readonly notes: string[];
 }
 
-/** A tool's result; a failed one carries the {@link ToolErrorKind} of its failure. */
-export type FileToolResult = ToolResult & { kind?: ToolErrorKind };
+/**
+ * A tool's result; a failed one carries the {@link ToolErrorKind} of its failure. A result given
+ * as content parts carries them in `parts`, and `result` is their text for hosts that take only
+ * strings (llm-chat's `ToolResult`): the text parts and a line for each part left out.
+ */
+export type FileToolResult = ToolResult & { kind?: ToolErrorKind; parts?: ContentPart[] };
 
-export const ok = (result: string): PartialToolResult => ({ status: ResultStatus.Success, result });
+/** A success result: a string (one text part) or content parts (see {@link FileToolResult}). */
+export function ok(result: string | readonly ContentPart[]): PartialToolResult {
+    if (typeof result === 'string') return { status: ResultStatus.Success, result };
+    // llm-chat's `execute` copies every field of the partial result, `parts` included.
+    return { status: ResultStatus.Success, result: textOfParts(result), parts: [...result] } as PartialToolResult;
+}
+
 /** An error result of `kind`; llm-chat's `execute` keeps the field on the {@link FileToolResult}. */
 export const fail = (result: string, kind: ToolErrorKind): PartialToolResult => ({ status: ResultStatus.Error, result, kind }) as PartialToolResult;
 
@@ -197,6 +208,8 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
             }
             const notes = call.notes;
             if (notes.length > 0 && result.status === ResultStatus.Success && typeof result.result === 'string') {
+                const parts = (result as { parts?: ContentPart[] }).parts;
+                if (parts) return { ...result, ...ok([...parts, { type: 'text', text: notes.join('\n') }]) };
                 return { ...result, result: `${result.result}\n${notes.join('\n')}` };
             }
             return result;
