@@ -43,12 +43,19 @@ export { MISSING_PEER_MESSAGE } from './llm-chat.js';
 export {
     openAiTools,
     openAiResponsesTools,
+    openAiToolMessage,
+    openAiFunctionCallOutput,
     type OpenAiFunctionTool,
     type OpenAiResponsesTool,
     type OpenAiToolOptions,
+    type OpenAiToolMessage,
+    type OpenAiFunctionCallOutput,
+    type OpenAiOutputContent,
 } from './adapters/openai.js';
 export { createDispatcher, type Dispatcher, type DispatchResult } from './adapters/dispatch.js';
-export { runTool, type CallResult } from './adapters/run.js';
-export { geminiTools, type GeminiFunctionDeclaration } from './adapters/gemini.js';
-export { anthropicTools, type AnthropicTool } from './adapters/anthropic.js';
+export { runTool, resultParts, type CallResult } from './adapters/run.js';
+export { geminiTools, geminiFunctionResponse, type GeminiFunctionDeclaration, type GeminiFunctionResponsePart } from './adapters/gemini.js';
+export { anthropicTools, anthropicToolResult, type AnthropicTool, type AnthropicToolResultBlock, type AnthropicToolResultContent } from './adapters/anthropic.js';
+// Tool results as content parts (text, images, embedded resources).
+export type { ContentPart, TextPart, ImagePart, ResourcePart } from './content/parts.js';
 export { openAiStrictSchema, geminiSchema } from './adapters/schemas.js';

@@ -1,5 +1,6 @@
+import { dataUrl, fileNameOf, isBinary, mimeTypeOf, omittedLine, resourceText, type ContentPart } from '../content/parts.js';
 import type { FileToolPackage } from '../package.js';
-import { inputSchemaOf } from './run.js';
+import { inputSchemaOf, resultParts, resultText, type CallResult } from './run.js';
 import { openAiStrictSchema } from './schemas.js';
 
 /** One tool in the OpenAI function-calling format (Chat Completions `tools[]`). */
@@ -63,4 +64,60 @@ export function openAiResponsesTools(pkg: FileToolPackage, options: OpenAiToolOp
         parameters: strict ? openAiStrictSchema(inputSchemaOf(t)) : inputSchemaOf(t),
         strict,
     }));
+}
+
+/** A Chat Completions tool message (`messages.push(...)`); its content is text only. */
+export interface OpenAiToolMessage {
+    role: 'tool';
+    tool_call_id: string;
+    content: string;
+}
+
+/**
+ * The results of one Chat Completions tool call as its tool message. The API takes only text in
+ * tool messages: results are joined by a blank line, failed ones start with `Error: `, and a
+ * part the model cannot get as text (an image) is a line saying it was left out.
+ */
+export function openAiToolMessage(toolCallId: string, results: readonly CallResult[]): OpenAiToolMessage {
+    return { role: 'tool', tool_call_id: toolCallId, content: results.map(resultText).join('\n\n') };
+}
+
+/** One item of a Responses API `function_call_output` given as a list. */
+export type OpenAiOutputContent =
+    | { type: 'input_text'; text: string }
+    | { type: 'input_image'; image_url: string }
+    | { type: 'input_file'; filename: string; file_data: string };
+
+/** A Responses API `function_call_output` input item. */
+export interface OpenAiFunctionCallOutput {
+    type: 'function_call_output';
+    call_id: string;
+    output: string | OpenAiOutputContent[];
+}
+
+// The image types `input_image` takes.
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
+// The file types sent as `input_file`; other types are named in a line instead of risking a
+// request the API refuses as a whole.
+const isFileType = (mime: string): boolean => mime === 'application/pdf' || mime === 'application/json' || mime.startsWith('text/');
+
+function responsesItem(part: ContentPart): OpenAiOutputContent {
+    if (part.type === 'text') return { type: 'input_text', text: part.text };
+    if (!isBinary(part)) return { type: 'input_text', text: resourceText(part) };
+    if (part.type === 'image' && IMAGE_TYPES.has(part.mimeType)) return { type: 'input_image', image_url: dataUrl(part) };
+    if (part.type === 'resource' && isFileType(mimeTypeOf(part))) return { type: 'input_file', filename: fileNameOf(part), file_data: dataUrl(part) };
+    return { type: 'input_text', text: omittedLine(part, `OpenAI function outputs take no ${mimeTypeOf(part)}`) };
+}
+
+/**
+ * The results of one Responses API function call as its `function_call_output` item. Text
+ * results give a string (joined by a blank line, failed ones starting with `Error: `); results
+ * with content parts give a list: `input_text`, `input_image` (a data URL) and `input_file`
+ * (PDF, JSON and text resources), in order.
+ */
+export function openAiFunctionCallOutput(callId: string, results: readonly CallResult[]): OpenAiFunctionCallOutput {
+    const output = results.some((r) => r.status === 'success' && r.parts)
+        ? results.flatMap((r) => resultParts(r).map(responsesItem))
+        : results.map(resultText).join('\n\n');
+    return { type: 'function_call_output', call_id: callId, output };
 }
