@@ -11,6 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AccessType, DirectoryConfiguration, FileConfiguration, SearchConfiguration, type Access } from '../common/config/configuration.js';
 import { EXIT_CODES, type ToolErrorKind } from '../common/errors.js';
+import { describePart, textOfParts, type ContentPart } from '../content/parts.js';
 import type { Tool } from '../llm-chat.js';
 
 /** `1 io, 3 invalid_argument, ...`: the exit codes by kind, in order. */
@@ -153,6 +154,14 @@ function directoryConfiguration(options: DirectoryOptions, cwd: string): Directo
 }
 
 /**
+ * What the command line prints of one result's parts: text as it is, and a one-line summary
+ * for each image or binary resource (`[image image/png, 12,345 bytes]`).
+ */
+export function printedText(parts: readonly ContentPart[]): string {
+    return textOfParts(parts, (p) => `[${describePart(p)}]`);
+}
+
+/**
  * Runs the command line `argv` (without the node and script paths).
  * @returns the exit code: 0 when every result succeeded; when a result is an error, the code of
  *   the kind of the first failed one ({@link EXIT_CODES}: 1 for `io`, 3 and up for the others); 2 for a
@@ -224,7 +233,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     }
     // Start-up: a call loads its one tool (src/tools/catalog.ts), and the worker-pool engine only
     // if the call needs it; with the search index on, the package that keeps it.
-    const [{ runTool, resultText }, base] = await Promise.all([import('../adapters/run.js'), import('../tools/base.js')]);
+    const [{ runTool, resultParts }, base] = await Promise.all([import('../adapters/run.js'), import('../tools/base.js')]);
     let tool: Tool;
     let close: () => Promise<void>;
     if (envBoolean('LLM_CHAT_FS_INDEX', false)) {
@@ -239,7 +248,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         const results = await runTool(tool, args as Record<string, unknown>);
         results.forEach((r, i) => {
             if (i > 0) io.out('');
-            io.out(resultText(r));
+            io.out(printedText(resultParts(r)));
         });
         const failed = results.find((r) => r.status === 'error');
         return failed ? EXIT_CODES[failed.kind ?? 'io'] : 0;
