@@ -35,14 +35,49 @@ export interface FileToolPackageOptions {
 }
 
 /**
+ * Everything `new FileToolPackage(workspace, settings)` takes: the reference's positional
+ * arguments by name, and the package options. Every field is optional.
+ */
+export interface FileToolPackageSettings extends FileToolPackageOptions {
+    /** Search limits; default from `LLM_CHAT_FS_*` variables. */
+    searchConfig?: SearchConfiguration;
+    /** Read/write limits; default from `LLM_CHAT_FS_*` variables. */
+    fileConfig?: FileConfiguration;
+    /** Read-before-write tracker; default built from `fileConfig.requireReadBeforeWrite`. */
+    filePool?: FilePool;
+}
+
+const SETTINGS: ReadonlySet<string> = new Set<keyof FileToolPackageSettings>(['searchConfig', 'fileConfig', 'filePool', 'editFile', 'showDiff', 'index', 'engine']);
+
+/**
+ * The settings of either constructor form. The reference's form has a SearchConfiguration (or
+ * nothing) second; an object of another shape there is the settings object.
+ */
+function settingsOf(args: readonly unknown[]): FileToolPackageSettings {
+    const [second, fileConfig, filePool, options] = args as [unknown, FileConfiguration?, FilePool?, FileToolPackageOptions?];
+    const positional = second === undefined || second === null || second instanceof SearchConfiguration || (typeof second === 'object' && 'maxSearchResults' in second);
+    if (positional) return { ...options, searchConfig: (second ?? undefined) as SearchConfiguration | undefined, fileConfig, filePool };
+    if (typeof second !== 'object' || args.slice(1).some((a) => a !== undefined)) {
+        throw new TypeError('FileToolPackage takes (workspace, settings) or (workspace, searchConfig?, fileConfig?, filePool?, options?).');
+    }
+    for (const key of Object.keys(second)) {
+        if (!SETTINGS.has(key)) throw new TypeError(`Unknown FileToolPackage setting: ${key}. Settings: ${[...SETTINGS].join(', ')}.`);
+    }
+    return second as FileToolPackageSettings;
+}
+
+/**
  * The 13 file tools as one llm-chat `ToolPackage`, sharing one workspace, configuration,
  * FilePool and worker pool (started on first search or bulk read, closed by {@link close}).
  *
+ * Built as `new FileToolPackage(workspace, settings?)` ({@link FileToolPackageSettings}), or with
+ * the reference's positional arguments:
  * @param workspace - access control and current directory.
  * @param searchConfig - search limits; default from `LLM_CHAT_FS_*` variables.
  * @param fileConfig - read/write limits; default from `LLM_CHAT_FS_*` variables.
  * @param filePool - read-before-write tracker; default built from `fileConfig.requireReadBeforeWrite`.
  * @param options - tools and output beyond the reference's (see {@link FileToolPackageOptions}).
+ * @throws TypeError for a setting it does not know; Error for an invalid engine option.
  */
 export class FileToolPackage extends ToolPackage {
     readonly workspace: Workspace;
@@ -55,8 +90,11 @@ export class FileToolPackage extends ToolPackage {
     /** The search index, when on. */
     readonly searchIndex: SearchIndex | undefined;
 
-    constructor(workspace: Workspace, searchConfig?: SearchConfiguration, fileConfig?: FileConfiguration, filePool?: FilePool, options: FileToolPackageOptions = {}) {
+    constructor(workspace: Workspace, settings?: FileToolPackageSettings);
+    constructor(workspace: Workspace, searchConfig?: SearchConfiguration, fileConfig?: FileConfiguration, filePool?: FilePool, options?: FileToolPackageOptions);
+    constructor(workspace: Workspace, ...args: unknown[]) {
         super();
+        const { searchConfig, fileConfig, filePool, ...options } = settingsOf(args);
         this.workspace = workspace;
         this.searchConfig = searchConfig ?? new SearchConfiguration();
         this.fileConfig = fileConfig ?? new FileConfiguration();

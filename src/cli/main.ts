@@ -208,7 +208,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         // Start-up: the server answers `initialize` first and loads the tools right after
         // connecting. Standard output belongs to the protocol from here on; runMcpStdio closes the package.
         const loadPackage = async (): Promise<import('../package.js').FileToolPackage> =>
-            new (await import('../package.js')).FileToolPackage(workspace, searchConfig, fileConfig, undefined, { index });
+            new (await import('../package.js')).FileToolPackage(workspace, { searchConfig, fileConfig, index });
         return await mcp.runMcpStdio(loadPackage, { roots: cmd.options.roots });
     }
     const { isToolName, loadToolClass, loadToolClasses, REFERENCE_TOOL_NAMES } = await import('../tools/catalog.js');
