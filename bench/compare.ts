@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AccessType, Engine, SearchEntriesTool, Workspace } from '../src/index.js';
+import { AccessType, SearchEntriesTool, Workspace } from '../src/index.js';
+import { Engine } from '../src/internals.js';
 import type { SearchRequest } from '../src/common/search/types.js';
 import { searchRootAt } from '../src/engine/prepare.js';
 import {

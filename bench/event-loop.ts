@@ -4,7 +4,8 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Tool } from '@johannes.latzel/llm-chat';
-import { AccessType, Engine, FileConfiguration, FilePool, ListDirectoryTool, ReadFileTool, SearchConfiguration, SearchEntriesTool, Workspace } from '../src/index.js';
+import { AccessType, FileConfiguration, FilePool, ListDirectoryTool, ReadFileTool, SearchConfiguration, SearchEntriesTool, Workspace } from '../src/index.js';
+import { Engine } from '../src/internals.js';
 import { fmtMB, fmtMs, intFlag, kernelTree, machine, median, benchArgs, REPO, workerNiceFlag } from './common.js';
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
-import { Engine } from '../src/index.js';
+import { Engine } from '../src/internals.js';
 import { alternate, fmtMs, fmtRatio, have, intFlag, machine, median, benchArgs, peerSample, pickTree, raiseLimits, REPO, request, versionOf, type Sample } from './common.js';
 
 /**

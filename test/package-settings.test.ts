@@ -1,8 +1,12 @@
 /**
- * `new FileToolPackage(workspace, settings)` beside the reference's positional constructor.
+ * `new FileToolPackage(workspace, settings)` beside the reference's positional constructor, and
+ * the public entries: the main entry holds what a user needs, the internals their own subpath.
  */
+import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import * as api from '../src/index.js';
 import { AccessType, FileConfiguration, FilePool, FileToolPackage, SearchConfiguration, Workspace } from '../src/index.js';
+import * as internals from '../src/internals.js';
 import { tempDir } from './helpers.js';
 
 const packages: FileToolPackage[] = [];
@@ -55,5 +59,19 @@ describe('FileToolPackage constructor', () => {
         expect(() => new FileToolPackage(ws, { indx: true } as never)).toThrow(/Unknown FileToolPackage setting: indx\. Settings: searchConfig, fileConfig, filePool, editFile, showDiff, index, engine/);
         expect(() => new FileToolPackage(ws, {} as never, new FileConfiguration())).toThrow(TypeError);
         expect(() => new FileToolPackage(ws, 5 as never)).toThrow(TypeError);
+    });
+});
+
+describe('public entries', () => {
+    it('keep engine and index internals out of the main entry and under ./internals', () => {
+        for (const name of ['Engine', 'SearchIndex', 'TreeIndex', 'defaultIndexDir', 'DEFAULT_WORKER_NICE', 'WorkspaceView', 'EXIT_CODES', 'DEFAULT_SKIP_DIRS']) {
+            expect(api, name).not.toHaveProperty(name);
+            expect(internals, name).toHaveProperty(name);
+        }
+        for (const name of ['Workspace', 'AccessType', 'DirectoryConfiguration', 'SearchConfiguration', 'FileConfiguration', 'FileToolPackage', 'ToolError', 'ToolSuite', 'createDispatcher', 'runTool']) {
+            expect(api, name).toHaveProperty(name);
+        }
+        const pkg = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { exports: Record<string, { import?: string }> };
+        expect(pkg.exports['./internals']?.import).toBe('./dist/src/internals.js');
     });
 });

@@ -67,8 +67,10 @@ const pkg = new FileToolPackage(new Workspace({ accesses: [{ type: AccessType.Re
 const suite = new ToolSuite();
 suite.add(pkg);
 const [r] = await suite.executeTool('search_entries', JSON.stringify({ content_pattern: 'needle' }));
+const { Engine } = await import('${pkgJson.name}/internals');
 const out = {
     search: r.result,
+    internals: typeof Engine,
     hooks: typeof suite.hook === 'function' && typeof suite.on === 'function' && typeof suite.off === 'function' && typeof suite.rebuildTutorials === 'function',
     openai: openAiTools(pkg, { strict: true }).length, responses: openAiResponsesTools(pkg).length,
     gemini: geminiTools(pkg).functionDeclarations.length, anthropic: anthropicTools(pkg).length,
@@ -79,15 +81,21 @@ console.log(JSON.stringify(out));
 `,
         });
         const used = JSON.parse((await run(process.execPath, ['use.mjs'], { cwd: project, env })).stdout) as Record<string, unknown>;
-        expect(used).toEqual({ search: expect.stringContaining('notes.txt:2: needle here'), hooks: true, openai: REFERENCE_TOOL_NAMES.length, responses: REFERENCE_TOOL_NAMES.length, gemini: REFERENCE_TOOL_NAMES.length, anthropic: REFERENCE_TOOL_NAMES.length, mcp: 'function', aiSdk: REFERENCE_TOOL_NAMES.length });
+        expect(used).toEqual({ search: expect.stringContaining('notes.txt:2: needle here'), internals: 'function', hooks: true, openai: REFERENCE_TOOL_NAMES.length, responses: REFERENCE_TOOL_NAMES.length, gemini: REFERENCE_TOOL_NAMES.length, anthropic: REFERENCE_TOOL_NAMES.length, mcp: 'function', aiSdk: REFERENCE_TOOL_NAMES.length });
 
         // The type declarations, checked as a TypeScript user would (NodeNext resolution).
         writeTree(project, {
             'check.ts': `
-import { FileToolPackage, Workspace, AccessType, ToolSuite, type ToolSuiteLike, type OpenAiFunctionTool, MISSING_PEER_MESSAGE } from '${pkgJson.name}';
+import { FileToolPackage, Workspace, AccessType, ToolSuite, type ToolSuiteLike, type OpenAiFunctionTool, MISSING_PEER_MESSAGE, type ContentPart, type CallResult, anthropicToolResult } from '${pkgJson.name}';
 import { createMcpServer, type McpServerOptions } from '${pkgJson.name}/mcp';
 import { aiSdkTools } from '${pkgJson.name}/ai-sdk';
+import { Engine } from '${pkgJson.name}/internals';
 const pkg: FileToolPackage = new FileToolPackage(new Workspace({ accesses: [{ type: AccessType.Write, path: '.' }] }));
+const indexed: FileToolPackage = new FileToolPackage(new Workspace({ accesses: [{ type: AccessType.Write, path: '.' }] }), { index: true, engine: { maxThreads: 1 } });
+const engine: Engine = indexed.engine;
+const parts: ContentPart[] = [{ type: 'text', text: 'a' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }, { type: 'resource', uri: 'file:///a.pdf', blob: 'AAAA' }];
+const results: CallResult[] = [{ status: 'success', result: 'a', parts }];
+void engine; void anthropicToolResult('t', results);
 const suite: ToolSuiteLike = new ToolSuite();
 suite.add(pkg);
 const hook = suite.hook().after().do((result) => { void result.status; });

@@ -14,9 +14,9 @@ import {
     Workspace,
     geminiTools,
     openAiResponsesTools,
-    openAiStrictSchema,
     openAiTools,
 } from '../src/index.js';
+import { openAiStrictSchema } from '../src/internals.js';
 import { readText, tempDir } from './helpers.js';
 import { fixture, GENAI_SCHEMA_FIELDS, keywords, schemas } from './providers-fixture.js';
 import { REFERENCE_TOOL_NAMES } from '../src/tools/catalog.js';

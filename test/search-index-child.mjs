@@ -1,6 +1,7 @@
 // A second process for the search index tests: opens (or builds) the index of a tree in a shared
 // index directory, runs one search and prints its state and result as JSON.
-import { AccessType, DEFAULT_SKIP_DIRS, FileToolPackage, SearchConfiguration, Workspace } from '../dist/src/index.js';
+import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../dist/src/index.js';
+import { DEFAULT_SKIP_DIRS } from '../dist/src/internals.js';
 
 const [root, dir] = process.argv.slice(2);
 const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Engine, type SearchRequest } from '../src/index.js';
+import { Engine, type SearchRequest } from '../src/internals.js';
 import { compilePattern } from '../src/engine/regex.js';
 import { oracleLines } from './oracle.js';
 import { searchRootAt } from '../src/engine/prepare.js';

@@ -1,0 +1,23 @@
+/**
+ * `@johannes.latzel/llm-chat-file/internals`: the engine, the search index and the pieces the
+ * tools are built from, for benchmarks, tests and embedders that need them. Unlike the main
+ * entry (src/index.ts), these may change in any release.
+ */
+export { Engine, DEFAULT_WORKER_NICE, type EngineOptions } from './engine/engine.js';
+export { SearchIndex, defaultIndexDir, type SearchIndexOptions } from './search-index/search-index.js';
+export { TreeIndex, type IndexStatus, type IndexState } from './search-index/tree-index.js';
+export type { SearchRequest, SearchHit, SearchOutcome, SearchStop, EntryType } from './common/search/types.js';
+export { DEFAULT_SKIP_DIRS } from './common/config/configuration.js';
+export { WorkspaceView, type CheckedPath } from './workspace.js';
+export { EXIT_CODES } from './common/errors.js';
+export { type ToolShared, type ToolCall } from './tools/base.js';
+export {
+    TOOL_NAMES,
+    REFERENCE_TOOL_NAMES,
+    OPTIONAL_TOOL_NAMES,
+    type ToolName,
+    type ToolDeclaration,
+    type ToolBehaviour,
+    type FileToolClass,
+} from './tools/catalog.js';
+export { openAiStrictSchema, geminiSchema } from './adapters/schemas.js';
