@@ -27,6 +27,7 @@ const slow = [
     'test/integrity-debris.test.ts',
     'test/integrity-output.test.ts',
     'test/search-index.test.ts',
+    'test/index-freshness.test.ts',
     // Child processes as an ordinary user and under a descriptor limit.
     'test/integrity-held-at.test.ts',
 ];

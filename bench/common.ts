@@ -51,6 +51,11 @@ const BENCH_OPTIONS = {
     pattern: { type: 'string' },
     checks: { type: 'string' },
     repeat: { type: 'string' },
+    // churn (bench/churn.ts)
+    scale: { type: 'string' },
+    searches: { type: 'string' },
+    work: { type: 'string' },
+    keep: { type: 'boolean' },
     // compare and event-loop: the engine's pool threads' nice value (src/engine/engine.ts workerNice)
     'worker-nice': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];

@@ -22,6 +22,9 @@
  *   index   [--runs 7] [--index-dir DIR] [--reuse] [--corpus-only] [--no-corpus]
  *           the search index on the Linux tree: build, reopen, memory, disk, selective/broad/name
  *           searches against rg and the scan path, the 300-pattern corpus (also `npm run bench:index`)
+ *   churn   [--scale 10] [--searches 6] [--seed 1] [--work DIR] [--keep]
+ *           freshness under churn: copies of the Linux tree removed, copied, renamed, checked out;
+ *           every search through the index compared with the scan path right after the change
  *   tree    [--files 200000] [--seed 1] [--dir PATH] [--force]
  *           generates (or finds) the synthetic tree and prints its manifest
  */
@@ -35,6 +38,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     concurrency: async () => (await import('./concurrency.js')).concurrencyMain(rest),
     planner: async () => (await import('./planner.js')).plannerMain(rest),
     index: async () => (await import('./index.js')).indexMain(rest),
+    churn: async () => (await import('./churn.js')).churnMain(rest),
     'event-loop': async () => (await import('./event-loop.js')).eventLoopMain(rest),
     profile: async () => (await import('./profile.js')).profileMain(rest),
     tree: async () => {

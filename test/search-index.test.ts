@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../src/index.js';
 import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../src/internals.js';
+import type { WatcherKind } from '../src/search-index/watch.js';
 import { SegmentReader } from '../src/common/search-index/segment.js';
 import { distinctGrams, gramsOf } from '../src/common/search/fold.js';
 import { asciiGrams } from '../workers/index-chunk.js';
@@ -30,18 +31,18 @@ interface Pair {
     tree: TreeIndex;
 }
 
-function pkgOf(root: string, index: false | { dir: string; rebuildAfter?: number; segmentBytes?: number }): FileToolPackage {
+function pkgOf(root: string, index: false | { dir: string; rebuildAfter?: number; segmentBytes?: number; watcher?: WatcherKind }): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
     const pkg = new FileToolPackage(ws, new SearchConfiguration(100_000, 100_000, 100_000), undefined, undefined, { index });
     open.push(pkg);
     return pkg;
 }
 
-async function pair(files: Record<string, string | Buffer>, indexDir = tempDir('lcf-index-'), prepare?: (root: string) => void): Promise<Pair> {
+async function pair(files: Record<string, string | Buffer>, indexDir = tempDir('lcf-index-'), prepare?: (root: string) => void, watcher?: WatcherKind): Promise<Pair> {
     const root = tempDir('lcf-tree-');
     writeTree(root, files);
     prepare?.(root);
-    const indexed = pkgOf(root, { dir: indexDir });
+    const indexed = pkgOf(root, { dir: indexDir, ...(watcher && { watcher }) });
     const plain = pkgOf(root, false);
     const tree = (await indexed.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
     expect(tree.status().state).toBe('ready');
@@ -515,26 +516,31 @@ describe('search index', () => {
         expect(p.tree.counts.answered).toBeGreaterThan(0);
     }, 120_000);
 
-    it.each(['snapshot', 'listing'] as const)('reopens after a restart and brings in what changed meanwhile (from the %s)', async (how) => {
+    it.each([
+        ['snapshot', 'parcel'],
+        ['listing', 'parcel'],
+        ['listing', 'inotify'],
+    ] as const)('reopens after a restart and brings in what changed meanwhile (from the %s, %s watcher)', async (how, watcher) => {
         const indexDir = tempDir('lcf-index-');
         // A time that survives a round trip through utimes (whole seconds).
         const main = (root: string): string => path.join(root, 'src/main.ts');
-        const p = await pair(FILES, indexDir, (root) => fs.utimesSync(main(root), 1_700_000_000, 1_700_000_000));
+        const p = await pair(FILES, indexDir, (root) => fs.utimesSync(main(root), 1_700_000_000, 1_700_000_000), watcher);
         const built = p.tree.status();
         fs.writeFileSync(path.join(p.root, 'docs/guide.md'), 'noted by the first process: muNu\n');
         await p.tree.sync();
         await p.indexed.close();
         // A process that ended without closing leaves no snapshot: the tree is listed again.
+        // The inotify watcher keeps none: the next process always lists the tree.
         const dir = path.dirname(path.join(indexDir, fs.readdirSync(indexDir)[0]!, 'x'));
-        expect(fs.existsSync(path.join(dir, 'closed.json'))).toBe(true);
-        if (how === 'listing') fs.rmSync(path.join(dir, 'closed.json'));
+        expect(fs.existsSync(path.join(dir, 'closed.json'))).toBe(watcher === 'parcel');
+        if (how === 'listing' && watcher === 'parcel') fs.rmSync(path.join(dir, 'closed.json'));
         fs.writeFileSync(path.join(p.root, 'src/lib.ts'), 'changed while closed: kappaLambda\n');
         fs.writeFileSync(path.join(p.root, 'added.txt'), 'kappaLambda added while closed\n');
         fs.rmSync(path.join(p.root, 'README.md'));
         // Changed and restored (type, size and time as the table has them): not a change.
         fs.utimesSync(main(p.root), new Date(), new Date());
         fs.utimesSync(main(p.root), 1_700_000_000, 1_700_000_000);
-        const again = pkgOf(p.root, { dir: indexDir });
+        const again = pkgOf(p.root, { dir: indexDir, watcher });
         const tree = (await again.searchIndex!.warm(p.root, DEFAULT_SKIP_DIRS, [p.root]))!;
         const st = tree.status();
         expect(st.state).toBe('ready');
@@ -554,14 +560,15 @@ describe('search index', () => {
         expect(fs.existsSync(path.join(dir, 'closed.json'))).toBe(false); // taken once
     });
 
-    it('reopens watching skipped directories by path: a .git file edited and a node_modules made while closed', async () => {
+    it('reopens watching skipped directories by path: a .git file edited and a node_modules made while closed (@parcel/watcher)', async () => {
         const indexDir = tempDir('lcf-index-');
-        const p = await pair({ ...FILES, 'sub/.git': 'gitdir: ../.git/modules/sub\n' }, indexDir);
+        const watcher = 'parcel';
+        const p = await pair({ ...FILES, 'sub/.git': 'gitdir: ../.git/modules/sub\n' }, indexDir, undefined, watcher);
         await p.indexed.close();
         fs.writeFileSync(path.join(p.root, 'sub/.git'), 'gitdir: ../worktrees/omegaTree\n');
         fs.mkdirSync(path.join(p.root, 'pkg/node_modules/dep'), { recursive: true });
         fs.writeFileSync(path.join(p.root, 'pkg/node_modules/dep/index.js'), 'alphaBeta made while closed\n');
-        const again = pkgOf(p.root, { dir: indexDir });
+        const again = pkgOf(p.root, { dir: indexDir, watcher });
         const tree = (await again.searchIndex!.warm(p.root, DEFAULT_SKIP_DIRS, [p.root]))!;
         const st = tree.status();
         expect(st.state).toBe('ready');
@@ -579,11 +586,11 @@ describe('search index', () => {
         expect((await same(q, { content_pattern: 'sigmaTree' })).text).toBe('success: sub/.git:1: gitdir: ../worktrees/sigmaTree');
         // Closed at once after a reopen from a snapshot (directory times still being compared): it still leaves one.
         await again.close();
-        const third = pkgOf(p.root, { dir: indexDir });
+        const third = pkgOf(p.root, { dir: indexDir, watcher });
         const t3 = (await third.searchIndex!.warm(p.root, DEFAULT_SKIP_DIRS, [p.root]))!;
         expect(t3.status().reopenedFrom).toBe('snapshot');
         await third.close();
-        const fourth = pkgOf(p.root, { dir: indexDir });
+        const fourth = pkgOf(p.root, { dir: indexDir, watcher });
         expect((await fourth.searchIndex!.warm(p.root, DEFAULT_SKIP_DIRS, [p.root]))!.status().reopenedFrom).toBe('snapshot');
     });
 
@@ -603,9 +610,9 @@ describe('search index', () => {
         expect(r.answered).toBe(true);
     });
 
-    it('is not served while another index of the same process watches the tree (the watcher\'s crawl is shared)', async () => {
-        const p = await pair(FILES);
-        const second = pkgOf(p.root, { dir: tempDir('lcf-index-') });
+    it('is not served while another index of the same process watches the tree (@parcel/watcher\'s crawl is shared)', async () => {
+        const p = await pair(FILES, undefined, undefined, 'parcel');
+        const second = pkgOf(p.root, { dir: tempDir('lcf-index-'), watcher: 'parcel' });
         const tree = (await second.searchIndex!.warm(p.root, DEFAULT_SKIP_DIRS, [p.root]))!;
         expect(tree.status().state).toBe('failed');
         expect(tree.status().error).toMatch(/another index of this process watches this tree/);

@@ -1,66 +1,23 @@
-import fs from 'node:fs';
-import fsp from 'node:fs/promises';
-import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Piscina } from 'piscina';
 import { workerEntry } from '../engine/engine.js';
 import type { IndexCheckResult, IndexCheckTask } from '../common/search-index/protocol.js';
 import { Turns } from '../turns.js';
+import { inotifyAvailable } from './inotify.js';
+import { isEntryName, relOf, skippedAbove } from './tree-paths.js';
+import type { TreeWatch, WatcherKind, WatchSink } from './watch.js';
+import { InotifyWatch } from './watch-inotify.js';
+import { ParcelWatch } from './watch-parcel.js';
+
+export { ignoreOf, ignorePathsOf } from './watch-parcel.js';
+export type { WatcherKind } from './watch.js';
 
 /**
  * Freshness of one tree's index: the paths changed since its generation was built ("dirty"),
- * from the tools (which report the paths they change), from @parcel/watcher's live events, and,
- * for what changed while no process watched, from listing the tree again and comparing it with
- * the stored table (on a thread of its own). A dirty path is never answered from the table.
+ * from the tools (which report the paths they change), from a file watcher's live events
+ * (watch-inotify.ts on Linux, watch-parcel.ts elsewhere), and, for what changed while no process
+ * watched, from listing the tree again and comparing it with the stored table (on a thread of
+ * its own). A dirty path is never answered from the table.
  */
-
-type Watcher = typeof import('@parcel/watcher');
-type Subscription = Awaited<ReturnType<Watcher['subscribe']>>;
-
-let watcherModule: Promise<Watcher | null> | undefined;
-/** @parcel/watcher, or `null` when its native module cannot load here. */
-function loadWatcher(): Promise<Watcher | null> {
-    return (watcherModule ??= import('@parcel/watcher').then(
-        (m) => (m.default ?? m) as Watcher,
-        () => null,
-    ));
-}
-
-/**
- * The watcher's ignore option by name, while the directories left out are not known yet (before
- * a tree's first build): one regular expression matching a path whose last component is one of
- * the names, exactly as the walk compares them (no glob meaning). It leaves out files of those
- * names too (a worktree's or submodule's `.git` file), which the walk searches: a tree watched so
- * is not served until it is watched by path and listed again (tree-index.ts).
- * Perf: @parcel/watcher tests every path of its crawl against each ignore pattern with
- * std::regex; with one glob per name (picomatch's long expressions) subscribing to the Linux tree
- * took 1.4-2.1 s, with this expression 0.6-0.8 s, with no ignore option 0.3-0.4 s (load average 3-4).
- */
-export function ignoreOf(skipDirs: readonly string[]): RegExp[] {
-    if (skipDirs.length === 0) return [];
-    const names = skipDirs.map(escapeRegExp);
-    // The watcher matches it anywhere in the path; the anchors make it the last component.
-    return [new RegExp(`(?:^|/)(?:${names.join('|')})$`)];
-}
-
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-
-/**
- * The watcher's ignore option by path: the directories (relative paths) the walk leaves out, as
- * @parcel/watcher's ignore paths (a prefix compare per path of its crawl: subscribing to the
- * Linux tree took 0.33-0.43 s against 0.47-0.62 s with {@link ignoreOf}'s expression, load 1).
- * A path the watcher's wrapper would take for a glob (`is-glob`: any of these characters) is
- * given as an expression matching that relative path alone.
- */
-export function ignorePathsOf(root: string, dirs: Iterable<string>): (string | RegExp)[] {
-    const globRoot = GLOB_CHARS.test(root);
-    const out: (string | RegExp)[] = [];
-    for (const rel of dirs) out.push(globRoot || GLOB_CHARS.test(rel) ? new RegExp(`^${escapeRegExp(rel)}$`) : path.join(root, rel));
-    return out;
-}
-
-/** Characters that make the watcher's wrapper (`is-glob`) take a path for a glob. */
-const GLOB_CHARS = /[*?[\]{}()!+@|\\]/;
 
 export interface ChangeEvents {
     /** Outside changes were noted (or the watcher failed). */
@@ -69,42 +26,7 @@ export interface ChangeEvents {
     onRebuild(): void;
 }
 
-/** Live subscriptions of this process by root (@parcel/watcher shares one crawl per root among them). */
-const liveByRoot = new Map<string, number>();
-
-/** A skipped name the walk can meet (readdir gives no `''`, `.`, `..` or name with a slash). */
-const isEntryName = (name: string): boolean => name !== '' && name !== '.' && name !== '..' && !name.includes('/') && !name.includes('\0');
-
-/**
- * How long the old subscription stays on after the new one is on (milliseconds): longer than
- * @parcel/watcher holds a batch of events (its Debounce.hh MAX_WAIT_TIME, 500 ms), so a batch
- * the old one had gathered is still delivered.
- */
-const SWAP_OVERLAP_MS = 600;
-
-/**
- * How long the watcher may still hold changes its tree already has (milliseconds): it updates
- * its tree as inotify reports, and delivers them batched after 50 to 500 ms (Debounce.hh); the
- * rest is margin for a busy machine.
- */
-const DELIVERY_MS = 1000;
-
-/**
- * The changed paths of one tree (relative, `/`-separated) and the watcher that reports them.
- *
- * The watcher leaves out the directories the walk leaves out (named in `skipDirs`), by path once
- * they are known ({@link subscribe}, {@link watchByPath}). Paths inside such a directory are never
- * noted (no search enters one) but are counted toward the rebuild ({@link overRebuildLimit}); a
- * directory of such a name made later is left out from the next subscription on ({@link renew}).
- * A directory left out by path that is no longer one (replaced by a file of its name) is found by
- * {@link checkLeftOut}, which each search answered from the index calls, and watched again.
- *
- * @parcel/watcher keeps one crawl of a directory tree per root, shared by all subscriptions there
- * (its DirTree cache) and by the snapshot calls: a subscription made while another is on takes
- * the other's tree and watches its directories, without a crawl of its own. So a new subscription
- * made before the old one is dropped (kept on {@link SWAP_OVERLAP_MS} longer) loses no change,
- * but only one made with none on in this process crawls the tree anew.
- */
+/** The changed paths of one tree (relative, `/`-separated) and the watcher that reports them. */
 export class Changes {
     readonly root: string;
     /** Changed paths, with the sequence number of their last change. */
@@ -114,32 +36,42 @@ export class Changes {
     /** The watcher failed (overflow, error): nothing is known about outside changes until the next build. */
     blind = false;
     #seq = 0;
-    #watcher: Subscription | null = null;
-    /** The live subscription's ignore option (the snapshot calls give the same). */
-    #ignore: (string | RegExp)[] = [];
-    /** The directories it leaves out by path; `null` while it leaves them out by name. */
-    #byPath: Set<string> | null = null;
     #skip = new Set<string>();
-    /** Directories of a skipped name found since the live subscription was made (left out from the next one on), and those being looked at. */
-    readonly #found = new Set<string>();
-    readonly #probing = new Set<string>();
     /** Events inside skipped directories since the last build: counted toward the rebuild, never noted. */
     #dropped = 0;
-    #resubscribing: Promise<boolean> | null = null;
-    #closed = false;
-    /** The watcher reported something since its tree was last crawled (see {@link renew}). */
-    #sinceCrawl = false;
-    /** Its tree was last crawled leaving skipped directories out by name (files of those names are missing from it). */
-    #crawledByName = false;
-    /** Its tree is another subscription's crawl (see {@link sharedCrawl}). */
-    #sharedCrawl = false;
     readonly #rebuildAfter: number;
     readonly #events: ChangeEvents;
+    readonly #watch: TreeWatch;
 
-    constructor(root: string, rebuildAfter: number, events: ChangeEvents) {
+    constructor(root: string, rebuildAfter: number, events: ChangeEvents, watcher: WatcherKind = 'auto') {
         this.root = root;
         this.#rebuildAfter = rebuildAfter;
         this.#events = events;
+        const changes = this;
+        const sink: WatchSink = {
+            note: (rel) => this.note(rel),
+            drop: () => {
+                this.#dropped++;
+                this.#rebuildIfOver();
+            },
+            lost: () => {
+                this.blind = true;
+                this.#events.onChange();
+                this.#events.onRebuild();
+            },
+            changed: () => this.#events.onChange(),
+            inSlices: (items, each) => this.#inSlices(items, each),
+            get skip() {
+                return changes.#skip;
+            },
+        };
+        const inotify = watcher === 'inotify' || (watcher === 'auto' && inotifyAvailable());
+        this.#watch = inotify ? new InotifyWatch(root, sink) : new ParcelWatch(root, sink);
+    }
+
+    /** Which watcher reports this tree's changes. */
+    get watcher(): 'inotify' | 'parcel' {
+        return this.#watch instanceof InotifyWatch ? 'inotify' : 'parcel';
     }
 
     /** Sequence number of the last change noted. */
@@ -149,328 +81,90 @@ export class Changes {
 
     /** A live subscription is on. */
     get watching(): boolean {
-        return this.#watcher !== null;
+        return this.#watch.watching;
     }
 
-    /**
-     * The directories (relative, sorted) left out by path, by the live subscription or, found
-     * since, from the next one on; `null` while they are left out by name or nothing is watched.
-     */
+    /** See {@link TreeWatch.leftOut}. */
     get leftOut(): readonly string[] | null {
-        return this.#watcher === null || this.#byPath === null ? null : [...new Set([...this.#byPath, ...this.#found])].sort();
+        return this.#watch.leftOut;
     }
 
-    /** The watcher leaves out skipped directories by name (see {@link ignoreOf}): files of those names are not reported. */
+    /** See {@link TreeWatch.byName}. */
     get byName(): boolean {
-        return this.#watcher !== null && this.#byPath === null;
+        return this.#watch.byName;
     }
 
-    /**
-     * The live subscription watches the tree another subscription of this process crawled (another
-     * index of the same root, with other skipped directories or in another package): what that
-     * crawl left out or missed is not watched, so the index is not served.
-     */
+    /** See {@link TreeWatch.sharedCrawl}. */
     get sharedCrawl(): boolean {
-        return this.#watcher !== null && this.#sharedCrawl;
+        return this.#watch.sharedCrawl;
     }
 
-    /**
-     * The watcher reported something since its tree was last crawled: among it may be a directory
-     * whose subdirectories it does not watch (see {@link renew}; a directory removed and made
-     * again within one batch comes as an update, so any event counts).
-     */
+    /** See {@link TreeWatch.reportedSinceCrawl}. */
     get reportedSinceCrawl(): boolean {
-        return this.#sinceCrawl;
+        return this.#watch.reportedSinceCrawl;
     }
 
     /**
-     * Starts watching the tree, directories named in `skipDirs` left out: by path when `known`
-     * lists them (relative paths; those still directories, and such directories at the top, are
-     * left out), else by name. Stays off when the watcher cannot run here or this was unsubscribed.
-     * True when its tree was crawled for it (no other subscription of this process on the root).
+     * Starts watching the tree, directories named in `skipDirs` left out (by path when `known`
+     * lists them, where the watcher needs that). Stays off when the watcher cannot run here or
+     * this was unsubscribed. True when its tree was crawled for it.
      */
     async subscribe(skipDirs: readonly string[], known: readonly string[] | null = null): Promise<boolean> {
-        const w = await loadWatcher();
-        if (w === null || this.#closed || this.#watcher !== null) return false;
+        if (this.#watch.watching) return false;
         this.#skip = new Set(skipDirs.filter(isEntryName));
-        // With no names to skip, leaving out by name and by path are the same: by path (nothing).
-        const dirs = known === null && this.#skip.size > 0 ? null : await this.#stillDirs([...(known ?? []), ...this.#skip]);
-        return this.#subscribeAnew(w, dirs).catch(() => false);
+        return this.#watch.subscribe(known);
     }
 
-    /**
-     * Leaves out by path the skipped directories a walk found (relative paths): at once when they
-     * were left out by name, else from the next subscription on. `swap` (while the index may
-     * serve): the new subscription made before the old one is dropped, sharing its crawl; `fresh`
-     * (only while nothing is served, and the caller lists the tree or compares a snapshot after:
-     * files of those names went unreported until now): the old one dropped first, a crawl of its
-     * own. True when they were left out by name.
-     * @throws Error when the new subscription fails (`swap`: the old one stays; `fresh`: none is on).
-     */
-    async watchByPath(found: readonly string[], how: 'swap' | 'fresh'): Promise<boolean> {
-        if (this.#watcher === null) return false;
-        for (const d of found) this.#found.add(d);
-        if (this.#byPath !== null) return false;
-        await this.#resubscribe(how);
-        return true;
+    /** See {@link ParcelWatch.watchByPath}. @throws Error when the new subscription fails. */
+    watchByPath(found: readonly string[], how: 'swap' | 'fresh'): Promise<boolean> {
+        return this.#watch.watchByPath(found, how);
     }
 
-    /**
-     * A subscription crawled anew, leaving out the skipped directories known now: the old one is
-     * dropped first (meanwhile nothing is reported, so only call it while the index serves
-     * nothing, before a build's walk). @parcel/watcher (inotify) watches a directory created or
-     * moved in, not the subdirectories it already has (parcel-bundler/watcher#97, open); until a
-     * build those are inside a changed path (walked from disk), and a build must start from a
-     * crawl that watches them. False when another subscription of this process on the same root
-     * kept the old crawl (see the class note and {@link sharedCrawl}).
-     * @throws Error when the new subscription fails (nothing is watched then).
-     */
-    async renew(): Promise<boolean> {
-        return this.#resubscribe('fresh');
+    /** Brings the watcher to watch every directory there is, before a build's walk. @throws Error when it cannot. */
+    renew(): Promise<boolean> {
+        return this.#watch.renew();
     }
 
-    /**
-     * Makes the subscription with the ignore option for `dirs` (`null`: by name); true when its
-     * tree was crawled for it. `keepsTree`: made while this one's previous subscription is on (a swap).
-     */
-    async #subscribeAnew(w: Watcher, dirs: Set<string> | null, keepsTree = false): Promise<boolean> {
-        const ignore = dirs === null ? ignoreOf([...this.#skip]) : ignorePathsOf(this.root, dirs);
-        const crawls = (liveByRoot.get(this.root) ?? 0) === 0;
-        // Each subscription has a callback of its own: @parcel/watcher drops a watcher (and its
-        // watches) with its last callback, and takes a callback given twice only once.
-        const fn = (err: Error | null, events: { path: string; type: string }[]): void => this.#onEvents(err, events);
-        const sub = await w.subscribe(this.root, fn, { ignore });
-        liveByRoot.set(this.root, (liveByRoot.get(this.root) ?? 0) + 1);
-        let on = true;
-        const handle: Subscription = {
-            unsubscribe: async () => {
-                if (!on) return;
-                on = false;
-                liveByRoot.set(this.root, liveByRoot.get(this.root)! - 1);
-                if (liveByRoot.get(this.root) === 0) liveByRoot.delete(this.root);
-                await sub.unsubscribe();
-            },
-        };
-        if (this.#closed) {
-            await handle.unsubscribe().catch(() => undefined);
-            return false;
-        }
-        this.#watcher = handle;
-        this.#ignore = ignore;
-        this.#byPath = dirs;
-        if (crawls) {
-            this.#sinceCrawl = false;
-            this.#crawledByName = dirs === null;
-            this.#sharedCrawl = false;
-        } else if (!keepsTree) {
-            // Another index's crawl, of whatever kind and age: no snapshot from it, never served.
-            this.#crawledByName = true;
-            this.#sharedCrawl = true;
-        }
-        return crawls;
-    }
-
-    readonly #onEvents = (err: Error | null, events: { path: string; type: string }[]): void => {
-        if (err) {
-            // An overflow or backend failure: outside changes are unknown from here on.
-            this.blind = true;
-            this.#events.onChange();
-            this.#events.onRebuild();
-            return;
-        }
-        if (events.length > 0) this.#sinceCrawl = true;
-        void this.#inSlices(events, (e) => this.#noteEvent(e.path)).then(() => this.#events.onChange());
-    };
-
-    /**
-     * Notes a path the watcher reported. A directory of a skipped name it watches (a new one, or
-     * one whose changes it reports) is left out from the next subscription on.
-     */
-    #noteEvent(abs: string): void {
-        const rel = this.#relOf(abs);
-        if (rel === null) return;
-        if (!this.#insideSkipped(rel)) return this.note(rel);
-        // Not noted, but counted: a burst there can overflow the watcher's queue as well.
-        this.#dropped++;
-        this.#rebuildIfOver();
-    }
-
-    /**
-     * Whether the watcher's `rel` is inside a directory of a skipped name (never noted); such a
-     * directory it watches, holding `rel` or being `rel`, is left out from the next subscription on.
-     */
-    #insideSkipped(rel: string): boolean {
-        const within = this.#skippedAbove(rel);
-        if (within !== null) this.#leaveOut(within);
-        else if (this.#skip.has(rel.slice(rel.lastIndexOf('/') + 1))) this.#leaveOut(rel);
-        return within !== null;
-    }
-
-    /** Leaves out `rel` (relative path) from the next subscription on, if it is a directory (one lstat per directory). */
-    #leaveOut(rel: string): void {
-        if (this.#byPath === null || this.#byPath.has(rel) || this.#found.has(rel) || this.#probing.has(rel) || this.#closed) return;
-        this.#probing.add(rel);
-        void fsp
-            .lstat(path.join(this.root, rel))
-            .then(
-                (st) => {
-                    if (st.isDirectory()) this.#found.add(rel);
-                },
-                () => undefined,
-            )
-            .finally(() => this.#probing.delete(rel));
-    }
-
-    /**
-     * Checks that the directories left out by path are still directories (sync: one lstat per
-     * directory left out); one that is not is noted as changed at once and watched again (a new
-     * subscription made before the old one is dropped, which notes it once more).
-     */
+    /** See {@link ParcelWatch.checkLeftOut}. */
     checkLeftOut(): void {
-        if (this.#byPath === null || this.#byPath.size === 0) return;
-        let gone = false;
-        for (const rel of this.#byPath) {
-            let dir = false;
-            try {
-                dir = fs.lstatSync(path.join(this.root, rel)).isDirectory();
-            } catch {
-                // gone: watched again below
-            }
-            if (!dir) {
-                this.note(rel);
-                gone = true;
-            }
-        }
-        if (gone && this.#resubscribing === null) void this.#resubscribe('swap').catch(() => undefined);
+        this.#watch.checkLeftOut();
     }
 
-    /**
-     * A new subscription leaving out by path the directories left out now and found since (those
-     * still directories). `swap`: made before the old one is dropped (no change falls between
-     * them; it shares the old one's crawl); none when it would leave out the same. `fresh`: made
-     * after (a crawl of its own, unless another subscription on the root keeps the old one). What
-     * the old one left out that the new one watches is noted as changed (its changes until now are
-     * unknown). True when the new subscription's tree was crawled for it.
-     */
-    async #resubscribe(how: 'swap' | 'fresh'): Promise<boolean> {
-        while (this.#resubscribing !== null) await this.#resubscribing.catch(() => undefined);
-        if (this.#watcher === null || this.#closed) return false;
-        const run = (async () => {
-            const w = (await loadWatcher())!;
-            const dirs = await this.#stillDirs([...(this.#byPath ?? []), ...this.#found, ...this.#skip]);
-            const before = this.#byPath;
-            if (how === 'swap' && before !== null && dirs.size === before.size && [...dirs].every((d) => before.has(d))) return false;
-            const old = this.#watcher!;
-            if (how === 'fresh') {
-                this.#watcher = null;
-                await old.unsubscribe().catch(() => undefined);
-            }
-            const crawled = await this.#subscribeAnew(w, dirs, how === 'swap');
-            if (this.#watcher === null || this.#closed) return false;
-            this.#found.clear();
-            if (how === 'swap') {
-                // The old one's gathered batch is delivered meanwhile (see SWAP_OVERLAP_MS).
-                await sleep(SWAP_OVERLAP_MS, undefined, { ref: false });
-                await old.unsubscribe().catch(() => undefined);
-            }
-            for (const d of before ?? []) if (!dirs.has(d)) this.note(d);
-            this.#events.onChange();
-            return crawled;
-        })();
-        this.#resubscribing = run;
-        try {
-            return await run;
-        } finally {
-            this.#resubscribing = null;
-        }
+    /** Notes every event the watcher can read now (see {@link TreeWatch.drain}); a search calls it first. */
+    drain(): void {
+        this.#watch.drain();
     }
 
-    /** Those of `rels` (relative paths, repeats allowed) that are directories now. */
-    async #stillDirs(rels: readonly string[]): Promise<Set<string>> {
-        const unique = [...new Set(rels)].filter((rel) => rel.split('/').every(isEntryName));
-        const out = new Set<string>();
-        await Promise.all(unique.map((rel) => fsp.lstat(path.join(this.root, rel)).then((st) => st.isDirectory() && out.add(rel), () => undefined)));
-        return out;
+    /** @throws Error when the watcher keeps no snapshot (the next process lists the tree). */
+    saveSnapshot(file: string): Promise<void> {
+        return this.#watch.saveSnapshot(file);
     }
 
-    /**
-     * The top-most directory of a skipped name holding `rel` (a component before the last one),
-     * or `null`: no search enters one, so nothing inside it is noted.
-     */
-    #skippedAbove(rel: string): string | null {
-        if (this.#skip.size === 0) return null;
-        let at = 0;
-        for (let slash = rel.indexOf('/'); slash !== -1; at = slash + 1, slash = rel.indexOf('/', at)) if (this.#skip.has(rel.slice(at, slash))) return rel.slice(0, slash);
-        return null;
+    /** @throws Error when it cannot tell. */
+    changesSinceSnapshot(file: string): Promise<string[]> {
+        return this.#watch.changesSinceSnapshot(file);
     }
 
-    /** The relative, `/`-separated path of `abs` in the tree; `null` outside it. */
-    #relOf(abs: string): string | null {
-        const rel = path.relative(this.root, abs);
-        if (rel === '..' || rel.startsWith('../') || path.isAbsolute(rel)) return null;
-        return rel.split(path.sep).join('/');
-    }
-
-    /**
-     * Writes the watcher's view of the tree to `file` (@parcel/watcher's snapshot: made from the
-     * live subscription's tree, no crawl), for {@link changesSinceSnapshot} in the next process.
-     * @throws Error when there is no watcher, or its tree was crawled leaving skipped directories
-     * out by name (files of those names are missing from it: the next process lists the tree).
-     */
-    async saveSnapshot(file: string): Promise<void> {
-        const w = await loadWatcher();
-        if (w === null || this.#watcher === null) throw new Error('no watcher');
-        if (this.#crawledByName) throw new Error('the watcher\'s tree lacks files named like skipped directories');
-        await w.writeSnapshot(this.root, file, { ignore: this.#ignore });
-    }
-
-    /**
-     * The paths created, changed or deleted since `file` was written (with the subscription on,
-     * @parcel/watcher compares its live tree, no crawl), none inside a skipped directory.
-     * @throws Error when it cannot tell.
-     */
-    async changesSinceSnapshot(file: string): Promise<string[]> {
-        const w = await loadWatcher();
-        if (w === null || this.#watcher === null) throw new Error('no watcher');
-        const events = await w.getEventsSince(this.root, file, { ignore: this.#ignore });
-        const out: string[] = [];
-        await this.#inSlices(events, (e) => {
-            const rel = this.#relOf(e.path);
-            if (rel !== null && !this.#insideSkipped(rel)) out.push(rel);
-        });
-        return out;
-    }
-
-    /**
-     * Resolves once what the watcher had gathered when this was called has been delivered and
-     * noted: {@link DELIVERY_MS}, then until nothing is {@link pending}. A snapshot written
-     * before this holds no change the paths noted after it lack.
-     */
+    /** Resolves once what the watcher had gathered when this was called has been noted. */
     async delivered(): Promise<void> {
-        await sleep(DELIVERY_MS);
-        while (this.pending > 0) await sleep(10);
+        await this.#watch.delivered();
+        while (this.pending > 0) await new Promise((r) => setTimeout(r, 10));
     }
 
     async unsubscribe(): Promise<void> {
-        this.#closed = true;
-        await this.#resubscribing?.catch(() => undefined);
-        await this.#watcher?.unsubscribe().catch(() => undefined);
-        this.#watcher = null;
+        await this.#watch.unsubscribe();
     }
 
     /** Notes an absolute path (real or as written) as changed; paths outside the tree are ignored. */
     noteAbs(abs: string): void {
-        const rel = this.#relOf(abs);
-        if (rel !== null && this.#skippedAbove(rel) === null) this.note(rel);
+        const rel = relOf(this.root, abs);
+        if (rel !== null && skippedAbove(this.#skip, rel) === null) this.note(rel);
     }
 
     /**
      * More paths changed than a rebuild waits for: until the rebuild, searches take the scan
-     * path. Besides the rebuild's cost this covers what the watcher may have dropped: on Linux
-     * @parcel/watcher does not report an inotify queue overflow (IN_Q_OVERFLOW is skipped), and a
-     * burst of 60,000 new files from another process lost 139 of their events here with no error
-     * (`/tmp` script, idle machine); a queue of 16,384 events (the kernel's default) overflows only
-     * in such bursts.
+     * path. Besides the rebuild's cost this covers what @parcel/watcher may have dropped: it does
+     * not report an inotify queue overflow (IN_Q_OVERFLOW is skipped).
      */
     get overRebuildLimit(): boolean {
         return this.dirty.size + this.#dropped > this.#rebuildAfter;

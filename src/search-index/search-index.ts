@@ -1,3 +1,4 @@
+import type { WatcherKind } from './watch.js';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +26,11 @@ export interface SearchIndexOptions {
     dir?: string;
     /** Watch for outside changes (default true). Without a watcher searches take the scan path. */
     watch?: boolean;
+    /**
+     * The watcher: `auto` (default) is the index's own inotify watcher on Linux, which every search
+     * reads up to date before it is answered, and @parcel/watcher elsewhere.
+     */
+    watcher?: WatcherKind;
     /** Changed paths after which a tree is re-indexed in the background (default 2,000). */
     rebuildAfter?: number;
     /** Bytes of file content per segment file (default 64 MiB). */
@@ -72,6 +78,7 @@ export class SearchIndex {
             skipDirs,
             threads: this.#threads,
             ...(this.#options.watch !== undefined && { watch: this.#options.watch }),
+            ...(this.#options.watcher !== undefined && { watcher: this.#options.watcher }),
             ...(this.#options.rebuildAfter !== undefined && { rebuildAfter: this.#options.rebuildAfter }),
             ...(this.#options.segmentBytes !== undefined && { segmentBytes: this.#options.segmentBytes }),
         });

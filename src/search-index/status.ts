@@ -1,3 +1,4 @@
+import type { WatcherKind } from './watch.js';
 /** The states, figures and options of one tree's index (tree-index.ts). */
 
 /** What a {@link TreeIndex} does now. */
@@ -46,4 +47,6 @@ export interface TreeIndexOptions {
     threads: number;
     /** Watch for outside changes (default true). Without a watcher the index is never used. */
     watch?: boolean;
+    /** The watcher (default `auto`: the index's own inotify watcher on Linux, @parcel/watcher elsewhere). */
+    watcher?: WatcherKind;
 }

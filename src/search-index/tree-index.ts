@@ -60,8 +60,8 @@ export class TreeIndex extends EventEmitter {
     constructor(root: string, options: TreeIndexOptions) {
         super();
         this.root = root;
-        this.#opts = { maxEntries: 3_000_000, segmentBytes: 64 * 1024 * 1024, rebuildAfter: 2000, watch: true, ...options };
-        this.#changes = new Changes(root, this.#opts.rebuildAfter, { onChange: () => this.emit('change'), onRebuild: () => this.#scheduleRebuild() });
+        this.#opts = { maxEntries: 3_000_000, segmentBytes: 64 * 1024 * 1024, rebuildAfter: 2000, watch: true, watcher: 'auto', ...options };
+        this.#changes = new Changes(root, this.#opts.rebuildAfter, { onChange: () => this.emit('change'), onRebuild: () => this.#scheduleRebuild() }, this.#opts.watcher);
     }
 
     get state(): IndexState {
@@ -326,6 +326,8 @@ export class TreeIndex extends EventEmitter {
      * index file drops the index (rebuilt in the background) and gives `null`.
      */
     plan(search: PreparedSearch, rootReal: string): Segment[] | null {
+        // Every change completed before this search began is noted first (where the watcher can tell).
+        this.#changes.drain();
         if (this.#state !== 'ready' || this.#changes.blind || this.#changes.pending > 0 || this.#changes.overRebuildLimit || this.#table === null) return null;
         this.#changes.checkLeftOut();
         try {
