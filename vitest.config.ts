@@ -18,6 +18,8 @@ const slow = [
     'test/search-entries.test.ts',
     'test/search-options.test.ts',
     'test/mcp.test.ts',
+    // The MCP server as a subprocess fed raw lines, one of them 256 MiB.
+    'test/mcp-protocol.test.ts',
     'test/cli-smoke.test.ts',
     // npm pack of the built package, installed into a fresh project (about a minute).
     'test/package.test.ts',

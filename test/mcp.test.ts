@@ -197,20 +197,34 @@ describe('MCP server over stdio (llm-chat-file mcp)', () => {
 });
 
 describe('MCP server transport failures', () => {
-    it('says why on stderr and exits 1 when a message exceeds the transport buffer', async () => {
+    it('answers a message above the size limit with an error naming it, says why on stderr, runs nothing, and exits 0 after a clean shutdown', async () => {
         const { spawn } = await import('node:child_process');
         const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'lcf-mcp-big-'));
         try {
-            const child = spawn(process.execPath, [...NODE_CLI, 'mcp', '--workspace', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+            const env = { ...process.env, LLM_CHAT_FS_MAX_MESSAGE_SIZE: String(10 * 1024 * 1024) };
+            const child = spawn(process.execPath, [...NODE_CLI, 'mcp', '--workspace', dir], { stdio: ['pipe', 'pipe', 'pipe'], env });
+            let out = '';
             let err = '';
+            child.stdout.on('data', (d: Buffer) => (out += d.toString()));
             child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-            // The server exits before reading all of the message: the rest of the write fails with EPIPE.
+            // A server that exits early makes the writes after it fail: the assertions say why.
             child.stdin.on('error', () => undefined);
             const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+            const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
             const big = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_file', arguments: { path: 'x.txt', content: 'x'.repeat(11_000_000) } } };
-            child.stdin.end(JSON.stringify(big) + '\n');
-            expect(await exited).toBe(1);
-            expect(err).toContain('exceeded maximum size');
+            child.stdin.write(JSON.stringify(init) + '\n');
+            child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+            child.stdin.write(JSON.stringify(big) + '\n');
+            await new Promise<void>((resolve) => {
+                const poll = (): void => (out.includes('"id":1') || child.exitCode !== null ? resolve() : void setTimeout(poll, 20));
+                poll();
+            });
+            child.stdin.end();
+            expect(await exited).toBe(0);
+            const reply = out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: number; error?: { code: number; message: string } }).find((r) => r.id === 1);
+            expect(reply?.error?.code).toBe(-32600);
+            expect(reply?.error?.message).toContain('10485760 bytes (LLM_CHAT_FS_MAX_MESSAGE_SIZE)');
+            expect(err).toContain('larger than the server');
             expect(fs.readdirSync(dir)).toEqual([]);
         } finally {
             fs.rmSync(dir, { recursive: true, force: true });

@@ -12,6 +12,15 @@ import type { SearchRequest, SearchRoot } from '../common/search/types.js';
  * the call gets unchanged.
  */
 
+/**
+ * The longest pattern (`namePattern`, `contentPattern`, as the regex searched) and glob list
+ * (`include`, `exclude`, all globs together) a search takes, in characters. A long line of code
+ * or an alternation of a few hundred identifiers fits; anything longer is pasted content, whose
+ * analysis, compilation in every worker and echo in the output cost time and memory that grow
+ * with it (a 1 MB pattern: 12.6 s, 751 MB in the MCP server).
+ */
+export const MAX_PATTERN_LENGTH = 4096;
+
 /** Serial of the last preparation (see {@link PreparedSearch.id}). */
 let serial = 0;
 
@@ -24,7 +33,7 @@ export function paramOf(option: keyof SearchRequest): string {
  * Checks and compiles `req` (see the file comment).
  * @param tool - the tool named in error messages.
  * @throws ToolError (invalid_argument) naming the tool parameter: an invalid pattern (with how to
- *   escape it), an invalid glob, `contextLines` or output mode `count` without `contentPattern`.
+ *   escape it), a pattern or glob list above {@link MAX_PATTERN_LENGTH}, an invalid glob, `contextLines` or output mode `count` without `contentPattern`.
  *   Errors of `req.root` when it is a function (the access check) pass through.
  */
 export async function prepareSearch(req: SearchRequest, tool = 'search_entries'): Promise<PreparedSearch> {
@@ -66,6 +75,7 @@ export async function prepareSearch(req: SearchRequest, tool = 'search_entries')
 function patternOf(req: SearchRequest, option: 'namePattern' | 'contentPattern', tool: string): PatternSpec | undefined {
     const pattern = req[option];
     if (pattern === undefined) return undefined;
+    checkLength(option, pattern.length, tool);
     try {
         return compilePattern(pattern);
     } catch (err) {
@@ -81,12 +91,24 @@ function patternOf(req: SearchRequest, option: 'namePattern' | 'contentPattern',
 function globsOf(req: SearchRequest, option: 'include' | 'exclude', tool: string): string[] | undefined {
     const list = globList(req[option]);
     if (list === undefined) return undefined;
+    checkLength(option, list.reduce((n, glob) => n + glob.length, 0), tool);
     try {
         compileGlobs(list);
     } catch (err) {
         throw errors.invalidArgument(tool, `${paramOf(option)}: ${err instanceof Error ? err.message : String(err)}.`);
     }
     return list;
+}
+
+/** @throws ToolError naming the parameter when `length` is above {@link MAX_PATTERN_LENGTH} (the text itself is not echoed). */
+function checkLength(option: 'namePattern' | 'contentPattern' | 'include' | 'exclude', length: number, tool: string): void {
+    if (length <= MAX_PATTERN_LENGTH) return;
+    const n = (v: number): string => v.toLocaleString('en-US');
+    throw errors.invalidArgument(
+        tool,
+        `${paramOf(option)} is ${n(length)} characters long, above the limit of ${n(MAX_PATTERN_LENGTH)}` +
+            `${option === 'include' || option === 'exclude' ? ' for all its globs together' : ''}. Search for a shorter, distinctive part (one line, an identifier).`,
+    );
 }
 
 /** `req` prepared by {@link prepareSearch}, or as it is when it already is a prepared search. */

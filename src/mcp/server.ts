@@ -1,6 +1,5 @@
 import type { Tool } from '../llm-chat.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
     CallToolRequestSchema,
     EmptyResultSchema,
@@ -13,12 +12,15 @@ import {
     type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
 import { readFileSync } from 'node:fs';
+import { checkPositiveInt, envPositiveInt } from '../common/config/env.js';
 import { allFailed, failedCall, inputSchemaOf, resultParts, runTool, type CallResult } from '../adapters/run.js';
 import type { ContentPart } from '../content/parts.js';
 import type { FileToolPackage } from '../package.js';
 import { FileTool, type CallProgress } from '../tools/base.js';
 import { TUTORIAL } from '../tutorial.js';
+import { GuardedServer } from './guard.js';
 import { useClientRoots } from './roots.js';
+import { DEFAULT_MAX_MESSAGE_SIZE, LineTransport } from './stdio.js';
 
 
 /**
@@ -105,6 +107,8 @@ export function toCallToolResult(results: CallResult[]): CallToolResult {
  * - The package's tutorial is sent as the server's `instructions`.
  *
  * - With `options.roots`, the client's roots become the accesses (see {@link McpServerOptions.roots}).
+ * - Requests before `initialize` (but `ping`) are refused, and `tools/call` params that are not
+ *   the protocol's (`arguments` not an object) get a one-sentence error (src/mcp/guard.ts).
  * - `pkg` may be a function that loads the package: the server then answers `initialize` (with
  *   the package's default tutorial) without it, calls it once the client is initialized (or on
  *   the first request that needs the tools), and those requests wait for it.
@@ -113,9 +117,10 @@ export function toCallToolResult(results: CallResult[]): CallToolResult {
  */
 export function createMcpServer(pkg: FileToolPackage | (() => Promise<FileToolPackage>), options: McpServerOptions = {}): Server {
     const info = packageInfo();
-    const server = new Server(
+    const server = new GuardedServer(
         { name: info.name, version: info.version, title: 'llm-chat-file: filesystem tools' },
         { capabilities: { tools: { listChanged: false } }, instructions: (typeof pkg === 'function' ? TUTORIAL : pkg.tutorial()) ?? undefined },
+        { requireInitialize: options.requireInitialize ?? true },
     );
     let loading: Promise<FileToolPackage> | undefined;
     const ready = (): Promise<FileToolPackage> => (loading ??= typeof pkg === 'function' ? pkg() : Promise.resolve(pkg));
@@ -198,6 +203,17 @@ export interface McpServerOptions {
     roots?: boolean;
     /** Where a root that cannot be used, or a failed `roots/list`, is reported (default: standard error). */
     onRootsError?: (message: string) => void;
+    /**
+     * Refuse every request but `ping` until the client's `initialize` (default `true`, as the MCP
+     * lifecycle has it). `false` only for a transport whose requests come without one (stateless HTTP).
+     */
+    requireInitialize?: boolean;
+    /**
+     * {@link runMcpStdio} only: the largest message taken, in bytes (default
+     * `LLM_CHAT_FS_MAX_MESSAGE_SIZE`, else 64 MiB). A longer line is skipped without being held in
+     * memory and answered with an error naming the limit.
+     */
+    maxMessageSize?: number;
 }
 
 /**
@@ -206,21 +222,26 @@ export interface McpServerOptions {
  *
  * Standard output carries protocol messages only: `console.log`, `console.info` and
  * `console.debug` are redirected to standard error while the server runs.
- * Transport errors (such as a message above the SDK's 10 MiB read buffer, which closes the
- * connection) are written to standard error.
+ * Invalid lines and lines above `maxMessageSize` are answered with a JSON-RPC error and written
+ * to standard error; the session goes on (see src/mcp/stdio.ts).
  * With `pkg` a function, the server answers `initialize` before loading the package (start-up:
  * the tools, the engine and the index are not needed to answer it; see {@link createMcpServer});
  * a package that fails to load is reported on standard error and ends the server with exit code 1.
  * @returns when the server has closed, an exit code: 0 after a clean shutdown (end of standard
- *   input, SIGINT, SIGTERM), even if malformed lines came earlier; 1 when a transport failure
- *   closed the connection.
+ *   input, SIGINT, SIGTERM), even if invalid or over-long lines came earlier; 1 when a
+ *   transport failure closed the connection.
+ * @throws Error for an invalid `maxMessageSize` or `LLM_CHAT_FS_MAX_MESSAGE_SIZE`, before serving.
  */
 export async function runMcpStdio(pkg: FileToolPackage | (() => Promise<FileToolPackage>), options: McpServerOptions = {}): Promise<number> {
+    const maxMessageSize =
+        options.maxMessageSize === undefined
+            ? envPositiveInt('LLM_CHAT_FS_MAX_MESSAGE_SIZE', DEFAULT_MAX_MESSAGE_SIZE)
+            : checkPositiveInt('maxMessageSize', options.maxMessageSize);
     // Security/robustness: a stray console.log would corrupt the JSON-RPC stream on stdout.
     console.log = console.error;
     console.info = console.error;
     console.debug = console.error;
-    // The SDK's transport waits for 'drain' once per response written while stdout is full: with
+    // The transport waits for 'drain' once per response written while stdout is full: with
     // many concurrent calls that is more than Node's default of 10 listeners, which is no leak.
     process.stdout.setMaxListeners(0);
     let loading: Promise<FileToolPackage> | undefined = typeof pkg === 'function' ? undefined : Promise.resolve(pkg);
@@ -246,9 +267,9 @@ export async function runMcpStdio(pkg: FileToolPackage | (() => Promise<FileTool
             resolve();
         };
     });
-    // Every transport error is written to stderr. A malformed line is answered and the session
-    // goes on; a failure that closes the connection (for example a message above the SDK's
-    // 10 MiB read buffer) makes the exit code 1 instead of vanishing silently.
+    // Every transport error is written to stderr. An invalid or over-long line is answered and the
+    // session goes on; a failure that closes the connection makes the exit code 1 instead of
+    // vanishing silently.
     server.onerror = (err: Error) => {
         console.error(`llm-chat-file mcp: ${err.message}`);
     };
@@ -262,7 +283,8 @@ export async function runMcpStdio(pkg: FileToolPackage | (() => Promise<FileTool
     process.once('SIGINT', shutdown);
     process.once('SIGTERM', shutdown);
     try {
-        await server.connect(new StdioServerTransport());
+        const limitName = `${maxMessageSize} bytes (${options.maxMessageSize === undefined ? 'LLM_CHAT_FS_MAX_MESSAGE_SIZE' : 'maxMessageSize'})`;
+        await server.connect(new LineTransport(process.stdin, process.stdout, { maxMessageSize, limitName }));
         await closed;
     } finally {
         process.stdin.off('end', shutdown);
