@@ -1,0 +1,103 @@
+/**
+ * The index at fault in its own folder and files: each case is a way the folder or a file in it can
+ * differ from what the index left there, or a folder the index must not take for its own. Where a
+ * case searches, the results are exactly the scan path's.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AccessType, DEFAULT_SKIP_DIRS, FileToolPackage, SearchConfiguration, Workspace, type TreeIndex } from '../src/index.js';
+import { tempDir, writeTree } from './helpers.js';
+
+const open: FileToolPackage[] = [];
+afterEach(async () => {
+    await Promise.all(open.splice(0).map((p) => p.close()));
+});
+
+/** A tree where `alphaBeta` is rare enough for the index to answer its search (not left to the scan path as broad). */
+const FILES: Record<string, string> = { 'a.txt': 'alphaBeta here\n', 'node_modules/d/i.js': 'alphaBeta skipped\n' };
+for (let i = 0; i < 40; i++) FILES[`src/f${i}.ts`] = `export const value${i} = ${i}; // filler text\n`;
+
+function pkgOf(root: string, dir: string | false): FileToolPackage {
+    const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
+    const pkg = new FileToolPackage(ws, new SearchConfiguration(100_000, 100_000, 100_000), undefined, undefined, { index: dir === false ? false : { dir } });
+    open.push(pkg);
+    return pkg;
+}
+
+async function warm(pkg: FileToolPackage, root: string): Promise<TreeIndex> {
+    return (await pkg.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
+}
+
+async function call(pkg: FileToolPackage, args: Record<string, unknown>): Promise<string> {
+    const [r] = await pkg.tools().find((t) => t.name === 'search_entries')!.execute(args);
+    return `${r!.status}: ${r!.result}`;
+}
+
+/** The search through the indexed package equals the scan path's; whether the index answered it. */
+async function same(root: string, pkg: FileToolPackage, tree: TreeIndex, args: Record<string, unknown> = { content_pattern: 'alphaBeta' }): Promise<boolean> {
+    const before = tree.counts.answered;
+    expect(await call(pkg, args)).toBe(await call(pkgOf(root, false), args));
+    return tree.counts.answered > before;
+}
+
+/** A tree indexed once and closed: its root, the index directory and the tree's folder in it. */
+async function indexedOnce(): Promise<{ root: string; indexDir: string; folder: string }> {
+    const root = tempDir('lcf-tree-');
+    writeTree(root, FILES);
+    const indexDir = tempDir('lcf-index-');
+    const pkg = pkgOf(root, indexDir);
+    expect((await warm(pkg, root)).state).toBe('ready');
+    await pkg.close();
+    const [name] = fs.readdirSync(indexDir);
+    return { root, indexDir, folder: path.join(indexDir, name!) };
+}
+
+type ManifestFields = Record<string, unknown>;
+
+function readManifestFile(folder: string): ManifestFields {
+    return JSON.parse(fs.readFileSync(path.join(folder, 'manifest.json'), 'utf8').split('\n')[0]!) as ManifestFields;
+}
+
+/** Writes `m` as the manifest, with a valid checksum. */
+function writeManifestFile(folder: string, m: ManifestFields): void {
+    const body = JSON.stringify(m);
+    fs.writeFileSync(path.join(folder, 'manifest.json'), `${body}\n${crc32(Buffer.from(body)).toString(16)}\n`);
+}
+
+describe('index faults', () => {
+    it('rebuilds an index whose manifest checks out but holds a field of the wrong type; no load rejects unhandled', async () => {
+        const rejections: unknown[] = [];
+        const onRejection = (reason: unknown): void => void rejections.push(reason);
+        process.on('unhandledRejection', onRejection);
+        try {
+            const { root, indexDir, folder } = await indexedOnce();
+            const damages: [string, (m: ManifestFields) => void][] = [
+                ['gen a number', (m) => (m.gen = 5)],
+                ['skipDirs null', (m) => (m.skipDirs = null)],
+                ['gen naming a folder outside', (m) => (m.gen = '../elsewhere')],
+                ['segments holding a number', (m) => (m.segments = [1])],
+                ['textBytes a string', (m) => (m.textBytes = 'many')],
+                ['buildMs missing', (m) => delete m.buildMs],
+                ['skippedDirs an object', (m) => (m.skippedDirs = { length: 0 })],
+            ];
+            for (const [what, damage] of damages) {
+                const m = readManifestFile(folder);
+                damage(m);
+                writeManifestFile(folder, m);
+                const pkg = pkgOf(root, indexDir);
+                const tree = await warm(pkg, root);
+                expect(tree.status().state, what).toBe('ready');
+                // Rebuilt (no reopen figure), with figures of the right type.
+                expect(tree.status().openMs, what).toBeUndefined();
+                expect(typeof tree.status().textBytes, what).toBe('number');
+                expect(await same(root, pkg, tree), what).toBe(true);
+                await pkg.close();
+            }
+            expect(rejections).toEqual([]);
+        } finally {
+            process.off('unhandledRejection', onRejection);
+        }
+    });
+});
