@@ -9,6 +9,7 @@ import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccessType, DEFAULT_SKIP_DIRS, FileToolPackage, SearchConfiguration, Workspace, type TreeIndex } from '../src/index.js';
 import { tempDir, writeTree } from './helpers.js';
+import { itIf, noUsers, runNode, SOURCE, testUsers } from './real-fs.js';
 
 const open: FileToolPackage[] = [];
 afterEach(async () => {
@@ -99,5 +100,64 @@ describe('index faults', () => {
         } finally {
             process.off('unhandledRejection', onRejection);
         }
+    });
+
+    it('close unsubscribes and closes the index files even when the folder cannot take what it saves', async () => {
+        const root = tempDir('lcf-tree-');
+        writeTree(root, FILES);
+        const indexDir = tempDir('lcf-index-');
+        const pkg = pkgOf(root, indexDir);
+        const tree = await warm(pkg, root);
+        const folder = path.join(indexDir, fs.readdirSync(indexDir)[0]!);
+        const gen = readManifestFile(folder).gen as string;
+        // A directory where this process writes its snapshot on close: neither written nor removed as a file.
+        fs.mkdirSync(path.join(folder, `snap-${gen.slice(4)}-${process.pid}.bin`, 'in-the-way'), { recursive: true });
+        await expect(tree.close()).resolves.toBeUndefined();
+        // No descriptor of this process left open on the index's files.
+        const held = fs.readdirSync('/proc/self/fd').flatMap((fd) => {
+            try {
+                return [fs.readlinkSync(`/proc/self/fd/${fd}`)];
+            } catch {
+                return [];
+            }
+        });
+        expect(held.filter((p) => p.startsWith(`${folder}/`))).toEqual([]);
+        // The watcher let go: the tree is indexed again in this process (else "another index of this process watches this tree").
+        const again = pkgOf(root, tempDir('lcf-index-'));
+        const t2 = await warm(again, root);
+        expect(t2.status().error).toBeUndefined();
+        expect(t2.state).toBe('ready');
+        expect(await same(root, again, t2)).toBe(true);
+    });
+
+    itIf(noUsers)('as an ordinary user, a close with the index folder made unsearchable resolves and the process exits by itself', async () => {
+        const { user } = testUsers();
+        const root = tempDir('lcf-tree-');
+        writeTree(root, FILES);
+        const indexDir = tempDir('lcf-index-');
+        for (const p of [root, path.join(root, 'a.txt'), indexDir]) fs.chownSync(p, user.uid, user.gid);
+        const script = `
+            import fs from 'node:fs';
+            import path from 'node:path';
+            // The run's worker bundle is in a folder this user cannot read: the pool runs the source.
+            delete process.env.LLM_CHAT_FILE_TEST_WORKER;
+            const { AccessType, DEFAULT_SKIP_DIRS, FileToolPackage, Workspace } = await import(${JSON.stringify(SOURCE)});
+            // Something kept the process alive well past its close: exit 3.
+            setTimeout(() => process.exit(3), 60_000).unref();
+            const root = ${JSON.stringify(root)};
+            const pkg = new FileToolPackage(new Workspace({ accesses: [{ type: AccessType.Write, path: root }], workspacePath: root }), undefined, undefined, undefined, { index: { dir: ${JSON.stringify(indexDir)} } });
+            const tree = await pkg.searchIndex.warm(root, DEFAULT_SKIP_DIRS, [root]);
+            const state = tree.state;
+            fs.chmodSync(path.join(${JSON.stringify(indexDir)}, fs.readdirSync(${JSON.stringify(indexDir)})[0]), 0);
+            let closed = 'resolved';
+            try {
+                await pkg.close();
+            } catch (err) {
+                closed = String(err);
+            }
+            process.stdout.write(JSON.stringify({ state, closed }));`;
+        const r = await runNode(script, { user });
+        expect(JSON.parse(r.stdout || '{}'), r.stderr).toEqual({ state: 'ready', closed: 'resolved' });
+        expect(r.code, r.stderr).toBe(0);
     });
 });

@@ -292,29 +292,29 @@ export class TreeIndex extends EventEmitter {
     }
 
     /**
-     * Stops watching; the index files stay for the next process, with what this one knew: the
-     * changed paths and the watcher's snapshot (the next process asks the watcher what changed
-     * since instead of listing the tree again).
+     * Stops watching and closes the index files, whatever else fails; they stay for the next
+     * process, with what this one knew (best effort): the changed paths and the watcher's snapshot
+     * (the next process asks the watcher what changed since instead of listing the tree again).
      */
     async close(): Promise<void> {
         if (this.#state === 'closed') return;
         const wasReady = this.#state === 'ready';
-        this.#setState('closed');
-        await this.#starting?.catch(() => undefined);
-        // Perf: a process closed soon after a reopen still leaves a snapshot (else the next one lists the tree).
-        await this.#dirTimesCheck;
-        const m = this.#manifest;
-        if (wasReady && m !== null) await saveForNextProcess(this.#reopenContext(), m);
-        await this.#changes.unsubscribe();
-        for (const s of this.#segments) s.close();
-        this.#segments = [];
+        try {
+            this.#setState('closed');
+            await this.#starting?.catch(() => undefined);
+            // Perf: a process closed soon after a reopen still leaves a snapshot (else the next one lists the tree).
+            await this.#dirTimesCheck;
+            if (wasReady && this.#manifest !== null) await saveForNextProcess(this.#reopenContext(), this.#manifest);
+        } finally {
+            await this.#changes.unsubscribe();
+            for (const s of this.#segments.splice(0)) s.close();
+        }
     }
 
     /** The index failed a check while serving: drop it and rebuild. */
     #corrupt(err: unknown): void {
         this.#table = null;
-        for (const s of this.#segments) s.close();
-        this.#segments = [];
+        for (const s of this.#segments.splice(0)) s.close();
         this.#manifest = null;
         this.#setState('failed', err instanceof Error ? err.message : String(err));
         void dropManifest(this.#opts.dir).then(() => this.#scheduleRebuild());
