@@ -67,6 +67,23 @@ function writeManifestFile(folder: string, m: ManifestFields): void {
     fs.writeFileSync(path.join(folder, 'manifest.json'), `${body}\n${crc32(Buffer.from(body)).toString(16)}\n`);
 }
 
+/** Sets the times of `p` (not following a link) to two hours ago: older than any clean-up waits for. */
+function age(p: string): void {
+    const t = new Date(Date.now() - 2 * 3600_000);
+    fs.lutimesSync(p, t, t);
+}
+
+/** Every entry under `dir` (relative paths) with its type and content, to compare before and after. */
+function contents(dir: string): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const rel of fs.readdirSync(dir, { recursive: true }).map(String)) {
+        const p = path.join(dir, rel);
+        const st = fs.lstatSync(p);
+        out[rel] = st.isSymbolicLink() ? `link ${fs.readlinkSync(p)}` : st.isDirectory() ? 'dir' : `file ${fs.readFileSync(p, 'latin1')}`;
+    }
+    return out;
+}
+
 describe('index faults', () => {
     it('rebuilds an index whose manifest checks out but holds a field of the wrong type; no load rejects unhandled', async () => {
         const rejections: unknown[] = [];
@@ -159,5 +176,94 @@ describe('index faults', () => {
         const r = await runNode(script, { user });
         expect(JSON.parse(r.stdout || '{}'), r.stderr).toEqual({ state: 'ready', closed: 'resolved' });
         expect(r.code, r.stderr).toBe(0);
+    });
+
+    it('never uses a tree folder that is a symbolic link (to a folder of user files): nothing there is deleted or written, searches take the scan path', async () => {
+        const { root, indexDir, folder } = await indexedOnce();
+        fs.rmSync(folder, { recursive: true });
+        const user = tempDir('lcf-user-files-');
+        writeTree(user, { 'manifest.json': 'my manifest\n', 'build.lock': 'my lock\n', 'gen-notes/a.txt': 'notes\n', 'snap-1.bin': 'photo\n', 'draft.tmp': 'draft\n', 'closed.json': '{}\n' });
+        for (const name of fs.readdirSync(user)) age(path.join(user, name));
+        const before = contents(user);
+        fs.symlinkSync(user, folder);
+        const pkg = pkgOf(root, indexDir);
+        const tree = await warm(pkg, root);
+        expect(tree.state).toBe('failed');
+        expect(tree.status().error).toMatch(/symbolic link/);
+        expect(await same(root, pkg, tree)).toBe(false);
+        await pkg.close();
+        expect(contents(user)).toEqual(before);
+    });
+
+    it('never uses an index directory or tree folder others may write, or a folder holding entries the index did not make', async () => {
+        const { root, indexDir, folder } = await indexedOnce();
+        const refused = async (why: RegExp): Promise<void> => {
+            const pkg = pkgOf(root, indexDir);
+            const tree = await warm(pkg, root);
+            expect(tree.state).toBe('failed');
+            expect(tree.status().error).toMatch(why);
+            expect(await same(root, pkg, tree)).toBe(false);
+            await pkg.close();
+        };
+        fs.chmodSync(folder, 0o770);
+        await refused(/writable by other users/);
+        fs.chmodSync(folder, 0o700);
+        fs.chmodSync(indexDir, 0o757);
+        await refused(/writable by other users/);
+        fs.chmodSync(indexDir, 0o700);
+        // A real folder of the index's name holding user files (and nothing that says the index made it).
+        fs.rmSync(folder, { recursive: true });
+        writeTree(folder, { 'notes.txt': 'mine\n', 'gen-old/a.txt': 'kept\n', 'manifest.json': 'mine too\n' });
+        for (const name of fs.readdirSync(folder)) age(path.join(folder, name));
+        const before = contents(folder);
+        await refused(/did not make/);
+        expect(contents(folder)).toEqual(before);
+    });
+
+    it('uses a folder an earlier version made (no marker, nothing but its own entries) and marks it', async () => {
+        const { root, indexDir, folder } = await indexedOnce();
+        fs.rmSync(path.join(folder, '.llm-chat-file-index'), { force: true });
+        fs.writeFileSync(path.join(folder, 'closed.4242.0123abcd.claim.tmp'), '');
+        const pkg = pkgOf(root, indexDir);
+        const tree = await warm(pkg, root);
+        expect(tree.status().openMs).toBeDefined();
+        expect(await same(root, pkg, tree)).toBe(true);
+        expect(fs.lstatSync(path.join(folder, '.llm-chat-file-index')).isFile()).toBe(true);
+    });
+
+    itIf(process.getuid?.() === 0 ? noUsers : 'giving a folder to another user needs root')('never uses a tree folder another user owns', async () => {
+        const { user } = testUsers();
+        const { root, indexDir, folder } = await indexedOnce();
+        fs.chownSync(folder, user.uid, user.gid);
+        const pkg = pkgOf(root, indexDir);
+        const tree = await warm(pkg, root);
+        expect(tree.state).toBe('failed');
+        expect(tree.status().error).toMatch(/owned by another user/);
+        expect(await same(root, pkg, tree)).toBe(false);
+    });
+
+    it('removes from its folder only what it made: its own names of the right kind, old ones', async () => {
+        const { root, indexDir, folder } = await indexedOnce();
+        const gen = readManifestFile(folder).gen as string;
+        const theirs = ['gen-notes.txt', 'snap-album', 'my.tmp', 'gen-0-00000000.tmp', 'gen-link'];
+        fs.writeFileSync(path.join(folder, 'gen-notes.txt'), 'a file named like a generation\n');
+        fs.mkdirSync(path.join(folder, 'snap-album'));
+        fs.writeFileSync(path.join(folder, 'my.tmp'), 'a file named like a temporary one\n');
+        fs.mkdirSync(path.join(folder, 'gen-0-00000000.tmp'));
+        fs.symlinkSync(tempDir('lcf-user-files-'), path.join(folder, 'gen-link'));
+        const ours = ['gen-zz0-0123abcd', `snap-zz0-0123abcd-${process.pid}.bin`, 'manifest.4242.0123abcd.tmp', 'closed.4242.89abcdef.claim.tmp'];
+        fs.mkdirSync(path.join(folder, ours[0]!));
+        for (const name of ours.slice(1)) fs.writeFileSync(path.join(folder, name), '');
+        for (const name of [...theirs, ...ours]) age(path.join(folder, name));
+        // Rebuilt (no manifest), then the clean-up.
+        fs.rmSync(path.join(folder, 'manifest.json'));
+        const pkg = pkgOf(root, indexDir);
+        const tree = await warm(pkg, root);
+        expect(tree.state).toBe('ready');
+        expect(await same(root, pkg, tree)).toBe(true);
+        const left = fs.readdirSync(folder);
+        for (const name of theirs) expect(left, name).toContain(name);
+        for (const name of ours) expect(left, name).not.toContain(name);
+        expect(readManifestFile(folder).gen).not.toBe(gen);
     });
 });

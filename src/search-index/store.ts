@@ -5,15 +5,19 @@ import { crc32 } from 'node:zlib';
 import { READ_NOFOLLOW_FLAGS } from '../common/fs/held.js';
 import { decodeTable, FORMAT_VERSION } from '../common/search-index/format.js';
 import { SegmentReader } from '../common/search-index/segment.js';
-import { GEN_NAME, SEGMENT_NAME, SNAPSHOT_NAME } from './folder.js';
+import { GEN_NAME, removable, SEGMENT_NAME, SNAPSHOT_NAME } from './folder.js';
 import { Table } from './table.js';
 import { nextTurn } from '../turns.js';
 
+// The folder's trust check (folder.ts), with the rest of the folder.
+export { openIndexFolder } from './folder.js';
+
 /**
- * The index's folder of one tree (private, outside the tree): `manifest.json` (the current
- * generation, checked by its CRC-32 and its fields' types), one `gen-*` folder per build
- * generation (the file table and the segment files, format.ts), lock files, and the removal of
- * generations no manifest names. Its own small files are read without following a link.
+ * The index's folder of one tree (private, outside the tree; folder.ts decides whether it is the
+ * index's own): `manifest.json` (the current generation, checked by its CRC-32 and its fields'
+ * types), one `gen-*` folder per build generation (the file table and the segment files,
+ * format.ts), lock files, the closed state, and the removal of old entries. Its own small files
+ * are read without following a link.
  */
 
 /** What `manifest.json` says: the current generation and how it was built. */
@@ -166,14 +170,17 @@ export async function takeClosedState(dir: string, gen: string): Promise<ClosedS
     }
 }
 
-/** Removes generations other than `keep` (left by crashed builds or older processes) once an hour old. */
+/**
+ * Removes generations other than `keep` (left by crashed builds or older processes), snapshots
+ * and temporary files once an hour old: only entries with the index's names and kinds (folder.ts),
+ * never following a link. Best effort: what cannot be removed stays for a later build.
+ */
 export async function removeOldGenerations(dir: string, keep: string): Promise<void> {
     const hour = 60 * 60 * 1000;
     for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
-        if (name === keep || !(name.startsWith('gen-') || name.startsWith('snap-') || name.endsWith('.tmp'))) continue;
-        const st = await fsp.stat(path.join(dir, name)).catch(() => null);
+        const st = name === keep ? null : await fsp.lstat(path.join(dir, name)).catch(() => null);
         // Another process may still read an older generation for a while.
-        if (st && Date.now() - st.mtimeMs > hour) await fsp.rm(path.join(dir, name), { recursive: true, force: true });
+        if (st !== null && removable(name, st) && Date.now() - st.mtimeMs > hour) await fsp.rm(path.join(dir, name), { recursive: true, force: true }).catch(() => undefined);
     }
 }
 

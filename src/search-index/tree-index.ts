@@ -9,7 +9,7 @@ import { IndexFormatError } from '../common/search-index/format.js';
 import type { SegmentReader } from '../common/search-index/segment.js';
 import { planSearch } from './plan.js';
 import { changesWhileClosed, checkDirTimes, saveForNextProcess, stillChanged, type ReopenContext } from './reopen.js';
-import { dropManifest, loadStored, readManifest, removeOldGenerations, takeLock, writeManifest, type Manifest, type Stored } from './store.js';
+import { dropManifest, loadStored, openIndexFolder, readManifest, removeOldGenerations, takeLock, writeManifest, type Manifest, type Stored } from './store.js';
 import type { Table } from './table.js';
 import type { IndexState, IndexStatus, TreeIndexOptions } from './status.js';
 
@@ -110,7 +110,7 @@ export class TreeIndex extends EventEmitter {
 
     async #start(): Promise<void> {
         const t0 = performance.now();
-        await fsp.mkdir(this.#opts.dir, { recursive: true, mode: 0o700 });
+        await openIndexFolder(this.#opts.dir);
         if (await this.#open()) {
             this.#openMs = Math.round(performance.now() - t0);
             this.#setState('ready');
