@@ -3,17 +3,21 @@
  * differ from what the index left there, or a folder the index must not take for its own. Where a
  * case searches, the results are exactly the scan path's.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccessType, DEFAULT_SKIP_DIRS, FileToolPackage, SearchConfiguration, Workspace, type TreeIndex } from '../src/index.js';
+import { takeLock } from '../src/search-index/store.js';
 import { tempDir, writeTree } from './helpers.js';
 import { itIf, noUsers, runNode, SOURCE, testUsers } from './real-fs.js';
 
 const open: FileToolPackage[] = [];
+const children: ChildProcess[] = [];
 afterEach(async () => {
     await Promise.all(open.splice(0).map((p) => p.close()));
+    for (const c of children.splice(0)) c.kill('SIGKILL');
 });
 
 /** A tree where `alphaBeta` is rare enough for the index to answer its search (not left to the scan path as broad). */
@@ -71,6 +75,19 @@ function writeManifestFile(folder: string, m: ManifestFields): void {
 function age(p: string): void {
     const t = new Date(Date.now() - 2 * 3600_000);
     fs.lutimesSync(p, t, t);
+}
+
+/** Start time of process `pid` in clock ticks since boot (/proc/<pid>/stat field 22). */
+function startTicks(pid: number | 'self'): string {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
+}
+
+/** A live process that is not ours (killed after the test). */
+function unrelatedProcess(): number {
+    const child = spawn('sleep', ['600'], { stdio: 'ignore' });
+    children.push(child);
+    return child.pid!;
 }
 
 /** Every entry under `dir` (relative paths) with its type and content, to compare before and after. */
@@ -266,4 +283,69 @@ describe('index faults', () => {
         for (const name of ours) expect(left, name).not.toContain(name);
         expect(readManifestFile(folder).gen).not.toBe(gen);
     });
+
+    it('takes over build locks whose holder is gone or is not the process that wrote them', async () => {
+        const dir = tempDir('lcf-lock-');
+        const file = path.join(dir, 'build.lock');
+        const stale = async (content: string, mtime?: Date): Promise<void> => {
+            fs.writeFileSync(file, content);
+            if (mtime) fs.utimesSync(file, mtime, mtime);
+            const lock = await takeLock(dir, 'build.lock');
+            expect(lock, content).not.toBeNull();
+            expect(fs.readFileSync(file, 'utf8')).not.toBe(content);
+            await lock!.release();
+            expect(fs.existsSync(file)).toBe(false);
+        };
+        const other = unrelatedProcess();
+        // A bare pid (as earlier versions wrote it): this process's own (a restarted container), a
+        // live process started after the lock was written (pid reuse), a dead process.
+        await stale(String(process.pid));
+        await stale(String(other), new Date(Date.now() - 3600_000));
+        await stale(String(2 ** 22 + 12345));
+        // With the writer's start time: a live process that started at another time; this process,
+        // started at another time or not holding it (no lock of this process has that token).
+        await stale(JSON.stringify({ pid: other, start: '1', token: '0123456789abcdef' }));
+        await stale(JSON.stringify({ pid: process.pid, start: '1', token: '0123456789abcdef' }));
+        await stale(JSON.stringify({ pid: process.pid, start: startTicks('self'), token: '0123456789abcdef' }));
+        await stale('not a lock at all');
+    });
+
+    it('leaves build locks that a live process holds: its own start time, in this process, or a bare pid older than the lock', async () => {
+        const dir = tempDir('lcf-lock-');
+        const file = path.join(dir, 'build.lock');
+        const other = unrelatedProcess();
+        const held = async (content: string): Promise<void> => {
+            fs.writeFileSync(file, content);
+            expect(await takeLock(dir, 'build.lock'), content).toBeNull();
+            expect(fs.readFileSync(file, 'utf8')).toBe(content);
+        };
+        await held(JSON.stringify({ pid: other, start: startTicks(other), token: '0123456789abcdef' }));
+        // Written after the process started: as far as can be told, that process wrote it.
+        await held(String(other));
+        fs.rmSync(file);
+        // Held by another object of this process: not taken, until released.
+        const first = await takeLock(dir, 'build.lock');
+        expect(first).not.toBeNull();
+        expect(await takeLock(dir, 'build.lock')).toBeNull();
+        await first!.release();
+        const second = await takeLock(dir, 'build.lock');
+        expect(second).not.toBeNull();
+        // A lock taken over meanwhile (judged stale by another process) is not removed by the late release.
+        const theirs = JSON.stringify({ pid: other, start: startTicks(other), token: 'fedcba9876543210' });
+        fs.writeFileSync(file, theirs);
+        await second!.release();
+        expect(fs.readFileSync(file, 'utf8')).toBe(theirs);
+    });
+
+    it("builds a tree whose folder holds a lock naming this process's pid (a restarted container) instead of waiting forever", async () => {
+        const { root, indexDir, folder } = await indexedOnce();
+        fs.rmSync(path.join(folder, 'manifest.json'));
+        fs.writeFileSync(path.join(folder, 'build.lock'), String(process.pid));
+        const pkg = pkgOf(root, indexDir);
+        const tree = await warm(pkg, root);
+        expect(tree.state).toBe('ready');
+        expect(await same(root, pkg, tree)).toBe(true);
+        await pkg.close();
+        expect(fs.existsSync(path.join(folder, 'build.lock'))).toBe(false);
+    }, 60_000);
 });

@@ -9,15 +9,16 @@ import { GEN_NAME, removable, SEGMENT_NAME, SNAPSHOT_NAME } from './folder.js';
 import { Table } from './table.js';
 import { nextTurn } from '../turns.js';
 
-// The folder's trust check (folder.ts), with the rest of the folder.
+// The folder's trust check (folder.ts) and its build lock (lock.ts), with the rest of the folder.
 export { openIndexFolder } from './folder.js';
+export { takeLock } from './lock.js';
 
 /**
  * The index's folder of one tree (private, outside the tree; folder.ts decides whether it is the
  * index's own): `manifest.json` (the current generation, checked by its CRC-32 and its fields'
  * types), one `gen-*` folder per build generation (the file table and the segment files,
- * format.ts), lock files, the closed state, and the removal of old entries. Its own small files
- * are read without following a link.
+ * format.ts), the closed state, and the removal of old entries. Its own small files are read
+ * without following a link.
  */
 
 /** What `manifest.json` says: the current generation and how it was built. */
@@ -184,35 +185,6 @@ export async function removeOldGenerations(dir: string, keep: string): Promise<v
     }
 }
 
-/** An exclusive lock file (pid inside); a lock of a dead process is taken over. `null` while another live process holds it. */
-export async function takeLock(dir: string, name: string): Promise<{ release: () => Promise<void> } | null> {
-    const file = path.join(dir, name);
-    for (let attempt = 0; attempt < 2; attempt++) {
-        try {
-            const fh = await fsp.open(file, 'wx', 0o600);
-            await fh.writeFile(String(process.pid));
-            await fh.close();
-            return { release: () => fsp.rm(file, { force: true }) };
-        } catch (err) {
-            if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-            const pid = Number(await fsp.readFile(file, 'utf8').catch(() => ''));
-            if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) return null;
-            if (pid === process.pid) return null;
-            await fsp.rm(file, { force: true });
-        }
-    }
-    return null;
-}
-
 function sameList(a: readonly string[], b: readonly string[]): boolean {
     return a.length === b.length && [...a].sort().join('\0') === [...b].sort().join('\0');
-}
-
-function alive(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-        return true;
-    } catch (err) {
-        return (err as NodeJS.ErrnoException).code === 'EPERM';
-    }
 }
