@@ -348,4 +348,26 @@ describe('index faults', () => {
         await pkg.close();
         expect(fs.existsSync(path.join(folder, 'build.lock'))).toBe(false);
     }, 60_000);
+
+    it('writes every file of its folder with mode 0600 and every folder with 0700 (snapshot and closed state included)', async () => {
+        const { root, indexDir, folder } = await indexedOnce();
+        // Reopened from the snapshot, searched, closed again: every kind of file the index writes.
+        const pkg = pkgOf(root, indexDir);
+        const tree = await warm(pkg, root);
+        expect(tree.status().reopenedFrom).toBe('snapshot');
+        expect(await same(root, pkg, tree)).toBe(true);
+        await pkg.close();
+        const names = fs.readdirSync(folder);
+        expect(names.some((n) => /^snap-.*\.bin$/.test(n))).toBe(true);
+        expect(names).toContain('closed.json');
+        const modes: Record<string, string> = {};
+        const want: Record<string, string> = {};
+        for (const rel of ['', ...fs.readdirSync(folder, { recursive: true }).map(String)]) {
+            const st = fs.lstatSync(path.join(folder, rel));
+            modes[rel] = (st.mode & 0o7777).toString(8);
+            want[rel] = st.isDirectory() ? '700' : '600';
+        }
+        expect(modes).toEqual(want);
+        expect((fs.statSync(indexDir).mode & 0o777).toString(8)).toBe('700');
+    });
 });

@@ -1,4 +1,4 @@
-import type { Stats } from 'node:fs';
+import { constants as C, type Stats } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { CREATE_FLAGS } from '../common/fs/held.js';
@@ -87,4 +87,17 @@ export async function openIndexFolder(dir: string): Promise<void> {
     await fsp.writeFile(path.join(dir, MARKER), 'made by the llm-chat-file search index\n', { flag: CREATE_FLAGS, mode: 0o600 }).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'EEXIST') throw err;
     });
+}
+
+/**
+ * Gives `file` mode 0600, created (or emptied) when `create`: for files a writer of another
+ * library makes with its own mode (the watcher's snapshot). Never through a link.
+ */
+export async function makePrivate(file: string, create: boolean): Promise<void> {
+    const fh = await fsp.open(file, create ? C.O_WRONLY | C.O_CREAT | C.O_TRUNC | C.O_NOFOLLOW : C.O_RDONLY | C.O_NOFOLLOW, 0o600);
+    try {
+        await fh.chmod(0o600);
+    } finally {
+        await fh.close();
+    }
 }

@@ -2,6 +2,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { changesSince, type Changes } from './changes.js';
 import { Kind } from '../common/search-index/format.js';
+import { makePrivate } from './folder.js';
 import { saveClosedState, takeClosedState, type Manifest } from './store.js';
 import type { Table } from './table.js';
 import { nextTurn } from '../turns.js';
@@ -54,7 +55,10 @@ export async function saveForNextProcess(ctx: ReopenContext, m: Manifest): Promi
     const snapshot = `snap-${m.gen.slice(4)}-${process.pid}.bin`;
     const file = path.join(ctx.dir, snapshot);
     try {
+        // The watcher writes it with the default mode of new files (0644 under the usual umask): made private before and after.
+        await makePrivate(file, true);
         await c.saveSnapshot(file);
+        await makePrivate(file, false);
         // The snapshot may hold changes the watcher has not delivered yet: the paths are taken after them.
         await c.delivered();
         if (c.blind) throw new Error('the watcher failed');
