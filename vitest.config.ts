@@ -30,6 +30,8 @@ const slow = [
     'test/integrity-output.test.ts',
     'test/search-index.test.ts',
     'test/index-freshness.test.ts',
+    // Index builds per case, a child process as an ordinary user.
+    'test/index-faults.test.ts',
     // Child processes as an ordinary user and under a descriptor limit.
     'test/integrity-held-at.test.ts',
 ];

@@ -148,7 +148,7 @@ export function runIndexChunk(task: IndexChunkTask): IndexChunkResult {
         }
         const { keys, starts, ids } = invert(pairs);
         const bytes = encodeSegment(keys, starts, ids, task.firstId, task.count);
-        fs.writeFileSync(task.out, bytes, { mode: 0o600 });
+        fs.writeFileSync(task.out, bytes, { mode: 0o600, flag: 'wx' });
         return { ok: true, flags, textBytes, segmentBytes: bytes.length };
     } catch (err) {
         // A failure inside invert may leave counts in the table: the next chunk starts a new one.

@@ -67,7 +67,7 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
         const { t, segNames, textBytes } = await indexContents(ctx, pool, listed, genDir);
         ctx.progress('write', 0, 0);
         const tableParts = await encodeTableParts(t, pause);
-        await fsp.writeFile(path.join(genDir, 'table.bin'), tableParts, { mode: 0o600 });
+        await fsp.writeFile(path.join(genDir, 'table.bin'), tableParts, { mode: 0o600, flag: 'wx' });
         let diskBytes = tableParts.reduce((sum, part) => sum + part.length, 0);
         const segs: SegmentReader[] = [];
         for (const s of segNames) {

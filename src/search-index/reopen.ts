@@ -2,6 +2,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { changesSince, type Changes } from './changes.js';
 import { Kind } from '../common/search-index/format.js';
+import { makePrivate } from './folder.js';
 import { saveClosedState, takeClosedState, type Manifest } from './store.js';
 import type { Table } from './table.js';
 import { nextTurn } from '../turns.js';
@@ -35,7 +36,7 @@ export async function changesWhileClosed(ctx: ReopenContext, m: Manifest): Promi
         } catch {
             // the snapshot is unusable: list the tree
         } finally {
-            await fsp.rm(snap, { force: true });
+            await fsp.rm(snap, { force: true }).catch(() => undefined);
         }
     }
     const listed = await changesSince({ root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, table: path.join(ctx.dir, m.gen, 'table.bin') });
@@ -46,19 +47,24 @@ export async function changesWhileClosed(ctx: ReopenContext, m: Manifest): Promi
  * Saves what this process knows for the next one: the watcher's snapshot (from the live
  * subscription, no crawl) and the paths changed since generation `m` was built. Nothing is saved
  * when that knowledge is incomplete (the watcher failed or is off, directory times unchecked).
+ * Best effort, never rejects: a folder that cannot take it costs the next process a listing.
  */
 export async function saveForNextProcess(ctx: ReopenContext, m: Manifest): Promise<void> {
     const c = ctx.changes;
     if (!c.watching || c.blind || c.dirTimesPending) return;
     const snapshot = `snap-${m.gen.slice(4)}-${process.pid}.bin`;
+    const file = path.join(ctx.dir, snapshot);
     try {
-        await c.saveSnapshot(path.join(ctx.dir, snapshot));
+        // The watcher writes it with the default mode of new files (0644 under the usual umask): made private before and after.
+        await makePrivate(file, true);
+        await c.saveSnapshot(file);
+        await makePrivate(file, false);
         // The snapshot may hold changes the watcher has not delivered yet: the paths are taken after them.
         await c.delivered();
         if (c.blind) throw new Error('the watcher failed');
         await saveClosedState(ctx.dir, { gen: m.gen, snapshot, dirty: [...c.dirty.keys()], dirTimes: [...c.dirTimes] });
     } catch {
-        await fsp.rm(path.join(ctx.dir, snapshot), { force: true });
+        await fsp.rm(file, { force: true }).catch(() => undefined);
     }
 }
 

@@ -2,15 +2,23 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
+import { READ_NOFOLLOW_FLAGS } from '../common/fs/held.js';
 import { decodeTable, FORMAT_VERSION } from '../common/search-index/format.js';
 import { SegmentReader } from '../common/search-index/segment.js';
+import { GEN_NAME, removable, SEGMENT_NAME, SNAPSHOT_NAME } from './folder.js';
 import { Table } from './table.js';
 import { nextTurn } from '../turns.js';
 
+// The folder's trust check (folder.ts) and its build lock (lock.ts), with the rest of the folder.
+export { openIndexFolder } from './folder.js';
+export { takeLock } from './lock.js';
+
 /**
- * The index's folder of one tree (private, outside the tree): `manifest.json` (the current
- * generation, checked by its CRC-32), one `gen-*` folder per build generation (the file table
- * and the segment files, format.ts), lock files, and the removal of generations no manifest names.
+ * The index's folder of one tree (private, outside the tree; folder.ts decides whether it is the
+ * index's own): `manifest.json` (the current generation, checked by its CRC-32 and its fields'
+ * types), one `gen-*` folder per build generation (the file table and the segment files,
+ * format.ts), the closed state, and the removal of old entries. Its own small files are read
+ * without following a link.
  */
 
 /** What `manifest.json` says: the current generation and how it was built. */
@@ -37,23 +45,50 @@ export interface Stored {
 
 const manifestFile = (dir: string): string => path.join(dir, 'manifest.json');
 
-/** The manifest of `dir` for the tree `root`; `null` when missing, corrupt, of another version or another tree. */
-export async function readManifest(dir: string, root: string): Promise<Manifest | null> {
-    let text: string;
-    try {
-        text = await fsp.readFile(manifestFile(dir), 'utf8');
-    } catch {
-        return null;
-    }
-    text = text.trimEnd();
+/** The body of a small file of the index written as `body\ncrc32\n`; `null` when missing, a link or not checking out. */
+async function readChecked(file: string): Promise<string | null> {
+    const text = (await fsp.readFile(file, { encoding: 'utf8', flag: READ_NOFOLLOW_FLAGS }).catch(() => '')).trimEnd();
     const nl = text.lastIndexOf('\n');
     const body = text.slice(0, nl);
-    const crc = text.slice(nl + 1);
-    if (nl === -1 || crc32(Buffer.from(body, 'utf8')).toString(16) !== crc) return null;
+    return nl !== -1 && crc32(Buffer.from(body, 'utf8')).toString(16) === text.slice(nl + 1) ? body : null;
+}
+
+/** Writes `file` atomically as `body\ncrc32\n` (a new temporary file renamed over it). */
+async function writeChecked(dir: string, file: string, prefix: string, body: string): Promise<void> {
+    const tmp = path.join(dir, `${prefix}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    await fsp.writeFile(tmp, `${body}\n${crc32(Buffer.from(body, 'utf8')).toString(16)}\n`, { mode: 0o600, flag: 'wx' });
+    await fsp.rename(tmp, file);
+}
+
+const isCount = (x: unknown): boolean => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+const isStrings = (x: unknown, name?: RegExp): boolean => Array.isArray(x) && x.every((s) => typeof s === 'string' && (name === undefined || name.test(s)));
+
+/**
+ * `x` when it is a manifest of `root` of this format, every field of its type (the generation
+ * and segments named as the build names them: nothing outside the folder is ever read or removed).
+ * A checksum only says the file is whole: a manifest of another shape is treated as a corrupt one.
+ */
+function asManifest(x: unknown, root: string): Manifest | null {
+    const m = x as Partial<Record<keyof Manifest, unknown>> | null;
+    if (typeof m !== 'object' || m === null || m.version !== FORMAT_VERSION || m.root !== root) return null;
+    const ok =
+        isStrings(m.skipDirs) &&
+        isCount(m.maxFileSize) &&
+        typeof m.gen === 'string' &&
+        GEN_NAME.test(m.gen) &&
+        isStrings(m.skippedDirs) &&
+        isStrings(m.segments, SEGMENT_NAME) &&
+        isCount(m.textBytes) &&
+        isCount(m.diskBytes) &&
+        isCount(m.buildMs);
+    return ok ? (m as Manifest) : null;
+}
+
+/** The manifest of `dir` for the tree `root`; `null` when missing, corrupt, of another shape, version or tree. Never rejects. */
+export async function readManifest(dir: string, root: string): Promise<Manifest | null> {
     try {
-        const m = JSON.parse(body) as Manifest;
-        if (m.version !== FORMAT_VERSION || m.root !== root || !Array.isArray(m.skippedDirs) || m.skippedDirs.some((d) => typeof d !== 'string')) return null;
-        return m;
+        const body = await readChecked(manifestFile(dir));
+        return body === null ? null : asManifest(JSON.parse(body), root);
     } catch {
         return null;
     }
@@ -61,20 +96,18 @@ export async function readManifest(dir: string, root: string): Promise<Manifest 
 
 /** Replaces the manifest atomically (a temporary file renamed over it). */
 export async function writeManifest(dir: string, m: Manifest): Promise<void> {
-    const body = JSON.stringify(m);
-    const tmp = path.join(dir, `manifest.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-    await fsp.writeFile(tmp, `${body}\n${crc32(Buffer.from(body, 'utf8')).toString(16)}\n`, { mode: 0o600 });
-    await fsp.rename(tmp, manifestFile(dir));
+    await writeChecked(dir, manifestFile(dir), 'manifest', JSON.stringify(m));
 }
 
-/** Removes the manifest (the index is rebuilt by the next start). */
+/** Removes the manifest (the index is rebuilt by the next start); best effort, never rejects (a rebuild replaces it anyway). */
 export async function dropManifest(dir: string): Promise<void> {
-    await fsp.rm(manifestFile(dir), { force: true });
+    await fsp.rm(manifestFile(dir), { force: true }).catch(() => undefined);
 }
 
 /**
  * The stored index of `root` in `dir` built with these options (manifest, table, segments),
- * checked; `null` when there is none or it does not check out.
+ * checked; `null` when there is none or it does not check out. Never rejects: it runs while the
+ * watcher starts, where a rejection would go unhandled.
  */
 export async function loadStored(dir: string, root: string, opts: { maxFileSize: number; skipDirs: readonly string[] }): Promise<Stored | null> {
     const m = await readManifest(dir, root);
@@ -112,10 +145,7 @@ const closedFile = (dir: string): string => path.join(dir, 'closed.json');
 
 /** Saves `s` (atomically, with a CRC-32), replacing an earlier one (whose snapshot is removed). */
 export async function saveClosedState(dir: string, s: ClosedState): Promise<void> {
-    const body = JSON.stringify(s);
-    const tmp = path.join(dir, `closed.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-    await fsp.writeFile(tmp, `${body}\n${crc32(Buffer.from(body, 'utf8')).toString(16)}\n`, { mode: 0o600 });
-    await fsp.rename(tmp, closedFile(dir));
+    await writeChecked(dir, closedFile(dir), 'closed', JSON.stringify(s));
 }
 
 /**
@@ -130,60 +160,31 @@ export async function takeClosedState(dir: string, gen: string): Promise<ClosedS
         return null;
     }
     try {
-        const text = (await fsp.readFile(claim, 'utf8')).trimEnd();
-        const nl = text.lastIndexOf('\n');
-        const body = text.slice(0, nl);
-        if (nl === -1 || crc32(Buffer.from(body, 'utf8')).toString(16) !== text.slice(nl + 1)) return null;
-        const s = JSON.parse(body) as ClosedState;
-        if (s.gen !== gen || !/^snap-[\w-]+\.bin$/.test(s.snapshot) || !Array.isArray(s.dirty) || !Array.isArray(s.dirTimes)) return null;
-        return s;
+        const body = await readChecked(claim);
+        const s = body === null ? null : (JSON.parse(body) as Partial<Record<keyof ClosedState, unknown>> | null);
+        if (typeof s !== 'object' || s === null || s.gen !== gen || typeof s.snapshot !== 'string' || !SNAPSHOT_NAME.test(s.snapshot) || !isStrings(s.dirty) || !isStrings(s.dirTimes)) return null;
+        return s as ClosedState;
     } catch {
         return null;
     } finally {
-        await fsp.rm(claim, { force: true });
+        await fsp.rm(claim, { force: true }).catch(() => undefined);
     }
 }
 
-/** An exclusive lock file (pid inside); a lock of a dead process is taken over. `null` while another live process holds it. */
-export async function takeLock(dir: string, name: string): Promise<{ release: () => Promise<void> } | null> {
-    const file = path.join(dir, name);
-    for (let attempt = 0; attempt < 2; attempt++) {
-        try {
-            const fh = await fsp.open(file, 'wx', 0o600);
-            await fh.writeFile(String(process.pid));
-            await fh.close();
-            return { release: () => fsp.rm(file, { force: true }) };
-        } catch (err) {
-            if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-            const pid = Number(await fsp.readFile(file, 'utf8').catch(() => ''));
-            if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) return null;
-            if (pid === process.pid) return null;
-            await fsp.rm(file, { force: true });
-        }
-    }
-    return null;
-}
-
-/** Removes generations other than `keep` (left by crashed builds or older processes) once an hour old. */
+/**
+ * Removes generations other than `keep` (left by crashed builds or older processes), snapshots
+ * and temporary files once an hour old: only entries with the index's names and kinds (folder.ts),
+ * never following a link. Best effort: what cannot be removed stays for a later build.
+ */
 export async function removeOldGenerations(dir: string, keep: string): Promise<void> {
     const hour = 60 * 60 * 1000;
     for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
-        if (name === keep || !(name.startsWith('gen-') || name.startsWith('snap-') || name.endsWith('.tmp'))) continue;
-        const st = await fsp.stat(path.join(dir, name)).catch(() => null);
+        const st = name === keep ? null : await fsp.lstat(path.join(dir, name)).catch(() => null);
         // Another process may still read an older generation for a while.
-        if (st && Date.now() - st.mtimeMs > hour) await fsp.rm(path.join(dir, name), { recursive: true, force: true });
+        if (st !== null && removable(name, st) && Date.now() - st.mtimeMs > hour) await fsp.rm(path.join(dir, name), { recursive: true, force: true }).catch(() => undefined);
     }
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
     return a.length === b.length && [...a].sort().join('\0') === [...b].sort().join('\0');
-}
-
-function alive(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-        return true;
-    } catch (err) {
-        return (err as NodeJS.ErrnoException).code === 'EPERM';
-    }
 }

@@ -9,7 +9,7 @@ import { IndexFormatError } from '../common/search-index/format.js';
 import type { SegmentReader } from '../common/search-index/segment.js';
 import { planSearch } from './plan.js';
 import { changesWhileClosed, checkDirTimes, saveForNextProcess, stillChanged, type ReopenContext } from './reopen.js';
-import { dropManifest, loadStored, readManifest, removeOldGenerations, takeLock, writeManifest, type Manifest, type Stored } from './store.js';
+import { dropManifest, loadStored, openIndexFolder, readManifest, removeOldGenerations, takeLock, writeManifest, type Manifest, type Stored } from './store.js';
 import type { Table } from './table.js';
 import type { IndexState, IndexStatus, TreeIndexOptions } from './status.js';
 
@@ -110,7 +110,7 @@ export class TreeIndex extends EventEmitter {
 
     async #start(): Promise<void> {
         const t0 = performance.now();
-        await fsp.mkdir(this.#opts.dir, { recursive: true, mode: 0o700 });
+        await openIndexFolder(this.#opts.dir);
         if (await this.#open()) {
             this.#openMs = Math.round(performance.now() - t0);
             this.#setState('ready');
@@ -292,29 +292,29 @@ export class TreeIndex extends EventEmitter {
     }
 
     /**
-     * Stops watching; the index files stay for the next process, with what this one knew: the
-     * changed paths and the watcher's snapshot (the next process asks the watcher what changed
-     * since instead of listing the tree again).
+     * Stops watching and closes the index files, whatever else fails; they stay for the next
+     * process, with what this one knew (best effort): the changed paths and the watcher's snapshot
+     * (the next process asks the watcher what changed since instead of listing the tree again).
      */
     async close(): Promise<void> {
         if (this.#state === 'closed') return;
         const wasReady = this.#state === 'ready';
-        this.#setState('closed');
-        await this.#starting?.catch(() => undefined);
-        // Perf: a process closed soon after a reopen still leaves a snapshot (else the next one lists the tree).
-        await this.#dirTimesCheck;
-        const m = this.#manifest;
-        if (wasReady && m !== null) await saveForNextProcess(this.#reopenContext(), m);
-        await this.#changes.unsubscribe();
-        for (const s of this.#segments) s.close();
-        this.#segments = [];
+        try {
+            this.#setState('closed');
+            await this.#starting?.catch(() => undefined);
+            // Perf: a process closed soon after a reopen still leaves a snapshot (else the next one lists the tree).
+            await this.#dirTimesCheck;
+            if (wasReady && this.#manifest !== null) await saveForNextProcess(this.#reopenContext(), this.#manifest);
+        } finally {
+            await this.#changes.unsubscribe();
+            for (const s of this.#segments.splice(0)) s.close();
+        }
     }
 
     /** The index failed a check while serving: drop it and rebuild. */
     #corrupt(err: unknown): void {
         this.#table = null;
-        for (const s of this.#segments) s.close();
-        this.#segments = [];
+        for (const s of this.#segments.splice(0)) s.close();
         this.#manifest = null;
         this.#setState('failed', err instanceof Error ? err.message : String(err));
         void dropManifest(this.#opts.dir).then(() => this.#scheduleRebuild());

@@ -29,7 +29,7 @@ export function isDebrisName(name: string): boolean {
 }
 
 /** Start time of process `pid` in clock ticks since boot (`/proc/<pid>/stat` field 22), or `undefined`. */
-function startTicks(pid: number | 'self'): string | undefined {
+export function startTicks(pid: number | 'self'): string | undefined {
     try {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
         // Fields after the command name, which is in parentheses and may hold spaces.
@@ -41,30 +41,37 @@ function startTicks(pid: number | 'self'): string | undefined {
 
 let selfStart: string | undefined;
 
+/** This process's start time as {@link startTicks} gives it (`'0'` where it cannot be read). */
+export function ownStartTicks(): string {
+    return (selfStart ??= startTicks('self') ?? '0');
+}
+
 /** A fresh temporary name for a file next to `targetName`. */
 export function debrisName(targetName: string, kind: DebrisKind): string {
-    selfStart ??= startTicks('self') ?? '0';
-    return `.${[...targetName].slice(0, 32).join('')}.lcf-${process.pid}-${selfStart}-${randomBytes(6).toString('hex')}.${kind}`;
+    return `.${[...targetName].slice(0, 32).join('')}.lcf-${process.pid}-${ownStartTicks()}-${randomBytes(6).toString('hex')}.${kind}`;
 }
 
 /**
- * Whether the temporary file `name` has no live writer: its process is gone, or the process now
- * running under that id started at another time. Names that are not the library's: `false`.
- * Limit: a writer in another PID namespace sharing the directory is not seen from here.
+ * Whether the process that recorded itself as `pid` started at `start` ({@link startTicks}) is
+ * gone: no process has that id, or the one that has it now started at another time (a reused id).
+ * Limit: a process in another PID namespace is not seen from here.
  */
-export function isStaleDebris(name: string): boolean {
-    const m = DEBRIS.exec(name);
-    if (m === null) return false;
-    const pid = Number(m[1]);
-    if (pid === process.pid) return m[2] !== (selfStart ?? startTicks('self') ?? '0');
+export function writerGone(pid: number, start: string): boolean {
+    if (pid === process.pid) return start !== ownStartTicks();
     try {
         process.kill(pid, 0);
     } catch (err) {
         // EPERM: a process of another user runs under that id; its start time tells whether it is the writer.
         if ((err as { code?: string }).code !== 'EPERM') return true;
     }
-    const start = startTicks(pid);
-    return start !== undefined && start !== m[2];
+    const now = startTicks(pid);
+    return now !== undefined && now !== start;
+}
+
+/** Whether the temporary file `name` has no live writer ({@link writerGone}). Names that are not the library's: `false`. */
+export function isStaleDebris(name: string): boolean {
+    const m = DEBRIS.exec(name);
+    return m !== null && writerGone(Number(m[1]), m[2]!);
 }
 
 /** The kind of a temporary file's name. */
