@@ -131,6 +131,20 @@ describe.runIf(inotifyAvailable())('index freshness (inotify)', () => {
         expect(r.answered).toBe(true);
     }, 120_000);
 
+    it('past the rebuild limit and while the rebuild runs, the index still answers: the old table and the changed subtrees walked from disk', async () => {
+        const p = await pair({ ...copyTree(400, 'gone'), 'keep/k.c': 'int keepToken;\n' }, 50);
+        const spare = tempDir('lcf-fresh-spare-');
+        writeTree(spare, copyTree(400, 'arrived'));
+        fs.rmSync(path.join(p.root, 'd0'), { recursive: true });
+        execFileSync('cp', ['-al', path.join(spare, 'd0'), path.join(p.root, 'd0')]);
+        fs.rmSync(path.join(p.root, 'd1'), { recursive: true });
+        for (const q of ['arrived_0_\\d+', 'gone_0_1\\b', 'gone_1_\\d+', 'keepToken', 'gone_5_7\\b']) {
+            const r = await same(p, { content_pattern: q });
+            expect(r.answered, q).toBe(true);
+        }
+        expect((await same(p, { content_pattern: 'arrived_0_7\\b' })).text).toContain('d0/sub1/f7.c:1:');
+    }, 120_000);
+
     it('a burst that overflows the kernel\'s event queue makes searches take the scan path until a rebuild, never a stale answer', async () => {
         const queue = Number(fs.readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8'));
         const p = await pair({ 'burst/seed.c': 'int seed;\n', 'other/o.c': 'int other;\n' });

@@ -396,11 +396,11 @@ describe('search index', () => {
         expect(r.answered).toBe(true);
     });
 
-    it('takes the scan path once more paths changed than a rebuild waits for, until the rebuild', async () => {
-        // The watcher may have dropped events in such a burst (an inotify overflow it does not report).
+    it('takes the scan path once more paths changed than a rebuild waits for, until the rebuild (@parcel/watcher)', async () => {
+        // @parcel/watcher may have dropped events in such a burst (an inotify overflow it does not report).
         const root = tempDir('lcf-tree-');
         writeTree(root, FILES);
-        const indexed = pkgOf(root, { dir: tempDir('lcf-index-'), rebuildAfter: 3 });
+        const indexed = pkgOf(root, { dir: tempDir('lcf-index-'), rebuildAfter: 3, watcher: 'parcel' });
         const plain = pkgOf(root, false);
         const tree = (await indexed.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
         const p: Pair = { root, indexDir: '', indexed, plain, tree };

@@ -40,8 +40,9 @@ export class ChangedEntries {
         const blocked: [number, number][] = [];
         const seen = new Set<string>();
         const depth = relRoot === '' ? 1 : relRoot.split('/').length + 1;
-        for (const rel0 of changes.dirty.keys()) {
-            if (relRoot !== '' && !rel0.startsWith(relRoot + '/')) continue;
+        // The topmost changed paths only: a changed directory is walked whole.
+        const tops = changes.tops.below(relRoot);
+        for (const rel0 of tops) {
             // The topmost part of the path the table does not know (a new directory is walked whole).
             let rel = rel0;
             const parts = rel0.split('/');
@@ -82,7 +83,8 @@ export class ChangedEntries {
         this.extras.sort((a, b) => a.key - b.key || compareWalk(a.rel, b.rel));
         this.#spans = mergeSpans(blocked);
         if (needTimes) {
-            for (const rel0 of [...changes.dirty.keys(), ...[...changes.dirTimes].map((d) => `${d}/x`)]) {
+            // Over the whole tree: a link may lead the walk out of the searched directory.
+            for (const rel0 of [...(relRoot === '' ? tops : changes.tops.below('')), ...[...changes.dirTimes].map((d) => `${d}/x`)]) {
                 const slash = rel0.lastIndexOf('/');
                 const pid = table.idOf(slash === -1 ? '' : rel0.slice(0, slash));
                 if (pid === undefined || this.#fresh.has(pid)) continue;

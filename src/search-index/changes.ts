@@ -2,6 +2,7 @@ import { Piscina } from 'piscina';
 import { workerEntry } from '../engine/engine.js';
 import type { IndexCheckResult, IndexCheckTask } from '../common/search-index/protocol.js';
 import { Turns } from '../turns.js';
+import { DirtyTops } from './dirty-tops.js';
 import { inotifyAvailable } from './inotify.js';
 import { isEntryName, relOf, skippedAbove } from './tree-paths.js';
 import type { TreeWatch, WatcherKind, WatchSink } from './watch.js';
@@ -31,11 +32,18 @@ export class Changes {
     readonly root: string;
     /** Changed paths, with the sequence number of their last change. */
     readonly dirty = new Map<string, number>();
+    /** The topmost of the changed paths (what a search walks from disk instead of the table). */
+    readonly tops = new DirtyTops();
+    /** Changed paths named `.gitignore` (a search that reads them takes the scan path). */
+    readonly #gitignores = new Set<string>();
     /** Directories whose times changed while no process watched (their table times are stale). */
     readonly dirTimes = new Set<string>();
     /** The watcher failed (overflow, error): nothing is known about outside changes until the next build. */
     blind = false;
     #seq = 0;
+    /** Sequence number of the last loss of events, and the one the served table holds every change up to. */
+    #lossSeq = 0;
+    #servedFrom = 0;
     #skip = new Set<string>();
     /** Events inside skipped directories since the last build: counted toward the rebuild, never noted. */
     #dropped = 0;
@@ -56,6 +64,7 @@ export class Changes {
             },
             lost: () => {
                 this.blind = true;
+                this.#lossSeq = ++this.#seq;
                 this.#events.onChange();
                 this.#events.onRebuild();
             },
@@ -72,6 +81,19 @@ export class Changes {
     /** Which watcher reports this tree's changes. */
     get watcher(): 'inotify' | 'parcel' {
         return this.#watch instanceof InotifyWatch ? 'inotify' : 'parcel';
+    }
+
+    /**
+     * Events were lost since the served table's walk began: it cannot be brought up to date with
+     * the changed paths (unlike {@link blind}, which a build resets as it begins).
+     */
+    get lostSinceServed(): boolean {
+        return this.#lossSeq > this.#servedFrom;
+    }
+
+    /** The served table holds every change up to `seq` (a reopened one: up to its listing, begun after the watcher was on). */
+    servedFrom(seq: number): void {
+        this.#servedFrom = seq;
     }
 
     /** Sequence number of the last change noted. */
@@ -172,6 +194,8 @@ export class Changes {
 
     note(rel: string): void {
         this.dirty.set(rel, ++this.#seq);
+        this.tops.add(rel);
+        if (rel === '.gitignore' || rel.endsWith('/.gitignore')) this.#gitignores.add(rel);
         this.#rebuildIfOver();
     }
 
@@ -227,7 +251,14 @@ export class Changes {
      * events inside skipped directories counted after `dropped` (the count when it began) still count.
      */
     settle(seq: number, dropped: number): void {
+        this.#servedFrom = seq;
         for (const [k, s] of this.dirty) if (s <= seq) this.dirty.delete(k);
+        this.tops.clear();
+        this.#gitignores.clear();
+        for (const k of this.dirty.keys()) {
+            this.tops.add(k);
+            if (k === '.gitignore' || k.endsWith('/.gitignore')) this.#gitignores.add(k);
+        }
         this.#dropped = Math.max(0, this.#dropped - dropped);
         this.dirTimes.clear();
         this.dirTimesPending = false;
@@ -236,8 +267,12 @@ export class Changes {
 
     /** A changed path is the directory `rel`, inside it or above it: its contents are uncertain. */
     touches(rel: string): boolean {
-        for (const d of this.dirty.keys()) if (d === rel || d.startsWith(rel + '/') || rel.startsWith(d + '/') || d === '') return true;
-        return false;
+        return this.tops.touches(rel);
+    }
+
+    /** A `.gitignore` changed: what its directory shows is uncertain. */
+    get gitignoreChanged(): boolean {
+        return this.#gitignores.size > 0;
     }
 }
 

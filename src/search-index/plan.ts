@@ -42,7 +42,7 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
     const changes = s.changes;
     if (search.needTimes && changes.dirTimesPending) return undefined;
     // A changed `.gitignore` changes what its whole directory shows: the scan path.
-    if (search.respectGitignore) for (const d of changes.dirty.keys()) if (d === '.gitignore' || d.endsWith('/.gitignore')) return undefined;
+    if (search.respectGitignore && changes.gitignoreChanged) return undefined;
     const policy = new EntryPolicy(search);
     for (const d of s.skipDirs) if (!policy.skip.has(d)) return undefined;
     const relRoot = path.relative(s.root, rootReal).split(path.sep).join('/');

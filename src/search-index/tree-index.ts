@@ -30,6 +30,9 @@ export { compareWalk } from './table.js';
  * or fails (an overflow), every search takes the scan path until a rebuild completes.
  */
 
+/** Topmost changed paths above which a search takes the scan path (each is looked up on disk per search). */
+const MAX_TOPS = 20_000;
+
 const NO_WATCHER = 'file watcher unavailable: searches use the scan path';
 const SHARED_CRAWL = 'another index of this process watches this tree (its watcher crawl is shared): searches use the scan path';
 
@@ -140,6 +143,7 @@ export class TreeIndex extends EventEmitter {
         else if (m !== null && this.#changes.byName) await this.#changes.watchByPath(m.skippedDirs, 'fresh').catch(() => undefined);
         // By name, files named like skipped directories go unreported; another index's crawl may miss more: never served so.
         const usable = this.#state !== 'closed' && (!this.#opts.watch || (this.#changes.watching && !this.#changes.byName && !this.#changes.sharedCrawl));
+        const listedFrom = this.#changes.seq;
         const changed = m !== null && usable ? changesWhileClosed(this.#reopenContext(), m).catch(() => null) : null;
         const [s, c] = await Promise.all([stored, changed]);
         if (s === null || c === null || s.m.gen !== m?.gen || !usable) {
@@ -147,6 +151,7 @@ export class TreeIndex extends EventEmitter {
             return false;
         }
         this.#serve(s);
+        this.#changes.servedFrom(listedFrom);
         this.#reopenedFrom = c.from;
         await this.#changes.noteAll({ changed: await stillChanged(this.root, s.table, c.changed), dirTimes: c.dirTimes });
         if (this.#changes.dirTimesPending) this.#dirTimesCheck = checkDirTimes(this.root, s.table, this.#changes, () => this.#table === s.table).catch(() => undefined);
@@ -328,7 +333,13 @@ export class TreeIndex extends EventEmitter {
     plan(search: PreparedSearch, rootReal: string): Segment[] | null {
         // Every change completed before this search began is noted first (where the watcher can tell).
         this.#changes.drain();
-        if (this.#state !== 'ready' || this.#changes.blind || this.#changes.pending > 0 || this.#changes.overRebuildLimit || this.#table === null) return null;
+        // While a rebuild runs, the inotify watcher keeps watching (never dropped and made anew
+        // unless events were lost): the old table and the changed paths still answer.
+        const serving = this.#state === 'ready' || (this.#state === 'building' && this.#changes.watcher === 'inotify');
+        if (!serving || (this.#state === 'ready' && this.#changes.blind) || this.#changes.lostSinceServed || this.#changes.pending > 0 || this.#table === null) return null;
+        // Past the rebuild limit, @parcel/watcher may have dropped events unseen (it skips an overflow);
+        // the inotify watcher reports every loss, so its changed subtrees are walked from disk meanwhile.
+        if (this.#changes.watcher === 'parcel' ? this.#changes.overRebuildLimit : this.#changes.tops.size > MAX_TOPS) return null;
         this.#changes.checkLeftOut();
         try {
             const planned = planSearch({ root: this.root, table: this.#table, segments: this.#segments, changes: this.#changes, skipDirs: this.#opts.skipDirs, maxFileSize: this.#opts.maxFileSize }, search, rootReal);
