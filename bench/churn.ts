@@ -96,9 +96,8 @@ export async function churnMain(argv: readonly string[]): Promise<void> {
 
     const limits = raiseLimits(kernel.largestFile);
     const tree0: BenchTree = { ...kernel, root: fs.realpathSync(root) };
-    const indexed = new Engine();
-    const idx = new SearchIndex(indexed.maxThreads, limits.file.maxFileSize, { dir: path.join(work, 'index') });
-    indexed.searchIndex = idx;
+    let idx!: SearchIndex;
+    const indexed = new Engine({ backends: [(e) => (idx = new SearchIndex(e.maxThreads, limits.file.maxFileSize, { dir: path.join(work, 'index') }))] });
     const plain = new Engine();
     const b0 = performance.now();
     const tree = (await idx.warm(tree0.root, [], [tree0.root]))!;

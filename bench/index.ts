@@ -73,10 +73,11 @@ interface Ctx {
     indexDir: string;
 }
 
-function makeIndex(ctx: Ctx, engine: Engine): SearchIndex {
-    const idx = new SearchIndex(engine.maxThreads, ctx.limits.file.maxFileSize, { dir: ctx.indexDir });
-    engine.searchIndex = idx;
-    return idx;
+/** An engine whose search backend is a new index in `ctx.indexDir`. */
+function indexedEngine(ctx: Ctx): { engine: Engine; idx: SearchIndex } {
+    let idx!: SearchIndex;
+    const engine = new Engine({ backends: [(e) => (idx = new SearchIndex(e.maxThreads, ctx.limits.file.maxFileSize, { dir: ctx.indexDir }))] });
+    return { engine, idx };
 }
 
 /** ripgrep's arguments for a corpus pattern: every file, case-insensitive, numbered lines, links followed, the pattern as ripgrep must read it to mean what JavaScript reads (rgPattern). */
@@ -208,8 +209,7 @@ async function build(ctx: Ctx, reuse: boolean): Promise<void> {
     const quiet = new LoopWatch();
     await new Promise((r) => setTimeout(r, QUIET_S * 1000));
     quiet.stop();
-    const engine = new Engine();
-    const idx = makeIndex(ctx, engine);
+    const { engine, idx } = indexedEngine(ctx);
     const watch = new LoopWatch();
     const t0 = performance.now();
     let last = 0;
@@ -269,9 +269,8 @@ async function serveChild(ctx: Ctx): Promise<void> {
 /** Child: reopen, then selective and name searches, then RSS. */
 async function serve(root: string, indexDir: string): Promise<void> {
     const limits = raiseLimits(0);
-    const engine = new Engine();
-    const idx = new SearchIndex(engine.maxThreads, limits.file.maxFileSize, { dir: indexDir });
-    engine.searchIndex = idx;
+    let idx!: SearchIndex;
+    const engine = new Engine({ backends: [(e) => (idx = new SearchIndex(e.maxThreads, limits.file.maxFileSize, { dir: indexDir }))] });
     const watch = new LoopWatch();
     const t0 = performance.now();
     const tree = (await idx.warm(root, [], [root]))!;
@@ -345,8 +344,7 @@ async function timed(engine: Engine, req: SearchRequest): Promise<{ ms: number; 
 }
 
 async function sideBySide(ctx: Ctx, runs: number): Promise<void> {
-    const indexed = new Engine();
-    const idx = makeIndex(ctx, indexed);
+    const { engine: indexed, idx } = indexedEngine(ctx);
     const tree = (await idx.warm(ctx.tree.root, [], [ctx.tree.root]))!;
     const plain = new Engine();
     const req = (extra: Partial<SearchRequest>): SearchRequest => request(ctx.tree, ctx.limits, 'on', extra);
@@ -418,8 +416,7 @@ async function sideBySide(ctx: Ctx, runs: number): Promise<void> {
 }
 
 async function corpusCheck(ctx: Ctx, progress: boolean, from: number): Promise<void> {
-    const indexed = new Engine();
-    const idx = makeIndex(ctx, indexed);
+    const { engine: indexed, idx } = indexedEngine(ctx);
     const tree = (await idx.warm(ctx.tree.root, [], [ctx.tree.root]))!;
     const plain = new Engine();
     const patterns = corpus().slice(from);

@@ -99,19 +99,18 @@ export class FileToolPackage extends ToolPackage {
         this.searchConfig = searchConfig ?? new SearchConfiguration();
         this.fileConfig = fileConfig ?? new FileConfiguration();
         this.filePool = filePool ?? new FilePool(this.fileConfig);
-        this.engine = new Engine(options.engine);
         const index = options.index ?? envBoolean('LLM_CHAT_FS_INDEX', false);
-        if (index !== false) {
-            const engine = this.engine;
-            this.searchIndex = new SearchIndex(engine.maxThreads, this.fileConfig.maxFileSize, index === true ? {} : index);
-            this.engine.searchIndex = this.searchIndex;
-        }
+        const maxFileSize = this.fileConfig.maxFileSize;
+        let searchIndex: SearchIndex | undefined;
+        // The index is the engine's search backend (its builds run on the engine's number of threads).
+        const backends = index === false ? [] : [(e: { maxThreads: number }) => (searchIndex = new SearchIndex(e.maxThreads, maxFileSize, index === true ? {} : index))];
+        this.engine = new Engine({ ...options.engine, backends: [...backends, ...(options.engine?.backends ?? [])] });
+        this.searchIndex = searchIndex;
         const shared: ToolShared = {
             searchConfig: this.searchConfig,
             fileConfig: this.fileConfig,
             filePool: this.filePool,
             engine: this.engine,
-            ...(this.searchIndex && { searchIndex: this.searchIndex }),
             ...(options.showDiff !== undefined && { showDiff: options.showDiff }),
         };
         // The reference's tools, and each optional tool its option turns on.

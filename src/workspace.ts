@@ -38,6 +38,8 @@ export class WorkspaceView {
         readonly accesses: readonly Access[],
         readonly skipDirs: readonly string[],
         readonly resolveSymlinks: boolean,
+        /** Told of every path granted write access, before the call acts on it. */
+        readonly onWrite?: (checked: CheckedPath) => void,
     ) {}
 
     /**
@@ -86,7 +88,9 @@ export class WorkspaceView {
             }
             throw errors.outsideAccess(abs, needed === AccessType.Write ? 'write' : 'read', await this.hint(input));
         }
-        return { abs, real, display: this.display(abs), access: granted! };
+        const checked = { abs, real, display: this.display(abs), access: granted! };
+        if (needed === AccessType.Write) this.onWrite?.(checked);
+        return checked;
     }
 
     #realAccesses: Promise<readonly Access[]> | undefined;
@@ -180,10 +184,10 @@ export class Workspace {
         return this.configuration.accesses;
     }
 
-    /** A consistent snapshot for one tool call. */
-    view(): WorkspaceView {
+    /** A consistent snapshot for one tool call; `onWrite` is told of every path it grants write access. */
+    view(onWrite?: (checked: CheckedPath) => void): WorkspaceView {
         const c = this.#configuration;
-        return new WorkspaceView(this.#current, c.accesses, c.skipDirs, c.resolveSymlinks);
+        return new WorkspaceView(this.#current, c.accesses, c.skipDirs, c.resolveSymlinks, onWrite);
     }
 
     /**

@@ -6,14 +6,15 @@ import type { TransferListItem, Worker } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 import { createLedger, releaseThread } from '../common/fs/fd-ledger.js';
 import { asPrepared } from './prepare.js';
-import type { PreparedSearch } from '../common/search/protocol.js';
+import type { PreparedSearch, Segment } from '../common/search/protocol.js';
 import { readMany, type ReadManyOptions } from './read-many.js';
-import { SearchRun, STUCK_MS, type WalkPlanner } from './search-run.js';
+import type { BackendSource, SearchBackend, WriteEvent } from './backend.js';
+import { SearchRun, STUCK_MS } from './search-run.js';
 import { streamHits } from './stream.js';
 import type { ReadItem, ReadOutcome, ReadRender, SearchHit, SearchOptions, SearchOutcome, SearchRequest, ShownReadOutcome } from '../common/search/types.js';
 
 export type { ReadManyOptions } from './read-many.js';
-export type { WalkPlanner } from './search-run.js';
+export type { BackendSource, SearchBackend, WriteEvent } from './backend.js';
 export type { SearchOptions, SearchProgress } from '../common/search/types.js';
 
 /**
@@ -109,6 +110,8 @@ export interface EngineOptions {
     maxThreads?: number;
     maxPoolThreads?: number;
     workerNice?: number;
+    /** Search backends, asked in this order (default none: every search walks). */
+    backends?: readonly BackendSource[];
 }
 
 /** A task waiting in the engine's queue for a thread. */
@@ -211,8 +214,8 @@ export class Engine {
     readonly maxPoolThreads: number;
     /** Nice value the pool's threads take on Linux (0: they keep the host's). */
     readonly workerNice: number;
-    /** The search index answering searches it can (candidate files from the index, opened by the workers); none: every search walks. */
-    searchIndex: WalkPlanner | undefined;
+    /** The search backends, asked in order (see backend.ts); none: every search walks. */
+    readonly backends: readonly SearchBackend[];
     #pool: Piscina | undefined;
     /** Stops noting new workers' exits for the pool's descriptor ledger. */
     #ledgerOff: (() => void) | undefined;
@@ -253,6 +256,21 @@ export class Engine {
         this.maxThreads = n;
         this.maxPoolThreads = max;
         this.workerNice = nice;
+        this.backends = (options.backends ?? []).map((b) => (typeof b === 'function' ? b(this) : b));
+    }
+
+    /** The first backend's walk of `search`, or `null` for the scan path (also when a backend fails: it only ever narrows). */
+    async planSearch(search: PreparedSearch, rootReal: string): Promise<Segment[] | null> {
+        for (const b of this.backends) {
+            const planned = await b.plan(search, rootReal).catch(() => null);
+            if (planned !== null) return planned;
+        }
+        return null;
+    }
+
+    /** Tells every backend of a change made through the tools. */
+    reportWrite(event: WriteEvent): void {
+        for (const b of this.backends) b.write?.(event);
     }
 
     /**

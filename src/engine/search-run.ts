@@ -19,11 +19,6 @@ import type { SearchHit, SearchOutcome, SearchProgress, SearchStop } from '../co
  * grace, so a runaway regex cannot outlive its call.
  */
 
-/** Where a search asks an index for its walk (src/search-index): segments of the walked root, or `null` for the scan path. */
-export interface WalkPlanner {
-    plan(search: PreparedSearch, rootReal: string): Segment[] | null;
-}
-
 /** How long tasks get to return by themselves after a search ends before their workers are terminated. */
 const GRACE_MS = 250;
 /** Time slice of a task: results stream back at least this often. */
@@ -177,8 +172,9 @@ export class SearchRun {
         const root: WalkJob = { real: rootReal, rel: search.root.display, jumps: [] };
         if (search.gitignoreAbove.length > 0) root.ignores = [...search.gitignoreAbove];
         this.#walk = new OrderedWalk(root, search.maxResults, search.maxTotalEntries);
-        // The index's walk: the root resolved at once, only the entries it cannot rule out handed to the workers.
-        const planned = this.#engine.searchIndex?.plan(search, rootReal) ?? null;
+        // A backend's walk: the root resolved at once, only the entries it cannot rule out handed to the workers.
+        const planned = await this.#engine.planSearch(search, rootReal);
+        if (this.#stop !== null) return;
         if (planned !== null) {
             this.#walk.resolve(this.#walk.take(1)[0]!, planned);
             this.#planned = true;

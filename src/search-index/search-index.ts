@@ -3,10 +3,9 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { isInside } from '../common/access/contain.js';
-import { AccessType } from '../common/config/configuration.js';
 import { envString } from '../common/config/env.js';
 import type { PreparedSearch, Segment } from '../common/search/protocol.js';
-import type { CheckedPath, WorkspaceView } from '../workspace.js';
+import type { SearchBackend, WriteEvent } from '../engine/backend.js';
 import { TreeIndex, type IndexStatus } from './tree-index.js';
 
 /**
@@ -45,7 +44,7 @@ export function defaultIndexDir(env: NodeJS.ProcessEnv = process.env): string {
     return path.join(path.resolve(cache), 'llm-chat-file', 'index');
 }
 
-export class SearchIndex {
+export class SearchIndex implements SearchBackend {
     readonly dir: string;
     readonly #options: SearchIndexOptions;
     readonly #threads: number;
@@ -97,10 +96,15 @@ export class SearchIndex {
         return tree;
     }
 
-    /** The engine's seam: the walk of `search` from the index, or `null` for the scan path (see {@link TreeIndex.plan}). */
-    plan(search: PreparedSearch, rootReal: string): Segment[] | null {
+    /** The walk of `search` from the index, or `null` for the scan path (see {@link TreeIndex.plan}). */
+    async plan(search: PreparedSearch, rootReal: string): Promise<Segment[] | null> {
         const tree = this.tree(rootReal, search.skipDirs, search.root.realRoots);
         return tree === null ? null : tree.plan(search, rootReal);
+    }
+
+    /** A tool's write: every index holding the path notes it as changed. */
+    write(event: WriteEvent): void {
+        this.touch(event.path);
     }
 
     /** A tool is changing `abs` (absolute path): every index holding it notes it as changed. */
@@ -129,31 +133,4 @@ export class SearchIndex {
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
     const s = new Set(a);
     return a.length === b.length && b.every((x) => s.has(x));
-}
-
-/**
- * A view whose write checks are reported to the index before the tool acts and again when it
- * has finished (`done`), so the very next search sees the change whatever the watcher's delay.
- */
-export function reportWrites(view: WorkspaceView, index: SearchIndex): { view: WorkspaceView; done: () => void } {
-    const touched: CheckedPath[] = [];
-    const check = view.check.bind(view);
-    view.check = async (input, needed, tool, opts) => {
-        const checked = await check(input, needed, tool, opts);
-        if (needed === AccessType.Write) {
-            touched.push(checked);
-            index.touch(checked.real);
-            if (checked.abs !== checked.real) index.touch(checked.abs);
-        }
-        return checked;
-    };
-    return {
-        view,
-        done: () => {
-            for (const c of touched) {
-                index.touch(c.real);
-                if (c.abs !== c.real) index.touch(c.abs);
-            }
-        },
-    };
 }

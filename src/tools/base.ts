@@ -2,12 +2,12 @@ import { ResultStatus, Tool, type PartialToolResult, type ToolResult } from '../
 import type { z } from 'zod';
 import { FileConfiguration, SearchConfiguration } from '../common/config/configuration.js';
 import { envBoolean } from '../common/config/env.js';
+import type { WriteEvent } from '../engine/backend.js';
 import type { Engine } from '../engine/engine.js';
 import { errors, escapeControls, toToolError, type ToolErrorKind } from '../common/errors.js';
 import { textOfParts, type ContentPart } from '../content/parts.js';
 import { FilePool } from '../file-pool.js';
-import type { SearchIndex } from '../search-index/search-index.js';
-import type { Workspace, WorkspaceView } from '../workspace.js';
+import type { CheckedPath, Workspace, WorkspaceView } from '../workspace.js';
 import type { ToolDeclaration } from './catalog.js';
 import { describeShape, SchemaParameters, withoutNullOptionals } from './schema.js';
 
@@ -18,8 +18,6 @@ export interface ToolShared {
     filePool?: FilePool;
     /** The worker-pool engine for search and bulk reads (default `Engine.shared()`, loaded on first use). */
     engine?: Engine;
-    /** The package's search index, when on: the tools report the paths they write to it. */
-    searchIndex?: SearchIndex;
     /** Edits append a compact diff to their confirmation (default `LLM_CHAT_FS_EDIT_DIFF`, else false). */
     showDiff?: boolean;
 }
@@ -36,7 +34,8 @@ export interface ToolContext {
      * in bulk never loads it.
      */
     engine(): Promise<Engine>;
-    searchIndex: SearchIndex | undefined;
+    /** Reports a change made through the tools to the engine's search backends; `undefined` when it has none. */
+    reportWrite: ((event: WriteEvent) => void) | undefined;
     showDiff: boolean;
 }
 
@@ -72,7 +71,7 @@ export function toolContext(workspace: Workspace, shared: ToolShared = {}): Tool
         fileConfig,
         filePool: shared.filePool ?? defaultPool(workspace, fileConfig),
         engine: shared.engine ? () => Promise.resolve(shared.engine!) : sharedEngine,
-        searchIndex: shared.searchIndex,
+        reportWrite: shared.engine && shared.engine.backends.length > 0 ? (e) => shared.engine!.reportWrite(e) : undefined,
         showDiff: shared.showDiff ?? envBoolean('LLM_CHAT_FS_EDIT_DIFF', false),
     };
 }
@@ -197,14 +196,19 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
         this.#pending = undefined;
         try {
             const parsed = this.parse(args);
-            const index = this.ctx.searchIndex;
-            // Changes through the tools reach the search index before and after they happen.
-            const reported = index ? (await import('../search-index/search-index.js')).reportWrites(this.ctx.workspace.view(), index) : null;
+            // Changes through the tools reach the search backends before and after they happen.
+            const report = this.ctx.reportWrite;
+            const touched: CheckedPath[] = [];
+            const tell = (c: CheckedPath, phase: WriteEvent['phase']): void => {
+                report!({ path: c.real, phase });
+                if (c.abs !== c.real) report!({ path: c.abs, phase });
+            };
+            const view = report === undefined ? this.ctx.workspace.view() : this.ctx.workspace.view((c) => (touched.push(c), tell(c, 'before')));
             let result: PartialToolResult;
             try {
-                result = await this.run(parsed, reported?.view ?? this.ctx.workspace.view(), call);
+                result = await this.run(parsed, view, call);
             } finally {
-                reported?.done();
+                for (const c of touched) tell(c, 'after');
             }
             const notes = call.notes;
             if (notes.length > 0 && result.status === ResultStatus.Success && typeof result.result === 'string') {
