@@ -12,6 +12,7 @@ import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../
 import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../src/internals.js';
 import { takeLock } from '../src/search-index/store.js';
 import { tempDir, writeTree } from './helpers.js';
+import type { WatcherKind } from '../src/search-index/watch.js';
 import { itIf, noUsers, runNode, SOURCE, testUsers } from './real-fs.js';
 
 const open: FileToolPackage[] = [];
@@ -25,9 +26,9 @@ afterEach(async () => {
 const FILES: Record<string, string> = { 'a.txt': 'alphaBeta here\n', 'node_modules/d/i.js': 'alphaBeta skipped\n' };
 for (let i = 0; i < 40; i++) FILES[`src/f${i}.ts`] = `export const value${i} = ${i}; // filler text\n`;
 
-function pkgOf(root: string, dir: string | false): FileToolPackage {
+function pkgOf(root: string, dir: string | false, watcher?: WatcherKind): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, new SearchConfiguration(100_000, 100_000, 100_000), undefined, undefined, { index: dir === false ? false : { dir } });
+    const pkg = new FileToolPackage(ws, new SearchConfiguration(100_000, 100_000, 100_000), undefined, undefined, { index: dir === false ? false : { dir, ...(watcher && { watcher }) } });
     open.push(pkg);
     return pkg;
 }
@@ -49,11 +50,11 @@ async function same(root: string, pkg: FileToolPackage, tree: TreeIndex, args: R
 }
 
 /** A tree indexed once and closed: its root, the index directory and the tree's folder in it. */
-async function indexedOnce(): Promise<{ root: string; indexDir: string; folder: string }> {
+async function indexedOnce(watcher?: WatcherKind): Promise<{ root: string; indexDir: string; folder: string }> {
     const root = tempDir('lcf-tree-');
     writeTree(root, FILES);
     const indexDir = tempDir('lcf-index-');
-    const pkg = pkgOf(root, indexDir);
+    const pkg = pkgOf(root, indexDir, watcher);
     expect((await warm(pkg, root)).state).toBe('ready');
     await pkg.close();
     const [name] = fs.readdirSync(indexDir);
@@ -176,7 +177,8 @@ describe('index faults', () => {
             import path from 'node:path';
             // The run's worker bundle is in a folder this user cannot read: the pool runs the source.
             delete process.env.LLM_CHAT_FILE_TEST_WORKER;
-            const { AccessType, DEFAULT_SKIP_DIRS, FileToolPackage, Workspace } = await import(${JSON.stringify(SOURCE)});
+            const { AccessType, FileToolPackage, Workspace } = await import(${JSON.stringify(SOURCE)});
+            const { DEFAULT_SKIP_DIRS } = await import(${JSON.stringify(SOURCE.replace(/index\.ts$/, 'internals.ts'))});
             // Something kept the process alive well past its close: exit 3.
             setTimeout(() => process.exit(3), 60_000).unref();
             const root = ${JSON.stringify(root)};
@@ -350,17 +352,17 @@ describe('index faults', () => {
         expect(fs.existsSync(path.join(folder, 'build.lock'))).toBe(false);
     }, 60_000);
 
-    it('writes every file of its folder with mode 0600 and every folder with 0700 (snapshot and closed state included)', async () => {
-        const { root, indexDir, folder } = await indexedOnce();
-        // Reopened from the snapshot, searched, closed again: every kind of file the index writes.
-        const pkg = pkgOf(root, indexDir);
+    it.each(['parcel', 'inotify'] as const)('writes every file of its folder with mode 0600 and every folder with 0700 (%s watcher; @parcel/watcher\'s snapshot and closed state included)', async (watcher) => {
+        const { root, indexDir, folder } = await indexedOnce(watcher);
+        // Reopened, searched, closed again: every kind of file the index writes.
+        const pkg = pkgOf(root, indexDir, watcher);
         const tree = await warm(pkg, root);
-        expect(tree.status().reopenedFrom).toBe('snapshot');
+        expect(tree.status().reopenedFrom).toBe(watcher === 'parcel' ? 'snapshot' : 'listing');
         expect(await same(root, pkg, tree)).toBe(true);
         await pkg.close();
         const names = fs.readdirSync(folder);
-        expect(names.some((n) => /^snap-.*\.bin$/.test(n))).toBe(true);
-        expect(names).toContain('closed.json');
+        expect(names.some((n) => /^snap-.*\.bin$/.test(n))).toBe(watcher === 'parcel');
+        if (watcher === 'parcel') expect(names).toContain('closed.json');
         const modes: Record<string, string> = {};
         const want: Record<string, string> = {};
         for (const rel of ['', ...fs.readdirSync(folder, { recursive: true }).map(String)]) {
