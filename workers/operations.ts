@@ -1,0 +1,26 @@
+import { runIndexChunk } from './index-chunk.js';
+import { runIndexCheck, runIndexWalk } from './index-walk.js';
+import { runReadTask } from './read.js';
+import { runSearchSession } from './search-session.js';
+import { runSearchTask } from './walk.js';
+
+/**
+ * The pool's operations by name (a task's `op`): a new operation is its own module plus one line
+ * here. Each takes its task as the host sent it and returns a discriminated result
+ * (`{ ok: false, code, message }` on failure), since thrown errors lose their class when cloned
+ * across threads.
+ */
+export const OPERATIONS = {
+    search: runSearchTask,
+    'search-session': runSearchSession,
+    read: runReadTask,
+    'index-walk': runIndexWalk,
+    'index-chunk': runIndexChunk,
+    'index-check': runIndexCheck,
+} as const;
+
+export type OperationName = keyof typeof OPERATIONS;
+/** The task an operation takes. */
+export type TaskOf<K extends OperationName> = Parameters<(typeof OPERATIONS)[K]>[0];
+/** What an operation returns. */
+export type ResultOf<K extends OperationName> = Awaited<ReturnType<(typeof OPERATIONS)[K]>>;
