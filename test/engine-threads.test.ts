@@ -1,46 +1,17 @@
-import fs from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_MAX_THREADS, DEFAULT_WORKER_NICE, Engine } from '../src/engine/engine.js';
-import { searchRootAt } from '../src/engine/prepare.js';
-import type { SearchRequest } from '../src/common/search/types.js';
 import { FileToolPackage } from '../src/package.js';
 import { AccessType } from '../src/common/config/configuration.js';
 import { Workspace } from '../src/workspace.js';
 import { tempDir, writeTree } from './helpers.js';
 
 const LINUX = process.platform === 'linux';
-
-/** The nice value in a /proc `stat` file (field 19; the command name before it may hold spaces). */
-function niceIn(stat: string): number {
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-}
-
-/** Nice value of each thread of this process, by thread id. */
-function threadNices(): Map<string, number> {
-    const out = new Map<string, number>();
-    for (const tid of fs.readdirSync('/proc/self/task')) {
-        try {
-            out.set(tid, niceIn(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')));
-        } catch {
-            // the thread exited meanwhile
-        }
-    }
-    return out;
-}
-
-/** Searches a small tree for `needle` with `engine`; gives the paths found. */
-async function searchOnce(engine: Engine): Promise<string[]> {
-    const dir = tempDir('lcf-nice-');
-    writeTree(dir, { 'a.txt': 'needle\n', 'b/c.txt': 'hay\n' });
-    const req: SearchRequest = { root: searchRootAt(dir), type: 'both', contentPattern: 'needle', maxResults: 10, maxFileSize: 1e6, maxTotalEntries: 1e6, skipDirs: [] };
-    const res = await engine.search(req, { timeoutMs: 600_000 });
-    return res.hits.map((h) => h.path);
-}
 
 /** The pool's size: one thread per core by default, bounded so memory does not grow with the core count. */
 describe('Engine threads', () => {
@@ -100,35 +71,68 @@ describe('Engine threads', () => {
 
 /**
  * The pool's threads lower themselves to the engine's workerNice (workers/entry.cts as they start,
- * workers/pool-worker.ts as they load the workers' code); the host's threads keep their priority. Checked on real threads through
- * /proc/self/task: the engine's threads are the ones that were not there before it started.
+ * workers/pool-worker.ts as they load the workers' code); the host's threads keep their priority.
+ * Checked on real threads through /proc/self/task, in a fresh child process: the engine's threads
+ * are the ones that were not there before it started (in the test's own process, threads of other
+ * files' engines may be starting, still at the host's priority, when the first look is taken).
  */
 describe.skipIf(!LINUX)('Engine worker priority', () => {
-    /** The test thread's nice value and every thread's, before and after a search on a new engine at `workerNice`. */
-    async function searchAt(workerNice: number): Promise<{ own: number; before: Map<string, number>; after: Map<string, number>; engine: Engine }> {
-        const own = niceIn(fs.readFileSync('/proc/thread-self/stat', 'utf8'));
-        const before = threadNices();
-        const engine = new Engine({ maxThreads: 1, workerNice });
-        try {
-            expect(await searchOnce(engine)).toEqual(['a.txt']);
-            return { own, before, after: threadNices(), engine };
-        } finally {
+    const here = path.dirname(fileURLToPath(import.meta.url));
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+    /** The child's own nice value and every thread's, before and after a search on a new engine at `workerNice`. */
+    async function searchAt(workerNice: number): Promise<{ own: number; before: Map<string, number>; after: Map<string, number>; ownAfter: number; maxPoolThreads: number; hits: string[] }> {
+        const dir = tempDir('lcf-nice-');
+        writeTree(dir, { 'a.txt': 'needle\n', 'b/c.txt': 'hay\n' });
+        const src = (rel: string): string => JSON.stringify(pathToFileURL(path.join(here, '..', rel)).href);
+        const script = `
+            import fs from 'node:fs';
+            const { Engine } = await import(${src('src/engine/engine.ts')});
+            const { searchRootAt } = await import(${src('src/engine/prepare.ts')});
+            const niceIn = (stat) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+            const threads = () => {
+                const out = {};
+                for (const tid of fs.readdirSync('/proc/self/task')) {
+                    try { out[tid] = niceIn(fs.readFileSync('/proc/self/task/' + tid + '/stat', 'utf8')); } catch {}
+                }
+                return out;
+            };
+            const own = niceIn(fs.readFileSync('/proc/thread-self/stat', 'utf8'));
+            const before = threads();
+            const engine = new Engine({ maxThreads: 1, workerNice: ${workerNice} });
+            const req = { root: searchRootAt(${JSON.stringify(dir)}), type: 'both', contentPattern: 'needle', maxResults: 10, maxFileSize: 1e6, maxTotalEntries: 1e6, skipDirs: [] };
+            const res = await engine.search(req, { timeoutMs: 600000 });
+            const after = threads();
+            const ownAfter = niceIn(fs.readFileSync('/proc/thread-self/stat', 'utf8'));
             await engine.close();
-        }
+            process.stdout.write(JSON.stringify({ own, before, after, ownAfter, maxPoolThreads: engine.maxPoolThreads, hits: res.hits.map((h) => h.path) }));`;
+        const out = await new Promise<string>((resolve, reject) => {
+            const child = spawn(process.execPath, ['--import', tsx, '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+            let stdout = '';
+            let stderr = '';
+            child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+            child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+            child.on('error', reject);
+            child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`child exited ${code}: ${stderr}`))));
+        });
+        const r = JSON.parse(out) as { own: number; before: Record<string, number>; after: Record<string, number>; ownAfter: number; maxPoolThreads: number; hits: string[] };
+        return { ...r, before: new Map(Object.entries(r.before)), after: new Map(Object.entries(r.after)) };
     }
 
     it('runs the pool threads at workerNice and leaves the host threads as they were', async () => {
-        const { own, before, after, engine } = await searchAt(13);
+        const { own, before, after, ownAfter, maxPoolThreads, hits } = await searchAt(13);
+        expect(hits).toEqual(['a.txt']);
         const niced = [...after].filter(([tid, nice]) => !before.has(tid) && nice === 13);
         // The thread that ran the search at least; no more than the pool's.
         expect(niced.length).toBeGreaterThanOrEqual(1);
-        expect(niced.length).toBeLessThanOrEqual(engine.maxPoolThreads);
-        expect(niceIn(fs.readFileSync('/proc/thread-self/stat', 'utf8'))).toBe(own);
+        expect(niced.length).toBeLessThanOrEqual(maxPoolThreads);
+        expect(ownAfter).toBe(own);
         for (const [tid, nice] of before) if (after.has(tid)) expect(after.get(tid), `thread ${tid}`).toBe(nice);
     });
 
     it("keeps the pool threads at the host thread's priority with workerNice 0", async () => {
-        const { own, before, after } = await searchAt(0);
+        const { own, before, after, hits } = await searchAt(0);
+        expect(hits).toEqual(['a.txt']);
         const fresh = [...after].filter(([tid]) => !before.has(tid));
         expect(fresh.length).toBeGreaterThanOrEqual(1);
         for (const [tid, nice] of fresh) expect(nice, `thread ${tid}`).toBe(own);
