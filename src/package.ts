@@ -21,7 +21,7 @@ export interface FileToolPackageOptions {
     /** Edit tools append a compact diff of the change to their confirmation. Default `LLM_CHAT_FS_EDIT_DIFF`, else false. */
     showDiff?: boolean;
     /**
-     * The search index (README "Search index"): `true` or options to turn it on, `false` off;
+     * The search index (docs/search-index.md): `true` or options to turn it on, `false` off;
      * default `LLM_CHAT_FS_INDEX` (off when unset). Indexes are built in the background on the
      * first search of a tree, stored under `LLM_CHAT_FS_INDEX_DIR`.
      */

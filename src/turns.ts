@@ -3,12 +3,10 @@
  * `await` {@link Turns.yield} so that no single turn of the event loop runs longer than a few
  * milliseconds and timers, I/O and other calls of the host keep running.
  *
- * Perf: the issue's target is no tool call blocking the loop for more than 20 ms
- * (bench/event-loop.ts). On the loaded 2-core machine (load average 4-8) the thread is often
- * descheduled in the middle of a turn, which adds 5-20 ms to it (the idle loop's own longest
- * delay there is 5-23 ms); a slice of 4 ms keeps the work part of every turn small, with room
- * for one indivisible step (a sort of 2,048 names, one native call) after the check. A yield
- * costs ~0.05 ms.
+ * Perf: the target is no tool call blocking the loop for more than 20 ms (bench/event-loop.ts).
+ * On a loaded machine the thread is often descheduled in the middle of a turn, which adds 5-20 ms
+ * to it; a slice of 4 ms keeps the work part of every turn small, with room for one indivisible
+ * step (a sort of 2,048 names, one native call) after the check. A yield costs ~0.05 ms.
  */
 
 /** Work time after which a loop gives the event loop a turn, in milliseconds. */
@@ -47,9 +45,8 @@ const SORT_RUN = 2048;
 /**
  * Sorts `items` in place by `compare` (stable), yielding to the event loop through `turns`
  * between bounded steps. Perf: one `Array#sort` of 100,000 directory entries in hash order with
- * a comparator blocked the loop for ~260-490 ms on this machine (load ~18, 2 cores); here the
- * runs of {@link SORT_RUN} are sorted one by one and merged bottom-up, each step checking the
- * clock every 4,096 elements.
+ * a comparator blocks the loop for a few hundred milliseconds; here the runs of {@link SORT_RUN}
+ * are sorted one by one and merged bottom-up, each step checking the clock every 4,096 elements.
  */
 export async function sortInTurns<T>(items: T[], compare: (a: T, b: T) => number, turns: Turns): Promise<void> {
     const n = items.length;
@@ -85,8 +82,8 @@ export async function sortInTurns<T>(items: T[], compare: (a: T, b: T) => number
 /**
  * `parts` joined with `sep`, without copying them: the result is built by `+`, which V8 keeps as
  * a tree of the parts (a cons string) until it is first read, and that read copies it once.
- * Event loop: `Array#join` of the 320 blocks of 81,383 hit lines (7.8 MB) copied them in one turn
- * of 4-10 ms on this machine (idle), the longest indivisible step left in printing them.
+ * Event loop: `Array#join` of the 320 blocks of 81,383 hit lines (7.8 MB) copies them in one
+ * turn of 4-10 ms, longer than a slice.
  */
 export function joinParts(parts: readonly string[], sep: string): string {
     let out = parts[0] ?? '';

@@ -101,7 +101,7 @@ export class WorkspaceView {
      */
     realAccesses(): Promise<readonly Access[]> {
         // A call checks several paths and re-checks opened files against these roots: one realpath per
-        // root per call rather than per use (move_file needed them four times).
+        // root per call rather than per use (a move checks them several times).
         return (this.#realAccesses ??= Promise.all(this.accesses.map(async (a) => ({ type: a.type, path: await realPathOf(a.path) }))));
     }
 

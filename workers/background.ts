@@ -13,8 +13,8 @@ import os from 'node:os';
  * - Linux, index build only: the `SCHED_IDLE` policy (sched(7)), set with sched_setscheduler(2)
  *   through the `koffi` FFI package. Perf: a thread at nice 10 still keeps its CPU for a while
  *   when the host's thread wakes (the scheduler only preempts it once their virtual run times
- *   differ by the wakeup granularity), and the host's event loop waited up to 15 ms in the run
- *   queue while two build threads held both CPUs (index bench, issue 10); a task of a normal
+ *   differ by the wakeup granularity), so the host's event loop can wait up to 15 ms in the run
+ *   queue while two build threads hold both CPUs; a task of a normal
  *   policy waking on a CPU where a SCHED_IDLE one runs preempts it at once. Cost: on a machine
  *   whose CPUs are never idle the build makes almost no progress (searches keep the scan path
  *   meanwhile).

@@ -3,9 +3,9 @@
  *
  * Node 20.19+ loads an ES module passed to `require()` synchronously, and a worker thread
  * terminated during that synchronous load (the pool closed, or a hard abort, while a worker is
- * still starting) aborts the whole process with a V8 fatal error. Seen here: 2 of 60 CLI runs
- * under load crashed with "v8::Module::IsGraphAsync must be used on an instantiated module".
- * Loading the ES module with `import()` keeps the load asynchronous and termination safe.
+ * still starting) aborts the whole process with a V8 fatal error ("v8::Module::IsGraphAsync must
+ * be used on an instantiated module"). Loading the ES module with `import()` keeps the load
+ * asynchronous and termination safe.
  */
 import os from 'node:os';
 import { workerData } from 'node:worker_threads';
@@ -13,8 +13,8 @@ import type { ReadTaskResult, SearchTaskResult, WorkerTask } from '../src/common
 
 // The engine's workerNice (src/engine/engine.ts), taken as the thread starts, so that loading the
 // workers' code runs at it too (pool-worker.ts takes it again, for threads started without this
-// file; workers/background.ts says why Linux only). Perf: a pool grown to 18 threads for
-// concurrent calls spent 1.3-1.5 s of CPU time at the host's priority loading that code first.
+// file; workers/background.ts says why Linux only). Perf: loading that code costs each new thread
+// CPU time the host's thread would otherwise have to compete with.
 const nice = (workerData as { nice?: unknown } | null | undefined)?.nice;
 if (process.platform === 'linux' && typeof nice === 'number' && os.getPriority(0) < nice) {
     try {

@@ -18,13 +18,12 @@ import { CAN_HOLD, heldPath } from '../src/common/fs/held.js';
  * - native (Linux x86-64 and arm64): `openat(2)` and `getdents64(2)` called through the `koffi`
  *   FFI package, loaded lazily once per thread. Perf: Node has no openat or fdopendir, and a
  *   path through `/proc/<pid>/fd/N/` is resolved through /proc on every open and needs a second
- *   open of the directory to list it. Measured on the Linux 6.1 tree (issue 11, machine busy): a
- *   file opened and closed in 5.5-7.5 µs by openat against 10.9-13.7 µs through the held path; a
- *   directory listed in 25-36 µs by getdents64 against 35-55 µs by readdir of its held path.
+ *   open of the directory to list it (a file opened and closed in 5.5-7.5 µs by openat against
+ *   10.9-13.7 µs through the held path, on the Linux 6.1 tree).
  * - held paths (everywhere else, when koffi or the C library cannot be loaded, or when
  *   `LLM_CHAT_FILE_NATIVE_AT=0` was in the environment when the thread first used the layer:
  *   the tests run the walk and scan files under both): `fs.openSync` and `fs.readdirSync` of
- *   `/proc/<pid>/fd/N/name`, as before.
+ *   `/proc/<pid>/fd/N/name`.
  *
  * Security: both reach the entry *in the held directory*, whatever its path now leads to; the
  * flags are the caller's (O_NOFOLLOW: a final link swapped in is refused with ELOOP) plus
@@ -57,10 +56,10 @@ export interface HeldAt {
     open(dirFd: number, name: string, flags: number): number;
     /**
      * Closes the descriptor {@link open} returned last of those still open (throws, closing
-     * nothing, for another one it returned; one closed already fails with EBADF). Perf: in a worker thread Node tracks the descriptors its fs
-     * opened, and `fs.closeSync` of one opened natively costs ~13 µs more (it raises a process
-     * warning each time: measured 16.7 against 3.3 µs per open and close in a worker, issue 11);
-     * the native layer closes its own with close(2).
+     * nothing, for another one it returned; one closed already fails with EBADF). Perf: in a worker
+     * thread Node tracks the descriptors its fs opened, and `fs.closeSync` of one opened natively
+     * raises a process warning each time (~13 µs more per close); the native layer closes its own
+     * with close(2).
      */
     close(fd: number): void;
     /**

@@ -61,8 +61,8 @@ type Failure = Extract<IndexWalkResult, { ok: false }>;
  * Lists the tree into a file table with its names' posting lists, encoded as the table file is
  * (format.ts), in a SharedArrayBuffer: the message to the host shares that memory instead of
  * copying it, and the host decodes it in slices (Perf: a structured clone of some 90,000 names
- * and the columns, split and decoded at once, held its event loop for tens of milliseconds; the
- * name grams, counted on the host, were some 115 ms of its CPU per load of the Linux tree's table).
+ * and the columns, split and decoded at once, would hold its event loop for tens of milliseconds;
+ * the name grams are counted here, not on the host).
  */
 export async function runIndexWalk(task: IndexWalkTask): Promise<IndexWalkResult> {
     const walked = walkTable(task);

@@ -4,15 +4,11 @@ import { chosenAt, heldAt } from './held-at.js';
  * Buffers that files are read into, placed half a page into a memory page.
  *
  * Perf: the kernel copies a read's bytes from the page cache, whose pages start on 4 KiB
- * boundaries, into the caller's buffer. On this project's benchmark machine (AMD EPYC, a VM)
- * that copy ran at about half speed into a buffer starting 16 bytes into a page, which is where
- * the C library puts a large allocation (an mmap'd chunk after its 16-byte header). A C loop of
- * openat, read (64 KiB at a time) and close over the Linux 6.1 tree (84,013 files, 1.33 GB, one
- * thread) took 1,372 ms into such a buffer, 847 ms at 32 or 0 bytes into the page, and 713-723
- * ms at 1,040 or 2,064 bytes. The scan's reusable buffer is such an allocation once grown to
- * 1 MiB (16 bytes into its page, checked): the walk worker's single-threaded full scan of that
- * tree took 2.3-2.5 s with it and 1.6 s with the buffer started 2,048 bytes into its page
- * (issue 11, /tmp scripts, one run each).
+ * boundaries, into the caller's buffer. On the project's benchmark machine (AMD EPYC, a VM) that
+ * copy runs at about half speed into a buffer starting 16 bytes into a page, which is where the
+ * C library puts a large allocation (an mmap'd chunk after its 16-byte header), as the scan's
+ * reusable buffer is once grown to 1 MiB: a single-threaded full scan of the Linux 6.1 tree takes
+ * 2.3-2.5 s with the buffer there and 1.6 s with it started 2,048 bytes into its page.
  *
  * The address is learnt through held-at.ts's native layer (koffi), where this thread uses it;
  * elsewhere (another platform, `LLM_CHAT_FILE_NATIVE_AT=0`) the buffer is used where it lies.

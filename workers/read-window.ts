@@ -9,10 +9,10 @@ import { readBuffer } from './read-buffer.js';
 /**
  * `read_file`'s text of a large file without holding the file: what `formatRead` shows of the
  * whole file's bytes, and `contentHash` of them, from positional reads of {@link CHUNK_BYTES}
- * into one reused buffer. Memory / event loop: a 200 MB one-line file read whole took the
- * process to ~900 MB RSS (the bytes, their decoded text and its lines on the worker), and
- * freeing that stalled the host's event loop for 30-220 ms (bench/event-loop.ts, load ~4.5 on
- * 2 cores); `read_file` shows at most `max_chars` characters (10,000 by default).
+ * into one reused buffer. Memory / event loop: a 200 MB one-line file read whole would take the
+ * process to ~900 MB RSS (the bytes, their decoded text and its lines on the worker), and freeing
+ * that would stall the host's event loop, while `read_file` shows at most `max_chars` characters
+ * (10,000 by default).
  *
  * Two passes over the descriptor: the first hashes every byte, decides the encoding as
  * `decodeText` does (strict UTF-8 for the whole file, else Latin-1) and counts the lines (the
@@ -49,8 +49,8 @@ export interface WindowedRead {
  *   (the errors of formatRead).
  */
 export function readWindowed(fd: number, abs: string, args: ReadArgs, maxChars: number): WindowedRead | null {
-    // Memory: one buffer per thread for every file it reads (a call runs synchronously to its end);
-    // a fresh megabyte per file left 100 of them to the collector in a bulk read of 100 large files.
+    // Memory: one buffer per thread for every file it reads (a call runs synchronously to its end),
+    // not a fresh megabyte per file left to the collector.
     // Placed in its page only where this thread already uses held-at's native layer (read-buffer.ts).
     const buf = (chunkBuffer ??= readBuffer(CARRY + CHUNK_BYTES, false));
     // A copy: the passes below reuse the buffer.

@@ -7,8 +7,8 @@ import { DIR_FLAGS, DIR_NOFOLLOW_FLAGS, heldPath, heldRealPathSync } from '../sr
 import { heldAt, listPath, type Listing } from './held-at.js';
 
 /**
- * The walk's directories: opened and held by descriptor (src/common/fs/held.ts) and proven inside the
- * real roots, listed in sorted order, and the rest of a directory handed back as jobs.
+ * The walk's directories: opened and held by descriptor (src/common/fs/held.ts) and proven
+ * inside the real roots, listed in sorted order, and the rest of a directory handed back as jobs.
  */
 
 /** Entries of a deferred chunk of a large directory. */
@@ -36,7 +36,7 @@ export function heldDir(fd: number, at = false): OpenDir {
  * Opens subdirectory `name` of the held directory `parent` relative to its descriptor, never
  * through a final link (Security: a directory swapped for a link is not entered, ELOOP or
  * ENOTDIR). Perf: openat(2) where held-at.ts's native layer loads (a descriptor the engine's
- * ledger notes, closed with {@link closeDir}), instead of resolving `/proc/<pid>/fd/N/name`.
+ * ledger notes, closed with {@link closeDir}), rather than resolving `/proc/<pid>/fd/N/name`.
  * Throws the open's error, as `fs.openSync` of the held path raises it.
  */
 export function openSubdir(parent: OpenDir, name: string): OpenDir {
@@ -51,10 +51,11 @@ export function closeDir(dir: OpenDir): void {
 }
 
 /**
- * Opens a job's directory. Held mode (`realRoots` given: the caller checked that descriptors can be held): a directory
- * descriptor whose real path is checked once; everything in it is then reached through
- * `/proc/self/fd/<fd>/name`, so swapping a directory on the way for a link afterwards
- * redirects nothing. `null` (recorded in `out`) when it cannot be opened or moved outside.
+ * Opens a job's directory. Held mode (`realRoots` given: the caller checked that descriptors can
+ * be held): a directory descriptor whose real path is checked once; everything in it is then
+ * reached relative to that descriptor (held-at.ts: openat, or its held path under /proc), so
+ * swapping a directory on the way for a link afterwards redirects nothing. `null` (recorded in
+ * `out`) when it cannot be opened or moved outside.
  */
 export function openDir(job: WalkJob, realRoots: readonly string[] | null, out: Segment[]): OpenDir | null {
     if (realRoots === null) return { fd: -1, base: job.real === '/' ? '/' : `${job.real}/`, list: job.real, at: false };

@@ -91,10 +91,9 @@ class Walker {
     /**
      * Checks the cancel flag and deadline; called at every entry boundary. The clock is read
      * here ({@link #now}, also {@link #exhausted}'s) after an entry that may have made a system
-     * call, and otherwise every {@link CLOCK_EVERY} entries. Perf: `Date.now()` costs 53 ns here,
-     * and two reads per entry were 9.4 ms of the ~160 ms of worker CPU time a walk of the Linux
-     * tree's 89,209 entries takes (walk medians side by side moved within the machine's noise,
-     * -7% and +3%, 60 runs each); 32 entries without a system call take a few microseconds.
+     * call, and otherwise every {@link CLOCK_EVERY} entries. Perf: `Date.now()` costs 53 ns, and two
+     * reads per entry would be 9.4 ms of the ~160 ms of worker CPU time a walk of the Linux tree's
+     * 89,209 entries takes; 32 entries without a system call take a few microseconds.
      */
     #check(): boolean {
         if (Atomics.load(this.#flag, 0) !== 0) this.cancelled = true;
@@ -140,9 +139,9 @@ class Walker {
         const entries = this.#entries;
         // Memory / event loop: the runs left with no hit object share one empty `hits` and one
         // empty `at` per task; a structured clone keeps that sharing, so the host receives two
-        // arrays, not two per directory (19,265 of the 32,291 arrays of a search with 81,383 hits
-        // were empty ones, each an object the host's young-generation collections copied while
-        // the search ran). Nothing writes to a run's arrays once the task is done.
+        // arrays, not two per directory (most runs have no hit object, and each array is an
+        // object the host's young-generation collections copy while the search runs). Nothing
+        // writes to a run's arrays once the task is done.
         const noHits: SearchHit[] = [];
         const noAt: number[] = [];
         for (const job of this.#task.jobs) {

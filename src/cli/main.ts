@@ -203,7 +203,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         // Configuration errors (an invalid LLM_CHAT_FS_* variable) stop the start-up here, exit code 2.
         const searchConfig = new SearchConfiguration();
         const fileConfig = new FileConfiguration();
-        // The MCP server keeps a search index unless LLM_CHAT_FS_INDEX=false (README "Search index").
+        // The MCP server keeps a search index unless LLM_CHAT_FS_INDEX=false (docs/search-index.md).
         const index = envBoolean('LLM_CHAT_FS_INDEX', true);
         // Start-up: the server answers `initialize` first and loads the tools right after
         // connecting. Standard output belongs to the protocol from here on; runMcpStdio closes the package.

@@ -46,29 +46,13 @@ export function workerEntry(): { filename: string; execArgv?: string[] } {
 }
 
 /**
- * Young-generation size of a worker's heap, in MiB. Memory: a walk makes short-lived garbage
- * (paths, stat objects) and V8 let each worker's young generation grow to its default maximum;
- * with 16 threads a full scan of the Linux tree peaked at 423 MB RSS, with 4 MiB at 358 MB and
- * with 2 MiB at 337 MB (an idle pool of 16: 260 MB), at no measurable CPU cost on 2 threads
- * (user + system 1.33-1.53 s per full scan either way, load average ~16). Peak per thread count:
- * `node dist/bench/compare.js --tree kernel --only peak-rss --rss-threads 2,16`.
- *
- * Perf: with few threads, more room: with 2 threads of 8 MiB each a walk listing all 89,209
- * entries of the Linux tree took 124-140 ms against 138-153 ms with 4 MiB (and a 4,096-unit task
- * budget; medians of 15, side by side), while 6 threads of 8 MiB peaked at 248-255 MB in the
- * 16-core run of the command above, at the 250 MB target, and 2 threads of 8 MiB took the
- * event-loop benchmark's process to 276 MB (232 MB with 4 MiB, 228 MB with 6 MiB;
- * `node dist/bench/event-loop.js`). So {@link WORKER_YOUNG_GENERATION_TOTAL_MB} is shared among
- * `maxThreads`, from {@link WORKER_YOUNG_GENERATION_MB} to three times that each (2 threads:
- * 12 MiB; 6 threads and more: 4 MiB).
- *
- * Later (issue 11, 2 threads, side by side in one process, medians): with 12 MiB each instead of
- * 6 a walk of every entry of the Linux tree took 93.7 and 103.3 ms against 109.5 and 125.3 ms
- * (40 runs each), a regex full scan with 51,943 matches 694 against 829 ms, a literal full scan
- * 446 against 449 ms. The V8 platform threads, which help every scavenge, used ~33 ms of CPU
- * per walk with 16 MiB each against ~48 ms with 6 MiB (per-thread CPU from /proc). Peak RSS:
- * the event-loop benchmark's process 214-222 MB against 204 MB, the comparison's 2-core child
- * 137 against 136 MB.
+ * Young-generation size of a worker's heap, in MiB: {@link WORKER_YOUNG_GENERATION_TOTAL_MB}
+ * shared among `maxThreads`, from {@link WORKER_YOUNG_GENERATION_MB} to three times that each
+ * (2 threads: 12 MiB; 6 threads and more: 4 MiB). A walk makes short-lived garbage (paths, stat
+ * objects), so more room means fewer scavenges (Perf: on 2 threads a walk of every entry of the
+ * Linux tree takes 94-103 ms with 12 MiB each against 110-125 ms with 6), while V8's default
+ * maximum per thread would take a pool of 16 threads past the 250 MB memory target. Peak memory
+ * per thread count: `node dist/bench/compare.js --tree kernel --only peak-rss --rss-threads 2,16`.
  */
 const WORKER_YOUNG_GENERATION_MB = 4;
 const WORKER_YOUNG_GENERATION_TOTAL_MB = 24;
@@ -80,28 +64,22 @@ export function workerYoungGenerationMb(maxThreads: number): number {
 /** Threads the pool may add beyond `maxThreads` for concurrent calls, at least (see the constructor). */
 const SPARE_THREADS = 16;
 /**
- * Default `maxThreads` at most, whatever the number of cores. Memory: a worker thread costs
- * about 17-20 MB once it has searched (an isolate of ~9 MB, its heap, V8's compiler memory and
- * its read buffer; measured 148, 199, 262 and 411 MB peak RSS with 2, 4, 8 and 16 threads for
- * the comparison script's searches of the Linux tree), so a pool of one thread per core would
- * grow with the core count; with this cap the process stays under the 250 MB target on any
- * host. A host that wants more threads passes `maxThreads` (ripgrep, for comparison, caps its
- * default at 12).
+ * Default `maxThreads` at most, whatever the number of cores. Memory: a worker thread costs about
+ * 17-20 MB once it has searched (an isolate, its heap, V8's compiler memory and its read buffer),
+ * so a pool of one thread per core would grow with the core count; with this cap the process
+ * stays under the 250 MB target on any host. A host that wants more threads passes `maxThreads`
+ * (ripgrep caps its default at 12).
  */
 export const DEFAULT_MAX_THREADS = 6;
 
 /**
- * Default nice value of the pool's threads (Linux; see {@link Engine} `workerNice`). Event loop:
- * while a search keeps both pool threads of a 2-core machine busy, the host's thread is runnable
- * next to them (its garbage collections, the hits it receives) and waits for a core. Search with
- * 81,383 hits listed (`node dist/bench/event-loop.js --only hits --runs 5 --worker-nice N`, two
- * sets of 15 runs per value, alternating, load average 0.7-1.4): median longest delay 9.7 and
- * 17.1 ms at nice 0, 10.1 and 10.1 ms at nice 5, 10.4 and 12.4 ms at nice 10; runs above 20 ms:
- * 4, 2 and 2 of 30. Those left were the host's own collections while V8's platform threads
- * (nice 0, shared by every thread's heap) held the cores. Full scans took as long at nice 0 as at
- * 5 (`node dist/bench/compare.js --tree kernel --no-follow --only full-scan,regex,max-results
- * --worker-nice N`). A moderate value: on a machine busy with other programs, threads at nice 5
- * still get about a quarter of a contended core (weight 335 against 1024 at nice 0, sched(7)).
+ * Default nice value of the pool's threads (Linux; see {@link Engine} `workerNice`). While a
+ * search keeps every pool thread busy, the host's thread (its garbage collections, the hits it
+ * receives) waits for a core next to them; at nice 5 it gets one back first, and searches take as
+ * long (Perf: median longest event-loop delay of a search listing 81,383 hits 10.1 ms, against up
+ * to 17.1 ms at nice 0; `node dist/bench/event-loop.js --only hits --worker-nice N`). A moderate
+ * value: on a machine busy with other programs, threads at nice 5 still get about a quarter of a
+ * contended core (weight 335 against 1024 at nice 0, sched(7)).
  */
 export const DEFAULT_WORKER_NICE = 5;
 

@@ -17,9 +17,8 @@ export interface ReadManyOptions {
     setting?: string;
     /**
      * Format each file as `read_file` shows it on the worker and hand back that text instead of
-     * the bytes (outcomes with `shown`). Perf: decoding, splitting and hashing a 10 MiB file on
-     * the main thread blocked the host's event loop for ~200 ms, 100 large files for ~1.5 s
-     * (bench/event-loop.ts, load average ~18 on 2 cores).
+     * the bytes (outcomes with `shown`). Event loop: decoding, splitting and hashing a 10 MiB file
+     * on the main thread would block the host's event loop for ~200 ms.
      */
     render?: ReadRender;
 }

@@ -98,8 +98,8 @@ export class SearchRun {
     readonly #hunger = new Int32Array(new SharedArrayBuffer(4));
     /**
      * Aborted once at the end of the search to terminate the tasks still running then (piscina
-     * ends their threads). Perf: one signal for every task of the search, not an AbortController
-     * per task (making and listening to those was ~1.5 ms of the host's CPU per name search).
+     * ends their threads). Perf: one signal for every task of the search (an AbortController
+     * per task costs ~1.5 ms of the host's CPU per name search).
      */
     readonly #kill = killSwitch();
     readonly #inflight = new Set<Inflight>();
@@ -212,9 +212,8 @@ export class SearchRun {
             if (session !== null) this.#post(session, walk.take(shape.jobs), shape.budget);
             else this.#dispatch(walk.take(shape.jobs), shape.budget);
         }
-        // Perf: a thread left without work asks the running tasks for part of theirs. Before, the
-        // end of a walk waited on one task per deep subtree while the other threads idled (a name
-        // search on the Linux tree spent 20-30 of its ~110 ms so, bench/compare.ts).
+        // Perf: a thread left without work asks the running tasks for part of theirs, so the end
+        // of a walk does not wait on one task per deep subtree while the other threads idle.
         const busy = this.#busy(sessions);
         const idle = this.#stop === null && walk.pending === 0 && this.#inflight.size > 0 && !this.#hooks.paused?.() ? slots - busy : 0;
         Atomics.store(this.#hunger, 0, Math.max(0, idle));
@@ -240,7 +239,7 @@ export class SearchRun {
         if (best !== null && best.queue.length === 0) return best;
         if (this.#liveSessions() < slots) return this.#openSession();
         // Not while few hits are needed: a task in line takes jobs further from the ordered cursor
-        // than the next free thread would (a max_results 50 search took 114 ms against 81 so).
+        // than the next free thread would (a max_results 50 search: 114 ms against 81 without).
         return best !== null && pending >= slots && this.#walk!.hitsNeeded > NEAR_HITS ? best : null;
     }
 

@@ -6,11 +6,9 @@
 
 /**
  * Work units of a task when the queue is short (small tasks spread the walk) and when it is long.
- * Perf: each task is a round trip through the host (0.6-1.2 ms in which its thread waits, a fifth
- * of a name search's worker time on the Linux tree). Since a thread left without work gets part
- * of a running task's (SearchTask.hunger), large tasks no longer leave threads idle at the end of
- * a walk: 8,192 units took a name search from 102-112 to 91-101 ms against 4,096 (medians of 15,
- * side by side).
+ * Perf: each task is a round trip through the host (0.6-1.2 ms in which its thread waits), so
+ * tasks are large; a thread left without work gets part of a running task's (SearchTask.hunger),
+ * so large tasks do not leave threads idle at the end of a walk.
  */
 export const SMALL_BUDGET = 256;
 export const LARGE_BUDGET = 8192;
@@ -66,9 +64,9 @@ export function taskShape(pending: number, slots: number, threads: number, hitsN
  * The next task's shape for a search planned by the index (src/search-index): its jobs are the
  * candidates the index could not rule out, all known at once, mostly single files. They are
  * shared evenly among the `free` slots in one step, with the large budget. Perf: the halving
- * shapes of {@link taskShape}, made for a walk that discovers its work, took 5-7 round trips
- * through the host for 20-100 candidates (about 10 ms of a 20 ms selective search on the Linux
- * tree, issue 10); two tasks take one.
+ * shapes of {@link taskShape}, made for a walk that discovers its work, would take 5-7 round trips
+ * through the host for 20-100 candidates (about half of a selective search's time); two tasks
+ * take one.
  * @param pending - jobs waiting
  * @param free - tasks the search may still start now (at least 1)
  */

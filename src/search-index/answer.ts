@@ -238,8 +238,8 @@ export class TableWalk {
      * `links`) only when its target is reached inside the index's root through no other link:
      * the link text, read relative to its directory, names the real target. Every entry whose
      * change could then move or alter the target is inside the watched tree, and any change
-     * noted empties the cache (table.ts LinkCache). Perf: the 56 links of the Linux tree were
-     * stat'ed and resolved on every search, about 5 ms of a 20 ms selective search (issue 10).
+     * noted empties the cache (table.ts LinkCache). Perf: resolving the 56 links of the Linux tree
+     * on every search would take about 5 ms of a 20 ms selective search.
      */
     #resolve(i: number, parentReal: string): ResolvedLink | null {
         const cache = this.#q.links;

@@ -109,7 +109,7 @@ function pause(): Promise<void> {
  * Content phase: chunk tasks on the pool, at most `threads` at once; the table's flags are set
  * from their results. Perf: the files' relative paths live only until their chunk's path string
  * is joined (the directories' ones until the walk leaves them): paths kept for the whole phase
- * survived the host's scavenges, which then held its event loop for 12-19 ms (see table.ts).
+ * would survive the host's scavenges and make them hold its event loop (see table.ts).
  */
 async function indexContents(ctx: BuildContext, pool: Piscina, t: FileTable, genDir: string): Promise<{ t: FileTable; segNames: string[]; textBytes: number }> {
     const names = t.names;

@@ -110,8 +110,8 @@ export function planQuery(pattern: string, flags: 'i' | 'iu'): NgramQuery {
 
 /**
  * Queries of the patterns planned last (least recently used dropped first), frozen: a query
- * depends on its pattern and flags alone. Perf: parsing and analysing a pattern took about 1 ms
- * of a selective search's 10 ms plan on the Linux tree; agents search the same patterns again.
+ * depends on its pattern and flags alone. Perf: parsing and analysing a pattern takes about 1 ms
+ * of a selective search's 10 ms plan on the Linux tree, and agents search the same patterns again.
  */
 const planned = new Map<string, NgramQuery>();
 

@@ -7,11 +7,10 @@ import type { ResolvedLink } from './answer.js';
  * made from them (relative paths and ids by path, on demand), the entries a search always decides
  * one by one, and posting lists of the entries' names.
  *
- * Perf: no string per entry is made when a table is loaded. A build on the Linux tree that made
- * the 84k relative paths on the host (and a map of them) kept some 18 MB of young objects alive
- * across the host's scavenges, each of which then held its event loop for 12-19 ms (index bench,
- * `node --trace-gc`, issue 10); paths are made when a search needs them instead, from the parent
- * column, the directories' ones kept once made.
+ * Perf: no string per entry is made when a table is loaded; paths are made when a search needs
+ * them, from the parent column, the directories' ones kept once made. The Linux tree's 84k
+ * relative paths (and a map of them) would keep some 18 MB of young objects alive across the
+ * host's scavenges, each of which would then hold its event loop for 12-19 ms.
  */
 
 export const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

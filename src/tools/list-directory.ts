@@ -154,10 +154,10 @@ interface Entries {
 
 /**
  * The entries of a directory, unsorted. Perf: read in batches of {@link READ_BATCH} through
- * `fs.opendir`, one event-loop turn each; `fs.readdir` of a folder of 100,000 entries made all
- * their Dirent objects in one turn, blocking the host's event loop for 120-265 ms
- * (bench/event-loop.ts, load average ~18 on 2 cores). Only names and kinds are kept: 100,000
- * Dirent objects kept alive made the young-generation collections copy them (pauses of 20-30 ms).
+ * `fs.opendir`, one event-loop turn each; `fs.readdir` of a folder of 100,000 entries would make
+ * all their Dirent objects in one turn, blocking the host's event loop for over 100 ms. Only
+ * names and kinds are kept: Dirent objects kept alive make the young-generation collections copy
+ * them.
  */
 async function readEntries(dirPath: string): Promise<Entries> {
     const dir = await fs.opendir(dirPath, { bufferSize: READ_BATCH });

@@ -80,7 +80,7 @@ export class ReadFileTool extends FileTool<typeof schema> {
         if (readable.length > 1 || (readable.length === 1 && (await sizeOf(readable[0]!.real)) > MAIN_THREAD_READ_BYTES)) {
             // Perf: several files, or a large one, are read, hashed and formatted on the worker pool
             // (results in the order asked), so the host's event loop never decodes or splits a large
-            // file: 100 large files held it for ~1.5 s in one turn, one 10 MiB file for ~200 ms.
+            // file (one 10 MiB file would hold it for ~200 ms).
             const read = await (await this.ctx.engine()).readMany(
                 readable.map((c) => ({ shown: c.abs, real: c.real })),
                 {

@@ -63,7 +63,7 @@ function dropSafeIntegerBounds(node: unknown): unknown {
  * `args` without the optional arguments whose value is `null`: strict function-calling modes
  * (OpenAI strict, the Responses API) send `null` for an optional argument not given, so `null`
  * means "not given" for any argument that may be left out. A required argument sent as `null`
- * is kept, and refused by the schema as before. Anything but a plain object is returned as is.
+ * is kept, and the schema refuses it. Anything but a plain object is returned as is.
  */
 export function withoutNullOptionals(schema: z.ZodObject, args: unknown): unknown {
     if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;

@@ -106,7 +106,7 @@ const declaration = declareTool({
  * shows the matches found; a timeout returns the matches found so far.
  *
  * Options beyond the reference, all off by default: `respect_gitignore`, `include`/`exclude`
- * globs (see `compileGlobs` in engine/filters.ts), `context_lines` (ripgrep's `-C` output:
+ * globs (see `compileGlobs` in src/common/search/filters.ts), `context_lines` (ripgrep's `-C` output:
  * `path-line- text` context lines, `--` between groups) and `output_mode` (`files_with_matches`:
  * one path per file; `count`: `path: N`; `max_results` then counts files).
  */

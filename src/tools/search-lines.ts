@@ -8,12 +8,11 @@ import { BLOCK_BYTES, Utf16Writer } from './utf16-writer.js';
 /**
  * The hit lines of `search_entries` (`path:line: text`, `path`, `path/`, `path: N`) in blocks of
  * whole lines joined by `\n`, each block written as UTF-16LE into one reused buffer and decoded
- * once when it holds `blockBytes` or more (see {@link BLOCK_BYTES}). A packed run's texts are copied as the bytes the worker sent (see PackedHits in
- * protocol.ts) and each path's head is made once per run, so no object or string is made per hit.
- * Memory / event loop: printing 81,383 hits made ~5 short-lived objects per hit on the host's
- * main thread (hit, text, the parts of its line); the young-generation collections they caused
- * were the longest delays left in printing them (9-27 ms each on the loaded 2-core machine,
- * bench/event-loop.ts, `--trace-gc`).
+ * once when it holds `blockBytes` or more (see {@link BLOCK_BYTES}). A packed run's texts are
+ * copied as the bytes the worker sent (see PackedHits in src/common/search/protocol.ts) and each
+ * path's head is made once per run, so no object or string is made per hit. Memory / event loop:
+ * a few short-lived objects per hit (hit, text, the parts of its line) would make young-generation
+ * collections the longest delays in printing many hits.
  *
  * @param line - a hit's line as `lineOf` prints it, for hits of runs that are not packed.
  */

@@ -29,13 +29,14 @@ export type PrintConfig = Pick<SearchConfiguration, 'maxDisplayEntries' | 'maxTo
 /** The tool's result for `outcome`; `flat` is the number of entries directly in the searched directory when that alone is above maxTotalEntries. */
 export async function printSearch(args: SearchEntriesArgs, search: PreparedSearch, outcome: SearchOutcome, config: PrintConfig, flat?: number): Promise<PartialToolResult> {
     // Perf: tens of thousands of hits are formatted in slices, giving the host's event loop a
-    // turn every few milliseconds (81,383 hits listed held it ~270 ms in one turn before).
+    // turn every few milliseconds (81,383 hits listed in one turn would hold it ~270 ms).
     const turns = new Turns();
     const { maxDisplayEntries, maxTotalEntries, timeoutMs } = config;
     const timed = search.needTimes;
     const offset = args.offset ?? 0;
     const pageSize = search.maxResults - offset;
-    // The hits as the engine kept them (runs, see engine/hit-list.ts) when it did: no object per hit lives past its line.
+    // The hits as the engine kept them (runs, see src/common/search/hit-list.ts) when it did: no
+    // object per hit lives past its line.
     const list = hitListOf(outcome);
     const all = list?.length ?? outcome.hits.length;
     const page = (): Iterable<SearchHit> => (list ? list.hits(offset) : offset > 0 ? outcome.hits.slice(offset) : outcome.hits);

@@ -1,10 +1,10 @@
 /**
  * Text built as UTF-16LE bytes in one reused buffer and decoded into a string a block at a time.
  * Memory / event loop: long outputs (200,000 listed entries, 81,383 hit lines) kept as many
- * strings of a few kilobytes each made every young-generation collection of the host's main
- * thread copy them (2-8 MB surviving each collection, 9-60 ms pauses on the loaded 2-core
- * machine, `--trace-gc-nvp`); a block of {@link BLOCK_BYTES} decodes into one string that V8
- * allocates in its large-object space (above 128 KiB), which a collection never copies.
+ * strings of a few kilobytes each would make every young-generation collection of the host's
+ * main thread copy them (2-8 MB surviving each collection); a block of {@link BLOCK_BYTES}
+ * decodes into one string that V8 allocates in its large-object space (above 128 KiB), which a
+ * collection never copies.
  */
 
 /** Longest byte range {@link Utf16Writer.bytes} copies in a loop rather than through a view. */
@@ -70,9 +70,8 @@ export class Utf16Writer {
         if (n > COPY_LOOP_MAX) {
             buf.set(bytes.subarray(from, to), this.#at);
         } else {
-            // Memory / event loop: a short range is copied in a loop, not through a subarray view:
-            // printing 81,383 hit lines made 15 MB of views (one per hit and per path) on the
-            // host's main thread, half of what the call allocated there (heap sampling profile).
+            // Memory / event loop: a short range is copied in a loop, not through a subarray view
+            // (a view per hit and per path would be half of what printing many hits allocates).
             const at = this.#at - from;
             for (let i = from; i < to; i++) buf[at + i] = bytes[i]!;
         }
@@ -98,9 +97,8 @@ export class Utf16Writer {
     /**
      * The text written since the last take. Memory: when every code unit is at most U+00FF (source
      * code, mostly) the string is made from one byte per character, which V8 keeps as a one-byte
-     * string: half the memory of the two-byte string a UTF-16 decode makes (81,383 hit lines of
-     * the Linux tree: 7.8 MB instead of 15.6 MB, all of it counted toward the old generation
-     * whose growth starts the host's mark-compact collections).
+     * string: half the memory of the two-byte string a UTF-16 decode makes, all of it counted
+     * toward the old generation whose growth starts the host's mark-compact collections.
      */
     take(): string {
         const buf = this.#buf;

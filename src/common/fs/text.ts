@@ -104,7 +104,7 @@ for (let b = 32; b <= 127; b++) PLAIN[b] = 1;
 /**
  * The sample is plain ASCII text by isbinaryfile's own rules (see {@link PLAIN}), so `isBinary`
  * is false without running it. Perf: isbinaryfile's byte loop (BOM, UTF-8 sequence and protobuf
- * checks) was 8-10% of a content search's CPU time on the Linux tree (bench/profile.js walker
+ * checks) takes 8-10% of a content search's CPU time on the Linux tree (bench/profile.ts walker
  * under --cpu-prof); this table loop settles most source files' samples in a fraction of that.
  */
 function isPlainText(sample: Uint8Array): boolean {

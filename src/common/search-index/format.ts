@@ -10,11 +10,8 @@ import type { NameGrams } from './name-grams.js';
  */
 
 /**
- * 4: the manifest lists the directories the build's walk left out by name, which the watcher
- * leaves out by path (changes.ts); an index of version 3 was watched with files named like them
- * left out too, so it is rebuilt. 3: a UTF-8 file with a byte-order mark and invalid bytes is
- * indexed as the scan reads it (text.ts scanText), no longer as Latin-1; an index of version 2
- * may lack its grams, so it is rebuilt. 2: the names' posting lists stored in the table file.
+ * Version of the index format, in every file's header: an index of another version is rebuilt,
+ * never read. Raise it whenever what a build stores changes (the versions so far: CHANGELOG.md).
  */
 export const FORMAT_VERSION = 4;
 const TABLE_MAGIC = Buffer.from('LCFTBL\0\0', 'latin1');
@@ -95,10 +92,9 @@ const NUL = Buffer.from([0]);
 
 /**
  * The entries' names, held as one string: name `i` is the text between the `i`-th and the
- * `i + 1`-th NUL (names never hold one). Perf: one string instead of one per entry. The Linux
- * tree's 84k names, decoded on the host as strings of their own, survived its scavenges (young
- * objects copied one by one), which then held its event loop for 10-12 ms during a build (index
- * bench, `node --trace-gc`, issue 10); a name is now cut from the text when it is asked for.
+ * `i + 1`-th NUL (names never hold one), a name cut from the text when it is asked for. Perf:
+ * the Linux tree's 84k names as strings of their own would survive the host's scavenges (young
+ * objects copied one by one) and hold its event loop for 10-12 ms each during a build.
  */
 export class Names {
     /** The names joined by NUL. */
@@ -216,8 +212,8 @@ export async function decodeNames(bytes: Buffer, from: number, to: number, pause
  * gram keys, list starts and list ids as 32-bit words; kind, flags as bytes), then the names
  * joined by NUL; little-endian. Made in slices with `pause` between them, as the parts to write
  * one after the other (the columns are views of `t`'s arrays, not copies). Perf: concatenating
- * the Linux tree's 7.6 MB table into one buffer held the host's event loop for 9-12 ms (fresh
- * memory faulted in and copied); a file handle writes the parts as they are.
+ * the Linux tree's 7.6 MB table into one buffer would hold the host's event loop for 9-12 ms
+ * (fresh memory faulted in and copied); a file handle writes the parts as they are.
  */
 export async function encodeTableParts(t: FileTable, pause: Pause): Promise<Buffer[]> {
     const n = t.names.length;

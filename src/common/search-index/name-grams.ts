@@ -19,7 +19,7 @@ export interface NameGrams {
 /**
  * Per-gram counters of {@link nameGrams}: open addressing (linear probing) over typed arrays,
  * grown at half full. Perf/memory: a table of 90,000 entries makes some 1.3 million gram
- * lookups; with two Maps they were most of its time, and Map growth made garbage.
+ * lookups, which in Maps would take most of its time, and Map growth makes garbage.
  * Ids start at 1, so `last` 0 means "none yet".
  */
 class GramSlots {

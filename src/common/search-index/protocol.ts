@@ -34,8 +34,8 @@ export interface IndexChunkTask {
     count: number;
     /**
      * Ids of the regular files in the range, ascending, and their paths relative to `root`
-     * (`/`-separated), joined by NUL (Perf: one string is copied to the thread at once; thousands
-     * of strings were cloned one by one on the host's thread).
+     * (`/`-separated), joined by NUL (Perf: one string is copied to the thread at once, not
+     * thousands cloned one by one on the host's thread).
      */
     ids: Int32Array;
     paths: string;

@@ -4,10 +4,9 @@ import type { SearchHit, SearchOutcome } from './types.js';
 /**
  * The hits of a search in walk order, kept as the runs the workers sent (their columns, see
  * {@link PackedHits} and {@link PackedEntries} in protocol.ts) and ranges of them, not as one
- * object per hit. Memory / event loop: 81,383 hit objects, each with its own text string, built
- * and kept alive on the main thread made the young-generation collections copy them (20-30 ms
- * pauses each, the longest event-loop delays of a search with many hits, bench/event-loop.ts);
- * a run's columns are a handful of objects. A hit object is made when asked for
+ * object per hit. Memory / event loop: 81,383 hit objects kept alive on the main thread, each
+ * with its own text string, would make the young-generation collections copy them (20-30 ms
+ * pauses each); a run's columns are a handful of objects. A hit object is made when asked for
  * ({@link HitList.hits}, {@link HitList.toArray}), and dies young when printed.
  */
 

@@ -11,9 +11,9 @@ import { runHit } from './hit-list.js';
  */
 
 /**
- * A search checked and compiled once ({@link prepareSearch} in prepare.ts), handed to every
- * task of the call unchanged: the {@link SearchRequest} with the same names, its options taken
- * over as they are except those listed here (compiled, defaulted or resolved). Workers build
+ * A search checked and compiled once ({@link prepareSearch} in src/engine/prepare.ts), handed to
+ * every task of the call unchanged: the {@link SearchRequest} with the same names, its options
+ * taken over as they are except those listed here (compiled, defaulted or resolved). Workers build
  * their RegExps and glob matchers from it once per search (cached by `id`).
  */
 export interface PreparedSearch extends Omit<SearchRequest, 'root' | 'namePattern' | 'contentPattern' | 'include' | 'exclude' | 'outputMode' | 'contextLines' | 'respectGitignore'> {
@@ -90,8 +90,8 @@ export type Segment =
  * `{ path: paths[pathOf[i]], kind: 'file', line: lines[i], text }` with `text` the UTF-16 code
  * units `ends[i - 1] ?? 0` to `ends[i]` of {@link PackedHits.text}.
  * Perf: a worker sends these instead of one object per hit; structured clone writes every
- * object's keys and makes one path string per hit, ~1.1 µs per hit against ~0.4 µs packed (52k
- * hits; bench/profile.js phases). The texts travel as the bytes of one buffer, outside the
+ * object's keys and makes one path string per hit, ~1.1 µs per hit against ~0.4 µs packed
+ * (bench/profile.ts phases). The texts travel as the bytes of one buffer, outside the
  * main thread's JavaScript heap, so its garbage collector never copies them (see hit-list.ts).
  * The typed arrays are views of one ArrayBuffer per run (see {@link packRun}).
  */
@@ -112,8 +112,8 @@ export interface PackedHits {
  * task as shared columns: entry `k` is the name `names.slice(ends[k - 1] ?? 0, ends[k])` (UTF-16
  * code units) after its run's {@link PackedEntries.prefix}, a directory when `dirs[k]` is 1, and
  * the entry `at[k]` of its run (the run's `at`). Perf: one string and three typed arrays per task
- * instead of one path string per hit (structured clone wrote and read 9.3 MB for the 89,209
- * entries of the Linux tree, ~150 ms of CPU on the two threads; bench/profile.ts walker).
+ * instead of one path string per hit (a path string per entry of the Linux tree costs structured
+ * clone ~150 ms of CPU on two threads).
  */
 export interface EntryColumns {
     names: string;
@@ -227,8 +227,8 @@ export function packRun(run: Extract<Segment, { t: 'run' }>, entries?: EntryPack
     for (const h of hits) chars += h.text!.length;
     // Memory / event loop: the run's five columns share one ArrayBuffer, its own (not a slice of
     // Buffer's shared pool: a clone copies the whole ArrayBuffer). Each ArrayBuffer a thread
-    // receives is one more backing store its garbage collector tracks and sweeps: a search with
-    // 81,383 hits brought 4,609 of them to the host's main thread with a buffer per column.
+    // receives is one more backing store its garbage collector tracks and sweeps (a buffer per
+    // column would bring some 4,600 of them to the host for a search with 81,383 hits).
     const buffer = new ArrayBuffer(16 * n + 2 * chars);
     const at = new Uint32Array(buffer, 0, n);
     const pathOf = new Uint32Array(buffer, 4 * n, n);
@@ -263,12 +263,11 @@ type Run = Extract<Segment, { t: 'run' }>;
  * Joins the consecutive runs of one job's output where the result is the same sequence of
  * entries and hits (`at` and the too-large files' `at` shifted by the entries before them), so
  * a job's output is a few runs between the jobs it left for later, not one per directory.
- * Memory / event loop: a search with 81,383 hits sent 21,000 runs (each an object with its
- * arrays, its hits' columns and a `t` string) that lived on the host's main thread until the
- * search ended; young-generation collections copying them paused the host 6-14 ms each
- * (bench/event-loop.ts). A run whose entry hits are in the task's {@link EntryColumns} keeps its
- * own run (their `at` and path prefix are the columns'), and takes in only following runs
- * without hits.
+ * Memory / event loop: the runs live on the host's main thread until the search ends, and
+ * young-generation collections copy them; one run per directory (some 21,000 for a search with
+ * 81,383 hits) makes pauses of 6-14 ms each. A run whose entry hits are in the task's
+ * {@link EntryColumns} keeps its own run (their `at` and path prefix are the columns'), and takes
+ * in only following runs without hits.
  * @returns `out`, joined in place.
  */
 export function coalesceRuns(out: Segment[]): Segment[] {
@@ -377,13 +376,13 @@ export interface ReadTask {
 export type ReadTaskResult = { ok: true; results: (ReadOutcome | ShownReadOutcome)[] } | { ok: false; code: WorkerFailureCode; message: string };
 
 /**
- * A run of search tasks on one pool thread (search-run.ts): the thread takes the tasks posted on
- * `port` one after the other ({@link SessionTask}; `null` ends the run), answers each on the same
- * port with its {@link SearchTaskResult}, in order, and waits on `wake` (Int32Array index 0, which
- * the engine increments after each post) while none is waiting. Perf: a task posted while the
- * thread is still busy with the one before starts as soon as it is done, not a round trip through
- * the host later (0.6-1.2 ms each, a fifth of a name search's worker time on the Linux tree).
- * The run ends by itself once `cancel` is set and no task is waiting.
+ * A run of search tasks on one pool thread (src/engine/search-run.ts): the thread takes the tasks
+ * posted on `port` one after the other ({@link SessionTask}; `null` ends the run), answers each on
+ * the same port with its {@link SearchTaskResult}, in order, and waits on `wake` (Int32Array index
+ * 0, which the engine increments after each post) while none is waiting. Perf: a task posted while
+ * the thread is still busy with the one before starts as soon as it is done, not a round trip
+ * through the host later (0.6-1.2 ms each). The run ends by itself once `cancel` is set and no
+ * task is waiting.
  */
 export interface SearchSessionTask extends SearchShared {
     op: 'search-session';

@@ -43,8 +43,8 @@ export interface SearchRoot extends Pick<CheckedPath, 'real' | 'display'> {
 }
 
 /**
- * One search, as a caller hands it to the engine ({@link prepareSearch} in prepare.ts checks and
- * compiles it). Each option keeps this name on every layer: the tool's parameter is its
+ * One search, as a caller hands it to the engine ({@link prepareSearch} in src/engine/prepare.ts
+ * checks and compiles it). Each option keeps this name on every layer: the tool's parameter is its
  * snake_case form (`contextLines` is `context_lines`), the prepared search and the workers use it as is.
  */
 export interface SearchRequest {
@@ -169,7 +169,7 @@ export type ShownReadOutcome =
     | { ok: true; shown: string; hash: string; size: number }
     | { ok: false; kind: ToolErrorKind; message: string };
 
-/** Format each file read as `read_file` shows it, on the worker (see tools/read-render.ts). */
+/** Format each file read as `read_file` shows it, on the worker (see src/common/read-render.ts). */
 export interface ReadRender {
     args: ReadArgs;
     /** Characters shown per file at most. */
