@@ -31,6 +31,7 @@ const IN_CLOEXEC = 0o2000000;
 export const EAGAIN = 11;
 export const EINTR = 4;
 export const ENOENT = 2;
+export const EACCES = 13;
 export const ENOTDIR = 20;
 export const ENOSPC = 28;
 

@@ -1,8 +1,8 @@
-import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 import { Turns } from '../turns.js';
-import { EINTR, ENOENT, ENOSPC, ENOTDIR, IN, openInotify, type Inotify } from './inotify.js';
+import { EACCES, EINTR, ENOENT, ENOSPC, ENOTDIR, IN, openInotify, type Inotify } from './inotify.js';
 import type { TreeWatch, WatchSink } from './watch.js';
+import { WatchedDirs, type Dir } from './watched-dirs.js';
 
 /**
  * The index's own watcher on Linux: one inotify watch per directory the walk enters, read with
@@ -22,16 +22,6 @@ import type { TreeWatch, WatchSink } from './watch.js';
  * goes unreported. A build waits for those additions ({@link renew}).
  */
 
-/** A watched directory. Its path is made from its parent links, so a move changes one link. */
-interface Dir {
-    wd: number;
-    /** The name's bytes (a name need not be UTF-8); `key` is the same bytes as a latin1 string. */
-    raw: Buffer;
-    key: string;
-    parent: Dir | null;
-    readonly children: Map<string, Dir>;
-}
-
 const MASK =
     IN.MODIFY | IN.ATTRIB | IN.CLOSE_WRITE | IN.MOVED_FROM | IN.MOVED_TO | IN.CREATE | IN.DELETE | IN.DELETE_SELF | IN.MOVE_SELF | IN.ONLYDIR | IN.DONT_FOLLOW | IN.EXCL_UNLINK;
 
@@ -41,15 +31,13 @@ const MASK =
  */
 const DRAIN_MS = 20;
 
-const SLASH = Buffer.from('/');
 const NUL = Buffer.from([0]);
 
 export class InotifyWatch implements TreeWatch {
     readonly root: string;
     readonly #sink: WatchSink;
     #ino: Inotify | null = null;
-    #top: Dir | null = null;
-    readonly #wds = new Map<number, Dir>();
+    readonly #dirs: WatchedDirs;
     /**
      * Directories to watch (and list): a parent and a name; `note`: noted again once watched (one
      * met through an event: a build that began before its watch was on must not take it as current).
@@ -68,6 +56,7 @@ export class InotifyWatch implements TreeWatch {
     constructor(root: string, sink: WatchSink) {
         this.root = root;
         this.#sink = sink;
+        this.#dirs = new WatchedDirs(root);
     }
 
     get watching(): boolean {
@@ -103,7 +92,7 @@ export class InotifyWatch implements TreeWatch {
         this.#limitHit = false;
         this.#queue.push({ parent: null, raw: Buffer.alloc(0), note: false });
         await this.#pump();
-        if (this.#limitHit || this.#closed || this.#top === null) {
+        if (this.#limitHit || this.#closed || this.#dirs.top === null) {
             this.#stop();
             return false;
         }
@@ -181,7 +170,7 @@ export class InotifyWatch implements TreeWatch {
             this.#lose();
             return false;
         }
-        const dir = this.#wds.get(wd);
+        const dir = this.#dirs.get(wd);
         if (dir === undefined) return false;
         if (mask & IN.IGNORED) {
             this.#forget(dir, false);
@@ -189,16 +178,16 @@ export class InotifyWatch implements TreeWatch {
         }
         if (raw === null) {
             // The directory itself: its parent reports the same change by name, but the top has none.
-            if (dir === this.#top && mask & (IN.DELETE_SELF | IN.MOVE_SELF | IN.UNMOUNT)) {
+            if (dir === this.#dirs.top && mask & (IN.DELETE_SELF | IN.MOVE_SELF | IN.UNMOUNT)) {
                 this.#sink.note('');
                 this.#lose();
                 return true;
             }
-            if (mask & IN.UNMOUNT) this.#sink.note(this.#relOf(dir, null));
+            if (mask & IN.UNMOUNT) this.#sink.note(this.#dirs.relOf(dir, null));
             return (mask & IN.UNMOUNT) !== 0;
         }
         if (mask & IN.ISDIR) this.#dirEvent(dir, mask, cookie, raw);
-        this.#sink.note(this.#relOf(dir, raw));
+        this.#sink.note(this.#dirs.relOf(dir, raw));
         return true;
     }
 
@@ -208,8 +197,7 @@ export class InotifyWatch implements TreeWatch {
         if (mask & IN.MOVED_FROM) {
             const child = dir.children.get(key);
             if (child !== undefined) {
-                dir.children.delete(key);
-                child.parent = null;
+                this.#dirs.detach(child);
                 this.#movedOut.set(cookie, child);
             }
         }
@@ -217,10 +205,7 @@ export class InotifyWatch implements TreeWatch {
             const moved = this.#movedOut.get(cookie);
             if (moved !== undefined) {
                 this.#movedOut.delete(cookie);
-                const old = dir.children.get(key);
-                if (old !== undefined) this.#forget(old, true);
-                Object.assign(moved, { raw, key, parent: dir });
-                dir.children.set(key, moved);
+                this.#dirs.move(moved, dir, raw, (old) => this.#forget(old, true));
                 return;
             }
         }
@@ -245,26 +230,21 @@ export class InotifyWatch implements TreeWatch {
     /** Watches one directory, then queues its subdirectories (listed after the watch is on). */
     #add(parent: Dir | null, raw: Buffer, note: boolean): void {
         const ino = this.#ino!;
-        if (parent !== null && this.#wds.get(parent.wd) !== parent) return;
-        const key = raw.toString('latin1');
-        if (parent !== null && parent.children.has(key)) return;
-        const abs = this.#absOf(parent, raw);
+        if (parent !== null && (!this.#dirs.live(parent) || parent.children.has(raw.toString('latin1')))) return;
+        const abs = this.#dirs.absOf(parent, raw);
         const wd = ino.addWatch(Buffer.concat([abs, NUL]), MASK);
         if (wd < 0) {
             // Gone or replaced by a file meanwhile: its parent's event notes that.
             if (-wd === ENOENT || -wd === ENOTDIR) return;
             // Unreadable: the walk cannot list it either; a later chmod comes as an attribute event.
-            if (-wd === 13) return;
+            if (-wd === EACCES) return;
             if (-wd === ENOSPC) this.#limitHit = true;
             this.#lose();
             return;
         }
-        if (this.#wds.has(wd)) return; // the same directory under another name (a bind mount): watched once
-        const d: Dir = { wd, raw, key, parent, children: new Map() };
-        this.#wds.set(wd, d);
-        if (parent === null) this.#top = d;
-        else parent.children.set(key, d);
-        if (note && parent !== null) this.#sink.note(this.#relOf(parent, raw));
+        const d = this.#dirs.add(wd, parent, raw);
+        if (d === null) return;
+        if (note && parent !== null) this.#sink.note(this.#dirs.relOf(parent, raw));
         let names: fs.Dirent<Buffer>[];
         try {
             names = fs.readdirSync(abs, { withFileTypes: true, encoding: 'buffer' });
@@ -276,39 +256,7 @@ export class InotifyWatch implements TreeWatch {
 
     /** Stops watching `d` and everything below it (`unwatch`: the kernel still has the watches). */
     #forget(d: Dir, unwatch: boolean): void {
-        if (d.parent !== null && d.parent.children.get(d.key) === d) d.parent.children.delete(d.key);
-        const stack = [d];
-        while (stack.length > 0) {
-            const x = stack.pop()!;
-            if (this.#wds.get(x.wd) === x) this.#wds.delete(x.wd);
-            if (unwatch) this.#ino?.removeWatch(x.wd);
-            for (const c of x.children.values()) stack.push(c);
-        }
-        if (d === this.#top) this.#top = null;
-    }
-
-    /** The absolute path of `name` in `parent` as bytes (`parent` null: the root itself). */
-    #absOf(parent: Dir | null, raw: Buffer): Buffer {
-        const parts: Buffer[] = [];
-        if (parent !== null) {
-            parts.push(raw);
-            for (let x: Dir | null = parent; x !== null && x.parent !== null; x = x.parent) parts.push(SLASH, x.raw);
-            parts.push(SLASH);
-        }
-        parts.push(Buffer.from(this.root));
-        return Buffer.concat(parts.reverse());
-    }
-
-    /**
-     * The relative path of `name` in `dir` (`name` null: `dir` itself). A name that is not UTF-8
-     * cannot be named as the table names it: the nearest directory above that can is noted instead.
-     */
-    #relOf(dir: Dir, raw: Buffer | null): string {
-        const names: Buffer[] = raw === null ? [] : [raw];
-        for (let x: Dir | null = dir; x !== null && x.parent !== null; x = x.parent) names.push(x.raw);
-        names.reverse();
-        const ok = names.findIndex((n) => !isUtf8(n));
-        return (ok === -1 ? names : names.slice(0, ok)).map((n) => n.toString()).join('/');
+        this.#dirs.forget(d, unwatch ? (wd) => this.#ino?.removeWatch(wd) : undefined);
     }
 
     #lose(): void {
@@ -338,10 +286,9 @@ export class InotifyWatch implements TreeWatch {
         this.#timer = null;
         this.#ino?.close();
         this.#ino = null;
-        this.#wds.clear();
+        this.#dirs.clear();
         this.#movedOut.clear();
         this.#queue.length = 0;
-        this.#top = null;
     }
 }
 

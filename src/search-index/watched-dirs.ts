@@ -1,0 +1,106 @@
+import { isUtf8 } from 'node:buffer';
+
+/**
+ * The directories an inotify watcher watches, by watch descriptor, as a tree of parent links: a
+ * path is made from its links when an event comes, so a directory moved within the tree is one
+ * link changed (its watches stay valid), and a removed one is one subtree dropped.
+ */
+
+export interface Dir {
+    wd: number;
+    /** The name's bytes (a name need not be UTF-8); `key` is the same bytes as a latin1 string. */
+    raw: Buffer;
+    key: string;
+    parent: Dir | null;
+    readonly children: Map<string, Dir>;
+}
+
+const SLASH = Buffer.from('/');
+
+export class WatchedDirs {
+    /** The watched tree's root directory. */
+    top: Dir | null = null;
+    readonly #wds = new Map<number, Dir>();
+    readonly #root: Buffer;
+
+    constructor(root: string) {
+        this.#root = Buffer.from(root);
+    }
+
+    get(wd: number): Dir | undefined {
+        return this.#wds.get(wd);
+    }
+
+    /** `d` is still watched (not dropped since it was handed out). */
+    live(d: Dir): boolean {
+        return this.#wds.get(d.wd) === d;
+    }
+
+    /** Records a new watch `wd` on `raw` in `parent` (`null`: the root); `null` when `wd` is watched already (the same directory under another name, a bind mount: watched once). */
+    add(wd: number, parent: Dir | null, raw: Buffer): Dir | null {
+        if (this.#wds.has(wd)) return null;
+        const key = raw.toString('latin1');
+        const d: Dir = { wd, raw, key, parent, children: new Map() };
+        this.#wds.set(wd, d);
+        if (parent === null) this.top = d;
+        else parent.children.set(key, d);
+        return d;
+    }
+
+    /** Moves `d` to `raw` in `parent` (a rename within the tree); what was there is handed to `drop`. */
+    move(d: Dir, parent: Dir, raw: Buffer, drop: (old: Dir) => void): void {
+        const key = raw.toString('latin1');
+        const old = parent.children.get(key);
+        if (old !== undefined && old !== d) drop(old);
+        Object.assign(d, { raw, key, parent });
+        parent.children.set(key, d);
+    }
+
+    /** Detaches `d` from its parent (moved away, its arrival not yet read). */
+    detach(d: Dir): void {
+        if (d.parent !== null && d.parent.children.get(d.key) === d) d.parent.children.delete(d.key);
+        d.parent = null;
+    }
+
+    /** Drops `d` and everything below it; `each` gets every watch descriptor dropped. */
+    forget(d: Dir, each?: (wd: number) => void): void {
+        if (d.parent !== null && d.parent.children.get(d.key) === d) d.parent.children.delete(d.key);
+        const stack = [d];
+        while (stack.length > 0) {
+            const x = stack.pop()!;
+            if (this.#wds.get(x.wd) === x) this.#wds.delete(x.wd);
+            each?.(x.wd);
+            for (const c of x.children.values()) stack.push(c);
+        }
+        if (d === this.top) this.top = null;
+    }
+
+    clear(): void {
+        this.#wds.clear();
+        this.top = null;
+    }
+
+    /** The absolute path of `raw` in `parent` as bytes (`parent` null: the root itself). */
+    absOf(parent: Dir | null, raw: Buffer): Buffer {
+        const parts: Buffer[] = [];
+        if (parent !== null) {
+            parts.push(raw);
+            for (let x: Dir | null = parent; x !== null && x.parent !== null; x = x.parent) parts.push(SLASH, x.raw);
+            parts.push(SLASH);
+        }
+        parts.push(this.#root);
+        return Buffer.concat(parts.reverse());
+    }
+
+    /**
+     * The relative path of `raw` in `dir` (`raw` null: `dir` itself). A name that is not UTF-8
+     * cannot be named as the table names it: the nearest directory above that can is given instead.
+     */
+    relOf(dir: Dir, raw: Buffer | null): string {
+        const names: Buffer[] = raw === null ? [] : [raw];
+        for (let x: Dir | null = dir; x !== null && x.parent !== null; x = x.parent) names.push(x.raw);
+        names.reverse();
+        const ok = names.findIndex((n) => !isUtf8(n));
+        return (ok === -1 ? names : names.slice(0, ok)).map((n) => n.toString()).join('/');
+    }
+}
