@@ -1,10 +1,13 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { CheckedPath } from './common/access/checked-path.js';
 import { accessFor, allows, isInside } from './common/access/contain.js';
 import { realPathOf } from './access/resolve.js';
 import { AccessType, DirectoryConfiguration, type Access } from './common/config/configuration.js';
 import { errors, ToolError } from './common/errors.js';
+
+export type { CheckedPath } from './common/access/checked-path.js';
 
 /** Plain options accepted by `new Workspace({...})`, as an alternative to a DirectoryConfiguration. */
 export interface WorkspaceOptions {
@@ -12,18 +15,6 @@ export interface WorkspaceOptions {
     skipDirs?: string[];
     resolveSymlinks?: boolean;
     workspacePath?: string;
-}
-
-/** A path checked against one view of the workspace. */
-export interface CheckedPath {
-    /** Absolute path as the caller wrote it, normalized (shown in confirmations and headers). */
-    abs: string;
-    /** Real path the operation acts on (symlinks resolved when the policy says so). */
-    real: string;
-    /** How the path appears in listings: workspace-relative inside the workspace, else absolute. */
-    display: string;
-    /** The access that covers it. */
-    access: AccessType;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { analyzePattern, bestLiteral } from '../src/common/search/literals.js';
-import type { PatternSpec } from '../src/engine/regex.js';
+import type { PatternSpec } from '../src/common/search/types.js';
 import { hasUtf16Bom, hasUtf8Bom, scanText, textEncodingOf } from '../src/common/fs/text.js';
 import { findLiteral, planLiteral, worthPrefilter, type LiteralPlan } from './prefilter.js';
 

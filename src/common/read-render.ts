@@ -1,5 +1,4 @@
 import { errors } from './errors.js';
-import type { StreamedLine } from '../fs/line-stream.js';
 import { decodeText, splitLines } from './fs/text.js';
 import { quotePath } from './display.js';
 
@@ -18,6 +17,13 @@ export interface ReadArgs {
     line_numbers?: boolean | undefined;
     start_char?: number | undefined;
     last_lines?: number | undefined;
+}
+
+/** One kept line: its text, terminator, and whether `text` is the whole line (else a prefix). */
+export interface StreamedLine {
+    text: string;
+    eol: string;
+    complete: boolean;
 }
 
 /**

@@ -3,15 +3,9 @@
  * and the workers, which run it), and the literal prefilter extracted from it.
  */
 import { analyzePattern, bestLiteral } from '../common/search/literals.js';
+import type { PatternSpec } from '../common/search/types.js';
 
-/** A compiled-once description of a search pattern; structured-clone safe. */
-export interface PatternSpec {
-    source: string;
-    /** `i`, or `iu` when the pattern needs Unicode mode. */
-    flags: 'i' | 'iu';
-    /** The pattern may backtrack catastrophically (see {@link mayBacktrack}): workers hand back hits before each next entry. */
-    risky: boolean;
-}
+export type { PatternSpec } from '../common/search/types.js';
 
 /** `text` as a regex source matching exactly that text (every syntax character escaped). */
 export function escapeRegex(text: string): string {

@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { isBinary, BINARY_SAMPLE_BYTES, hasUtf16Bom, hasUtf8Bom } from '../common/fs/text.js';
+import type { StreamedLine } from '../common/read-render.js';
 
 /**
  * Line ranges of files too large to load (above `maxFileSize`), read by streaming: the file is
@@ -12,13 +13,6 @@ import { isBinary, BINARY_SAMPLE_BYTES, hasUtf16Bom, hasUtf8Bom } from '../commo
 
 /** Bytes read per chunk. */
 export const CHUNK_BYTES = 1024 * 1024;
-
-/** One kept line: its text, terminator, and whether `text` is the whole line (else a prefix). */
-export interface StreamedLine {
-    text: string;
-    eol: string;
-    complete: boolean;
-}
 
 /** Lines `first..` of a file and its total line count. */
 export interface StreamedRange {

@@ -4,13 +4,13 @@ import { z } from 'zod';
 import { AccessType } from '../common/config/configuration.js';
 import { errors, escapeControls, toToolError, ToolError, type ToolErrorKind } from '../common/errors.js';
 import { contentHash } from '../common/fs/content-hash.js';
-import { countLines, readLines, streamable, type StreamedLine } from '../fs/line-stream.js';
+import { countLines, readLines, streamable } from '../fs/line-stream.js';
 import { openRegularFile, readRegularFile, type RealRoots } from '../fs/secure.js';
 import type { CheckedPath, WorkspaceView } from '../workspace.js';
 import { fail, failure, FileTool, ok } from './base.js';
 import { declareTool } from './catalog.js';
 import { arg } from './schema.js';
-import { formatRead, renderRead, type ReadArgs } from '../common/read-render.js';
+import { formatRead, renderRead, type ReadArgs, type StreamedLine } from '../common/read-render.js';
 import { rootsOf } from './shared.js';
 
 /** Most paths one read_file call accepts. */

@@ -1,8 +1,7 @@
 import type { Access } from '../config/configuration.js';
-import type { IgnoreFrame, OutputMode, ReadItem, ReadOutcome, ReadRender, SearchHit, SearchRequest, SearchRoot, ShownReadOutcome } from './types.js';
+import type { IgnoreFrame, OutputMode, PatternSpec, ReadItem, ReadOutcome, ReadRender, SearchHit, SearchRequest, SearchRoot, ShownReadOutcome } from './types.js';
 import type { WorkerFailureCode } from '../errors.js';
 import type { MessagePort } from 'node:worker_threads';
-import type { PatternSpec } from '../../engine/regex.js';
 import { runHit } from './hit-list.js';
 
 /**

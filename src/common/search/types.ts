@@ -1,5 +1,5 @@
 import type { ReadArgs } from '../read-render.js';
-import type { CheckedPath } from '../../workspace.js';
+import type { CheckedPath } from '../access/checked-path.js';
 import type { ToolErrorKind } from '../errors.js';
 
 /**
@@ -17,6 +17,15 @@ export type EntryType = 'file' | 'directory' | 'both';
  */
 export type OutputMode = 'content' | 'files_with_matches' | 'count';
 
+/** A search pattern compiled once (`compilePattern` in src/engine/regex.ts); structured-clone safe. */
+export interface PatternSpec {
+    source: string;
+    /** `i`, or `iu` when the pattern needs Unicode mode. */
+    flags: 'i' | 'iu';
+    /** The pattern may backtrack catastrophically (`mayBacktrack` in src/engine/regex.ts): workers hand back hits before each next entry. */
+    risky: boolean;
+}
+
 /**
  * The rules of one `.gitignore` file and where they apply. An entry at `relPath` (relative to the
  * searched directory) is tested as `up + relPath.slice(base.length)`: `base` is the directory of
@@ -31,9 +40,9 @@ export interface IgnoreFrame {
 }
 
 /**
- * The directory a search starts from, as the access check left it: the worker-safe part of
- * workspace.ts's {@link CheckedPath} (its real and display paths) with the roots that bound
- * what the search may read. One value from the tool through the engine to the workers.
+ * The directory a search starts from, as the access check left it: the worker-safe part of its
+ * {@link CheckedPath} (the real and display paths) with the roots that bound what the search may
+ * read. One value from the tool through the engine to the workers.
  */
 export interface SearchRoot extends Pick<CheckedPath, 'real' | 'display'> {
     /** Real access roots; a symlink whose real target is outside all of them is not followed. `null`: symlink resolution is off, follow freely. */
