@@ -1,5 +1,4 @@
 import { crc32 } from 'node:zlib';
-import type { NameGrams } from './name-grams.js';
 
 /**
  * On-disk format of the search index: the format version, the error every failed check raises,
@@ -40,6 +39,21 @@ export const Flag = {
     /** A directory that could not be listed: always handed to the walk. */
     Unreadable: 16,
 } as const;
+
+/**
+ * Posting lists of the entries' names (name searches are planned like content searches), made
+ * where the names are listed (the build's walk, on a thread) and stored in the table file, so
+ * the host never counts them. Perf/memory: sorted gram keys, list starts and one array of ids
+ * (a few MB for 100k entries).
+ */
+export interface NameGrams {
+    /** Distinct grams of the names, ascending. */
+    keys: Uint32Array;
+    /** For `keys[r]`, its ids are `ids.subarray(starts[r], starts[r + 1])`; `keys.length + 1` entries. */
+    starts: Uint32Array;
+    /** Ids of the entries whose name holds the gram, ascending per gram. */
+    ids: Uint32Array;
+}
 
 /**
  * The file table: every entry of the indexed tree in the order of a sequential search walk

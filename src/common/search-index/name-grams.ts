@@ -1,20 +1,5 @@
 import { forEachGram } from '../search/fold.js';
-import type { Names } from './format.js';
-
-/**
- * Posting lists of the entries' names (name searches are planned like content searches), made
- * where the names are listed (the build's walk, on a thread) and stored in the table file, so
- * the host never counts them. Perf/memory: sorted gram keys, list starts and one array of ids
- * (a few MB for 100k entries).
- */
-export interface NameGrams {
-    /** Distinct grams of the names, ascending. */
-    keys: Uint32Array;
-    /** For `keys[r]`, its ids are `ids.subarray(starts[r], starts[r + 1])`; `keys.length + 1` entries. */
-    starts: Uint32Array;
-    /** Ids of the entries whose name holds the gram, ascending per gram. */
-    ids: Uint32Array;
-}
+import type { NameGrams, Names } from './format.js';
 
 /**
  * Per-gram counters of {@link nameGrams}: open addressing (linear probing) over typed arrays,

@@ -1,9 +1,9 @@
-import type { PackedHits, Segment } from './protocol.js';
+import type { PackedHits, Segment } from './walk-output.js';
 import type { SearchHit, SearchOutcome } from './types.js';
 
 /**
  * The hits of a search in walk order, kept as the runs the workers sent (their columns, see
- * {@link PackedHits} and {@link PackedEntries} in protocol.ts) and ranges of them, not as one
+ * {@link PackedHits} and {@link PackedEntries} in walk-output.ts) and ranges of them, not as one
  * object per hit. Memory / event loop: 81,383 hit objects kept alive on the main thread, each
  * with its own text string, would make the young-generation collections copy them (20-30 ms
  * pauses each); a run's columns are a handful of objects. A hit object is made when asked for
