@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
     MAX_QUERY_GRAMS,
-    candidates,
     distinctGrams,
     evaluate,
     foldCodePoint,
@@ -14,6 +13,7 @@ import {
     querySize,
     type NgramQuery,
 } from '../src/search-index/planner.js';
+import { candidates } from '../src/search-index/postings.js';
 import { countBytes, makeMatcher } from '../workers/scan.js';
 
 /**

@@ -7,6 +7,7 @@ import type { PreparedSearch, Segment } from '../common/search/protocol.js';
 import type { IgnoreFrame, SearchHit } from '../common/search/types.js';
 import { Flag, Kind } from '../common/search-index/format.js';
 import type { ChangedEntries, Extra } from './changed-entries.js';
+import type { ResolvedLink } from './resolved-link.js';
 import { SegmentWriter } from './segment-writer.js';
 import { isListed, lowerBound } from './sorted-ids.js';
 import type { Table } from './table.js';
@@ -59,14 +60,6 @@ export interface WalkQuery {
     root: string;
     /** Links resolved by earlier searches and still valid (table.ts LinkCache), or `null`: each link is resolved now. */
     links: Map<number, ResolvedLink> | null;
-}
-
-/** A link's target: its real path and its stat (lstat of the target, following the link). */
-export interface ResolvedLink {
-    target: string;
-    st: fs.Stats;
-    /** The target's path relative to the index's root and its table id (`undefined` outside the table), once asked ({@link TableWalk}'s `#inTable`). */
-    inTable?: { tRel: string; tId: number | undefined };
 }
 
 

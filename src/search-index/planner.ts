@@ -32,7 +32,6 @@ import type { AndOr } from '../common/search/required.js';
 import { gramAt } from '../common/search/fold.js';
 
 export { distinctGrams, foldCodePoint, foldForIndex, forEachGram, formatGram, gramsOf } from '../common/search/fold.js';
-export { candidates, type PostingList } from './postings.js';
 
 /** An n-gram query: a monotone condition on a file's set of grams. */
 export type NgramQuery = AndOr<{ op: 'gram'; gram: number }>;

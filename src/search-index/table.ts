@@ -1,6 +1,6 @@
 import { Flag, Kind, type FileTable } from '../common/search-index/format.js';
 import { Turns } from '../turns.js';
-import type { ResolvedLink } from './answer.js';
+import type { ResolvedLink } from './resolved-link.js';
 
 /**
  * The file table as the index serves it: the stored columns (format.ts `FileTable`), the lookups
