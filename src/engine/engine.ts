@@ -11,6 +11,7 @@ import { readMany, type ReadManyOptions } from './read-many.js';
 import type { BackendSource, SearchBackend, WriteEvent } from './backend.js';
 import { SearchRun, STUCK_MS } from './search-run.js';
 import { streamHits } from './stream.js';
+import type { RunOptions, TaskRunner } from './task-runner.js';
 import type { ReadItem, ReadOutcome, ReadRender, SearchHit, SearchOptions, SearchOutcome, SearchRequest, ShownReadOutcome } from '../common/search/types.js';
 
 export type { ReadManyOptions } from './read-many.js';
@@ -178,7 +179,7 @@ function abortError(): Error {
  * (polynomial ones like `\s*\s*$` on very long lines): those still lose a stuck task's hits
  * on timeout, but are held to one thread after 2 s.
  */
-export class Engine {
+export class Engine implements TaskRunner {
     static #shared: Engine | undefined;
 
     /** Process-wide default engine used by tools built without a package (its pool starts on first use). */
@@ -295,10 +296,7 @@ export class Engine {
      *   `performance.now()` when its current piece started; it counts as stuck from there.
      * @param options.transferList - objects moved to the worker with the task (a MessagePort).
      */
-    run<T>(
-        task: object,
-        options: { signal?: AbortSignal; stuckMs?: number; risky?: boolean; onStart?: () => void; since?: () => number; transferList?: TransferListItem[] } = {},
-    ): Promise<T> {
+    run<T>(task: object, options: RunOptions = {}): Promise<T> {
         const { signal } = options;
         if (signal?.aborted) return Promise.reject(abortError());
         return new Promise<T>((resolve, reject) => {

@@ -1,6 +1,6 @@
 import { WORKER_FAILURE_KINDS, type ToolErrorKind } from '../common/errors.js';
 import type { Access } from '../common/config/configuration.js';
-import type { Engine } from './engine.js';
+import type { TaskRunner } from './task-runner.js';
 import type { ReadTask, ReadTaskResult } from '../common/search/protocol.js';
 import { MAX_TIMER_MS } from './search-run.js';
 import type { ReadItem, ReadOutcome, ReadRender, ShownReadOutcome } from '../common/search/types.js';
@@ -28,7 +28,7 @@ export interface ReadManyOptions {
  * `maxThreads` groups at once; one outcome per item, in the order given. A failing item (missing,
  * too large, FIFO, outside, timeout) never affects the others.
  */
-export async function readMany(engine: Engine, items: readonly ReadItem[], opts: ReadManyOptions): Promise<(ReadOutcome | ShownReadOutcome)[]> {
+export async function readMany(engine: TaskRunner, items: readonly ReadItem[], opts: ReadManyOptions): Promise<(ReadOutcome | ShownReadOutcome)[]> {
     const out: (ReadOutcome | ShownReadOutcome)[] = new Array(items.length);
     if (items.length === 0) return out;
     const groupSize = Math.min(16, Math.max(1, Math.ceil(items.length / (engine.maxThreads * 4))));

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import fs from 'node:fs/promises';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { CHECKPOINT_BYTES, readCheckpoint, resetCheckpoint } from '../common/search/checkpoint.js';
-import type { Engine } from './engine.js';
+import type { TaskRunner } from './task-runner.js';
 import { OrderedWalk, type WalkNode } from './ordered.js';
 import { expectedEntries, NEAR_HITS, plannedShape, taskShape } from './task-shape.js';
 import { HitList, outcomeWithHitList, runHit, runSize } from '../common/search/hit-list.js';
@@ -87,7 +87,7 @@ interface Session {
 /** One search call: dispatch, ordered merge, deadline, teardown. */
 export class SearchRun {
     readonly promise: Promise<SearchOutcome>;
-    readonly #engine: Engine;
+    readonly #engine: TaskRunner;
     readonly #search: PreparedSearch;
     readonly #timeoutMs: number;
     readonly #signal: AbortSignal | undefined;
@@ -129,7 +129,7 @@ export class SearchRun {
     #timer: ReturnType<typeof setTimeout> | undefined;
     #onAbort = (): void => void this.#finish('aborted');
 
-    constructor(engine: Engine, search: PreparedSearch, timeoutMs: number, signal: AbortSignal | undefined, hooks: RunHooks = {}) {
+    constructor(engine: TaskRunner, search: PreparedSearch, timeoutMs: number, signal: AbortSignal | undefined, hooks: RunHooks = {}) {
         this.#engine = engine;
         this.#search = search;
         this.#timeoutMs = timeoutMs;

@@ -1,4 +1,4 @@
-import type { Engine } from './engine.js';
+import type { TaskRunner } from './task-runner.js';
 import { asPrepared } from './prepare.js';
 import type { PreparedSearch } from '../common/search/protocol.js';
 import { SearchRun } from './search-run.js';
@@ -12,7 +12,7 @@ const STREAM_HIGH_WATER = 2048;
  * `maxResults`. While {@link STREAM_HIGH_WATER} hits wait for the consumer no work is handed out;
  * breaking out of the loop or aborting `signal` stops the search, and no work goes on afterwards.
  */
-export async function* streamHits(engine: Engine, req: SearchRequest | PreparedSearch, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): AsyncGenerator<SearchHit, void, undefined> {
+export async function* streamHits(engine: TaskRunner, req: SearchRequest | PreparedSearch, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): AsyncGenerator<SearchHit, void, undefined> {
     const search = await asPrepared(req);
     const queue: SearchHit[] = [];
     let head = 0;
