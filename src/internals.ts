@@ -16,8 +16,7 @@ export {
     REFERENCE_TOOL_NAMES,
     OPTIONAL_TOOL_NAMES,
     type ToolName,
-    type ToolDeclaration,
-    type ToolBehaviour,
     type FileToolClass,
 } from './tools/catalog.js';
+export type { ToolDeclaration, ToolBehaviour } from './tools/declaration.js';
 export { openAiStrictSchema, geminiSchema } from './adapters/schemas.js';

@@ -7,7 +7,7 @@ import { AccessType, FileToolPackage, Workspace } from '../src/index.js';
 import type { ContentPart } from '../src/content/parts.js';
 import { FileTool, ok, type ToolCall } from '../src/tools/base.js';
 import type { WorkspaceView } from '../src/workspace.js';
-import { declareTool } from '../src/tools/catalog.js';
+import { declareTool } from '../src/tools/declaration.js';
 import { tempDir } from './helpers.js';
 
 /** A 1×1 PNG. */

@@ -8,7 +8,7 @@ import { errors, escapeControls, toToolError, type ToolErrorKind } from '../comm
 import { textOfParts, type ContentPart } from '../content/parts.js';
 import { FilePool } from '../file-pool.js';
 import type { CheckedPath, Workspace, WorkspaceView } from '../workspace.js';
-import type { ToolDeclaration } from './catalog.js';
+import type { ToolDeclaration } from './declaration.js';
 import { describeShape, SchemaParameters, withoutNullOptionals } from './schema.js';
 
 /** What the tools of one package share. Every field is optional for a tool built on its own. */

@@ -1,9 +1,8 @@
 /**
- * The tools' catalog: what a tool is (its {@link ToolDeclaration}) and where each one lives. Every
- * tool declares itself once, in its own file (`src/tools/<tool-name>.ts`), with `declareTool`:
- * name, title, description, argument schema and behaviour. The package, the exports, the MCP
- * server, the adapters, the CLI and the tests derive their lists from {@link TOOL_NAMES} and from
- * those declarations.
+ * The tools' catalog: where each tool lives. Every tool declares itself once, in its own file
+ * (`src/tools/<tool-name>.ts`), with `declareTool` (declaration.ts): name, title, description,
+ * argument schema and behaviour. The package, the exports, the MCP server, the adapters, the CLI
+ * and the tests derive their lists from {@link TOOL_NAMES} and from those declarations.
  *
  * Start-up: this module loads nothing but types. {@link loadToolClass} imports one tool's file
  * (its declaration, schema and implementation) without the other tools, so a one-shot CLI call
@@ -12,34 +11,7 @@
 import type { z } from 'zod';
 import type { ToolShared, FileTool } from './base.js';
 import type { Workspace } from '../workspace.js';
-
-/**
- * What a tool does to the filesystem, as MCP's tool annotations state it (`readOnlyHint`,
- * `destructiveHint`, `idempotentHint`). Idempotent: a repeat with the same arguments changes
- * nothing more (a repeated delete or move fails and changes nothing; repeated inserts would).
- * Destructive: it may overwrite or remove what exists (meaningless for a read-only tool).
- */
-export interface ToolBehaviour {
-    readOnly: boolean;
-    destructive: boolean;
-    idempotent: boolean;
-}
-
-/** One tool, declared once: the model sees `name`, `description` and the JSON schema of `schema`; hosts show `title`. */
-export interface ToolDeclaration<N extends string = string, S extends z.ZodObject = z.ZodObject> {
-    readonly name: N;
-    /** A short human-readable name (MCP's `title`). */
-    readonly title: string;
-    readonly description: string;
-    /** The arguments (zod): checked on every call; its JSON schema is what models see. */
-    readonly schema: S;
-    readonly behaviour: ToolBehaviour;
-}
-
-/** A tool's declaration, frozen. The name's literal type ties it to its {@link TOOL_NAMES} entry. */
-export function declareTool<N extends string, S extends z.ZodObject>(declaration: ToolDeclaration<N, S>): ToolDeclaration<N, S> {
-    return Object.freeze({ ...declaration, behaviour: Object.freeze({ ...declaration.behaviour }) });
-}
+import type { ToolDeclaration } from './declaration.js';
 
 /** A tool class: built on a workspace, its declaration a static field. */
 export interface FileToolClass<N extends string = string> {

@@ -6,7 +6,7 @@ import { errors } from '../common/errors.js';
 import { entryKind, holdDirectory } from '../fs/secure.js';
 import type { WorkspaceView } from '../workspace.js';
 import { FileTool, ok } from './base.js';
-import { declareTool } from './catalog.js';
+import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { quotePath } from '../common/display.js';
 import { rootsOf } from './shared.js';

@@ -8,7 +8,7 @@ import { withPathLock } from '../file-pool.js';
 import { entryKind, holdDirectory, removeTree } from '../fs/secure.js';
 import type { WorkspaceView } from '../workspace.js';
 import { FileTool, ok } from './base.js';
-import { declareTool } from './catalog.js';
+import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { quotePath } from '../common/display.js';
 import { lstatHeld, rootsOf } from './shared.js';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { accessFor } from '../common/access/contain.js';
 import type { WorkspaceView } from '../workspace.js';
 import { FileTool, ok } from './base.js';
-import { declareTool } from './catalog.js';
+import { declareTool } from './declaration.js';
 
 const schema = z.strictObject({});
 

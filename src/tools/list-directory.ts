@@ -7,7 +7,7 @@ import { isDebrisName } from '../common/fs/debris.js';
 import { DirectoryCursor, holdDirectory } from '../fs/secure.js';
 import type { WorkspaceView } from '../workspace.js';
 import { FileTool, ok } from './base.js';
-import { declareTool } from './catalog.js';
+import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { byCodePoint, childPrefix, quotePath } from '../common/display.js';
 import { rootsOf } from './shared.js';

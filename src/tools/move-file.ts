@@ -10,7 +10,7 @@ import { debrisName } from '../common/fs/debris.js';
 import { holdDirectory, PartialRemoval, removeTree, type HeldDirectory } from '../fs/secure.js';
 import type { WorkspaceView } from '../workspace.js';
 import { FileTool, ok } from './base.js';
-import { declareTool } from './catalog.js';
+import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { quotePath } from '../common/display.js';
 import { lstatHeld, rootsOf } from './shared.js';

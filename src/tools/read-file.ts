@@ -8,7 +8,7 @@ import { countLines, readLines, streamable } from '../fs/line-stream.js';
 import { openRegularFile, readRegularFile, type RealRoots } from '../fs/secure.js';
 import type { CheckedPath, WorkspaceView } from '../workspace.js';
 import { fail, failure, FileTool, ok } from './base.js';
-import { declareTool } from './catalog.js';
+import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { formatRead, renderRead, type ReadArgs, type StreamedLine } from '../common/read-render.js';
 import { rootsOf } from './shared.js';

@@ -4,7 +4,7 @@ import { errors } from '../common/errors.js';
 import { contentLines, dominantEol, joinLines, splitLines } from '../common/fs/text.js';
 import type { WorkspaceView } from '../workspace.js';
 import { FileTool, ok, type ToolCall } from './base.js';
-import { declareTool } from './catalog.js';
+import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { withDiff } from './edit-diff.js';
 import { checkContentSize, editTextFile } from './shared.js';

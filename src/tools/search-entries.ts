@@ -9,7 +9,7 @@ import { prepareSearch } from '../engine/prepare.js';
 import { errors } from '../common/errors.js';
 import type { CheckedPath, WorkspaceView } from '../workspace.js';
 import { FileTool, ok, type ToolCall } from './base.js';
-import { declareTool } from './catalog.js';
+import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { patternSource } from './search-patterns.js';
 import { printSearch } from './search-print.js';
@@ -79,8 +79,6 @@ const schema = z.strictObject({
 });
 
 type Args = z.infer<typeof schema>;
-/** The arguments of a `search_entries` call, as its schema parses them. */
-export type SearchEntriesArgs = Args;
 
 const DESCRIPTION =
     'Searches for files and directories by name, content pattern, and/or creation/modification timestamps. ' +

@@ -7,7 +7,6 @@ import { hitListOf } from '../common/search/hit-list.js';
 import { joinParts, sortInTurns, Turns } from '../turns.js';
 import { fail, ok } from './base.js';
 import { byCodePoint, childPrefix, quotePath } from '../common/display.js';
-import type { SearchEntriesArgs } from './search-entries.js';
 import { patternNotes } from './search-patterns.js';
 import { hitBlocks } from './search-lines.js';
 import { Utf16Writer } from './utf16-writer.js';
@@ -23,11 +22,31 @@ const SKIPPED_SHOWN = 5;
 /** Top-level directories listed in a count summary at most. */
 const SUMMARY_GROUPS = 50;
 
+/**
+ * The arguments of a `search_entries` call that the output reads, named and typed as the tool's
+ * schema parses them (search-entries.ts passes its parsed arguments).
+ */
+export interface PrintArgs {
+    type?: 'file' | 'directory' | 'both' | undefined;
+    name_pattern?: string | undefined;
+    content_pattern?: string | undefined;
+    literal?: boolean | undefined;
+    offset?: number | undefined;
+    max_size?: number | undefined;
+    created_after?: string | undefined;
+    created_before?: string | undefined;
+    modified_after?: string | undefined;
+    modified_before?: string | undefined;
+    respect_gitignore?: boolean | undefined;
+    include?: string | string[] | undefined;
+    exclude?: string | string[] | undefined;
+}
+
 /** The limits the output names: the search configuration's, and the configured maxFileSize in bytes. */
 export type PrintConfig = Pick<SearchConfiguration, 'maxDisplayEntries' | 'maxTotalEntries' | 'timeoutMs'> & { maxFileSize: number };
 
 /** The tool's result for `outcome`; `flat` is the number of entries directly in the searched directory when that alone is above maxTotalEntries. */
-export async function printSearch(args: SearchEntriesArgs, search: PreparedSearch, outcome: SearchOutcome, config: PrintConfig, flat?: number): Promise<PartialToolResult> {
+export async function printSearch(args: PrintArgs, search: PreparedSearch, outcome: SearchOutcome, config: PrintConfig, flat?: number): Promise<PartialToolResult> {
     // Perf: tens of thousands of hits are formatted in slices, giving the host's event loop a
     // turn every few milliseconds (81,383 hits listed in one turn would hold it ~270 ms).
     const turns = new Turns();
@@ -110,7 +129,7 @@ export async function printSearch(args: SearchEntriesArgs, search: PreparedSearc
 }
 
 /** The files a content search left out for their size, and which limit to raise. */
-function tooLargeNote(args: SearchEntriesArgs, search: PreparedSearch, outcome: SearchOutcome, configured: number): string {
+function tooLargeNote(args: PrintArgs, search: PreparedSearch, outcome: SearchOutcome, configured: number): string {
     const n = outcome.tooLargeCount;
     const byArg = args.max_size !== undefined && args.max_size < configured;
     const limit = byArg ? `max_size (${search.maxFileSize} bytes)` : `maxFileSize (${search.maxFileSize} bytes)`;
@@ -125,7 +144,7 @@ function tooLargeNote(args: SearchEntriesArgs, search: PreparedSearch, outcome: 
  * How to narrow a search stopped by maxTotalEntries, naming only what the call has not used yet;
  * `flat` is the number of entries directly in the searched directory when that alone is above the limit.
  */
-function narrowAdvice(args: SearchEntriesArgs, flat: number | undefined): string {
+function narrowAdvice(args: PrintArgs, flat: number | undefined): string {
     if (flat !== undefined) {
         return (
             `The directory itself holds ${flat} entries, more than the limit: every one is visited whatever the filters, so only a deeper \`path\` ` +
@@ -196,7 +215,7 @@ function iso(ms: number | undefined): string {
 }
 
 /** The active filters, for the "no entries found" line. */
-function describeCriteria(args: SearchEntriesArgs): string {
+function describeCriteria(args: PrintArgs): string {
     const parts: string[] = [];
     const show = (p: string): string => (args.literal === true ? JSON.stringify(p) : `/${p}/i`);
     if (args.name_pattern !== undefined) parts.push(`name_pattern ${show(args.name_pattern)}`);

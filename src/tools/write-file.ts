@@ -8,7 +8,7 @@ import { holdDirectory, readRegularFile, writeFileSafely, type RealRoots } from 
 import { decodeText, encodeText, type TextEncodingInfo } from '../common/fs/text.js';
 import type { WorkspaceView } from '../workspace.js';
 import { FileTool, ok, type ToolCall } from './base.js';
-import { declareTool } from './catalog.js';
+import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { quotePath } from '../common/display.js';
 import { checkContentSize, noteWrite, rootsOf } from './shared.js';
