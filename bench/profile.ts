@@ -167,8 +167,8 @@ async function phases(argv: string[]): Promise<void> {
                 if (got === 0 || isBinary(bytes)) continue;
                 if (step === 'binary') continue;
                 if (step === 'prefilter') {
-                    absent.literals!.reset(bytes);
-                    sink += absent.literals!.find(0);
+                    absent.literals!.reset();
+                    sink += absent.literals!.find(bytes, 0);
                     continue;
                 }
                 hits.length = 0;

@@ -17,7 +17,6 @@ export class LiteralSet {
     readonly #plans: LiteralPlan[];
     /** Per literal: start of its first occurrence at or after {@link #from}, -1 for none, -2 not searched yet. */
     readonly #next: Int32Array;
-    #buf: Uint8Array | null = null;
     #from = 0;
 
     /** @throws RangeError for no literals or an empty one (it would match everywhere: no prefilter at all). */
@@ -29,19 +28,21 @@ export class LiteralSet {
         this.#next = new Int32Array(literals.length);
     }
 
-    /** Starts the search of `buf`: what was kept of the last buffer is dropped. */
-    reset(buf: Uint8Array): void {
-        this.#buf = buf;
+    /**
+     * Forgets the occurrences kept: called before searching another buffer, or new content in the
+     * same one. (Memory: no buffer is held between calls; a large file's stays released.)
+     */
+    reset(): void {
         this.#from = 0;
         this.#next.fill(-2);
     }
 
     /**
-     * Start of the first occurrence at or after `from` of any literal in the buffer given to
-     * {@link reset}, or -1. Calls with a `from` below the last one's search again from there.
+     * Start of the first occurrence at or after `from` of any literal in `buf`, or -1. Between two
+     * {@link reset}s every call must pass the same unchanged buffer; a call with a `from` below the
+     * last one's searches again from there.
      */
-    find(from: number): number {
-        const buf = this.#buf as Buffer;
+    find(buf: Buffer, from: number): number {
         const plans = this.#plans;
         if (plans.length === 1) return findLiteral(buf, plans[0]!, from);
         const next = this.#next;

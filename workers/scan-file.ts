@@ -47,8 +47,8 @@ function streamedLiteral(fd: number, size: number, literals: LiteralSet): { foun
         if (n === 0) break;
         pos += n;
         const len = carried + n;
-        literals.reset(buf.subarray(0, len));
-        if (literals.find(0) !== -1) return { found: true, read: pos };
+        literals.reset();
+        if (literals.find(buf.subarray(0, len), 0) !== -1) return { found: true, read: pos };
         carried = Math.min(keep, len);
         buf.copy(buf, 0, len - carried, len);
     }

@@ -183,13 +183,13 @@ function eachMatchInBytes(buf: Buffer, m: ContentMatcher, max: number, visit: Vi
     // of the literals (analyzePattern), and in UTF-8 (also decoded leniently after a BOM) and Latin-1 the
     // ASCII characters of a decoded line are exactly the ASCII bytes of the raw line, in order.
     const literals = m.literals;
-    literals.reset(body);
+    literals.reset();
     let found = 0;
     let line = 1;
     let counted = 0; // line `line` starts at `counted`
     let from = 0;
     while (found < max) {
-        const pos = literals.find(from);
+        const pos = literals.find(body, from);
         if (pos === -1) break;
         const lineStart = pos === from ? from : Math.max(from, body.lastIndexOf(10, pos - 1) + 1);
         for (let nl = body.indexOf(10, counted); nl !== -1 && nl < lineStart; nl = body.indexOf(10, nl + 1)) line++;
