@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { compilePattern, escapeRegex, type PatternSpec } from '../src/engine/regex.js';
 import { LiteralSet } from '../workers/literal-set.js';
 import { scanPath } from '../workers/scan-file.js';
-import { countBytes, makeMatcher, scanBytes, type LineHit } from '../workers/scan.js';
+import { countBytes, makeMatcher, scanBytes, type ContentMatcher, type LineHit } from '../workers/scan.js';
 import { tempDir } from './helpers.js';
 import { foldAscii, oracleLines } from './oracle.js';
 
@@ -31,7 +31,7 @@ function naive(bytes: Buffer, literals: string[], from: number): number {
 }
 
 /** Literals over a small alphabet, so that they overlap, repeat and are prefixes of each other. */
-const literalArb = fc.string({ unit: fc.constantFrom('a', 'b', '_', 'x', '('), minLength: 1, maxLength: 4 });
+const literalArb = fc.string({ unit: fc.constantFrom('a', 'b', '_', 'x', '('), minLength: 1, maxLength: 9 });
 const literalsArb = fc.uniqueArray(literalArb, { minLength: 1, maxLength: 5 });
 
 /** Text bytes: the literals' letters in both cases, line ends, and non-ASCII bytes (UTF-8 `é`, Latin-1 `é`, `ÿ`). */
@@ -40,9 +40,14 @@ function bytesArb(literals: string[]): fc.Arbitrary<Buffer> {
         { weight: 4, arbitrary: fc.constantFrom('a', 'A', 'b', 'B', '_', 'x', 'X', '(', ' ', '\n', '\r\n') },
         { weight: 1, arbitrary: fc.constantFrom('\u00c3\u00a9', '\u00e9', '\u00ff', '\u00c1') },
         // A literal in a random case.
-        { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...literals), fc.array(fc.boolean(), { minLength: 4, maxLength: 4 })).map(([l, up]) => [...l].map((c, i) => (up[i] ? c.toUpperCase() : c)).join('')) },
+        { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...literals), fc.array(fc.boolean(), { minLength: 12, maxLength: 12 })).map(([l, up]) => [...l].map((c, i) => (up[i] ? c.toUpperCase() : c)).join('')) },
     );
     return fc.array(piece, { maxLength: 60 }).map((ps) => Buffer.from(ps.join(''), 'latin1'));
+}
+
+/** Both searches where the literals allow a block search (at most 8, none shorter than 2 bytes), else the anchors. */
+function ways(literals: readonly string[]): ('anchors' | 'blocks')[] {
+    return literals.length <= 8 && literals.every((l) => l.length >= 2) ? ['anchors', 'blocks'] : ['anchors'];
 }
 
 describe('LiteralSet.find', () => {
@@ -52,22 +57,25 @@ describe('LiteralSet.find', () => {
                 literalsArb.chain((ls) => fc.tuple(fc.constant(ls), bytesArb(ls))),
                 fc.array(fc.nat({ max: 300 }), { maxLength: 12 }),
                 ([literals, bytes], jumps) => {
-                    const set = new LiteralSet(literals);
-                    set.reset();
-                    // As the scan calls it: from after each hit's line, never decreasing.
-                    for (let from = 0; from <= bytes.length + 1; ) {
-                        const got = set.find(bytes, from);
-                        expect(got, `${JSON.stringify(literals)} in ${JSON.stringify(bytes.toString('latin1'))} from ${from}`).toBe(naive(bytes, literals, from));
-                        if (got === -1) break;
-                        from = got + 1;
+                    for (const how of ways(literals)) {
+                        const set = new LiteralSet(literals, how);
+                        const label = `${how}: ${JSON.stringify(literals)} in ${JSON.stringify(bytes.toString('latin1'))}`;
+                        set.reset();
+                        // As the scan calls it: from after each hit's line, never decreasing.
+                        for (let from = 0; from <= bytes.length + 1; ) {
+                            const got = set.find(bytes, from);
+                            expect(got, `${label} from ${from}`).toBe(naive(bytes, literals, from));
+                            if (got === -1) break;
+                            from = got + 1;
+                        }
+                        // Any order of positions, also backwards, after a reset or not.
+                        for (const from of jumps) expect(set.find(bytes, from), `${label} from ${from}`).toBe(naive(bytes, literals, from));
+                        set.reset();
+                        for (const from of [...jumps].reverse()) expect(set.find(bytes, from), `${label} from ${from}`).toBe(naive(bytes, literals, from));
                     }
-                    // Any order of positions, also backwards, after a reset or not.
-                    for (const from of jumps) expect(set.find(bytes, from)).toBe(naive(bytes, literals, from));
-                    set.reset();
-                    for (const from of [...jumps].reverse()) expect(set.find(bytes, from)).toBe(naive(bytes, literals, from));
                 },
             ),
-            { seed: SEED, numRuns: 1500 },
+            { seed: SEED, numRuns: 1000 },
         );
     });
 
@@ -90,15 +98,25 @@ describe('LiteralSet.find', () => {
         expect(first(buf, 0)).toEqual([-1]);
     });
 
-    it('refuses an empty set and an empty literal (it would hold everywhere: no prefilter instead)', () => {
+    it('searches by blocks only long literals whose rarest bytes are all common', () => {
+        expect(new LiteralSet(['command', 'parameters']).how).toBe('blocks');
+        expect(new LiteralSet(['htt_alloc_frag_desc']).how).toBe('blocks');
+        expect(new LiteralSet(['mutex_lock']).how).toBe('anchors'); // k is rare enough
+        expect(new LiteralSet(['command', 'code']).how).toBe('anchors'); // too short a window
+        expect(new LiteralSet(['command', 'xyzzy_token']).how).toBe('anchors');
+    });
+
+    it('refuses an empty set and an empty literal (it would hold everywhere: no prefilter instead), and blocks it cannot make', () => {
         expect(() => new LiteralSet([])).toThrow(RangeError);
         expect(() => new LiteralSet(['foo', ''])).toThrow(RangeError);
+        expect(() => new LiteralSet(['foo', 'x'], 'blocks')).toThrow(RangeError);
+        expect(() => new LiteralSet(['aa', 'bb', 'cc', 'dd', 'ee', 'ff', 'gg', 'hh', 'ii'], 'blocks')).toThrow(RangeError);
     });
 });
 
-function scanLines(bytes: Buffer, spec: PatternSpec): { line: number; text: string }[] {
+function scanLines(bytes: Buffer, spec: PatternSpec | ContentMatcher): { line: number; text: string }[] {
     const out: LineHit[] = [];
-    scanBytes(bytes, makeMatcher(spec), Number.MAX_SAFE_INTEGER, out);
+    scanBytes(bytes, 'source' in spec ? makeMatcher(spec) : spec, Number.MAX_SAFE_INTEGER, out);
     return out.map((h) => ({ line: h.line, text: h.text }));
 }
 
@@ -112,22 +130,26 @@ describe('the scan through a literal set, against the oracle', () => {
     it('finds exactly the oracle lines for generated alternations, plain and Unicode mode', () => {
         fc.assert(
             fc.property(
-                fc.uniqueArray(fc.string({ unit: fc.constantFrom('a', 'B', '_', 'x', '(', 'é', 'k', 'S'), minLength: 1, maxLength: 4 }), { minLength: 2, maxLength: 4 }).chain((ls) => fc.tuple(fc.constant(ls), bytesArb(ls.map((l) => l.toLowerCase())))),
+                fc.uniqueArray(fc.string({ unit: fc.constantFrom('a', 'B', '_', 'x', '(', 'é', 'k', 'S'), minLength: 1, maxLength: 6 }), { minLength: 2, maxLength: 4 }).chain((ls) => fc.tuple(fc.constant(ls), bytesArb(ls.map((l) => l.toLowerCase())))),
                 ([literals, latin1]) => {
                     for (const bytes of [latin1, Buffer.from(latin1.toString('latin1'), 'utf8')]) {
                         for (const source of alternations(literals)) {
                             for (const flags of ['i', 'iu'] as const) {
                                 const spec: PatternSpec = { source, flags, risky: false };
                                 const expected = oracleLines(bytes, source, flags);
-                                const label = `/${source}/${flags} on ${JSON.stringify(bytes.toString('latin1'))}`;
-                                expect(scanLines(bytes, spec), label).toEqual(expected);
-                                expect(countBytes(bytes, makeMatcher(spec)), label).toBe(expected.length);
+                                const m = makeMatcher(spec);
+                                for (const how of m.literals === null ? [null] : ways(m.literals.literals)) {
+                                    const matcher = how === null ? m : { ...m, literals: new LiteralSet(m.literals!.literals, how) };
+                                    const label = `/${source}/${flags} (${how ?? 'no literals'}) on ${JSON.stringify(bytes.toString('latin1'))}`;
+                                    expect(scanLines(bytes, matcher), label).toEqual(expected);
+                                    expect(countBytes(bytes, matcher), label).toBe(expected.length);
+                                }
                             }
                         }
                     }
                 },
             ),
-            { seed: SEED, numRuns: 200 },
+            { seed: SEED, numRuns: 120 },
         );
     });
 
@@ -152,33 +174,38 @@ describe('the scan through a literal set, against the oracle', () => {
 
 describe('files above the reusable buffer: streamed for any of the literals', () => {
     const filler = (n: number): string => 'the quick brown fox jumps over the lazy dog\n'.repeat(Math.ceil(n / 44)).slice(0, n);
-    const literals = ['Long_Literal_Token', 'qz'];
-    const pattern = literals.join('|');
-    // Chunks of the stream: [0, M), then M - keep bytes each after the `keep` carried (longest - 1).
-    const keep = 'long_literal_token'.length - 1;
-    const boundaries = [MiB, 2 * MiB - keep];
 
-    it('finds a literal across each chunk boundary, cut anywhere, and skips a file with neither', () => {
-        const dir = tempDir('literal-set-');
-        const cases: [string, Buffer][] = [];
-        for (const [b, at] of boundaries.entries()) {
-            for (const lit of literals) {
-                for (const cut of new Set([1, 2, lit.length >> 1, lit.length - 2, lit.length - 1].filter((c) => c >= 1 && c < lit.length))) {
-                    const shown = b % 2 === 0 ? lit.toUpperCase() : lit;
-                    cases.push([`${b}-${lit}-${cut}`, Buffer.from(filler(at - cut) + shown + ' x\n' + filler(MiB / 2))]);
+    for (const [literals, how] of [
+        [['Long_Literal_Token', 'qz'], 'anchors'],
+        [['Descriptor_Table', 'parameters_count'], 'blocks'],
+    ] as const) {
+        const pattern = literals.join('|');
+        it(`finds ${pattern} (${how}) across each chunk boundary, cut anywhere, and skips a file with neither`, () => {
+            const spec = compilePattern(pattern);
+            const matcher = makeMatcher(spec);
+            expect(matcher.literals?.how).toBe(how);
+            // Chunks of the stream: [0, M), then M - keep bytes each after the `keep` carried (longest - 1).
+            const keep = matcher.literals!.longest - 1;
+            const dir = tempDir('literal-set-');
+            const cases: [string, Buffer][] = [];
+            for (const [b, at] of [MiB, 2 * MiB - keep].entries()) {
+                for (const lit of literals) {
+                    for (const cut of new Set([1, 2, lit.length >> 1, lit.length - 2, lit.length - 1].filter((c) => c >= 1 && c < lit.length))) {
+                        const shown = b % 2 === 0 ? lit.toUpperCase() : lit;
+                        cases.push([`${b}-${lit}-${cut}`, Buffer.from(filler(at - cut) + shown + ' x\n' + filler(MiB / 2))]);
+                    }
                 }
             }
-        }
-        // Pieces of both literals right at the boundaries, never whole: no match, the file skipped.
-        cases.push(['none', Buffer.from(filler(MiB - 3) + 'Long_Literal_Toke\nn q\nz' + filler(2 * MiB))]);
-        for (const [name, bytes] of cases) {
-            const file = path.join(dir, `${name}.txt`);
-            fs.writeFileSync(file, bytes);
-            const spec = compilePattern(pattern);
-            const r = scanPath(file, null, { matcher: makeMatcher(spec), mode: 'content', maxFileSize: 10 * MiB, max: 1000, context: 0 })!;
-            expect(r.lines.map((h) => ({ line: h.line, text: h.text })), name).toEqual(oracleLines(bytes, pattern, spec.flags));
-            expect(r.lines.length, name).toBe(name === 'none' ? 0 : 1);
-            expect(r.scanned).toBe(true);
-        }
-    });
+            // Pieces of both literals right at the boundary, never whole: no match, the file skipped.
+            cases.push(['none', Buffer.from(filler(MiB - 3) + `${literals[0].slice(0, -1)}\n${literals[0].slice(-1)} ${literals[1].slice(0, 1)}\n${literals[1].slice(1)}` + filler(2 * MiB))]);
+            for (const [name, bytes] of cases) {
+                const file = path.join(dir, `${name}.txt`);
+                fs.writeFileSync(file, bytes);
+                const r = scanPath(file, null, { matcher, mode: 'content', maxFileSize: 10 * MiB, max: 1000, context: 0 })!;
+                expect(r.lines.map((h) => ({ line: h.line, text: h.text })), name).toEqual(oracleLines(bytes, pattern, spec.flags));
+                expect(r.lines.length, name).toBe(name === 'none' ? 0 : 1);
+                expect(r.scanned).toBe(true);
+            }
+        });
+    }
 });
