@@ -51,6 +51,9 @@ const BENCH_OPTIONS = {
     pattern: { type: 'string' },
     checks: { type: 'string' },
     repeat: { type: 'string' },
+    // alternation (bench/alternation.ts)
+    patterns: { type: 'string' },
+    width: { type: 'string' },
     // churn (bench/churn.ts)
     scale: { type: 'string' },
     searches: { type: 'string' },

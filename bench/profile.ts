@@ -4,7 +4,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compilePattern } from '../src/engine/regex.js';
 import { isBinary } from '../src/common/fs/text.js';
-import { findLiteral } from '../workers/prefilter.js';
 import { makeMatcher, scanBytes, type LineHit } from '../workers/scan.js';
 import { scanEntry, scanPath, type ScanSpec } from '../workers/scan-file.js';
 import { heldAt } from '../workers/held-at.js';
@@ -168,7 +167,8 @@ async function phases(argv: string[]): Promise<void> {
                 if (got === 0 || isBinary(bytes)) continue;
                 if (step === 'binary') continue;
                 if (step === 'prefilter') {
-                    sink += findLiteral(bytes, absent.literal!, 0);
+                    absent.literals!.reset();
+                    sink += absent.literals!.find(bytes, 0);
                     continue;
                 }
                 hits.length = 0;

@@ -7,6 +7,9 @@
  *           [--cold-runs 3] [--rss-threads 2,16]
  *           side-by-side with ripgrep / fd, warm and cold page cache, peak memory per thread
  *           count; Markdown table to bench/results/<tree>-<date>.md
+ *   alternation [--runs 7] [--patterns 8] [--seed 1] [--width 2]
+ *           alternations of identifiers sampled from the kernel tree against ripgrep, to
+ *           bench/results/alternation-<date>.md
  *   event-loop [--runs 3] [--only listing,read-limit,read-200mb,bulk-read,hits]
  *           longest event-loop delay of big tool calls, to bench/results/event-loop-<date>.md
  *   profile phases|walker --tree kernel | profile summarize DIR
@@ -33,6 +36,7 @@ const [command = 'suites', ...rest] = process.argv.slice(2);
 const commands: Record<string, () => Promise<unknown>> = {
     suites: async () => (await import('./suites.js')).suitesMain(rest),
     compare: async () => (await import('./compare.js')).compareMain(rest),
+    alternation: async () => (await import('./alternation.js')).alternationMain(rest),
     walkers: async () => (await import('./walkers.js')).walkersMain(rest),
     startup: async () => (await import('./startup.js')).startupMain(rest),
     concurrency: async () => (await import('./concurrency.js')).concurrencyMain(rest),

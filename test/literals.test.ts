@@ -4,7 +4,7 @@
  * regex engine over generated patterns is in property-search.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { analyzePattern, foldChar, type LiteralQuery } from '../src/common/search/literals.js';
+import { analyzePattern, anyLiterals, foldChar, MAX_ANY_LITERALS, type LiteralQuery } from '../src/common/search/literals.js';
 
 const lit = (text: string): LiteralQuery => ({ op: 'literal', text });
 const query = (p: string, flags = 'i'): LiteralQuery => analyzePattern(p, flags).query;
@@ -68,5 +68,44 @@ describe('analyzePattern', () => {
         expect(analyzePattern('a{', 'iu')).toEqual(none); // invalid with u
         expect(query('\\p{L}*s', 'iu')).toEqual({ op: 'all' });
         expect(query('é')).toEqual({ op: 'all' });
+    });
+});
+
+describe('anyLiterals', () => {
+    const any = (p: string, usable?: (l: string) => boolean): string[] | null => anyLiterals(query(p), usable);
+
+    it('takes every branch of an OR, and of an AND the cheapest member', () => {
+        expect(any('Foo|BAR|baz_qux')).toEqual(['foo', 'bar', 'baz_qux']);
+        expect(any('(foo|bar).*needle_x')).toEqual(['needle_x']);
+        expect(any('(foo_x|bar_y).*ab')).toEqual(['foo_x', 'bar_y']);
+        expect(any('(foo|bar)|(baz.*quux)')).toEqual(['foo', 'bar', 'quux']);
+    });
+
+    it('takes a part common to all branches when one search of it is cheaper', () => {
+        expect(any('(get|set)_user_pages')).toEqual(['et_user_pages']);
+        expect(any('foo_x|bar_x')).toEqual(['foo_x', 'bar_x']);
+        expect(any('(abc|abd)e')).toEqual(['abce', 'abde']);
+    });
+
+    it('gives nothing when a branch requires nothing, a branch has no usable literal, or too many branches', () => {
+        expect(any('foo|')).toBeNull();
+        expect(any('foo|\\w+')).toBeNull();
+        expect(any('.*')).toBeNull();
+        expect(any('foo|bar', (l) => l !== 'bar')).toBeNull();
+        expect(any('foo.*bar', (l) => l !== 'bar')).toEqual(['foo']);
+        // Branches with no character in common: at most MAX_ANY_LITERALS searched.
+        const chars = 'abcdefghijklmnopqrstuvwxyz0123456789';
+        const wide = Array.from({ length: MAX_ANY_LITERALS + 1 }, (_, i) => chars.slice(2 * i, 2 * i + 2));
+        expect(any(wide.slice(0, MAX_ANY_LITERALS).join('|'))).toEqual(wide.slice(0, MAX_ANY_LITERALS));
+        expect(any(wide.join('|'))).toBeNull();
+        // With a part in common, that part.
+        expect(any(wide.map((w) => `word_${w}`).join('|'))).toEqual(['word_']);
+    });
+
+    it('never gives an empty literal', () => {
+        for (const p of ['a|b', '(?:)', 'x?y?', '\\bfoo\\b|^$', '(a|)b', '[ab]c|d']) {
+            const set = any(p);
+            if (set !== null) for (const l of set) expect(l.length, p).toBeGreaterThan(0);
+        }
     });
 });

@@ -14,7 +14,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Engine } from '../src/engine/engine.js';
-import { analyzePattern, bestLiteral } from '../src/common/search/literals.js';
+import { analyzePattern, anyLiterals, bestLiteral } from '../src/common/search/literals.js';
 import { compilePattern, type PatternSpec } from '../src/engine/regex.js';
 import type { SearchRequest } from '../src/common/search/types.js';
 import { decodeText, isBinary } from '../src/common/fs/text.js';
@@ -290,6 +290,8 @@ function checkCase(pattern: string, bytes: Buffer): void {
         if (!satisfies(query, oracleDecode(bytes) ?? '')) expect(oracleMatchesFile(bytes, pattern, flags), label).toBe(false);
         const literal = bestLiteral(query);
         if (literal !== null) for (const l of expected) expect(satisfies({ op: 'literal', text: literal }, l.text), `${label}: literal ${literal}`).toBe(true);
+        const set = anyLiterals(query);
+        if (set !== null) for (const l of expected) expect(satisfies({ op: 'or', of: set.map((text) => ({ op: 'literal', text })) }, l.text), `${label}: literals ${set.join('|')}`).toBe(true);
     }
     const decoded = decodeText(bytes);
     const text = oracleDecode(bytes);

@@ -2,7 +2,7 @@ import fs, { type Stats } from 'node:fs';
 import { BINARY_SAMPLE_BYTES, hasUtf16Bom, isBinary } from '../src/common/fs/text.js';
 import { READ_NOFOLLOW_FLAGS } from '../src/common/fs/held.js';
 import { heldAt } from './held-at.js';
-import { findLiteral, type LiteralPlan } from './prefilter.js';
+import type { LiteralSet } from './literal-set.js';
 import { PAGE_BYTES, readBuffer } from './read-buffer.js';
 import { countBytes, scanBytes, type ContentMatcher, type LineHit } from './scan.js';
 import type { OutputMode } from '../src/common/search/types.js';
@@ -10,7 +10,7 @@ import type { OutputMode } from '../src/common/search/types.js';
 /**
  * Reading one opened regular file for a content search, with bounded memory: a reusable read
  * buffer, a binary sample before large files are read whole, files above the buffer first
- * streamed through it for the pattern's literal. The matching itself is scan.ts's.
+ * streamed through it for the pattern's literals. The matching itself is scan.ts's.
  */
 
 /** Files above this many bytes are sampled for binary content before being read whole. */
@@ -32,14 +32,14 @@ function scratchOf(size: number): Buffer {
 }
 
 /**
- * Whether the first `size` bytes of the file hold the literal (ASCII case-insensitively, as the
- * scan's prefilter finds it), read in chunks through {@link scratch}; each chunk keeps the last
- * `literal length - 1` bytes of the one before, so an occurrence across two reads is found.
- * `read`: bytes read.
+ * Whether the first `size` bytes of the file hold one of the literals (ASCII case-insensitively,
+ * as the scan's prefilter finds them), read in chunks through {@link scratch}; each chunk keeps
+ * the last `longest literal's length - 1` bytes of the one before, so an occurrence across two
+ * reads is found. `read`: bytes read.
  */
-function streamedLiteral(fd: number, size: number, plan: LiteralPlan): { found: boolean; read: number } {
+function streamedLiteral(fd: number, size: number, literals: LiteralSet): { found: boolean; read: number } {
     const buf = scratchOf(SCRATCH_MAX);
-    const keep = plan.folded.length - 1;
+    const keep = literals.longest - 1;
     let carried = 0;
     let pos = 0;
     while (pos < size) {
@@ -47,7 +47,8 @@ function streamedLiteral(fd: number, size: number, plan: LiteralPlan): { found: 
         if (n === 0) break;
         pos += n;
         const len = carried + n;
-        if (findLiteral(buf.subarray(0, len), plan, 0) !== -1) return { found: true, read: pos };
+        literals.reset();
+        if (literals.find(buf.subarray(0, len), 0) !== -1) return { found: true, read: pos };
         carried = Math.min(keep, len);
         buf.copy(buf, 0, len - carried, len);
     }
@@ -237,10 +238,10 @@ function scanSized(fd: number, size: number, spec: ScanSpec, result: FileScan, g
         // Perf: a large binary is recognised from its first bytes, without reading the rest.
         if (got < BINARY_SAMPLE_BYTES) got = fs.readSync(fd, scratch, 0, BINARY_SAMPLE_BYTES, 0);
         if (isBinary(scratch.subarray(0, Math.min(got, BINARY_SAMPLE_BYTES)))) return result;
-        if (size > SCRATCH_MAX && !hasUtf16Bom(scratch.subarray(0, got)) && matcher.literal !== null) {
+        if (size > SCRATCH_MAX && !hasUtf16Bom(scratch.subarray(0, got)) && matcher.literals !== null) {
             // Memory: a file above the reusable buffer is first streamed through it for the
-            // pattern's literal; one without it has no matching line and is never held whole.
-            const seen = streamedLiteral(fd, size, matcher.literal);
+            // pattern's literals; one without any has no matching line and is never held whole.
+            const seen = streamedLiteral(fd, size, matcher.literals);
             result.units += seen.read >> 14;
             if (!seen.found) {
                 result.scanned = seen.read > 0;

@@ -1,7 +1,8 @@
-import { analyzePattern, bestLiteral } from '../src/common/search/literals.js';
+import { analyzePattern, anyLiterals } from '../src/common/search/literals.js';
 import type { PatternSpec } from '../src/common/search/types.js';
 import { hasUtf16Bom, hasUtf8Bom, scanText, textEncodingOf } from '../src/common/fs/text.js';
-import { findLiteral, planLiteral, worthPrefilter, type LiteralPlan } from './prefilter.js';
+import { LiteralSet } from './literal-set.js';
+import { worthPrefilter } from './prefilter.js';
 
 /**
  * Content scanning: finds the lines of a file that match a pattern, line by line semantics
@@ -29,19 +30,19 @@ export interface ContentMatcher {
     line: RegExp;
     /** Finds candidate positions over the whole text (`g` and `m` added). */
     global: RegExp;
-    /** A literal every matched line contains, searched in the raw bytes first. */
-    literal: LiteralPlan | null;
+    /** Literals of which every matched line contains one, searched in the raw bytes first. */
+    literals: LiteralSet | null;
     /** `global` finds every line `line` matches (the pattern has no lookaround, see {@link analyzePattern}); else lines are tested one by one. */
     lineLocal: boolean;
 }
 
 export function makeMatcher(spec: PatternSpec): ContentMatcher {
     const analysis = analyzePattern(spec.source, spec.flags);
-    const literal = bestLiteral(analysis.query);
+    const literals = anyLiterals(analysis.query, worthPrefilter);
     return {
         line: new RegExp(spec.source, spec.flags),
         global: new RegExp(spec.source, spec.flags + 'gm'),
-        literal: literal === null || !worthPrefilter(literal) ? null : planLiteral(literal),
+        literals: literals === null ? null : new LiteralSet(literals),
         lineLocal: analysis.lineLocal,
     };
 }
@@ -173,21 +174,22 @@ export function countBytes(buf: Buffer, m: ContentMatcher): number {
 function eachMatchInBytes(buf: Buffer, m: ContentMatcher, max: number, visit: Visit): number {
     // The encoding decision of reads (`textEncodingOf`, `scanText`), so search, the index and
     // read_file see the same text.
-    if (m.literal === null || hasUtf16Bom(buf)) return eachMatchInString(scanText(buf), m, max, visit);
+    if (m.literals === null || hasUtf16Bom(buf)) return eachMatchInString(scanText(buf), m, max, visit);
     const body = hasUtf8Bom(buf) ? buf.subarray(3) : buf;
     const encoding = (): 'utf8' | 'latin1' => (textEncodingOf(buf).encoding === 'latin1' ? 'latin1' : 'utf8');
     let src: Lines | undefined; // made at the first candidate line, with the encoding decided there
-    // Perf: only lines holding the literal are decoded and tested; the rest of the file is never
-    // turned into a string. Line semantics are exact: every line the pattern matches contains the
-    // literal (analyzePattern), and in UTF-8 (also decoded leniently after a BOM) and Latin-1 the
+    // Perf: only lines holding a literal are decoded and tested; the rest of the file is never
+    // turned into a string. Line semantics are exact: every line the pattern matches contains one
+    // of the literals (analyzePattern), and in UTF-8 (also decoded leniently after a BOM) and Latin-1 the
     // ASCII characters of a decoded line are exactly the ASCII bytes of the raw line, in order.
-    const plan = m.literal;
+    const literals = m.literals;
+    literals.reset();
     let found = 0;
     let line = 1;
     let counted = 0; // line `line` starts at `counted`
     let from = 0;
     while (found < max) {
-        const pos = findLiteral(body, plan, from);
+        const pos = literals.find(body, from);
         if (pos === -1) break;
         const lineStart = pos === from ? from : Math.max(from, body.lastIndexOf(10, pos - 1) + 1);
         for (let nl = body.indexOf(10, counted); nl !== -1 && nl < lineStart; nl = body.indexOf(10, nl + 1)) line++;

@@ -151,7 +151,8 @@ function quantifierAt(src: string, i: number): { len: number; optional: boolean 
 
 /**
  * One literal every line matched by `spec` must contain, ASCII lower-cased (matched ASCII
- * case-insensitively), or `null` when none can be proven: the byte prefilter of the scan.
+ * case-insensitively), or `null` when none can be proven (the scan's prefilter searches
+ * `anyLiterals` of the same analysis, which may be several).
  * Derived from {@link analyzePattern} (a full parse of the pattern as JavaScript reads it with
  * `spec.flags`), so it is sound in Unicode mode and for Annex B syntax alike.
  */

@@ -114,6 +114,54 @@ export function bestLiteral(q: LiteralQuery): string | null {
     return best;
 }
 
+/**
+ * Most literals an OR prefilter searches: each is one more search over the bytes, and past a few
+ * one regex pass over the decoded text costs less. Perf: counting the matching lines of random
+ * alternations of kernel identifiers in 100 MB of drivers/, 4 ran 1.3-2.3× faster through the
+ * literals than through that pass, 8 slower in 2 of 3 samples.
+ */
+export const MAX_ANY_LITERALS = 6;
+
+/**
+ * Literals of which every matched line contains at least one, for a multi-literal byte search,
+ * or null when the query gives none (`all`, or sets wider than {@link MAX_ANY_LITERALS}): an OR
+ * takes one set of each member and their union, an AND the cheapest set of its members. Only
+ * literals `usable` accepts are taken. Cheapest: the fewest byte searches, a short literal
+ * counted as several (it makes more candidate lines to decode and test), so `(get|set)_page`
+ * searches the one `et_page` and `foo|bar` both literals.
+ */
+export function anyLiterals(q: LiteralQuery, usable: (literal: string) => boolean = () => true): string[] | null {
+    const cost = (set: string[]): number => set.reduce((n, t) => n + Math.max(1, 8 >> (t.length - 1)), 0);
+    const cheapest = (sets: (string[] | null)[]): string[] | null => {
+        let best: string[] | null = null;
+        for (const s of sets) if (s !== null && (best === null || cost(s) < cost(best))) best = s;
+        return best;
+    };
+    const pick = (x: LiteralQuery): string[] | null => {
+        switch (x.op) {
+            case 'all':
+                return null;
+            case 'literal':
+                return usable(x.text) ? [x.text] : null;
+            case 'and':
+                return cheapest(x.of.map(pick));
+            case 'or': {
+                const parts = x.of.map(pick);
+                const union = parts.every((p) => p !== null) ? withoutImplied(parts.flat()) : null;
+                const common = bestLiteral(x);
+                return cheapest([union !== null && union.length <= MAX_ANY_LITERALS ? union : null, common !== null && usable(common) ? [common] : null]);
+            }
+        }
+    };
+    return pick(q);
+}
+
+/** `set` without repeats and without literals containing a shorter one of it (an OR of literals: the shorter is found wherever the longer is). */
+function withoutImplied(set: string[]): string[] {
+    const distinct = [...new Set(set)];
+    return distinct.filter((t) => !distinct.some((u) => u.length < t.length && t.includes(u)));
+}
+
 /** The longest string contained in every one of `strings` (the first found among equals), or null. */
 function commonSubstring(strings: string[]): string | null {
     const shortest = strings.reduce((a, b) => (b.length < a.length ? b : a));
