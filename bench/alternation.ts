@@ -108,7 +108,7 @@ async function main(argv: string[]): Promise<void> {
     lines.push(`- Tree: ${tree.description}`);
     lines.push(`- Machine: ${loadBefore} (before); ${machine().replace(/.*load average/, 'load average')} (after)`);
     lines.push(`- Peer: ${versionOf('rg')}, run as \`rg -uu -i -n -L <pattern> <root>\``);
-    lines.push(`- Patterns: ${count} alternations of ${width} identifiers (${IDENT.source}, distinct words of a uniformly drawn \`.c\`/\`.h\` file), seed ${seed}`);
+    lines.push(`- Patterns: ${count} alternations of ${width} identifiers (\`${IDENT.source}\`, distinct words of a uniformly drawn \`.c\`/\`.h\` file), seed ${seed}`);
     lines.push(`- Method: one process, one warm Engine (${threads ?? 'default'} worker threads, checks on), one warm-up run of each, then ${runs} alternating runs (rotating order) per pattern; medians.`);
     lines.push(`- Command: \`${`node dist/bench/run.js alternation ${argLine}`.trim()}\` (or \`${`npm run bench -- alternation ${argLine}`.trim()}\`)`);
     lines.push('');
@@ -128,7 +128,8 @@ async function main(argv: string[]): Promise<void> {
         const gc = [...new Set(r.rg.map((x) => x.count))];
         const equal = oc.length === 1 && gc.length === 1 && oc[0] === gc[0];
         allEqual &&= equal;
-        lines.push(`| \`${r.pattern}\` | ${fmtMs(o)} | ${fmtMs(g)} | ${fmtRatio(o, g)} | ${oc.join('/')} | ${gc.join('/')} | ${equal ? 'equal' : 'DIFFER'} |`);
+        // A table cell's `|` is escaped, also inside a code span (GitHub's tables).
+        lines.push(`| \`${r.pattern.replace(/\|/g, '\\|')}\` | ${fmtMs(o)} | ${fmtMs(g)} | ${fmtRatio(o, g)} | ${oc.join('/')} | ${gc.join('/')} | ${equal ? 'equal' : 'DIFFER'} |`);
     }
     const pass = sumOurs <= TARGET * sumRg;
     lines.push(`| **all ${rows.length} (sum of medians)** | ${fmtMs(sumOurs)} | ${fmtMs(sumRg)} | ${fmtRatio(sumOurs, sumRg)} | – | – | ${allEqual ? 'equal' : 'DIFFER'} |`);
