@@ -3,50 +3,26 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Two projects: `unit` (`npm run test:unit`, the inner loop: no build, seconds) and `slow`
- * (worker-pool timeouts and runaway regexes, races, fuzz and property runs, subprocesses).
- * `npm test` builds and runs both. A new test file is a unit test unless listed here.
+ * Projects by folder. `unit` (`npm run test:unit`, the inner loop: no build, seconds) is
+ * test/unit/: one concern in one process. `slow` is every other kind: test/integration/ (whole
+ * searches and index builds on the pool), test/hardening/ (races, odd data, faults, hostile input),
+ * test/integrity/ (real filesystems, test users), test/property/ (property and fuzz runs) and
+ * test/e2e/ (the CLI, the MCP server and the packed package as subprocesses). `npm test` builds
+ * and runs both; test/support/ holds what they share. A test file outside test/unit/ runs in `slow`.
  */
-const slow = [
-    'test/engine.test.ts',
-    'test/hardening-races.test.ts',
-    'test/hardening-data.test.ts',
-    'test/hardening-odd-files.test.ts',
-    'test/fuzz-tools.test.ts',
-    'test/property-edits.test.ts',
-    'test/property-paths.test.ts',
-    'test/search-entries.test.ts',
-    'test/search-options.test.ts',
-    'test/mcp.test.ts',
-    // The MCP server as a subprocess fed raw lines, one of them 256 MiB.
-    'test/mcp-protocol.test.ts',
-    'test/cli-smoke.test.ts',
-    // npm pack of the built package, installed into a fresh project (about a minute).
-    'test/package.test.ts',
-    // Real filesystems: mounts, test users, child processes, a 5,000-level tree.
-    'test/integrity-writes.test.ts',
-    'test/integrity-moves.test.ts',
-    'test/integrity-debris.test.ts',
-    'test/integrity-output.test.ts',
-    'test/search-index.test.ts',
-    'test/index-freshness.test.ts',
-    // Index builds per case, a child process as an ordinary user.
-    'test/index-faults.test.ts',
-    // Child processes as an ordinary user and under a descriptor limit.
-    'test/integrity-held-at.test.ts',
-];
+const UNIT = 'test/unit/**/*.test.ts';
 
 /**
- * The walk and scan tests, run a second time with `LLM_CHAT_FILE_NATIVE_AT=0` (workers/held-at.ts's
+ * The walk and scan tests, run a second time with `LLM_CHAT_FILE_NATIVE_AT=0` (workers/fs/held-at.ts's
  * held-path layer in this process and in the pool's threads, which inherit the environment).
  */
 const HELD_PATH_FILES = [
-    'test/workers-held-at.test.ts',
-    'test/workers-walk.test.ts',
-    'test/scan-file.test.ts',
-    'test/hardening-symlinks.test.ts',
-    'test/hardening-odd-files.test.ts',
-    'test/search-entries.test.ts',
+    'test/unit/fs/held-at.test.ts',
+    'test/unit/search/walk.test.ts',
+    'test/unit/search/scan-file.test.ts',
+    'test/hardening/symlinks.test.ts',
+    'test/hardening/odd-files.test.ts',
+    'test/integration/search/search-entries.test.ts',
 ];
 
 /**
@@ -55,17 +31,19 @@ const HELD_PATH_FILES = [
  * last; vitest orders by the durations it cached only when a cache exists (not on a clean clone).
  */
 const LONGEST_FIRST = [
-    'test/hardening-races.test.ts', // 50
-    'test/package.test.ts', // 30: npm pack and install, subprocesses
-    'test/fuzz-tools.test.ts', // 26
-    'test/engine.test.ts', // 26
-    'test/search-index.test.ts', // 19
-    'test/integrity-output.test.ts', // 14
-    'test/index-planner.test.ts', // 13
-    'test/search-entries.test.ts', // 13
-    'test/hardening-data.test.ts', // 13
-    'test/property-search.test.ts', // 12
-    'test/search-options.test.ts', // 11
+    'test/integration/search-index/search-index.test.ts', // 91
+    'test/hardening/races.test.ts', // 61
+    'test/hardening/index-faults.test.ts', // 57
+    'test/e2e/package.test.ts', // 41: npm pack and install, subprocesses
+    'test/integration/search/engine.test.ts', // 36
+    'test/integration/search-index/freshness.test.ts', // 27
+    'test/integrity/output.test.ts', // 21
+    'test/integration/search/search-entries.test.ts', // 16
+    'test/hardening/mcp-protocol.test.ts', // 16
+    'test/integration/search/search-options.test.ts', // 14
+    'test/property/edits.test.ts', // 13
+    'test/hardening/odd-files.test.ts', // 12
+    'test/unit/search-index/planner.test.ts', // 12
 ];
 
 /** vitest's order (failed first, then cached durations, then size), the files above first in their order. */
@@ -86,7 +64,7 @@ const MAX_WORKERS = 3;
 export default defineConfig({
     test: {
         // Bundles the source workers for the pool at the start of each run (see the file).
-        globalSetup: ['test/worker-bundle.setup.ts'],
+        globalSetup: ['test/support/worker-bundle.setup.ts'],
         // Generous: the suite must pass on a loaded 2-core machine (CI runs on one). A test that
         // hangs still fails; no test asserts how fast something runs.
         testTimeout: 300_000,
@@ -98,9 +76,9 @@ export default defineConfig({
         maxWorkers: MAX_WORKERS,
         sequence: { sequencer: LongestFirst },
         projects: [
-            { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: slow, isolate: false } },
-            { extends: true, test: { name: 'slow', include: slow } },
-            // The walk and scan files again with the workers' held-path layer (workers/held-at.ts):
+            { extends: true, test: { name: 'unit', include: [UNIT], isolate: false } },
+            { extends: true, test: { name: 'slow', include: ['test/**/*.test.ts'], exclude: [UNIT] } },
+            // The walk and scan files again with the workers' held-path layer (workers/fs/held-at.ts):
             // its native layer (openat, getdents64) and the fallback must give the same results.
             { extends: true, test: { name: 'held-path', include: HELD_PATH_FILES, env: { LLM_CHAT_FILE_NATIVE_AT: '0' } } },
         ],

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Engine } from '../src/engine/engine.js';
-import type { SearchOutcome, SearchRequest } from '../src/common/search/types.js';
+import type { SearchOutcome, SearchRequest } from '../src/search/shared/types.js';
 import { SearchIndex } from '../src/search-index/search-index.js';
 import type { TreeIndex } from '../src/search-index/tree-index.js';
 import { benchArgs, fmtMB, fmtMs, intFlag, kernelTree, machine, median, raiseLimits, REPO, request, type BenchTree } from './common.js';

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { AccessType, FileConfiguration, SearchConfiguration, type Access } from '../src/index.js';
-import type { SearchRequest } from '../src/common/search/types.js';
-import { searchRootAt } from '../src/engine/prepare.js';
+import type { SearchRequest } from '../src/search/shared/types.js';
+import { searchRootAt } from '../src/search/prepare.js';
 import { ensureTree, type TreeManifest } from './tree.js';
 import { RegExpParser, visitRegExpAST, type AST } from '@eslint-community/regexpp';
 

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AccessType, SearchEntriesTool, Workspace } from '../src/index.js';
 import { Engine } from '../src/internals.js';
-import type { SearchRequest } from '../src/common/search/types.js';
-import { searchRootAt } from '../src/engine/prepare.js';
+import type { SearchRequest } from '../src/search/shared/types.js';
+import { searchRootAt } from '../src/search/prepare.js';
 import {
     fmtMB,
     fmtMs,

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Engine } from '../src/engine/engine.js';
-import type { SearchOutcome, SearchRequest } from '../src/common/search/types.js';
+import type { SearchOutcome, SearchRequest } from '../src/search/shared/types.js';
 import { SearchIndex } from '../src/search-index/search-index.js';
 import type { TreeIndex } from '../src/search-index/tree-index.js';
 import { fmtMB, fmtMs, fmtRatio, intFlag, kernelTree, machine, median, benchArgs, raiseLimits, REPO, request, rgPattern, runPeer, versionOf, type BenchTree } from './common.js';

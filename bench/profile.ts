@@ -2,15 +2,15 @@ import { constants as C } from 'node:fs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compilePattern } from '../src/engine/regex.js';
-import { isBinary } from '../src/common/fs/text.js';
-import { makeMatcher, scanBytes, type LineHit } from '../workers/scan.js';
-import { scanEntry, scanPath, type ScanSpec } from '../workers/scan-file.js';
-import { heldAt } from '../workers/held-at.js';
-import { READ_BUFFER_PAGE_OFFSET, readBuffer } from '../workers/read-buffer.js';
-import { packRun, unpackRun, type Segment, type WalkJob } from '../src/common/search/protocol.js';
-import { prepareSearch, searchRootAt } from '../src/engine/prepare.js';
-import { runSearchTask } from '../workers/walk.js';
+import { compilePattern } from '../src/search/regex.js';
+import { isBinary } from '../src/text/shared/text.js';
+import { makeMatcher, scanBytes, type LineHit } from '../workers/search/scan.js';
+import { scanEntry, scanPath, type ScanSpec } from '../workers/search/scan-file.js';
+import { heldAt } from '../workers/fs/held-at.js';
+import { READ_BUFFER_PAGE_OFFSET, readBuffer } from '../workers/fs/read-buffer.js';
+import { packRun, unpackRun, type Segment, type WalkJob } from '../src/search/shared/protocol.js';
+import { prepareSearch, searchRootAt } from '../src/search/prepare.js';
+import { runSearchTask } from '../workers/search/walk.js';
 import { intFlag, machine, benchArgs, pickTree } from './common.js';
 
 /**
@@ -26,10 +26,10 @@ import { intFlag, machine, benchArgs, pickTree } from './common.js';
  * tree (the list is gathered first, not timed) and prints the CPU microseconds per file each
  * step adds: open + fstat + close by real path, the same through the pinned directory
  * (`/proc/self/fd/<dir>/name`, the symlink checks' way of reaching a file) and by the held
- * directory's descriptor (workers/held-at.ts: openat and getdents64 where its native layer
+ * directory's descriptor (workers/fs/held-at.ts: openat and getdents64 where its native layer
  * loads; `LLM_CHAT_FILE_NATIVE_AT=0` measures its held-path layer), reading into a reused
  * buffer (half a page into its page, as the scan reads, and 16 bytes into it, where a large
- * allocation of the C library lies: workers/read-buffer.ts), the binary check, the literal prefilter (a literal found nowhere) and the full regex
+ * allocation of the C library lies: workers/fs/read-buffer.ts), the binary check, the literal prefilter (a literal found nowhere) and the full regex
  * scan of a many-match pattern; then the cost of cloning that pattern's hits (the thread
  * boundary) as objects and packed. Each pass runs `--repeat` times; the minimum counts (the page
  * cache is warm after the first).
@@ -42,7 +42,7 @@ import { intFlag, machine, benchArgs, pickTree } from './common.js';
  * thread, workers included) and prints self time per category of the same steps.
  */
 
-/** A buffer of `size` bytes starting 16 bytes into a memory page (see workers/read-buffer.ts). */
+/** A buffer of `size` bytes starting 16 bytes into a memory page (see workers/fs/read-buffer.ts). */
 function skewedBuffer(size: number): Buffer {
     const raw = readBuffer(size + 4096);
     const skip = 4096 - READ_BUFFER_PAGE_OFFSET + 16;
@@ -87,7 +87,7 @@ async function phases(argv: string[]): Promise<void> {
     const { dirs, files } = gather(tree.root);
     const absent = makeMatcher(compilePattern(tree.absent));
     const many = makeMatcher(compilePattern(tree.manyRegex));
-    // As the scan's (workers/read-buffer.ts); `skewed` sits 16 bytes into its page instead, where
+    // As the scan's (workers/fs/read-buffer.ts); `skewed` sits 16 bytes into its page instead, where
     // the C library puts a large allocation.
     let scratch = readBuffer(1 << 16);
     let skewed = skewedBuffer(1 << 16);
@@ -95,7 +95,7 @@ async function phases(argv: string[]): Promise<void> {
 
     type Step = 'list' | 'list-pinned' | 'list-held' | 'open' | 'open-pinned' | 'open-held' | 'read' | 'read-skewed' | 'binary' | 'prefilter' | 'regex' | 'scan-path' | 'scan-entry';
     const steps: Step[] = ['list', 'list-pinned', 'list-held', 'open', 'open-pinned', 'open-held', 'read', 'read-skewed', 'binary', 'prefilter', 'regex', 'scan-path', 'scan-entry'];
-    // The workers' layer (workers/held-at.ts): native (openat, getdents64) unless LLM_CHAT_FILE_NATIVE_AT=0 or it cannot load.
+    // The workers' layer (workers/fs/held-at.ts): native (openat, getdents64) unless LLM_CHAT_FILE_NATIVE_AT=0 or it cannot load.
     const at = heldAt();
     // The worker's own per-file path (scan-file.ts), with the largest file searched as in compare.js.
     const spec: ScanSpec = { matcher: absent, mode: 'content', maxFileSize: 1 << 26, max: Number.MAX_SAFE_INTEGER, context: 0 };
@@ -218,11 +218,11 @@ async function phases(argv: string[]): Promise<void> {
     const rows: [string, number, number][] = [
         ['list directories (readdir + sort), per directory', b['list'], dirs.length],
         ['  extra when pinned (open dir + readlink check + list through /proc/self/fd)', b['list-pinned'] - b['list'], dirs.length],
-        [`  extra when held, listed by its descriptor (open dir + readlink check + workers/held-at.ts, ${at.kind} layer)`, b['list-held'] - b['list'], dirs.length],
+        [`  extra when held, listed by its descriptor (open dir + readlink check + workers/fs/held-at.ts, ${at.kind} layer)`, b['list-held'] - b['list'], dirs.length],
         ['open + fstat + close, by real path', b['open'], files],
         ['  extra when pinned (the path through /proc/self/fd/<dir>/name)', b['open-pinned'] - b['open'], files],
-        [`  extra when held, opened by the directory's descriptor (workers/held-at.ts, ${at.kind} layer)`, b['open-held'] - b['open'], files],
-        ['read into a reused buffer (half a page into its page, as the scan reads: workers/read-buffer.ts)', b['read'] - b['open-pinned'], files],
+        [`  extra when held, opened by the directory's descriptor (workers/fs/held-at.ts, ${at.kind} layer)`, b['open-held'] - b['open'], files],
+        ['read into a reused buffer (half a page into its page, as the scan reads: workers/fs/read-buffer.ts)', b['read'] - b['open-pinned'], files],
         ['  the same into a buffer 16 bytes into its page (where the C library puts a large allocation)', b['read-skewed'] - b['open-pinned'], files],
         ['binary check (512-byte sample)', b['binary'] - b['read'], files],
         [`literal prefilter (\`${tree.absent}\`, found nowhere)`, b['prefilter'] - b['binary'], files],

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import fg from 'fast-glob';
 import { Bench, type Task } from 'tinybench';
 import { Engine } from '../src/internals.js';
-import type { ReadItem, SearchRequest } from '../src/common/search/types.js';
+import type { ReadItem, SearchRequest } from '../src/search/shared/types.js';
 import { fmtMs, fmtRatio, have, intFlag, machine, benchArgs, pickTree, raiseLimits, realRootsFor, request, runPeer, versionOf, type BenchTree, type Checks } from './common.js';
 
 /**

@@ -6,10 +6,10 @@
  * under `@johannes.latzel/llm-chat-file/internals` (src/internals.ts), which may change in any
  * release.
  */
-export { AccessType, DirectoryConfiguration, FileConfiguration, SearchConfiguration, type Access } from './common/config/configuration.js';
-export { Workspace, type WorkspaceOptions } from './workspace.js';
-export { FilePool } from './file-pool.js';
-export { ToolError, type ToolErrorKind } from './common/errors.js';
+export { AccessType, DirectoryConfiguration, FileConfiguration, SearchConfiguration, type Access } from './config/shared/configuration.js';
+export { Workspace, type WorkspaceOptions } from './access/workspace.js';
+export { FilePool } from './fs/file-pool.js';
+export { ToolError, type ToolErrorKind } from './errors/shared/errors.js';
 export { FileTool, type FileToolResult, type CallOptions, type CallProgress } from './tools/base.js';
 export { ReadFileTool } from './tools/read-file.js';
 export { WriteFileTool } from './tools/write-file.js';
@@ -25,18 +25,18 @@ export { FileAccessInfoTool } from './tools/file-access-info.js';
 export { EntryInfoTool } from './tools/entry-info.js';
 export { SwitchWorkspaceTool } from './tools/switch-workspace.js';
 export { EditFileTool } from './tools/edit-file.js';
-export { FileToolPackage, type FileToolPackageOptions, type FileToolPackageSettings } from './package.js';
+export { FileToolPackage, type FileToolPackageOptions, type FileToolPackageSettings } from './package/package.js';
 // The types of the package options `engine` and `index`.
 export type { EngineOptions } from './engine/engine.js';
 export type { SearchIndexOptions } from './search-index/search-index.js';
-export { ToolSuite, ToolEvent, type ToolSuiteLike, type ToolEventMap, type ToolHookBuilder } from './suite.js';
-export { MISSING_PEER_MESSAGE } from './llm-chat.js';
+export { ToolSuite, ToolEvent, type ToolSuiteLike, type ToolEventMap, type ToolHookBuilder } from './package/suite.js';
+export { MISSING_PEER_MESSAGE } from './tools/llm-chat.js';
 // Tool results as content parts (text, images, embedded resources).
 export type { ContentPart, TextPart, ImagePart, ResourcePart } from './content/parts.js';
 // Hosts without a framework. The MCP server (`/mcp`) and the AI SDK adapter (`/ai-sdk`) are
 // subpath exports, so that this entry loads neither the MCP SDK nor the optional `ai` package.
-export { runTool, resultParts, type CallResult } from './adapters/run.js';
-export { createDispatcher, type Dispatcher, type DispatchResult } from './adapters/dispatch.js';
+export { runTool, resultParts, type CallResult } from './hosts/adapters/run.js';
+export { createDispatcher, type Dispatcher, type DispatchResult } from './hosts/adapters/dispatch.js';
 export {
     openAiTools,
     openAiResponsesTools,
@@ -47,6 +47,6 @@ export {
     type OpenAiToolOptions,
     type OpenAiToolMessage,
     type OpenAiFunctionCallOutput,
-} from './adapters/openai.js';
-export { geminiTools, geminiFunctionResponse, type GeminiFunctionDeclaration, type GeminiFunctionResponsePart } from './adapters/gemini.js';
-export { anthropicTools, anthropicToolResult, type AnthropicTool, type AnthropicToolResultBlock } from './adapters/anthropic.js';
+} from './hosts/adapters/openai.js';
+export { geminiTools, geminiFunctionResponse, type GeminiFunctionDeclaration, type GeminiFunctionResponsePart } from './hosts/adapters/gemini.js';
+export { anthropicTools, anthropicToolResult, type AnthropicTool, type AnthropicToolResultBlock } from './hosts/adapters/anthropic.js';

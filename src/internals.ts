@@ -6,10 +6,10 @@
 export { Engine, DEFAULT_WORKER_NICE, type EngineOptions } from './engine/engine.js';
 export { SearchIndex, defaultIndexDir, type SearchIndexOptions } from './search-index/search-index.js';
 export { TreeIndex, type IndexStatus, type IndexState } from './search-index/tree-index.js';
-export type { SearchRequest, SearchHit, SearchOutcome, SearchStop, EntryType } from './common/search/types.js';
-export { DEFAULT_SKIP_DIRS } from './common/config/configuration.js';
-export { WorkspaceView, type CheckedPath } from './workspace.js';
-export { EXIT_CODES } from './common/errors.js';
+export type { SearchRequest, SearchHit, SearchOutcome, SearchStop, EntryType } from './search/shared/types.js';
+export { DEFAULT_SKIP_DIRS } from './config/shared/configuration.js';
+export { WorkspaceView, type CheckedPath } from './access/workspace.js';
+export { EXIT_CODES } from './errors/shared/errors.js';
 export { type ToolShared, type ToolCall } from './tools/base.js';
 export {
     TOOL_NAMES,
@@ -19,4 +19,4 @@ export {
     type FileToolClass,
 } from './tools/catalog.js';
 export type { ToolDeclaration, ToolBehaviour } from './tools/declaration.js';
-export { openAiStrictSchema, geminiSchema } from './adapters/schemas.js';
+export { openAiStrictSchema, geminiSchema } from './hosts/adapters/schemas.js';

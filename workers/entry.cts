@@ -9,11 +9,11 @@
  */
 import os from 'node:os';
 import { workerData } from 'node:worker_threads';
-import type { ReadTaskResult, SearchTaskResult, WorkerTask } from '../src/common/search/protocol.js';
+import type { ReadTaskResult, SearchTaskResult, WorkerTask } from '../src/search/shared/protocol.js';
 
 // The engine's workerNice (src/engine/engine.ts), taken as the thread starts, so that loading the
 // workers' code runs at it too (pool-worker.ts takes it again, for threads started without this
-// file; workers/background.ts says why Linux only). Perf: loading that code costs each new thread
+// file; workers/pool/background.ts says why Linux only). Perf: loading that code costs each new thread
 // CPU time the host's thread would otherwise have to compete with.
 const nice = (workerData as { nice?: unknown } | null | undefined)?.nice;
 if (process.platform === 'linux' && typeof nice === 'number' && os.getPriority(0) < nice) {

@@ -1,8 +1,8 @@
-import { runIndexChunk } from './index-chunk.js';
-import { runIndexCheck, runIndexWalk } from './index-walk.js';
-import { runReadTask } from './read.js';
-import { runSearchSession } from './search-session.js';
-import { runSearchTask } from './walk.js';
+import { runIndexChunk } from './search-index/index-chunk.js';
+import { runIndexCheck, runIndexWalk } from './search-index/index-walk.js';
+import { runReadTask } from './read/read.js';
+import { runSearchSession } from './search/search-session.js';
+import { runSearchTask } from './search/walk.js';
 
 /**
  * The pool's operations by name (a task's `op`): a new operation is its own module plus one line

@@ -1,6 +1,6 @@
 import { workerData } from 'node:worker_threads';
 import { OPERATIONS, type OperationName, type ResultOf } from './operations.js';
-import { takeNice } from './background.js';
+import { takeNice } from './pool/background.js';
 
 // The engine's pool threads run at its workerNice (src/engine/engine.ts): entry.cts takes it as
 // the thread starts, and this again as the thread loads this code (the tests' bundle and tsx

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { errorCode } from '../common/errors.js';
+import { errorCode } from '../errors/shared/errors.js';
 
 /**
  * The I/O half of access control: turning a path into the real path the kernel would use.

@@ -4,19 +4,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TransferListItem, Worker } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
-import { createLedger, releaseThread } from '../common/fs/fd-ledger.js';
-import { asPrepared } from './prepare.js';
-import type { PreparedSearch, Segment } from '../common/search/protocol.js';
-import { readMany, type ReadManyOptions } from './read-many.js';
-import type { BackendSource, SearchBackend, WriteEvent } from './backend.js';
-import { SearchRun, STUCK_MS } from './search-run.js';
-import { streamHits } from './stream.js';
-import type { RunOptions, TaskRunner } from './task-runner.js';
-import type { ReadItem, ReadOutcome, ReadRender, SearchHit, SearchOptions, SearchOutcome, SearchRequest, ShownReadOutcome } from '../common/search/types.js';
+import { createLedger, releaseThread } from '../fs/shared/fd-ledger.js';
+import { asPrepared } from '../search/prepare.js';
+import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
+import { readMany, type ReadManyOptions } from '../read/read-many.js';
+import type { BackendSource, SearchBackend, WriteEvent } from '../search/backend.js';
+import { SearchRun, STUCK_MS } from '../search/search-run.js';
+import { streamHits } from '../search/stream.js';
+import type { RunOptions, TaskRunner } from '../search/task-runner.js';
+import type { ReadItem, ReadOutcome, ReadRender, SearchHit, SearchOptions, SearchOutcome, SearchRequest, ShownReadOutcome } from '../search/shared/types.js';
 
-export type { ReadManyOptions } from './read-many.js';
-export type { BackendSource, SearchBackend, WriteEvent } from './backend.js';
-export type { SearchOptions, SearchProgress } from '../common/search/types.js';
+export type { ReadManyOptions } from '../read/read-many.js';
+export type { BackendSource, SearchBackend, WriteEvent } from '../search/backend.js';
+export type { SearchOptions, SearchProgress } from '../search/shared/types.js';
 
 /**
  * The worker-pool engine behind `search_entries` and bulk reads: the piscina pool (lazy,
@@ -31,7 +31,7 @@ export type { SearchOptions, SearchProgress } from '../common/search/types.js';
  * Built (`dist/src/engine/engine.js`): `dist/workers/entry.cjs` on plain Node. Run from the
  * source tree (`src/engine/engine.ts`, as the tests run it), never a possibly stale build: the
  * bundle of the source workers that the test run made at its start, named in
- * `LLM_CHAT_FILE_TEST_WORKER` (test/worker-bundle.setup.ts); without one (watch mode, a script
+ * `LLM_CHAT_FILE_TEST_WORKER` (test/support/worker-bundle.setup.ts); without one (watch mode, a script
  * run through tsx), `workers/pool-worker.ts` through tsx's require hook, a dev dependency. (Node
  * 20 runs no ESM loader hooks in worker threads, so that loads through the CommonJS hook, not
  * through `entry.cts`'s `import()`.)
@@ -218,7 +218,7 @@ export class Engine implements TaskRunner {
      *   its own), so the host's own thread gets a core back when it needs one (default
      *   {@link DEFAULT_WORKER_NICE}; 0: they keep the host's priority). Linux only: a
      *   nice value is per thread there; elsewhere it would lower the whole process, so threads
-     *   keep their priority (workers/background.ts).
+     *   keep their priority (workers/pool/background.ts).
      * @throws Error when `maxThreads` or `maxPoolThreads` is not a positive whole number,
      *   `maxPoolThreads < maxThreads`, or `workerNice` is not a whole number from 0 to 19.
      */
@@ -260,7 +260,7 @@ export class Engine implements TaskRunner {
         if (!this.#pool) {
             // Start-up: piscina is loaded on the first task, so a call that needs no worker never loads it.
             const { Piscina } = createRequire(import.meta.url)('piscina') as typeof import('piscina');
-            // Descriptors the workers open natively (workers/held-at.ts) are noted in a ledger and
+            // Descriptors the workers open natively (workers/fs/held-at.ts) are noted in a ledger and
             // closed here once a worker that held one has exited (terminated by a hard abort).
             const ledger = createLedger();
             this.#ledgerOff = watchLedger(ledger);

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError } from '../common/errors.js';
-import { DIR_FLAGS, isHeldPath } from '../common/fs/held.js';
+import { ToolError } from '../errors/shared/errors.js';
+import { DIR_FLAGS, isHeldPath } from './shared/held.js';
 import { held, heldPathOf, holdSubdirectory, type HeldDirectory } from './held-directory.js';
 
 /** DirectoryCursor: depth-first walks of held directories with a bounded number of descriptors. */

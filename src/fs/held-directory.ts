@@ -1,10 +1,10 @@
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { AccessType } from '../common/config/configuration.js';
-import { errorCode, errors, ToolError } from '../common/errors.js';
-import { quotePath } from '../common/display.js';
-import { CAN_HOLD, DIR_NOFOLLOW_FLAGS, heldPath } from '../common/fs/held.js';
-import { type RealRoots } from '../common/fs/safe-read.js';
+import { AccessType } from '../config/shared/configuration.js';
+import { errorCode, errors, ToolError } from '../errors/shared/errors.js';
+import { quotePath } from '../print/shared/display.js';
+import { CAN_HOLD, DIR_NOFOLLOW_FLAGS, heldPath } from './shared/held.js';
+import { type RealRoots } from './shared/safe-read.js';
 
 /**
  * Held directories: a checked directory opened and held by descriptor (see held.ts), proven to

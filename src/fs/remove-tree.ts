@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
-import { toToolError, ToolError } from '../common/errors.js';
-import { quotePath } from '../common/display.js';
-import { isHeldPath } from '../common/fs/held.js';
+import { toToolError, ToolError } from '../errors/shared/errors.js';
+import { quotePath } from '../print/shared/display.js';
+import { isHeldPath } from './shared/held.js';
 import { holdSubdirectory, type HeldDirectory } from './held-directory.js';
 import { DirectoryCursor } from './directory-cursor.js';
 

@@ -1,12 +1,12 @@
 import type { Stats } from 'node:fs';
-import { CREATE_FLAGS, WRITE_NOFOLLOW_FLAGS } from '../common/fs/held.js';
+import { CREATE_FLAGS, WRITE_NOFOLLOW_FLAGS } from './shared/held.js';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { AccessType } from '../common/config/configuration.js';
-import { errorCode, errors, toToolError, ToolError } from '../common/errors.js';
-import { quotePath } from '../common/display.js';
-import { debrisName, BACKUP_MAGIC } from '../common/fs/debris.js';
-import { entryKind, recheckOpened, type RealRoots } from '../common/fs/safe-read.js';
+import { AccessType } from '../config/shared/configuration.js';
+import { errorCode, errors, toToolError, ToolError } from '../errors/shared/errors.js';
+import { quotePath } from '../print/shared/display.js';
+import { debrisName, BACKUP_MAGIC } from './shared/debris.js';
+import { entryKind, recheckOpened, type RealRoots } from './shared/safe-read.js';
 import { changedIntoLink, holdDirectory, type HeldDirectory } from './held-directory.js';
 import { cleanStaleDebris } from './stale-debris.js';
 import { overwrite, writeAll } from './overwrite.js';

@@ -4,7 +4,7 @@
  * the operation cannot escape the accesses (time-of-check/time-of-use). Open flags and held
  * descriptors (`/proc/self/fd`) are held.ts's.
  */
-export { entryKind, openRegularFile, readRegularFile, readRegularFileSync, type OpenedFile, type RealRoots } from '../common/fs/safe-read.js';
+export { entryKind, openRegularFile, readRegularFile, readRegularFileSync, type OpenedFile, type RealRoots } from './shared/safe-read.js';
 export { holdDirectory, holdSubdirectory, type HeldDirectory } from './held-directory.js';
 export { DirectoryCursor } from './directory-cursor.js';
 export { PartialRemoval, removeTree } from './remove-tree.js';

@@ -1,7 +1,7 @@
-import { READ_NOFOLLOW_FLAGS, WRITE_NOFOLLOW_FLAGS } from '../common/fs/held.js';
+import { READ_NOFOLLOW_FLAGS, WRITE_NOFOLLOW_FLAGS } from './shared/held.js';
 import fs from 'node:fs/promises';
-import { errorCode } from '../common/errors.js';
-import { debrisKind, isDebrisName, isStaleDebris, BACKUP_MAGIC } from '../common/fs/debris.js';
+import { errorCode } from '../errors/shared/errors.js';
+import { debrisKind, isDebrisName, isStaleDebris, BACKUP_MAGIC } from './shared/debris.js';
 import type { HeldDirectory } from './held-directory.js';
 import { overwrite } from './overwrite.js';
 

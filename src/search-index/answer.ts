@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { isInside } from '../common/access/contain.js';
-import type { EntryPolicy, EntryStat } from '../common/search/entry-policy.js';
-import { readGitignoreFile } from '../common/search/filters.js';
-import type { PreparedSearch, Segment } from '../common/search/protocol.js';
-import type { IgnoreFrame, SearchHit } from '../common/search/types.js';
-import { Flag, Kind } from '../common/search-index/format.js';
+import { isInside } from '../access/shared/contain.js';
+import type { EntryPolicy, EntryStat } from '../search/shared/entry-policy.js';
+import { readGitignoreFile } from '../search/shared/filters.js';
+import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
+import type { IgnoreFrame, SearchHit } from '../search/shared/types.js';
+import { Flag, Kind } from './shared/format.js';
 import type { ChangedEntries, Extra } from './changed-entries.js';
 import type { ResolvedLink } from './resolved-link.js';
 import { SegmentWriter } from './segment-writer.js';
@@ -14,7 +14,7 @@ import type { Table } from './table.js';
 
 /**
  * The walk of one search answered from the file table, in the order of the sequential walk
- * (workers/walk.ts), with the walk's rules: the search's {@link EntryPolicy} (the one the
+ * (workers/search/walk.ts), with the walk's rules: the search's {@link EntryPolicy} (the one the
  * workers apply: skipped directory names, type, name, globs, `.gitignore`, stat filters), links
  * followed into directories the table holds. Hits the table
  * decides (names, types, times) are made here; the entries it cannot decide (content candidates,
@@ -200,7 +200,7 @@ export class TableWalk {
             this.#linkToFile(i, f, resolved);
             return;
         }
-        // The walk's rules for a link to a directory (workers/walk.ts), in its order.
+        // The walk's rules for a link to a directory (workers/search/walk.ts), in its order.
         if (this.#policy.skip.has(name)) return;
         if (search.root.realRoots !== null && !search.root.realRoots.some((r) => isInside(target, r))) return;
         if (isInside(parentReal, target) || f.jumps.some((j) => isInside(j, target))) return;

@@ -3,18 +3,18 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { workerEntry } from '../engine/engine.js';
-import { decodeTable, encodeTableParts, FORMAT_VERSION, Kind, type FileTable } from '../common/search-index/format.js';
-import { SegmentReader } from '../common/search-index/segment.js';
-import type { IndexChunkResult, IndexChunkTask, IndexWalkResult } from '../common/search-index/protocol.js';
+import { decodeTable, encodeTableParts, FORMAT_VERSION, Kind, type FileTable } from './shared/format.js';
+import { SegmentReader } from './shared/segment.js';
+import type { IndexChunkResult, IndexChunkTask, IndexWalkResult } from './shared/protocol.js';
 import type { Manifest } from './store.js';
 import { Table } from './table.js';
-import { Turns } from '../turns.js';
+import { Turns } from '../engine/turns.js';
 
 /**
  * One build of a tree's index, a new generation in its own folder: the walk into a file table
  * (one task), then the files' contents in chunks of about `segmentBytes` (one segment file
  * each), then the table file. The tasks run the engine's worker code on a pool of the build's own
- * (`threads` threads at nice {@link BUILD_NICE} and, on Linux, under SCHED_IDLE, workers/background.ts;
+ * (`threads` threads at nice {@link BUILD_NICE} and, on Linux, under SCHED_IDLE, workers/pool/background.ts;
  * ended with the build: searches keep the engine's threads and the CPU before the build, and the
  * build's memory leaves with its threads). The host
  * only cuts chunks and writes the table, in slices of a few milliseconds (Perf: the build never

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import type { EntryStat } from '../common/search/entry-policy.js';
-import { EntryKind } from '../common/search/protocol.js';
-import type { Changes } from './changes.js';
+import type { EntryStat } from '../search/shared/entry-policy.js';
+import { EntryKind } from '../search/shared/protocol.js';
+import type { Changes } from './watch/changes.js';
 import { mergeSpans, spanEnd } from './sorted-ids.js';
 import { byName, compareWalk, type Table } from './table.js';
 

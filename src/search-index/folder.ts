@@ -1,7 +1,7 @@
 import { constants as C, type Stats } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { CREATE_FLAGS } from '../common/fs/held.js';
+import { CREATE_FLAGS } from '../fs/shared/held.js';
 
 /**
  * Which folders the index trusts, and which of their entries it may remove. The index deletes and

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { ownStartTicks, startTicks, writerGone } from '../common/fs/debris.js';
-import { CREATE_FLAGS, READ_NOFOLLOW_FLAGS } from '../common/fs/held.js';
+import { ownStartTicks, startTicks, writerGone } from '../fs/shared/debris.js';
+import { CREATE_FLAGS, READ_NOFOLLOW_FLAGS } from '../fs/shared/held.js';
 
 /**
  * The build lock of a tree's folder: one builder per tree across processes. The file names its

@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { EntryPolicy } from '../common/search/entry-policy.js';
-import type { PreparedSearch, Segment } from '../common/search/protocol.js';
+import { EntryPolicy } from '../search/shared/entry-policy.js';
+import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
 import { TableWalk } from './answer.js';
 import { ChangedEntries } from './changed-entries.js';
-import type { Changes } from './changes.js';
-import { Flag, Kind } from '../common/search-index/format.js';
-import type { SegmentReader } from '../common/search-index/segment.js';
+import type { Changes } from './watch/changes.js';
+import { Flag, Kind } from './shared/format.js';
+import type { SegmentReader } from './shared/segment.js';
 import { planQuery } from './planner.js';
 import { evaluateQuery, segmentCandidates } from './postings.js';
 import { countIn, intersect, mergeIds } from './sorted-ids.js';

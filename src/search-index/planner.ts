@@ -6,9 +6,9 @@
  * ## Contract (shared with the index builder)
  *
  * - Grams: 3 bytes of the UTF-8 encoding of the folded text, packed as a number
- *   `(b0 << 16) | (b1 << 8) | b2`; folding and splitting are defined once in src/common/search/fold.ts
+ *   `(b0 << 16) | (b1 << 8) | b2`; folding and splitting are defined once in src/search/shared/fold.ts
  *   and the builder must use them on the text decoded as the scan decodes it (see fold.ts).
- * - `planQuery(pattern, flags)` with `flags` as src/engine/regex.ts compiles the pattern (`'i'`
+ * - `planQuery(pattern, flags)` with `flags` as src/search/regex.ts compiles the pattern (`'i'`
  *   or `'iu'`) returns an {@link NgramQuery}:
  *   `{ op: 'all' }` (nothing required: every file is a candidate), `{ op: 'none' }` (no line
  *   can match, e.g. `[]`), `{ op: 'gram', gram }`, `{ op: 'and', of }`, `{ op: 'or', of }`
@@ -23,15 +23,15 @@
  * ## Algorithm
  *
  * The required literals of the pattern come from the one pattern analysis the scan's prefilter
- * reads too (src/common/search/pattern-analysis.ts: Russ Cox, "Regular Expression Matching with a
+ * reads too (src/search/shared/pattern-analysis.ts: Russ Cox, "Regular Expression Matching with a
  * Trigram Index", 2012); each literal of 3 bytes or more requires all its byte trigrams, a
  * shorter one nothing.
  */
-import { analyzeRequired, bound, MAX_GRAMS, type Required } from '../common/search/pattern-analysis.js';
-import type { AndOr } from '../common/search/required.js';
-import { gramAt } from '../common/search/fold.js';
+import { analyzeRequired, bound, MAX_GRAMS, type Required } from '../search/shared/pattern-analysis.js';
+import type { AndOr } from '../search/shared/required.js';
+import { gramAt } from '../search/shared/fold.js';
 
-export { distinctGrams, foldCodePoint, foldForIndex, forEachGram, formatGram, gramsOf } from '../common/search/fold.js';
+export { distinctGrams, foldCodePoint, foldForIndex, forEachGram, formatGram, gramsOf } from '../search/shared/fold.js';
 
 /** An n-gram query: a monotone condition on a file's set of grams. */
 export type NgramQuery = AndOr<{ op: 'gram'; gram: number }>;

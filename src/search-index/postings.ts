@@ -1,4 +1,4 @@
-import type { SegmentReader } from '../common/search-index/segment.js';
+import type { SegmentReader } from './shared/segment.js';
 import type { NgramQuery } from './planner.js';
 import { intersect, union } from './sorted-ids.js';
 

@@ -1,11 +1,11 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { changesSince, type Changes } from './changes.js';
-import { Kind } from '../common/search-index/format.js';
+import { changesSince, type Changes } from './watch/changes.js';
+import { Kind } from './shared/format.js';
 import { makePrivate } from './folder.js';
 import { saveClosedState, takeClosedState, type Manifest } from './store.js';
 import type { Table } from './table.js';
-import { nextTurn } from '../turns.js';
+import { nextTurn } from '../engine/turns.js';
 
 /**
  * What changed while no process watched a tree, found when its stored index is reopened: from

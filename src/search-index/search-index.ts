@@ -1,11 +1,11 @@
-import type { WatcherKind } from './watch.js';
+import type { WatcherKind } from './watch/watch.js';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { isInside } from '../common/access/contain.js';
-import { envString } from '../common/config/env.js';
-import type { PreparedSearch, Segment } from '../common/search/protocol.js';
-import type { SearchBackend, WriteEvent } from '../engine/backend.js';
+import { isInside } from '../access/shared/contain.js';
+import { envString } from '../config/shared/env.js';
+import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
+import type { SearchBackend, WriteEvent } from '../search/backend.js';
 import { TreeIndex, type IndexStatus } from './tree-index.js';
 
 /**

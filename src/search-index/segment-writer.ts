@@ -1,5 +1,5 @@
-import type { Segment, WalkJob } from '../common/search/protocol.js';
-import type { SearchHit } from '../common/search/types.js';
+import type { Segment, WalkJob } from '../search/shared/protocol.js';
+import type { SearchHit } from '../search/shared/types.js';
 
 /** A job's directory and what the workers need of it; its entries are added one by one. */
 export type JobHead = Omit<WalkJob, 'names' | 'kinds'>;

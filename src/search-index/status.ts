@@ -1,4 +1,4 @@
-import type { WatcherKind } from './watch.js';
+import type { WatcherKind } from './watch/watch.js';
 /** The states, figures and options of one tree's index (tree-index.ts). */
 
 /** What a {@link TreeIndex} does now. */

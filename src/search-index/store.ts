@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { READ_NOFOLLOW_FLAGS } from '../common/fs/held.js';
-import { decodeTable, FORMAT_VERSION } from '../common/search-index/format.js';
-import { SegmentReader } from '../common/search-index/segment.js';
+import { READ_NOFOLLOW_FLAGS } from '../fs/shared/held.js';
+import { decodeTable, FORMAT_VERSION } from './shared/format.js';
+import { SegmentReader } from './shared/segment.js';
 import { GEN_NAME, removable, SEGMENT_NAME, SNAPSHOT_NAME } from './folder.js';
 import { Table } from './table.js';
-import { nextTurn } from '../turns.js';
+import { nextTurn } from '../engine/turns.js';
 
 // The folder's trust check (folder.ts) and its build lock (lock.ts), with the rest of the folder.
 export { openIndexFolder } from './folder.js';

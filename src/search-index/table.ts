@@ -1,5 +1,5 @@
-import { Flag, Kind, type FileTable } from '../common/search-index/format.js';
-import { Turns } from '../turns.js';
+import { Flag, Kind, type FileTable } from './shared/format.js';
+import { Turns } from '../engine/turns.js';
 import type { ResolvedLink } from './resolved-link.js';
 
 /**

@@ -1,13 +1,13 @@
-import { ResultStatus, Tool, type PartialToolResult, type ToolResult } from '../llm-chat.js';
+import { ResultStatus, Tool, type PartialToolResult, type ToolResult } from './llm-chat.js';
 import type { z } from 'zod';
-import { FileConfiguration, SearchConfiguration } from '../common/config/configuration.js';
-import { envBoolean } from '../common/config/env.js';
-import type { WriteEvent } from '../engine/backend.js';
+import { FileConfiguration, SearchConfiguration } from '../config/shared/configuration.js';
+import { envBoolean } from '../config/shared/env.js';
+import type { WriteEvent } from '../search/backend.js';
 import type { Engine } from '../engine/engine.js';
-import { errors, escapeControls, toToolError, type ToolErrorKind } from '../common/errors.js';
+import { errors, escapeControls, toToolError, type ToolErrorKind } from '../errors/shared/errors.js';
 import { textOfParts, type ContentPart } from '../content/parts.js';
-import { FilePool } from '../file-pool.js';
-import type { CheckedPath, Workspace, WorkspaceView } from '../workspace.js';
+import { FilePool } from '../fs/file-pool.js';
+import type { CheckedPath, Workspace, WorkspaceView } from '../access/workspace.js';
 import type { ToolDeclaration } from './declaration.js';
 import { describeShape, SchemaParameters, withoutNullOptionals } from './schema.js';
 

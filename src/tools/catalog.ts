@@ -10,7 +10,7 @@
  */
 import type { z } from 'zod';
 import type { ToolShared, FileTool } from './base.js';
-import type { Workspace } from '../workspace.js';
+import type { Workspace } from '../access/workspace.js';
 import type { ToolDeclaration } from './declaration.js';
 
 /** A tool class: built on a workspace, its declaration a static field. */

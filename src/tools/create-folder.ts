@@ -1,14 +1,14 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import fs from 'node:fs/promises';
 import { z } from 'zod';
-import { AccessType } from '../common/config/configuration.js';
-import { errors } from '../common/errors.js';
+import { AccessType } from '../config/shared/configuration.js';
+import { errors } from '../errors/shared/errors.js';
 import { entryKind, holdDirectory } from '../fs/secure.js';
-import type { WorkspaceView } from '../workspace.js';
+import type { WorkspaceView } from '../access/workspace.js';
 import { FileTool, ok } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
-import { quotePath } from '../common/display.js';
+import { quotePath } from '../print/shared/display.js';
 import { rootsOf } from './shared.js';
 
 const schema = z.strictObject({ path: arg.path('Directory path') });

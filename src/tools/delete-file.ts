@@ -2,15 +2,15 @@ import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { AccessType } from '../common/config/configuration.js';
-import { errorCode, ToolError } from '../common/errors.js';
-import { withPathLock } from '../file-pool.js';
+import { AccessType } from '../config/shared/configuration.js';
+import { errorCode, ToolError } from '../errors/shared/errors.js';
+import { withPathLock } from '../fs/file-pool.js';
 import { entryKind, holdDirectory, removeTree } from '../fs/secure.js';
-import type { WorkspaceView } from '../workspace.js';
+import type { WorkspaceView } from '../access/workspace.js';
 import { FileTool, ok } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
-import { quotePath } from '../common/display.js';
+import { quotePath } from '../print/shared/display.js';
 import { lstatHeld, rootsOf } from './shared.js';
 
 const schema = z.strictObject({

@@ -1,6 +1,6 @@
-import { ToolError } from '../common/errors.js';
-import { splitLines } from '../common/fs/text.js';
-import { quotePath } from '../common/display.js';
+import { ToolError } from '../errors/shared/errors.js';
+import { splitLines } from '../text/shared/text.js';
+import { quotePath } from '../print/shared/display.js';
 
 /**
  * Edit semantics of `replace_file_content` and `edit_file`: finding `old_content` exactly, what

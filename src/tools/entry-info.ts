@@ -2,14 +2,14 @@ import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { accessFor } from '../common/access/contain.js';
-import { AccessType } from '../common/config/configuration.js';
+import { accessFor } from '../access/shared/contain.js';
+import { AccessType } from '../config/shared/configuration.js';
 import { entryKind, holdDirectory } from '../fs/secure.js';
-import type { WorkspaceView } from '../workspace.js';
+import type { WorkspaceView } from '../access/workspace.js';
 import { FileTool, ok } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
-import { quotePath } from '../common/display.js';
+import { quotePath } from '../print/shared/display.js';
 import { lstatHeld, rootsOf } from './shared.js';
 
 const schema = z.strictObject({ path: arg.path('Path of the entry') });

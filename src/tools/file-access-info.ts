@@ -1,7 +1,7 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
-import { accessFor } from '../common/access/contain.js';
-import type { WorkspaceView } from '../workspace.js';
+import { accessFor } from '../access/shared/contain.js';
+import type { WorkspaceView } from '../access/workspace.js';
 import { FileTool, ok } from './base.js';
 import { declareTool } from './declaration.js';
 

@@ -1,14 +1,14 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
-import { errors } from '../common/errors.js';
-import { contentLines, dominantEol, joinLines, splitLines } from '../common/fs/text.js';
-import type { WorkspaceView } from '../workspace.js';
+import { errors } from '../errors/shared/errors.js';
+import { contentLines, dominantEol, joinLines, splitLines } from '../text/shared/text.js';
+import type { WorkspaceView } from '../access/workspace.js';
 import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { withDiff } from './edit-diff.js';
 import { checkContentSize, editTextFile } from './shared.js';
-import { quotePath } from '../common/display.js';
+import { quotePath } from '../print/shared/display.js';
 
 const schema = z.strictObject({
     path: arg.path(),

@@ -1,18 +1,18 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import fs from 'node:fs/promises';
 import { z } from 'zod';
-import { AccessType } from '../common/config/configuration.js';
-import { causeOf, errorCode, errors, ToolError } from '../common/errors.js';
-import { isDebrisName } from '../common/fs/debris.js';
+import { AccessType } from '../config/shared/configuration.js';
+import { causeOf, errorCode, errors, ToolError } from '../errors/shared/errors.js';
+import { isDebrisName } from '../fs/shared/debris.js';
 import { DirectoryCursor, holdDirectory } from '../fs/secure.js';
-import type { WorkspaceView } from '../workspace.js';
+import type { WorkspaceView } from '../access/workspace.js';
 import { FileTool, ok } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
-import { byCodePoint, childPrefix, quotePath } from '../common/display.js';
+import { byCodePoint, childPrefix, quotePath } from '../print/shared/display.js';
 import { rootsOf } from './shared.js';
-import { joinParts, sortInTurns, Turns } from '../turns.js';
-import { Utf16Writer } from './utf16-writer.js';
+import { joinParts, sortInTurns, Turns } from '../engine/turns.js';
+import { Utf16Writer } from '../print/utf16-writer.js';
 
 const schema = z.strictObject({
     path: arg.path('Directory path'),

@@ -1,16 +1,16 @@
 import fs from 'node:fs/promises';
-import { ResultBuilder, type PartialToolResult } from '../llm-chat.js';
+import { ResultBuilder, type PartialToolResult } from './llm-chat.js';
 import { z } from 'zod';
-import { AccessType } from '../common/config/configuration.js';
-import { errors, escapeControls, toToolError, ToolError, type ToolErrorKind } from '../common/errors.js';
-import { contentHash } from '../common/fs/content-hash.js';
-import { countLines, readLines, streamable } from '../fs/line-stream.js';
+import { AccessType } from '../config/shared/configuration.js';
+import { errors, escapeControls, toToolError, ToolError, type ToolErrorKind } from '../errors/shared/errors.js';
+import { contentHash } from '../fs/shared/content-hash.js';
+import { countLines, readLines, streamable } from '../text/line-stream.js';
 import { openRegularFile, readRegularFile, type RealRoots } from '../fs/secure.js';
-import type { CheckedPath, WorkspaceView } from '../workspace.js';
+import type { CheckedPath, WorkspaceView } from '../access/workspace.js';
 import { fail, failure, FileTool, ok } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
-import { formatRead, renderRead, type ReadArgs, type StreamedLine } from '../common/read-render.js';
+import { formatRead, renderRead, type ReadArgs, type StreamedLine } from '../text/shared/read-render.js';
 import { rootsOf } from './shared.js';
 
 /** Most paths one read_file call accepts. */

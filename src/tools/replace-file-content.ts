@@ -1,6 +1,6 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
-import type { WorkspaceView } from '../workspace.js';
+import type { WorkspaceView } from '../access/workspace.js';
 import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';

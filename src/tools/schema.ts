@@ -3,7 +3,7 @@
  * (generated on first use), `null` as "not given", and the one-line summary of a schema that
  * error messages show.
  */
-import { ToolParameterProperty, ToolParameters } from '../llm-chat.js';
+import { ToolParameterProperty, ToolParameters } from './llm-chat.js';
 import { z } from 'zod';
 
 /**

@@ -2,12 +2,12 @@ import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { AccessType } from '../common/config/configuration.js';
-import type { SearchProgress } from '../common/search/types.js';
-import { ignoredRoot } from '../common/search/filters.js';
-import { prepareSearch } from '../engine/prepare.js';
-import { errors } from '../common/errors.js';
-import type { CheckedPath, WorkspaceView } from '../workspace.js';
+import { AccessType } from '../config/shared/configuration.js';
+import type { SearchProgress } from '../search/shared/types.js';
+import { ignoredRoot } from '../search/shared/filters.js';
+import { prepareSearch } from '../search/prepare.js';
+import { errors } from '../errors/shared/errors.js';
+import type { CheckedPath, WorkspaceView } from '../access/workspace.js';
 import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
@@ -104,7 +104,7 @@ const declaration = declareTool({
  * shows the matches found; a timeout returns the matches found so far.
  *
  * Options beyond the reference, all off by default: `respect_gitignore`, `include`/`exclude`
- * globs (see `compileGlobs` in src/common/search/filters.ts), `context_lines` (ripgrep's `-C` output:
+ * globs (see `compileGlobs` in src/search/shared/filters.ts), `context_lines` (ripgrep's `-C` output:
  * `path-line- text` context lines, `--` between groups) and `output_mode` (`files_with_matches`:
  * one path per file; `count`: `path: N`; `max_results` then counts files).
  */

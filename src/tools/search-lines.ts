@@ -1,15 +1,15 @@
-import type { HitList, Run } from '../common/search/hit-list.js';
-import { runHit } from '../common/search/hit-list.js';
-import type { SearchHit } from '../common/search/types.js';
-import { quotePath } from '../common/display.js';
-import type { Turns } from '../turns.js';
-import { BLOCK_BYTES, Utf16Writer } from './utf16-writer.js';
+import type { HitList, Run } from '../search/shared/hit-list.js';
+import { runHit } from '../search/shared/hit-list.js';
+import type { SearchHit } from '../search/shared/types.js';
+import { quotePath } from '../print/shared/display.js';
+import type { Turns } from '../engine/turns.js';
+import { BLOCK_BYTES, Utf16Writer } from '../print/utf16-writer.js';
 
 /**
  * The hit lines of `search_entries` (`path:line: text`, `path`, `path/`, `path: N`) in blocks of
  * whole lines joined by `\n`, each block written as UTF-16LE into one reused buffer and decoded
  * once when it holds `blockBytes` or more (see {@link BLOCK_BYTES}). A packed run's texts are
- * copied as the bytes the worker sent (see PackedHits in src/common/search/protocol.ts) and each
+ * copied as the bytes the worker sent (see PackedHits in src/search/shared/protocol.ts) and each
  * path's head is made once per run, so no object or string is made per hit. Memory / event loop:
  * a few short-lived objects per hit (hit, text, the parts of its line) would make young-generation
  * collections the longest delays in printing many hits.

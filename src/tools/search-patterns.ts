@@ -1,4 +1,4 @@
-import { escapeRegex } from '../engine/regex.js';
+import { escapeRegex } from '../search/regex.js';
 
 /**
  * How `search_entries` takes its `name_pattern` and `content_pattern` from the model: as regexes,

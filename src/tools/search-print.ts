@@ -1,15 +1,15 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
-import type { SearchConfiguration } from '../common/config/configuration.js';
-import { globList } from '../common/search/filters.js';
-import type { PreparedSearch } from '../common/search/protocol.js';
-import type { SearchHit, SearchOutcome } from '../common/search/types.js';
-import { hitListOf } from '../common/search/hit-list.js';
-import { joinParts, sortInTurns, Turns } from '../turns.js';
+import type { SearchConfiguration } from '../config/shared/configuration.js';
+import { globList } from '../search/shared/filters.js';
+import type { PreparedSearch } from '../search/shared/protocol.js';
+import type { SearchHit, SearchOutcome } from '../search/shared/types.js';
+import { hitListOf } from '../search/shared/hit-list.js';
+import { joinParts, sortInTurns, Turns } from '../engine/turns.js';
 import { fail, ok } from './base.js';
-import { byCodePoint, childPrefix, quotePath } from '../common/display.js';
+import { byCodePoint, childPrefix, quotePath } from '../print/shared/display.js';
 import { patternNotes } from './search-patterns.js';
 import { hitBlocks } from './search-lines.js';
-import { Utf16Writer } from './utf16-writer.js';
+import { Utf16Writer } from '../print/utf16-writer.js';
 
 /**
  * What `search_entries` prints of a finished search: one line per hit (or ripgrep's context
@@ -54,7 +54,7 @@ export async function printSearch(args: PrintArgs, search: PreparedSearch, outco
     const timed = search.needTimes;
     const offset = args.offset ?? 0;
     const pageSize = search.maxResults - offset;
-    // The hits as the engine kept them (runs, see src/common/search/hit-list.ts) when it did: no
+    // The hits as the engine kept them (runs, see src/search/shared/hit-list.ts) when it did: no
     // object per hit lives past its line.
     const list = hitListOf(outcome);
     const all = list?.length ?? outcome.hits.length;

@@ -1,14 +1,14 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { AccessType } from '../common/config/configuration.js';
-import { errors, ToolError } from '../common/errors.js';
-import { withPathLock } from '../file-pool.js';
+import { AccessType } from '../config/shared/configuration.js';
+import { errors, ToolError } from '../errors/shared/errors.js';
+import { withPathLock } from '../fs/file-pool.js';
 import { readRegularFile, writeFileSafely, type HeldDirectory, type RealRoots, type WriteOutcome } from '../fs/secure.js';
-import { decodeText, encodeText, type TextEncodingInfo } from '../common/fs/text.js';
-import type { WorkspaceView } from '../workspace.js';
+import { decodeText, encodeText, type TextEncodingInfo } from '../text/shared/text.js';
+import type { WorkspaceView } from '../access/workspace.js';
 import type { ToolCall, ToolContext } from './base.js';
-import { quotePath } from '../common/display.js';
+import { quotePath } from '../print/shared/display.js';
 
 /** Real access roots for re-checks after opening, or `null` when symlink resolution is off. */
 export async function rootsOf(view: WorkspaceView): Promise<RealRoots> {

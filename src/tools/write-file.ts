@@ -1,16 +1,16 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import path from 'node:path';
 import { z } from 'zod';
-import { AccessType } from '../common/config/configuration.js';
-import { errors, ToolError } from '../common/errors.js';
-import { withPathLock } from '../file-pool.js';
+import { AccessType } from '../config/shared/configuration.js';
+import { errors, ToolError } from '../errors/shared/errors.js';
+import { withPathLock } from '../fs/file-pool.js';
 import { holdDirectory, readRegularFile, writeFileSafely, type RealRoots } from '../fs/secure.js';
-import { decodeText, encodeText, type TextEncodingInfo } from '../common/fs/text.js';
-import type { WorkspaceView } from '../workspace.js';
+import { decodeText, encodeText, type TextEncodingInfo } from '../text/shared/text.js';
+import type { WorkspaceView } from '../access/workspace.js';
 import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
-import { quotePath } from '../common/display.js';
+import { quotePath } from '../print/shared/display.js';
 import { checkContentSize, noteWrite, rootsOf } from './shared.js';
 
 const schema = z.strictObject({

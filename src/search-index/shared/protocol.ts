@@ -1,0 +1,86 @@
+/**
+ * Tasks of the index build, run by the pool's worker code (workers/search-index/index-walk.ts, workers/search-index/index-chunk.ts). Like the
+ * search protocol: structured-clone safe, and a worker answers with a discriminated result.
+ */
+import type { WorkerFailureCode } from '../../errors/shared/errors.js';
+
+/** Lists the tree under `root` into a file table (no contents read). */
+export interface IndexWalkTask {
+    op: 'index-walk';
+    /** Real path of the indexed directory. */
+    root: string;
+    /** Directory names left out (the search's skip list at build time). */
+    skipDirs: readonly string[];
+    /** More entries than this: the task fails with `too_many_entries`. */
+    maxEntries: number;
+    /** Nice value the thread takes first (a build's own threads); absent: unchanged. */
+    nice?: number;
+}
+
+/**
+ * The walk's file table before the content phase sets the flags, encoded as a table file
+ * (format.ts `encodeTable`) in a SharedArrayBuffer (shared with the host, not copied), decoded in
+ * slices; and the relative paths of the directories it left out by name (`skipDirs`; the top-most
+ * ones, whose insides it never listed).
+ */
+export type IndexWalkResult = { ok: true; table: Uint8Array; skipped: string[] } | { ok: false; code: WorkerFailureCode; message: string };
+
+/** Reads, checks and n-grams the files of one id range and writes the range's segment file. */
+export interface IndexChunkTask {
+    op: 'index-chunk';
+    root: string;
+    /** First id of the range and how many ids it spans (directories and links included). */
+    firstId: number;
+    count: number;
+    /**
+     * Ids of the regular files in the range, ascending, and their paths relative to `root`
+     * (`/`-separated), joined by NUL (Perf: one string is copied to the thread at once, not
+     * thousands cloned one by one on the host's thread).
+     */
+    ids: Int32Array;
+    paths: string;
+    /** Files above this many bytes are not indexed (always candidates). */
+    maxFileSize: number;
+    /** Where the segment file is written. */
+    out: string;
+    /** Nice value the thread takes first (a build's own threads); absent: unchanged. */
+    nice?: number;
+}
+
+export type IndexChunkResult =
+    | {
+          ok: true;
+          /** Flags (format.ts `Flag`) of `ids`, in order. */
+          flags: Uint8Array;
+          /** Bytes of text indexed. */
+          textBytes: number;
+          /** Bytes of the segment file. */
+          segmentBytes: number;
+      }
+    | { ok: false; code: WorkerFailureCode; message: string };
+
+/**
+ * Lists the tree again and compares it with a stored file table: what changed since the table was
+ * made (while no process watched). Like the watcher's snapshots, a change is a new, deleted or
+ * retyped entry, or a different size or modification time.
+ */
+export interface IndexCheckTask {
+    op: 'index-check';
+    root: string;
+    skipDirs: readonly string[];
+    maxEntries: number;
+    /** The stored table file (format.ts). */
+    table: string;
+}
+
+export type IndexCheckResult =
+    | {
+          ok: true;
+          /** The changed paths (never the root's `''`) joined by NUL, `''` for none (Perf: one string to copy, split on the host in slices). */
+          changed: string;
+          /** Directories whose modification time differs. */
+          dirTimes: string[];
+      }
+    | { ok: false; code: WorkerFailureCode; message: string };
+
+export type IndexTask = IndexWalkTask | IndexChunkTask | IndexCheckTask;

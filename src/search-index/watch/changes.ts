@@ -1,0 +1,309 @@
+import { Piscina } from 'piscina';
+import { workerEntry } from '../../engine/engine.js';
+import type { IndexCheckResult, IndexCheckTask } from '../shared/protocol.js';
+import { Turns } from '../../engine/turns.js';
+import { DirtyTops } from './dirty-tops.js';
+import { inotifyAvailable } from './inotify.js';
+import { isEntryName, relOf, skippedAbove } from './tree-paths.js';
+import type { TreeWatch, WatcherKind, WatchSink } from './watch.js';
+import { InotifyWatch } from './watch-inotify.js';
+import { ParcelWatch } from './watch-parcel.js';
+
+export { ignoreOf, ignorePathsOf } from './watch-parcel.js';
+export type { WatcherKind } from './watch.js';
+
+/**
+ * Freshness of one tree's index: the paths changed since its generation was built ("dirty"),
+ * from the tools (which report the paths they change), from a file watcher's live events
+ * (watch-inotify.ts on Linux, watch-parcel.ts elsewhere), and, for what changed while no process
+ * watched, from listing the tree again and comparing it with the stored table (on a thread of
+ * its own). A dirty path is never answered from the table.
+ */
+
+export interface ChangeEvents {
+    /** Outside changes were noted (or the watcher failed). */
+    onChange(): void;
+    /** So many paths changed (or the watcher failed) that the index should be rebuilt. */
+    onRebuild(): void;
+}
+
+/** The changed paths of one tree (relative, `/`-separated) and the watcher that reports them. */
+export class Changes {
+    readonly root: string;
+    /** Changed paths, with the sequence number of their last change. */
+    readonly dirty = new Map<string, number>();
+    /** The topmost of the changed paths (what a search walks from disk instead of the table). */
+    readonly tops = new DirtyTops();
+    /** Changed paths named `.gitignore` (a search that reads them takes the scan path). */
+    readonly #gitignores = new Set<string>();
+    /** Directories whose times changed while no process watched (their table times are stale). */
+    readonly dirTimes = new Set<string>();
+    /** The watcher failed (overflow, error): nothing is known about outside changes until the next build. */
+    blind = false;
+    #seq = 0;
+    /** Sequence number of the last loss of events, and the one the served table holds every change up to. */
+    #lossSeq = 0;
+    #servedFrom = 0;
+    #skip = new Set<string>();
+    /** Events inside skipped directories since the last build: counted toward the rebuild, never noted. */
+    #dropped = 0;
+    readonly #rebuildAfter: number;
+    readonly #events: ChangeEvents;
+    readonly #watch: TreeWatch;
+
+    constructor(root: string, rebuildAfter: number, events: ChangeEvents, watcher: WatcherKind = 'auto') {
+        this.root = root;
+        this.#rebuildAfter = rebuildAfter;
+        this.#events = events;
+        const changes = this;
+        const sink: WatchSink = {
+            note: (rel) => this.note(rel),
+            drop: () => {
+                this.#dropped++;
+                this.#rebuildIfOver();
+            },
+            lost: () => {
+                this.blind = true;
+                this.#lossSeq = ++this.#seq;
+                this.#events.onChange();
+                this.#events.onRebuild();
+            },
+            changed: () => this.#events.onChange(),
+            inSlices: (items, each) => this.#inSlices(items, each),
+            get skip() {
+                return changes.#skip;
+            },
+        };
+        const inotify = watcher === 'inotify' || (watcher === 'auto' && inotifyAvailable());
+        this.#watch = inotify ? new InotifyWatch(root, sink) : new ParcelWatch(root, sink);
+    }
+
+    /** Which watcher reports this tree's changes. */
+    get watcher(): 'inotify' | 'parcel' {
+        return this.#watch instanceof InotifyWatch ? 'inotify' : 'parcel';
+    }
+
+    /**
+     * Events were lost since the served table's walk began: it cannot be brought up to date with
+     * the changed paths (unlike {@link blind}, which a build resets as it begins).
+     */
+    get lostSinceServed(): boolean {
+        return this.#lossSeq > this.#servedFrom;
+    }
+
+    /** The served table holds every change up to `seq` (a reopened one: up to its listing, begun after the watcher was on). */
+    servedFrom(seq: number): void {
+        this.#servedFrom = seq;
+    }
+
+    /** Sequence number of the last change noted. */
+    get seq(): number {
+        return this.#seq;
+    }
+
+    /** A live subscription is on. */
+    get watching(): boolean {
+        return this.#watch.watching;
+    }
+
+    /** See {@link TreeWatch.leftOut}. */
+    get leftOut(): readonly string[] | null {
+        return this.#watch.leftOut;
+    }
+
+    /** See {@link TreeWatch.byName}. */
+    get byName(): boolean {
+        return this.#watch.byName;
+    }
+
+    /** See {@link TreeWatch.sharedCrawl}. */
+    get sharedCrawl(): boolean {
+        return this.#watch.sharedCrawl;
+    }
+
+    /** See {@link TreeWatch.reportedSinceCrawl}. */
+    get reportedSinceCrawl(): boolean {
+        return this.#watch.reportedSinceCrawl;
+    }
+
+    /**
+     * Starts watching the tree, directories named in `skipDirs` left out (by path when `known`
+     * lists them, where the watcher needs that). Stays off when the watcher cannot run here or
+     * this was unsubscribed. True when its tree was crawled for it.
+     */
+    async subscribe(skipDirs: readonly string[], known: readonly string[] | null = null): Promise<boolean> {
+        if (this.#watch.watching) return false;
+        this.#skip = new Set(skipDirs.filter(isEntryName));
+        return this.#watch.subscribe(known);
+    }
+
+    /** See {@link ParcelWatch.watchByPath}. @throws Error when the new subscription fails. */
+    watchByPath(found: readonly string[], how: 'swap' | 'fresh'): Promise<boolean> {
+        return this.#watch.watchByPath(found, how);
+    }
+
+    /** Brings the watcher to watch every directory there is, before a build's walk. @throws Error when it cannot. */
+    renew(): Promise<boolean> {
+        return this.#watch.renew();
+    }
+
+    /** See {@link ParcelWatch.checkLeftOut}. */
+    checkLeftOut(): void {
+        this.#watch.checkLeftOut();
+    }
+
+    /** Notes every event the watcher can read now (see {@link TreeWatch.drain}); a search calls it first. */
+    drain(): void {
+        this.#watch.drain();
+    }
+
+    /** @throws Error when the watcher keeps no snapshot (the next process lists the tree). */
+    saveSnapshot(file: string): Promise<void> {
+        return this.#watch.saveSnapshot(file);
+    }
+
+    /** @throws Error when it cannot tell. */
+    changesSinceSnapshot(file: string): Promise<string[]> {
+        return this.#watch.changesSinceSnapshot(file);
+    }
+
+    /** Resolves once what the watcher had gathered when this was called has been noted. */
+    async delivered(): Promise<void> {
+        await this.#watch.delivered();
+        while (this.pending > 0) await new Promise((r) => setTimeout(r, 10));
+    }
+
+    async unsubscribe(): Promise<void> {
+        await this.#watch.unsubscribe();
+    }
+
+    /** Notes an absolute path (real or as written) as changed; paths outside the tree are ignored. */
+    noteAbs(abs: string): void {
+        const rel = relOf(this.root, abs);
+        if (rel !== null && skippedAbove(this.#skip, rel) === null) this.note(rel);
+    }
+
+    /**
+     * More paths changed than a rebuild waits for: until the rebuild, searches take the scan
+     * path. Besides the rebuild's cost this covers what @parcel/watcher may have dropped: it does
+     * not report an inotify queue overflow (IN_Q_OVERFLOW is skipped).
+     */
+    get overRebuildLimit(): boolean {
+        return this.dirty.size + this.#dropped > this.#rebuildAfter;
+    }
+
+    note(rel: string): void {
+        this.dirty.set(rel, ++this.#seq);
+        this.tops.add(rel);
+        if (rel === '.gitignore' || rel.endsWith('/.gitignore')) this.#gitignores.add(rel);
+        this.#rebuildIfOver();
+    }
+
+    /** Asks for a rebuild once the changes counted pass {@link overRebuildLimit}. */
+    #rebuildIfOver(): void {
+        if (this.overRebuildLimit) this.#events.onRebuild();
+    }
+
+    /** Events inside skipped directories so far (counted toward the rebuild, see {@link overRebuildLimit}). */
+    get dropped(): number {
+        return this.#dropped;
+    }
+
+    /** Notes what a check found (see {@link changesSince}), in slices (searches take the scan path until all are noted: {@link pending}). */
+    async noteAll(c: { changed: string[]; dirTimes: string[] }): Promise<void> {
+        await this.#inSlices(c.changed, (rel) => this.note(rel));
+        await this.#inSlices(c.dirTimes, (rel) => this.dirTimes.add(rel));
+    }
+
+    /**
+     * Changes received but not all noted yet (a large batch, from the watcher or a check, is
+     * noted in slices between yields): while above 0, searches take the scan path (never a
+     * result from a table that misses a change already reported).
+     */
+    pending = 0;
+
+    /**
+     * Calls `each` on every item, in slices of a turn (see turns.ts) between yields to the event
+     * loop (Perf: a `git checkout` reports tens of thousands of paths at once); a batch that
+     * fits in one slice is done before this returns. Counted in {@link pending} meanwhile.
+     */
+    async #inSlices<T>(items: readonly T[], each: (item: T) => void): Promise<void> {
+        this.pending++;
+        try {
+            const turns = new Turns();
+            for (let i = 0; i < items.length; i++) {
+                each(items[i]!);
+                if ((i & 255) === 255 && turns.due) await turns.yield();
+            }
+        } finally {
+            this.pending--;
+        }
+    }
+
+    /**
+     * Directory times not yet compared with the table (after a reopen from a snapshot, which
+     * reports entries, not directory times): searches filtering on times take the scan path.
+     */
+    dirTimesPending = false;
+
+    /**
+     * A new generation holds every change up to `seq`: only later ones stay dirty, and only the
+     * events inside skipped directories counted after `dropped` (the count when it began) still count.
+     */
+    settle(seq: number, dropped: number): void {
+        this.#servedFrom = seq;
+        for (const [k, s] of this.dirty) if (s <= seq) this.dirty.delete(k);
+        this.tops.clear();
+        this.#gitignores.clear();
+        for (const k of this.dirty.keys()) {
+            this.tops.add(k);
+            if (k === '.gitignore' || k.endsWith('/.gitignore')) this.#gitignores.add(k);
+        }
+        this.#dropped = Math.max(0, this.#dropped - dropped);
+        this.dirTimes.clear();
+        this.dirTimesPending = false;
+        this.blind = false;
+    }
+
+    /** A changed path is the directory `rel`, inside it or above it: its contents are uncertain. */
+    touches(rel: string): boolean {
+        return this.tops.touches(rel);
+    }
+
+    /** A `.gitignore` changed: what its directory shows is uncertain. */
+    get gitignoreChanged(): boolean {
+        return this.#gitignores.size > 0;
+    }
+}
+
+/**
+ * What changed under `task.root` since the table `task.table` was made, listed again on a
+ * thread of its own (a one-thread pool on the engine's worker code, which exits after: the
+ * engine's threads would keep the check's memory, some 100 MB for a large tree).
+ * @throws Error when the check fails.
+ */
+export async function changesSince(task: Omit<IndexCheckTask, 'op'>): Promise<{ changed: string[]; dirTimes: string[] }> {
+    const oneOff = new Piscina({ ...workerEntry(), minThreads: 0, maxThreads: 1 });
+    let res: IndexCheckResult;
+    try {
+        res = (await oneOff.run({ op: 'index-check', ...task } satisfies IndexCheckTask)) as IndexCheckResult;
+    } finally {
+        await oneOff.destroy();
+    }
+    if (!res.ok) throw new Error(`index check failed: ${res.message}`);
+    return { changed: await splitJoined(res.changed), dirTimes: res.dirTimes };
+}
+
+/** The paths of a NUL-joined list (`''`: none), split in slices between yields. */
+async function splitJoined(text: string): Promise<string[]> {
+    const out: string[] = [];
+    if (text === '') return out;
+    const turns = new Turns();
+    for (let at = 0; ; ) {
+        const nul = text.indexOf('\0', at);
+        out.push(text.slice(at, nul === -1 ? text.length : nul));
+        if (nul === -1) return out;
+        at = nul + 1;
+        if ((out.length & 255) === 0 && turns.due) await turns.yield();
+    }
+}

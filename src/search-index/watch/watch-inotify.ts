@@ -1,0 +1,303 @@
+import fs from 'node:fs';
+import { Turns } from '../../engine/turns.js';
+import { EACCES, EINTR, ENOENT, ENOSPC, ENOTDIR, IN, openInotify, type Inotify } from './inotify.js';
+import type { TreeWatch, WatchSink } from './watch.js';
+import { WatchedDirs, type Dir } from './watched-dirs.js';
+
+/**
+ * The index's own watcher on Linux: one inotify watch per directory the walk enters, read with
+ * non-blocking reads on the host's thread.
+ *
+ * Why not @parcel/watcher here: it reads inotify on a thread of its own and hands events on in
+ * batches up to 500 ms later, skips IN_Q_OVERFLOW, and removes a deleted directory by walking
+ * every watch it tracks (quadratic in a mass delete). Reading the queue ourselves gives a barrier
+ * instead: the kernel queues an event before the system call that made the change returns, so
+ * {@link drain} at the start of a search notes every change completed before the search began,
+ * whatever the load. An overflow is reported ({@link WatchSink.lost}), never skipped. Every
+ * event costs O(1) (a deleted or moved directory is one map entry), and a directory moved within
+ * the tree keeps its watches (paths are made from parent links when an event comes).
+ *
+ * A directory made or moved in is noted as changed (searches list it from disk) before its
+ * watch exists; its watch is added, then it is listed, so nothing made in it after its listing
+ * goes unreported. A build waits for those additions ({@link renew}).
+ */
+
+const MASK =
+    IN.MODIFY | IN.ATTRIB | IN.CLOSE_WRITE | IN.MOVED_FROM | IN.MOVED_TO | IN.CREATE | IN.DELETE | IN.DELETE_SELF | IN.MOVE_SELF | IN.ONLYDIR | IN.DONT_FOLLOW | IN.EXCL_UNLINK;
+
+/**
+ * How often the queue is read between searches (milliseconds). The kernel's queue holds 16,384
+ * events by default; a mass change makes a few hundred per interval here, far below it.
+ */
+const DRAIN_MS = 20;
+
+const NUL = Buffer.from([0]);
+
+export class InotifyWatch implements TreeWatch {
+    readonly root: string;
+    readonly #sink: WatchSink;
+    #ino: Inotify | null = null;
+    readonly #dirs: WatchedDirs;
+    /**
+     * Directories to watch (and list): a parent and a name; `note`: noted again once watched (one
+     * met through an event: a build that began before its watch was on must not take it as current).
+     */
+    readonly #queue: { parent: Dir | null; raw: Buffer; note: boolean }[] = [];
+    #adding: Promise<void> | null = null;
+    /** Directories moved away in the batch being read, by the move's cookie, until their arrival is read. */
+    readonly #movedOut = new Map<number, Dir>();
+    /** Events were lost or a directory could not be watched: a full crawl is needed before the next build. */
+    #incomplete = false;
+    #limitHit = false;
+    #timer: NodeJS.Timeout | null = null;
+    #closed = false;
+    readonly #buf = Buffer.allocUnsafe(64 * 1024);
+
+    constructor(root: string, sink: WatchSink) {
+        this.root = root;
+        this.#sink = sink;
+        this.#dirs = new WatchedDirs(root);
+    }
+
+    get watching(): boolean {
+        return this.#ino !== null;
+    }
+
+    /** Skipped directories are left out by name, as the walk leaves them out; their names' files are watched in their parents. */
+    get byName(): boolean {
+        return false;
+    }
+
+    get sharedCrawl(): boolean {
+        return false;
+    }
+
+    get reportedSinceCrawl(): boolean {
+        return this.#incomplete || this.#queue.length > 0 || this.#adding !== null;
+    }
+
+    get leftOut(): readonly string[] | null {
+        return null;
+    }
+
+    /** Watches every directory of the tree (skipped names left out). False when it cannot (no inotify, the watch limit). */
+    async subscribe(): Promise<boolean> {
+        if (this.#closed || this.#ino !== null) return false;
+        try {
+            this.#ino = openInotify();
+        } catch {
+            return false;
+        }
+        this.#incomplete = false;
+        this.#limitHit = false;
+        this.#queue.push({ parent: null, raw: Buffer.alloc(0), note: false });
+        await this.#pump();
+        if (this.#limitHit || this.#closed || this.#dirs.top === null) {
+            this.#stop();
+            return false;
+        }
+        this.#timer = setInterval(() => this.drain(), DRAIN_MS);
+        this.#timer.unref();
+        return true;
+    }
+
+    async watchByPath(): Promise<boolean> {
+        return false;
+    }
+
+    /**
+     * Before a build's walk: every directory watched. The additions under way are finished; after
+     * lost events, every watch is made anew from a crawl.
+     * @throws Error when the tree cannot be watched (the watch limit, the root gone).
+     */
+    async renew(): Promise<boolean> {
+        this.drain();
+        if (this.#incomplete) {
+            this.#stop();
+            if (!(await this.subscribe())) throw new Error(this.#limitHit ? watchLimitMessage() : 'the tree cannot be watched');
+            return true;
+        }
+        await this.#pump();
+        this.drain();
+        if (this.#incomplete) return this.renew();
+        return true;
+    }
+
+    checkLeftOut(): void {}
+
+    /** Reads and notes every event queued now (see the class note). */
+    drain(): void {
+        const ino = this.#ino;
+        if (ino === null) return;
+        let noted = false;
+        for (;;) {
+            const n = ino.read(this.#buf);
+            if (n === 0) break;
+            if (n === -EINTR) continue;
+            if (n < 0) {
+                this.#lose();
+                break;
+            }
+            noted = this.#events(n) || noted;
+        }
+        // Moved out of the tree (no arrival in the same batch): no longer watched.
+        for (const d of this.#movedOut.values()) this.#forget(d, true);
+        this.#movedOut.clear();
+        if (noted) this.#sink.changed();
+        if (this.#queue.length > 0) void this.#pump();
+    }
+
+    /** Notes the events in the first `n` bytes of the buffer; true when a path was noted. */
+    #events(n: number): boolean {
+        const b = this.#buf;
+        let noted = false;
+        for (let o = 0; o + 16 <= n; ) {
+            const wd = b.readInt32LE(o);
+            const mask = b.readUInt32LE(o + 4);
+            const cookie = b.readUInt32LE(o + 8);
+            const len = b.readUInt32LE(o + 12);
+            let end = o + 16;
+            while (end < o + 16 + len && b[end] !== 0) end++;
+            const raw = len === 0 ? null : Buffer.from(b.subarray(o + 16, end));
+            o += 16 + len;
+            noted = this.#event(wd, mask, cookie, raw) || noted;
+        }
+        return noted;
+    }
+
+    #event(wd: number, mask: number, cookie: number, raw: Buffer | null): boolean {
+        if (mask & IN.Q_OVERFLOW) {
+            this.#lose();
+            return false;
+        }
+        const dir = this.#dirs.get(wd);
+        if (dir === undefined) return false;
+        if (mask & IN.IGNORED) {
+            this.#forget(dir, false);
+            return false;
+        }
+        if (raw === null) {
+            // The directory itself: its parent reports the same change by name, but the top has none.
+            if (dir === this.#dirs.top && mask & (IN.DELETE_SELF | IN.MOVE_SELF | IN.UNMOUNT)) {
+                this.#sink.note('');
+                this.#lose();
+                return true;
+            }
+            if (mask & IN.UNMOUNT) this.#sink.note(this.#dirs.relOf(dir, null));
+            return (mask & IN.UNMOUNT) !== 0;
+        }
+        if (mask & IN.ISDIR) this.#dirEvent(dir, mask, cookie, raw);
+        this.#sink.note(this.#dirs.relOf(dir, raw));
+        return true;
+    }
+
+    /** Keeps the watched tree in step with a subdirectory made, moved or made readable. */
+    #dirEvent(dir: Dir, mask: number, cookie: number, raw: Buffer): void {
+        const key = raw.toString('latin1');
+        if (mask & IN.MOVED_FROM) {
+            const child = dir.children.get(key);
+            if (child !== undefined) {
+                this.#dirs.detach(child);
+                this.#movedOut.set(cookie, child);
+            }
+        }
+        if (mask & IN.MOVED_TO) {
+            const moved = this.#movedOut.get(cookie);
+            if (moved !== undefined) {
+                this.#movedOut.delete(cookie);
+                this.#dirs.move(moved, dir, raw, (old) => this.#forget(old, true));
+                return;
+            }
+        }
+        // Made, moved in from outside, or given read permission (a watch needs it).
+        if (mask & (IN.CREATE | IN.MOVED_TO | IN.ATTRIB) && !dir.children.has(key) && !this.#sink.skip.has(raw.toString())) this.#queue.push({ parent: dir, raw, note: true });
+    }
+
+    /** Watches and lists the queued directories, yielding between them; one run at a time. */
+    #pump(): Promise<void> {
+        return (this.#adding ??= (async () => {
+            const turns = new Turns();
+            while (this.#queue.length > 0 && this.#ino !== null) {
+                const { parent, raw, note } = this.#queue.pop()!;
+                this.#add(parent, raw, note);
+                if (turns.due) await turns.yield();
+            }
+        })().finally(() => {
+            this.#adding = null;
+        }));
+    }
+
+    /** Watches one directory, then queues its subdirectories (listed after the watch is on). */
+    #add(parent: Dir | null, raw: Buffer, note: boolean): void {
+        const ino = this.#ino!;
+        if (parent !== null && (!this.#dirs.live(parent) || parent.children.has(raw.toString('latin1')))) return;
+        const abs = this.#dirs.absOf(parent, raw);
+        const wd = ino.addWatch(Buffer.concat([abs, NUL]), MASK);
+        if (wd < 0) {
+            // Gone or replaced by a file meanwhile: its parent's event notes that.
+            if (-wd === ENOENT || -wd === ENOTDIR) return;
+            // Unreadable: the walk cannot list it either; a later chmod comes as an attribute event.
+            if (-wd === EACCES) return;
+            if (-wd === ENOSPC) this.#limitHit = true;
+            this.#lose();
+            return;
+        }
+        const d = this.#dirs.add(wd, parent, raw);
+        if (d === null) return;
+        if (note && parent !== null) this.#sink.note(this.#dirs.relOf(parent, raw));
+        let names: fs.Dirent<Buffer>[];
+        try {
+            names = fs.readdirSync(abs, { withFileTypes: true, encoding: 'buffer' });
+        } catch {
+            return;
+        }
+        for (const e of names) if (e.isDirectory() && !this.#sink.skip.has(e.name.toString())) this.#queue.push({ parent: d, raw: e.name, note });
+    }
+
+    /** Stops watching `d` and everything below it (`unwatch`: the kernel still has the watches). */
+    #forget(d: Dir, unwatch: boolean): void {
+        this.#dirs.forget(d, unwatch ? (wd) => this.#ino?.removeWatch(wd) : undefined);
+    }
+
+    #lose(): void {
+        this.#incomplete = true;
+        this.#sink.lost();
+    }
+
+    async saveSnapshot(): Promise<void> {
+        throw new Error('inotify keeps no snapshot: the next process lists the tree');
+    }
+
+    async changesSinceSnapshot(): Promise<string[]> {
+        throw new Error('inotify keeps no snapshot');
+    }
+
+    async delivered(): Promise<void> {
+        this.drain();
+    }
+
+    async unsubscribe(): Promise<void> {
+        this.#closed = true;
+        this.#stop();
+    }
+
+    #stop(): void {
+        if (this.#timer !== null) clearInterval(this.#timer);
+        this.#timer = null;
+        this.#ino?.close();
+        this.#ino = null;
+        this.#dirs.clear();
+        this.#movedOut.clear();
+        this.#queue.length = 0;
+    }
+}
+
+function watchLimitMessage(): string {
+    let limit = '?';
+    try {
+        limit = fs.readFileSync('/proc/sys/fs/inotify/max_user_watches', 'utf8').trim();
+    } catch {
+        // not readable here
+    }
+    return `the inotify watch limit was reached (fs.inotify.max_user_watches = ${limit}): raise it, or index a smaller tree`;
+}

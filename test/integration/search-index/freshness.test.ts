@@ -1,0 +1,164 @@
+/**
+ * The index never answers from a stale table (Linux, the index's own inotify watcher): a search
+ * made right after an outside change sees it with no wait, whatever the change (files, whole
+ * directories removed, copied, moved within the tree and edited after a rebuild), and a burst
+ * that overflows the kernel's event queue makes searches take the scan path until a rebuild,
+ * with no rebuild limit to hide it.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../../../src/index.js';
+import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../../../src/internals.js';
+import { inotifyAvailable } from '../../../src/search-index/watch/inotify.js';
+import { tempDir, writeTree } from '../../support/helpers.js';
+
+const open: FileToolPackage[] = [];
+afterEach(async () => {
+    await Promise.all(open.splice(0).map((p) => p.close()));
+});
+
+function pkgOf(root: string, index: false | { dir: string; rebuildAfter?: number }): FileToolPackage {
+    const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
+    const pkg = new FileToolPackage(ws, new SearchConfiguration(1_000_000, 1_000_000, 1_000_000), undefined, undefined, { index });
+    open.push(pkg);
+    return pkg;
+}
+
+interface Pair {
+    root: string;
+    indexed: FileToolPackage;
+    plain: FileToolPackage;
+    tree: TreeIndex;
+}
+
+async function pair(files: Record<string, string>, rebuildAfter = 1_000_000): Promise<Pair> {
+    const root = tempDir('lcf-fresh-');
+    writeTree(root, files);
+    const indexed = pkgOf(root, { dir: tempDir('lcf-fresh-index-'), rebuildAfter });
+    const plain = pkgOf(root, false);
+    const tree = (await indexed.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
+    expect(tree.status().state).toBe('ready');
+    return { root, indexed, plain, tree };
+}
+
+async function search(pkg: FileToolPackage, args: Record<string, unknown>): Promise<string> {
+    const [r] = await pkg.tools().find((t) => t.name === 'search_entries')!.execute(args);
+    return `${r!.status}: ${r!.result}`;
+}
+
+/** The search through both packages, the indexed one first (right after the change): identical results, and whether the index answered. */
+async function same(p: Pair, args: Record<string, unknown>): Promise<{ text: string; answered: boolean }> {
+    const before = p.tree.counts.answered;
+    const a = await search(p.indexed, args);
+    const answered = p.tree.counts.answered > before;
+    const b = await search(p.plain, args);
+    expect(a, JSON.stringify(args)).toBe(b);
+    return { text: a, answered };
+}
+
+/** Resolves when the tree has been built again and is ready. */
+function rebuilt(tree: TreeIndex): Promise<void> {
+    return new Promise((resolve) => {
+        let building = false;
+        const on = (st: { state: string }): void => {
+            if (st.state === 'building') building = true;
+            if (building && st.state === 'ready') {
+                tree.off('state', on);
+                resolve();
+            }
+        };
+        tree.on('state', on);
+    });
+}
+
+function copyTree(n: number, token: string): Record<string, string> {
+    const files: Record<string, string> = {};
+    for (let d = 0; d < 10; d++) for (let f = 0; f < n / 10; f++) files[`d${d}/sub${f % 3}/f${f}.c`] = `int ${token}_${d}_${f} = ${f};\n`;
+    return files;
+}
+
+describe.runIf(inotifyAvailable())('index freshness (inotify)', () => {
+    it('a search right after an outside change sees it, with no wait for the watcher', async () => {
+        const p = await pair({ 'src/a.c': 'int alpha;\n', 'src/b.c': 'int beta;\n', 'docs/readme.md': 'hello\n' });
+        for (let i = 0; i < 25; i++) {
+            const token = `fresh${i}Token`;
+            // A new file, an edit, a new directory with a file, a removal: each searched at once.
+            fs.writeFileSync(path.join(p.root, `src/new${i}.c`), `int ${token};\n`);
+            const r1 = await same(p, { content_pattern: token });
+            expect(r1.text).toContain(`src/new${i}.c:1:`);
+            fs.writeFileSync(path.join(p.root, 'src/a.c'), `int alpha_${token}_edited;\n`);
+            expect((await same(p, { content_pattern: `alpha_${token}_edited` })).text).toContain('src/a.c:1:');
+            fs.mkdirSync(path.join(p.root, `made${i}/deep`), { recursive: true });
+            fs.writeFileSync(path.join(p.root, `made${i}/deep/x.c`), `int made_${token};\n`);
+            expect((await same(p, { content_pattern: `made_${token}` })).text).toContain(`made${i}/deep/x.c:1:`);
+            fs.rmSync(path.join(p.root, `src/new${i}.c`));
+            expect((await same(p, { content_pattern: token })).text).not.toContain(`new${i}.c`);
+        }
+        expect(p.tree.counts.answered).toBeGreaterThan(50);
+    }, 120_000);
+
+    it('whole directories removed and copied in are right in the very next search', async () => {
+        const p = await pair({ ...copyTree(300, 'oldCopy'), 'keep.c': 'int kept;\n' });
+        const spare = tempDir('lcf-fresh-spare-');
+        writeTree(spare, copyTree(300, 'newCopy'));
+        for (let d = 0; d < 10; d++) {
+            // One shell command: the removal and the copy happen while this process is blocked.
+            execFileSync('sh', ['-c', `rm -rf "${p.root}/d${d}" && cp -al "${spare}/d${d}" "${p.root}/d${d}"`]);
+            const r = await same(p, { content_pattern: `(oldCopy|newCopy)_${d}_`, output_mode: 'count' });
+            expect(r.text).toContain(`d${d}/`);
+            expect((await same(p, { content_pattern: `oldCopy_${d}_` })).text).not.toContain(`d${d}/`);
+            expect((await same(p, { name_pattern: `^f7\\.c$` })).text).toContain(`d${d}/sub1/f7.c`);
+        }
+    }, 120_000);
+
+    it('a directory moved within the tree keeps its watches: edits inside it after a rebuild are seen', async () => {
+        const p = await pair({ 'a/b/c/deep.c': 'int deepOne;\n', 'a/b/other.c': 'int other;\n', 'z/keep.c': 'int keep;\n' }, 3);
+        fs.renameSync(path.join(p.root, 'a/b'), path.join(p.root, 'z/moved'));
+        expect((await same(p, { content_pattern: 'deepOne' })).text).toContain('z/moved/c/deep.c:1:');
+        // Past the rebuild limit: the tree is built again from disk, then served.
+        const done = rebuilt(p.tree);
+        for (let i = 0; i < 4; i++) fs.writeFileSync(path.join(p.root, `z/extra${i}.c`), `int extra${i};\n`);
+        expect((await same(p, { content_pattern: 'extra3' })).text).toContain('z/extra3.c');
+        await done;
+        fs.writeFileSync(path.join(p.root, 'z/moved/c/deep.c'), 'int deepTwo;\n');
+        fs.mkdirSync(path.join(p.root, 'z/moved/c/newer'));
+        fs.writeFileSync(path.join(p.root, 'z/moved/c/newer/n.c'), 'int deepThree;\n');
+        const r = await same(p, { content_pattern: 'deep(Two|Three)' });
+        expect(r.text).toContain('z/moved/c/deep.c:1:');
+        expect(r.text).toContain('z/moved/c/newer/n.c:1:');
+        expect(r.answered).toBe(true);
+    }, 120_000);
+
+    it('past the rebuild limit and while the rebuild runs, the index still answers: the old table and the changed subtrees walked from disk', async () => {
+        const p = await pair({ ...copyTree(400, 'gone'), 'keep/k.c': 'int keepToken;\n' }, 50);
+        const spare = tempDir('lcf-fresh-spare-');
+        writeTree(spare, copyTree(400, 'arrived'));
+        fs.rmSync(path.join(p.root, 'd0'), { recursive: true });
+        execFileSync('cp', ['-al', path.join(spare, 'd0'), path.join(p.root, 'd0')]);
+        fs.rmSync(path.join(p.root, 'd1'), { recursive: true });
+        for (const q of ['arrived_0_\\d+', 'gone_0_1\\b', 'gone_1_\\d+', 'keepToken', 'gone_5_7\\b']) {
+            const r = await same(p, { content_pattern: q });
+            expect(r.answered, q).toBe(true);
+        }
+        expect((await same(p, { content_pattern: 'arrived_0_7\\b' })).text).toContain('d0/sub1/f7.c:1:');
+    }, 120_000);
+
+    it('a burst that overflows the kernel\'s event queue makes searches take the scan path until a rebuild, never a stale answer', async () => {
+        const queue = Number(fs.readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8'));
+        const p = await pair({ 'burst/seed.c': 'int seed;\n', 'other/o.c': 'int other;\n' });
+        const n = queue + 2_000;
+        // Made by another process while this one's event loop is blocked: nothing reads the queue meanwhile.
+        const made = spawnSync(process.execPath, ['-e', `const fs=require('fs');for(let i=0;i<${n};i++)fs.writeFileSync(${JSON.stringify(p.root)}+'/burst/b'+i+'.c','int burstToken'+i+';\\n');`]);
+        expect(made.status).toBe(0);
+        const done = rebuilt(p.tree);
+        const r = await same(p, { content_pattern: 'burstToken', output_mode: 'count' });
+        expect(r.text.replace(/^success: /, '').split('\n').filter((l) => /^burst\/b\d+\.c: 1$/.test(l))).toHaveLength(n);
+        expect(r.answered).toBe(false);
+        await done;
+        const again = await same(p, { content_pattern: `burstToken${n - 1};` });
+        expect(again.text).toContain(`burst/b${n - 1}.c:1:`);
+        expect(again.answered).toBe(true);
+    }, 180_000);
+});

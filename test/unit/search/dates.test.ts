@@ -1,0 +1,47 @@
+/**
+ * search_entries' time filters (created_after/before, modified_after/before): ISO 8601 dates and
+ * date-times as zod's `z.iso` validators define them, offsets honoured; anything else refused
+ * (bad-arguments.test.ts has the refused forms).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makePackage, search, tempDir, writeTree } from '../../support/helpers.js';
+
+function tree(): string {
+    const dir = tempDir('lcf-dates-');
+    writeTree(dir, { 'old.txt': 'old\n', 'new.txt': 'new\n' });
+    const noon = new Date('2020-06-01T12:00:00Z');
+    fs.utimesSync(path.join(dir, 'old.txt'), noon, noon);
+    return dir;
+}
+
+describe('search_entries time filters', () => {
+    it.each([
+        ['a calendar date (midnight UTC)', '2020-06-01', 'old.txt'],
+        ['a date-time in UTC', '2020-06-01T11:59:59Z', 'old.txt'],
+        ['a date-time with an offset, converted', '2020-06-01T13:59:59+02:00', 'old.txt'],
+        ['a later date-time with an offset', '2020-06-01T14:00:01+02:00', null],
+        ['fractions of a second', '2020-06-01T11:59:59.999Z', 'old.txt'],
+    ])('accepts %s: modified_after %s', async (_what, after, expected) => {
+        const fx = makePackage(tree());
+        const r = await search(fx, { type: 'file', modified_after: after, modified_before: '2021-01-01' });
+        expect(r.status).toBe('success');
+        if (expected === null) expect(r.result).toMatch(/^No entries found/);
+        else expect(r.result.split('\n').map((l) => l.split(' ')[0])).toEqual([expected]);
+    });
+
+    it.each(['1', '2025', '20200601', 'Jan 1 2025', '2020-06-01 12:00:00Z', '2020-13-01T00:00:00Z', '2021-02-29', '2020-06-01T12:00:00+0200'])(
+        'refuses %j with the expected form named, changing nothing',
+        async (value) => {
+            const dir = tree();
+            const fx = makePackage(dir);
+            for (const key of ['created_after', 'created_before', 'modified_after', 'modified_before']) {
+                const r = await search(fx, { [key]: value });
+                expect(r.status).toBe('error');
+                expect(r.result).toContain(`${key}: expected an ISO 8601 date-time such as 2025-01-31T12:00:00Z`);
+            }
+            expect(fs.readdirSync(dir).sort()).toEqual(['new.txt', 'old.txt']);
+        },
+    );
+});

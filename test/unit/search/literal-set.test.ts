@@ -1,0 +1,211 @@
+/**
+ * The scan's prefilter for an OR of literals (workers/search/literal-set.ts): LiteralSet.find against a
+ * naive case-insensitive search, and the scan through it against the oracle (test/support/oracle.ts) on
+ * generated alternations and texts: case variants, non-ASCII bytes, literals overlapping or
+ * prefixes of each other, files above the reusable buffer streamed in chunks, and the patterns
+ * that give no usable set (the whole-text regex then).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compilePattern, escapeRegex, type PatternSpec } from '../../../src/search/regex.js';
+import { LiteralSet } from '../../../workers/search/literal-set.js';
+import { scanPath } from '../../../workers/search/scan-file.js';
+import { countBytes, makeMatcher, scanBytes, type ContentMatcher, type LineHit } from '../../../workers/search/scan.js';
+import { tempDir } from '../../support/helpers.js';
+import { foldAscii, oracleLines } from '../../support/oracle.js';
+
+const SEED = 20_260_412;
+const MiB = 1 << 20;
+
+/** First start at or after `from` of any literal in `bytes`, ASCII case-insensitively, the obvious way (Latin-1: one character per byte). */
+function naive(bytes: Buffer, literals: string[], from: number): number {
+    const hay = foldAscii(bytes.toString('latin1'));
+    let best = -1;
+    for (const l of literals) {
+        const i = hay.indexOf(l, from);
+        if (i !== -1 && (best === -1 || i < best)) best = i;
+    }
+    return best;
+}
+
+/** Literals over a small alphabet, so that they overlap, repeat and are prefixes of each other. */
+const literalArb = fc.string({ unit: fc.constantFrom('a', 'b', '_', 'x', '('), minLength: 1, maxLength: 9 });
+const literalsArb = fc.uniqueArray(literalArb, { minLength: 1, maxLength: 5 });
+
+/** Text bytes: the literals' letters in both cases, line ends, and non-ASCII bytes (UTF-8 `é`, Latin-1 `é`, `ÿ`). */
+function bytesArb(literals: string[]): fc.Arbitrary<Buffer> {
+    const piece = fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom('a', 'A', 'b', 'B', '_', 'x', 'X', '(', ' ', '\n', '\r\n') },
+        { weight: 1, arbitrary: fc.constantFrom('\u00c3\u00a9', '\u00e9', '\u00ff', '\u00c1') },
+        // A literal in a random case.
+        { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...literals), fc.array(fc.boolean(), { minLength: 12, maxLength: 12 })).map(([l, up]) => [...l].map((c, i) => (up[i] ? c.toUpperCase() : c)).join('')) },
+    );
+    return fc.array(piece, { maxLength: 60 }).map((ps) => Buffer.from(ps.join(''), 'latin1'));
+}
+
+/** Both searches where the literals allow a block search (at most 8, none shorter than 2 bytes), else the anchors. */
+function ways(literals: readonly string[]): ('anchors' | 'blocks')[] {
+    return literals.length <= 8 && literals.every((l) => l.length >= 2) ? ['anchors', 'blocks'] : ['anchors'];
+}
+
+describe('LiteralSet.find', () => {
+    it('finds the first occurrence of any literal at or after each position, as a naive search does', () => {
+        fc.assert(
+            fc.property(
+                literalsArb.chain((ls) => fc.tuple(fc.constant(ls), bytesArb(ls))),
+                fc.array(fc.nat({ max: 300 }), { maxLength: 12 }),
+                ([literals, bytes], jumps) => {
+                    for (const how of ways(literals)) {
+                        const set = new LiteralSet(literals, how);
+                        const label = `${how}: ${JSON.stringify(literals)} in ${JSON.stringify(bytes.toString('latin1'))}`;
+                        set.reset();
+                        // As the scan calls it: from after each hit's line, never decreasing.
+                        for (let from = 0; from <= bytes.length + 1; ) {
+                            const got = set.find(bytes, from);
+                            expect(got, `${label} from ${from}`).toBe(naive(bytes, literals, from));
+                            if (got === -1) break;
+                            from = got + 1;
+                        }
+                        // Any order of positions, also backwards, after a reset or not.
+                        for (const from of jumps) expect(set.find(bytes, from), `${label} from ${from}`).toBe(naive(bytes, literals, from));
+                        set.reset();
+                        for (const from of [...jumps].reverse()) expect(set.find(bytes, from), `${label} from ${from}`).toBe(naive(bytes, literals, from));
+                    }
+                },
+            ),
+            { seed: SEED, numRuns: 1000 },
+        );
+    });
+
+    it('finds occurrences at the very start and end, none in a buffer shorter than every literal, and starts anew at each reset', () => {
+        const set = new LiteralSet(['token_42', 'ab']);
+        expect(set.longest).toBe(8);
+        const first = (text: string | Buffer, ...froms: number[]): number[] => {
+            set.reset();
+            const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text, 'latin1');
+            return froms.map((from) => set.find(bytes, from));
+        };
+        expect(first('TOKEN_42', 0)).toEqual([0]);
+        expect(first('xx tOkEn_42 aB', 0, 4, 13)).toEqual([3, 12, -1]);
+        expect(first('a', 0)).toEqual([-1]);
+        expect(first('', 0)).toEqual([-1]);
+        // The same buffer object with new content (the reusable read buffer) after a reset.
+        const buf = Buffer.from('ab......');
+        expect(first(buf, 0)).toEqual([0]);
+        buf.fill('.');
+        expect(first(buf, 0)).toEqual([-1]);
+    });
+
+    it('searches by blocks only long literals whose rarest bytes are all common', () => {
+        expect(new LiteralSet(['command', 'parameters']).how).toBe('blocks');
+        expect(new LiteralSet(['htt_alloc_frag_desc']).how).toBe('blocks');
+        expect(new LiteralSet(['mutex_lock']).how).toBe('anchors'); // k is rare enough
+        expect(new LiteralSet(['command', 'code']).how).toBe('anchors'); // too short a window
+        expect(new LiteralSet(['command', 'xyzzy_token']).how).toBe('anchors');
+    });
+
+    it('refuses an empty set and an empty literal (it would hold everywhere: no prefilter instead), and blocks it cannot make', () => {
+        expect(() => new LiteralSet([])).toThrow(RangeError);
+        expect(() => new LiteralSet(['foo', ''])).toThrow(RangeError);
+        expect(() => new LiteralSet(['foo', 'x'], 'blocks')).toThrow(RangeError);
+        expect(() => new LiteralSet(['aa', 'bb', 'cc', 'dd', 'ee', 'ff', 'gg', 'hh', 'ii'], 'blocks')).toThrow(RangeError);
+    });
+});
+
+function scanLines(bytes: Buffer, spec: PatternSpec | ContentMatcher): { line: number; text: string }[] {
+    const out: LineHit[] = [];
+    scanBytes(bytes, 'source' in spec ? makeMatcher(spec) : spec, Number.MAX_SAFE_INTEGER, out);
+    return out.map((h) => ({ line: h.line, text: h.text }));
+}
+
+/** Alternations of the literals as patterns: plain, in a group with a common part, with a class or a quantifier around. */
+function alternations(literals: string[]): string[] {
+    const alt = literals.map(escapeRegex).join('|');
+    return [alt, `(?:${alt})b`, `x(${alt})`, `(${alt})+_`, `[ab](?:${alt})`, `(?:${alt}).*\\(`, `^(?:${alt})$`];
+}
+
+describe('the scan through a literal set, against the oracle', () => {
+    it('finds exactly the oracle lines for generated alternations, plain and Unicode mode', () => {
+        fc.assert(
+            fc.property(
+                fc.uniqueArray(fc.string({ unit: fc.constantFrom('a', 'B', '_', 'x', '(', 'é', 'k', 'S'), minLength: 1, maxLength: 6 }), { minLength: 2, maxLength: 4 }).chain((ls) => fc.tuple(fc.constant(ls), bytesArb(ls.map((l) => l.toLowerCase())))),
+                ([literals, latin1]) => {
+                    for (const bytes of [latin1, Buffer.from(latin1.toString('latin1'), 'utf8')]) {
+                        for (const source of alternations(literals)) {
+                            for (const flags of ['i', 'iu'] as const) {
+                                const spec: PatternSpec = { source, flags, risky: false };
+                                const expected = oracleLines(bytes, source, flags);
+                                const m = makeMatcher(spec);
+                                for (const how of m.literals === null ? [null] : ways(m.literals.literals)) {
+                                    const matcher = how === null ? m : { ...m, literals: new LiteralSet(m.literals!.literals, how) };
+                                    const label = `/${source}/${flags} (${how ?? 'no literals'}) on ${JSON.stringify(bytes.toString('latin1'))}`;
+                                    expect(scanLines(bytes, matcher), label).toEqual(expected);
+                                    expect(countBytes(bytes, matcher), label).toBe(expected.length);
+                                }
+                            }
+                        }
+                    }
+                },
+            ),
+            { seed: SEED, numRuns: 120 },
+        );
+    });
+
+    it('searches all the literals of an alternation at once, a common part when cheaper', () => {
+        expect(makeMatcher(compilePattern('Foo|bar_baz')).literals?.literals).toEqual(['foo', 'bar_baz']);
+        expect(makeMatcher(compilePattern('(get|set)_user_pages')).literals?.literals).toEqual(['et_user_pages']);
+        // A literal found inside another needs no search of its own.
+        expect(makeMatcher(compilePattern('ab|xaby|ab')).literals?.literals).toEqual(['ab']);
+        // Non-ASCII: the ASCII runs of each branch.
+        expect(makeMatcher(compilePattern('café|naïve')).literals?.literals).toEqual(['caf', 'na']);
+    });
+
+    it('falls back to the whole-text regex when a branch requires nothing or only a too common character', () => {
+        const text = Buffer.from('foo\nbar\n\ne here\nnone\n');
+        for (const source of ['foo|', '(?:)|foo', 'foo|x*', 'foo|e', 'foo|.', 'é|foo']) {
+            const spec = compilePattern(source);
+            expect(makeMatcher(spec).literals, source).toBeNull();
+            expect(scanLines(text, spec), source).toEqual(oracleLines(text, source, spec.flags));
+        }
+    });
+});
+
+describe('files above the reusable buffer: streamed for any of the literals', () => {
+    const filler = (n: number): string => 'the quick brown fox jumps over the lazy dog\n'.repeat(Math.ceil(n / 44)).slice(0, n);
+
+    for (const [literals, how] of [
+        [['Long_Literal_Token', 'qz'], 'anchors'],
+        [['Descriptor_Table', 'parameters_count'], 'blocks'],
+    ] as const) {
+        const pattern = literals.join('|');
+        it(`finds ${pattern} (${how}) across each chunk boundary, cut anywhere, and skips a file with neither`, () => {
+            const spec = compilePattern(pattern);
+            const matcher = makeMatcher(spec);
+            expect(matcher.literals?.how).toBe(how);
+            // Chunks of the stream: [0, M), then M - keep bytes each after the `keep` carried (longest - 1).
+            const keep = matcher.literals!.longest - 1;
+            const dir = tempDir('literal-set-');
+            const cases: [string, Buffer][] = [];
+            for (const [b, at] of [MiB, 2 * MiB - keep].entries()) {
+                for (const lit of literals) {
+                    for (const cut of new Set([1, 2, lit.length >> 1, lit.length - 2, lit.length - 1].filter((c) => c >= 1 && c < lit.length))) {
+                        const shown = b % 2 === 0 ? lit.toUpperCase() : lit;
+                        cases.push([`${b}-${lit}-${cut}`, Buffer.from(filler(at - cut) + shown + ' x\n' + filler(MiB / 2))]);
+                    }
+                }
+            }
+            // Pieces of both literals right at the boundary, never whole: no match, the file skipped.
+            cases.push(['none', Buffer.from(filler(MiB - 3) + `${literals[0].slice(0, -1)}\n${literals[0].slice(-1)} ${literals[1].slice(0, 1)}\n${literals[1].slice(1)}` + filler(2 * MiB))]);
+            for (const [name, bytes] of cases) {
+                const file = path.join(dir, `${name}.txt`);
+                fs.writeFileSync(file, bytes);
+                const r = scanPath(file, null, { matcher, mode: 'content', maxFileSize: 10 * MiB, max: 1000, context: 0 })!;
+                expect(r.lines.map((h) => ({ line: h.line, text: h.text })), name).toEqual(oracleLines(bytes, pattern, spec.flags));
+                expect(r.lines.length, name).toBe(name === 'none' ? 0 : 1);
+                expect(r.scanned).toBe(true);
+            }
+        });
+    }
+});

@@ -1,0 +1,356 @@
+import fs, { type Dirent } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import util from 'node:util';
+import { isMainThread, workerData } from 'node:worker_threads';
+import { claimSlot, type LedgerSlot } from '../../src/fs/shared/fd-ledger.js';
+import { EntryKind } from '../../src/search/shared/protocol.js';
+import { CAN_HOLD, heldPath } from '../../src/fs/shared/held.js';
+
+/**
+ * Entries of a held directory (src/fs/shared/held.ts) reached by its descriptor: a file or a
+ * subdirectory opened relative to it (the scan's and the walk's), and its listing. The walk holds
+ * them nested (a directory stays open while its subtree is walked), and a worker terminated
+ * holding them has them closed by the engine through its descriptor ledger. Two layers give the
+ * same results, errors included (the same Node-style `code`, `errno`, `syscall` and message,
+ * naming the held path):
+ *
+ * - native (Linux x86-64 and arm64): `openat(2)` and `getdents64(2)` called through the `koffi`
+ *   FFI package, loaded lazily once per thread. Perf: Node has no openat or fdopendir, and a
+ *   path through `/proc/<pid>/fd/N/` is resolved through /proc on every open and needs a second
+ *   open of the directory to list it (a file opened and closed in 5.5-7.5 µs by openat against
+ *   10.9-13.7 µs through the held path, on the Linux 6.1 tree).
+ * - held paths (everywhere else, when koffi or the C library cannot be loaded, or when
+ *   `LLM_CHAT_FILE_NATIVE_AT=0` was in the environment when the thread first used the layer:
+ *   the tests run the walk and scan files under both): `fs.openSync` and `fs.readdirSync` of
+ *   `/proc/<pid>/fd/N/name`.
+ *
+ * Security: both reach the entry *in the held directory*, whatever its path now leads to; the
+ * flags are the caller's (O_NOFOLLOW: a final link swapped in is refused with ELOOP) plus
+ * O_CLOEXEC, which Node's own opens add; entry names never contain `/`.
+ */
+
+/** The environment variable that forces the held-path layer (`0`), read once per thread. Internal: for tests. */
+export const NATIVE_AT_VAR = 'LLM_CHAT_FILE_NATIVE_AT';
+
+/** A directory's entries (`.` and `..` left out), sorted by name in UTF-16 code units, with their kinds ({@link EntryKind}). */
+export interface Listing {
+    names: string[];
+    kinds: number[];
+}
+
+/** Opening and listing entries of held directories by descriptor. */
+export interface HeldAt {
+    /** `native` (openat, getdents64) or `held-path` (through `/proc/<pid>/fd/N`). */
+    readonly kind: 'native' | 'held-path';
+    /**
+     * Opens entry `name` of the held directory `dirFd` with open(2) `flags` (plus O_CLOEXEC): a
+     * file or, with O_DIRECTORY, a subdirectory. Descriptors from this layer are closed in the
+     * reverse order of their opens (the walk holds them nested): in a worker the native layer
+     * notes each in the engine's ledger (src/fs/shared/fd-ledger.ts), which closes those a
+     * terminated worker still held; past the ledger's depth it opens through Node's fs, which
+     * closes its own.
+     * Returns the new descriptor; throws what `fs.openSync` of the entry's held path throws
+     * (`code` ENOENT, ELOOP, ENOTDIR, EACCES, EMFILE...; `syscall` `open`).
+     */
+    open(dirFd: number, name: string, flags: number): number;
+    /**
+     * Closes the descriptor {@link open} returned last of those still open (throws, closing
+     * nothing, for another one it returned; one closed already fails with EBADF). Perf: in a worker
+     * thread Node tracks the descriptors its fs opened, and `fs.closeSync` of one opened natively
+     * raises a process warning each time (~13 µs more per close); the native layer closes its own
+     * with close(2).
+     */
+    close(fd: number): void;
+    /**
+     * The entries of the held directory `dirFd`, as `fs.readdirSync(heldPath(dirFd), { withFileTypes: true })`
+     * gives them, sorted ({@link Listing}); an entry the file system gives no type for is lstat'ed
+     * through the held path, as Node's readdir does. Throws what that readdir throws (`syscall`
+     * `scandir`, or the lstat's error).
+     */
+    list(dirFd: number): Listing;
+    /** Native layer only: the address of `buf`'s first byte (C's `memset(p, 0, 0)` returns `p`), for read-buffer.ts. */
+    addressOf?(buf: Uint8Array): bigint;
+}
+
+/** The entries `fs.readdirSync(dirPath, { withFileTypes: true })` gives, as a {@link Listing}; throws its errors. */
+export function listPath(dirPath: string): Listing {
+    const dirents = fs.readdirSync(dirPath, { withFileTypes: true });
+    // Stable: names that decode alike (invalid UTF-8 shown as U+FFFD) keep readdir's byte order.
+    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const names = new Array<string>(dirents.length);
+    const kinds = new Array<number>(dirents.length);
+    for (let i = 0; i < dirents.length; i++) {
+        const d = dirents[i]!;
+        names[i] = d.name;
+        kinds[i] = kindOf(d);
+    }
+    return { names, kinds };
+}
+
+function kindOf(d: Dirent | fs.Stats): number {
+    return d.isDirectory() ? EntryKind.Dir : d.isFile() ? EntryKind.File : d.isSymbolicLink() ? EntryKind.Link : EntryKind.Other;
+}
+
+/** The held-path layer: the entry's path through `/proc/<pid>/fd/N`. */
+export const HELD_PATH_AT: HeldAt = {
+    kind: 'held-path',
+    open: (dirFd, name, flags) => fs.openSync(`${heldPath(dirFd)}/${name}`, flags),
+    close: (fd) => fs.closeSync(fd),
+    list: (dirFd) => listPath(heldPath(dirFd)),
+};
+
+let chosen: HeldAt | undefined;
+
+/** This thread's layer: the native one where it loads (and {@link NATIVE_AT_VAR} is not `0`), else {@link HELD_PATH_AT}. */
+export function heldAt(): HeldAt {
+    return (chosen ??= process.env[NATIVE_AT_VAR] === '0' ? HELD_PATH_AT : (nativeAt() ?? HELD_PATH_AT));
+}
+
+/** This thread's layer if {@link heldAt} has chosen it already; `undefined` otherwise (nothing is loaded). */
+export function chosenAt(): HeldAt | undefined {
+    return chosen;
+}
+
+let native: HeldAt | null | undefined;
+
+/** The native layer, loaded on first call; `null` where it cannot be (not Linux x86-64 or arm64, no /proc, koffi or the C library not loadable). */
+export function nativeAt(): HeldAt | null {
+    if (native === undefined) {
+        try {
+            native = loadNative();
+        } catch {
+            native = null;
+        }
+    }
+    return native;
+}
+
+/** getdents64's system call number per architecture (asm-generic for arm64). */
+const SYS_GETDENTS64: Partial<Record<string, number>> = { x64: 217, arm64: 61 };
+/** O_CLOEXEC on Linux x86-64 and arm64 (Node's fs.constants does not name it). */
+const O_CLOEXEC = 0o2000000;
+const O_DIRECTORY = fs.constants.O_DIRECTORY;
+const SEEK_SET = 0;
+const ENOENT = os.constants.errno.ENOENT;
+/** Size of the getdents64 buffer (glibc's readdir uses 32 KiB). */
+const DENTS_BYTES = 64 * 1024;
+
+// linux_dirent64: d_ino u64, d_off s64, d_reclen u16, d_type u8, d_name (NUL-terminated, padded to 8 bytes).
+const RECLEN = 16;
+const TYPE = 18;
+const NAME = 19;
+const DT_FIFO = 1;
+const DT_CHR = 2;
+const DT_DIR = 4;
+const DT_BLK = 6;
+const DT_REG = 8;
+const DT_LNK = 10;
+const DT_SOCK = 12;
+
+/** Minimal view of koffi's API used here (its own types are not needed to build without it). */
+interface Koffi {
+    load(path: string | null): { func(signature: string): (...args: unknown[]) => unknown };
+    errno(): number;
+}
+
+/**
+ * This worker's slot in the engine's descriptor ledger (src/fs/shared/fd-ledger.ts, given to
+ * the engine's pool threads as `workerData.fdLedger`); `undefined` on the main thread and in
+ * threads not started by an engine (a test runner's, the index build's), which nothing here
+ * terminates mid-scan; `null` when the ledger has no free slot: the thread then keeps to the
+ * held-path layer (Node closes what that opened when the worker is terminated).
+ */
+function ledgerSlot(): LedgerSlot | null | undefined {
+    if (isMainThread) return undefined;
+    const ledger = (workerData as { fdLedger?: unknown } | null | undefined)?.fdLedger;
+    return ledger instanceof SharedArrayBuffer ? claimSlot(ledger) : undefined;
+}
+
+function loadNative(): HeldAt | null {
+    const sysGetdents = SYS_GETDENTS64[process.arch];
+    if (process.platform !== 'linux' || sysGetdents === undefined || !CAN_HOLD) return null;
+    const slot = ledgerSlot();
+    if (slot === null) return null;
+    const koffi = createRequire(import.meta.url)('koffi') as Koffi;
+    // The C library Node itself is linked with (glibc or musl), found through the main program.
+    const libc = koffi.load(null);
+    const openat = libc.func('int openat(int, const char *, int, int)') as (dirFd: number, name: string, flags: number, mode: number) => number;
+    // Perf: openat(2) and syscall(2) declared with the argument types of these calls rather than
+    // variadic (koffi parses the types of a variadic call's arguments on every call); integer
+    // arguments are passed alike either way on x86-64 and arm64 Linux. errno is read with
+    // koffi.errno() right after a failed call, before anything else runs on this thread.
+    // Security: entry names come from this layer's listings, with no `/` and no NUL.
+    const getdents = libc.func('long syscall(long, int, void *, long)') as (nr: number, fd: number, buf: Buffer, len: number) => number | bigint;
+    const lseek = libc.func('long lseek(int, long, int)') as (fd: number, offset: number, whence: number) => number | bigint;
+    const closeFd = libc.func('int close(int)') as (fd: number) => number;
+    const memset = libc.func('uintptr_t memset(void *, int, size_t)') as (p: Uint8Array, c: number, n: number) => number | bigint;
+    const buf = Buffer.allocUnsafe(DENTS_BYTES);
+
+    // The descriptors open through this layer, in open order; `true` where opened natively
+    // (noted in the ledger), `false` where through Node's fs (the ledger's row was full).
+    const heldFds: number[] = [];
+    const nativeFds: boolean[] = [];
+    /** A directory just opened natively and not listed yet: at its start already (see `list`). */
+    let unlisted = -1;
+    const open = (dirFd: number, name: string, flags: number): number => {
+        if (slot?.full === true) {
+            const fd = fs.openSync(`${heldPath(dirFd)}/${name}`, flags);
+            heldFds.push(fd);
+            nativeFds.push(false);
+            return fd;
+        }
+        const fd = openat(dirFd, name, flags | O_CLOEXEC, 0);
+        if (fd < 0) throw systemError(koffi.errno(), 'open', `${heldPath(dirFd)}/${name}`);
+        slot?.opened(fd);
+        heldFds.push(fd);
+        nativeFds.push(true);
+        unlisted = (flags & O_DIRECTORY) !== 0 ? fd : -1;
+        return fd;
+    };
+
+    const close = (fd: number): void => {
+        if (fd === unlisted) unlisted = -1;
+        const top = heldFds.length - 1;
+        if (top >= 0 && heldFds[top] === fd) {
+            heldFds.pop();
+            if (!nativeFds.pop()) return fs.closeSync(fd);
+            // Cleared first: a termination from here on leaves the descriptor open at worst, never
+            // noted after it was closed (fd-ledger.ts).
+            slot?.closing();
+        } else if (heldFds.includes(fd)) {
+            throw new Error(`held-at: descriptor ${fd} closed out of order (close the last one opened first)`);
+        }
+        // A descriptor not open through this layer (closed already: EBADF, as fs.closeSync gives).
+        if (closeFd(fd) < 0) throw systemError(koffi.errno(), 'close');
+    };
+
+    const list = (dirFd: number): Listing => {
+        // From the directory's start, as a new open of the held path would list it. Perf: a
+        // directory this layer has just opened is there already (the walk lists each subdirectory
+        // right after opening it: 5,200 lseek calls fewer per walk of the Linux tree).
+        if (dirFd === unlisted) unlisted = -1;
+        else if (Number(lseek(dirFd, 0, SEEK_SET)) < 0) throw systemError(koffi.errno(), 'scandir', heldPath(dirFd));
+        const records = new DirentRecords();
+        for (;;) {
+            const got = Number(getdents(sysGetdents, dirFd, buf, buf.length));
+            if (got < 0) {
+                const errno = koffi.errno();
+                // A removed directory answers ENOENT; the C library's readdir (so Node's) takes that
+                // for its end (glibc and musl alike): it lists what was read, nothing.
+                if (errno === ENOENT) break;
+                throw systemError(errno, 'scandir', heldPath(dirFd));
+            }
+            if (got === 0) break;
+            records.add(buf, got);
+        }
+        return records.listing(dirFd);
+    };
+
+    const addressOf = (b: Uint8Array): bigint => BigInt(memset(b, 0, 0));
+
+    return { kind: 'native', open, close, list, addressOf };
+}
+
+/** An entry being listed: its kind (-1: to be lstat'ed) and, when needed, the bytes of its name. */
+interface Entry {
+    name: string;
+    kind: number;
+    raw: Buffer | null;
+}
+
+const byName = (a: Entry, b: Entry): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const byBytes = (a: Entry, b: Entry): number => Buffer.compare(a.raw!, b.raw!);
+/** Equal names both contain U+FFFD, so both kept their bytes. */
+const byNameThenBytes = (a: Entry, b: Entry): number => byName(a, b) || byBytes(a, b);
+
+/**
+ * The records of a directory's getdents64 calls (`struct linux_dirent64`) made into its
+ * {@link Listing} as Node's readdir gives it (exported for the tests: records without a type).
+ */
+export class DirentRecords {
+    readonly #entries: Entry[] = [];
+    #unknown: Entry[] | null = null;
+    /** Some name holds U+FFFD (perhaps invalid UTF-8): names may decode alike. */
+    #lossy = false;
+
+    /** Adds the records in the first `got` bytes of `buf` (`.` and `..` left out); `buf` may be reused after. */
+    add(buf: Buffer, got: number): void {
+        for (let o = 0; o < got; ) {
+            const reclen = buf.readUInt16LE(o + RECLEN);
+            // The name's NUL is within the record's last 8 bytes (records are padded to 8; the
+            // padding after the NUL is not cleared).
+            let end = Math.max(o + NAME, o + reclen - 8);
+            while (buf[end] !== 0) end++;
+            const type = buf[o + TYPE]!;
+            const start = o + NAME;
+            o += reclen;
+            const len = end - start;
+            if (buf[start] === 0x2e && (len === 1 || (len === 2 && buf[start + 1] === 0x2e))) continue;
+            // Decoded as Node's readdir decodes names (V8's UTF-8 decoder, U+FFFD for invalid bytes).
+            const name = buf.toString('utf8', start, end);
+            const e: Entry = { name, kind: kindOfType(type), raw: null };
+            // Names that decode alike are ordered by their bytes, as readdir (libuv's scandir,
+            // sorted by strcmp) leaves them; an entry without a type is lstat'ed in that order too.
+            const lossy = name.includes('\uFFFD');
+            if (e.kind < 0 || lossy) {
+                e.raw = Buffer.from(buf.subarray(start, end));
+                if (e.kind < 0) (this.#unknown ??= []).push(e);
+                if (lossy) this.#lossy = true;
+            }
+            this.#entries.push(e);
+        }
+    }
+
+    /**
+     * The listing of the held directory `dirFd` the records came from: an entry without a type
+     * (DT_UNKNOWN, or one libuv does not map) is lstat'ed through the held path as Node's readdir
+     * does, whose error fails the listing as it fails that readdir.
+     */
+    listing(dirFd: number): Listing {
+        const entries = this.#entries;
+        if (this.#unknown !== null) {
+            this.#unknown.sort(byBytes);
+            for (const e of this.#unknown) e.kind = kindOf(fs.lstatSync(`${heldPath(dirFd)}/${e.name}`));
+        }
+        entries.sort(this.#lossy ? byNameThenBytes : byName);
+        const names = new Array<string>(entries.length);
+        const kinds = new Array<number>(entries.length);
+        for (let i = 0; i < entries.length; i++) {
+            names[i] = entries[i]!.name;
+            kinds[i] = entries[i]!.kind;
+        }
+        return { names, kinds };
+    }
+}
+
+/** The entry kind of a d_type as libuv maps it (FIFOs, devices and sockets are Other); -1 when it must be lstat'ed. */
+function kindOfType(type: number): number {
+    switch (type) {
+        case DT_DIR:
+            return EntryKind.Dir;
+        case DT_REG:
+            return EntryKind.File;
+        case DT_LNK:
+            return EntryKind.Link;
+        case DT_FIFO:
+        case DT_CHR:
+        case DT_BLK:
+        case DT_SOCK:
+            return EntryKind.Other;
+        default:
+            return -1;
+    }
+}
+
+/** The error Node raises for a failed system call: `CODE: description, syscall 'path'` with errno (negative), code, syscall and path. */
+function systemError(errno: number, syscall: string, path?: string): NodeJS.ErrnoException {
+    // Node's own fallback for an errno libuv does not map (lib/internal/errors.js, uvException).
+    const [code, description] = util.getSystemErrorMap().get(-errno) ?? ['UNKNOWN', 'unknown error'];
+    const err: NodeJS.ErrnoException = new Error(`${code}: ${description}, ${syscall}${path === undefined ? '' : ` '${path}'`}`);
+    err.errno = -errno;
+    err.code = code;
+    err.syscall = syscall;
+    if (path !== undefined) err.path = path;
+    return err;
+}

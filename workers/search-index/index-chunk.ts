@@ -1,0 +1,206 @@
+import { isAscii } from 'node:buffer';
+import fs from 'node:fs';
+import path from 'node:path';
+import { distinctGrams } from '../../src/search/shared/fold.js';
+import { READ_NOFOLLOW_FLAGS } from '../../src/fs/shared/held.js';
+import { BINARY_SAMPLE_BYTES, isBinary, scanText } from '../../src/text/shared/text.js';
+import { Flag } from '../../src/search-index/shared/format.js';
+import type { IndexChunkResult, IndexChunkTask } from '../../src/search-index/shared/protocol.js';
+import { encodeSegment } from '../../src/search-index/shared/segment.js';
+import { takeBackground } from '../pool/background.js';
+import { readBuffer } from '../fs/read-buffer.js';
+
+/**
+ * The index build's content task: reads a range of files exactly as the search scan does (the
+ * same open flags, held.ts READ_NOFOLLOW_FLAGS; the same size limit, binary check and decoding,
+ * text.ts scanText), folds and splits the text as the planner does (src/search/shared/fold.ts)
+ * and writes the range's posting lists as one segment file.
+ */
+
+/** As in walk.ts: files above this many bytes are sampled for binary content before being read whole. */
+const BIG_FILE = 64 * 1024;
+
+/** The reusable read buffer, half a page into its page (read-buffer.ts). */
+let scratch: Buffer = Buffer.alloc(0); // made at the first file (see indexFile)
+/** The read past a file's end that tells whether it grew. */
+const oneByte = Buffer.alloc(1);
+
+/** One bit per gram (2^24), cleared after each file. */
+let seenBits: Uint8Array | null = null;
+/** ASCII folded: A-Z to a-z. */
+const LOWER = new Uint8Array(256).map((_, b) => (b >= 65 && b <= 90 ? b + 32 : b));
+
+/** asciiGrams's output, reused from file to file (grown as needed). */
+let gramsOut = new Uint32Array(1 << 14);
+
+/**
+ * The distinct grams of ASCII bytes, in order of first occurrence: fold.ts `distinctGrams` of
+ * the same text (fold.ts: "for pure ASCII bytes the grams are simply the byte trigrams of the
+ * bytes with A-Z lower-cased"), several times faster (no decoding, no call per gram).
+ * The result is a view of a buffer the next call overwrites: copy it before calling again
+ * (Perf: no new array per file, so the build's threads leave little for the garbage collector,
+ * whose helper threads run at normal priority next to the host's event loop).
+ */
+export function asciiGrams(bytes: Uint8Array): Uint32Array {
+    const bits = (seenBits ??= new Uint8Array(1 << 21));
+    let out = gramsOut;
+    let n = 0;
+    if (bytes.length < 3) return out.subarray(0, 0);
+    let w = (LOWER[bytes[0]!]! << 8) | LOWER[bytes[1]!]!;
+    for (let i = 2; i < bytes.length; i++) {
+        w = ((w << 8) | LOWER[bytes[i]!]!) & 0xffffff;
+        const byte = w >>> 3;
+        const mask = 1 << (w & 7);
+        if ((bits[byte]! & mask) !== 0) continue;
+        bits[byte] = bits[byte]! | mask;
+        if (n === out.length) {
+            const grown = new Uint32Array(n * 2);
+            grown.set(out);
+            out = gramsOut = grown;
+        }
+        out[n++] = w;
+    }
+    for (let i = 0; i < n; i++) bits[out[i]! >>> 3] = 0;
+    return out.subarray(0, n);
+}
+
+/** Appends to growable pairs (key, local id); one per thread, emptied for each chunk. */
+class Pairs {
+    keys = new Uint32Array(1 << 20);
+    ids = new Uint32Array(1 << 20);
+    n = 0;
+    push(list: Uint32Array, count: number, id: number): void {
+        if (this.n + count > this.keys.length) {
+            const size = Math.max(this.keys.length * 2, this.n + count);
+            const k = new Uint32Array(size);
+            k.set(this.keys.subarray(0, this.n));
+            const i = new Uint32Array(size);
+            i.set(this.ids.subarray(0, this.n));
+            this.keys = k;
+            this.ids = i;
+        }
+        this.keys.set(list.subarray(0, count), this.n);
+        this.ids.fill(id, this.n, this.n + count);
+        this.n += count;
+    }
+}
+
+/** Flags of one file and, when it is indexed text, its distinct grams in `set`. */
+function indexFile(file: string, maxFileSize: number): { flags: number; textBytes: number; grams?: Uint32Array } {
+    let fd: number;
+    try {
+        fd = fs.openSync(file, READ_NOFOLLOW_FLAGS);
+    } catch {
+        return { flags: Flag.Unindexed, textBytes: 0 };
+    }
+    try {
+        const st = fs.fstatSync(fd);
+        if (!st.isFile()) return { flags: Flag.Unindexed, textBytes: 0 };
+        const size = st.size;
+        if (scratch.length < BINARY_SAMPLE_BYTES) scratch = readBuffer(1 << 16);
+        if (size > maxFileSize) {
+            const got = fs.readSync(fd, scratch, 0, BINARY_SAMPLE_BYTES, 0);
+            return { flags: isBinary(scratch.subarray(0, got)) ? Flag.Binary : Flag.Unindexed, textBytes: 0 };
+        }
+        if (scratch.length < size) scratch = readBuffer(Math.max(size, scratch.length * 2));
+        let got = 0;
+        if (size > BIG_FILE) {
+            got = fs.readSync(fd, scratch, 0, BINARY_SAMPLE_BYTES, 0);
+            if (isBinary(scratch.subarray(0, got))) return { flags: Flag.Binary, textBytes: 0 };
+        }
+        while (got < size) {
+            const n = fs.readSync(fd, scratch, got, size - got, got);
+            if (n === 0) break;
+            got += n;
+        }
+        // Grown while read: what the search sees is uncertain (the watcher reports the change too).
+        if (got === size && fs.readSync(fd, oneByte, 0, 1, got) !== 0) return { flags: Flag.Unindexed, textBytes: 0 };
+        const bytes = scratch.subarray(0, got);
+        if (got === 0) return { flags: Flag.Empty, textBytes: 0 };
+        if (isBinary(bytes)) return { flags: Flag.Binary, textBytes: 0 };
+        // The planner's fold and split (fold.ts) of the text the scan matches; for ASCII bytes
+        // (most source files) those are the byte trigrams with A-Z lower-cased, without decoding.
+        return { flags: Flag.Indexed, textBytes: got, grams: isAscii(bytes) ? asciiGrams(bytes) : distinctGrams(scanText(bytes)) };
+    } catch {
+        return { flags: Flag.Unindexed, textBytes: 0 };
+    } finally {
+        fs.closeSync(fd);
+    }
+}
+
+/** The thread's pairs (a build's threads end with it, and their memory with them). */
+let chunkPairs: Pairs | null = null;
+
+/** Indexes one id range and writes its segment file. */
+export function runIndexChunk(task: IndexChunkTask): IndexChunkResult {
+    takeBackground(task.nice);
+    try {
+        const pairs = (chunkPairs ??= new Pairs());
+        pairs.n = 0;
+        const flags = new Uint8Array(task.ids.length);
+        let textBytes = 0;
+        const paths = task.paths.split('\0');
+        for (let i = 0; i < task.ids.length; i++) {
+            const r = indexFile(path.join(task.root, paths[i]!), task.maxFileSize);
+            flags[i] = r.flags;
+            textBytes += r.textBytes;
+            if (r.grams !== undefined) pairs.push(r.grams, r.grams.length, task.ids[i]! - task.firstId);
+        }
+        const { keys, starts, ids } = invert(pairs);
+        const bytes = encodeSegment(keys, starts, ids, task.firstId, task.count);
+        fs.writeFileSync(task.out, bytes, { mode: 0o600, flag: 'wx' });
+        return { ok: true, flags, textBytes, segmentBytes: bytes.length };
+    } catch (err) {
+        // A failure inside invert may leave counts in the table: the next chunk starts a new one.
+        countTable = null;
+        return { ok: false, code: 'index_failed', message: err instanceof Error ? err.message : String(err) };
+    } finally {
+        // Perf: a chunk's buffers are large; the next chunk starts small again.
+        if (scratch.length > 1 << 24) scratch = readBuffer(1 << 16);
+    }
+}
+
+/** invert's counting table, all zero between chunks; kept by the thread (see chunkPairs). */
+let countTable: Uint32Array | null = null;
+/** invert's posting lists, reused by the thread's next chunk (grown as needed). */
+let postingIds = new Uint32Array(0);
+
+/**
+ * Posting lists from (gram, id) pairs given in ascending id order: distinct grams ascending, list
+ * bounds, ids. Grams are below 2^24 (fold.ts), so a counting sort over a 2^24 table does it in two
+ * passes. The result's `ids` is a view of the thread's buffer, valid until the next call. The
+ * table (64 MiB) is the thread's, set back to zeros at its distinct grams after each chunk
+ * instead of allocated anew (Perf: no 64 MiB of fresh pages, and no sweep of them, per chunk).
+ */
+function invert(pairs: Pairs): { keys: Uint32Array; starts: Uint32Array; ids: Uint32Array } {
+    const n = pairs.n;
+    const table = (countTable ??= new Uint32Array(1 << 24));
+    let keys = new Uint32Array(1 << 16);
+    let distinct = 0;
+    for (let i = 0; i < n; i++) {
+        const g = pairs.keys[i]!;
+        if (table[g]!++ === 0) {
+            if (distinct === keys.length) {
+                const k = new Uint32Array(keys.length * 2);
+                k.set(keys);
+                keys = k;
+            }
+            keys[distinct++] = g;
+        }
+    }
+    keys = keys.slice(0, distinct).sort();
+    const starts = new Uint32Array(distinct + 1);
+    let at = 0;
+    for (let r = 0; r < distinct; r++) {
+        const g = keys[r]!;
+        starts[r] = at;
+        at += table[g]!;
+        table[g] = starts[r]!; // from here on: the next free slot of the gram's list
+    }
+    starts[distinct] = at;
+    if (postingIds.length < n) postingIds = new Uint32Array(Math.max(n, postingIds.length * 2));
+    const ids = postingIds.subarray(0, n);
+    for (let i = 0; i < n; i++) ids[table[pairs.keys[i]!]!++] = pairs.ids[i]!;
+    for (let r = 0; r < distinct; r++) table[keys[r]!] = 0;
+    return { keys, starts, ids };
+}
