@@ -25,6 +25,10 @@ export { FileAccessInfoTool } from './tools/file-access-info.js';
 export { EntryInfoTool } from './tools/entry-info.js';
 export { SwitchWorkspaceTool } from './tools/switch-workspace.js';
 export { EditFileTool } from './tools/edit-file.js';
+export { FileOutlineTool } from './tools/file-outline.js';
+export { FindSymbolTool } from './tools/find-symbol.js';
+export { FindReferencesTool } from './tools/find-references.js';
+export { ReadSymbolTool } from './tools/read-symbol.js';
 export { FileToolPackage, type FileToolPackageOptions, type FileToolPackageSettings } from './package/package.js';
 // The types of the package options `engine` and `index`.
 export type { EngineOptions } from './engine/engine.js';

@@ -3,6 +3,7 @@ import { runIndexCheck, runIndexWalk } from './search-index/index-walk.js';
 import { runReadTask } from './read/read.js';
 import { runSearchSession } from './search/search-session.js';
 import { runSearchTask } from './search/walk.js';
+import { runSymbolsTask } from './symbols/symbols.js';
 
 /**
  * The pool's operations by name (a task's `op`): a new operation is its own module plus one line
@@ -17,6 +18,7 @@ export const OPERATIONS = {
     'index-walk': runIndexWalk,
     'index-chunk': runIndexChunk,
     'index-check': runIndexCheck,
+    symbols: runSymbolsTask,
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;

@@ -5,13 +5,14 @@ import { envBoolean } from '../config/shared/env.js';
 import { FilePool } from '../fs/file-pool.js';
 import { SearchIndex, type SearchIndexOptions } from '../search-index/search-index.js';
 import type { ToolShared } from '../tools/base.js';
-import { loadToolClasses, OPTIONAL_TOOL_NAMES, TOOL_NAMES, type FileToolClass } from '../tools/catalog.js';
+import { loadToolClasses, NAVIGATION_TOOL_NAMES, OPTIONAL_TOOL_NAMES, TOOL_NAMES, type FileToolClass } from '../tools/catalog.js';
 import { TUTORIAL } from './tutorial.js';
 import type { Workspace } from '../access/workspace.js';
 
 // Every tool's class, in the package's order (src/tools/catalog.ts).
 const TOOL_CLASSES: readonly FileToolClass[] = await loadToolClasses(TOOL_NAMES);
 const OPTIONAL: ReadonlySet<string> = new Set(OPTIONAL_TOOL_NAMES);
+const NAVIGATION: ReadonlySet<string> = new Set(NAVIGATION_TOOL_NAMES);
 
 
 /** Package options beyond the reference's; with none set the package is the reference's 13 tools. */
@@ -32,6 +33,11 @@ export interface FileToolPackageOptions {
      * Throws as that constructor does for an invalid value.
      */
     engine?: EngineOptions;
+    /**
+     * Code navigation (docs/tools.md): `file_outline`, `find_symbol`, `find_references` and
+     * `read_symbol`, definitions parsed with tree-sitter. Default `LLM_CHAT_FS_NAVIGATION` (off when unset).
+     */
+    navigation?: boolean;
 }
 
 /**
@@ -47,7 +53,7 @@ export interface FileToolPackageSettings extends FileToolPackageOptions {
     filePool?: FilePool;
 }
 
-const SETTINGS: ReadonlySet<string> = new Set<keyof FileToolPackageSettings>(['searchConfig', 'fileConfig', 'filePool', 'editFile', 'showDiff', 'index', 'engine']);
+const SETTINGS: ReadonlySet<string> = new Set<keyof FileToolPackageSettings>(['searchConfig', 'fileConfig', 'filePool', 'editFile', 'showDiff', 'index', 'engine', 'navigation']);
 
 /**
  * The settings of either constructor form. The reference's form has a SearchConfiguration (or
@@ -114,7 +120,8 @@ export class FileToolPackage extends ToolPackage {
             ...(options.showDiff !== undefined && { showDiff: options.showDiff }),
         };
         // The reference's tools, and each optional tool its option turns on.
-        const enabled = (name: string): boolean => !OPTIONAL.has(name) || (name === 'edit_file' && options.editFile === true);
+        const navigation = options.navigation ?? envBoolean('LLM_CHAT_FS_NAVIGATION', false);
+        const enabled = (name: string): boolean => !OPTIONAL.has(name) || (name === 'edit_file' && options.editFile === true) || (NAVIGATION.has(name) && navigation);
         for (const Tool of TOOL_CLASSES) if (enabled(Tool.declaration.name)) this.add(new Tool(workspace, shared));
     }
 

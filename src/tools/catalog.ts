@@ -36,14 +36,17 @@ export const REFERENCE_TOOL_NAMES = [
     'switch_workspace',
 ] as const;
 
-/** Tools beyond the reference's, each turned on by a package option (`editFile`). */
-export const OPTIONAL_TOOL_NAMES = ['edit_file'] as const;
+/** Code navigation's tools, turned on together by the package option `navigation`. */
+export const NAVIGATION_TOOL_NAMES = ['file_outline', 'find_symbol', 'find_references', 'read_symbol'] as const;
+
+/** Tools beyond the reference's, each turned on by a package option (`editFile`, `navigation`). */
+export const OPTIONAL_TOOL_NAMES = ['edit_file', ...NAVIGATION_TOOL_NAMES] as const;
 
 export type ReferenceToolName = (typeof REFERENCE_TOOL_NAMES)[number];
 export type ToolName = ReferenceToolName | (typeof OPTIONAL_TOOL_NAMES)[number];
 
-/** Every tool, in the package's order (`edit_file`, when on, follows `replace_file_content`). */
-export const TOOL_NAMES: readonly ToolName[] = [...REFERENCE_TOOL_NAMES.slice(0, 7), 'edit_file', ...REFERENCE_TOOL_NAMES.slice(7)];
+/** Every tool, in the package's order (`edit_file`, when on, follows `replace_file_content`; code navigation comes last). */
+export const TOOL_NAMES: readonly ToolName[] = [...REFERENCE_TOOL_NAMES.slice(0, 7), 'edit_file', ...REFERENCE_TOOL_NAMES.slice(7), ...NAVIGATION_TOOL_NAMES];
 
 // The compiler checks that each loader's class declares the name it is filed under.
 const LOADERS: { readonly [N in ToolName]: () => Promise<FileToolClass<N>> } = {
@@ -61,6 +64,10 @@ const LOADERS: { readonly [N in ToolName]: () => Promise<FileToolClass<N>> } = {
     move_file: async () => (await import('./move-file.js')).MoveFileTool,
     file_access_info: async () => (await import('./file-access-info.js')).FileAccessInfoTool,
     switch_workspace: async () => (await import('./switch-workspace.js')).SwitchWorkspaceTool,
+    file_outline: async () => (await import('./file-outline.js')).FileOutlineTool,
+    find_symbol: async () => (await import('./find-symbol.js')).FindSymbolTool,
+    find_references: async () => (await import('./find-references.js')).FindReferencesTool,
+    read_symbol: async () => (await import('./read-symbol.js')).ReadSymbolTool,
 };
 
 /** True when `name` is one of the tools' names. */

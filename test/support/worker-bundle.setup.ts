@@ -34,7 +34,7 @@ export default async function setup(project: TestProject): Promise<(() => void) 
         logLevel: 'error',
         // A native addon, loaded only by writes on the main thread (src/fs/secure.ts), never by a
         // worker; and koffi (workers/fs/held-at.ts), whose loader finds its binary beside its own files.
-        external: ['@napi-rs/xattr', 'koffi'],
+        external: ['@napi-rs/xattr', 'koffi', 'web-tree-sitter'],
         // held-at.ts loads koffi with createRequire(import.meta.url), which a CommonJS bundle has
         // not: resolved from the source file, as the module run unbundled resolves it.
         define: { 'import.meta.url': JSON.stringify(pathToFileURL(path.join(repo, 'workers', 'fs', 'held-at.ts')).href) },

@@ -205,10 +205,12 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         const fileConfig = new FileConfiguration();
         // The MCP server keeps a search index unless LLM_CHAT_FS_INDEX=false (docs/search-index.md).
         const index = envBoolean('LLM_CHAT_FS_INDEX', true);
+        // And code navigation unless LLM_CHAT_FS_NAVIGATION=false.
+        const navigation = envBoolean('LLM_CHAT_FS_NAVIGATION', true);
         // Start-up: the server answers `initialize` first and loads the tools right after
         // connecting. Standard output belongs to the protocol from here on; runMcpStdio closes the package.
         const loadPackage = async (): Promise<import('../../package/package.js').FileToolPackage> =>
-            new (await import('../../package/package.js')).FileToolPackage(workspace, { searchConfig, fileConfig, index });
+            new (await import('../../package/package.js')).FileToolPackage(workspace, { searchConfig, fileConfig, index, navigation });
         return await mcp.runMcpStdio(loadPackage, { roots: cmd.options.roots });
     }
     const { isToolName, loadToolClass, loadToolClasses, REFERENCE_TOOL_NAMES } = await import('../../tools/catalog.js');

@@ -1,0 +1,81 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { WorkspaceView } from '../access/workspace.js';
+import { AccessType } from '../config/shared/configuration.js';
+import { errors } from '../errors/shared/errors.js';
+import type { Engine } from '../engine/engine.js';
+import { childPrefix } from '../print/shared/display.js';
+import { prepareSearch } from '../search/prepare.js';
+import type { SearchStop } from '../search/shared/types.js';
+import { LANGUAGES, languageOf } from './shared/languages.js';
+
+/** The files a navigation call parses: those of a supported language that mention the name. */
+export interface Candidates {
+    /** `shown` as search results show paths, `real` for the pool. */
+    files: { shown: string; real: string }[];
+    /** Why the search for them stopped early, if it did (`done` otherwise). */
+    stop: SearchStop;
+    /** The searched directory as results show it. */
+    display: string;
+}
+
+export interface CandidateRequest {
+    tool: string;
+    path: string | undefined;
+    contentPattern: string;
+    include: string | string[] | undefined;
+    exclude: string | string[] | undefined;
+    maxFiles: number;
+    maxFileSize: number;
+    maxTotalEntries: number;
+    timeoutMs: number;
+    realRoots: readonly { path: string }[] | null;
+    signal: AbortSignal | undefined;
+}
+
+const SOURCE_GLOBS = LANGUAGES.flatMap((l) => l.extensions.map((e) => `*${e}`));
+
+/**
+ * Candidate files by a content search on the engine (the index answers it when it is on): files
+ * of a supported language under the directory that hold a line matching `contentPattern`.
+ */
+export async function candidateFiles(view: WorkspaceView, engine: Engine, req: CandidateRequest): Promise<Candidates> {
+    const checked = await view.check(req.path ?? '.', AccessType.Read, req.tool);
+    const st = await fs.stat(checked.real).catch((err: unknown) => {
+        throw errors.statFailed('Path', err, checked.real, checked.abs);
+    });
+    if (!st.isDirectory()) {
+        // One file: it is its own candidate.
+        return { files: languageOf(checked.real) ? [{ shown: checked.display, real: checked.real }] : [], stop: 'done', display: checked.display };
+    }
+    const roots = (req.realRoots ?? view.accesses).map((a) => a.path);
+    const search = await prepareSearch(
+        {
+            root: { real: checked.real, display: checked.display, realRoots: req.realRoots === null ? null : roots, bounds: roots },
+            type: 'file',
+            contentPattern: req.contentPattern,
+            outputMode: 'files_with_matches',
+            include: req.include ?? SOURCE_GLOBS,
+            ...(req.exclude !== undefined && { exclude: req.exclude }),
+            maxResults: req.maxFiles,
+            maxFileSize: req.maxFileSize,
+            maxTotalEntries: req.maxTotalEntries,
+            skipDirs: view.skipDirs,
+        },
+        req.tool,
+    );
+    const outcome = await engine.search(search, { timeoutMs: req.timeoutMs, ...(req.signal && { signal: req.signal }) });
+    const prefix = childPrefix(checked.display);
+    const files = outcome.hits
+        .filter((h) => h.kind === 'file' && languageOf(h.path) !== undefined)
+        .map((h) => ({ shown: h.path, real: path.join(checked.real, h.path.startsWith(prefix) ? h.path.slice(prefix.length) : h.path) }));
+    return { files, stop: outcome.stop, display: checked.display };
+}
+
+/** A line saying why the candidates are not all the files, or `''`. */
+export function cutNote(c: Candidates, maxFiles: number): string {
+    if (c.stop === 'done') return '';
+    if (c.stop === 'max_results') return `\n[Only the first ${maxFiles} files that mention the name were parsed: narrow path or include.]`;
+    if (c.stop === 'timeout') return '\n[The search timed out: these are the files searched so far; narrow path or include.]';
+    return `\n[The search stopped early (${c.stop}): narrow path or include.]`;
+}

@@ -1,0 +1,53 @@
+import { errors } from '../errors/shared/errors.js';
+import { compilePattern, mayBacktrack } from '../search/regex.js';
+import type { Definition } from './shared/types.js';
+
+/**
+ * What a model may ask for by name: an exact name (`kvm_vcpu_ioctl`), a name path whose last
+ * parts are the containers (`Engine/search`, `Engine.search`, `std::vector::push_back`), or with
+ * `regex` a JavaScript regex matched against the name (files are searched for it with its `^` and
+ * `$` anchors as word boundaries).
+ */
+export interface NameQuery {
+    /** The identifier that must appear in a file for it to be a candidate (`undefined` for a regex). */
+    word: string | undefined;
+    matches(d: Definition): boolean;
+    /** The regex source to search file contents with. */
+    contentPattern: string;
+}
+
+export function nameQuery(name: string, regex: boolean, tool: string): NameQuery {
+    if (regex) {
+        let re: RegExp;
+        try {
+            re = new RegExp(name, 'u');
+        } catch (err) {
+            throw errors.invalidArgument(tool, `name is not a valid regex: ${(err as Error).message}`);
+        }
+        if (mayBacktrack(compilePattern(name))) {
+            throw errors.invalidArgument(tool, `name ${JSON.stringify(name)} may backtrack without bound (nested repetition): write it without a repeated group inside a repetition.`);
+        }
+        return { word: undefined, matches: (d) => re.test(d.name), contentPattern: name.replace(/^\^/, '\\b').replace(/(?<!\\)\$$/, '\\b') };
+    }
+    const parts = name.split(/::|\/|\./).filter((p) => p.length > 0);
+    const last = parts.pop();
+    if (last === undefined || !/^[\p{L}\p{N}_$~]+$/u.test(last)) {
+        throw errors.invalidArgument(tool, `name ${JSON.stringify(name)} is not an identifier or a name path such as "Class/method" (use regex: true for a pattern).`);
+    }
+    return {
+        word: last,
+        matches: (d) => d.name === last && endsWith(d.container, parts),
+        contentPattern: `\\b${last.replace(/[$]/g, '\\$&')}\\b`,
+    };
+}
+
+/** `container.name`, as tools print a definition. */
+export function dotted(d: Pick<Definition, 'container' | 'name'>): string {
+    return [...d.container, d.name].join('.');
+}
+
+function endsWith(container: readonly string[], parts: readonly string[]): boolean {
+    if (parts.length > container.length) return false;
+    const off = container.length - parts.length;
+    return parts.every((p, i) => container[off + i] === p);
+}

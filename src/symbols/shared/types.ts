@@ -1,0 +1,50 @@
+import type { ToolErrorKind } from '../../errors/shared/errors.js';
+import type { RealRoots } from '../../fs/shared/safe-read.js';
+
+/** What a definition is, in the terms every language's outline uses. */
+export const SYMBOL_KINDS = ['function', 'method', 'class', 'struct', 'union', 'enum', 'interface', 'type', 'macro', 'constant', 'variable', 'module'] as const;
+export type SymbolKind = (typeof SYMBOL_KINDS)[number];
+
+/** One definition of a file. Lines are 1-based and inclusive. */
+export interface Definition {
+    kind: SymbolKind;
+    name: string;
+    /** The enclosing definitions' names, outermost first (`['Outer', 'Inner']`); empty at file scope. */
+    container: string[];
+    line: number;
+    endLine: number;
+    /** The definition's first line, trimmed and cut to a bound. */
+    signature: string;
+}
+
+/** A use of an identifier, found as an identifier node (not in a comment or string). */
+export interface Reference {
+    line: number;
+    /** 1-based, in UTF-16 code units. */
+    column: number;
+    /** The line, trimmed and cut to a bound. */
+    text: string;
+}
+
+/** The outcome for one file of a `symbols` task. */
+export type FileSymbols =
+    | { ok: true; language: string; lines: number; chars: number; definitions: Definition[]; references?: Reference[] }
+    | { ok: false; kind: ToolErrorKind; message: string };
+
+/** A `symbols` task: parse each file and list its definitions (workers/symbols/symbols.ts). */
+export interface SymbolsTask {
+    op: 'symbols';
+    files: { shown: string; real: string }[];
+    realRoots: RealRoots;
+    /** Bytes at most per file (`maxFileSize`). */
+    maxBytes: number;
+    /** Parse time at most per file, in milliseconds; a file over it is reported as `timeout`. */
+    parseMs: number;
+    /** Also list the uses of this identifier in each file. */
+    references?: string;
+}
+
+export interface SymbolsResult {
+    ok: true;
+    files: FileSymbols[];
+}

@@ -1,0 +1,89 @@
+import type { PartialToolResult } from '@johannes.latzel/llm-chat';
+import { z } from 'zod';
+import type { WorkspaceView } from '../access/workspace.js';
+import { candidateFiles, cutNote } from '../symbols/candidates.js';
+import { dotted, nameQuery } from '../symbols/names.js';
+import { parseFiles } from '../symbols/parse.js';
+import type { Definition } from '../symbols/shared/types.js';
+import { FileTool, ok, type ToolCall } from './base.js';
+import { declareTool } from './declaration.js';
+import { MAX_CANDIDATE_FILES } from './find-symbol.js';
+import { arg } from './schema.js';
+import { rootsOf } from './shared.js';
+
+const globs = (desc: string) => z.union([z.string(), z.array(z.string())]).optional().describe(desc);
+
+const schema = z.strictObject({
+    name: z.string().min(1).describe('The identifier'),
+    path: arg.path('Directory (or file) to search; default "."').optional(),
+    include: globs('Globs of files to search, as in search_entries (default: the supported languages)'),
+    exclude: globs('Globs of files and directories to leave out, as in search_entries'),
+    max_results: arg.count('References listed at most (default 200)').optional(),
+});
+
+const declaration = declareTool({
+    name: 'find_references',
+    title: 'Find references',
+    description:
+        'Finds where an identifier is used as an identifier (not in comments or strings) in source files under a directory, one per line: ' +
+        '"path:line: [enclosing definition] code line". Syntactic: every identifier of that name counts, with no type resolution.',
+    schema,
+    behaviour: { readOnly: true, destructive: false, idempotent: true },
+});
+
+/** The innermost definition whose lines hold `line`. */
+function enclosing(definitions: readonly Definition[], line: number): Definition | undefined {
+    let best: Definition | undefined;
+    for (const d of definitions) {
+        if (d.line <= line && line <= d.endLine && (best === undefined || d.endLine - d.line <= best.endLine - best.line)) best = d;
+    }
+    return best;
+}
+
+/** `find_references`: identifier nodes of one name in the files a content search finds mentioning it. */
+export class FindReferencesTool extends FileTool<typeof schema> {
+    static readonly declaration = declaration;
+
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+        const query = nameQuery(args.name, false, this.name);
+        const { fileConfig, searchConfig } = this.ctx;
+        const engine = await this.ctx.engine();
+        const realRoots = await rootsOf(view);
+        const started = Date.now();
+        const candidates = await candidateFiles(view, engine, {
+            tool: this.name,
+            path: args.path,
+            contentPattern: query.contentPattern,
+            include: args.include,
+            exclude: args.exclude,
+            maxFiles: MAX_CANDIDATE_FILES,
+            maxFileSize: fileConfig.maxFileSize,
+            maxTotalEntries: searchConfig.maxTotalEntries,
+            timeoutMs: searchConfig.timeoutMs,
+            realRoots,
+            signal: call.signal,
+        });
+        const parsed = await parseFiles(engine, candidates.files, {
+            realRoots,
+            maxBytes: fileConfig.maxFileSize,
+            parseMs: Math.max(1, searchConfig.timeoutMs - (Date.now() - started)),
+            references: query.word!,
+            ...(call.signal && { signal: call.signal }),
+        });
+        const max = args.max_results ?? 200;
+        const lines: string[] = [];
+        let total = 0;
+        parsed.forEach((r, i) => {
+            if (!r.ok) return;
+            for (const ref of r.references ?? []) {
+                total++;
+                if (lines.length >= max) continue;
+                const d = enclosing(r.definitions, ref.line);
+                lines.push(`${candidates.files[i]!.shown}:${ref.line}: ${d ? `[${d.kind} ${dotted(d)}] ` : ''}${ref.text}`);
+            }
+        });
+        let out = lines.length > 0 ? lines.join('\n') : `No references to ${JSON.stringify(args.name)} found in ${candidates.display}.`;
+        if (total > lines.length) out += `\n[${total - lines.length} more references not shown: raise max_results, or narrow path or include.]`;
+        return ok(out + cutNote(candidates, MAX_CANDIDATE_FILES));
+    }
+}

@@ -1,0 +1,89 @@
+import type { PartialToolResult } from '@johannes.latzel/llm-chat';
+import { z } from 'zod';
+import type { WorkspaceView } from '../access/workspace.js';
+import { candidateFiles, cutNote } from '../symbols/candidates.js';
+import { nameQuery } from '../symbols/names.js';
+import { formatDefinition } from '../symbols/outline.js';
+import { parseFiles } from '../symbols/parse.js';
+import { SYMBOL_KINDS, type Definition } from '../symbols/shared/types.js';
+import { FileTool, ok, type ToolCall } from './base.js';
+import { declareTool } from './declaration.js';
+import { arg } from './schema.js';
+import { rootsOf } from './shared.js';
+
+/** Files that mention the name parsed at most by one call. */
+export const MAX_CANDIDATE_FILES = 2000;
+
+const globs = (desc: string) => z.union([z.string(), z.array(z.string())]).optional().describe(desc);
+
+const schema = z.strictObject({
+    name: z.string().min(1).describe('Exact name, a name path ("Class/method", "ns::name"), or with regex: true a regex matched against names'),
+    kind: z.enum(SYMBOL_KINDS).optional().describe(`Only definitions of this kind: ${SYMBOL_KINDS.join(', ')}`),
+    path: arg.path('Directory (or file) to search; default "."').optional(),
+    include: globs('Globs of files to search, as in search_entries (default: the supported languages)'),
+    exclude: globs('Globs of files and directories to leave out, as in search_entries'),
+    regex: z.boolean().optional().describe('name is a JavaScript regex (default false)'),
+    max_results: arg.count('Definitions listed at most (default 100)').optional(),
+});
+
+const declaration = declareTool({
+    name: 'find_symbol',
+    title: 'Find definitions',
+    description:
+        'Finds where a name is defined (function, method, class, struct, type, macro, ...) in source files under a directory, one per line: ' +
+        '"path:line: kind container.name — signature". Syntactic (tree-sitter, no type resolution). Read one with read_symbol.',
+    schema,
+    behaviour: { readOnly: true, destructive: false, idempotent: true },
+});
+
+/** `find_symbol`: definitions by name, from the files a content search finds mentioning it. */
+export class FindSymbolTool extends FileTool<typeof schema> {
+    static readonly declaration = declaration;
+
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+        const query = nameQuery(args.name, args.regex === true, this.name);
+        const { fileConfig, searchConfig } = this.ctx;
+        const engine = await this.ctx.engine();
+        const realRoots = await rootsOf(view);
+        const started = Date.now();
+        const candidates = await candidateFiles(view, engine, {
+            tool: this.name,
+            path: args.path,
+            contentPattern: query.contentPattern,
+            include: args.include,
+            exclude: args.exclude,
+            maxFiles: MAX_CANDIDATE_FILES,
+            maxFileSize: fileConfig.maxFileSize,
+            maxTotalEntries: searchConfig.maxTotalEntries,
+            timeoutMs: searchConfig.timeoutMs,
+            realRoots,
+            signal: call.signal,
+        });
+        const parsed = await parseFiles(engine, candidates.files, {
+            realRoots,
+            maxBytes: fileConfig.maxFileSize,
+            parseMs: Math.max(1, searchConfig.timeoutMs - (Date.now() - started)),
+            ...(call.signal && { signal: call.signal }),
+        });
+        const max = args.max_results ?? 100;
+        const lines: string[] = [];
+        let total = 0;
+        const skipped: string[] = [];
+        parsed.forEach((r, i) => {
+            const shown = candidates.files[i]!.shown;
+            if (!r.ok) {
+                if (r.kind === 'timeout') skipped.push(shown);
+                return;
+            }
+            for (const d of r.definitions as Definition[]) {
+                if (!query.matches(d) || (args.kind !== undefined && d.kind !== args.kind)) continue;
+                total++;
+                if (lines.length < max) lines.push(formatDefinition(shown, d));
+            }
+        });
+        let out = lines.length > 0 ? lines.join('\n') : `No definitions of ${JSON.stringify(args.name)}${args.kind ? ` (kind ${args.kind})` : ''} found in ${candidates.display} (${candidates.files.length} source files mention it).`;
+        if (total > lines.length) out += `\n[${total - lines.length} more definitions not shown: raise max_results, or narrow path, kind or the name path.]`;
+        if (skipped.length > 0) out += `\n[Not parsed within the time limit: ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''}]`;
+        return ok(out + cutNote(candidates, MAX_CANDIDATE_FILES));
+    }
+}

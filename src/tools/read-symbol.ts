@@ -1,0 +1,66 @@
+import type { PartialToolResult } from '@johannes.latzel/llm-chat';
+import { z } from 'zod';
+import { AccessType } from '../config/shared/configuration.js';
+import { ToolError } from '../errors/shared/errors.js';
+import { contentHash } from '../fs/shared/content-hash.js';
+import { readRegularFile } from '../fs/secure.js';
+import type { WorkspaceView } from '../access/workspace.js';
+import { dotted, nameQuery } from '../symbols/names.js';
+import { parseFiles } from '../symbols/parse.js';
+import { formatRead } from '../text/shared/read-render.js';
+import { FileTool, ok, type ToolCall } from './base.js';
+import { declareTool } from './declaration.js';
+import { arg } from './schema.js';
+import { rootsOf } from './shared.js';
+
+/** Definitions of the same name shown at most by one call. */
+const MAX_SHOWN = 5;
+
+const schema = z.strictObject({
+    path: arg.path('Source file'),
+    name: z.string().min(1).describe('Name of the definition, or a name path with its containers ("Class/method", "ns::name")'),
+});
+
+const declaration = declareTool({
+    name: 'read_symbol',
+    title: 'Read one definition',
+    description:
+        "Returns the source of one definition in a file (a function, class, struct, macro, ...) with line numbers, as read_file shows lines, so " +
+        'replace_file_lines can follow. name is the definition\'s name or a name path ("Class/method").',
+    schema,
+    behaviour: { readOnly: true, destructive: false, idempotent: true },
+});
+
+/** `read_symbol`: the lines of the definitions named `name` in one file (the read counts for read-before-write). */
+export class ReadSymbolTool extends FileTool<typeof schema> {
+    static readonly declaration = declaration;
+
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+        const query = nameQuery(args.name, false, this.name);
+        const checked = await view.check(args.path, AccessType.Read, this.name);
+        const { fileConfig, searchConfig } = this.ctx;
+        const realRoots = await rootsOf(view);
+        const [r] = await parseFiles(await this.ctx.engine(), [{ shown: checked.abs, real: checked.real }], {
+            realRoots,
+            maxBytes: fileConfig.maxFileSize,
+            parseMs: searchConfig.timeoutMs,
+            ...(call.signal && { signal: call.signal }),
+        });
+        if (!r!.ok) throw new ToolError(r!.kind, r!.message);
+        const found = r!.definitions.filter((d) => query.matches(d));
+        if (found.length === 0) {
+            const names = [...new Set(r!.definitions.map(dotted))];
+            const some = names.slice(0, 30).join(', ');
+            throw new ToolError('not_found', `No definition named ${JSON.stringify(args.name)} in ${checked.abs}${names.length > 0 ? `; its definitions include: ${some}${names.length > 30 ? ', …' : ''}` : ''}.`);
+        }
+        // The bytes shown are the bytes hashed: a later edit is checked against this read.
+        const file = await readRegularFile(checked.abs, checked.real, realRoots, fileConfig.maxFileSize);
+        this.ctx.filePool.recordHash(checked.real, contentHash(file.bytes));
+        const parts = found.slice(0, MAX_SHOWN).map((d) => {
+            const body = formatRead(checked.abs, Buffer.from(file.bytes), { start_line: d.line, end_line: d.endLine, line_numbers: true }, fileConfig.maxCharsPerFile);
+            return `${d.kind} ${dotted(d)}\n${body}`;
+        });
+        if (found.length > MAX_SHOWN) parts.push(`[${found.length - MAX_SHOWN} more definitions named ${JSON.stringify(args.name)} not shown: lines ${found.slice(MAX_SHOWN).map((d) => d.line).join(', ')}]`);
+        return ok(parts.join('\n'));
+    }
+}

@@ -1,0 +1,101 @@
+/** The symbols operation (workers/symbols/symbols.ts) on one small file per language: each kind, its container, its lines. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runSymbolsTask } from '../../../workers/symbols/symbols.js';
+import type { FileSymbols } from '../../../src/symbols/shared/types.js';
+import { tempDir } from '../../support/helpers.js';
+
+async function symbolsOf(name: string, text: string): Promise<FileSymbols> {
+    const dir = tempDir('lcf-symbols-');
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, text);
+    const r = await runSymbolsTask({ op: 'symbols', files: [{ shown: name, real: file }], realRoots: null, maxBytes: 1 << 20, parseMs: 60_000 });
+    return r.files[0]!;
+}
+
+/** `line kind container.name` per definition. */
+async function defs(name: string, text: string): Promise<string[]> {
+    const r = await symbolsOf(name, text);
+    if (!r.ok) throw new Error(r.message);
+    return r.definitions.map((d) => `${d.line} ${d.kind} ${[...d.container, d.name].join('.')}`);
+}
+
+describe('definitions per language', () => {
+    it('C: functions, macros, structs, unions, enums and their constants, typedefs, file-scope variables; no locals, prototypes or externs', async () => {
+        const src = [
+            '#define MAX 10',
+            '#define SQR(x) ((x) * (x))',
+            'struct point { int x, y; };',
+            'union value { int i; float f; };',
+            'enum color { RED, GREEN };',
+            'typedef struct point point_t;',
+            'typedef int (*handler_t)(int);',
+            'static int counter = 0;',
+            'int table[4];',
+            'extern int elsewhere;',
+            'int prototype(void);',
+            'static int *make(int n)',
+            '{',
+            '    int local = n;',
+            '    return 0;',
+            '}',
+            'void run(void) { }',
+        ].join('\n');
+        expect(await defs('a.c', src)).toEqual([
+            '1 macro MAX',
+            '2 macro SQR',
+            '3 struct point',
+            '4 union value',
+            '5 enum color',
+            '5 constant color.RED',
+            '5 constant color.GREEN',
+            '6 type point_t',
+            '7 type handler_t',
+            '8 variable counter',
+            '9 variable table',
+            '12 function make',
+            '17 function run',
+        ]);
+    });
+
+    it('C++: namespaces, classes with methods, out-of-line methods, aliases', async () => {
+        const src = ['namespace app {', 'class Engine {', ' public:', '  int run() { return 0; }', '};', 'using Id = int;', '}', 'int app::Engine::stop() { return 1; }', ''].join('\n');
+        expect(await defs('a.cpp', src)).toEqual(['1 module app', '2 class app.Engine', '4 method app.Engine.run', '6 type app.Id', '8 method app.Engine.stop']);
+    });
+
+    it('JavaScript: functions, classes, methods, arrow functions and file-scope variables', async () => {
+        const src = ['export function top() {}', 'class Box {', '  open() {}', '}', 'const make = () => 1;', 'let count = 0;', 'function outer() { const inner = 1; }', ''].join('\n');
+        expect(await defs('a.js', src)).toEqual(['1 function top', '2 class Box', '3 method Box.open', '5 function make', '6 variable count', '7 function outer']);
+    });
+
+    it('TypeScript: interfaces, type aliases, enums, namespaces, classes, methods', async () => {
+        const src = ['export interface Shape { area(): number; }', 'type Id = string;', 'enum Mode { A, B }', 'namespace Geo { export const unit = 1; }', 'export class Circle implements Shape {', '  area(): number { return 0; }', '}', ''].join('\n');
+        expect(await defs('a.ts', src)).toEqual(['1 interface Shape', '1 method Shape.area', '2 type Id', '3 enum Mode', '4 module Geo', '4 variable Geo.unit', '5 class Circle', '6 method Circle.area']);
+    });
+
+    it('TSX: a component and its props type', async () => {
+        const src = ['type Props = { name: string };', 'export function Hello(p: Props) { return <b>{p.name}</b>; }', ''].join('\n');
+        expect(await defs('a.tsx', src)).toEqual(['1 type Props', '2 function Hello']);
+    });
+
+    it('Python: classes, methods, functions, module variables; no locals', async () => {
+        const src = ['LIMIT = 3', 'class Store:', '    size = 1', '    def get(self):', '        x = 1', '        return x', 'def helper():', '    pass', ''].join('\n');
+        expect(await defs('a.py', src)).toEqual(['1 variable LIMIT', '2 class Store', '4 method Store.get', '7 function helper']);
+    });
+
+    it('Go: functions, methods by receiver, structs, interfaces, types, constants, variables', async () => {
+        const src = ['package main', 'const Max = 3', 'var count int', 'type Server struct { port int }', 'type Runner interface { Run() }', 'type ID string', 'func (s *Server) Start() {}', 'func main() { x := 1; _ = x }', ''].join('\n');
+        expect(await defs('a.go', src)).toEqual(['2 constant Max', '3 variable count', '4 struct Server', '5 interface Runner', '6 type ID', '7 method Server.Start', '8 function main']);
+    });
+
+    it('Rust: functions, structs, enums, traits, impl methods, modules, macros, constants', async () => {
+        const src = ['const MAX: u32 = 3;', 'struct Point { x: i32 }', 'enum Shape { Dot }', 'trait Draw { fn draw(&self); }', 'impl Point {', '    fn new() -> Self { Point { x: 0 } }', '}', 'mod util { pub fn help() {} }', 'macro_rules! twice { ($e:expr) => { $e * 2 } }', ''].join('\n');
+        expect(await defs('a.rs', src)).toEqual(['1 constant MAX', '2 struct Point', '3 enum Shape', '4 interface Draw', '4 method Draw.draw', '6 method Point.new', '8 module util', '8 function util.help', '9 macro twice']);
+    });
+
+    it('Java: classes, interfaces, enums with constants, methods and constructors', async () => {
+        const src = ['interface Shape { double area(); }', 'enum Color { RED }', 'class Circle implements Shape {', '  Circle() {}', '  public double area() { return 0; }', '}', ''].join('\n');
+        expect(await defs('A.java', src)).toEqual(['1 interface Shape', '1 method Shape.area', '2 enum Color', '2 constant Color.RED', '3 class Circle', '4 method Circle.Circle', '5 method Circle.area']);
+    });
+});

@@ -1,0 +1,157 @@
+import { toToolError, ToolError } from '../../src/errors/shared/errors.js';
+import { readRegularFileSync } from '../../src/fs/shared/safe-read.js';
+import { languageOf, supportedLanguages, type LanguageInfo } from '../../src/symbols/shared/languages.js';
+import type { Definition, FileSymbols, Reference, SymbolKind, SymbolsResult, SymbolsTask } from '../../src/symbols/shared/types.js';
+import { decodeText } from '../../src/text/shared/text.js';
+import { loaded, parseWithin } from './parser.js';
+import { FILE_SCOPE } from './queries.js';
+import type { Node, QueryMatch } from 'web-tree-sitter';
+
+/** Characters of a definition's first line kept as its signature. */
+const SIGNATURE_CHARS = 200;
+/** Kinds whose definitions contain others as their members. */
+const CONTAINERS: ReadonlySet<string> = new Set(['class', 'struct', 'union', 'interface', 'module', 'scope', 'enum']);
+/** Kinds inside which a function is a method. */
+const CLASS_LIKE: ReadonlySet<string> = new Set(['class', 'struct', 'union', 'interface', 'scope']);
+
+/** The `symbols` operation: each file's definitions, one outcome per file. */
+export async function runSymbolsTask(task: SymbolsTask): Promise<SymbolsResult> {
+    const files: FileSymbols[] = [];
+    for (const f of task.files) {
+        try {
+            files.push(await fileSymbols(f.shown, f.real, task));
+        } catch (err) {
+            const e = toToolError(err, f.shown);
+            files.push({ ok: false, kind: e.kind, message: e.message });
+        }
+    }
+    return { ok: true, files };
+}
+
+async function fileSymbols(shown: string, real: string, task: SymbolsTask): Promise<FileSymbols> {
+    const info = languageOf(real);
+    if (info === undefined) {
+        throw new ToolError('wrong_type', `No grammar for ${shown}: code navigation supports ${supportedLanguages()}.`);
+    }
+    const { bytes } = readRegularFileSync(shown, real, task.realRoots, task.maxBytes);
+    const decoded = decodeText(bytes);
+    if (!decoded.ok) throw new ToolError('binary', `Binary file: ${shown} is not source text.`);
+    const text = decoded.text;
+    const { parser, query } = await loaded(info);
+    const tree = parseWithin(parser, text, task.parseMs);
+    if (tree === null) {
+        parser.reset();
+        throw new ToolError('timeout', `Parsing ${shown} took longer than ${task.parseMs} ms: the file was skipped.`);
+    }
+    try {
+        const definitions = definitionsOf(query.matches(tree.rootNode), info);
+        let lines = 1;
+        for (let i = text.indexOf('\n'); i !== -1 && i < text.length - 1; i = text.indexOf('\n', i + 1)) lines++;
+        const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references);
+        return { ok: true, language: info.id, lines: text.length === 0 ? 0 : lines, chars: text.length, definitions, ...(references && { references }) };
+    } finally {
+        tree.delete();
+    }
+}
+
+interface Found {
+    kind: SymbolKind | 'scope';
+    name: string;
+    node: Node;
+    /** A container name given by the definition itself (a Go method's receiver, a C++ `A::b`). */
+    owner: string | undefined;
+}
+
+function definitionsOf(matches: QueryMatch[], info: LanguageInfo): Definition[] {
+    const found: Found[] = [];
+    const seen = new Set<number>();
+    for (const m of matches) {
+        let node: Node | undefined;
+        let kind: string | undefined;
+        let name: Node | undefined;
+        let receiver: Node | undefined;
+        for (const c of m.captures) {
+            if (c.name === 'name') name = c.node;
+            else if (c.name === 'receiver') receiver = c.node;
+            else if (c.name === 'scope') [node, kind] = [c.node, 'scope'];
+            else if (c.name.startsWith('definition.')) [node, kind] = [c.node, c.name.slice('definition.'.length)];
+        }
+        if (node === undefined || kind === undefined || name === undefined) continue;
+        // One definition per node (two patterns may match one typedef).
+        if (seen.has(node.id)) continue;
+        if (!keep(node, kind, info)) continue;
+        seen.add(node.id);
+        let text = name.text;
+        let owner = receiver?.text;
+        const sep = text.lastIndexOf('::');
+        if (sep !== -1) [owner, text] = [text.slice(0, sep), text.slice(sep + 2)];
+        found.push({ kind: kind as SymbolKind | 'scope', name: text, node, owner });
+    }
+    found.sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
+    // Containers by nesting: a stack of the open containers, outermost first.
+    const open: Found[] = [];
+    const out: Definition[] = [];
+    for (const f of found) {
+        while (open.length > 0 && open[open.length - 1]!.node.endIndex <= f.node.startIndex) open.pop();
+        const container = open.map((o) => o.name);
+        if (f.owner !== undefined) container.push(...f.owner.split('::'));
+        const inClass = (open.length > 0 && CLASS_LIKE.has(open[open.length - 1]!.kind)) || f.owner !== undefined;
+        if (f.kind !== 'scope') {
+            const kind: SymbolKind = f.kind === 'function' && inClass ? 'method' : f.kind;
+            out.push({
+                kind,
+                name: f.name,
+                container,
+                line: f.node.startPosition.row + 1,
+                endLine: f.node.endPosition.row + 1 - (f.node.endPosition.column === 0 && f.node.endPosition.row > f.node.startPosition.row ? 1 : 0),
+                signature: signatureOf(f.node.type === 'variable_declarator' && f.node.parent !== null ? f.node.parent : f.node),
+            });
+        }
+        if (CONTAINERS.has(f.kind)) open.push(f);
+    }
+    return out;
+}
+
+/** Whether a match is a definition: variables and constants only at file scope, no `extern` declarations. */
+function keep(node: Node, kind: string, info: LanguageInfo): boolean {
+    const fileScoped = kind === 'variable' || (kind === 'constant' && node.type !== 'enumerator' && node.type !== 'enum_constant') || node.type === 'variable_declarator';
+    if (!fileScoped) return true;
+    if ((info.id === 'c' || info.id === 'cpp') && node.children.some((c) => c?.type === 'storage_class_specifier' && c.text === 'extern')) return false;
+    const scope = FILE_SCOPE[info.id];
+    for (let p = node.parent; p !== null; p = p.parent) {
+        if (!scope?.has(p.type)) return false;
+    }
+    return true;
+}
+
+/** Node types that are a name in code, in the grammars parsed (a comment or string never is one). */
+function isIdentifier(type: string): boolean {
+    return type.endsWith('identifier') || type === 'constant' || type === 'name';
+}
+
+/**
+ * Uses of `name` as an identifier: each whole-word occurrence in the text whose smallest node is
+ * an identifier of exactly that text. Perf: only the occurrences are looked up in the tree, not
+ * every node walked.
+ */
+function referencesIn(root: Node, text: string, name: string): Reference[] {
+    const out: Reference[] = [];
+    const word = /[\p{L}\p{N}_$]/u;
+    for (let i = text.indexOf(name); i !== -1; i = text.indexOf(name, i + name.length)) {
+        if ((i > 0 && word.test(text[i - 1]!)) || word.test(text[i + name.length] ?? '')) continue;
+        const node = root.descendantForIndex(i, i + name.length);
+        if (node === null || node.text !== name || !isIdentifier(node.type)) continue;
+        const start = text.lastIndexOf('\n', i) + 1;
+        const nl = text.indexOf('\n', i);
+        const line = text.slice(start, nl === -1 ? text.length : nl).trim();
+        out.push({ line: node.startPosition.row + 1, column: i - start + 1, text: line.length > SIGNATURE_CHARS ? `${line.slice(0, SIGNATURE_CHARS)}…` : line });
+    }
+    return out;
+}
+
+function signatureOf(node: Node): string {
+    const text = node.text;
+    const nl = text.indexOf('\n');
+    const first = (nl === -1 ? text : text.slice(0, nl)).trim();
+    return first.length > SIGNATURE_CHARS ? `${first.slice(0, SIGNATURE_CHARS)}…` : first;
+}
