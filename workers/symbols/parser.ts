@@ -18,18 +18,20 @@ interface Loaded {
 }
 
 let runtime: Promise<typeof import('web-tree-sitter')> | undefined;
+// Loaded through require from this file's place (as koffi is in workers/fs/held-at.ts), so the tests' worker bundle finds it too.
+const require = createRequire(import.meta.url);
 const languages = new Map<string, Promise<Loaded>>();
 
 function grammarsDir(): string {
-    const require = createRequire(import.meta.url);
     return path.join(path.dirname(require.resolve('tree-sitter-wasms/package.json')), 'out');
 }
 
 async function load(info: LanguageInfo): Promise<Loaded> {
-    runtime ??= import('web-tree-sitter').then(async (m) => {
+    runtime ??= (async () => {
+        const m = require('web-tree-sitter') as typeof import('web-tree-sitter');
         await m.Parser.init();
         return m;
-    });
+    })();
     const { Parser, Language, Query } = await runtime;
     const language: LanguageType = await Language.load(readFileSync(path.join(grammarsDir(), info.grammar)));
     const parser = new Parser();

@@ -44,7 +44,7 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask): Prom
         throw new ToolError('timeout', `Parsing ${shown} took longer than ${task.parseMs} ms: the file was skipped.`);
     }
     try {
-        const definitions = definitionsOf(query.matches(tree.rootNode), info);
+        const definitions = definitionsOf(query.matches(tree.rootNode), info, text);
         let lines = 1;
         for (let i = text.indexOf('\n'); i !== -1 && i < text.length - 1; i = text.indexOf('\n', i + 1)) lines++;
         const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references);
@@ -58,11 +58,12 @@ interface Found {
     kind: SymbolKind | 'scope';
     name: string;
     node: Node;
+    nameNode: Node;
     /** A container name given by the definition itself (a Go method's receiver, a C++ `A::b`). */
     owner: string | undefined;
 }
 
-function definitionsOf(matches: QueryMatch[], info: LanguageInfo): Definition[] {
+function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string): Definition[] {
     const found: Found[] = [];
     const seen = new Set<number>();
     for (const m of matches) {
@@ -85,7 +86,7 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo): Definition[] 
         let owner = receiver?.text;
         const sep = text.lastIndexOf('::');
         if (sep !== -1) [owner, text] = [text.slice(0, sep), text.slice(sep + 2)];
-        found.push({ kind: kind as SymbolKind | 'scope', name: text, node, owner });
+        found.push({ kind: kind as SymbolKind | 'scope', name: text, node, nameNode: name, owner });
     }
     found.sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
     // Containers by nesting: a stack of the open containers, outermost first.
@@ -104,7 +105,7 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo): Definition[] 
                 container,
                 line: f.node.startPosition.row + 1,
                 endLine: f.node.endPosition.row + 1 - (f.node.endPosition.column === 0 && f.node.endPosition.row > f.node.startPosition.row ? 1 : 0),
-                signature: signatureOf(f.node.type === 'variable_declarator' && f.node.parent !== null ? f.node.parent : f.node),
+                signature: signatureOf(source, f.node, f.nameNode),
             });
         }
         if (CONTAINERS.has(f.kind)) open.push(f);
@@ -149,9 +150,13 @@ function referencesIn(root: Node, text: string, name: string): Reference[] {
     return out;
 }
 
-function signatureOf(node: Node): string {
-    const text = node.text;
-    const nl = text.indexOf('\n');
-    const first = (nl === -1 ? text : text.slice(0, nl)).trim();
-    return first.length > SIGNATURE_CHARS ? `${first.slice(0, SIGNATURE_CHARS)}…` : first;
+/**
+ * The lines of a definition up to the end of its name's line, as one line: `export function f(a)`,
+ * or a C definition whose return type stands on the line before its name.
+ */
+function signatureOf(source: string, node: Node, name: Node): string {
+    const from = source.lastIndexOf('\n', node.startIndex - 1) + 1;
+    const nl = source.indexOf('\n', name.endIndex);
+    const line = source.slice(from, nl === -1 ? source.length : nl).replace(/\s*\n\s*/g, ' ').trim();
+    return line.length > SIGNATURE_CHARS ? `${line.slice(0, SIGNATURE_CHARS)}…` : line;
 }

@@ -1,0 +1,132 @@
+/** The code-navigation tools through the package: outputs, the read they count as, errors with kinds, and the option that turns them on. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AccessType } from '../../../src/config/shared/configuration.js';
+import { NAVIGATION_TOOL_NAMES } from '../../../src/tools/catalog.js';
+import { jsonSchemaOf } from '../../../src/tools/schema.js';
+import { FileOutlineTool } from '../../../src/tools/file-outline.js';
+import { FindReferencesTool } from '../../../src/tools/find-references.js';
+import { FindSymbolTool } from '../../../src/tools/find-symbol.js';
+import { ReadSymbolTool } from '../../../src/tools/read-symbol.js';
+import { makePackage, one, snapshot, tempDir, writeTree } from '../../support/helpers.js';
+
+const C = ['#include "util.h"', '', 'static int counter;', '', 'int util_add(int a, int b)', '{', '\treturn a + b; /* util_add in a comment */', '}', '', 'void run(void)', '{', '\tcounter = util_add(1, 2);', '}', ''].join('\n');
+const H = ['#define UTIL_MAX 8', 'int util_add(int a, int b);', ''].join('\n');
+const TS = ['export class Engine {', '    search(q: string): number {', '        return q.length;', '    }', '}', 'export function util_add(x: number): number {', '    return new Engine().search(String(x));', '}', ''].join('\n');
+
+function project() {
+    const root = tempDir('lcf-nav-');
+    writeTree(root, { 'src/util.c': C, 'src/util.h': H, 'web/engine.ts': TS, 'docs/notes.txt': 'util_add is documented here\n', 'src/blob.c': Buffer.from([0, 1, 2, 3, 0, 0, 0, 0]) });
+    return { root, ...makePackage(root, { packageOptions: { navigation: true } }) };
+}
+
+describe('code navigation tools', () => {
+    it('are off unless the package option turns them on', () => {
+        const root = tempDir('lcf-nav-off-');
+        expect(makePackage(root).pkg.tools().map((t) => t.name)).not.toContain('file_outline');
+        expect(makePackage(root, { packageOptions: { navigation: true } }).pkg.tools().map((t) => t.name).slice(-4)).toEqual([...NAVIGATION_TOOL_NAMES]);
+    });
+
+    it('file_outline: the definitions as an indented outline with line ranges', async () => {
+        const p = project();
+        const r = await one(p.tool('file_outline'), { path: 'web/engine.ts' });
+        expect(r.status).toBe('success');
+        expect(r.result).toBe(
+            [`--- ${path.join(p.root, 'web/engine.ts')} (typescript, 8 lines, 3 definitions) ---`, '1-5 class Engine', '  2-4 method search — search(q: string): number {', '6-8 function util_add — export function util_add(x: number): number {'].join('\n'),
+        );
+        const top = await one(p.tool('file_outline'), { path: 'web/engine.ts', depth: 1 });
+        expect(top.result).not.toContain('method search');
+        const c = await one(p.tool('file_outline'), { path: 'src/util.c' });
+        expect(c.result).toContain('\n3 variable counter\n5-8 function util_add — int util_add(int a, int b)\n10-13 function run — void run(void)');
+    });
+
+    it('file_outline cuts a long outline at maxCharsPerFile and says how to see the rest', async () => {
+        const root = tempDir('lcf-nav-long-');
+        writeTree(root, { 'many.py': Array.from({ length: 400 }, (_, i) => `def function_number_${i}():\n    pass\n`).join('') });
+        const p = makePackage(root, { maxCharsPerFile: 1000, packageOptions: { navigation: true } });
+        const r = await one(p.tool('file_outline'), { path: 'many.py' });
+        expect(r.result.length).toBeLessThan(1300);
+        expect(r.result).toMatch(/\n\[\d+ more definitions not shown \(limit 1000 characters\): pass depth: 1 for the top level, or read_file with start_line after line \d+\]$/);
+    });
+
+    it('find_symbol: definitions by name across languages, by name path, by kind and by regex', async () => {
+        const p = project();
+        expect((await one(p.tool('find_symbol'), { name: 'util_add' })).result).toBe(
+            ['src/util.c:5: function util_add — int util_add(int a, int b)', 'web/engine.ts:6: function util_add — export function util_add(x: number): number {'].join('\n'),
+        );
+        expect((await one(p.tool('find_symbol'), { name: 'Engine/search' })).result).toBe('web/engine.ts:2: method Engine.search — search(q: string): number {');
+        expect((await one(p.tool('find_symbol'), { name: 'Engine.search' })).result).toBe('web/engine.ts:2: method Engine.search — search(q: string): number {');
+        expect((await one(p.tool('find_symbol'), { name: 'UTIL_MAX', kind: 'macro' })).result).toBe('src/util.h:1: macro UTIL_MAX — #define UTIL_MAX 8');
+        expect((await one(p.tool('find_symbol'), { name: 'util_add', kind: 'class' })).result).toMatch(/^No definitions of "util_add" \(kind class\) found in \. \(3 source files mention it\)\.$/);
+        expect((await one(p.tool('find_symbol'), { name: '^util_', regex: true })).result).toContain('src/util.c:5: function util_add');
+        expect((await one(p.tool('find_symbol'), { name: 'util_add', path: 'web' })).result).toBe('web/engine.ts:6: function util_add — export function util_add(x: number): number {');
+    });
+
+    it('find_references: identifier uses with their enclosing definition, not comments, strings or other files', async () => {
+        const p = project();
+        expect((await one(p.tool('find_references'), { name: 'util_add' })).result).toBe(
+            [
+                'src/util.c:5: [function util_add] int util_add(int a, int b)',
+                'src/util.c:12: [function run] counter = util_add(1, 2);',
+                'src/util.h:2: int util_add(int a, int b);',
+                'web/engine.ts:6: [function util_add] export function util_add(x: number): number {',
+            ].join('\n'),
+        );
+    });
+
+    it('read_symbol: the definition with line numbers, and the read counts for replace_file_lines', async () => {
+        const p = project();
+        const r = await one(p.tool('read_symbol'), { path: 'src/util.c', name: 'util_add' });
+        expect(r.result).toBe(
+            ['function util_add', `--- ${path.join(p.root, 'src/util.c')} (lines 5-8 of 13) ---`, '     5\tint util_add(int a, int b)', '     6\t{', '     7\t\treturn a + b; /* util_add in a comment */', '     8\t}', ''].join('\n'),
+        );
+        const edit = await one(p.tool('replace_file_lines'), { path: 'src/util.c', start_line: 7, end_line: 7, content: '\treturn b + a;' });
+        expect(edit.status).toBe('success');
+        expect(fs.readFileSync(path.join(p.root, 'src/util.c'), 'utf8')).toContain('\treturn b + a;\n}');
+    });
+
+    it('gives each bad input an error with its kind and changes nothing on disk', async () => {
+        const p = project();
+        const before = snapshot(p.root);
+        const cases: [string, Record<string, unknown>, string, RegExp][] = [
+            ['file_outline', { path: 'docs/notes.txt' }, 'wrong_type', /No grammar for .*notes\.txt: code navigation supports c \(\.c \.h\)/],
+            ['file_outline', { path: 'src/blob.c' }, 'binary', /Binary file/],
+            ['file_outline', { path: 'src/missing.c' }, 'not_found', /not found/i],
+            ['file_outline', { path: 'src' }, 'wrong_type', /./],
+            ['file_outline', { path: '/etc/passwd' }, 'outside_access', /./],
+            ['file_outline', { path: 'web/engine.ts', depth: 0 }, 'invalid_argument', /depth/],
+            ['read_symbol', { path: 'src/util.c', name: 'nothing_here' }, 'not_found', /No definition named "nothing_here" in .*util\.c; its definitions include: counter, util_add, run\./],
+            ['read_symbol', { path: 'src/util.c', name: 'a b' }, 'invalid_argument', /not an identifier or a name path/],
+            ['find_symbol', { name: 'x', kind: 'widget' }, 'invalid_argument', /kind/],
+            ['find_symbol', { name: '(a+)+$', regex: true }, 'invalid_argument', /may backtrack without bound/],
+            ['find_symbol', { name: '(', regex: true }, 'invalid_argument', /not a valid regex/],
+            ['find_references', { name: 'util_add', path: '../outside' }, 'outside_access', /./],
+        ];
+        for (const [tool, args, kind, message] of cases) {
+            const r = await one(p.tool(tool), args);
+            expect({ tool, args, status: r.status, kind: (r as { kind?: string }).kind }).toEqual({ tool, args, status: 'error', kind });
+            expect(r.result, `${tool} ${JSON.stringify(args)}`).toMatch(message);
+        }
+        expect(snapshot(p.root)).toEqual(before);
+    });
+
+    it('stays inside the accesses: a link out of them is not parsed', async () => {
+        const root = tempDir('lcf-nav-link-');
+        const outside = tempDir('lcf-nav-outside-');
+        fs.writeFileSync(path.join(outside, 'secret.c'), 'int secret_fn(void) { return 1; }\n');
+        fs.symlinkSync(path.join(outside, 'secret.c'), path.join(root, 'link.c'));
+        const p = makePackage(root, { accesses: [{ type: AccessType.Read, path: root }], packageOptions: { navigation: true } });
+        const r = await one(p.tool('file_outline'), { path: 'link.c' });
+        expect(r.status).toBe('error');
+        expect(r.result).not.toContain('secret_fn');
+        expect((await one(p.tool('find_symbol'), { name: 'secret_fn' })).result).not.toContain('link.c:');
+    });
+
+    it('keeps the four descriptions and schemas short (characters added to a tools/list answer)', () => {
+        const size = [FileOutlineTool, FindSymbolTool, FindReferencesTool, ReadSymbolTool]
+            .map((T) => JSON.stringify({ name: T.declaration.name, title: T.declaration.title, description: T.declaration.description, inputSchema: jsonSchemaOf(T.declaration.schema) }).length)
+            .reduce((a, b) => a + b, 0);
+        expect(size).toBeLessThanOrEqual(6000);
+    });
+});
