@@ -77,5 +77,6 @@ export function cutNote(c: Candidates, maxFiles: number): string {
     if (c.stop === 'done') return '';
     if (c.stop === 'max_results') return `\n[Only the first ${maxFiles} files that mention the name were parsed: narrow path or include.]`;
     if (c.stop === 'timeout') return '\n[The search timed out: these are the files searched so far; narrow path or include.]';
+    if (c.stop === 'too_many_entries') return '\n[The search for files stopped at the walk limit (maxTotalEntries): narrow path or include, or raise LLM_CHAT_FS_MAX_TOTAL_ENTRIES.]';
     return `\n[The search stopped early (${c.stop}): narrow path or include.]`;
 }
