@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REFERENCE_TOOL_NAMES } from '../../src/tools/catalog.js';
+import { NAVIGATION_TOOL_NAMES, REFERENCE_TOOL_NAMES } from '../../src/tools/catalog.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 /** Node arguments that run the CLI from source: tsx's loader (by URL, the subprocess runs elsewhere) and src/cli.ts. */
@@ -81,7 +81,11 @@ describe('MCP server over stdio (llm-chat-file mcp)', () => {
 
     it('lists the tools with their JSON schemas and annotations', async () => {
         const { tools } = await client.listTools();
-        expect(tools.map((t) => t.name).sort()).toEqual([...REFERENCE_TOOL_NAMES].sort());
+        // The MCP server turns code navigation on by default.
+        expect(tools.map((t) => t.name).sort()).toEqual([...REFERENCE_TOOL_NAMES, ...NAVIGATION_TOOL_NAMES].sort());
+        // What the four add to every tools/list answer (and so to every model call's context).
+        const added = JSON.stringify(tools.filter((t) => (NAVIGATION_TOOL_NAMES as readonly string[]).includes(t.name))).length;
+        expect(added).toBeLessThanOrEqual(6000);
         const byName = new Map(tools.map((t) => [t.name, t]));
         for (const t of tools) {
             expect(t.description, t.name).toBeTruthy();
