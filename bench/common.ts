@@ -54,6 +54,8 @@ const BENCH_OPTIONS = {
     // alternation (bench/alternation.ts)
     patterns: { type: 'string' },
     width: { type: 'string' },
+    // symbols (bench/symbols.ts)
+    corpora: { type: 'string' },
     // churn (bench/churn.ts)
     scale: { type: 'string' },
     searches: { type: 'string' },

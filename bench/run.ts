@@ -25,6 +25,8 @@
  *   index   [--runs 7] [--index-dir DIR] [--reuse] [--corpus-only] [--no-corpus]
  *           the search index on the Linux tree: build, reopen, memory, disk, selective/broad/name
  *           searches against rg and the scan path, the 300-pattern corpus (also `npm run bench:index`)
+ *   symbols [--corpora c=DIR,python=DIR] [--files 300] [--seed 1]
+ *           definitions found by code navigation against Universal Ctags, per language and kind
  *   churn   [--scale 10] [--searches 6] [--seed 1] [--work DIR] [--keep]
  *           freshness under churn: copies of the Linux tree removed, copied, renamed, checked out;
  *           every search through the index compared with the scan path right after the change
@@ -43,6 +45,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     planner: async () => (await import('./planner.js')).plannerMain(rest),
     index: async () => (await import('./index.js')).indexMain(rest),
     churn: async () => (await import('./churn.js')).churnMain(rest),
+    symbols: async () => (await import('./symbols.js')).symbolsMain(rest),
     'event-loop': async () => (await import('./event-loop.js')).eventLoopMain(rest),
     profile: async () => (await import('./profile.js')).profileMain(rest),
     tree: async () => {
