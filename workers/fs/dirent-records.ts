@@ -60,7 +60,8 @@ const byNameThenBytes = (a: Entry, b: Entry): number => byName(a, b) || byBytes(
 
 /**
  * The records of a directory's getdents64 calls (`struct linux_dirent64`) made into its
- * {@link Listing} as Node's readdir gives it (exported for the tests: records without a type).
+ * {@link Listing} as Node's readdir gives it (held-at.ts's native layer; the tests also give it
+ * records without a type).
  */
 export class DirentRecords {
     readonly #entries: Entry[] = [];
