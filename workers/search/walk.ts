@@ -1,5 +1,6 @@
 import fs, { type Stats } from 'node:fs';
-import { coalesceRuns, EntryKind, EntryPacker, packRun, SPLIT_MIN_UNITS, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob } from '../../src/search/shared/protocol.js';
+import { EntryKind, SPLIT_MIN_UNITS, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob } from '../../src/search/shared/protocol.js';
+import { coalesceRuns, EntryPacker, packRun } from '../../src/search/shared/pack-runs.js';
 import type { SearchHit } from '../../src/search/shared/types.js';
 import { CheckpointWriter } from '../../src/search/shared/checkpoint.js';
 import { errorCode } from '../../src/errors/shared/errors.js';
