@@ -4,7 +4,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
 import { buildGeneration } from './build.js';
-import { Changes, changesSince } from './watch/changes.js';
+import { Changes } from './watch/changes.js';
+import { changesSince } from './watch/changes-since.js';
 import { IndexFormatError } from './shared/format.js';
 import type { SegmentReader } from './shared/segment.js';
 import { planSearch } from './plan.js';
@@ -183,7 +184,7 @@ export class TreeIndex extends EventEmitter {
         await this.#changes.noteAll(await this.#listedSince(m.gen));
     }
 
-    /** What differs on disk now from generation `gen`'s table: the tree listed again on a thread (changes.ts changesSince). */
+    /** What differs on disk now from generation `gen`'s table: the tree listed again on a thread (changes-since.ts). */
     #listedSince(gen: string): Promise<{ changed: string[]; dirTimes: string[] }> {
         return changesSince({ root: this.root, skipDirs: [...this.#opts.skipDirs], maxEntries: this.#opts.maxEntries, table: path.join(this.#opts.dir, gen, 'table.bin') });
     }
