@@ -6,7 +6,6 @@ import type { TreeWatch, WatcherKind, WatchSink } from './watch.js';
 import { InotifyWatch } from './watch-inotify.js';
 import { ParcelWatch } from './watch-parcel.js';
 
-export { ignoreOf, ignorePathsOf } from './watch-parcel.js';
 export type { WatcherKind } from './watch.js';
 
 /**
