@@ -1,5 +1,5 @@
 import { Piscina } from 'piscina';
-import { workerEntry } from '../../engine/engine.js';
+import { workerEntry } from '../../engine/pool.js';
 import type { IndexCheckResult, IndexCheckTask } from '../shared/protocol.js';
 import { Turns } from '../../engine/turns.js';
 
