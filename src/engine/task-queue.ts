@@ -1,6 +1,6 @@
 import type { TransferListItem } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
-import { STUCK_MS } from '../search/search-run.js';
+import { STUCK_MS } from '../search/search-tasks.js';
 import type { RunOptions } from '../search/task-runner.js';
 
 /**

@@ -100,10 +100,10 @@ export interface ReadTask {
 export type ReadTaskResult = { ok: true; results: (ReadOutcome | ShownReadOutcome)[] } | { ok: false; code: WorkerFailureCode; message: string };
 
 /**
- * A run of search tasks on one pool thread (src/search/search-run.ts): the thread takes the tasks
- * posted on `port` one after the other ({@link SessionTask}; `null` ends the run), answers each on
- * the same port with its {@link SearchTaskResult}, in order, and waits on `wake` (Int32Array index
- * 0, which the engine increments after each post) while none is waiting. Perf: a task posted while
+ * A run of search tasks on one pool thread (src/search/search-sessions.ts): the thread takes the
+ * tasks posted on `port` one after the other ({@link SessionTask}; `null` ends the run), answers
+ * each on the same port with its {@link SearchTaskResult}, in order, and waits on `wake`
+ * (Int32Array index 0, which the engine increments after each post) while none is waiting. Perf: a task posted while
  * the thread is still busy with the one before starts as soon as it is done, not a round trip
  * through the host later (0.6-1.2 ms each). The run ends by itself once `cancel` is set and no
  * task is waiting.

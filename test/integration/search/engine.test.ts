@@ -336,7 +336,7 @@ describe('Engine.search', () => {
     });
 
     it('runs more tasks at once than an AbortSignal takes listeners by default, with no leak warning', async () => {
-        // Every task of a search listens to the search's one kill signal (search-run.ts).
+        // Every task of a search listens to the search's one kill signal (search-tasks.ts).
         const warnings: string[] = [];
         const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
         process.on('warning', onWarning);
