@@ -40,8 +40,13 @@ export async function changesWhileClosed(ctx: ReopenContext, m: Manifest): Promi
             await fsp.rm(snap, { force: true }).catch(() => undefined);
         }
     }
-    const listed = await changesSince({ root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, table: path.join(ctx.dir, m.gen, 'table.bin') });
+    const listed = await listedSince(ctx, m.gen);
     return { ...listed, from: 'listing' };
+}
+
+/** What differs on disk now from generation `gen`'s table: the tree listed again on a thread (changes-since.ts). */
+export function listedSince(ctx: ReopenContext, gen: string): Promise<{ changed: string[]; dirTimes: string[] }> {
+    return changesSince({ root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, table: path.join(ctx.dir, gen, 'table.bin') });
 }
 
 /**
