@@ -8,7 +8,8 @@ import { makeMatcher, scanBytes, type LineHit } from '../workers/search/scan.js'
 import { scanEntry, scanPath, type ScanSpec } from '../workers/search/scan-file.js';
 import { heldAt } from '../workers/fs/held-at.js';
 import { READ_BUFFER_PAGE_OFFSET, readBuffer } from '../workers/fs/read-buffer.js';
-import { packRun, unpackRun, type Segment, type WalkJob } from '../src/search/shared/protocol.js';
+import { packRun, unpackRun } from '../src/search/shared/pack-runs.js';
+import type { Segment, WalkJob } from '../src/search/shared/protocol.js';
 import { prepareSearch, searchRootAt } from '../src/search/prepare.js';
 import { runSearchTask } from '../workers/search/walk.js';
 import { intFlag, machine, benchArgs, pickTree } from './common.js';
@@ -201,7 +202,7 @@ async function phases(argv: string[]): Promise<void> {
         let t0 = cpuMs();
         structuredClone(hits);
         cloneTimes.push(cpuMs() - t0);
-        // As the worker sends them (protocol.ts packRun) and the engine keeps them (hit-list.ts);
+        // As the worker sends them (pack-runs.ts packRun) and the engine keeps them (hit-list.ts);
         // then made into one object per hit (unpackRun), as a caller reading `outcome.hits` gets them.
         const run: Extract<Segment, { t: 'run' }> = { t: 'run', n: hits.length, hits: hits.map((h) => ({ ...h })), at: [] };
         t0 = cpuMs();
@@ -231,7 +232,7 @@ async function phases(argv: string[]): Promise<void> {
         [`  the same through scan-file.ts scanEntry (the file opened by the held directory's descriptor, ${at.kind} layer)`, b['scan-entry'], files],
         [`  the same steps as separate passes (pinned open + fstat + read + binary + prefilter)`, b['prefilter'], files],
         [`transfer: clone of ${hits.length} hit objects`, Math.min(...cloneTimes), files],
-        [`transfer: the same hits packed in columns and cloned (protocol.ts packRun; the engine keeps them so)`, Math.min(...packedTimes), files],
+        [`transfer: the same hits packed in columns and cloned (pack-runs.ts packRun; the engine keeps them so)`, Math.min(...packedTimes), files],
         [`  then made into hit objects (unpackRun, when a caller reads outcome.hits)`, Math.min(...unpackTimes), files],
     ];
     console.log(`Per-file CPU time of the scan path, one thread (${tree.description}; ${dirs.length} directories, ${files} files; best of ${repeat}; ${machine()})`);

@@ -1,18 +1,15 @@
-import { createRequire } from 'node:module';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { TransferListItem, Worker } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
-import { createLedger, releaseThread } from '../fs/shared/fd-ledger.js';
 import { asPrepared } from '../search/prepare.js';
 import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
 import { readMany, type ReadManyOptions } from '../read/read-many.js';
 import type { BackendSource, SearchBackend, WriteEvent } from '../search/backend.js';
-import { SearchRun, STUCK_MS } from '../search/search-run.js';
+import { SearchRun } from '../search/search-run.js';
 import { streamHits } from '../search/stream.js';
 import type { RunOptions, TaskRunner } from '../search/task-runner.js';
 import type { ReadItem, ReadOutcome, ReadRender, SearchHit, SearchOptions, SearchOutcome, SearchRequest, ShownReadOutcome } from '../search/shared/types.js';
+import { createPool } from './pool.js';
+import { TaskQueue } from './task-queue.js';
 
 export type { ReadManyOptions } from '../read/read-many.js';
 export type { BackendSource, SearchBackend, WriteEvent } from '../search/backend.js';
@@ -20,48 +17,12 @@ export type { SearchOptions, SearchProgress } from '../search/shared/types.js';
 
 /**
  * The worker-pool engine behind `search_entries` and bulk reads: the piscina pool (lazy,
- * unref'ed, closable) and the engine's task queue in front of it (maxThreads at once, one more per
- * stuck task). A search runs as a {@link SearchRun} (search-run.ts), streamed by stream.ts; bulk
- * reads are read-many.ts's; requests are checked and compiled by prepare.ts.
+ * unref'ed, closable; pool.ts) and the engine's task queue in front of it (maxThreads at once, one
+ * more per stuck task; task-queue.ts). A search runs as a {@link SearchRun} (search-run.ts),
+ * streamed by stream.ts; bulk reads are read-many.ts's; requests are checked and compiled by
+ * prepare.ts.
  */
 
-/**
- * The worker entry point of the pool, and the Node options its threads start with.
- *
- * Built (`dist/src/engine/engine.js`): `dist/workers/entry.cjs` on plain Node. Run from the
- * source tree (`src/engine/engine.ts`, as the tests run it), never a possibly stale build: the
- * bundle of the source workers that the test run made at its start, named in
- * `LLM_CHAT_FILE_TEST_WORKER` (test/support/worker-bundle.setup.ts); without one (watch mode, a script
- * run through tsx), `workers/pool-worker.ts` through tsx's require hook, a dev dependency. (Node
- * 20 runs no ESM loader hooks in worker threads, so that loads through the CommonJS hook, not
- * through `entry.cts`'s `import()`.)
- */
-export function workerEntry(): { filename: string; execArgv?: string[] } {
-    const here = fileURLToPath(import.meta.url);
-    const repoOrDist = path.resolve(path.dirname(here), '..', '..');
-    if (!here.endsWith('.ts')) return { filename: path.join(repoOrDist, 'workers', 'entry.cjs') };
-    const bundle = process.env['LLM_CHAT_FILE_TEST_WORKER'];
-    if (bundle) return { filename: bundle, execArgv: [] };
-    const tsx = createRequire(import.meta.url).resolve('tsx/cjs');
-    return { filename: path.join(repoOrDist, 'workers', 'pool-worker.ts'), execArgv: ['--require', tsx] };
-}
-
-/**
- * Young-generation size of a worker's heap, in MiB: {@link WORKER_YOUNG_GENERATION_TOTAL_MB}
- * shared among `maxThreads`, from {@link WORKER_YOUNG_GENERATION_MB} to three times that each
- * (2 threads: 12 MiB; 6 threads and more: 4 MiB). A walk makes short-lived garbage (paths, stat
- * objects), so more room means fewer scavenges (Perf: on 2 threads a walk of every entry of the
- * Linux tree takes 94-103 ms with 12 MiB each against 110-125 ms with 6), while V8's default
- * maximum per thread would take a pool of 16 threads past the 250 MB memory target. Peak memory
- * per thread count: `node dist/bench/compare.js --tree kernel --only peak-rss --rss-threads 2,16`.
- */
-const WORKER_YOUNG_GENERATION_MB = 4;
-const WORKER_YOUNG_GENERATION_TOTAL_MB = 24;
-
-/** The young-generation size of each worker of an engine with `maxThreads` threads, in MiB (4 to 12; 2 threads: 12). */
-export function workerYoungGenerationMb(maxThreads: number): number {
-    return Math.min(3 * WORKER_YOUNG_GENERATION_MB, Math.max(WORKER_YOUNG_GENERATION_MB, Math.floor(WORKER_YOUNG_GENERATION_TOTAL_MB / maxThreads)));
-}
 /** Threads the pool may add beyond `maxThreads` for concurrent calls, at least (see the constructor). */
 const SPARE_THREADS = 16;
 /**
@@ -91,66 +52,6 @@ export interface EngineOptions {
     workerNice?: number;
     /** Search backends, asked in this order (default none: every search walks). */
     backends?: readonly BackendSource[];
-}
-
-/** A task waiting in the engine's queue for a thread. */
-interface QueuedTask {
-    task: object;
-    transferList?: TransferListItem[];
-    stuckMs: number;
-    risky: boolean;
-    /** When the task's current piece of work started (a search session's, see {@link Engine.run}). */
-    since?: () => number;
-    resolve: (value: unknown) => void;
-    reject: (err: unknown) => void;
-    signal?: AbortSignal;
-    onAbort?: () => void;
-    onStart?: () => void;
-}
-
-/** The descriptor ledgers of the engines with a pool (see {@link watchLedger}). */
-const ledgers = new Set<SharedArrayBuffer>();
-
-/** Releases, in every engine's ledger, what a worker thread that has exited still had noted. */
-function onWorker(w: Worker): void {
-    const id = w.threadId;
-    w.once('exit', () => {
-        for (const ledger of ledgers) releaseThread(ledger, id);
-    });
-}
-
-/**
- * Releases what any exiting worker thread noted in `ledger` until the returned function is
- * called. One listener on each new worker whatever the number of engines (one per engine made
- * Node warn of a leak past 10 engines with a pool); a ledger has rows for its own threads only.
- */
-function watchLedger(ledger: SharedArrayBuffer): () => void {
-    if (ledgers.size === 0) process.on('worker', onWorker);
-    ledgers.add(ledger);
-    return () => {
-        ledgers.delete(ledger);
-        if (ledgers.size === 0) process.off('worker', onWorker);
-    };
-}
-
-/** A task on a thread: when it started, when its current piece of work started (a session's), when it counts as stuck. */
-interface RunningTask {
-    since: number;
-    current?: () => number;
-    stuckMs: number;
-    risky: boolean;
-}
-
-/** When `r`'s current work started. */
-function sinceOf(r: RunningTask): number {
-    return r.current?.() ?? r.since;
-}
-
-/** The error of a task aborted before it ran, like piscina's for an aborted task. */
-function abortError(): Error {
-    const err = new Error('The task has been aborted');
-    err.name = 'AbortError';
-    return err;
 }
 
 /**
@@ -198,11 +99,8 @@ export class Engine implements TaskRunner {
     #pool: Piscina | undefined;
     /** Stops noting new workers' exits for the pool's descriptor ledger. */
     #ledgerOff: (() => void) | undefined;
-    /** Tasks handed to the pool and not yet settled: when each started and when it counts as stuck. */
-    readonly #running = new Set<RunningTask>();
-    /** Tasks waiting for a thread, first come first served. */
-    #queue: QueuedTask[] = [];
-    #wakeTimer: ReturnType<typeof setTimeout> | undefined;
+    /** Tasks waiting for a thread and those running. */
+    readonly #tasks: TaskQueue;
 
     /**
      * @param options.maxThreads - worker threads a search or bulk read runs on in parallel, and the
@@ -236,6 +134,7 @@ export class Engine implements TaskRunner {
         this.maxPoolThreads = max;
         this.workerNice = nice;
         this.backends = (options.backends ?? []).map((b) => (typeof b === 'function' ? b(this) : b));
+        this.#tasks = new TaskQueue(n, max, () => this.pool);
     }
 
     /** The first backend's walk of `search`, or `null` for the scan path (also when a backend fails: it only ever narrows). */
@@ -258,24 +157,8 @@ export class Engine implements TaskRunner {
      */
     get pool(): Piscina {
         if (!this.#pool) {
-            // Start-up: piscina is loaded on the first task, so a call that needs no worker never loads it.
-            const { Piscina } = createRequire(import.meta.url)('piscina') as typeof import('piscina');
-            // Descriptors the workers open natively (workers/fs/held-at.ts) are noted in a ledger and
-            // closed here once a worker that held one has exited (terminated by a hard abort).
-            const ledger = createLedger();
-            this.#ledgerOff = watchLedger(ledger);
-            const pool = new Piscina({
-                ...workerEntry(),
-                workerData: { fdLedger: ledger, nice: this.workerNice },
-                minThreads: this.maxThreads,
-                // One call never queues more tasks than maxThreads, so spare threads start only for concurrent calls.
-                maxThreads: this.maxPoolThreads,
-                idleTimeout: 10_000,
-                // Memory: each worker's young generation stays small (see workerYoungGenerationMb).
-                resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb(this.maxThreads) },
-            });
-            // A worker that dies outside a task (e.g. terminated by a hard abort) is replaced; nothing to report.
-            pool.on('error', () => undefined);
+            const { pool, ledgerOff } = createPool(this.maxThreads, this.maxPoolThreads, this.workerNice);
+            this.#ledgerOff = ledgerOff;
             this.#pool = pool;
         }
         return this.#pool;
@@ -297,73 +180,12 @@ export class Engine implements TaskRunner {
      * @param options.transferList - objects moved to the worker with the task (a MessagePort).
      */
     run<T>(task: object, options: RunOptions = {}): Promise<T> {
-        const { signal } = options;
-        if (signal?.aborted) return Promise.reject(abortError());
-        return new Promise<T>((resolve, reject) => {
-            const queued: QueuedTask = { task, stuckMs: options.stuckMs ?? STUCK_MS, risky: options.risky === true, resolve: resolve as (v: unknown) => void, reject };
-            if (options.onStart) queued.onStart = options.onStart;
-            if (options.since) queued.since = options.since;
-            if (options.transferList) queued.transferList = options.transferList;
-            if (signal) {
-                queued.signal = signal;
-                queued.onAbort = () => {
-                    const i = this.#queue.indexOf(queued);
-                    if (i !== -1) this.#queue.splice(i, 1);
-                    reject(abortError());
-                };
-                signal.addEventListener('abort', queued.onAbort, { once: true });
-            }
-            this.#queue.push(queued);
-            this.#drain();
-        });
-    }
-
-    /** Threads tasks may use now: `maxThreads`, plus one per stuck or risky running task, at most `maxPoolThreads`. */
-    #allowed(now: number): number {
-        let stuck = 0;
-        for (const r of this.#running) if (r.risky || now - sinceOf(r) > r.stuckMs) stuck++;
-        return Math.min(this.maxPoolThreads, this.maxThreads + stuck);
+        return this.#tasks.run<T>(task, options);
     }
 
     /** Tasks waiting for a thread (of any call). */
     get waiting(): number {
-        return this.#queue.length;
-    }
-
-    /** Starts waiting tasks while there is room; while some wait, looks again when a running task turns stuck. */
-    #drain(): void {
-        const now = performance.now();
-        while (this.#queue.length > 0 && this.#running.size < this.#allowed(now)) {
-            const q = this.#queue.shift()!;
-            if (q.onAbort) q.signal?.removeEventListener('abort', q.onAbort);
-            const slot: RunningTask = { since: performance.now(), stuckMs: q.stuckMs, risky: q.risky };
-            if (q.since) slot.current = q.since;
-            this.#running.add(slot);
-            q.onStart?.();
-            const runOptions: { signal?: AbortSignal; transferList?: TransferListItem[] } = {};
-            if (q.signal) runOptions.signal = q.signal;
-            if (q.transferList) runOptions.transferList = q.transferList;
-            this.pool.run(q.task, runOptions).then(
-                (value: unknown) => {
-                    this.#running.delete(slot);
-                    q.resolve(value);
-                    this.#drain();
-                },
-                (err: unknown) => {
-                    this.#running.delete(slot);
-                    q.reject(err);
-                    this.#drain();
-                },
-            );
-        }
-        clearTimeout(this.#wakeTimer);
-        this.#wakeTimer = undefined;
-        if (this.#queue.length === 0 || this.#running.size >= this.maxPoolThreads) return;
-        let next = Number.POSITIVE_INFINITY;
-        for (const r of this.#running) if (!r.risky && now - sinceOf(r) <= r.stuckMs) next = Math.min(next, sinceOf(r) + r.stuckMs - now);
-        if (next === Number.POSITIVE_INFINITY) return;
-        this.#wakeTimer = setTimeout(() => this.#drain(), Math.ceil(next) + 1);
-        this.#wakeTimer.unref();
+        return this.#tasks.waiting;
     }
 
     /** True when the pool has been started and not closed. */
@@ -404,14 +226,7 @@ export class Engine implements TaskRunner {
 
     /** Stops the pool (running tasks are terminated). The engine can be used again; a new pool then starts. */
     async close(): Promise<void> {
-        const waiting = this.#queue;
-        this.#queue = [];
-        clearTimeout(this.#wakeTimer);
-        this.#wakeTimer = undefined;
-        for (const q of waiting) {
-            if (q.onAbort) q.signal?.removeEventListener('abort', q.onAbort);
-            q.reject(new Error('The worker pool was closed before the task started.'));
-        }
+        this.#tasks.close();
         const pool = this.#pool;
         this.#pool = undefined;
         if (pool) await pool.destroy();
@@ -419,4 +234,3 @@ export class Engine implements TaskRunner {
         this.#ledgerOff = undefined;
     }
 }
-

@@ -1,16 +1,14 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { isInside } from '../access/shared/contain.js';
 import type { EntryPolicy, EntryStat } from '../search/shared/entry-policy.js';
-import { readGitignoreFile } from '../search/shared/filters.js';
 import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
 import type { IgnoreFrame, SearchHit } from '../search/shared/types.js';
 import { Flag, Kind } from './shared/format.js';
 import type { ChangedEntries, Extra } from './changed-entries.js';
-import type { ResolvedLink } from './resolved-link.js';
+import { linkInTable, resolveLink, type ResolvedLink } from './resolved-link.js';
 import { SegmentWriter } from './segment-writer.js';
 import { isListed, lowerBound } from './sorted-ids.js';
 import type { Table } from './table.js';
+import { displayOf, framesIn, subOf, type Frame } from './table-frame.js';
 
 /**
  * The walk of one search answered from the file table, in the order of the sequential walk
@@ -20,26 +18,6 @@ import type { Table } from './table.js';
  * decides (names, types, times) are made here; the entries it cannot decide (content candidates,
  * links it cannot follow, special files, changed paths) are handed to the workers as jobs.
  */
-
-/**
- * Where entries are shown and filtered from: the searched directory, or a symlinked directory's
- * target (its entries shown under the link, as the walk shows them).
- */
-interface Frame {
-    rootId: number;
-    /** Characters of a table path before the part below the frame's root. */
-    relCut: number;
-    /** Path of the frame's root relative to the searched directory, with `/` (or `''`). */
-    subPrefix: string;
-    /** Display path of the frame's root. */
-    display: string;
-    jumps: string[];
-    dirOk: Map<number, boolean>;
-    /** `.gitignore` frames in force in a directory of this frame (with `respect_gitignore`). */
-    ignores: Map<number, IgnoreFrame[]>;
-    /** The frames the frame's root was entered with. */
-    entered: IgnoreFrame[];
-}
 
 /** What one answered walk needs besides the table. */
 export interface WalkQuery {
@@ -61,7 +39,6 @@ export interface WalkQuery {
     /** Links resolved by earlier searches and still valid (table.ts LinkCache), or `null`: each link is resolved now. */
     links: Map<number, ResolvedLink> | null;
 }
-
 
 /** Answers one search from the table; {@link run} gives the walked root's segments. */
 export class TableWalk {
@@ -96,25 +73,11 @@ export class TableWalk {
         return this.#out.handedOut;
     }
 
-    #below(i: number, f: Frame): string {
-        return this.#table.pathOf(i).slice(f.relCut);
-    }
-
-    #subOf(i: number, f: Frame): string {
-        return f.subPrefix + this.#below(i, f);
-    }
-
-    #displayOf(i: number, f: Frame): string {
-        const d = f.display;
-        const rest = this.#below(i, f);
-        return d === '.' ? rest : d.endsWith('/') ? d + rest : `${d}/${rest}`;
-    }
-
     /** Hands an entry to the workers (grouped by directory: the job of `parent` in frame `f`). */
     #toWalk(parent: number, f: Frame, name: string, kind: number): void {
         this.#out.toWalk(parent, f, name, kind, () => {
-            const frames = this.#gitignore ? this.#framesIn(parent, f) : [];
-            const rel = parent === f.rootId ? f.display : this.#displayOf(parent, f);
+            const frames = this.#gitignore ? this.#frames(parent, f) : [];
+            const rel = parent === f.rootId ? f.display : displayOf(this.#table, parent, f);
             return { real: this.#q.realOf(this.#table.pathOf(parent)), rel, jumps: f.jumps, ...(frames.length > 0 && { ignores: frames }) };
         });
     }
@@ -129,36 +92,22 @@ export class TableWalk {
 
     /** A hit of entry `i` of frame `f` when the policy keeps it (type, name, path, then its stat). */
     #hitIfKept(i: number, f: Frame, name: string, isDir: boolean, st: () => EntryStat): void {
-        if (!this.#policy.kept(name, this.#subOf(i, f), isDir)) return;
+        if (!this.#policy.kept(name, subOf(this.#table, i, f), isDir)) return;
         const s = this.#q.search.needTimes ? st() : null;
         if (s !== null && !this.#policy.statOk(s)) return;
-        this.#hit({ path: this.#displayOf(i, f), kind: isDir ? 'directory' : 'file', ...(s !== null && this.#times(s)) });
+        this.#hit({ path: displayOf(this.#table, i, f), kind: isDir ? 'directory' : 'file', ...(s !== null && this.#times(s)) });
     }
 
-    /**
-     * The `.gitignore` frames in force in directory `d` of frame `f`, as the walk builds them:
-     * those it was entered with, then each directory's own `.gitignore` on the way down (read
-     * now, through no link; the table says which directories have one).
-     */
-    #framesIn(d: number, f: Frame): IgnoreFrame[] {
-        let frames = f.ignores.get(d);
-        if (frames !== undefined) return frames;
-        const table = this.#table;
-        frames = d === f.rootId ? f.entered : this.#framesIn(table.t.parent[d]!, f);
-        const gi = table.childOf(d, '.gitignore');
-        if (gi !== undefined && table.t.kind[gi] === Kind.File) {
-            const rules = readGitignoreFile(this.#q.realOf(table.pathOf(gi)));
-            if (rules !== null) frames = [...frames, { base: d !== f.rootId ? `${this.#subOf(d, f)}/` : f === this.#main ? '' : f.subPrefix, up: '', rules }];
-        }
-        f.ignores.set(d, frames);
-        return frames;
+    /** The `.gitignore` frames in force in directory `d` of frame `f` (see table-frame.ts). */
+    #frames(d: number, f: Frame): IgnoreFrame[] {
+        return framesIn(this.#table, d, f, this.#q.realOf);
     }
 
     /** Left out by `exclude` or by `.gitignore` (the policy's `leftOut`, as the walk asks it). */
     #leftOut(i: number, f: Frame, isDir: boolean): boolean {
         if (!this.#policy.filtered) return false;
-        const frames = this.#gitignore ? this.#framesIn(this.#table.t.parent[i]!, f) : undefined;
-        return this.#policy.leftOut(frames, this.#subOf(i, f), this.#table.t.names.get(i), isDir);
+        const frames = this.#gitignore ? this.#frames(this.#table.t.parent[i]!, f) : undefined;
+        return this.#policy.leftOut(frames, subOf(this.#table, i, f), this.#table.t.names.get(i), isDir);
     }
 
     /** A directory is walked: neither skipped nor excluded, nor below one that is (within its frame). */
@@ -190,7 +139,7 @@ export class TableWalk {
         const name = t.names.get(i);
         const parent = t.parent[i]!;
         const parentReal = realOf(table.pathOf(parent));
-        const resolved = this.#resolve(i, parentReal);
+        const resolved = this.#q.links?.get(i) ?? resolveLink(i, realOf(table.pathOf(i)), parentReal, this.#q.root, this.#q.links);
         if (resolved === null) {
             this.#toWalk(parent, f, name, Kind.Link); // the walk reports it as the scan path does
             return;
@@ -204,9 +153,9 @@ export class TableWalk {
         if (this.#policy.skip.has(name)) return;
         if (search.root.realRoots !== null && !search.root.realRoots.some((r) => isInside(target, r))) return;
         if (isInside(parentReal, target) || f.jumps.some((j) => isInside(j, target))) return;
-        const sub = this.#subOf(i, f);
+        const sub = subOf(this.#table, i, f);
         if (this.#leftOut(i, f, true)) return;
-        const { tRel, tId } = this.#inTable(resolved);
+        const { tRel, tId } = linkInTable(resolved, this.#q.root, (rel) => table.idOf(rel));
         if (tId === undefined || t.kind[tId] !== Kind.Dir || t.flags[tId]! & Flag.Unreadable || changed.touches(tRel) || this.#depth >= 16 || (search.needTimes && changed.staleDirTimes)) {
             this.#toWalk(parent, f, name, Kind.Link);
             return;
@@ -217,51 +166,13 @@ export class TableWalk {
             rootId: tId,
             relCut: tRel === '' ? 0 : tRel.length + 1,
             subPrefix: `${sub}/`,
-            display: this.#displayOf(i, f),
+            display: displayOf(this.#table, i, f),
             jumps: [...f.jumps, parentReal],
             dirOk: new Map(),
             ignores: new Map(),
-            entered: this.#gitignore ? this.#framesIn(parent, f) : [],
+            entered: this.#gitignore ? this.#frames(parent, f) : [],
         });
         this.#depth--;
-    }
-
-    /**
-     * Where link `i` leads now, `null` when it cannot be followed. Kept for later searches (in
-     * `links`) only when its target is reached inside the index's root through no other link:
-     * the link text, read relative to its directory, names the real target. Every entry whose
-     * change could then move or alter the target is inside the watched tree, and any change
-     * noted empties the cache (table.ts LinkCache). Perf: resolving the 56 links of the Linux tree
-     * on every search would take about 5 ms of a 20 ms selective search.
-     */
-    #resolve(i: number, parentReal: string): ResolvedLink | null {
-        const cache = this.#q.links;
-        const hit = cache?.get(i);
-        if (hit !== undefined) return hit;
-        const abs = this.#q.realOf(this.#table.pathOf(i));
-        let r: ResolvedLink;
-        try {
-            r = { st: fs.statSync(abs), target: fs.realpathSync.native(abs) };
-        } catch {
-            return null;
-        }
-        if (cache !== null && isInside(r.target, this.#q.root)) {
-            try {
-                if (path.resolve(parentReal, fs.readlinkSync(abs)) === r.target) cache.set(i, r);
-            } catch {
-                // changed meanwhile: not kept
-            }
-        }
-        return r;
-    }
-
-    /** The target of a resolved link as a table path and id (kept with the link when it is cached). */
-    #inTable(r: ResolvedLink): { tRel: string; tId: number | undefined } {
-        if (r.inTable === undefined) {
-            const tRel = path.relative(this.#q.root, r.target).split(path.sep).join('/');
-            r.inTable = { tRel, tId: tRel.startsWith('..') || path.isAbsolute(tRel) ? undefined : this.#table.idOf(tRel) };
-        }
-        return r.inTable;
     }
 
     /**
@@ -282,9 +193,9 @@ export class TableWalk {
             this.#hitIfKept(i, f, name, false, () => st);
             return;
         }
-        if (!this.#policy.kept(name, this.#subOf(i, f), false) || !this.#policy.statOk(st)) return;
+        if (!this.#policy.kept(name, subOf(this.#table, i, f), false) || !this.#policy.statOk(st)) return;
         if (!st.isFile()) return; // the walk opens no FIFO, socket or device
-        const { tRel, tId } = this.#inTable(resolved);
+        const { tRel, tId } = linkInTable(resolved, this.#q.root, (rel) => table.idOf(rel));
         const vouched = tId !== undefined && t.kind[tId] === Kind.File && !changed.touches(tRel) && st.size === t.size[tId] && st.mtimeMs === t.mtime[tId] && st.size <= search.maxFileSize;
         if (vouched && t.flags[tId]! & (Flag.Binary | Flag.Empty)) return;
         if (vouched && t.flags[tId]! & Flag.Indexed && list !== null && !isListed(list, tId)) return;
@@ -313,7 +224,7 @@ export class TableWalk {
             this.#hitIfKept(i, f, name, isDir, () => changed.statOf(i));
             return i + 1;
         }
-        if (!this.#policy.kept(name, this.#subOf(i, f), false)) return i + 1;
+        if (!this.#policy.kept(name, subOf(this.#table, i, f), false)) return i + 1;
         // A content search opens the file in a worker, like the scan path (times, size, binary checked there).
         if (flags & Flag.Binary || flags & Flag.Empty) return i + 1;
         this.#toWalk(t.parent[i]!, f, name, kind);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { workerEntry } from '../engine/engine.js';
+import { workerEntry } from '../engine/pool.js';
 import { decodeTable, encodeTableParts, FORMAT_VERSION, Kind, type FileTable } from './shared/format.js';
 import { SegmentReader } from './shared/segment.js';
 import type { IndexChunkResult, IndexChunkTask, IndexWalkResult } from './shared/protocol.js';

@@ -10,11 +10,31 @@ import { planQuery } from './planner.js';
 import { evaluateQuery, segmentCandidates } from './postings.js';
 import { countIn, intersect, mergeIds } from './sorted-ids.js';
 import type { Table } from './table.js';
+import type { IndexState } from './status.js';
 
 /**
- * Whether and how the index answers one search: the filters it models, the candidates of the
- * content and name patterns (posting lists), then the walk answered from the table (answer.ts).
+ * Whether and how the index answers one search: whether its changes allow it, the filters it
+ * models, the candidates of the content and name patterns (posting lists), then the walk answered
+ * from the table (answer.ts).
  */
+
+/** Topmost changed paths above which a search takes the scan path (each is looked up on disk per search). */
+const MAX_TOPS = 20_000;
+
+/**
+ * Whether an index in `state` may answer a search, as far as its changes tell: serving, its
+ * watcher neither failed nor lost events since the served table, every change reported noted,
+ * and no more changed paths than a search can walk from disk.
+ */
+export function changesAllow(state: IndexState, changes: Changes): boolean {
+    // While a rebuild runs, the inotify watcher keeps watching (never dropped and made anew
+    // unless events were lost): the old table and the changed paths still answer.
+    const serving = state === 'ready' || (state === 'building' && changes.watcher === 'inotify');
+    if (!serving || (state === 'ready' && changes.blind) || changes.lostSinceServed || changes.pending > 0) return false;
+    // Past the rebuild limit, @parcel/watcher may have dropped events unseen (it skips an overflow);
+    // the inotify watcher reports every loss, so its changed subtrees are walked from disk meanwhile.
+    return !(changes.watcher === 'parcel' ? changes.overRebuildLimit : changes.tops.size > MAX_TOPS);
+}
 
 /** The served state of one tree's index. */
 export interface Served {

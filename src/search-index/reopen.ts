@@ -1,6 +1,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { changesSince, type Changes } from './watch/changes.js';
+import type { Changes } from './watch/changes.js';
+import { changesSince } from './watch/changes-since.js';
 import { Kind } from './shared/format.js';
 import { makePrivate } from './folder.js';
 import { saveClosedState, takeClosedState, type Manifest } from './store.js';
@@ -10,7 +11,7 @@ import { nextTurn } from '../engine/turns.js';
 /**
  * What changed while no process watched a tree, found when its stored index is reopened: from
  * the watcher's snapshot the last process saved when it closed (with the paths it knew changed),
- * else by listing the tree again (changes.ts `changesSince`).
+ * else by listing the tree again (changes-since.ts).
  */
 
 export interface ReopenContext {
@@ -39,8 +40,13 @@ export async function changesWhileClosed(ctx: ReopenContext, m: Manifest): Promi
             await fsp.rm(snap, { force: true }).catch(() => undefined);
         }
     }
-    const listed = await changesSince({ root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, table: path.join(ctx.dir, m.gen, 'table.bin') });
+    const listed = await listedSince(ctx, m.gen);
     return { ...listed, from: 'listing' };
+}
+
+/** What differs on disk now from generation `gen`'s table: the tree listed again on a thread (changes-since.ts). */
+export function listedSince(ctx: ReopenContext, gen: string): Promise<{ changed: string[]; dirTimes: string[] }> {
+    return changesSince({ root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, table: path.join(ctx.dir, gen, 'table.bin') });
 }
 
 /**

@@ -50,3 +50,6 @@ export interface TreeIndexOptions {
     /** The watcher (default `auto`: the index's own inotify watcher on Linux, @parcel/watcher elsewhere). */
     watcher?: WatcherKind;
 }
+
+/** {@link TreeIndexOptions} with their defaults filled in. */
+export type ResolvedTreeOptions = Required<Omit<TreeIndexOptions, 'skipDirs'>> & { skipDirs: readonly string[] };

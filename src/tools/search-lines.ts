@@ -9,7 +9,7 @@ import { BLOCK_BYTES, Utf16Writer } from '../print/utf16-writer.js';
  * The hit lines of `search_entries` (`path:line: text`, `path`, `path/`, `path: N`) in blocks of
  * whole lines joined by `\n`, each block written as UTF-16LE into one reused buffer and decoded
  * once when it holds `blockBytes` or more (see {@link BLOCK_BYTES}). A packed run's texts are
- * copied as the bytes the worker sent (see PackedHits in src/search/shared/protocol.ts) and each
+ * copied as the bytes the worker sent (see PackedHits in src/search/shared/walk-output.ts) and each
  * path's head is made once per run, so no object or string is made per hit. Memory / event loop:
  * a few short-lived objects per hit (hit, text, the parts of its line) would make young-generation
  * collections the longest delays in printing many hits.

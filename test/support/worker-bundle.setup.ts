@@ -2,7 +2,7 @@
  * vitest global setup: bundles the worker pool's code from the source tree
  * (`workers/pool-worker.ts` and everything it imports) into one CommonJS file with esbuild, at
  * the start of every run, and names it in `LLM_CHAT_FILE_TEST_WORKER` for the engine run from
- * source (see `workerEntry` in src/engine/engine.ts). Worker threads then start on plain
+ * source (see `workerEntry` in src/engine/pool.ts). Worker threads then start on plain
  * JavaScript, as fast as the built package's, yet never on a stale build. In watch mode nothing
  * is bundled: the pool loads the TypeScript through tsx, so every change is seen at once.
  */

@@ -10,7 +10,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 /**
  * The import rules of src/ and workers/ (.dependency-cruiser.mjs; ARCHITECTURE.md, "Import
  * rules"), checked by dependency-cruiser on the TypeScript sources, type-only imports included.
- * The same check from the command line: `npx depcruise src workers`.
+ * The same check from the command line: `npx depcruise src workers`. And the size of their files:
+ * none over {@link MAX_LINES} lines, so that each stays one responsibility a reader takes in whole.
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -131,6 +132,52 @@ describe('import rules', () => {
             expect(folderCircles(cruised.output as ICruiseResult)).toEqual([['src/search-index', 'src/search-index/watch']]);
             // The shared import of the worker is allowed: only the host one is reported.
             expect(found.filter((f) => f.startsWith('worker-imports-host'))).toHaveLength(1);
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    });
+});
+
+/** Lines a source file of src/ or workers/ may have at most: past it, a file is split along its seams. */
+const MAX_LINES = 300;
+
+/** The .ts and .cts files under `dir`'s src/ and workers/ with more than `max` lines, as `path: N lines`, sorted. */
+function oversized(dir: string, max: number): string[] {
+    const out: string[] = [];
+    for (const top of ['src', 'workers']) {
+        for (const f of fs.readdirSync(path.join(dir, top), { recursive: true, encoding: 'utf8' })) {
+            const file = path.join(dir, top, f);
+            if (!/\.c?ts$/.test(f) || !fs.statSync(file).isFile()) continue;
+            const text = fs.readFileSync(file, 'utf8');
+            // Lines as an editor numbers them: a final newline ends the last line, it starts none.
+            const lines = text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+            if (lines > max) out.push(`${top}/${f.split(path.sep).join('/')}: ${lines} lines`);
+        }
+    }
+    return out.sort();
+}
+
+describe('file sizes', () => {
+    it(`keeps every .ts and .cts file of src/ and workers/ at ${MAX_LINES} lines or fewer`, () => {
+        const over = oversized(ROOT, MAX_LINES);
+        expect(over, `over ${MAX_LINES} lines (split each along its seams): ${over.join(', ')}`).toEqual([]);
+    });
+
+    it('names each file over the limit with its count, in a copy of the tree', () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lcf-arch-size-'));
+        try {
+            const files: Record<string, string> = {
+                'src/a/long.ts': 'x;\n'.repeat(MAX_LINES + 1),
+                'src/a/edge.ts': 'x;\n'.repeat(MAX_LINES),
+                'src/a/unended.ts': 'x;\n'.repeat(MAX_LINES) + 'x;',
+                'workers/b/entry.cts': 'x;\n'.repeat(MAX_LINES + 5),
+                'workers/b/notes.md': 'x\n'.repeat(MAX_LINES + 5),
+            };
+            for (const [f, text] of Object.entries(files)) {
+                fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+                fs.writeFileSync(path.join(dir, f), text);
+            }
+            expect(oversized(dir, MAX_LINES)).toEqual([`src/a/long.ts: ${MAX_LINES + 1} lines`, `src/a/unended.ts: ${MAX_LINES + 1} lines`, `workers/b/entry.cts: ${MAX_LINES + 5} lines`]);
         } finally {
             fs.rmSync(dir, { recursive: true, force: true });
         }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { isDebrisName } from '../../src/fs/shared/debris.js';
-import { decodeTable, encodeTable, Flag, Kind, Names, type FileTable } from '../../src/search-index/shared/format.js';
+import { decodeTable, encodeTable, Flag, Kind, type FileTable } from '../../src/search-index/shared/format.js';
+import { Names } from '../../src/search-index/shared/table-names.js';
 import { nameGrams } from '../../src/search-index/shared/name-grams.js';
 import type { IndexCheckResult, IndexCheckTask, IndexWalkResult, IndexWalkTask } from '../../src/search-index/shared/protocol.js';
 import { takeBackground } from '../pool/background.js';

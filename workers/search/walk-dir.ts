@@ -4,7 +4,8 @@ import { EntryKind, type Segment, type WalkJob } from '../../src/search/shared/p
 import type { IgnoreFrame } from '../../src/search/shared/types.js';
 import { causeOf, errorCode } from '../../src/errors/shared/errors.js';
 import { DIR_FLAGS, DIR_NOFOLLOW_FLAGS, heldPath, heldRealPathSync } from '../../src/fs/shared/held.js';
-import { heldAt, listPath, type Listing } from '../fs/held-at.js';
+import { listPath, type Listing } from '../fs/dirent-records.js';
+import { heldAt } from '../fs/held-at.js';
 
 /**
  * The walk's directories: opened and held by descriptor (src/fs/shared/held.ts) and proven

@@ -1,5 +1,6 @@
 import { forEachGram } from '../../search/shared/fold.js';
-import type { NameGrams, Names } from './format.js';
+import type { NameGrams } from './format.js';
+import type { Names } from './table-names.js';
 
 /**
  * Per-gram counters of {@link nameGrams}: open addressing (linear probing) over typed arrays,

@@ -1,6 +1,3 @@
-import { Piscina } from 'piscina';
-import { workerEntry } from '../../engine/engine.js';
-import type { IndexCheckResult, IndexCheckTask } from '../shared/protocol.js';
 import { Turns } from '../../engine/turns.js';
 import { DirtyTops } from './dirty-tops.js';
 import { inotifyAvailable } from './inotify.js';
@@ -9,7 +6,6 @@ import type { TreeWatch, WatcherKind, WatchSink } from './watch.js';
 import { InotifyWatch } from './watch-inotify.js';
 import { ParcelWatch } from './watch-parcel.js';
 
-export { ignoreOf, ignorePathsOf } from './watch-parcel.js';
 export type { WatcherKind } from './watch.js';
 
 /**
@@ -17,7 +13,7 @@ export type { WatcherKind } from './watch.js';
  * from the tools (which report the paths they change), from a file watcher's live events
  * (watch-inotify.ts on Linux, watch-parcel.ts elsewhere), and, for what changed while no process
  * watched, from listing the tree again and comparing it with the stored table (on a thread of
- * its own). A dirty path is never answered from the table.
+ * its own, changes-since.ts). A dirty path is never answered from the table.
  */
 
 export interface ChangeEvents {
@@ -209,7 +205,7 @@ export class Changes {
         return this.#dropped;
     }
 
-    /** Notes what a check found (see {@link changesSince}), in slices (searches take the scan path until all are noted: {@link pending}). */
+    /** Notes what a check found (see `changesSince` in changes-since.ts), in slices (searches take the scan path until all are noted: {@link pending}). */
     async noteAll(c: { changed: string[]; dirTimes: string[] }): Promise<void> {
         await this.#inSlices(c.changed, (rel) => this.note(rel));
         await this.#inSlices(c.dirTimes, (rel) => this.dirTimes.add(rel));
@@ -273,37 +269,5 @@ export class Changes {
     /** A `.gitignore` changed: what its directory shows is uncertain. */
     get gitignoreChanged(): boolean {
         return this.#gitignores.size > 0;
-    }
-}
-
-/**
- * What changed under `task.root` since the table `task.table` was made, listed again on a
- * thread of its own (a one-thread pool on the engine's worker code, which exits after: the
- * engine's threads would keep the check's memory, some 100 MB for a large tree).
- * @throws Error when the check fails.
- */
-export async function changesSince(task: Omit<IndexCheckTask, 'op'>): Promise<{ changed: string[]; dirTimes: string[] }> {
-    const oneOff = new Piscina({ ...workerEntry(), minThreads: 0, maxThreads: 1 });
-    let res: IndexCheckResult;
-    try {
-        res = (await oneOff.run({ op: 'index-check', ...task } satisfies IndexCheckTask)) as IndexCheckResult;
-    } finally {
-        await oneOff.destroy();
-    }
-    if (!res.ok) throw new Error(`index check failed: ${res.message}`);
-    return { changed: await splitJoined(res.changed), dirTimes: res.dirTimes };
-}
-
-/** The paths of a NUL-joined list (`''`: none), split in slices between yields. */
-async function splitJoined(text: string): Promise<string[]> {
-    const out: string[] = [];
-    if (text === '') return out;
-    const turns = new Turns();
-    for (let at = 0; ; ) {
-        const nul = text.indexOf('\0', at);
-        out.push(text.slice(at, nul === -1 ? text.length : nul));
-        if (nul === -1) return out;
-        at = nul + 1;
-        if ((out.length & 255) === 0 && turns.due) await turns.yield();
     }
 }

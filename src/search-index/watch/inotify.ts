@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 
 /**
@@ -116,4 +117,36 @@ export function openInotify(): Inotify {
             open = false;
         },
     };
+}
+
+/**
+ * Calls `each` on every event in the first `n` bytes of `buf` (`struct inotify_event`: wd, mask,
+ * cookie, the name's length, then the name, NUL-padded): `raw` is a copy of the name's bytes,
+ * `null` for an event of the watched directory itself. True when some call returned true.
+ */
+export function readEvents(buf: Buffer, n: number, each: (wd: number, mask: number, cookie: number, raw: Buffer | null) => boolean): boolean {
+    let noted = false;
+    for (let o = 0; o + 16 <= n; ) {
+        const wd = buf.readInt32LE(o);
+        const mask = buf.readUInt32LE(o + 4);
+        const cookie = buf.readUInt32LE(o + 8);
+        const len = buf.readUInt32LE(o + 12);
+        let end = o + 16;
+        while (end < o + 16 + len && buf[end] !== 0) end++;
+        const raw = len === 0 ? null : Buffer.from(buf.subarray(o + 16, end));
+        o += 16 + len;
+        noted = each(wd, mask, cookie, raw) || noted;
+    }
+    return noted;
+}
+
+/** Why a tree could not be watched once the per-user watch limit was reached, with the limit. */
+export function watchLimitMessage(): string {
+    let limit = '?';
+    try {
+        limit = fs.readFileSync('/proc/sys/fs/inotify/max_user_watches', 'utf8').trim();
+    } catch {
+        // not readable here
+    }
+    return `the inotify watch limit was reached (fs.inotify.max_user_watches = ${limit}): raise it, or index a smaller tree`;
 }

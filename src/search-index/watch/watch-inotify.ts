@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Turns } from '../../engine/turns.js';
-import { EACCES, EINTR, ENOENT, ENOSPC, ENOTDIR, IN, openInotify, type Inotify } from './inotify.js';
+import { EACCES, EINTR, ENOENT, ENOSPC, ENOTDIR, IN, openInotify, readEvents, watchLimitMessage, type Inotify } from './inotify.js';
 import type { TreeWatch, WatchSink } from './watch.js';
 import { WatchedDirs, type Dir } from './watched-dirs.js';
 
@@ -138,7 +138,7 @@ export class InotifyWatch implements TreeWatch {
                 this.#lose();
                 break;
             }
-            noted = this.#events(n) || noted;
+            noted = readEvents(this.#buf, n, this.#event) || noted;
         }
         // Moved out of the tree (no arrival in the same batch): no longer watched.
         for (const d of this.#movedOut.values()) this.#forget(d, true);
@@ -147,25 +147,8 @@ export class InotifyWatch implements TreeWatch {
         if (this.#queue.length > 0) void this.#pump();
     }
 
-    /** Notes the events in the first `n` bytes of the buffer; true when a path was noted. */
-    #events(n: number): boolean {
-        const b = this.#buf;
-        let noted = false;
-        for (let o = 0; o + 16 <= n; ) {
-            const wd = b.readInt32LE(o);
-            const mask = b.readUInt32LE(o + 4);
-            const cookie = b.readUInt32LE(o + 8);
-            const len = b.readUInt32LE(o + 12);
-            let end = o + 16;
-            while (end < o + 16 + len && b[end] !== 0) end++;
-            const raw = len === 0 ? null : Buffer.from(b.subarray(o + 16, end));
-            o += 16 + len;
-            noted = this.#event(wd, mask, cookie, raw) || noted;
-        }
-        return noted;
-    }
-
-    #event(wd: number, mask: number, cookie: number, raw: Buffer | null): boolean {
+    /** Notes one event (see {@link readEvents}); true when a path was noted. */
+    readonly #event = (wd: number, mask: number, cookie: number, raw: Buffer | null): boolean => {
         if (mask & IN.Q_OVERFLOW) {
             this.#lose();
             return false;
@@ -189,7 +172,7 @@ export class InotifyWatch implements TreeWatch {
         if (mask & IN.ISDIR) this.#dirEvent(dir, mask, cookie, raw);
         this.#sink.note(this.#dirs.relOf(dir, raw));
         return true;
-    }
+    };
 
     /** Keeps the watched tree in step with a subdirectory made, moved or made readable. */
     #dirEvent(dir: Dir, mask: number, cookie: number, raw: Buffer): void {
@@ -290,14 +273,4 @@ export class InotifyWatch implements TreeWatch {
         this.#movedOut.clear();
         this.#queue.length = 0;
     }
-}
-
-function watchLimitMessage(): string {
-    let limit = '?';
-    try {
-        limit = fs.readFileSync('/proc/sys/fs/inotify/max_user_watches', 'utf8').trim();
-    } catch {
-        // not readable here
-    }
-    return `the inotify watch limit was reached (fs.inotify.max_user_watches = ${limit}): raise it, or index a smaller tree`;
 }

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
-import fsp from 'node:fs/promises';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isEntryName, relOf, skippedAbove } from './tree-paths.js';
+import { DELIVERY_MS, ignoreOf, ignorePathsOf, loadWatcher, subscribeCounted, SWAP_OVERLAP_MS, type Subscription, type Watcher } from './parcel.js';
+import { LeftOutDirs } from './parcel-left-out.js';
+import { relOf } from './tree-paths.js';
 import type { TreeWatch, WatchSink } from './watch.js';
 
 /**
@@ -10,71 +9,6 @@ import type { TreeWatch, WatchSink } from './watch.js';
  * Windows, other architectures). It delivers events in batches from a thread of its own, so a
  * search cannot wait for the events queued before it (see watch-inotify.ts for Linux).
  */
-
-type Watcher = typeof import('@parcel/watcher');
-type Subscription = Awaited<ReturnType<Watcher['subscribe']>>;
-
-let watcherModule: Promise<Watcher | null> | undefined;
-/** @parcel/watcher, or `null` when its native module cannot load here. */
-function loadWatcher(): Promise<Watcher | null> {
-    return (watcherModule ??= import('@parcel/watcher').then(
-        (m) => (m.default ?? m) as Watcher,
-        () => null,
-    ));
-}
-
-/**
- * The watcher's ignore option by name, while the directories left out are not known yet (before
- * a tree's first build): one regular expression matching a path whose last component is one of
- * the names, exactly as the walk compares them (no glob meaning). It leaves out files of those
- * names too (a worktree's or submodule's `.git` file), which the walk searches: a tree watched so
- * is not served until it is watched by path and listed again (tree-index.ts).
- * Perf: @parcel/watcher tests every path of its crawl against each ignore pattern with
- * std::regex; with one glob per name (picomatch's long expressions) subscribing to the Linux tree
- * took 1.4-2.1 s, with this expression 0.6-0.8 s, with no ignore option 0.3-0.4 s (load average 3-4).
- */
-export function ignoreOf(skipDirs: readonly string[]): RegExp[] {
-    if (skipDirs.length === 0) return [];
-    const names = skipDirs.map(escapeRegExp);
-    // The watcher matches it anywhere in the path; the anchors make it the last component.
-    return [new RegExp(`(?:^|/)(?:${names.join('|')})$`)];
-}
-
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-
-/**
- * The watcher's ignore option by path: the directories (relative paths) the walk leaves out, as
- * @parcel/watcher's ignore paths (a prefix compare per path of its crawl: subscribing to the
- * Linux tree took 0.33-0.43 s against 0.47-0.62 s with {@link ignoreOf}'s expression, load 1).
- * A path the watcher's wrapper would take for a glob (`is-glob`: any of these characters) is
- * given as an expression matching that relative path alone.
- */
-export function ignorePathsOf(root: string, dirs: Iterable<string>): (string | RegExp)[] {
-    const globRoot = GLOB_CHARS.test(root);
-    const out: (string | RegExp)[] = [];
-    for (const rel of dirs) out.push(globRoot || GLOB_CHARS.test(rel) ? new RegExp(`^${escapeRegExp(rel)}$`) : path.join(root, rel));
-    return out;
-}
-
-/** Characters that make the watcher's wrapper (`is-glob`) take a path for a glob. */
-const GLOB_CHARS = /[*?[\]{}()!+@|\\]/;
-
-/** Live subscriptions of this process by root (@parcel/watcher shares one crawl per root among them). */
-const liveByRoot = new Map<string, number>();
-
-/**
- * How long the old subscription stays on after the new one is on (milliseconds): longer than
- * @parcel/watcher holds a batch of events (its Debounce.hh MAX_WAIT_TIME, 500 ms), so a batch
- * the old one had gathered is still delivered.
- */
-const SWAP_OVERLAP_MS = 600;
-
-/**
- * How long the watcher may still hold changes its tree already has (milliseconds): it updates
- * its tree as inotify reports, and delivers them batched after 50 to 500 ms (Debounce.hh); the
- * rest is margin for a busy machine.
- */
-const DELIVERY_MS = 1000;
 
 /**
  * The watcher leaves out the directories the walk leaves out (named in `skipDirs`), by path once
@@ -96,11 +30,8 @@ export class ParcelWatch implements TreeWatch {
     #watcher: Subscription | null = null;
     /** The live subscription's ignore option (the snapshot calls give the same). */
     #ignore: (string | RegExp)[] = [];
-    /** The directories it leaves out by path; `null` while it leaves them out by name. */
-    #byPath: Set<string> | null = null;
-    /** Directories of a skipped name found since the live subscription was made (left out from the next one on), and those being looked at. */
-    readonly #found = new Set<string>();
-    readonly #probing = new Set<string>();
+    /** The directories it leaves out. */
+    readonly #left: LeftOutDirs;
     #resubscribing: Promise<boolean> | null = null;
     #closed = false;
     /** The watcher reported something since its tree was last crawled (see {@link renew}). */
@@ -113,6 +44,7 @@ export class ParcelWatch implements TreeWatch {
     constructor(root: string, sink: WatchSink) {
         this.root = root;
         this.#sink = sink;
+        this.#left = new LeftOutDirs(root, () => this.#skip, () => this.#closed);
     }
 
     get #skip(): ReadonlySet<string> {
@@ -124,11 +56,11 @@ export class ParcelWatch implements TreeWatch {
     }
 
     get leftOut(): readonly string[] | null {
-        return this.#watcher === null || this.#byPath === null ? null : [...new Set([...this.#byPath, ...this.#found])].sort();
+        return this.#watcher === null ? null : this.#left.list();
     }
 
     get byName(): boolean {
-        return this.#watcher !== null && this.#byPath === null;
+        return this.#watcher !== null && this.#left.byPath === null;
     }
 
     /**
@@ -159,7 +91,7 @@ export class ParcelWatch implements TreeWatch {
         const w = await loadWatcher();
         if (w === null || this.#closed || this.#watcher !== null) return false;
         // With no names to skip, leaving out by name and by path are the same: by path (nothing).
-        const dirs = known === null && this.#skip.size > 0 ? null : await this.#stillDirs([...(known ?? []), ...this.#skip]);
+        const dirs = known === null && this.#skip.size > 0 ? null : await this.#left.stillDirs([...(known ?? []), ...this.#skip]);
         return this.#subscribeAnew(w, dirs).catch(() => false);
     }
 
@@ -174,8 +106,8 @@ export class ParcelWatch implements TreeWatch {
      */
     async watchByPath(found: readonly string[], how: 'swap' | 'fresh'): Promise<boolean> {
         if (this.#watcher === null) return false;
-        for (const d of found) this.#found.add(d);
-        if (this.#byPath !== null) return false;
+        for (const d of found) this.#left.found.add(d);
+        if (this.#left.byPath !== null) return false;
         await this.#resubscribe(how);
         return true;
     }
@@ -200,29 +132,17 @@ export class ParcelWatch implements TreeWatch {
      */
     async #subscribeAnew(w: Watcher, dirs: Set<string> | null, keepsTree = false): Promise<boolean> {
         const ignore = dirs === null ? ignoreOf([...this.#skip]) : ignorePathsOf(this.root, dirs);
-        const crawls = (liveByRoot.get(this.root) ?? 0) === 0;
         // Each subscription has a callback of its own: @parcel/watcher drops a watcher (and its
         // watches) with its last callback, and takes a callback given twice only once.
         const fn = (err: Error | null, events: { path: string; type: string }[]): void => this.#onEvents(err, events);
-        const sub = await w.subscribe(this.root, fn, { ignore });
-        liveByRoot.set(this.root, (liveByRoot.get(this.root) ?? 0) + 1);
-        let on = true;
-        const handle: Subscription = {
-            unsubscribe: async () => {
-                if (!on) return;
-                on = false;
-                liveByRoot.set(this.root, liveByRoot.get(this.root)! - 1);
-                if (liveByRoot.get(this.root) === 0) liveByRoot.delete(this.root);
-                await sub.unsubscribe();
-            },
-        };
+        const { handle, crawls } = await subscribeCounted(w, this.root, fn, ignore);
         if (this.#closed) {
             await handle.unsubscribe().catch(() => undefined);
             return false;
         }
         this.#watcher = handle;
         this.#ignore = ignore;
-        this.#byPath = dirs;
+        this.#left.byPath = dirs;
         if (crawls) {
             this.#sinceCrawl = false;
             this.#crawledByName = dirs === null;
@@ -250,37 +170,11 @@ export class ParcelWatch implements TreeWatch {
      * one whose changes it reports) is left out from the next subscription on.
      */
     #noteEvent(abs: string): void {
-        const rel = this.#relOf(abs);
+        const rel = relOf(this.root, abs);
         if (rel === null) return;
-        if (!this.#insideSkipped(rel)) return this.#sink.note(rel);
+        if (!this.#left.insideSkipped(rel)) return this.#sink.note(rel);
         // Not noted, but counted: a burst there can overflow the watcher's queue as well.
         this.#sink.drop();
-    }
-
-    /**
-     * Whether the watcher's `rel` is inside a directory of a skipped name (never noted); such a
-     * directory it watches, holding `rel` or being `rel`, is left out from the next subscription on.
-     */
-    #insideSkipped(rel: string): boolean {
-        const within = this.#skippedAbove(rel);
-        if (within !== null) this.#leaveOut(within);
-        else if (this.#skip.has(rel.slice(rel.lastIndexOf('/') + 1))) this.#leaveOut(rel);
-        return within !== null;
-    }
-
-    /** Leaves out `rel` (relative path) from the next subscription on, if it is a directory (one lstat per directory). */
-    #leaveOut(rel: string): void {
-        if (this.#byPath === null || this.#byPath.has(rel) || this.#found.has(rel) || this.#probing.has(rel) || this.#closed) return;
-        this.#probing.add(rel);
-        void fsp
-            .lstat(path.join(this.root, rel))
-            .then(
-                (st) => {
-                    if (st.isDirectory()) this.#found.add(rel);
-                },
-                () => undefined,
-            )
-            .finally(() => this.#probing.delete(rel));
     }
 
     /**
@@ -289,20 +183,7 @@ export class ParcelWatch implements TreeWatch {
      * subscription made before the old one is dropped, which notes it once more).
      */
     checkLeftOut(): void {
-        if (this.#byPath === null || this.#byPath.size === 0) return;
-        let gone = false;
-        for (const rel of this.#byPath) {
-            let dir = false;
-            try {
-                dir = fs.lstatSync(path.join(this.root, rel)).isDirectory();
-            } catch {
-                // gone: watched again below
-            }
-            if (!dir) {
-                this.#sink.note(rel);
-                gone = true;
-            }
-        }
+        const gone = this.#left.noteGone((rel) => this.#sink.note(rel));
         if (gone && this.#resubscribing === null) void this.#resubscribe('swap').catch(() => undefined);
     }
 
@@ -319,8 +200,9 @@ export class ParcelWatch implements TreeWatch {
         if (this.#watcher === null || this.#closed) return false;
         const run = (async () => {
             const w = (await loadWatcher())!;
-            const dirs = await this.#stillDirs([...(this.#byPath ?? []), ...this.#found, ...this.#skip]);
-            const before = this.#byPath;
+            const left = this.#left;
+            const dirs = await left.stillDirs([...(left.byPath ?? []), ...left.found, ...this.#skip]);
+            const before = left.byPath;
             if (how === 'swap' && before !== null && dirs.size === before.size && [...dirs].every((d) => before.has(d))) return false;
             const old = this.#watcher!;
             if (how === 'fresh') {
@@ -329,7 +211,7 @@ export class ParcelWatch implements TreeWatch {
             }
             const crawled = await this.#subscribeAnew(w, dirs, how === 'swap');
             if (this.#watcher === null || this.#closed) return false;
-            this.#found.clear();
+            left.found.clear();
             if (how === 'swap') {
                 // The old one's gathered batch is delivered meanwhile (see SWAP_OVERLAP_MS).
                 await sleep(SWAP_OVERLAP_MS, undefined, { ref: false });
@@ -345,14 +227,6 @@ export class ParcelWatch implements TreeWatch {
         } finally {
             this.#resubscribing = null;
         }
-    }
-
-    /** Those of `rels` (relative paths, repeats allowed) that are directories now. */
-    async #stillDirs(rels: readonly string[]): Promise<Set<string>> {
-        const unique = [...new Set(rels)].filter((rel) => rel.split('/').every(isEntryName));
-        const out = new Set<string>();
-        await Promise.all(unique.map((rel) => fsp.lstat(path.join(this.root, rel)).then((st) => st.isDirectory() && out.add(rel), () => undefined)));
-        return out;
     }
 
     /**
@@ -379,8 +253,8 @@ export class ParcelWatch implements TreeWatch {
         const events = await w.getEventsSince(this.root, file, { ignore: this.#ignore });
         const out: string[] = [];
         await this.#sink.inSlices(events, (e) => {
-            const rel = this.#relOf(e.path);
-            if (rel !== null && !this.#insideSkipped(rel)) out.push(rel);
+            const rel = relOf(this.root, e.path);
+            if (rel !== null && !this.#left.insideSkipped(rel)) out.push(rel);
         });
         return out;
     }
@@ -402,18 +276,5 @@ export class ParcelWatch implements TreeWatch {
         await this.#resubscribing?.catch(() => undefined);
         await this.#watcher?.unsubscribe().catch(() => undefined);
         this.#watcher = null;
-    }
-
-    /**
-     * The top-most directory of a skipped name holding `rel` (a component before the last one),
-     * or `null`: no search enters one, so nothing inside it is noted.
-     */
-    #skippedAbove(rel: string): string | null {
-        return skippedAbove(this.#skip, rel);
-    }
-
-    /** The relative, `/`-separated path of `abs` in the tree; `null` outside it. */
-    #relOf(abs: string): string | null {
-        return relOf(this.root, abs);
     }
 }

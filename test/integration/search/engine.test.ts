@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessType } from '../../../src/config/shared/configuration.js';
 import { CHECKPOINT_BYTES, CheckpointWriter, readCheckpoint } from '../../../src/search/shared/checkpoint.js';
-import { Engine, workerYoungGenerationMb } from '../../../src/engine/engine.js';
+import { Engine } from '../../../src/engine/engine.js';
+import { workerYoungGenerationMb } from '../../../src/engine/pool.js';
 import { OrderedWalk } from '../../../src/search/ordered.js';
 import type { Segment, WalkJob } from '../../../src/search/shared/protocol.js';
 import { compilePattern, mayBacktrack, requiredLiteral } from '../../../src/search/regex.js';
@@ -335,7 +336,7 @@ describe('Engine.search', () => {
     });
 
     it('runs more tasks at once than an AbortSignal takes listeners by default, with no leak warning', async () => {
-        // Every task of a search listens to the search's one kill signal (search-run.ts).
+        // Every task of a search listens to the search's one kill signal (search-tasks.ts).
         const warnings: string[] = [];
         const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
         process.on('warning', onWarning);

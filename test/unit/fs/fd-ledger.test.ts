@@ -18,7 +18,7 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 /** Where held-at.ts's native layer loads (the held-path project forces it off). */
 const NATIVE = process.platform === 'linux' && (process.arch === 'x64' || process.arch === 'arm64') && process.env['LLM_CHAT_FILE_NATIVE_AT'] !== '0';
 
-/** tsx's require hook: the worker loads the TypeScript sources, as the pool's threads do under the tests (engine.ts workerEntry). */
+/** tsx's require hook: the worker loads the TypeScript sources, as the pool's threads do under the tests (pool.ts workerEntry). */
 const TSX = createRequire(import.meta.url).resolve('tsx/cjs');
 
 /**

@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Changes, ignoreOf, ignorePathsOf } from '../../../src/search-index/watch/changes.js';
+import { Changes } from '../../../src/search-index/watch/changes.js';
+import { ignoreOf, ignorePathsOf } from '../../../src/search-index/watch/parcel.js';
 import { decodeTable } from '../../../src/search-index/shared/format.js';
 import { Table } from '../../../src/search-index/table.js';
 import { runIndexWalk } from '../../../workers/search-index/index-walk.js';

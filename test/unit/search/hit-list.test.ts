@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HitList, hitListOf, outcomeWithHitList, runHit, runSize } from '../../../src/search/shared/hit-list.js';
-import { packRun, unpackRun, type Segment } from '../../../src/search/shared/protocol.js';
+import { packRun, unpackRun } from '../../../src/search/shared/pack-runs.js';
+import type { Segment } from '../../../src/search/shared/protocol.js';
 import type { SearchHit, SearchOutcome } from '../../../src/search/shared/types.js';
 
 type Run = Extract<Segment, { t: 'run' }>;

@@ -1,5 +1,5 @@
 /**
- * The walk's entry hits as shared columns (protocol.ts EntryPacker), the ordered stop across
+ * The walk's entry hits as shared columns (pack-runs.ts EntryPacker), the ordered stop across
  * task, chunk and column boundaries, and the task sizes of a search stopped by max_results, on
  * real temporary trees with symbolic links inside and outside the searched root.
  */
@@ -12,7 +12,8 @@ import { OrderedWalk } from '../../../src/search/ordered.js';
 import { prepareSearch, searchRootAt } from '../../../src/search/prepare.js';
 import { expectedEntries, MAX_JOBS_PER_TASK, NEAR_BUDGET, SMALL_BUDGET, taskShape } from '../../../src/search/task-shape.js';
 import { runAt, runHit, runSize } from '../../../src/search/shared/hit-list.js';
-import { coalesceRuns, EntryPacker, packRun, SPLIT_MIN_UNITS, unpackRun, type Segment } from '../../../src/search/shared/protocol.js';
+import { coalesceRuns, EntryPacker, packRun, unpackRun } from '../../../src/search/shared/pack-runs.js';
+import { SPLIT_MIN_UNITS, type Segment } from '../../../src/search/shared/protocol.js';
 import type { SearchHit, SearchRequest } from '../../../src/search/shared/types.js';
 import { runSearchTask } from '../../../workers/search/walk.js';
 import { writeTree } from '../../support/helpers.js';

@@ -1,0 +1,101 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Worker } from 'node:worker_threads';
+import type { Piscina } from 'piscina';
+import { createLedger, releaseThread } from '../fs/shared/fd-ledger.js';
+
+/**
+ * The piscina pool behind an engine (engine.ts): the worker code it starts (the build's, or the
+ * source tree's under the tests), the heap its threads get, and the descriptor ledger through
+ * which the host closes what a terminated thread held natively.
+ */
+
+/**
+ * The worker entry point of the pool, and the Node options its threads start with.
+ *
+ * Built (`dist/src/engine/pool.js`): `dist/workers/entry.cjs` on plain Node. Run from the
+ * source tree (`src/engine/pool.ts`, as the tests run it), never a possibly stale build: the
+ * bundle of the source workers that the test run made at its start, named in
+ * `LLM_CHAT_FILE_TEST_WORKER` (test/support/worker-bundle.setup.ts); without one (watch mode, a script
+ * run through tsx), `workers/pool-worker.ts` through tsx's require hook, a dev dependency. (Node
+ * 20 runs no ESM loader hooks in worker threads, so that loads through the CommonJS hook, not
+ * through `entry.cts`'s `import()`.)
+ */
+export function workerEntry(): { filename: string; execArgv?: string[] } {
+    const here = fileURLToPath(import.meta.url);
+    const repoOrDist = path.resolve(path.dirname(here), '..', '..');
+    if (!here.endsWith('.ts')) return { filename: path.join(repoOrDist, 'workers', 'entry.cjs') };
+    const bundle = process.env['LLM_CHAT_FILE_TEST_WORKER'];
+    if (bundle) return { filename: bundle, execArgv: [] };
+    const tsx = createRequire(import.meta.url).resolve('tsx/cjs');
+    return { filename: path.join(repoOrDist, 'workers', 'pool-worker.ts'), execArgv: ['--require', tsx] };
+}
+
+/**
+ * Young-generation size of a worker's heap, in MiB: {@link WORKER_YOUNG_GENERATION_TOTAL_MB}
+ * shared among `maxThreads`, from {@link WORKER_YOUNG_GENERATION_MB} to three times that each
+ * (2 threads: 12 MiB; 6 threads and more: 4 MiB). A walk makes short-lived garbage (paths, stat
+ * objects), so more room means fewer scavenges (Perf: on 2 threads a walk of every entry of the
+ * Linux tree takes 94-103 ms with 12 MiB each against 110-125 ms with 6), while V8's default
+ * maximum per thread would take a pool of 16 threads past the 250 MB memory target. Peak memory
+ * per thread count: `node dist/bench/compare.js --tree kernel --only peak-rss --rss-threads 2,16`.
+ */
+const WORKER_YOUNG_GENERATION_MB = 4;
+const WORKER_YOUNG_GENERATION_TOTAL_MB = 24;
+
+/** The young-generation size of each worker of an engine with `maxThreads` threads, in MiB (4 to 12; 2 threads: 12). */
+export function workerYoungGenerationMb(maxThreads: number): number {
+    return Math.min(3 * WORKER_YOUNG_GENERATION_MB, Math.max(WORKER_YOUNG_GENERATION_MB, Math.floor(WORKER_YOUNG_GENERATION_TOTAL_MB / maxThreads)));
+}
+
+/** The descriptor ledgers of the engines with a pool (see {@link watchLedger}). */
+const ledgers = new Set<SharedArrayBuffer>();
+
+/** Releases, in every engine's ledger, what a worker thread that has exited still had noted. */
+function onWorker(w: Worker): void {
+    const id = w.threadId;
+    w.once('exit', () => {
+        for (const ledger of ledgers) releaseThread(ledger, id);
+    });
+}
+
+/**
+ * Releases what any exiting worker thread noted in `ledger` until the returned function is
+ * called. One listener on each new worker whatever the number of engines (one per engine made
+ * Node warn of a leak past 10 engines with a pool); a ledger has rows for its own threads only.
+ */
+function watchLedger(ledger: SharedArrayBuffer): () => void {
+    if (ledgers.size === 0) process.on('worker', onWorker);
+    ledgers.add(ledger);
+    return () => {
+        ledgers.delete(ledger);
+        if (ledgers.size === 0) process.off('worker', onWorker);
+    };
+}
+
+/**
+ * A new pool of `maxThreads` threads, up to `maxPoolThreads` for concurrent calls, its threads at
+ * nice `workerNice`; `ledgerOff` stops noting its threads' exits for its descriptor ledger.
+ */
+export function createPool(maxThreads: number, maxPoolThreads: number, workerNice: number): { pool: Piscina; ledgerOff: () => void } {
+    // Start-up: piscina is loaded on the first task, so a call that needs no worker never loads it.
+    const { Piscina } = createRequire(import.meta.url)('piscina') as typeof import('piscina');
+    // Descriptors the workers open natively (workers/fs/held-at.ts) are noted in a ledger and
+    // closed here once a worker that held one has exited (terminated by a hard abort).
+    const ledger = createLedger();
+    const ledgerOff = watchLedger(ledger);
+    const pool = new Piscina({
+        ...workerEntry(),
+        workerData: { fdLedger: ledger, nice: workerNice },
+        minThreads: maxThreads,
+        // One call never queues more tasks than maxThreads, so spare threads start only for concurrent calls.
+        maxThreads: maxPoolThreads,
+        idleTimeout: 10_000,
+        // Memory: each worker's young generation stays small (see workerYoungGenerationMb).
+        resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb(maxThreads) },
+    });
+    // A worker that dies outside a task (e.g. terminated by a hard abort) is replaced; nothing to report.
+    pool.on('error', () => undefined);
+    return { pool, ledgerOff };
+}

@@ -1,0 +1,148 @@
+import type { TransferListItem } from 'node:worker_threads';
+import type { Piscina } from 'piscina';
+import { STUCK_MS } from '../search/search-tasks.js';
+import type { RunOptions } from '../search/task-runner.js';
+
+/**
+ * The engine's task queue in front of its pool (engine.ts): concurrent calls share `maxThreads`
+ * threads first come, first served, and only a task that is stuck or may backtrack
+ * catastrophically lets one more start, so runaway searches cannot starve the other calls while
+ * the pool stays small.
+ */
+
+/** A task waiting in the engine's queue for a thread. */
+interface QueuedTask {
+    task: object;
+    transferList?: TransferListItem[];
+    stuckMs: number;
+    risky: boolean;
+    /** When the task's current piece of work started (a search session's, see {@link Engine.run}). */
+    since?: () => number;
+    resolve: (value: unknown) => void;
+    reject: (err: unknown) => void;
+    signal?: AbortSignal;
+    onAbort?: () => void;
+    onStart?: () => void;
+}
+
+/** A task on a thread: when it started, when its current piece of work started (a session's), when it counts as stuck. */
+interface RunningTask {
+    since: number;
+    current?: () => number;
+    stuckMs: number;
+    risky: boolean;
+}
+
+/** When `r`'s current work started. */
+function sinceOf(r: RunningTask): number {
+    return r.current?.() ?? r.since;
+}
+
+/** The error of a task aborted before it ran, like piscina's for an aborted task. */
+function abortError(): Error {
+    const err = new Error('The task has been aborted');
+    err.name = 'AbortError';
+    return err;
+}
+
+/** Tasks waiting for a thread of the pool and those running on one (see `Engine.run` in engine.ts). */
+export class TaskQueue {
+    readonly #maxThreads: number;
+    readonly #maxPoolThreads: number;
+    /** The pool, started when a first task leaves the queue. */
+    readonly #pool: () => Piscina;
+    /** Tasks handed to the pool and not yet settled: when each started and when it counts as stuck. */
+    readonly #running = new Set<RunningTask>();
+    /** Tasks waiting for a thread, first come first served. */
+    #queue: QueuedTask[] = [];
+    #wakeTimer: ReturnType<typeof setTimeout> | undefined;
+
+    constructor(maxThreads: number, maxPoolThreads: number, pool: () => Piscina) {
+        this.#maxThreads = maxThreads;
+        this.#maxPoolThreads = maxPoolThreads;
+        this.#pool = pool;
+    }
+
+    /** Runs `task` on the pool as soon as a thread is free for it (see `Engine.run` in engine.ts). */
+    run<T>(task: object, options: RunOptions = {}): Promise<T> {
+        const { signal } = options;
+        if (signal?.aborted) return Promise.reject(abortError());
+        return new Promise<T>((resolve, reject) => {
+            const queued: QueuedTask = { task, stuckMs: options.stuckMs ?? STUCK_MS, risky: options.risky === true, resolve: resolve as (v: unknown) => void, reject };
+            if (options.onStart) queued.onStart = options.onStart;
+            if (options.since) queued.since = options.since;
+            if (options.transferList) queued.transferList = options.transferList;
+            if (signal) {
+                queued.signal = signal;
+                queued.onAbort = () => {
+                    const i = this.#queue.indexOf(queued);
+                    if (i !== -1) this.#queue.splice(i, 1);
+                    reject(abortError());
+                };
+                signal.addEventListener('abort', queued.onAbort, { once: true });
+            }
+            this.#queue.push(queued);
+            this.#drain();
+        });
+    }
+
+    /** Threads tasks may use now: `maxThreads`, plus one per stuck or risky running task, at most `maxPoolThreads`. */
+    #allowed(now: number): number {
+        let stuck = 0;
+        for (const r of this.#running) if (r.risky || now - sinceOf(r) > r.stuckMs) stuck++;
+        return Math.min(this.#maxPoolThreads, this.#maxThreads + stuck);
+    }
+
+    /** Tasks waiting for a thread (of any call). */
+    get waiting(): number {
+        return this.#queue.length;
+    }
+
+    /** Starts waiting tasks while there is room; while some wait, looks again when a running task turns stuck. */
+    #drain(): void {
+        const now = performance.now();
+        while (this.#queue.length > 0 && this.#running.size < this.#allowed(now)) {
+            const q = this.#queue.shift()!;
+            if (q.onAbort) q.signal?.removeEventListener('abort', q.onAbort);
+            const slot: RunningTask = { since: performance.now(), stuckMs: q.stuckMs, risky: q.risky };
+            if (q.since) slot.current = q.since;
+            this.#running.add(slot);
+            q.onStart?.();
+            const runOptions: { signal?: AbortSignal; transferList?: TransferListItem[] } = {};
+            if (q.signal) runOptions.signal = q.signal;
+            if (q.transferList) runOptions.transferList = q.transferList;
+            this.#pool().run(q.task, runOptions).then(
+                (value: unknown) => {
+                    this.#running.delete(slot);
+                    q.resolve(value);
+                    this.#drain();
+                },
+                (err: unknown) => {
+                    this.#running.delete(slot);
+                    q.reject(err);
+                    this.#drain();
+                },
+            );
+        }
+        clearTimeout(this.#wakeTimer);
+        this.#wakeTimer = undefined;
+        if (this.#queue.length === 0 || this.#running.size >= this.#maxPoolThreads) return;
+        let next = Number.POSITIVE_INFINITY;
+        for (const r of this.#running) if (!r.risky && now - sinceOf(r) <= r.stuckMs) next = Math.min(next, sinceOf(r) + r.stuckMs - now);
+        if (next === Number.POSITIVE_INFINITY) return;
+        this.#wakeTimer = setTimeout(() => this.#drain(), Math.ceil(next) + 1);
+        this.#wakeTimer.unref();
+    }
+
+    /** Rejects every waiting task: the pool is closing. */
+    close(): void {
+        const waiting = this.#queue;
+        this.#queue = [];
+        clearTimeout(this.#wakeTimer);
+        this.#wakeTimer = undefined;
+        for (const q of waiting) {
+            if (q.onAbort) q.signal?.removeEventListener('abort', q.onAbort);
+            q.reject(new Error('The worker pool was closed before the task started.'));
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import type { Changes } from './watch/changes.js';
+import type { SegmentReader } from './shared/segment.js';
+import type { ReopenContext } from './reopen.js';
+import type { Manifest, Stored } from './store.js';
+import type { Table } from './table.js';
+import type { IndexState, IndexStatus, ResolvedTreeOptions } from './status.js';
+
+/**
+ * What one tree's index is and serves: its state and figures, as its status reports them, and
+ * the generation it serves. Its lifecycle (tree-index.ts) and its builds (tree-build.ts) both
+ * change them, so they live apart from either.
+ */
+export class TreeState {
+    readonly root: string;
+    readonly opts: ResolvedTreeOptions;
+    readonly changes: Changes;
+    state: IndexState = 'idle';
+    phase: IndexStatus['phase'];
+    #error: string | undefined;
+    table: Table | null = null;
+    segments: SegmentReader[] = [];
+    manifest: Manifest | null = null;
+    filesDone = 0;
+    filesTotal = 0;
+    openMs: number | undefined;
+    reopenedFrom: IndexStatus['reopenedFrom'];
+    /** Told of every state change, with the status after it. */
+    readonly #onState: (status: IndexStatus) => void;
+
+    constructor(root: string, opts: ResolvedTreeOptions, changes: Changes, onState: (status: IndexStatus) => void) {
+        this.root = root;
+        this.opts = opts;
+        this.changes = changes;
+        this.#onState = onState;
+    }
+
+    status(): IndexStatus {
+        const m = this.manifest;
+        return {
+            root: this.root,
+            state: this.state,
+            ...(this.phase !== undefined && { phase: this.phase }),
+            filesDone: this.filesDone,
+            filesTotal: this.filesTotal,
+            entries: this.table?.size ?? 0,
+            textBytes: m?.textBytes ?? 0,
+            diskBytes: m?.diskBytes ?? 0,
+            dirty: this.changes.dirty.size,
+            ...(m && { buildMs: m.buildMs }),
+            ...(this.openMs !== undefined && { openMs: this.openMs }),
+            ...(this.reopenedFrom !== undefined && { reopenedFrom: this.reopenedFrom }),
+            ...(this.#error !== undefined && { error: this.#error }),
+        };
+    }
+
+    /** Changes the state (with why, when it fails) and tells of it. */
+    set(state: IndexState, error?: string): void {
+        this.state = state;
+        if (error !== undefined) this.#error = error;
+        this.#onState(this.status());
+    }
+
+    /** What finding the changes since a generation needs (reopen.ts). */
+    reopenContext(): ReopenContext {
+        return { root: this.root, dir: this.opts.dir, skipDirs: this.opts.skipDirs, maxEntries: this.opts.maxEntries, changes: this.changes };
+    }
+
+    /** Serves `s` from now on; the segments served before are closed. */
+    serve(s: Stored): void {
+        const old = this.segments;
+        this.table = s.table;
+        this.segments = s.segs;
+        this.manifest = s.m;
+        for (const seg of old) if (!s.segs.includes(seg)) seg.close();
+    }
+}
