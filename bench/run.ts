@@ -42,6 +42,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     concurrency: async () => (await import('./concurrency.js')).concurrencyMain(rest),
     planner: async () => (await import('./planner.js')).plannerMain(rest),
     index: async () => (await import('./index.js')).indexMain(rest),
+    'index-queries': async () => (await import('./index-queries.js')).indexQueriesMain(rest),
     churn: async () => (await import('./churn.js')).churnMain(rest),
     'event-loop': async () => (await import('./event-loop.js')).eventLoopMain(rest),
     profile: async () => (await import('./profile.js')).profileMain(rest),

@@ -117,6 +117,12 @@ export function encodeSegment(keys: Uint32Array, starts: Uint32Array, ids: Uint3
     return Buffer.concat([header, blockIndex, dict, post.subarray(0, end)]);
 }
 
+/**
+ * Reads of segment files made by this thread so far: dictionary lookups (one block read each)
+ * and posting lists read. Diagnosis only (bench/index-queries.ts reads it per query).
+ */
+export const segmentReads = { lookups: 0, lists: 0 };
+
 /** Where a gram's posting list is in a segment. */
 interface ListRef {
     off: number;
@@ -188,6 +194,7 @@ export class SegmentReader {
 
     /** Where the posting list of `key` is, `null` when no file of this segment holds the gram. */
     lookup(key: number): ListRef | null {
+        segmentReads.lookups++;
         const keys = this.#blockKeys;
         // Last block whose first key is <= key.
         let lo = 0;
@@ -216,6 +223,7 @@ export class SegmentReader {
 
     /** The (absolute) ids of the files holding the gram, ascending. */
     read(ref: ListRef): Uint32Array {
+        segmentReads.lists++;
         const buf = Buffer.allocUnsafe(ref.len);
         if (fs.readSync(this.#fd, buf, 0, ref.len, this.#postAt + ref.off) !== ref.len) throw new IndexFormatError(this.#file, 'truncated posting list');
         if (crc32(buf) !== ref.crc) throw new IndexFormatError(this.#file, 'posting list checksum mismatch');
