@@ -62,6 +62,7 @@ const BENCH_OPTIONS = {
     // index-queries (bench/index-queries.ts)
     queries: { type: 'string' },
     compare: { type: 'string' },
+    'no-merge': { type: 'boolean' },
     // compare and event-loop: the engine's pool threads' nice value (src/engine/engine.ts workerNice)
     'worker-nice': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];

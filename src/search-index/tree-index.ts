@@ -4,6 +4,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
 import { buildGeneration } from './build.js';
+import { needsMerge, SegmentMerge } from './merge.js';
 import { Changes, changesSince } from './watch/changes.js';
 import { IndexFormatError } from './shared/format.js';
 import type { SegmentReader } from './shared/segment.js';
@@ -55,6 +56,8 @@ export class TreeIndex extends EventEmitter {
     #rebuildQueued = false;
     /** The comparison of directory times after a reopen from a snapshot, while it runs. */
     #dirTimesCheck: Promise<void> | null = null;
+    /** The merge of the served generation's segments, while it runs. */
+    #merge: SegmentMerge | null = null;
     /** Searches the index answered, and those it left to the scan path while ready. */
     readonly counts = { answered: 0, scanned: 0 };
     /** The last answered search: files the index kept as candidates under the searched directory, and entries handed to the workers. */
@@ -63,7 +66,7 @@ export class TreeIndex extends EventEmitter {
     constructor(root: string, options: TreeIndexOptions) {
         super();
         this.root = root;
-        this.#opts = { maxEntries: 3_000_000, segmentBytes: 64 * 1024 * 1024, rebuildAfter: 2000, watch: true, watcher: 'auto', ...options };
+        this.#opts = { maxEntries: 3_000_000, segmentBytes: 64 * 1024 * 1024, rebuildAfter: 2000, watch: true, watcher: 'auto', merge: true, ...options };
         this.#changes = new Changes(root, this.#opts.rebuildAfter, { onChange: () => this.emit('change'), onRebuild: () => this.#scheduleRebuild() }, this.#opts.watcher);
     }
 
@@ -87,6 +90,7 @@ export class TreeIndex extends EventEmitter {
             entries: this.#table?.size ?? 0,
             textBytes: m?.textBytes ?? 0,
             diskBytes: m?.diskBytes ?? 0,
+            segments: this.#segments.length,
             dirty: this.#changes.dirty.size,
             ...(m && { buildMs: m.buildMs }),
             ...(this.#openMs !== undefined && { openMs: this.#openMs }),
@@ -155,6 +159,7 @@ export class TreeIndex extends EventEmitter {
         this.#reopenedFrom = c.from;
         await this.#changes.noteAll({ changed: await stillChanged(this.root, s.table, c.changed), dirTimes: c.dirTimes });
         if (this.#changes.dirTimesPending) this.#dirTimesCheck = checkDirTimes(this.root, s.table, this.#changes, () => this.#table === s.table).catch(() => undefined);
+        this.#startMerge();
         return true;
     }
 
@@ -195,6 +200,8 @@ export class TreeIndex extends EventEmitter {
 
     /** Builds the index anew (a new generation), then replaces the current one. */
     async #build(): Promise<void> {
+        // A merge of the served generation gives way (it holds the build lock while it runs).
+        await this.#merge?.cancel();
         const lock = await takeLock(this.#opts.dir, 'build.lock');
         if (lock === null) {
             // Another process builds this tree: use its index once it is there.
@@ -248,6 +255,7 @@ export class TreeIndex extends EventEmitter {
             await writeManifest(this.#opts.dir, g.manifest);
             if (oldGen !== undefined && oldGen !== g.manifest.gen) await fsp.rm(path.join(this.#opts.dir, oldGen), { recursive: true, force: true });
             await removeOldGenerations(this.#opts.dir, g.manifest.gen);
+            this.#startMerge();
             this.#phase = undefined;
             this.#setState(blind ? 'failed' : 'ready', blind ? 'file watcher failed during the build' : undefined);
             // Failed, or more paths changed during the build than a rebuild waits for: again.
@@ -307,6 +315,7 @@ export class TreeIndex extends EventEmitter {
         try {
             this.#setState('closed');
             await this.#starting?.catch(() => undefined);
+            await this.#merge?.cancel();
             // Perf: a process closed soon after a reopen still leaves a snapshot (else the next one lists the tree).
             await this.#dirTimesCheck;
             if (wasReady && this.#manifest !== null) await saveForNextProcess(this.#reopenContext(), this.#manifest);
@@ -316,9 +325,32 @@ export class TreeIndex extends EventEmitter {
         }
     }
 
+    /** Merges the served generation's segment files into one in the background (merge.ts), then serves the merged file. */
+    #startMerge(): void {
+        const m = this.#manifest;
+        if (m === null || this.#merge !== null || !this.#opts.merge || !needsMerge(m)) return;
+        const merge = new SegmentMerge({
+            root: this.root,
+            dir: this.#opts.dir,
+            manifest: m,
+            current: () => this.#manifest === m && this.#table !== null && this.#state !== 'closed',
+            serve: (merged, segs) => this.#serve({ m: merged, table: this.#table!, segs }),
+        });
+        this.#merge = merge;
+        void merge.done.then(() => {
+            if (this.#merge === merge) this.#merge = null;
+        });
+    }
+
+    /** Resolves once no merge of segments runs (benchmarks and tests wait for the merged index). */
+    async settled(): Promise<void> {
+        while (this.#merge !== null) await this.#merge.done;
+    }
+
     /** The index failed a check while serving: drop it and rebuild. */
     #corrupt(err: unknown): void {
         this.#table = null;
+        void this.#merge?.cancel();
         for (const s of this.#segments.splice(0)) s.close();
         this.#manifest = null;
         this.#setState('failed', err instanceof Error ? err.message : String(err));
