@@ -109,7 +109,7 @@ describe('merged segments', () => {
         // At open: a byte of the block index.
         const merged = path.join(stored(indexDir).genDir, 'merged-0000.bin');
         const bytes = fs.readFileSync(merged);
-        bytes[70] ^= 0xff;
+        bytes[70] = bytes[70]! ^ 0xff;
         fs.writeFileSync(merged, bytes);
         const second = pkgOf(root, { dir: indexDir, segmentBytes: 2048 });
         const rebuilt = await warm(second, root);

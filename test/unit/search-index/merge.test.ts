@@ -99,7 +99,7 @@ describe('segment merge', () => {
         writeSegment(a, randomLists(rand, 100, 300), 1, 100);
         writeSegment(b, randomLists(rand, 100, 300), 101, 100);
         const bytes = fs.readFileSync(b);
-        bytes[bytes.length - 2] ^= 0xff;
+        bytes[bytes.length - 2] = bytes[bytes.length - 2]! ^ 0xff;
         fs.writeFileSync(b, bytes);
         const out = path.join(dir, 'merged-0000.bin');
         const r = runIndexMerge({ op: 'index-merge', inputs: [a, b], out });
