@@ -63,6 +63,7 @@ const BENCH_OPTIONS = {
     queries: { type: 'string' },
     compare: { type: 'string' },
     'no-merge': { type: 'boolean' },
+    'max-results': { type: 'string' },
     // compare and event-loop: the engine's pool threads' nice value (src/engine/engine.ts workerNice)
     'worker-nice': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];

@@ -12,7 +12,7 @@ import { benchArgs, fmtMB, fmtMs, intFlag, kernelTree, machine, median, raiseLim
 /**
  * Per-query cost of index-answered content searches, for identifiers sampled at random:
  *
- *   npm run bench -- index-queries [--scale N] [--no-merge] [--queries 100] [--seed 1] [--runs 3] [--compare K] [--work DIR] [--keep]
+ *   npm run bench -- index-queries [--scale N] [--no-merge] [--max-results N] [--reuse] [--queries 100] [--seed 1] [--runs 3] [--compare K] [--work DIR] [--keep]
  *
  * The index is built on the tree (the Linux tree; `--scale N`: N hard-linked copies of it, made
  * with `cp -al` in a temporary folder and removed after), then K identifiers (tokens of 6
@@ -97,12 +97,19 @@ export async function indexQueriesMain(argv: readonly string[]): Promise<void> {
         console.log(s);
         lines.push(s);
     };
-    fs.rmSync(work, { recursive: true, force: true });
+    // --reuse: the copies and the index a run left in --work (kept, or left by a crash) are used again.
+    const reuse = flags.has('reuse') && fs.existsSync(path.join(work, scale > 1 ? 'tree' : 'index'));
+    if (!reuse) fs.rmSync(work, { recursive: true, force: true });
     fs.mkdirSync(work, { recursive: true });
+    // --max-results N: outputs capped as the tool caps them (both paths stop at the same N hits in walk order).
+    if (flags.has('max-results')) process.env['LLM_CHAT_FS_MAX_SEARCH_RESULTS'] = String(intFlag(flags, 'max-results', 1000));
     let root = kernel.root;
     out(`# Index queries, ${scale}× the Linux tree (${machine()})\n`);
     out(`\`npm run bench -- index-queries ${argv.join(' ')}\`; ${versionOf('rg')}\n`);
-    if (scale > 1) {
+    if (scale > 1 && reuse) {
+        root = fs.realpathSync(path.join(work, 'tree'));
+        out(`Tree: ${scale} hard-linked copies of ${kernel.root} in ${root}, made by an earlier run (--reuse).\n`);
+    } else if (scale > 1) {
         root = path.join(work, 'tree');
         fs.mkdirSync(root);
         const t0 = performance.now();
@@ -130,12 +137,13 @@ export async function indexQueriesMain(argv: readonly string[]): Promise<void> {
     const b0 = performance.now();
     const tree: TreeIndex = (await idx.warm(root, [], [root]))!;
     const st = tree.status();
-    out(`Build: ${fmtMs(performance.now() - b0)} (${loadLine()}), ${st.entries} entries, ${fmtMB(st.diskBytes)} on disk, state ${tree.state}${st.error ? ` (${st.error})` : ''}.`);
+    out(`${reuse ? 'Reopen' : 'Build'}: ${fmtMs(performance.now() - b0)} (${loadLine()}), ${st.entries} entries, ${fmtMB(st.diskBytes)} on disk, state ${tree.state}${st.error ? ` (${st.error})` : ''}.`);
     // The merge of the build's segments (unless --no-merge) ends before the queries are timed.
     const m0 = performance.now();
     await tree.settled();
     const merged = tree.status();
-    out(`Segments served: ${merged.segments}${merge ? `, after a merge of ${fmtMs(performance.now() - m0)} (${fmtMB(merged.diskBytes)} on disk)` : ' (--no-merge: as the build wrote them)'}.`);
+    const how = !merge ? ' (--no-merge: as the build wrote them)' : reuse ? ' (as stored)' : `, after a merge of ${fmtMs(performance.now() - m0)} (${fmtMB(merged.diskBytes)} on disk)`;
+    out(`Segments served: ${merged.segments}${how}.`);
 
     const patterns = sampleIdentifiers(scale > 1 ? path.join(root, 'c0') : root, k, rng(seed));
     out(`\n${patterns.length} identifiers sampled with seed ${seed}; each searched ${runs} times through \`search_entries\` with the index ready (${loadLine()}).\n`);
