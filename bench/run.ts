@@ -25,6 +25,11 @@
  *   index   [--runs 7] [--index-dir DIR] [--reuse] [--corpus-only] [--no-corpus]
  *           the search index on the Linux tree: build, reopen, memory, disk, selective/broad/name
  *           searches against rg and the scan path, the 300-pattern corpus (also `npm run bench:index`)
+ *   index-queries [--scale N] [--no-merge] [--max-results N] [--reuse] [--queries 100] [--seed 1] [--runs 3]
+ *           [--compare K] [--work DIR] [--keep]
+ *           per-query cost of index-answered searches for identifiers sampled with a seed: latency,
+ *           posting lookups, candidates, memory; the scan path (outputs compared) and rg beside it;
+ *           to bench/results/index-queries[-xN]-<date>.md
  *   churn   [--scale 10] [--searches 6] [--seed 1] [--work DIR] [--keep]
  *           freshness under churn: copies of the Linux tree removed, copied, renamed, checked out;
  *           every search through the index compared with the scan path right after the change
