@@ -61,6 +61,11 @@ const BENCH_OPTIONS = {
     searches: { type: 'string' },
     work: { type: 'string' },
     keep: { type: 'boolean' },
+    // index-queries (bench/index-queries.ts)
+    queries: { type: 'string' },
+    compare: { type: 'string' },
+    'no-merge': { type: 'boolean' },
+    'max-results': { type: 'string' },
     // compare and event-loop: the engine's pool threads' nice value (src/engine/engine.ts workerNice)
     'worker-nice': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];

@@ -25,6 +25,11 @@
  *   index   [--runs 7] [--index-dir DIR] [--reuse] [--corpus-only] [--no-corpus]
  *           the search index on the Linux tree: build, reopen, memory, disk, selective/broad/name
  *           searches against rg and the scan path, the 300-pattern corpus (also `npm run bench:index`)
+ *   index-queries [--scale N] [--no-merge] [--max-results N] [--reuse] [--queries 100] [--seed 1] [--runs 3]
+ *           [--compare K] [--work DIR] [--keep]
+ *           per-query cost of index-answered searches for identifiers sampled with a seed: latency,
+ *           posting lookups, candidates, memory; the scan path (outputs compared) and rg beside it;
+ *           to bench/results/index-queries[-xN]-<date>.md
  *   symbols [--corpora c=DIR,python=DIR] [--files 300] [--seed 1]
  *           definitions found by code navigation against Universal Ctags, per language and kind
  *   churn   [--scale 10] [--searches 6] [--seed 1] [--work DIR] [--keep]
@@ -44,6 +49,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     concurrency: async () => (await import('./concurrency.js')).concurrencyMain(rest),
     planner: async () => (await import('./planner.js')).plannerMain(rest),
     index: async () => (await import('./index.js')).indexMain(rest),
+    'index-queries': async () => (await import('./index-queries.js')).indexQueriesMain(rest),
     churn: async () => (await import('./churn.js')).churnMain(rest),
     symbols: async () => (await import('./symbols.js')).symbolsMain(rest),
     'event-loop': async () => (await import('./event-loop.js')).eventLoopMain(rest),

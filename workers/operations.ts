@@ -1,4 +1,5 @@
 import { runIndexChunk } from './search-index/index-chunk.js';
+import { runIndexMerge } from './search-index/index-merge.js';
 import { runIndexCheck, runIndexWalk } from './search-index/index-walk.js';
 import { runReadTask } from './read/read.js';
 import { runSearchSession } from './search/search-session.js';
@@ -18,6 +19,7 @@ export const OPERATIONS = {
     'index-walk': runIndexWalk,
     'index-chunk': runIndexChunk,
     'index-check': runIndexCheck,
+    'index-merge': runIndexMerge,
     symbols: runSymbolsTask,
 } as const;
 

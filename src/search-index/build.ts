@@ -45,7 +45,7 @@ export interface Generation {
 }
 
 /** Nice value of the build's threads (Linux: per thread). */
-const BUILD_NICE = 10;
+export const BUILD_NICE = 10;
 /** Most regular files in one chunk task (its paths are copied to the worker). */
 const MAX_CHUNK_FILES = 20_000;
 

@@ -17,7 +17,7 @@ const MARKER = '.llm-chat-file-index';
 
 /** The names the index gives its entries (store.ts, build.ts, reopen.ts), by kind. */
 export const GEN_NAME = /^gen-[0-9a-z]+-[0-9a-f]{8}$/;
-export const SEGMENT_NAME = /^seg-\d{4,}\.bin$/;
+export const SEGMENT_NAME = /^(seg|merged)-\d{4,}\.bin$/;
 export const SNAPSHOT_NAME = /^snap-[0-9a-z]+-[0-9a-f]{8}-\d+\.bin$/;
 export const TMP_NAME = /^(manifest|closed|build)\.\d+\.[0-9a-f]{8}(\.claim|\.stale)?\.tmp$/;
 const FILE_NAMES = new Set(['manifest.json', 'closed.json', 'build.lock', MARKER]);

@@ -34,6 +34,8 @@ export interface SearchIndexOptions {
     rebuildAfter?: number;
     /** Bytes of file content per segment file (default 64 MiB). */
     segmentBytes?: number;
+    /** Merge a build's segment files into one in the background, one dictionary for all (default true; `false` keeps them as built). */
+    merge?: boolean;
 }
 
 /** The default index directory: `LLM_CHAT_FS_INDEX_DIR`, else under the user's cache directory. */
@@ -80,6 +82,7 @@ export class SearchIndex implements SearchBackend {
             ...(this.#options.watcher !== undefined && { watcher: this.#options.watcher }),
             ...(this.#options.rebuildAfter !== undefined && { rebuildAfter: this.#options.rebuildAfter }),
             ...(this.#options.segmentBytes !== undefined && { segmentBytes: this.#options.segmentBytes }),
+            ...(this.#options.merge !== undefined && { merge: this.#options.merge }),
         });
         this.#trees.set(`${root}\0${key}`, tree);
         void tree.start();

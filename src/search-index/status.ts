@@ -19,6 +19,8 @@ export interface IndexStatus {
     textBytes: number;
     /** Bytes the index takes on disk. */
     diskBytes: number;
+    /** Segment files served (one once the build's segments are merged). */
+    segments: number;
     /** Paths changed since the build (candidates whatever the query). */
     dirty: number;
     /** Milliseconds of the last build, or of the reopen. */
@@ -49,6 +51,8 @@ export interface TreeIndexOptions {
     watch?: boolean;
     /** The watcher (default `auto`: the index's own inotify watcher on Linux, @parcel/watcher elsewhere). */
     watcher?: WatcherKind;
+    /** Merge a build's segment files into one in the background (default true; merge.ts). */
+    merge?: boolean;
 }
 
 /** {@link TreeIndexOptions} with their defaults filled in. */

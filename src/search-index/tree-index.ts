@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
 import { Changes } from './watch/changes.js';
+import { needsMerge, SegmentMerge } from './merge.js';
 import { IndexFormatError } from './shared/format.js';
 import { changesAllow, planSearch } from './plan.js';
 import { changesWhileClosed, checkDirTimes, listedSince, saveForNextProcess, stillChanged } from './reopen.js';
@@ -38,6 +39,8 @@ export class TreeIndex extends EventEmitter {
     #rebuildQueued = false;
     /** The comparison of directory times after a reopen from a snapshot, while it runs. */
     #dirTimesCheck: Promise<void> | null = null;
+    /** The merge of the served generation's segments, while it runs. */
+    #merge: SegmentMerge | null = null;
     /** Searches the index answered, and those it left to the scan path while ready. */
     readonly counts = { answered: 0, scanned: 0 };
     /** The last answered search: files the index kept as candidates under the searched directory, and entries handed to the workers. */
@@ -46,7 +49,7 @@ export class TreeIndex extends EventEmitter {
     constructor(root: string, options: TreeIndexOptions) {
         super();
         this.root = root;
-        this.#opts = { maxEntries: 3_000_000, segmentBytes: 64 * 1024 * 1024, rebuildAfter: 2000, watch: true, watcher: 'auto', ...options };
+        this.#opts = { maxEntries: 3_000_000, segmentBytes: 64 * 1024 * 1024, rebuildAfter: 2000, watch: true, watcher: 'auto', merge: true, ...options };
         this.#changes = new Changes(root, this.#opts.rebuildAfter, { onChange: () => this.emit('change'), onRebuild: () => this.#scheduleRebuild() }, this.#opts.watcher);
         this.#s = new TreeState(root, this.#opts, this.#changes, (status) => this.emit('state', status));
     }
@@ -118,6 +121,7 @@ export class TreeIndex extends EventEmitter {
         this.#s.reopenedFrom = c.from;
         await this.#changes.noteAll({ changed: await stillChanged(this.root, s.table, c.changed), dirTimes: c.dirTimes });
         if (this.#changes.dirTimesPending) this.#dirTimesCheck = checkDirTimes(this.root, s.table, this.#changes, () => this.#s.table === s.table).catch(() => undefined);
+        this.#startMerge();
         return true;
     }
 
@@ -140,6 +144,8 @@ export class TreeIndex extends EventEmitter {
 
     /** Builds the index anew (a new generation), then replaces the current one. */
     async #build(): Promise<void> {
+        // A merge of the served generation gives way (it holds the build lock while it runs).
+        await this.#merge?.cancel();
         const lock = await takeLock(this.#opts.dir, 'build.lock');
         if (lock === null) {
             // Another process builds this tree: use its index once it is there.
@@ -150,6 +156,7 @@ export class TreeIndex extends EventEmitter {
         }
         try {
             const blind = await buildAndServe(this.#s, () => this.emit('progress', this.#s.status()));
+            this.#startMerge();
             // Failed, or more paths changed during the build than a rebuild waits for: again.
             if (blind || this.#changes.overRebuildLimit) this.#scheduleRebuild();
         } finally {
@@ -208,6 +215,7 @@ export class TreeIndex extends EventEmitter {
         try {
             s.set('closed');
             await this.#starting?.catch(() => undefined);
+            await this.#merge?.cancel();
             // Perf: a process closed soon after a reopen still leaves a snapshot (else the next one lists the tree).
             await this.#dirTimesCheck;
             if (wasReady && s.manifest !== null) await saveForNextProcess(s.reopenContext(), s.manifest);
@@ -217,10 +225,34 @@ export class TreeIndex extends EventEmitter {
         }
     }
 
+    /** Merges the served generation's segment files into one in the background (merge.ts), then serves the merged file. */
+    #startMerge(): void {
+        const s = this.#s;
+        const m = s.manifest;
+        if (m === null || this.#merge !== null || !this.#opts.merge || !needsMerge(m)) return;
+        const merge = new SegmentMerge({
+            root: this.root,
+            dir: this.#opts.dir,
+            manifest: m,
+            current: () => s.manifest === m && s.table !== null && s.state !== 'closed',
+            serve: (merged, segs) => s.serve({ m: merged, table: s.table!, segs }),
+        });
+        this.#merge = merge;
+        void merge.done.then(() => {
+            if (this.#merge === merge) this.#merge = null;
+        });
+    }
+
+    /** Resolves once no merge of segments runs (benchmarks and tests wait for the merged index). */
+    async settled(): Promise<void> {
+        while (this.#merge !== null) await this.#merge.done;
+    }
+
     /** The index failed a check while serving: drop it and rebuild. */
     #corrupt(err: unknown): void {
         const s = this.#s;
         s.table = null;
+        void this.#merge?.cancel();
         for (const seg of s.segments.splice(0)) seg.close();
         s.manifest = null;
         s.set('failed', err instanceof Error ? err.message : String(err));

@@ -45,6 +45,7 @@ export class TreeState {
             entries: this.table?.size ?? 0,
             textBytes: m?.textBytes ?? 0,
             diskBytes: m?.diskBytes ?? 0,
+            segments: this.segments.length,
             dirty: this.changes.dirty.size,
             ...(m && { buildMs: m.buildMs }),
             ...(this.openMs !== undefined && { openMs: this.openMs }),

@@ -83,4 +83,18 @@ export type IndexCheckResult =
       }
     | { ok: false; code: WorkerFailureCode; message: string };
 
-export type IndexTask = IndexWalkTask | IndexChunkTask | IndexCheckTask;
+/**
+ * Merges segment files of consecutive id ranges (in order) into one segment file (one dictionary):
+ * written under a temporary name, synced, then renamed to `out`.
+ */
+export interface IndexMergeTask {
+    op: 'index-merge';
+    inputs: string[];
+    out: string;
+    /** Nice value the thread takes first (a build's own threads); absent: unchanged. */
+    nice?: number;
+}
+
+export type IndexMergeResult = { ok: true; bytes: number; grams: number } | { ok: false; code: WorkerFailureCode; message: string };
+
+export type IndexTask = IndexWalkTask | IndexChunkTask | IndexCheckTask | IndexMergeTask;

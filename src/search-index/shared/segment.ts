@@ -22,7 +22,7 @@ import { FORMAT_VERSION, IndexFormatError } from './format.js';
 const SEG_MAGIC = Buffer.from('LCFSEG\0\0', 'latin1');
 export const SEG_HEADER = 64;
 export const DICT_BLOCK = 64;
-const DICT_ENTRY = 16;
+export const DICT_ENTRY = 16;
 /** The host stores 32-bit words little-endian (the files' byte order): their bytes can be read as a Uint32Array. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
@@ -94,27 +94,47 @@ export function encodeSegment(keys: Uint32Array, starts: Uint32Array, ids: Uint3
         dict.writeUInt32LE(end - start, e + 8);
         dict.writeUInt32LE(crc32(post.subarray(start, end)), e + 12);
     }
+    const blockIndex = blockIndexOf(dict, n);
+    const header = segmentHeader({ grams: n, firstId, fileCount, blocks, blockIndexAt, dictAt, postAt, postLen: end, blockIndexCrc: crc32(blockIndex) });
+    return Buffer.concat([header, blockIndex, dict, post.subarray(0, end)]);
+}
+
+/**
+ * Reads of segment files made by this thread so far: dictionary lookups (one block read each)
+ * and posting lists read. Diagnosis only (bench/index-queries.ts reads it per query).
+ */
+export const segmentReads = { lookups: 0, lists: 0 };
+
+/** The block index of a dictionary of `n` entries: per block, its first key and the CRC of its bytes. */
+export function blockIndexOf(dict: Uint8Array, n: number): Buffer {
+    const blocks = Math.ceil(n / DICT_BLOCK);
+    const view = Buffer.from(dict.buffer, dict.byteOffset, dict.byteLength);
     const blockIndex = Buffer.alloc(blocks * 8);
     for (let b = 0; b < blocks; b++) {
         const from = b * DICT_BLOCK * DICT_ENTRY;
         const to = Math.min(n, (b + 1) * DICT_BLOCK) * DICT_ENTRY;
-        blockIndex.writeUInt32LE(keys[b * DICT_BLOCK]!, b * 8);
-        blockIndex.writeUInt32LE(crc32(dict.subarray(from, to)), b * 8 + 4);
+        blockIndex.writeUInt32LE(view.readUInt32LE(from), b * 8);
+        blockIndex.writeUInt32LE(crc32(view.subarray(from, to)), b * 8 + 4);
     }
+    return blockIndex;
+}
+
+/** A segment file's header (see the layout above). */
+export function segmentHeader(h: { grams: number; firstId: number; fileCount: number; blocks: number; blockIndexAt: number; dictAt: number; postAt: number; postLen: number; blockIndexCrc: number }): Buffer {
     const header = Buffer.alloc(SEG_HEADER);
     SEG_MAGIC.copy(header, 0);
     header.writeUInt32LE(FORMAT_VERSION, 8);
-    header.writeUInt32LE(n, 12);
-    header.writeUInt32LE(firstId, 16);
-    header.writeUInt32LE(fileCount, 20);
-    header.writeUInt32LE(blocks, 24);
-    header.writeUInt32LE(blockIndexAt, 28);
-    header.writeDoubleLE(dictAt, 32);
-    header.writeDoubleLE(postAt, 40);
-    header.writeDoubleLE(end, 48);
-    header.writeUInt32LE(crc32(blockIndex), 56);
+    header.writeUInt32LE(h.grams, 12);
+    header.writeUInt32LE(h.firstId, 16);
+    header.writeUInt32LE(h.fileCount, 20);
+    header.writeUInt32LE(h.blocks, 24);
+    header.writeUInt32LE(h.blockIndexAt, 28);
+    header.writeDoubleLE(h.dictAt, 32);
+    header.writeDoubleLE(h.postAt, 40);
+    header.writeDoubleLE(h.postLen, 48);
+    header.writeUInt32LE(h.blockIndexCrc, 56);
     header.writeUInt32LE(crc32(header.subarray(0, 60)), 60);
-    return Buffer.concat([header, blockIndex, dict, post.subarray(0, end)]);
+    return header;
 }
 
 /** Where a gram's posting list is in a segment. */
@@ -188,6 +208,7 @@ export class SegmentReader {
 
     /** Where the posting list of `key` is, `null` when no file of this segment holds the gram. */
     lookup(key: number): ListRef | null {
+        segmentReads.lookups++;
         const keys = this.#blockKeys;
         // Last block whose first key is <= key.
         let lo = 0;
@@ -214,8 +235,40 @@ export class SegmentReader {
         return null;
     }
 
+    /** Grams in the dictionary, and its blocks of {@link DICT_BLOCK} entries. */
+    get gramCount(): number {
+        return this.#grams;
+    }
+
+    get blockCount(): number {
+        return this.#blockKeys.length;
+    }
+
+    /**
+     * The dictionary's entries of blocks `[from, from + count)` (16 bytes each: key, offset,
+     * length, CRC of the list), read with one positional read, each block checked against its
+     * CRC (the merge reads the dictionary from start to end this way).
+     */
+    dictBlocks(from: number, count: number): Buffer {
+        const first = from * DICT_BLOCK;
+        const entries = Math.min(count * DICT_BLOCK, this.#grams - first);
+        const buf = Buffer.allocUnsafe(entries * DICT_ENTRY);
+        if (fs.readSync(this.#fd, buf, 0, buf.length, this.#dictAt + first * DICT_ENTRY) !== buf.length) throw new IndexFormatError(this.#file, 'truncated dictionary');
+        for (let b = 0; b * DICT_BLOCK < entries; b++) {
+            const block = buf.subarray(b * DICT_BLOCK * DICT_ENTRY, Math.min(entries, (b + 1) * DICT_BLOCK) * DICT_ENTRY);
+            if (crc32(block) !== this.#blockCrcs[from + b]) throw new IndexFormatError(this.#file, 'dictionary checksum mismatch');
+        }
+        return buf;
+    }
+
+    /** Raw bytes of the postings from `off` (relative to their start) into `buf`; unchecked (a list's CRC is checked by its reader). */
+    postingBytes(buf: Buffer, off: number, len: number): void {
+        if (fs.readSync(this.#fd, buf, 0, len, this.#postAt + off) !== len) throw new IndexFormatError(this.#file, 'truncated postings');
+    }
+
     /** The (absolute) ids of the files holding the gram, ascending. */
     read(ref: ListRef): Uint32Array {
+        segmentReads.lists++;
         const buf = Buffer.allocUnsafe(ref.len);
         if (fs.readSync(this.#fd, buf, 0, ref.len, this.#postAt + ref.off) !== ref.len) throw new IndexFormatError(this.#file, 'truncated posting list');
         if (crc32(buf) !== ref.crc) throw new IndexFormatError(this.#file, 'posting list checksum mismatch');

@@ -1,0 +1,121 @@
+/**
+ * The merge of segment files (workers/search-index/index-merge.ts) on segments made by the
+ * builder's encoder: every gram's merged list is the concatenation of the inputs' lists, read back
+ * through the reader with all its checks; a damaged input fails the merge and leaves no file.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DICT_BLOCK, encodeSegment, SegmentReader } from '../../../src/search-index/shared/segment.js';
+import { runIndexMerge } from '../../../workers/search-index/index-merge.js';
+import { tempDir } from '../../support/helpers.js';
+
+/** A seeded generator (mulberry32). */
+function rng(seed: number): () => number {
+    let a = seed >>> 0;
+    return () => {
+        a = (a + 0x6d2b79f5) >>> 0;
+        let t = a;
+        t = Math.imul(t ^ (t >>> 15), t | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+}
+
+/** Random posting lists over local ids `[0, count)`: gram -> ascending ids. */
+function randomLists(rand: () => number, count: number, grams: number): Map<number, number[]> {
+    const lists = new Map<number, number[]>();
+    for (let k = 0; k < grams; k++) {
+        // Some grams shared by many segments (small keys), some rare; a few ids far apart (multi-byte deltas).
+        const key = rand() < 0.3 ? Math.floor(rand() * 200) : Math.floor(rand() * (1 << 24));
+        const ids = new Set<number>();
+        const n = 1 + Math.floor(rand() * Math.min(count, rand() < 0.1 ? 2000 : 20));
+        for (let i = 0; i < n; i++) ids.add(Math.floor(rand() * count));
+        const had = lists.get(key);
+        if (had) for (const id of had) ids.add(id);
+        lists.set(key, [...ids]);
+    }
+    for (const ids of lists.values()) ids.sort((a, b) => a - b);
+    return lists;
+}
+
+function writeSegment(file: string, lists: Map<number, number[]>, firstId: number, count: number): void {
+    const keys = Uint32Array.from([...lists.keys()].sort((a, b) => a - b));
+    const starts = new Uint32Array(keys.length + 1);
+    const ids: number[] = [];
+    for (const [r, k] of keys.entries()) {
+        starts[r] = ids.length;
+        for (const id of lists.get(k)!) ids.push(id);
+    }
+    starts[keys.length] = ids.length;
+    fs.writeFileSync(file, encodeSegment(keys, starts, Uint32Array.from(ids), firstId, count));
+}
+
+describe('segment merge', () => {
+    it('gives every gram the concatenation of the inputs\' lists, in id order, through the reader\'s checks', () => {
+        const dir = tempDir('lcf-merge-');
+        const rand = rng(7);
+        const inputs: string[] = [];
+        const expected = new Map<number, number[]>();
+        let firstId = 1;
+        for (let s = 0; s < 9; s++) {
+            // Ranges of very different sizes: ids up to millions (deltas of 3 and 4 bytes).
+            const count = s === 4 ? 3_000_000 : 1 + Math.floor(rand() * 5000);
+            const lists = randomLists(rand, count, s === 0 ? DICT_BLOCK * 40 + 3 : 500 + Math.floor(rand() * 3000));
+            const file = path.join(dir, `seg-${String(s).padStart(4, '0')}.bin`);
+            writeSegment(file, lists, firstId, count);
+            for (const [k, ids] of lists) expected.set(k, [...(expected.get(k) ?? []), ...ids.map((i) => i + firstId)]);
+            inputs.push(file);
+            firstId += count;
+        }
+        const out = path.join(dir, 'merged-0000.bin');
+        const r = runIndexMerge({ op: 'index-merge', inputs, out });
+        expect(r).toMatchObject({ ok: true, grams: expected.size });
+        expect(fs.readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+        const merged = new SegmentReader(out);
+        try {
+            expect(merged.firstId).toBe(1);
+            expect(merged.fileCount).toBe(firstId - 1);
+            expect(merged.gramCount).toBe(expected.size);
+            const wrong: number[] = [];
+            for (const [k, ids] of expected) {
+                const ref = merged.lookup(k);
+                const got = ref === null ? [] : merged.read(ref);
+                if (got.length !== ids.length || ids.some((id, i) => got[i] !== id)) wrong.push(k);
+            }
+            expect(wrong).toEqual([]);
+            // Grams no input holds.
+            for (const k of [201, 1 << 23, (1 << 24) - 1]) if (!expected.has(k)) expect(merged.lookup(k)).toBeNull();
+        } finally {
+            merged.close();
+        }
+    });
+
+    it('fails on a damaged input (a posting list\'s checksum) and leaves no merged or temporary file', () => {
+        const dir = tempDir('lcf-merge-');
+        const rand = rng(3);
+        const a = path.join(dir, 'seg-0000.bin');
+        const b = path.join(dir, 'seg-0001.bin');
+        writeSegment(a, randomLists(rand, 100, 300), 1, 100);
+        writeSegment(b, randomLists(rand, 100, 300), 101, 100);
+        const bytes = fs.readFileSync(b);
+        bytes[bytes.length - 2] = bytes[bytes.length - 2]! ^ 0xff;
+        fs.writeFileSync(b, bytes);
+        const out = path.join(dir, 'merged-0000.bin');
+        const r = runIndexMerge({ op: 'index-merge', inputs: [a, b], out });
+        expect(r.ok).toBe(false);
+        expect(fs.readdirSync(dir).sort()).toEqual(['seg-0000.bin', 'seg-0001.bin']);
+    });
+
+    it('refuses inputs that are not consecutive id ranges', () => {
+        const dir = tempDir('lcf-merge-');
+        const rand = rng(5);
+        const a = path.join(dir, 'seg-0000.bin');
+        const b = path.join(dir, 'seg-0001.bin');
+        writeSegment(a, randomLists(rand, 100, 50), 1, 100);
+        writeSegment(b, randomLists(rand, 100, 50), 150, 100);
+        const r = runIndexMerge({ op: 'index-merge', inputs: [a, b], out: path.join(dir, 'merged-0000.bin') });
+        expect(r.ok).toBe(false);
+        expect(fs.existsSync(path.join(dir, 'merged-0000.bin'))).toBe(false);
+    });
+});

@@ -1,0 +1,230 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { crc32 } from 'node:zlib';
+import { IndexFormatError } from '../../src/search-index/shared/format.js';
+import type { IndexMergeResult, IndexMergeTask } from '../../src/search-index/shared/protocol.js';
+import { blockIndexOf, DICT_BLOCK, DICT_ENTRY, putVarint, SEG_HEADER, segmentHeader, SegmentReader } from '../../src/search-index/shared/segment.js';
+import { takeBackground } from '../pool/background.js';
+
+/**
+ * The merge of a generation's segment files (consecutive id ranges) into one segment file of the
+ * same format, one dictionary for all: a query then looks each gram up once instead of once per
+ * segment. Every input is read from start to end (its dictionary in runs of blocks, its postings
+ * in large reads) and checked as a query checks it (the header, each dictionary block's CRC, each
+ * list's CRC); a gram's lists are concatenated in id order, only the first id of each re-encoded
+ * (the rest of a list's deltas are the same bytes). Memory: the output's dictionary (16 bytes per
+ * distinct gram) and a read buffer per input. The file is written under a temporary name, synced,
+ * then renamed to its name: a crash leaves no file under that name that is not whole.
+ */
+
+/** Dictionary blocks read at once per input (64 KiB). */
+const DICT_READ_BLOCKS = 64;
+/** Bytes of postings read at once per input. */
+const POST_READ = 256 * 1024;
+/** Bytes of output written at once. */
+const WRITE_CHUNK = 1 << 20;
+
+/** One input segment read in order: its current dictionary entry and the postings around it. */
+class Input {
+    readonly seg: SegmentReader;
+    readonly #file: string;
+    #dict: Buffer = Buffer.alloc(0);
+    /** Entry index in #dict, and the next block to read. */
+    #at = 0;
+    #nextBlock = 0;
+    /** Current entry's key; past the last entry: 2^32 (above every gram). */
+    key = 0;
+    #post: Buffer = Buffer.alloc(POST_READ);
+    #postFrom = 0;
+    #postLen = 0;
+
+    constructor(file: string) {
+        this.#file = file;
+        this.seg = new SegmentReader(file);
+        this.#load();
+    }
+
+    #load(): void {
+        if (this.#at * DICT_ENTRY >= this.#dict.length) {
+            if (this.#nextBlock >= this.seg.blockCount) {
+                this.key = 2 ** 32;
+                return;
+            }
+            this.#dict = this.seg.dictBlocks(this.#nextBlock, DICT_READ_BLOCKS);
+            this.#nextBlock += DICT_READ_BLOCKS;
+            this.#at = 0;
+        }
+        this.key = this.#dict.readUInt32LE(this.#at * DICT_ENTRY);
+    }
+
+    /** The current entry's posting list bytes (checked against its CRC; valid until the next call). */
+    list(): Buffer {
+        const e = this.#at * DICT_ENTRY;
+        const off = this.#dict.readUInt32LE(e + 4);
+        const len = this.#dict.readUInt32LE(e + 8);
+        if (off < this.#postFrom || off + len > this.#postFrom + this.#postLen) {
+            if (this.#post.length < len) this.#post = Buffer.alloc(len);
+            this.#postLen = Math.min(this.#post.length, this.seg.bytes - this.seg.postingsAt - off);
+            if (this.#postLen < len) throw new IndexFormatError(this.#file, 'truncated postings');
+            this.seg.postingBytes(this.#post, off, this.#postLen);
+            this.#postFrom = off;
+        }
+        const bytes = this.#post.subarray(off - this.#postFrom, off - this.#postFrom + len);
+        if (crc32(bytes) !== this.#dict.readUInt32LE(e + 12)) throw new IndexFormatError(this.#file, 'posting list checksum mismatch');
+        return bytes;
+    }
+
+    next(): void {
+        this.#at++;
+        this.#load();
+    }
+}
+
+/** Sequential writes at a file position, in chunks. */
+class Writer {
+    readonly #fd: number;
+    readonly #buf = Buffer.allocUnsafe(WRITE_CHUNK);
+    #len = 0;
+    /** File position of the next byte. */
+    pos: number;
+
+    constructor(fd: number, pos: number) {
+        this.#fd = fd;
+        this.pos = pos;
+    }
+
+    write(bytes: Uint8Array): void {
+        if (this.#len + bytes.length > this.#buf.length) this.flush();
+        if (bytes.length > this.#buf.length) {
+            writeAll(this.#fd, bytes, this.pos);
+        } else {
+            this.#buf.set(bytes, this.#len);
+            this.#len += bytes.length;
+        }
+        this.pos += bytes.length;
+    }
+
+    flush(): void {
+        writeAll(this.#fd, this.#buf.subarray(0, this.#len), this.pos - this.#len);
+        this.#len = 0;
+    }
+}
+
+function writeAll(fd: number, bytes: Uint8Array, pos: number): void {
+    for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done, pos + done);
+}
+
+/** Distinct grams of all inputs' dictionaries (a first pass over them). */
+function distinctGrams(files: readonly string[]): number {
+    const bits = new Uint8Array(1 << 21);
+    let n = 0;
+    for (const f of files) {
+        const input = new Input(f);
+        try {
+            for (; input.key < 2 ** 32; input.next()) {
+                const k = input.key;
+                if (k >= 1 << 24) throw new IndexFormatError(f, 'gram out of range');
+                const m = 1 << (k & 7);
+                if ((bits[k >>> 3]! & m) === 0) {
+                    bits[k >>> 3] = bits[k >>> 3]! | m;
+                    n++;
+                }
+            }
+        } finally {
+            input.seg.close();
+        }
+    }
+    return n;
+}
+
+/** Merges `task.inputs` (consecutive id ranges, in order) into `task.out`. */
+export function runIndexMerge(task: IndexMergeTask): IndexMergeResult {
+    takeBackground(task.nice);
+    const tmp = `${task.out}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    const inputs: Input[] = [];
+    let fd: number | null = null;
+    try {
+        const n = distinctGrams(task.inputs);
+        for (const f of task.inputs) inputs.push(new Input(f));
+        const firstId = inputs[0]!.seg.firstId;
+        let end = firstId;
+        for (const i of inputs) {
+            if (i.seg.firstId !== end) throw new Error('segments to merge are not consecutive id ranges');
+            end = i.seg.firstId + i.seg.fileCount;
+        }
+        const blocks = Math.ceil(n / DICT_BLOCK);
+        const dictAt = SEG_HEADER + blocks * 8;
+        const postAt = dictAt + n * DICT_ENTRY;
+        fd = fs.openSync(tmp, 'wx', 0o600);
+        const out = new Writer(fd, postAt);
+        const dict = Buffer.alloc(n * DICT_ENTRY);
+        const head = Buffer.allocUnsafe(5);
+        let g = 0;
+        for (;;) {
+            let key = 2 ** 32;
+            for (const i of inputs) if (i.key < key) key = i.key;
+            if (key === 2 ** 32) break;
+            if (g === n) throw new Error('more grams than counted');
+            const start = out.pos;
+            let crc = 0;
+            let prev = firstId - 1;
+            for (const i of inputs) {
+                if (i.key !== key) continue;
+                const bytes = i.list();
+                // The list's first delta (local id + 1), then the sum of the rest: its last id.
+                let p = 0;
+                let first = 0;
+                for (let shift = 0; ; shift += 7) {
+                    const b = bytes[p++]!;
+                    first += (b & 0x7f) * 2 ** shift;
+                    if (!(b & 0x80) || p >= bytes.length) break;
+                }
+                const abs = i.seg.firstId + first - 1;
+                let last = abs;
+                for (let q = p; q < bytes.length; ) {
+                    let v = 0;
+                    for (let shift = 0; ; shift += 7) {
+                        const b = bytes[q++]!;
+                        v += (b & 0x7f) * 2 ** shift;
+                        if (!(b & 0x80) || q >= bytes.length) break;
+                    }
+                    last += v;
+                }
+                const h = head.subarray(0, putVarint(head, 0, abs - prev));
+                crc = crc32(h, crc);
+                out.write(h);
+                const rest = bytes.subarray(p);
+                crc = crc32(rest, crc);
+                out.write(rest);
+                prev = last;
+                i.next();
+            }
+            const len = out.pos - start;
+            if (start - postAt + len > 0xffffffff) throw new Error('merged postings above 4 GiB');
+            const e = g * DICT_ENTRY;
+            dict.writeUInt32LE(key, e);
+            dict.writeUInt32LE(start - postAt, e + 4);
+            dict.writeUInt32LE(len, e + 8);
+            dict.writeUInt32LE(crc, e + 12);
+            g++;
+        }
+        if (g !== n) throw new Error('fewer grams than counted');
+        out.flush();
+        const blockIndex = blockIndexOf(dict, n);
+        writeAll(fd, blockIndex, SEG_HEADER);
+        writeAll(fd, dict, dictAt);
+        const postLen = out.pos - postAt;
+        writeAll(fd, segmentHeader({ grams: n, firstId, fileCount: end - firstId, blocks, blockIndexAt: SEG_HEADER, dictAt, postAt, postLen, blockIndexCrc: crc32(blockIndex) }), 0);
+        fs.fsyncSync(fd);
+        fs.closeSync(fd);
+        fd = null;
+        fs.renameSync(tmp, task.out);
+        return { ok: true, bytes: postAt + postLen, grams: n };
+    } catch (err) {
+        if (fd !== null) fs.closeSync(fd);
+        fs.rmSync(tmp, { force: true });
+        return { ok: false, code: 'index_failed', message: err instanceof Error ? err.message : String(err) };
+    } finally {
+        for (const i of inputs) i.seg.close();
+    }
+}
