@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
+import type { Tool } from '@johannes.latzel/llm-chat';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../../../src/index.js';
 import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../../../src/internals.js';
@@ -17,6 +18,7 @@ import { distinctGrams, gramsOf } from '../../../src/search/shared/fold.js';
 import { asciiGrams } from '../../../workers/search-index/index-chunk.js';
 import { scanText } from '../../../src/text/shared/text.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
+import { scanPathSearch, statusAndResult } from '../../support/scan-path.js';
 
 const open: FileToolPackage[] = [];
 afterEach(async () => {
@@ -27,15 +29,23 @@ interface Pair {
     root: string;
     indexDir: string;
     indexed: FileToolPackage;
-    plain: FileToolPackage;
+    /** The scan path's search_entries on the same tree. */
+    plain: Tool;
     tree: TreeIndex;
 }
 
-function pkgOf(root: string, index: false | { dir: string; rebuildAfter?: number; segmentBytes?: number; watcher?: WatcherKind }): FileToolPackage {
+const LIMITS = (): SearchConfiguration => new SearchConfiguration(100_000, 100_000, 100_000);
+
+function pkgOf(root: string, index: { dir: string; rebuildAfter?: number; segmentBytes?: number; watcher?: WatcherKind }): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, new SearchConfiguration(100_000, 100_000, 100_000), undefined, undefined, { index });
+    const pkg = new FileToolPackage(ws, LIMITS(), undefined, undefined, { index });
     open.push(pkg);
     return pkg;
+}
+
+/** The scan path on `root`: a package's search_entries without the index (support/scan-path.ts). */
+function plainOf(root: string): Tool {
+    return scanPathSearch(root, LIMITS());
 }
 
 async function pair(files: Record<string, string | Buffer>, indexDir = tempDir('lcf-index-'), prepare?: (root: string) => void, watcher?: WatcherKind): Promise<Pair> {
@@ -43,7 +53,7 @@ async function pair(files: Record<string, string | Buffer>, indexDir = tempDir('
     writeTree(root, files);
     prepare?.(root);
     const indexed = pkgOf(root, { dir: indexDir, ...(watcher && { watcher }) });
-    const plain = pkgOf(root, false);
+    const plain = plainOf(root);
     const tree = (await indexed.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
     expect(tree.status().state).toBe('ready');
     return { root, indexDir, indexed, plain, tree };
@@ -58,7 +68,7 @@ async function call(pkg: FileToolPackage, tool: string, args: Record<string, unk
 async function same(p: Pair, args: Record<string, unknown>): Promise<{ text: string; answered: boolean }> {
     const before = p.tree.counts.answered;
     const a = await call(p.indexed, 'search_entries', args);
-    const b = await call(p.plain, 'search_entries', args);
+    const b = await statusAndResult(p.plain, args);
     expect(a, JSON.stringify(args)).toBe(b);
     return { text: a, answered: p.tree.counts.answered > before };
 }
@@ -142,7 +152,7 @@ describe('search index', () => {
         writeTree(root, files);
         const dir = tempDir('lcf-index-');
         const indexed = pkgOf(root, { dir, segmentBytes: 2048 });
-        const plain = pkgOf(root, false);
+        const plain = plainOf(root);
         const tree = (await indexed.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
         expect(tree.status().state).toBe('ready');
         const segments = (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => /seg-\d+\.bin$/.test(f));
@@ -227,7 +237,7 @@ describe('search index', () => {
         fs.symlinkSync('../docs', path.join(root, 'src/deep/a/docs-link'));
         const indexDir = tempDir('lcf-index-');
         const indexed = pkgOf(root, { dir: indexDir });
-        const plain = pkgOf(root, false);
+        const plain = plainOf(root);
         const tree = (await indexed.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
         const p = { root, indexDir, indexed, plain, tree };
         for (const q of QUERIES) await same(p, q);
@@ -368,7 +378,7 @@ describe('search index', () => {
         const outside = tempDir('lcf-outside-');
         writeTree(outside, { 'x/y/z/deep.ts': 'const beforeRebuild = 1;\n', 'x/top.ts': 'top\n' });
         const indexed = pkgOf(root, { dir: tempDir('lcf-index-'), rebuildAfter: 3 });
-        const plain = pkgOf(root, false);
+        const plain = plainOf(root);
         const tree = (await indexed.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
         expect(tree.status().state).toBe('ready');
         const p: Pair = { root, indexDir: '', indexed, plain, tree };
@@ -401,7 +411,7 @@ describe('search index', () => {
         const root = tempDir('lcf-tree-');
         writeTree(root, FILES);
         const indexed = pkgOf(root, { dir: tempDir('lcf-index-'), rebuildAfter: 3, watcher: 'parcel' });
-        const plain = pkgOf(root, false);
+        const plain = plainOf(root);
         const tree = (await indexed.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
         const p: Pair = { root, indexDir: '', indexed, plain, tree };
         expect(await call(indexed, 'write_file', { path: 'one.txt', content: 'burstToken one\n' })).toMatch(/^success/);
@@ -706,8 +716,8 @@ describe('search index', () => {
                 child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`child exited ${code}: ${out}`))));
             });
         const [a, b] = await Promise.all([run(), run()]);
-        const plain = pkgOf(root, false);
-        const expected = await call(plain, 'search_entries', { content_pattern: 'token7' });
+        const plain = plainOf(root);
+        const expected = await statusAndResult(plain, { content_pattern: 'token7' });
         for (const out of [a, b]) {
             const res = JSON.parse(out) as { state: string; result: string };
             expect(res.state).toBe('ready');
