@@ -81,8 +81,9 @@ describe('Engine.search cut off', () => {
         write(dir, 'zzz.txt', `${'a'.repeat(40_000)}!\n`);
         // The timeout must come after the walk reached zzz.txt; on a loaded machine it may come
         // sooner, so the search is repeated with a longer timeout until it did (scanned >= 100).
-        let res = await engine.search(request(dir, { contentPattern: 'needle 0[0-3]|(a+)+$' }), { timeoutMs: 3000 });
-        for (let timeoutMs = 12_000; res.scanned < 100 && timeoutMs <= 48_000; timeoutMs *= 2) {
+        // Short at first: until the timeout the stuck thread spins a core.
+        let res = await engine.search(request(dir, { contentPattern: 'needle 0[0-3]|(a+)+$' }), { timeoutMs: 1000 });
+        for (let timeoutMs = 4000; res.scanned < 100 && timeoutMs <= 64_000; timeoutMs *= 2) {
             res = await engine.search(request(dir, { contentPattern: 'needle 0[0-3]|(a+)+$' }), { timeoutMs });
         }
         expect(res.stop).toBe('timeout');
@@ -179,8 +180,9 @@ describe('Engine under concurrent runaway searches', () => {
             write(dir, 'docs/readme.md', 'hello docs\n');
             // The runaway searches must outlast the plain calls; on a loaded machine those may take
             // longer than the runaways' timeout, so the round is repeated with a longer one until
-            // they did (the plain calls have a timeout they never reach).
-            for (let timeoutMs = 8000; ; timeoutMs *= 2) {
+            // they did (the plain calls have a timeout they never reach). Short at first: until
+            // their timeout the six runaway threads keep every core busy.
+            for (let timeoutMs = 3000; ; timeoutMs *= 2) {
                 const runaway = Array.from({ length: 6 }, () => e.search(request(dir, { contentPattern: 'hello|(a+)+$' }), { timeoutMs }));
                 let runawayDone = false;
                 void Promise.all(runaway).then(() => (runawayDone = true));
