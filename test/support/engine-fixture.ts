@@ -6,13 +6,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll } from 'vitest';
 import type { SearchHit, SearchRequest } from '../../src/search/shared/types.js';
 import { searchRootAt } from '../../src/search/prepare.js';
+import { afterEachFile } from './cleanup.js';
 
 const tmpRoot = fs.realpathSync(os.tmpdir());
 const dirs: string[] = [];
-afterAll(() => {
+afterEachFile(() => {
     for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 

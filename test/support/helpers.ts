@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, expect } from 'vitest';
+import { expect } from 'vitest';
 import type { Tool, ToolResult } from '@johannes.latzel/llm-chat';
 import {
     AccessType,
@@ -17,11 +17,12 @@ import {
     type Access,
     type FileToolPackageOptions,
 } from '../../src/index.js';
+import { afterEachTest } from './cleanup.js';
 
 const dirs: string[] = [];
 const packages: FileToolPackage[] = [];
 
-afterEach(async () => {
+afterEachTest(async () => {
     await Promise.all(packages.splice(0).map((p) => p.close().catch(() => undefined)));
     for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });

@@ -3,13 +3,13 @@
  * FileToolPackage builds it, without an index, on one engine for the whole test file. Its pool
  * starts once per file, not once per compared tree (each start is a thread start per core).
  */
-import { afterAll } from 'vitest';
 import type { Tool } from '@johannes.latzel/llm-chat';
 import { AccessType, SearchConfiguration, SearchEntriesTool, Workspace } from '../../src/index.js';
 import { Engine } from '../../src/engine/engine.js';
+import { afterEachFile } from './cleanup.js';
 
 let engine: Engine | undefined;
-afterAll(async () => {
+afterEachFile(async () => {
     await engine?.close();
     engine = undefined;
 });
