@@ -1,6 +1,6 @@
 /**
  * search_entries through the tool interface: arguments, filters, output format, limits and
- * their messages, on real temporary directories. Engine internals are in engine.test.ts.
+ * their messages, on real temporary directories. Engine internals are in engine-*.test.ts.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
