@@ -65,6 +65,8 @@ export default defineConfig({
     test: {
         // Bundles the source workers for the pool at the start of each run (see the file).
         globalSetup: ['test/support/worker-bundle.setup.ts'],
+        // The clean-up of test/support's modules after each test and file (see cleanup.ts).
+        setupFiles: ['test/support/hooks.setup.ts'],
         // Generous: the suite must pass on a loaded 2-core machine (CI runs on one). A test that
         // hangs still fails; no test asserts how fast something runs.
         testTimeout: 300_000,

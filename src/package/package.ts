@@ -30,9 +30,12 @@ export interface FileToolPackageOptions {
     /**
      * Options of the package's worker-pool engine (see `Engine`'s constructor): `maxThreads`,
      * `maxPoolThreads`, and `workerNice`, the nice value its threads take on Linux (default 5).
-     * Throws as that constructor does for an invalid value.
+     * Throws as that constructor does for an invalid value. Or an `Engine` that several packages
+     * share: its pool then serves this package too, and close() leaves it running (its owner
+     * closes it). A package with a search index needs an engine of its own (the index is a backend
+     * of the engine made with it): an `Engine` with the index on throws a TypeError.
      */
-    engine?: EngineOptions;
+    engine?: EngineOptions | Engine;
     /**
      * Code navigation (docs/tools.md): `file_outline`, `find_symbol`, `find_references` and
      * `read_symbol`, definitions parsed with tree-sitter. Default `LLM_CHAT_FS_NAVIGATION` (off when unset).
@@ -95,6 +98,8 @@ export class FileToolPackage extends ToolPackage {
 
     /** The search index, when on. */
     readonly searchIndex: SearchIndex | undefined;
+    /** Whether close() closes the engine: made for this package, not passed in. */
+    readonly #ownsEngine: boolean;
 
     constructor(workspace: Workspace, settings?: FileToolPackageSettings);
     constructor(workspace: Workspace, searchConfig?: SearchConfiguration, fileConfig?: FileConfiguration, filePool?: FilePool, options?: FileToolPackageOptions);
@@ -110,7 +115,13 @@ export class FileToolPackage extends ToolPackage {
         let searchIndex: SearchIndex | undefined;
         // The index is the engine's search backend (its builds run on the engine's number of threads).
         const backends = index === false ? [] : [(e: { maxThreads: number }) => (searchIndex = new SearchIndex(e.maxThreads, maxFileSize, index === true ? {} : index))];
-        this.engine = new Engine({ ...options.engine, backends: [...backends, ...(options.engine?.backends ?? [])] });
+        this.#ownsEngine = !(options.engine instanceof Engine);
+        if (options.engine instanceof Engine) {
+            if (index !== false) throw new TypeError('A FileToolPackage with a search index needs an engine of its own: pass engine options, not an Engine.');
+            this.engine = options.engine;
+        } else {
+            this.engine = new Engine({ ...options.engine, backends: [...backends, ...(options.engine?.backends ?? [])] });
+        }
         this.searchIndex = searchIndex;
         const shared: ToolShared = {
             searchConfig: this.searchConfig,
@@ -135,9 +146,9 @@ export class FileToolPackage extends ToolPackage {
         return `## FileToolPackage\nTools: ${this.tools().map((t) => t.name).join(', ')}\n\n${TUTORIAL}`;
     }
 
-    /** Stops the worker pool. Tools still work afterwards: the pool restarts on next use. */
+    /** Stops the worker pool (unless the engine was passed in). Tools still work afterwards: the pool restarts on next use. */
     async close(): Promise<void> {
         await this.searchIndex?.close();
-        await this.engine.close();
+        if (this.#ownsEngine) await this.engine.close();
     }
 }

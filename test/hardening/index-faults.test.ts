@@ -12,6 +12,7 @@ import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../
 import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../../src/internals.js';
 import { takeLock } from '../../src/search-index/store.js';
 import { tempDir, writeTree } from '../support/helpers.js';
+import { scanPathSearch, statusAndResult } from '../support/scan-path.js';
 import type { WatcherKind } from '../../src/search-index/watch/watch.js';
 import { itIf, noUsers, runNode, SOURCE, testUsers } from '../support/real-fs.js';
 
@@ -26,9 +27,11 @@ afterEach(async () => {
 const FILES: Record<string, string> = { 'a.txt': 'alphaBeta here\n', 'node_modules/d/i.js': 'alphaBeta skipped\n' };
 for (let i = 0; i < 40; i++) FILES[`src/f${i}.ts`] = `export const value${i} = ${i}; // filler text\n`;
 
-function pkgOf(root: string, dir: string | false, watcher?: WatcherKind): FileToolPackage {
+const LIMITS = (): SearchConfiguration => new SearchConfiguration(100_000, 100_000, 100_000);
+
+function pkgOf(root: string, dir: string, watcher?: WatcherKind): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, new SearchConfiguration(100_000, 100_000, 100_000), undefined, undefined, { index: dir === false ? false : { dir, ...(watcher && { watcher }) } });
+    const pkg = new FileToolPackage(ws, LIMITS(), undefined, undefined, { index: { dir, ...(watcher && { watcher }) } });
     open.push(pkg);
     return pkg;
 }
@@ -42,10 +45,10 @@ async function call(pkg: FileToolPackage, args: Record<string, unknown>): Promis
     return `${r!.status}: ${r!.result}`;
 }
 
-/** The search through the indexed package equals the scan path's; whether the index answered it. */
+/** The search through the indexed package equals the scan path's (support/scan-path.ts); whether the index answered it. */
 async function same(root: string, pkg: FileToolPackage, tree: TreeIndex, args: Record<string, unknown> = { content_pattern: 'alphaBeta' }): Promise<boolean> {
     const before = tree.counts.answered;
-    expect(await call(pkg, args)).toBe(await call(pkgOf(root, false), args));
+    expect(await call(pkg, args)).toBe(await statusAndResult(scanPathSearch(root, LIMITS()), args));
     return tree.counts.answered > before;
 }
 

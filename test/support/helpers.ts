@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, expect } from 'vitest';
+import { expect } from 'vitest';
 import type { Tool, ToolResult } from '@johannes.latzel/llm-chat';
 import {
     AccessType,
@@ -17,13 +17,27 @@ import {
     type Access,
     type FileToolPackageOptions,
 } from '../../src/index.js';
+import { Engine } from '../../src/engine/engine.js';
+import { envBoolean } from '../../src/config/shared/env.js';
+import { afterEachFile, afterEachTest } from './cleanup.js';
 
 const dirs: string[] = [];
 const packages: FileToolPackage[] = [];
 
-afterEach(async () => {
+afterEachTest(async () => {
     await Promise.all(packages.splice(0).map((p) => p.close().catch(() => undefined)));
     for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/**
+ * The engine the packages of one test file share (see {@link makePackage}): its pool starts once
+ * per file, not once per package. Each start of a pool thread costs about 0.2 s of CPU (the
+ * thread's start-up and its first, unoptimized tasks), and most tests make a package.
+ */
+let fileEngine: Engine | undefined;
+afterEachFile(async () => {
+    await fileEngine?.close();
+    fileEngine = undefined;
 });
 
 /** A fresh real directory, removed after the test. */
@@ -53,7 +67,10 @@ export interface PackageOptions {
     maxFileSize?: number;
     requireReadBeforeWrite?: boolean;
     search?: SearchConfiguration;
-    /** Package options beyond the reference's (edit_file, diffs). */
+    /**
+     * Package options beyond the reference's (edit_file, diffs). With neither `engine` nor `index`
+     * (and no index from `LLM_CHAT_FS_INDEX`) the package runs on the file's shared engine.
+     */
     packageOptions?: FileToolPackageOptions;
 }
 
@@ -67,7 +84,11 @@ export interface Fixture {
     run(name: string, args: unknown): Promise<ToolResult[]>;
 }
 
-/** Workspace + FileToolPackage + FilePool on `root` (write access by default), closed after the test. */
+/**
+ * Workspace + FileToolPackage + FilePool on `root` (write access by default), closed after the
+ * test; the package runs on the test file's shared engine unless its options ask for an engine
+ * or an index of its own.
+ */
 export function makePackage(root: string, opts: PackageOptions = {}): Fixture {
     const ws = new Workspace({
         accesses: opts.accesses ?? [{ type: AccessType.Write, path: root }],
@@ -77,7 +98,9 @@ export function makePackage(root: string, opts: PackageOptions = {}): Fixture {
     });
     const fileConfig = new FileConfiguration(opts.maxCharsPerFile ?? 10_000, opts.maxFileSize ?? 10 * 1024 * 1024, opts.requireReadBeforeWrite ?? true);
     const pool = new FilePool(fileConfig);
-    const pkg = new FileToolPackage(ws, opts.search ?? new SearchConfiguration(50, 200, 5000, 120_000), fileConfig, pool, opts.packageOptions);
+    const own = opts.packageOptions?.engine !== undefined || opts.packageOptions?.index !== undefined || envBoolean('LLM_CHAT_FS_INDEX', false);
+    const packageOptions = own ? opts.packageOptions : { ...opts.packageOptions, engine: (fileEngine ??= new Engine()) };
+    const pkg = new FileToolPackage(ws, opts.search ?? new SearchConfiguration(50, 200, 5000, 120_000), fileConfig, pool, packageOptions);
     packages.push(pkg);
     const tool = (name: string): Tool => {
         const t = pkg.tools().find((x) => x.name === name);

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterEach, it } from 'vitest';
+import { it } from 'vitest';
+import { afterEachTest } from './cleanup.js';
 
 /** The package's source the child processes import, run through tsx (as the other tests run the source tree). */
 export const SOURCE = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
@@ -29,11 +30,12 @@ export function tryRun(cmd: string, args: string[]): string | null {
 
 const mounts: string[] = [];
 const mountDirs: string[] = [];
-afterEach(() => {
+// Before the temporary directories of helpers.ts go: a mount point may be inside one.
+afterEachTest(() => {
     // Innermost first: a bind mount inside a tmpfs goes before the tmpfs.
     for (const m of mounts.splice(0).reverse()) tryRun('umount', ['-l', m]);
     for (const d of mountDirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+}, -1);
 
 /** Why mounts cannot be made here, or `null` when they can (probed once with a tiny tmpfs). */
 export const noMounts: string | null = (() => {

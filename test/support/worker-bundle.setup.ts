@@ -29,7 +29,12 @@ export default async function setup(project: TestProject): Promise<(() => void) 
         platform: 'node',
         format: 'cjs',
         target: 'node20',
-        sourcemap: 'inline',
+        // Start-up: every pool thread (hundreds in a run) parses the bundle. A linked map and no
+        // comments or indentation take a third off each start, against an inline map (which makes
+        // the file three times larger and its one non-ASCII comment a two-byte source); stack
+        // traces still map to the sources with --enable-source-maps.
+        sourcemap: 'linked',
+        minifyWhitespace: true,
         metafile: true,
         logLevel: 'error',
         // A native addon, loaded only by writes on the main thread (src/fs/secure.ts), never by a

@@ -6,6 +6,7 @@
  * with no rebuild limit to hide it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import type { Tool } from '@johannes.latzel/llm-chat';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,15 +14,18 @@ import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../
 import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../../../src/internals.js';
 import { inotifyAvailable } from '../../../src/search-index/watch/inotify.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
+import { scanPathSearch, statusAndResult } from '../../support/scan-path.js';
 
 const open: FileToolPackage[] = [];
 afterEach(async () => {
     await Promise.all(open.splice(0).map((p) => p.close()));
 });
 
-function pkgOf(root: string, index: false | { dir: string; rebuildAfter?: number }): FileToolPackage {
+const LIMITS = (): SearchConfiguration => new SearchConfiguration(1_000_000, 1_000_000, 1_000_000);
+
+function pkgOf(root: string, index: { dir: string; rebuildAfter?: number }): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, new SearchConfiguration(1_000_000, 1_000_000, 1_000_000), undefined, undefined, { index });
+    const pkg = new FileToolPackage(ws, LIMITS(), undefined, undefined, { index });
     open.push(pkg);
     return pkg;
 }
@@ -29,7 +33,8 @@ function pkgOf(root: string, index: false | { dir: string; rebuildAfter?: number
 interface Pair {
     root: string;
     indexed: FileToolPackage;
-    plain: FileToolPackage;
+    /** The scan path's search_entries on the same tree (support/scan-path.ts). */
+    plain: Tool;
     tree: TreeIndex;
 }
 
@@ -37,7 +42,7 @@ async function pair(files: Record<string, string>, rebuildAfter = 1_000_000): Pr
     const root = tempDir('lcf-fresh-');
     writeTree(root, files);
     const indexed = pkgOf(root, { dir: tempDir('lcf-fresh-index-'), rebuildAfter });
-    const plain = pkgOf(root, false);
+    const plain = scanPathSearch(root, LIMITS());
     const tree = (await indexed.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
     expect(tree.status().state).toBe('ready');
     return { root, indexed, plain, tree };
@@ -53,7 +58,7 @@ async function same(p: Pair, args: Record<string, unknown>): Promise<{ text: str
     const before = p.tree.counts.answered;
     const a = await search(p.indexed, args);
     const answered = p.tree.counts.answered > before;
-    const b = await search(p.plain, args);
+    const b = await statusAndResult(p.plain, args);
     expect(a, JSON.stringify(args)).toBe(b);
     return { text: a, answered };
 }

@@ -1,6 +1,6 @@
 /**
  * search_entries through the tool interface: arguments, filters, output format, limits and
- * their messages, on real temporary directories. Engine internals are in engine.test.ts.
+ * their messages, on real temporary directories. Engine internals are in engine-*.test.ts.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -171,7 +171,8 @@ describe('search_entries', () => {
         writeTree(dir, { 'zzz.txt': `${'a'.repeat(40_000)}!\n` });
         // The timeout must come after the walk reached zzz.txt; on a loaded machine it may come
         // sooner, so the search is repeated with a longer timeout until it did (all 100 scanned).
-        let timeoutMs = 3000;
+        // Short at first: until the timeout the stuck thread spins a core.
+        let timeoutMs = 1000;
         let r = await search(makePackage(dir, { search: new SearchConfiguration(200, 200, 5000, timeoutMs) }), { content_pattern: 'needle 0[0-3]|(a+)+$' });
         while (!/scanned (\d{3,}) files/.test(r.result) && timeoutMs < 48_000) {
             timeoutMs *= 2;

@@ -3,6 +3,7 @@
  * the public entries: the main entry holds what a user needs, the internals their own subpath.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as api from '../../../src/index.js';
 import { AccessType, FileConfiguration, FilePool, FileToolPackage, SearchConfiguration, Workspace } from '../../../src/index.js';
@@ -52,6 +53,26 @@ describe('FileToolPackage constructor', () => {
         const like = { maxSearchResults: 3, maxDisplayEntries: 4, maxTotalEntries: 5, timeoutMs: 6 } as SearchConfiguration;
         const pkg = build((ws) => new FileToolPackage(ws, like));
         expect(pkg.searchConfig).toBe(like);
+    });
+
+    it('runs on an Engine passed in, which other packages share and its close leaves running; an index needs an engine of its own', async () => {
+        const engine = new internals.Engine({ maxThreads: 1 });
+        try {
+            const root = tempDir('lcf-settings-');
+            fs.writeFileSync(path.join(root, 'a.txt'), 'needle\n');
+            const ws = new Workspace({ accesses: [{ type: AccessType.Write, path: root }], workspacePath: root });
+            const [first, second] = [build(() => new FileToolPackage(ws, { engine })), build(() => new FileToolPackage(ws, undefined, undefined, undefined, { engine }))];
+            expect([first.engine, second.engine]).toEqual([engine, engine]);
+            const search = async (pkg: FileToolPackage): Promise<string> => (await pkg.tools().find((t) => t.name === 'search_entries')!.execute({ content_pattern: 'needle' }))[0]!.result;
+            expect(await search(first)).toBe('a.txt:1: needle');
+            await first.close();
+            expect(engine.started).toBe(true);
+            expect(await search(second)).toBe('a.txt:1: needle');
+            expect(() => new FileToolPackage(ws, { engine, index: true })).toThrow(/search index needs an engine of its own/);
+            expect(() => new FileToolPackage(ws, { engine, index: { dir: tempDir('lcf-settings-index-') } })).toThrow(TypeError);
+        } finally {
+            await engine.close();
+        }
     });
 
     it('rejects a setting it does not know, naming it, and settings followed by positional arguments', () => {

@@ -1,7 +1,7 @@
 /**
  * engine/ordered.ts: the ordered merge of a parallel walk. Whatever order jobs are handed out,
  * put back and finished in, the hits, the stop and the entries counted are those of a
- * sequential walk of the same tree. (engine.test.ts has the worked examples.)
+ * sequential walk of the same tree. Worked examples at the end.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -151,5 +151,48 @@ describe('OrderedWalk bookkeeping', () => {
         expect(w.knownHits().map((h) => h.path)).toEqual(['a', 'b/1', 'c']);
         expect(w.hitsNeeded).toBe(9);
         expect(w.entriesNeeded).toBe(1000);
+    });
+});
+
+describe('OrderedWalk (worked examples)', () => {
+    const run = (n: number, hits: [string, number][]): Segment => ({ t: 'run', n, hits: hits.map(([p]) => hit(p)), at: hits.map(([, a]) => a) });
+
+    it('emits in walk order whatever order jobs finish in', () => {
+        const w = new OrderedWalk(job('.'), 100, 100);
+        const [root] = w.take(10);
+        w.resolve(root!, [run(1, [['a', 0]]), { t: 'job', job: job('b') }, run(1, [['c', 0]]), { t: 'job', job: job('d') }]);
+        w.advance();
+        expect(w.emitted.map((h) => h.path)).toEqual(['a']);
+        const [b, d] = w.take(10);
+        w.resolve(d!, [run(2, [['d/x', 1]])]);
+        w.advance();
+        expect(w.emitted.map((h) => h.path)).toEqual(['a']); // b blocks the cursor
+        expect(w.knownHits().map((h) => h.path)).toEqual(['a', 'c', 'd/x']);
+        w.resolve(b!, [run(1, [['b/y', 0]])]);
+        w.advance();
+        expect(w.emitted.map((h) => h.path)).toEqual(['a', 'b/y', 'c', 'd/x']);
+        expect(w.complete).toBe(true);
+        expect(w.visited).toBe(5);
+    });
+
+    it('stops exactly where a sequential walk would', () => {
+        const byResults = new OrderedWalk(job('.'), 2, 100);
+        byResults.resolve(byResults.take(1)[0]!, [run(3, [['a', 0], ['b', 1], ['c', 2]])]);
+        byResults.advance();
+        expect(byResults.stop).toBe('max_results');
+        expect(byResults.emitted.map((h) => h.path)).toEqual(['a', 'b']);
+        const byEntries = new OrderedWalk(job('.'), 100, 2);
+        byEntries.resolve(byEntries.take(1)[0]!, [run(4, [['a', 0], ['b', 1], ['c', 2]])]);
+        byEntries.advance();
+        expect(byEntries.stop).toBe('too_many_entries');
+        expect(byEntries.emitted.map((h) => h.path)).toEqual(['a', 'b']);
+    });
+
+    it('hands out jobs in walk order', () => {
+        const w = new OrderedWalk(job('.'), 100, 100);
+        w.resolve(w.take(1)[0]!, [{ t: 'job', job: job('a') }, { t: 'job', job: job('b') }, { t: 'job', job: job('c') }]);
+        const [a] = w.take(1);
+        w.resolve(a!, [{ t: 'job', job: job('a/1') }]);
+        expect(w.take(3).map((n) => n.job.rel)).toEqual(['a/1', 'b', 'c']);
     });
 });

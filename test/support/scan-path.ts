@@ -1,0 +1,31 @@
+/**
+ * The scan path as the reference the search index tests compare with: `search_entries` built as
+ * FileToolPackage builds it, without an index, on one engine for the whole test file. Its pool
+ * starts once per file, not once per compared tree (each start is a thread start per core).
+ */
+import type { Tool } from '@johannes.latzel/llm-chat';
+import { AccessType, SearchConfiguration, SearchEntriesTool, Workspace } from '../../src/index.js';
+import { Engine } from '../../src/engine/engine.js';
+import { afterEachFile } from './cleanup.js';
+
+let engine: Engine | undefined;
+afterEachFile(async () => {
+    await engine?.close();
+    engine = undefined;
+});
+
+/**
+ * `search_entries` of a package with no index on a workspace with write access to `root` (as the
+ * compared package's), with `searchConfig`, on this file's engine (`new Engine()`'s defaults, as a
+ * package's).
+ */
+export function scanPathSearch(root: string, searchConfig: SearchConfiguration): Tool {
+    const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
+    return new SearchEntriesTool(ws, { searchConfig, engine: (engine ??= new Engine()) });
+}
+
+/** Runs `tool` with `args`: `status: result` of its one result. */
+export async function statusAndResult(tool: Tool, args: Record<string, unknown>): Promise<string> {
+    const [r] = await tool.execute(args);
+    return `${r!.status}: ${r!.result}`;
+}
