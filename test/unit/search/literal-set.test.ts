@@ -173,7 +173,12 @@ describe('the scan through a literal set, against the oracle', () => {
 });
 
 describe('files above the reusable buffer: streamed for any of the literals', () => {
-    const filler = (n: number): string => 'the quick brown fox jumps over the lazy dog\n'.repeat(Math.ceil(n / 44)).slice(0, n);
+    /** `n` characters of filler lines: a prefix of one text made once (a few MiB, sliced for each case). */
+    let fillerText = '';
+    const filler = (n: number): string => {
+        if (fillerText.length < n) fillerText = 'the quick brown fox jumps over the lazy dog\n'.repeat(Math.ceil(n / 44));
+        return fillerText.slice(0, n);
+    };
 
     for (const [literals, how] of [
         [['Long_Literal_Token', 'qz'], 'anchors'],
