@@ -213,16 +213,19 @@ async function run(argv: string[], io: CliIo): Promise<number> {
             new (await import('../../package/package.js')).FileToolPackage(workspace, { searchConfig, fileConfig, index, navigation });
         return await mcp.runMcpStdio(loadPackage, { roots: cmd.options.roots });
     }
-    const { isToolName, loadToolClass, loadToolClasses, REFERENCE_TOOL_NAMES } = await import('../../tools/catalog.js');
+    const { isToolName, loadToolClass, loadToolClasses, NAVIGATION_TOOL_NAMES, REFERENCE_TOOL_NAMES } = await import('../../tools/catalog.js');
+    // The reference's tools, and code navigation's unless LLM_CHAT_FS_NAVIGATION=false (as in the MCP server).
+    const navigation = envBoolean('LLM_CHAT_FS_NAVIGATION', true);
+    const names = [...REFERENCE_TOOL_NAMES, ...(navigation ? NAVIGATION_TOOL_NAMES : [])];
     if (cmd.command === 'tools') {
-        const [classes, { inputSchemaOf }] = await Promise.all([loadToolClasses(REFERENCE_TOOL_NAMES), import('../adapters/run.js')]);
+        const [classes, { inputSchemaOf }] = await Promise.all([loadToolClasses(names), import('../adapters/run.js')]);
         const list = classes.map((Tool) => new Tool(workspace)).map((t) => ({ name: t.name, description: t.description, parameters: inputSchemaOf(t) }));
         io.out(JSON.stringify(list, null, 2));
         return 0;
     }
     const name = cmd.command;
-    if (!isToolName(name) || !(REFERENCE_TOOL_NAMES as readonly string[]).includes(name)) {
-        io.err(`Unknown tool or command: ${name}. Tools: ${REFERENCE_TOOL_NAMES.join(', ')}`);
+    if (!isToolName(name) || !(names as readonly string[]).includes(name)) {
+        io.err(`Unknown tool or command: ${name}. Tools: ${names.join(', ')}`);
         return 2;
     }
     const text = cmd.rawArgs === '-' ? io.stdin() : (cmd.rawArgs ?? '{}');
@@ -239,7 +242,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     let tool: Tool;
     let close: () => Promise<void>;
     if (envBoolean('LLM_CHAT_FS_INDEX', false)) {
-        const pkg = new (await import('../../package/package.js')).FileToolPackage(workspace);
+        const pkg = new (await import('../../package/package.js')).FileToolPackage(workspace, { navigation });
         tool = pkg.tools().find((t) => t.name === name)!;
         close = () => pkg.close();
     } else {

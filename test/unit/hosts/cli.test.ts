@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli.js';
 import { EXIT_CODES } from '../../../src/errors/shared/errors.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
-import { REFERENCE_TOOL_NAMES } from '../../../src/tools/catalog.js';
+import { NAVIGATION_TOOL_NAMES, REFERENCE_TOOL_NAMES } from '../../../src/tools/catalog.js';
 
 interface Run {
     code: number | null;
@@ -64,12 +64,24 @@ describe('llm-chat-file command line', () => {
         const r = await runCli(dir, ['tools']);
         expect(r.code).toBe(0);
         const list = JSON.parse(r.stdout) as { name: string; description: string; parameters: { type: string; properties: Record<string, unknown>; required?: string[] } }[];
-        expect(list.map((t) => t.name)).toEqual([...REFERENCE_TOOL_NAMES]);
+        // The reference's tools, then code navigation's (on in the command line, as in the MCP server).
+        expect(list.map((t) => t.name)).toEqual([...REFERENCE_TOOL_NAMES, ...NAVIGATION_TOOL_NAMES]);
         expect(list.map((t) => t.name)).toContain('search_entries');
         const read = list.find((t) => t.name === 'read_file')!;
         expect(read.parameters.type).toBe('object');
         expect(read.parameters.required).toEqual(['paths']);
         expect(Object.keys(read.parameters.properties)).toEqual(expect.arrayContaining(['paths', 'max_chars', 'start_line', 'end_line']));
+    });
+
+    it('runs a code-navigation tool, and refuses it when LLM_CHAT_FS_NAVIGATION=false', async () => {
+        const dir = tempDir();
+        fs.writeFileSync(path.join(dir, 'a.py'), 'class Store:\n    def get(self):\n        return 1\n');
+        const r = await runCli(dir, ['file_outline', '{"path":"a.py"}']);
+        expect(r.code).toBe(0);
+        expect(r.stdout).toBe(`--- ${path.join(fs.realpathSync(dir), 'a.py')} (python, 3 lines, 2 definitions) ---\n1-3 class Store\n  2-3 method get — def get(self):\n`);
+        const off = await runCli(dir, ['file_outline', '{"path":"a.py"}'], { LLM_CHAT_FS_NAVIGATION: 'false' });
+        expect(off.code).toBe(2);
+        expect(off.stderr).toMatch(/^Unknown tool or command: file_outline\. Tools: search_entries, /);
     });
 
     it('exits non-zero and prints the error when a result is an error', async () => {
