@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, writeTree } from '../support/helpers.js';
-import { REFERENCE_TOOL_NAMES } from '../../src/tools/catalog.js';
+import { NAVIGATION_TOOL_NAMES, REFERENCE_TOOL_NAMES } from '../../src/tools/catalog.js';
 
 const run = promisify(execFile);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -49,13 +49,17 @@ describe('packed tarball in a fresh project', () => {
         expect(fs.existsSync(path.join(project, 'node_modules/@johannes.latzel/llm-chat/package.json'))).toBe(true);
 
         // The bin: a one-shot call and the tool list.
-        writeTree(project, { 'data/notes.txt': 'alpha\nneedle here\n' });
+        writeTree(project, { 'data/notes.txt': 'alpha\nneedle here\n', 'data/shapes.py': 'class Circle:\n    def area(self):\n        return 0\n' });
         const bin = path.join(project, 'node_modules/.bin/llm-chat-file');
         const listed = await run(bin, ['tools'], { cwd: project, env });
-        expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(REFERENCE_TOOL_NAMES.length);
+        // The reference's tools and code navigation's (on in the command line).
+        expect((JSON.parse(listed.stdout) as unknown[]).length).toBe(REFERENCE_TOOL_NAMES.length + NAVIGATION_TOOL_NAMES.length);
         // A content search runs on the worker pool: the worker files are found in the installed package.
         const search = await run(bin, ['--read', 'data', 'search_entries', '{"content_pattern":"needle"}'], { cwd: project, env });
         expect(search.stdout).toContain('notes.txt:2: needle here');
+        // Code navigation parses on the worker pool: web-tree-sitter and the grammars are found in the installed package.
+        const outline = await run(bin, ['--read', 'data', 'file_outline', '{"path":"shapes.py"}'], { cwd: project, env });
+        expect(outline.stdout).toContain('1-3 class Circle\n  2-3 method area — def area(self):');
 
         // The main entry and the subpath exports, imported by a user's ES module.
         writeTree(project, {
