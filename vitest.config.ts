@@ -73,12 +73,17 @@ export default defineConfig({
         hookTimeout: 300_000,
         // Worker-thread tests share two cores with the walk pool; forks keep them isolated.
         pool: 'forks',
+        // A fork runs file after file, its modules loaded once: a fresh process per file cost about
+        // 1 s of CPU each (Node, vitest's runtime, the source's modules and its dependencies'),
+        // some 50 s in a run. Test files clean up what they made (support/cleanup.ts after each
+        // test and file) and restore what they change in the process (environment, listeners).
+        isolate: false,
         // vitest's default is one fork less than the cores (a single fork on 2 cores). Many files
         // wait on subprocesses, timeouts and the disk rather than the CPU: MAX_WORKERS forks overlap them.
         maxWorkers: MAX_WORKERS,
         sequence: { sequencer: LongestFirst },
         projects: [
-            { extends: true, test: { name: 'unit', include: [UNIT], isolate: false } },
+            { extends: true, test: { name: 'unit', include: [UNIT] } },
             { extends: true, test: { name: 'slow', include: ['test/**/*.test.ts'], exclude: [UNIT] } },
             // The walk and scan files again with the workers' held-path layer (workers/fs/held-at.ts):
             // its native layer (openat, getdents64) and the fallback must give the same results.
