@@ -1,22 +1,21 @@
 /**
  * End to end: the CLI serves the tools over MCP on stdio; the SDK's client connects to it as a
- * subprocess and uses the tools as an MCP host would. The subprocess runs the source tree
- * (`src/cli.ts` through tsx), never a possibly stale build.
+ * subprocess and uses the tools as an MCP host would. The subprocess runs the up-to-date build
+ * or else the source tree (`src/cli.ts` through tsx), never a possibly stale build
+ * (support/child-source.ts).
  */
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NAVIGATION_TOOL_NAMES, REFERENCE_TOOL_NAMES } from '../../src/tools/catalog.js';
+import { CHILD_NODE_ARGS, childModule } from '../support/child-source.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
-/** Node arguments that run the CLI from source: tsx's loader (by URL, the subprocess runs elsewhere) and src/cli.ts. */
-const NODE_CLI = ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, CLI];
+/** Node arguments that run the CLI: its up-to-date build, else src/cli.ts through tsx (support/child-source.ts). */
+const NODE_CLI = [...CHILD_NODE_ARGS, childModule('src/cli.ts')];
 
 
 /** Exponential backtracking on a line of 20 `x`: ~20 ms per line. */

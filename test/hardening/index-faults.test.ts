@@ -15,6 +15,7 @@ import { tempDir, writeTree } from '../support/helpers.js';
 import { scanPathSearch, statusAndResult } from '../support/scan-path.js';
 import type { WatcherKind } from '../../src/search-index/watch/watch.js';
 import { itIf, noUsers, runNode, SOURCE, testUsers } from '../support/real-fs.js';
+import { childModule } from '../support/child-source.js';
 
 const open: FileToolPackage[] = [];
 const children: ChildProcess[] = [];
@@ -181,7 +182,7 @@ describe('index faults', () => {
             // The run's worker bundle is in a folder this user cannot read: the pool runs the source.
             delete process.env.LLM_CHAT_FILE_TEST_WORKER;
             const { AccessType, FileToolPackage, Workspace } = await import(${JSON.stringify(SOURCE)});
-            const { DEFAULT_SKIP_DIRS } = await import(${JSON.stringify(SOURCE.replace(/index\.ts$/, 'internals.ts'))});
+            const { DEFAULT_SKIP_DIRS } = await import(${JSON.stringify(childModule('src/internals.ts'))});
             // Something kept the process alive well past its close: exit 3.
             setTimeout(() => process.exit(3), 60_000).unref();
             const root = ${JSON.stringify(root)};

@@ -1,19 +1,18 @@
 /**
  * The MCP server over stdio against messages no well-behaved client sends: invalid JSON-RPC,
  * requests before `initialize`, non-object tool arguments, lines above the message size limit.
- * Raw lines are written to the CLI's standard input (`src/cli.ts` through tsx, as in mcp.test.ts)
+ * Raw lines are written to the CLI's standard input (as in mcp.test.ts, support/child-source.ts)
  * and its replies read from standard output; every case ends with the server still serving.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { CHILD_NODE_ARGS, childModule } from '../support/child-source.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
-const NODE_CLI = ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, CLI];
+/** Node arguments that run the CLI: its up-to-date build, else src/cli.ts through tsx (support/child-source.ts). */
+const NODE_CLI = [...CHILD_NODE_ARGS, childModule('src/cli.ts')];
 
 const INITIALIZE = { jsonrpc: '2.0', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makePackage, one, tempDir } from '../support/helpers.js';
-import { debris, SOURCE, TSX } from '../support/real-fs.js';
+import { debris, NODE_ARGS, SOURCE } from '../support/real-fs.js';
 
 /** Start time of this process, as the library writes it into its temporary names. */
 const selfStart = ((): string => {
@@ -80,7 +80,7 @@ describe('temporary files of interrupted writes', () => {
                 await write.execute({ path: i % 2 ? 'big.txt' : 'new.txt', content });
                 if (i === 1) process.stdout.write('started\\n');
             }`;
-        const child = spawn(process.execPath, [...TSX, '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(process.execPath, [...NODE_ARGS, '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
         await new Promise<void>((resolve) => child.stdout.on('data', () => resolve()));
         // Several kills in a row would be timing-dependent; one kill at an arbitrary point is enough:
         // whatever it leaves, the checks below must hold.

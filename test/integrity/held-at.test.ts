@@ -10,13 +10,15 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect } from 'vitest';
 import { tempDir } from '../support/helpers.js';
+import { childModule } from '../support/child-source.js';
 import { itIf, noUsers, runNode, testUsers } from '../support/real-fs.js';
 
 const NATIVE_EXPECTED = process.platform === 'linux' && (process.arch === 'x64' || process.arch === 'arm64');
 const noNative = NATIVE_EXPECTED ? null : 'the native layer is for Linux x86-64 and arm64';
 
-const HELD_AT = pathToFileURL(path.resolve(import.meta.dirname, '../../workers/fs/held-at.ts')).href;
-const HELD = pathToFileURL(path.resolve(import.meta.dirname, '../../src/fs/shared/held.ts')).href;
+// The modules as runNode's child imports them: built or source (support/child-source.ts).
+const HELD_AT = pathToFileURL(childModule('workers/fs/held-at.ts')).href;
+const HELD = pathToFileURL(childModule('src/fs/shared/held.ts')).href;
 
 /** A child script: the layers and flags loaded, `body` run with `dirFd` held on `dir`, its JSON printed. */
 function script(dir: string, body: string): string {

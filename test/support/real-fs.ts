@@ -6,15 +6,14 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { it } from 'vitest';
+import { CHILD_NODE_ARGS, childModule } from './child-source.js';
 import { afterEachTest } from './cleanup.js';
 
-/** The package's source the child processes import, run through tsx (as the other tests run the source tree). */
-export const SOURCE = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
-/** Node arguments that let a child process import TypeScript: tsx's loader, by URL. */
-export const TSX = ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
+/** The package's main entry as the child processes import it: its up-to-date build or its source (support/child-source.ts). */
+export const SOURCE = childModule('src/index.ts');
+/** Node arguments a child process needs to import {@link SOURCE} (tsx's loader for the source). */
+export const NODE_ARGS = CHILD_NODE_ARGS;
 
 const isRoot = process.getuid?.() === 0;
 
@@ -140,7 +139,7 @@ export interface ChildResult {
  * may import the package from {@link SOURCE}.
  */
 export function runNode(script: string, opts: { user?: TestUser; nofile?: number; cwd?: string } = {}): Promise<ChildResult> {
-    const node = [process.execPath, ...TSX, '--input-type=module', '-e', script];
+    const node = [process.execPath, ...NODE_ARGS, '--input-type=module', '-e', script];
     let argv = node;
     if (opts.user) argv = ['setpriv', `--reuid=${opts.user.uid}`, `--regid=${opts.user.gid}`, '--init-groups', ...argv];
     if (opts.nofile !== undefined) argv = ['prlimit', `--nofile=${opts.nofile}:${opts.nofile}`, ...argv];

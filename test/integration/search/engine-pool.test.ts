@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../../src/engine/engine.js';
 import { workerYoungGenerationMb } from '../../../src/engine/pool.js';
 import type { SearchHit } from '../../../src/search/shared/types.js';
+import { CHILD_NODE_ARGS, childModule } from '../../support/child-source.js';
 import { fileTempDir as tempDir, request, write } from '../../support/engine-fixture.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -89,12 +90,12 @@ describe('Engine lifecycle', () => {
         const dir = tempDir('lcf-engine-exit-');
         write(dir, 'a.txt', 'needle\n');
         const script = `
-            import { Engine } from ${JSON.stringify(path.join(repo, 'src/engine/engine.ts'))};
+            import { Engine } from ${JSON.stringify(childModule('src/engine/engine.ts'))};
             const res = await Engine.shared().search({ root: { real: ${JSON.stringify(dir)}, display: '.', realRoots: null, bounds: [] }, type: 'both', contentPattern: 'needle',
                 maxResults: 10, maxFileSize: 1e6, maxTotalEntries: 1e6, skipDirs: [] }, { timeoutMs: 120_000 });
             console.log(JSON.stringify(res.hits));
         `;
-        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [...CHILD_NODE_ARGS, '--input-type=module', '-e', script], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

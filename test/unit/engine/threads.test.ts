@@ -9,6 +9,7 @@ import { DEFAULT_MAX_THREADS, DEFAULT_WORKER_NICE, Engine } from '../../../src/e
 import { FileToolPackage } from '../../../src/package/package.js';
 import { AccessType } from '../../../src/config/shared/configuration.js';
 import { Workspace } from '../../../src/access/workspace.js';
+import { CHILD_NODE_ARGS, childModule } from '../../support/child-source.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
 
 const LINUX = process.platform === 'linux';
@@ -77,14 +78,12 @@ describe('Engine threads', () => {
  * files' engines may be starting, still at the host's priority, when the first look is taken).
  */
 describe.skipIf(!LINUX)('Engine worker priority', () => {
-    const here = path.dirname(fileURLToPath(import.meta.url));
-    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
     /** The child's own nice value and every thread's, before and after a search on a new engine at `workerNice`. */
     async function searchAt(workerNice: number): Promise<{ own: number; before: Map<string, number>; after: Map<string, number>; ownAfter: number; maxPoolThreads: number; hits: string[] }> {
         const dir = tempDir('lcf-nice-');
         writeTree(dir, { 'a.txt': 'needle\n', 'b/c.txt': 'hay\n' });
-        const src = (rel: string): string => JSON.stringify(pathToFileURL(path.join(here, '..', '..', '..', rel)).href);
+        const src = (rel: string): string => JSON.stringify(pathToFileURL(childModule(rel)).href);
         const script = `
             import fs from 'node:fs';
             const { Engine } = await import(${src('src/engine/engine.ts')});
@@ -107,7 +106,7 @@ describe.skipIf(!LINUX)('Engine worker priority', () => {
             await engine.close();
             process.stdout.write(JSON.stringify({ own, before, after, ownAfter, maxPoolThreads: engine.maxPoolThreads, hits: res.hits.map((h) => h.path) }));`;
         const out = await new Promise<string>((resolve, reject) => {
-            const child = spawn(process.execPath, ['--import', tsx, '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+            const child = spawn(process.execPath, [...CHILD_NODE_ARGS, '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
             let stdout = '';
             let stderr = '';
             child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

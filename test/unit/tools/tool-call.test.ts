@@ -10,13 +10,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SearchConfiguration } from '../../../src/index.js';
 import type { SearchEntriesTool } from '../../../src/tools/search-entries.js';
+import { CHILD_NODE_ARGS, childModule } from '../../support/child-source.js';
 import { makePackage, tempDir, writeTree } from '../../support/helpers.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** Runs `script` (an ES module importing the sources through tsx) in a fresh Node process; its stdout. */
+/** Runs `script` (an ES module importing the package, support/child-source.ts) in a fresh Node process; its stdout. */
 async function runScript(script: string): Promise<string> {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CHILD_NODE_ARGS, '--input-type=module', '-e', script], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -32,7 +33,7 @@ describe('a tool call', () => {
         const dir = tempDir('lcf-call-hooks-');
         writeTree(dir, { 'f.txt': 'old\n', 'd/a.txt': 'needle\n' });
         fs.linkSync(path.join(dir, 'f.txt'), path.join(dir, 'g.txt'));
-        const src = (p: string): string => JSON.stringify(path.join(repo, 'src', p));
+        const src = (p: string): string => JSON.stringify(childModule(`src/${p}`));
         // executionAsyncId() inside a promise continuation is 0 while no promise hook is on, and
         // the id of that promise once one is (an AsyncLocalStorage's first run turns them on).
         const out = await runScript(`
