@@ -4,7 +4,7 @@
  * starts once per file, not once per compared tree (each start is a thread start per core).
  */
 import type { Tool } from '@johannes.latzel/llm-chat';
-import { AccessType, SearchConfiguration, SearchEntriesTool, Workspace } from '../../src/index.js';
+import { AccessType, FileToolPackage, SearchConfiguration, SearchEntriesTool, Workspace } from '../../src/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import { afterEachFile } from './cleanup.js';
 
@@ -22,6 +22,12 @@ afterEachFile(async () => {
 export function scanPathSearch(root: string, searchConfig: SearchConfiguration): Tool {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
     return new SearchEntriesTool(ws, { searchConfig, engine: (engine ??= new Engine()) });
+}
+
+/** A package without an index on a workspace with write access to `root`, on this file's engine (closing it leaves the engine running). */
+export function scanPathPackage(root: string, searchConfig: SearchConfiguration): FileToolPackage {
+    const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
+    return new FileToolPackage(ws, searchConfig, undefined, undefined, { index: false, engine: (engine ??= new Engine()) });
 }
 
 /** Runs `tool` with `args`: `status: result` of its one result. */
