@@ -26,24 +26,28 @@ const HELD_PATH_FILES = [
 ];
 
 /**
- * The files that take longest, longest first (seconds of one run on the 2-core machine, vitest's
- * JSON reporter). They start first, so the run does not end waiting on one long file started
+ * The files that take longest, longest first (seconds of one npm test on the 2-core machine,
+ * vitest's JSON reporter, load 3 to 6). They start first, so the run does not end waiting on one long file started
  * last; vitest orders by the durations it cached only when a cache exists (not on a clean clone).
  */
 const LONGEST_FIRST = [
-    'test/integration/search-index/search-index.test.ts', // 91
-    'test/hardening/races.test.ts', // 61
-    'test/hardening/index-faults.test.ts', // 57
-    'test/e2e/package.test.ts', // 41: npm pack and install, subprocesses
-    'test/integration/search/engine.test.ts', // 36
+    'test/hardening/races.test.ts', // 39: a swapper process spins a core while the tools race it
+    'test/hardening/index-faults.test.ts', // 34
+    'test/e2e/package.test.ts', // 32: npm pack and install, subprocesses
     'test/integration/search-index/freshness.test.ts', // 27
-    'test/integrity/output.test.ts', // 21
-    'test/integration/search/search-entries.test.ts', // 16
-    'test/hardening/mcp-protocol.test.ts', // 16
-    'test/integration/search/search-options.test.ts', // 14
-    'test/property/edits.test.ts', // 13
-    'test/hardening/odd-files.test.ts', // 12
-    'test/unit/search-index/planner.test.ts', // 12
+    'test/integration/search-index/reopen.test.ts', // 17
+    'test/integration/search-index/changes.test.ts', // 16
+    'test/integration/search/engine-runaway.test.ts', // 14
+    'test/integrity/output.test.ts', // 14
+    'test/hardening/data.test.ts', // 12
+    'test/integration/search-index/merge.test.ts', // 10
+    'test/integration/search-index/scan-path.test.ts', // 10
+    'test/integration/symbols/index.test.ts', // 9
+    'test/unit/search-index/planner.test.ts', // 9
+    'test/unit/search/literal-set.test.ts', // 8
+    'test/property/edits.test.ts', // 8
+    'test/integrity/debris.test.ts', // 8
+    'test/integration/search-index/store.test.ts', // 8
 ];
 
 /** vitest's order (failed first, then cached durations, then size), the files above first in their order. */
