@@ -29,6 +29,7 @@ export { FileOutlineTool } from './tools/file-outline.js';
 export { FindSymbolTool } from './tools/find-symbol.js';
 export { FindReferencesTool } from './tools/find-references.js';
 export { ReadSymbolTool } from './tools/read-symbol.js';
+export { RepoMapTool } from './tools/repo-map.js';
 export { FileToolPackage, type FileToolPackageOptions, type FileToolPackageSettings } from './package/package.js';
 // The types of the package options `engine` and `index`.
 export type { EngineOptions } from './engine/engine.js';

@@ -4,6 +4,7 @@ import { runIndexCheck, runIndexWalk } from './search-index/index-walk.js';
 import { runReadTask } from './read/read.js';
 import { runSearchSession } from './search/search-session.js';
 import { runSearchTask } from './search/walk.js';
+import { runMentionsTask } from './symbols/mentions.js';
 import { runSymbolsTask } from './symbols/symbols.js';
 
 /**
@@ -21,6 +22,7 @@ export const OPERATIONS = {
     'index-check': runIndexCheck,
     'index-merge': runIndexMerge,
     symbols: runSymbolsTask,
+    mentions: runMentionsTask,
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;

@@ -22,7 +22,8 @@ export interface Candidates {
 export interface CandidateRequest {
     tool: string;
     path: string | undefined;
-    contentPattern: string;
+    /** Files must hold a line matching it; `undefined`: every source file. */
+    contentPattern: string | undefined;
     include: string | string[] | undefined;
     exclude: string | string[] | undefined;
     maxFiles: number;
@@ -53,8 +54,7 @@ export async function candidateFiles(view: WorkspaceView, engine: Engine, req: C
         {
             root: { real: checked.real, display: checked.display, realRoots: req.realRoots === null ? null : roots, bounds: roots },
             type: 'file',
-            contentPattern: req.contentPattern,
-            outputMode: 'files_with_matches',
+            ...(req.contentPattern !== undefined && { contentPattern: req.contentPattern, outputMode: 'files_with_matches' as const }),
             include: req.include ?? SOURCE_GLOBS,
             ...(req.exclude !== undefined && { exclude: req.exclude }),
             maxResults: req.maxFiles,

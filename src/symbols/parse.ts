@@ -1,6 +1,6 @@
 import type { TaskRunner } from '../search/task-runner.js';
 import type { RealRoots } from '../fs/shared/safe-read.js';
-import type { FileSymbols, SymbolsResult, SymbolsTask } from './shared/types.js';
+import type { FileSymbols, MentionsResult, MentionsTask, SymbolsResult, SymbolsTask } from './shared/types.js';
 
 /** Files per pool task: enough to amortize a round trip, few enough to spread a batch over the threads. */
 const FILES_PER_TASK = 16;
@@ -26,6 +26,35 @@ export async function parseFiles(engine: TaskRunner, files: readonly { shown: st
     for (const [t, r] of (await Promise.all(tasks)).entries()) {
         if (r.ok) out.push(...r.files);
         else for (let k = 0; k < Math.min(FILES_PER_TASK, files.length - t * FILES_PER_TASK); k++) out.push({ ok: false, kind: 'io', message: r.message });
+    }
+    return out;
+}
+
+/** Files per `mentions` task: reading is cheap next to parsing, and each task carries the names. */
+const FILES_PER_MENTIONS_TASK = 128;
+
+/**
+ * How often each of `names` occurs as a word in each file, counted on the pool: one map per file in
+ * their order (`null` for a file that could not be read).
+ */
+export async function countMentions(
+    engine: TaskRunner,
+    files: readonly { shown: string; real: string }[],
+    names: readonly string[],
+    opts: Pick<ParseOptions, 'realRoots' | 'maxBytes' | 'signal'>,
+): Promise<(Map<string, number> | null)[]> {
+    const tasks: Promise<MentionsResult | { ok: false; code: string; message: string }>[] = [];
+    for (let i = 0; i < files.length; i += FILES_PER_MENTIONS_TASK) {
+        const task: MentionsTask = { op: 'mentions', files: files.slice(i, i + FILES_PER_MENTIONS_TASK), realRoots: opts.realRoots, maxBytes: opts.maxBytes, names: [...names] };
+        tasks.push(engine.run(task, opts.signal ? { signal: opts.signal } : {}));
+    }
+    const out: (Map<string, number> | null)[] = [];
+    for (const [t, r] of (await Promise.all(tasks)).entries()) {
+        const n = Math.min(FILES_PER_MENTIONS_TASK, files.length - t * FILES_PER_MENTIONS_TASK);
+        for (let k = 0; k < n; k++) {
+            const counts = r.ok ? r.files[k] : null;
+            out.push(counts ? new Map(counts.map(([i, c]) => [names[i]!, c])) : null);
+        }
     }
     return out;
 }

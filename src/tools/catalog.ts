@@ -37,7 +37,7 @@ export const REFERENCE_TOOL_NAMES = [
 ] as const;
 
 /** Code navigation's tools, turned on together by the package option `navigation`. */
-export const NAVIGATION_TOOL_NAMES = ['file_outline', 'find_symbol', 'find_references', 'read_symbol'] as const;
+export const NAVIGATION_TOOL_NAMES = ['file_outline', 'find_symbol', 'find_references', 'read_symbol', 'repo_map'] as const;
 
 /** Tools beyond the reference's, each turned on by a package option (`editFile`, `navigation`). */
 export const OPTIONAL_TOOL_NAMES = ['edit_file', ...NAVIGATION_TOOL_NAMES] as const;
@@ -68,6 +68,7 @@ const LOADERS: { readonly [N in ToolName]: () => Promise<FileToolClass<N>> } = {
     find_symbol: async () => (await import('./find-symbol.js')).FindSymbolTool,
     find_references: async () => (await import('./find-references.js')).FindReferencesTool,
     read_symbol: async () => (await import('./read-symbol.js')).ReadSymbolTool,
+    repo_map: async () => (await import('./repo-map.js')).RepoMapTool,
 };
 
 /** True when `name` is one of the tools' names. */

@@ -11,7 +11,7 @@ import { MAX_CANDIDATE_FILES } from './find-symbol.js';
 import { arg } from './schema.js';
 import { rootsOf } from './shared.js';
 
-const globs = (desc: string) => z.union([z.string(), z.array(z.string())]).optional().describe(desc);
+const globs = arg.globs;
 
 const schema = z.strictObject({
     name: z.string().min(1).describe('The identifier'),

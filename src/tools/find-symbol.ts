@@ -14,7 +14,7 @@ import { rootsOf } from './shared.js';
 /** Files that mention the name parsed at most by one call. */
 export const MAX_CANDIDATE_FILES = 2000;
 
-const globs = (desc: string) => z.union([z.string(), z.array(z.string())]).optional().describe(desc);
+const globs = arg.globs;
 
 const schema = z.strictObject({
     name: z.string().min(1).describe('Exact name, a name path ("Class/method", "ns::name"), or with regex: true a regex matched against names'),

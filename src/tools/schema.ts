@@ -99,6 +99,12 @@ export const arg = {
     path: (what = 'File path') => z.string().describe(`${what} (absolute, or relative to the workspace root; "." is the workspace root)`),
     line: (desc: string) => z.number().int().min(1).describe(desc),
     count: (desc: string) => z.number().int().min(1).describe(desc),
+    /** One glob or a list of them (`include`, `exclude`), optional. */
+    globs: (desc: string) =>
+        z
+            .union([z.string(), z.array(z.string())], { error: 'expected a glob string or a list of glob strings' })
+            .optional()
+            .describe(desc),
     /** Items to skip for the next page of a cut listing or search (optional, 0 up). */
     offset: (desc: string) => z.number().int().min(0).optional().describe(desc),
     isoDate: (desc: string) =>

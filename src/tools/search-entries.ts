@@ -18,11 +18,7 @@ import { rootsOf } from './shared.js';
 /** Most context lines around a content match. */
 const MAX_CONTEXT_LINES = 10;
 
-const globs = (desc: string) =>
-    z
-        .union([z.string(), z.array(z.string())], { error: 'expected a glob string or a list of glob strings' })
-        .optional()
-        .describe(desc);
+const globs = arg.globs;
 
 const schema = z.strictObject({
     path: arg.path('Directory to search; default "." (the workspace root)').optional(),

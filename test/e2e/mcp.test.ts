@@ -82,7 +82,7 @@ describe('MCP server over stdio (llm-chat-file mcp)', () => {
         const { tools } = await client.listTools();
         // The MCP server turns code navigation on by default.
         expect(tools.map((t) => t.name).sort()).toEqual([...REFERENCE_TOOL_NAMES, ...NAVIGATION_TOOL_NAMES].sort());
-        // What the four add to every tools/list answer (and so to every model call's context).
+        // What the five add to every tools/list answer (and so to every model call's context).
         const added = JSON.stringify(tools.filter((t) => (NAVIGATION_TOOL_NAMES as readonly string[]).includes(t.name))).length;
         expect(added).toBeLessThanOrEqual(6000);
         const byName = new Map(tools.map((t) => [t.name, t]));

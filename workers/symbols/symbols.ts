@@ -113,8 +113,9 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
     return out;
 }
 
-/** Whether a match is a definition: variables and constants only at file scope, no `extern` declarations. */
+/** Whether a match is a definition: variables and constants only at file scope, no `extern` declarations, no member of an inline type. */
 function keep(node: Node, kind: string, info: LanguageInfo): boolean {
+    if (node.type === 'method_signature' && inAnnotation(node)) return false;
     const fileScoped = kind === 'variable' || (kind === 'constant' && node.type !== 'enumerator' && node.type !== 'enum_constant') || node.type === 'variable_declarator';
     if (!fileScoped) return true;
     if ((info.id === 'c' || info.id === 'cpp') && node.children.some((c) => c?.type === 'storage_class_specifier' && c.text === 'extern')) return false;
@@ -123,6 +124,15 @@ function keep(node: Node, kind: string, info: LanguageInfo): boolean {
         if (!scope?.has(p.type)) return false;
     }
     return true;
+}
+
+/** Whether a member signature belongs to an inline type (`f(x: { at(): void })`), not to a declared interface or type. */
+function inAnnotation(node: Node): boolean {
+    for (let p = node.parent; p !== null; p = p.parent) {
+        if (p.type === 'type_annotation' || p.type === 'formal_parameters' || p.type === 'type_arguments') return true;
+        if (p.type === 'interface_declaration' || p.type === 'type_alias_declaration') return false;
+    }
+    return false;
 }
 
 /** Node types that are a name in code, in the grammars parsed (a comment or string never is one). */

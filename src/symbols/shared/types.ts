@@ -48,3 +48,18 @@ export interface SymbolsResult {
     ok: true;
     files: FileSymbols[];
 }
+
+/** A `mentions` task: how often each of `names` occurs as a whole word in each file (workers/symbols/mentions.ts). */
+export interface MentionsTask {
+    op: 'mentions';
+    files: { shown: string; real: string }[];
+    realRoots: RealRoots;
+    maxBytes: number;
+    names: string[];
+}
+
+/** Per file, `[index into names, count]` for the names it mentions; an unreadable file has `null`. */
+export interface MentionsResult {
+    ok: true;
+    files: ([number, number][] | null)[];
+}

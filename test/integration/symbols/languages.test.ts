@@ -74,6 +74,11 @@ describe('definitions per language', () => {
         expect(await defs('a.ts', src)).toEqual(['1 interface Shape', '1 method Shape.area', '2 type Id', '3 enum Mode', '4 module Geo', '4 variable Geo.unit', '5 class Circle', '6 method Circle.area']);
     });
 
+    it('TypeScript: a member of an inline type in a parameter is not a definition, one of a type alias is', async () => {
+        const src = ['type Walker = { step(): void };', 'function visit(node: { isDirectory(): boolean }, cb: Array<{ done(): void }>): void {}', ''].join('\n');
+        expect(await defs('b.ts', src)).toEqual(['1 type Walker', '1 method step', '2 function visit']);
+    });
+
     it('TSX: a component and its props type', async () => {
         const src = ['type Props = { name: string };', 'export function Hello(p: Props) { return <b>{p.name}</b>; }', ''].join('\n');
         expect(await defs('a.tsx', src)).toEqual(['1 type Props', '2 function Hello']);

@@ -9,6 +9,7 @@ import { FileOutlineTool } from '../../../src/tools/file-outline.js';
 import { FindReferencesTool } from '../../../src/tools/find-references.js';
 import { FindSymbolTool } from '../../../src/tools/find-symbol.js';
 import { ReadSymbolTool } from '../../../src/tools/read-symbol.js';
+import { RepoMapTool } from '../../../src/tools/repo-map.js';
 import { makePackage, one, snapshot, tempDir, writeTree } from '../../support/helpers.js';
 
 const C = ['#include "util.h"', '', 'static int counter;', '', 'int util_add(int a, int b)', '{', '\treturn a + b; /* util_add in a comment */', '}', '', 'void run(void)', '{', '\tcounter = util_add(1, 2);', '}', ''].join('\n');
@@ -25,7 +26,7 @@ describe('code navigation tools', () => {
     it('are off unless the package option turns them on', () => {
         const root = tempDir('lcf-nav-off-');
         expect(makePackage(root).pkg.tools().map((t) => t.name)).not.toContain('file_outline');
-        expect(makePackage(root, { packageOptions: { navigation: true } }).pkg.tools().map((t) => t.name).slice(-4)).toEqual([...NAVIGATION_TOOL_NAMES]);
+        expect(makePackage(root, { packageOptions: { navigation: true } }).pkg.tools().map((t) => t.name).slice(-NAVIGATION_TOOL_NAMES.length)).toEqual([...NAVIGATION_TOOL_NAMES]);
     });
 
     it('file_outline: the definitions as an indented outline with line ranges', async () => {
@@ -102,6 +103,9 @@ describe('code navigation tools', () => {
             ['find_symbol', { name: '(a+)+$', regex: true }, 'invalid_argument', /may backtrack without bound/],
             ['find_symbol', { name: '(', regex: true }, 'invalid_argument', /not a valid regex/],
             ['find_references', { name: 'util_add', path: '../outside' }, 'outside_access', /./],
+            ['repo_map', { path: '../outside' }, 'outside_access', /./],
+            ['repo_map', { path: 'no/such/dir' }, 'not_found', /./],
+            ['repo_map', { max_chars: 10 }, 'invalid_argument', /max_chars/],
         ];
         for (const [tool, args, kind, message] of cases) {
             const r = await one(p.tool(tool), args);
@@ -109,6 +113,53 @@ describe('code navigation tools', () => {
             expect(r.result, `${tool} ${JSON.stringify(args)}`).toMatch(message);
         }
         expect(snapshot(p.root)).toEqual(before);
+    });
+
+    it('repo_map: the most mentioned definitions first, grouped by file, within max_chars', async () => {
+        const root = tempDir('lcf-nav-map-');
+        writeTree(root, {
+            'lib/store.ts': ['export class KeyStore {', '    fetchValue(key: string): string {', '        return key;', '    }', '}', 'export function unusedHelper(): void {}', ''].join('\n'),
+            'app/a.ts': "import { KeyStore } from '../lib/store';\nexport const storeA = new KeyStore().fetchValue('a');\n",
+            'app/b.ts': "import { KeyStore } from '../lib/store';\nexport const storeB = new KeyStore();\n",
+            'app/c.py': 'def fetchValue():\n    return 1\n',
+            'notes.txt': 'KeyStore KeyStore KeyStore\n',
+        });
+        const p = makePackage(root, { packageOptions: { navigation: true } });
+        const r = await one(p.tool('repo_map'), {});
+        expect(r.status).toBe('success');
+        expect(r.result).toBe(
+            [
+                '--- Map of .: 6 of 6 definitions in 4 of 4 source files, ranked by the other files that mention each name ---',
+                'lib/store.ts:',
+                '  1-5 class KeyStore [2 files]',
+                '  2-4 method KeyStore.fetchValue — fetchValue(key: string): string { [2 files]',
+                '  6 function unusedHelper — export function unusedHelper(): void {} [0 files]',
+                'app/c.py:',
+                '  1-2 function fetchValue — def fetchValue(): [2 files]',
+                'app/a.ts:',
+                '  2 variable storeA [0 files]',
+                'app/b.ts:',
+                '  2 variable storeB [0 files]',
+            ].join('\n'),
+        );
+        const small = await one(p.tool('repo_map'), { max_chars: 500 });
+        expect(small.result).toBe(
+            [
+                '--- Map of .: 4 of 6 definitions in 2 of 4 source files, ranked by the other files that mention each name ---',
+                'lib/store.ts:',
+                '  1-5 class KeyStore [2 files]',
+                '  2-4 method KeyStore.fetchValue — fetchValue(key: string): string { [2 files]',
+                '  6 function unusedHelper — export function unusedHelper(): void {} [0 files]',
+                'app/c.py:',
+                '  1-2 function fetchValue — def fetchValue(): [2 files]',
+                '[2 more definitions not shown (max_chars 500): raise max_chars, map a subdirectory, or use file_outline on one file.]',
+            ].join('\n'),
+        );
+        expect(small.result.length).toBeLessThanOrEqual(500);
+        expect((await one(p.tool('repo_map'), { path: 'app', include: '*.py' })).result).toContain('app/c.py:\n  1-2 function fetchValue');
+        const empty = tempDir('lcf-nav-map-empty-');
+        writeTree(empty, { 'a.txt': 'no code\n' });
+        expect((await one(makePackage(empty, { packageOptions: { navigation: true } }).tool('repo_map'), {})).result).toBe('No definitions found in . (0 source files parsed).');
     });
 
     it('stays inside the accesses: a link out of them is not parsed', async () => {
@@ -123,8 +174,8 @@ describe('code navigation tools', () => {
         expect((await one(p.tool('find_symbol'), { name: 'secret_fn' })).result).not.toContain('link.c:');
     });
 
-    it('keeps the four descriptions and schemas short (characters added to a tools/list answer)', () => {
-        const size = [FileOutlineTool, FindSymbolTool, FindReferencesTool, ReadSymbolTool]
+    it('keeps the five descriptions and schemas short (characters added to a tools/list answer)', () => {
+        const size = [FileOutlineTool, FindSymbolTool, FindReferencesTool, ReadSymbolTool, RepoMapTool]
             .map((T) => JSON.stringify({ name: T.declaration.name, title: T.declaration.title, description: T.declaration.description, inputSchema: jsonSchemaOf(T.declaration.schema) }).length)
             .reduce((a, b) => a + b, 0);
         expect(size).toBeLessThanOrEqual(6000);
