@@ -59,6 +59,11 @@ describe('definitions per language', () => {
         ]);
     });
 
+    it('C: an annotation macro before a function or variable (notrace, __weak) does not make a variable of the type', async () => {
+        const src = ['notrace u64 __weak running_clock(void)', '{', '\treturn 0;', '}', 'static const_debug __maybe_unused unsigned int sched_features =', '\t1;', ''].join('\n');
+        expect(await defs('clock.c', src)).toEqual(['1 function running_clock', '5 variable sched_features']);
+    });
+
     it('C++: namespaces, classes with methods, out-of-line methods, aliases', async () => {
         const src = ['namespace app {', 'class Engine {', ' public:', '  int run() { return 0; }', '};', 'using Id = int;', '}', 'int app::Engine::stop() { return 1; }', ''].join('\n');
         expect(await defs('a.cpp', src)).toEqual(['1 module app', '2 class app.Engine', '4 method app.Engine.run', '6 type app.Id', '8 method app.Engine.stop']);
