@@ -3,7 +3,10 @@ import { z } from 'zod';
 import type { WorkspaceView } from '../access/workspace.js';
 import { candidateFiles, cutNote } from '../symbols/candidates.js';
 import { dotted, nameQuery } from '../symbols/names.js';
-import { parseFiles } from '../symbols/parse.js';
+import { parseFiles, type ParseOptions } from '../symbols/parse.js';
+import { AccessType } from '../config/shared/configuration.js';
+import { errors, ToolError } from '../errors/shared/errors.js';
+import type { TaskRunner } from '../search/task-runner.js';
 import type { Definition } from '../symbols/shared/types.js';
 import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './declaration.js';
@@ -19,6 +22,7 @@ const schema = z.strictObject({
     include: globs('Globs of files to search, as in search_entries (default: the supported languages)'),
     exclude: globs('Globs of files and directories to leave out, as in search_entries'),
     max_results: arg.count('References listed at most (default 200)').optional(),
+    line: arg.line('With path a file: a line of it where the name occurs').optional(),
 });
 
 const declaration = declareTool({
@@ -26,7 +30,8 @@ const declaration = declareTool({
     title: 'Find references',
     description:
         'Finds where an identifier is used as an identifier (not in comments or strings) in source files under a directory, one per line: ' +
-        '"path:line: [enclosing definition] code line". Syntactic: every identifier of that name counts, with no type resolution.',
+        '"path:line: [enclosing definition] code line". Syntactic: every identifier of that name counts, with no type resolution. ' +
+        'With line, path is a file and the workspace is searched (only that file for a C static).',
     schema,
     behaviour: { readOnly: true, destructive: false, idempotent: true },
 });
@@ -40,6 +45,27 @@ function enclosing(definitions: readonly Definition[], line: number): Definition
     return best;
 }
 
+/**
+ * What `line` points at: the file's definition of the name there (its own line, or the one it is
+ * used in the scope of), and whether that definition is file-local (`static` in C and C++).
+ */
+async function definitionAt(view: WorkspaceView, engine: TaskRunner, args: { path?: string | undefined; line?: number | undefined; name: string }, word: string, opts: ParseOptions) {
+    if (args.path === undefined) throw errors.invalidArgument('find_references', 'line needs path to name the file it is a line of.');
+    const checked = await view.check(args.path, AccessType.Read, 'find_references');
+    const [r] = await parseFiles(engine, [{ shown: checked.display, real: checked.real }], { ...opts, references: word });
+    if (!r!.ok) throw new ToolError(r!.kind, r!.message);
+    if (!r!.references!.some((ref) => ref.line === args.line)) {
+        throw errors.invalidArgument('find_references', `${JSON.stringify(word)} is not an identifier on line ${args.line} of ${checked.display}.`);
+    }
+    // The definition on that line, else the file's own file-scope definition of the name.
+    const own = r!.definitions.filter((d) => d.name === word);
+    const definition = own.find((d) => d.line === args.line) ?? own.find((d) => d.container.length === 0);
+    if (definition === undefined) return undefined;
+    const before = definition.signature.slice(0, Math.max(0, definition.signature.indexOf(word)));
+    const local = (r!.language === 'c' || r!.language === 'cpp') && definition.container.length === 0 && /\bstatic\b/.test(before);
+    return { definition, local, shown: checked.display };
+}
+
 /** `find_references`: identifier nodes of one name in the files a content search finds mentioning it. */
 export class FindReferencesTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
@@ -50,9 +76,10 @@ export class FindReferencesTool extends FileTool<typeof schema> {
         const engine = await this.ctx.engine();
         const realRoots = await rootsOf(view);
         const started = Date.now();
+        const at = args.line === undefined ? undefined : await definitionAt(view, engine, args, query.word!, { realRoots, maxBytes: fileConfig.maxFileSize, parseMs: searchConfig.timeoutMs, ...(call.signal && { signal: call.signal }) });
         const candidates = await candidateFiles(view, engine, {
             tool: this.name,
-            path: args.path,
+            path: args.line === undefined || at?.local ? args.path : '.',
             contentPattern: query.contentPattern,
             include: args.include,
             exclude: args.exclude,
@@ -84,6 +111,7 @@ export class FindReferencesTool extends FileTool<typeof schema> {
         });
         let out = lines.length > 0 ? lines.join('\n') : `No references to ${JSON.stringify(args.name)} found in ${candidates.display}.`;
         if (total > lines.length) out += `\n[${total - lines.length} more references not shown: raise max_results, or narrow path or include.]`;
+        if (at?.local) out += `\n[${args.name} is file-local (static) at ${at.shown}:${at.definition.line}: only that file was searched.]`;
         return ok(out + cutNote(candidates, MAX_CANDIDATE_FILES));
     }
 }

@@ -76,6 +76,37 @@ describe('code navigation tools', () => {
         );
     });
 
+    it('find_references with line: a C static limits the search to its file, any other definition or use searches the workspace', async () => {
+        const root = tempDir('lcf-nav-line-');
+        writeTree(root, {
+            'a/one.c': 'static int helper(void)\n{\n\treturn 1;\n}\nint run_one(void) { return helper(); }\n',
+            'b/two.c': 'static int helper(void) { return 2; }\nint run_two(void) { return helper(); }\n',
+            'c/api.c': 'int shared_api(int x) { return x; }\n',
+            'c/use.c': 'int shared_api(int x);\nint caller(void) { return shared_api(1); }\n',
+        });
+        const p = makePackage(root, { packageOptions: { navigation: true } });
+        expect((await one(p.tool('find_references'), { name: 'helper', path: 'b/two.c', line: 2 })).result).toBe(
+            ['b/two.c:1: [function helper] static int helper(void) { return 2; }', 'b/two.c:2: [function run_two] int run_two(void) { return helper(); }', '[helper is file-local (static) at b/two.c:1: only that file was searched.]'].join('\n'),
+        );
+        expect((await one(p.tool('find_references'), { name: 'helper', path: 'a/one.c', line: 1 })).result).toContain('a/one.c:5: [function run_one]');
+        expect((await one(p.tool('find_references'), { name: 'helper', path: 'a/one.c', line: 1 })).result).not.toContain('b/two.c');
+        // A use in a file that does not define the name: the whole workspace.
+        expect((await one(p.tool('find_references'), { name: 'shared_api', path: 'c/use.c', line: 2 })).result).toBe(
+            ['c/api.c:1: [function shared_api] int shared_api(int x) { return x; }', 'c/use.c:1: int shared_api(int x);', 'c/use.c:2: [function caller] int caller(void) { return shared_api(1); }'].join('\n'),
+        );
+        const bad: [Record<string, unknown>, RegExp][] = [
+            [{ name: 'helper', line: 1 }, /line needs path/],
+            [{ name: 'helper', path: 'a/one.c', line: 3 }, /"helper" is not an identifier on line 3 of a\/one.c/],
+            [{ name: 'helper', path: 'a/one.c', line: 0 }, /line/],
+        ];
+        for (const [args, message] of bad) {
+            const r = await one(p.tool('find_references'), args);
+            expect({ args, status: r.status, kind: (r as { kind?: string }).kind }).toEqual({ args, status: 'error', kind: 'invalid_argument' });
+            expect(r.result).toMatch(message);
+        }
+        expect((await one(p.tool('find_references'), { name: 'x', path: 'missing.c', line: 1 })).status).toBe('error');
+    });
+
     it('read_symbol: the definition with line numbers, and the read counts for replace_file_lines', async () => {
         const p = project();
         const r = await one(p.tool('read_symbol'), { path: 'src/util.c', name: 'util_add' });
