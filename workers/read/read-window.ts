@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { errors } from '../../src/errors/shared/errors.js';
 import { BINARY_SAMPLE_BYTES, isBinary, textEncodingOf } from '../../src/text/shared/text.js';
+import { DETECT_SAMPLE_BYTES, detectLegacySample } from '../../src/text/shared/legacy.js';
 import { renderRead, type ReadArgs, type ShownLine } from '../../src/text/shared/read-render.js';
 import { readBuffer } from '../fs/read-buffer.js';
 
@@ -15,7 +16,7 @@ import { readBuffer } from '../fs/read-buffer.js';
  * (10,000 by default).
  *
  * Two passes over the descriptor: the first hashes every byte, decides the encoding as
- * `decodeText` does (strict UTF-8 for the whole file, else Latin-1) and counts the lines (the
+ * `decodeText` does (strict UTF-8 for the whole file, else a legacy encoding or Latin-1) and counts the lines (the
  * model of `splitLines`: `\n` ends a line, a `\r` before it belongs to the terminator); the second
  * reads from the start only up to the last line shown, keeping of each line a window of
  * `max_chars + 1` characters from where it is shown and counting its full length in UTF-16
@@ -44,7 +45,8 @@ export interface WindowedRead {
 /**
  * {@link formatRead} of the whole file open as `fd` plus `contentHash` of its bytes, reading at
  * most two chunks' worth of memory. Returns `null` for a file starting with a byte-order mark
- * (its lenient decoding is left to the whole-file read).
+ * (its lenient decoding is left to the whole-file read), one in a legacy encoding and one read
+ * with a named `encoding` (decoded whole, as formatRead does).
  * @throws ToolError `binary` for binary content, `invalid_argument` for a range beyond the file
  *   (the errors of formatRead).
  */
@@ -58,6 +60,9 @@ export function readWindowed(fd: number, abs: string, args: ReadArgs, maxChars: 
     if (textEncodingOf(head).bom) return null;
     const first = firstPass(fd, buf);
     if (isBinary(head)) throw errors.binary(abs, first.size);
+    // A file in a legacy encoding (text.ts textEncodingOf, decided on the same sample) and one
+    // read in a named encoding are read whole; the rest is UTF-8 or Latin-1, read in windows.
+    if (args.encoding !== undefined || (!first.utf8 && detectLegacySample(sampleAt(fd, first.sampleStart)) !== null)) return null;
     const total = first.lines;
     const start = args.last_lines !== undefined ? Math.max(1, total - args.last_lines + 1) : (args.start_line ?? 1);
     let lines: ShownLine[] = [];
@@ -79,12 +84,24 @@ function chunkAt(fd: number, buf: Buffer, position: number): Buffer {
     return buf.subarray(CARRY, CARRY + n);
 }
 
-/** Hash, size, line count and whether all of the file is valid UTF-8, from one pass. */
-function firstPass(fd: number, buf: Buffer): { hash: string; size: number; lines: number; utf8: boolean } {
+/** The bytes legacy.ts `detectLegacy` would judge, from `start` (a file's are read whole otherwise). */
+function sampleAt(fd: number, start: number): Buffer {
+    const sample = Buffer.alloc(DETECT_SAMPLE_BYTES);
+    return sample.subarray(0, readSync(fd, sample, 0, DETECT_SAMPLE_BYTES, start));
+}
+
+/**
+ * Hash, size, line count, whether all of the file is valid UTF-8 and where the line of its first
+ * non-ASCII byte starts (-1 for none), from one pass.
+ */
+function firstPass(fd: number, buf: Buffer): { hash: string; size: number; lines: number; utf8: boolean; sampleStart: number } {
     const hash = createHash('sha256');
     let size = 0;
     let newlines = 0;
     let last = -1;
+    let sampleStart = -1;
+    /** Offset of the last newline seen while no non-ASCII byte was. */
+    let lastNewline = -1;
     let utf8 = true;
     let carried = 0;
     for (;;) {
@@ -94,6 +111,17 @@ function firstPass(fd: number, buf: Buffer): { hash: string; size: number; lines
         size += data.length;
         last = data[data.length - 1]!;
         for (let at = data.indexOf(10); at !== -1; at = data.indexOf(10, at + 1)) newlines++;
+        if (sampleStart === -1) {
+            if (isAscii(data)) {
+                const nl = data.lastIndexOf(10);
+                if (nl !== -1) lastNewline = size - data.length + nl;
+            } else {
+                let high = 0;
+                while (data[high]! < 0x80) high++;
+                const nl = high === 0 ? -1 : data.lastIndexOf(10, high - 1);
+                sampleStart = nl !== -1 ? size - data.length + nl + 1 : lastNewline + 1;
+            }
+        }
         if (utf8) {
             // The sequence cut by the previous chunk was copied before this one: validate them together.
             const whole = buf.subarray(CARRY - carried, CARRY + data.length);
@@ -104,7 +132,7 @@ function firstPass(fd: number, buf: Buffer): { hash: string; size: number; lines
         }
     }
     if (carried > 0) utf8 = false;
-    return { hash: hash.digest('hex'), size, lines: size === 0 ? 0 : newlines + (last === 10 ? 0 : 1), utf8 };
+    return { hash: hash.digest('hex'), size, lines: size === 0 ? 0 : newlines + (last === 10 ? 0 : 1), utf8, sampleStart };
 }
 
 /**

@@ -1,0 +1,154 @@
+import { createRequire } from 'node:module';
+
+/**
+ * Legacy (non-Unicode) encodings: detection with jschardet, decoding and encoding with
+ * iconv-lite. Both are loaded at the first file that is neither valid UTF-8 nor marked by a
+ * BOM, so the plain UTF-8 work of reads, the scan and the index never loads them (jschardet's
+ * model takes ~110 ms and ~12 MB to load; iconv-lite's tables would add to every pool thread's
+ * start-up if bundled with the worker).
+ *
+ * Only ASCII-compatible encodings are taken (bytes 0x00-0x7F are ASCII wherever they are not a
+ * multi-byte character's trail byte, and 0x0A is never a trail byte): the scan's byte prefilter,
+ * its line splitting on 0x0A and the edits' splice of unchanged lines rely on it.
+ */
+
+type Iconv = typeof import('iconv-lite');
+type Jschardet = typeof import('jschardet');
+
+let iconvLib: Iconv | undefined;
+let detector: Jschardet | undefined;
+
+function iconv(): Iconv {
+    return (iconvLib ??= createRequire(import.meta.url)('iconv-lite') as Iconv);
+}
+
+/** Bytes of a file the detector reads at most: from the line of its first non-ASCII byte on. */
+export const DETECT_SAMPLE_BYTES = 64 * 1024;
+
+/**
+ * Below this confidence the detector's guess is not taken (the file stays Latin-1). jschardet 4
+ * scores right single-byte guesses low (0.16 on 1 KB of Czech in Windows-1250): the threshold
+ * only keeps out guesses on little evidence (short Latin-1 text scores 0.05 as Windows-1257).
+ * Measured in bench/encodings.ts and test/unit/text/encoding-detect.test.ts.
+ */
+export const MIN_CONFIDENCE = 0.1;
+
+/** Names a detector or a caller may give that are never taken: not ASCII-compatible, stateful or Unicode. */
+const REFUSED = /^(utf|ucs|ascii$|us-ascii$|hz|iso-?2022|cp(037|273|424|500|875|1026|1140)$|binary$|base64$|hex$)/i;
+
+/** Canonical name per accepted name, or `null` when refused (cached: the check decodes 128 bytes). */
+const accepted = new Map<string, string | null>();
+
+/**
+ * The iconv-lite name of `name` when it is an ASCII-compatible legacy encoding iconv-lite knows
+ * (case and punctuation as users write them: `Shift_JIS`, `cp932`, `ISO-8859-2`), else `null`.
+ * UTF-8, UTF-16 and Latin-1 are not legacy here: {@link normalizeEncoding} handles them.
+ */
+export function legacyEncodingName(name: string): string | null {
+    const key = name.toLowerCase().replace(/^iso-?8859-?/, 'iso-8859-');
+    let found = accepted.get(key);
+    if (found !== undefined) return found;
+    found = null;
+    const lib = iconv();
+    if (!REFUSED.test(key) && lib.encodingExists(key)) {
+        const ascii = Buffer.from(Array.from({ length: 128 }, (_, b) => b));
+        if (lib.decode(ascii, key) === ascii.toString('latin1')) found = key;
+    }
+    accepted.set(key, found);
+    return found;
+}
+
+/** What a caller's encoding name means: one of the built-in decodings or a legacy encoding, `null` when unknown. */
+export function normalizeEncoding(name: string): 'utf8' | 'latin1' | 'utf16le' | 'utf16be' | { legacy: string } | null {
+    const key = name.trim().toLowerCase().replace(/_/g, '-');
+    if (key === 'utf8' || key === 'utf-8') return 'utf8';
+    if (key === 'latin1' || key === 'latin-1' || key === 'iso-8859-1' || key === 'iso8859-1') return 'latin1';
+    if (key === 'utf-16le' || key === 'utf16le') return 'utf16le';
+    if (key === 'utf-16be' || key === 'utf16be') return 'utf16be';
+    const legacy = legacyEncodingName(name.trim());
+    return legacy === null ? null : { legacy };
+}
+
+/**
+ * The legacy encoding of bytes that are neither valid UTF-8 nor marked by a BOM, or `null` for
+ * Latin-1: {@link detectLegacySample} of the bytes from the line of the first non-ASCII byte
+ * on, at most {@link DETECT_SAMPLE_BYTES} of them (so a file whose legacy text starts late is
+ * judged by it, and a large one costs no more than 64 KiB).
+ */
+export function detectLegacy(bytes: Uint8Array): string | null {
+    const start = sampleStart(bytes);
+    return start === -1 ? null : detectLegacySample(bytes.subarray(start, start + DETECT_SAMPLE_BYTES));
+}
+
+/** Where the detector's sample starts: the line of the first non-ASCII byte; -1 when there is none. */
+function sampleStart(bytes: Uint8Array): number {
+    let first = 0;
+    while (first < bytes.length && bytes[first]! < 0x80) first++;
+    if (first === bytes.length) return -1;
+    let start = first;
+    while (start > 0 && bytes[start - 1] !== 10) start--;
+    return start;
+}
+
+/**
+ * jschardet's guess for a sample (see {@link detectLegacy}), taken when confident enough,
+ * ASCII-compatible, and when it reads the sample otherwise than Latin-1 does (a Western file
+ * stays Latin-1, as it always was); else `null`. workers/read/read-window.ts reads the same
+ * sample of a large file from its descriptor.
+ */
+export function detectLegacySample(sample: Uint8Array): string | null {
+    detector ??= createRequire(import.meta.url)('jschardet') as Jschardet;
+    const guess = detector.detect(Buffer.from(sample.buffer, sample.byteOffset, sample.byteLength));
+    if (guess.encoding === null || guess.confidence < MIN_CONFIDENCE) return null;
+    const name = legacyEncodingName(guess.encoding);
+    if (name === null || readsAsLatin1(sample, name)) return null;
+    return name;
+}
+
+/** Per single-byte encoding, whether each byte decodes as Latin-1 decodes it (multi-byte encodings: `null`). */
+const sameAsLatin1 = new Map<string, Uint8Array | null>();
+
+/** Whether `name` decodes every byte of `bytes` as Latin-1 does (always false for a multi-byte encoding). */
+function readsAsLatin1(bytes: Uint8Array, name: string): boolean {
+    let table = sameAsLatin1.get(name);
+    if (table === undefined) {
+        const all = Buffer.from(Array.from({ length: 256 }, (_, b) => b));
+        const text = iconv().decode(all, name);
+        table = text.length === 256 ? Uint8Array.from(all, (b) => (text.charCodeAt(b) === b ? 1 : 0)) : null;
+        sameAsLatin1.set(name, table);
+    }
+    if (table === null) return false;
+    for (let i = 0; i < bytes.length; i++) if (table[bytes[i]!] === 0) return false;
+    return true;
+}
+
+/** `bytes` decoded from the legacy encoding `name` (invalid sequences as U+FFFD). */
+export function decodeLegacy(bytes: Uint8Array, name: string): string {
+    return iconv().decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), name);
+}
+
+/**
+ * `text` encoded in `name`, or the first character it cannot hold (iconv-lite would write `?`
+ * for it): found by decoding the bytes back, then character by character where they differ.
+ */
+export function encodeLegacy(text: string, name: string): { ok: true; bytes: Buffer } | { ok: false; char: string } {
+    const lib = iconv();
+    const bytes = lib.encode(text, name);
+    if (lib.decode(bytes, name) === text) return { ok: true, bytes };
+    for (const c of text) {
+        if (c.charCodeAt(0) < 0x80) continue;
+        if (lib.decode(lib.encode(c, name), name) !== c) return { ok: false, char: c };
+    }
+    // Every character alone round-trips but the whole does not (a sequence the decoder merges):
+    // name the text's first non-ASCII character rather than write what would not read back.
+    return { ok: false, char: [...text].find((c) => c.charCodeAt(0) >= 0x80) ?? text.slice(0, 1) };
+}
+
+/** How an encoding is named in output: upper case as usually written (`Windows-1250`, `Big5`, `CP932 (Shift_JIS)`). */
+export function encodingLabel(name: string): string {
+    const upper = name.toUpperCase().replace(/^WINDOWS-/, 'Windows-').replace(/^BIG5/, 'Big5').replace(/^MAC/, 'Mac');
+    return ALSO_KNOWN_AS[name] === undefined ? upper : `${upper} (${ALSO_KNOWN_AS[name]})`;
+}
+
+/** The name users know the detector's superset encodings by. */
+const ALSO_KNOWN_AS: Record<string, string> = { cp932: 'Shift_JIS', cp949: 'EUC-KR', cp936: 'GBK' };
