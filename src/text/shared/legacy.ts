@@ -36,6 +36,9 @@ export const MIN_CONFIDENCE = 0.1;
 /** Names a detector or a caller may give that are never taken: not ASCII-compatible, stateful or Unicode. */
 const REFUSED = /^(utf|ucs|ascii$|us-ascii$|hz|iso-?2022|cp(037|273|424|500|875|1026|1140)$|binary$|base64$|hex$)/i;
 
+/** One name for the codes iconv-lite reads alike (its Shift_JIS is CP932, its EUC-KR is CP949). */
+const SAME_AS: Record<string, string> = { shift_jis: 'cp932', 'shift-jis': 'cp932', sjis: 'cp932', ms932: 'cp932', 'windows-31j': 'cp932', 'euc-kr': 'cp949', euc_kr: 'cp949' };
+
 /** Canonical name per accepted name, or `null` when refused (cached: the check decodes 128 bytes). */
 const accepted = new Map<string, string | null>();
 
@@ -45,7 +48,8 @@ const accepted = new Map<string, string | null>();
  * UTF-8, UTF-16 and Latin-1 are not legacy here: {@link normalizeEncoding} handles them.
  */
 export function legacyEncodingName(name: string): string | null {
-    const key = name.toLowerCase().replace(/^iso-?8859-?/, 'iso-8859-');
+    const lower = name.toLowerCase().replace(/^iso-?8859-?/, 'iso-8859-');
+    const key = SAME_AS[lower] ?? lower;
     let found = accepted.get(key);
     if (found !== undefined) return found;
     found = null;
