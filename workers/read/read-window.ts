@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { errors } from '../../src/errors/shared/errors.js';
 import { BINARY_SAMPLE_BYTES, isBinary, textEncodingOf } from '../../src/text/shared/text.js';
-import { DETECT_SAMPLE_BYTES, detectLegacySample } from '../../src/text/shared/legacy.js';
+import { DetectionSample, detectLegacySample } from '../../src/text/shared/legacy.js';
 import { renderRead, type ReadArgs, type ShownLine } from '../../src/text/shared/read-render.js';
 import { readBuffer } from '../fs/read-buffer.js';
 
@@ -62,7 +62,7 @@ export function readWindowed(fd: number, abs: string, args: ReadArgs, maxChars: 
     if (isBinary(head)) throw errors.binary(abs, first.size);
     // A file in a legacy encoding (text.ts textEncodingOf, decided on the same sample) and one
     // read in a named encoding are read whole; the rest is UTF-8 or Latin-1, read in windows.
-    if (args.encoding !== undefined || (!first.utf8 && detectLegacySample(sampleAt(fd, first.sampleStart)) !== null)) return null;
+    if (args.encoding !== undefined || (!first.utf8 && detectLegacySample(sampleOf(fd, buf)) !== null)) return null;
     const total = first.lines;
     const start = args.last_lines !== undefined ? Math.max(1, total - args.last_lines + 1) : (args.start_line ?? 1);
     let lines: ShownLine[] = [];
@@ -84,24 +84,27 @@ function chunkAt(fd: number, buf: Buffer, position: number): Buffer {
     return buf.subarray(CARRY, CARRY + n);
 }
 
-/** The bytes legacy.ts `detectLegacy` would judge, from `start` (a file's are read whole otherwise). */
-function sampleAt(fd: number, start: number): Buffer {
-    const sample = Buffer.alloc(DETECT_SAMPLE_BYTES);
-    return sample.subarray(0, readSync(fd, sample, 0, DETECT_SAMPLE_BYTES, start));
+/**
+ * What the encoding detector judges of the file (legacy.ts `DetectionSample`), read again from
+ * the start until the sample is full: only for a file that is not UTF-8, so UTF-8 files pay nothing.
+ */
+function sampleOf(fd: number, buf: Buffer): Buffer {
+    const sample = new DetectionSample();
+    for (let at = 0; !sample.full; ) {
+        const data = chunkAt(fd, buf, at);
+        if (data.length === 0) break;
+        sample.feed(data);
+        at += data.length;
+    }
+    return sample.bytes();
 }
 
-/**
- * Hash, size, line count, whether all of the file is valid UTF-8 and where the line of its first
- * non-ASCII byte starts (-1 for none), from one pass.
- */
-function firstPass(fd: number, buf: Buffer): { hash: string; size: number; lines: number; utf8: boolean; sampleStart: number } {
+/** Hash, size, line count and whether all of the file is valid UTF-8, from one pass. */
+function firstPass(fd: number, buf: Buffer): { hash: string; size: number; lines: number; utf8: boolean } {
     const hash = createHash('sha256');
     let size = 0;
     let newlines = 0;
     let last = -1;
-    let sampleStart = -1;
-    /** Offset of the last newline seen while no non-ASCII byte was. */
-    let lastNewline = -1;
     let utf8 = true;
     let carried = 0;
     for (;;) {
@@ -111,17 +114,6 @@ function firstPass(fd: number, buf: Buffer): { hash: string; size: number; lines
         size += data.length;
         last = data[data.length - 1]!;
         for (let at = data.indexOf(10); at !== -1; at = data.indexOf(10, at + 1)) newlines++;
-        if (sampleStart === -1) {
-            if (isAscii(data)) {
-                const nl = data.lastIndexOf(10);
-                if (nl !== -1) lastNewline = size - data.length + nl;
-            } else {
-                let high = 0;
-                while (data[high]! < 0x80) high++;
-                const nl = high === 0 ? -1 : data.lastIndexOf(10, high - 1);
-                sampleStart = nl !== -1 ? size - data.length + nl + 1 : lastNewline + 1;
-            }
-        }
         if (utf8) {
             // The sequence cut by the previous chunk was copied before this one: validate them together.
             const whole = buf.subarray(CARRY - carried, CARRY + data.length);
@@ -132,7 +124,7 @@ function firstPass(fd: number, buf: Buffer): { hash: string; size: number; lines
         }
     }
     if (carried > 0) utf8 = false;
-    return { hash: hash.digest('hex'), size, lines: size === 0 ? 0 : newlines + (last === 10 ? 0 : 1), utf8, sampleStart };
+    return { hash: hash.digest('hex'), size, lines: size === 0 ? 0 : newlines + (last === 10 ? 0 : 1), utf8 };
 }
 
 /**

@@ -1,6 +1,7 @@
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { decodeText, scanText, textEncodingOf } from '../../../src/text/shared/text.js';
+import { DETECT_SAMPLE_BYTES, DetectionSample } from '../../../src/text/shared/legacy.js';
 import { ENCODING_CASES, sampleTable, sampleText } from '../../support/encoding-samples.js';
 
 /**
@@ -87,6 +88,28 @@ describe('legacy encoding detection', () => {
         expect(decoded.ok).toBe(true);
         // Not valid UTF-8, so not read as UTF-8; whatever it is read as, its bytes are all kept.
         if (decoded.ok) expect(decoded.info.encoding).not.toBe('utf8');
+    });
+
+    it('finds a few legacy comments in a large file of ASCII code (the ASCII lines do not dilute the guess)', () => {
+        const code = 'static int read_config(const char *path, struct config *out) { return parse(path, out); }\n';
+        for (const [encoding, comment] of [['shift_jis', '/* 設定ファイルを読み込み、値を検証する */'], ['gbk', '/* 读取配置文件并检查每一项的值 */'], ['euc-kr', '/* 설정 파일을 읽고 값을 검사합니다 */'], ['windows-1251', '/* Читает файл настроек и проверяет значения */']] as const) {
+            const text = `${code.repeat(300)}${comment}\n${code.repeat(300)}${comment}\n${code.repeat(300)}`;
+            expect(decodeText(iconv.encode(text, encoding)), encoding).toMatchObject({ ok: true, text, info: { encoding: 'legacy' } });
+        }
+    });
+
+    it('gathers the same sample fed whole or in pieces of any size', () => {
+        const text = `${'ascii line\n'.repeat(50)}${sampleText('big5', 'zhHant', 4096, 2, 'code')}${'x'.repeat(70_000)}\n${sampleText('big5', 'zhHant', 90_000, 3, 'prose')}`;
+        const bytes = iconv.encode(text, 'big5');
+        const whole = new DetectionSample();
+        whole.feed(bytes);
+        const sample = whole.bytes();
+        expect(sample.length).toBe(DETECT_SAMPLE_BYTES);
+        for (const size of [7, 100, 4096, 65_537]) {
+            const pieces = new DetectionSample();
+            for (let at = 0; at < bytes.length && !pieces.full; at += size) pieces.feed(Buffer.from(bytes.subarray(at, at + size)));
+            expect(pieces.bytes().equals(sample), `pieces of ${size}`).toBe(true);
+        }
     });
 
     it('covers every encoding the issue names', () => {
