@@ -41,20 +41,34 @@ export function reencode(bytes: Buffer, before: string, after: string, info: Tex
     const suffixBytes = afterNewlines(bytes, newlines(before) - splice.suffixNewlines);
     const exact = prefixBytes !== -1 && suffixBytes !== -1 && newlineBytes(bytes) === newlines(before);
     const middle = exact ? after.slice(splice.prefix, after.length - splice.suffix) : after;
-    const encoded = encodePart(middle, info);
+    const encoded = encodePart(middle, info, bytes);
     if (!encoded.ok) return encoded;
     if (!exact) return encoded;
     return { ok: true, bytes: Buffer.concat([bytes.subarray(0, prefixBytes), encoded.bytes, bytes.subarray(suffixBytes)]) };
 }
 
-function encodePart(text: string, info: TextEncodingInfo): Reencoded {
+function encodePart(text: string, info: TextEncodingInfo, file: Buffer): Reencoded {
     if (info.encoding === 'latin1') {
         // Latin-1 has one byte per character up to U+00FF; anything above would be silently mangled.
         const foreign = /[^\u0000-\u00ff]/u.exec(text);
         return foreign === null ? { ok: true, bytes: Buffer.from(text, 'latin1') } : { ok: false, char: foreign[0], encoding: encodingName(info) };
     }
-    const encoded = encodeLegacy(text, info.legacy!);
-    return encoded.ok ? encoded : { ok: false, char: encoded.char, encoding: encodingName(info) };
+    // GBK text reads the same as GB18030 (the detector names the superset), but a GBK tool cannot
+    // read GB18030's four-byte codes (emoji, rare CJK): a file without any stays GBK.
+    const gbk = info.legacy === 'gb18030' && !hasFourByteCodes(file);
+    const encoded = encodeLegacy(text, gbk ? 'gbk' : info.legacy!);
+    return encoded.ok ? encoded : { ok: false, char: encoded.char, encoding: gbk ? 'GBK (the file has no four-byte GB18030 codes)' : encodingName(info) };
+}
+
+/** Whether GB18030 bytes hold a four-byte code (a lead byte 0x81-0xFE, then a digit). */
+function hasFourByteCodes(bytes: Buffer): boolean {
+    for (let i = 0; i < bytes.length - 1; ) {
+        const b = bytes[i]!;
+        if (b < 0x81 || b === 0xff) i++;
+        else if (bytes[i + 1]! >= 0x30 && bytes[i + 1]! <= 0x39) return true;
+        else i += 2;
+    }
+    return false;
 }
 
 /**

@@ -92,6 +92,20 @@ describe('edits of legacy-encoded files', () => {
         expect(fs.readFileSync(file('odd.c')).equals(expected)).toBe(true);
     });
 
+    it('keeps a GBK file GBK: a character only GB18030\'s four-byte codes hold is refused, unless the file has such codes', async () => {
+        const text = sampleText('gbk', 'zhHans', 2048, 4, 'prose');
+        const { root, tool, file } = await setupRead({ 'gbk.txt': iconv.encode(text, 'gbk'), 'gb18030.txt': iconv.encode(`${text}表情 😀\n`, 'gb18030') });
+        const before = snapshot(root);
+        const r = await one(tool('insert_file_content'), { path: 'gbk.txt', content: '笑脸 😀' });
+        expect(r.status).toBe('error');
+        expect(r.result).toContain('is GBK (the file has no four-byte GB18030 codes) text, which cannot hold "😀" (U+1F600); nothing was written');
+        expect(snapshot(root)).toEqual(before);
+        expect((await one(tool('insert_file_content'), { path: 'gbk.txt', content: '价格 €' })).status).toBe('success');
+        expect(fs.readFileSync(file('gbk.txt')).equals(iconv.encode(`${text}价格 €\n`, 'gbk'))).toBe(true);
+        expect((await one(tool('insert_file_content'), { path: 'gb18030.txt', content: '笑脸 😀' })).status).toBe('success');
+        expect(fs.readFileSync(file('gb18030.txt')).equals(iconv.encode(`${text}表情 😀\n笑脸 😀\n`, 'gb18030'))).toBe(true);
+    });
+
     it('refuses a character the encoding cannot hold, naming it and the encoding, and writes nothing', async () => {
         const { root, tool } = await setupRead({ 'a.c': sjis(SJIS_TEXT.repeat(10)) }, { packageOptions: { editFile: true } });
         const before = snapshot(root);
