@@ -56,6 +56,8 @@ const BENCH_OPTIONS = {
     width: { type: 'string' },
     // symbols (bench/symbols.ts)
     corpora: { type: 'string' },
+    // encodings (bench/encodings.ts)
+    seeds: { type: 'string' },
     // churn (bench/churn.ts)
     scale: { type: 'string' },
     searches: { type: 'string' },

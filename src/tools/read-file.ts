@@ -10,7 +10,7 @@ import type { CheckedPath, WorkspaceView } from '../access/workspace.js';
 import { fail, failure, FileTool, ok } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
-import { formatRead, renderRead, type ReadArgs, type StreamedLine } from '../text/shared/read-render.js';
+import { forcedEncoding, formatRead, renderRead, type ReadArgs, type StreamedLine } from '../text/shared/read-render.js';
 import { rootsOf } from './shared.js';
 
 /** Most paths one read_file call accepts. */
@@ -33,6 +33,10 @@ const schema = z
             .count('Character of the first line (start_line, default 1) to start from, 1-based (default 1): pages through a line longer than max_chars, as a truncation note advises')
             .optional(),
         last_lines: arg.count('Read only the last N lines of each file (instead of start_line/end_line)').optional(),
+        encoding: z
+            .string()
+            .optional()
+            .describe('Decode the files as this encoding (shift_jis, gbk, big5, euc-kr, windows-1251, latin1, utf-8, ...) instead of the detected one'),
     })
     .refine((a) => a.start_line === undefined || a.end_line === undefined || a.end_line >= a.start_line, {
         message: 'end_line must be greater than or equal to start_line',
@@ -67,6 +71,8 @@ export class ReadFileTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
 
     protected async run(args: Args, view: WorkspaceView): Promise<PartialToolResult> {
+        // A bad name fails the call before any file is read.
+        if (args.encoding !== undefined) forcedEncoding(Buffer.alloc(0), args.encoding);
         const roots = await rootsOf(view);
         const { maxFileSize } = this.ctx.fileConfig;
         const checked = await Promise.all(
@@ -140,7 +146,8 @@ export class ReadFileTool extends FileTool<typeof schema> {
         try {
             const why = await streamable(handle);
             if (why === 'binary') throw errors.binary(c.abs, size);
-            if (why === 'utf16') throw new ToolError('too_large', tooLarge);
+            // Streamed lines are decoded as UTF-8, else Latin-1: another encoding needs the whole file.
+            if (why === 'utf16' || args.encoding !== undefined) throw new ToolError('too_large', tooLarge);
             const budget = this.maxChars(args) + (args.start_char ?? 1);
             let start = args.start_line ?? 1;
             if (args.last_lines !== undefined) start = Math.max(1, (await countLines(handle)) - args.last_lines + 1);
@@ -171,5 +178,5 @@ async function sizeOf(real: string): Promise<number> {
 
 /** The arguments that decide what is shown of each file. */
 function readArgs(args: Args): ReadArgs {
-    return { start_line: args.start_line, end_line: args.end_line, line_numbers: args.line_numbers, start_char: args.start_char, last_lines: args.last_lines };
+    return { start_line: args.start_line, end_line: args.end_line, line_numbers: args.line_numbers, start_char: args.start_char, last_lines: args.last_lines, encoding: args.encoding };
 }

@@ -5,7 +5,8 @@ import { AccessType } from '../config/shared/configuration.js';
 import { errors, ToolError } from '../errors/shared/errors.js';
 import { withPathLock } from '../fs/file-pool.js';
 import { readRegularFile, writeFileSafely, type HeldDirectory, type RealRoots, type WriteOutcome } from '../fs/secure.js';
-import { decodeText, encodeText, type TextEncodingInfo } from '../text/shared/text.js';
+import { decodeText, type TextEncodingInfo } from '../text/shared/text.js';
+import { reencode, type Reencoded } from '../text/shared/reencode.js';
 import type { WorkspaceView } from '../access/workspace.js';
 import type { ToolCall, ToolContext } from './base.js';
 import { quotePath } from '../print/shared/display.js';
@@ -89,22 +90,35 @@ export async function editTextFile(
         let next = transform({ text: decoded.text, info: decoded.info });
         // Text starting with U+FEFF in a file that has a BOM is that BOM, never a second one.
         if (decoded.info.bom && next.startsWith('\uFEFF')) next = next.slice(1);
-        // Latin-1 has one byte per character up to U+00FF; anything above would be silently mangled.
-        const foreign = decoded.info.encoding === 'latin1' ? /[^\u0000-\u00ff]/u.exec(next) : null;
-        if (foreign !== null) {
-            throw errors.invalidArgument(
-                tool,
-                `${quotePath(checked.abs)} is Latin-1 (ISO-8859-1) text, which cannot hold ${JSON.stringify(foreign[0])}; nothing was written. Use Latin-1 characters only, or rewrite the whole file with write_file (which writes UTF-8).`,
-            );
-        }
+        // Written back in the file's own encoding, the lines the edit left alone byte for byte.
+        const encoded = reencode(opened.bytes, decoded.text, next, decoded.info);
+        if (!encoded.ok) throw unencodable(tool, checked.abs, encoded);
         before = decoded.text;
         after = next;
         if (options.dryRun === true) return;
-        const bytes = encodeText(next, decoded.info);
+        const bytes = encoded.bytes;
         noteWrite(call, checked.abs, await writeFileSafely(checked.abs, checked.real, bytes, roots));
         ctx.filePool.recordWrite(checked.real, bytes);
     });
     return { abs: quotePath(checked.abs), before, after };
+}
+
+/**
+ * The refusal of text the file's encoding cannot hold, naming the character and the encoding
+ * (a character above U+00FF written as Latin-1, or as `?` by a legacy code page, would corrupt it).
+ */
+export function unencodable(tool: string, abs: string, r: Extract<Reencoded, { ok: false }>): ToolError {
+    const code = `U+${r.char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    if (r.encoding.startsWith('Latin-1')) {
+        return errors.invalidArgument(
+            tool,
+            `${quotePath(abs)} is Latin-1 (ISO-8859-1) text, which cannot hold ${JSON.stringify(r.char)}; nothing was written. Use Latin-1 characters only, or rewrite the whole file with write_file (which writes UTF-8).`,
+        );
+    }
+    return errors.invalidArgument(
+        tool,
+        `${quotePath(abs)} is ${r.encoding} text, which cannot hold ${JSON.stringify(r.char)} (${code}); nothing was written. Use characters ${r.encoding} holds (edits write the file back in its own encoding), or delete the file and write it anew with write_file to make it UTF-8.`,
+    );
 }
 
 /**

@@ -6,12 +6,13 @@ import { errors, ToolError } from '../errors/shared/errors.js';
 import { withPathLock } from '../fs/file-pool.js';
 import { holdDirectory, readRegularFile, writeFileSafely, type RealRoots } from '../fs/secure.js';
 import { decodeText, encodeText, type TextEncodingInfo } from '../text/shared/text.js';
+import { reencode } from '../text/shared/reencode.js';
 import type { WorkspaceView } from '../access/workspace.js';
 import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { quotePath } from '../print/shared/display.js';
-import { checkContentSize, noteWrite, rootsOf } from './shared.js';
+import { checkContentSize, noteWrite, rootsOf, unencodable } from './shared.js';
 
 const schema = z.strictObject({
     path: arg.path(),
@@ -29,7 +30,8 @@ const declaration = declareTool({
 /**
  * `write_file`: creates a file or replaces its whole content, creating parent directories.
  * A new file needs no prior read; an existing one must have been read (or written by the tool)
- * and be unchanged since. An existing file keeps its byte-order mark, and (written in place,
+ * and be unchanged since. An existing file keeps its byte-order mark or its detected legacy
+ * encoding (a character that encoding cannot hold is refused), and (written in place,
  * guarded by a backup copy) its owner, group, mode, extended attributes and hard links; a file
  * without any write bit is refused. A new file is written atomically (temporary file, rename).
  * Content above `maxCharsPerFile` characters is refused.
@@ -65,13 +67,22 @@ export class WriteFileTool extends FileTool<typeof schema> {
                 text = text.slice(1);
                 info = { encoding: 'utf8', bom: true };
             }
+            let bytes: Buffer | undefined;
             if (current !== null) {
                 const decoded = decodeText(current);
                 // Keep an existing BOM and the encoding it marks (UTF-8, UTF-16LE/BE): never dropped, never doubled.
                 if (decoded.ok && decoded.info.bom) info = decoded.info;
+                // A file in a detected legacy encoding (Shift-JIS, GBK, Windows-1251, ...) stays in it,
+                // the lines left alone byte for byte, as the partial edits write it; Latin-1 text
+                // (nothing detected) becomes UTF-8 as it always did.
+                if (decoded.ok && decoded.info.encoding === 'legacy') {
+                    const encoded = reencode(current, decoded.text, text, decoded.info);
+                    if (!encoded.ok) throw unencodable(this.name, checked.abs, encoded);
+                    bytes = encoded.bytes;
+                }
             }
             if (current === null) await this.makeParents(checked.abs, checked.real, roots);
-            const bytes = encodeText(text, info);
+            bytes ??= encodeText(text, info);
             noteWrite(call, checked.abs, await writeFileSafely(checked.abs, checked.real, bytes, roots));
             this.ctx.filePool.recordWrite(checked.real, bytes);
         });

@@ -8,6 +8,8 @@
  * shows up as a difference; only the binary rule (isbinaryfile plus the Latin-1 allowance) is the
  * project's own `isBinary`, which a file with a byte-order mark never goes through.
  */
+import iconv from 'iconv-lite';
+import { detectLegacy } from '../../src/text/shared/legacy.js';
 import { isBinary } from '../../src/text/shared/text.js';
 import type { LiteralQuery } from '../../src/search/shared/literals.js';
 
@@ -31,8 +33,11 @@ export function oracleDecode(bytes: Uint8Array): string | null {
     try {
         return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(b);
     } catch {
-        // Latin-1 proper, byte = code point (TextDecoder's 'latin1' is windows-1252).
-        return b.toString('latin1');
+        // The legacy encoding the detector names (a decision of jschardet's, taken as given),
+        // decoded here by iconv-lite; else Latin-1 proper, byte = code point (TextDecoder's
+        // 'latin1' is windows-1252).
+        const legacy = detectLegacy(b);
+        return legacy === null ? b.toString('latin1') : iconv.decode(b, legacy);
     }
 }
 

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { errors } from '../../src/errors/shared/errors.js';
 import { BINARY_SAMPLE_BYTES, isBinary, textEncodingOf } from '../../src/text/shared/text.js';
+import { DetectionSample, detectLegacySample } from '../../src/text/shared/legacy.js';
 import { renderRead, type ReadArgs, type ShownLine } from '../../src/text/shared/read-render.js';
 import { readBuffer } from '../fs/read-buffer.js';
 
@@ -15,7 +16,7 @@ import { readBuffer } from '../fs/read-buffer.js';
  * (10,000 by default).
  *
  * Two passes over the descriptor: the first hashes every byte, decides the encoding as
- * `decodeText` does (strict UTF-8 for the whole file, else Latin-1) and counts the lines (the
+ * `decodeText` does (strict UTF-8 for the whole file, else a legacy encoding or Latin-1) and counts the lines (the
  * model of `splitLines`: `\n` ends a line, a `\r` before it belongs to the terminator); the second
  * reads from the start only up to the last line shown, keeping of each line a window of
  * `max_chars + 1` characters from where it is shown and counting its full length in UTF-16
@@ -44,7 +45,8 @@ export interface WindowedRead {
 /**
  * {@link formatRead} of the whole file open as `fd` plus `contentHash` of its bytes, reading at
  * most two chunks' worth of memory. Returns `null` for a file starting with a byte-order mark
- * (its lenient decoding is left to the whole-file read).
+ * (its lenient decoding is left to the whole-file read), one in a legacy encoding and one read
+ * with a named `encoding` (decoded whole, as formatRead does).
  * @throws ToolError `binary` for binary content, `invalid_argument` for a range beyond the file
  *   (the errors of formatRead).
  */
@@ -58,6 +60,9 @@ export function readWindowed(fd: number, abs: string, args: ReadArgs, maxChars: 
     if (textEncodingOf(head).bom) return null;
     const first = firstPass(fd, buf);
     if (isBinary(head)) throw errors.binary(abs, first.size);
+    // A file in a legacy encoding (text.ts textEncodingOf, decided on the same sample) and one
+    // read in a named encoding are read whole; the rest is UTF-8 or Latin-1, read in windows.
+    if (args.encoding !== undefined || (!first.utf8 && detectLegacySample(sampleOf(fd, buf)) !== null)) return null;
     const total = first.lines;
     const start = args.last_lines !== undefined ? Math.max(1, total - args.last_lines + 1) : (args.start_line ?? 1);
     let lines: ShownLine[] = [];
@@ -77,6 +82,21 @@ export function readWindowed(fd: number, abs: string, args: ReadArgs, maxChars: 
 function chunkAt(fd: number, buf: Buffer, position: number): Buffer {
     const n = readSync(fd, buf, CARRY, CHUNK_BYTES, position);
     return buf.subarray(CARRY, CARRY + n);
+}
+
+/**
+ * What the encoding detector judges of the file (legacy.ts `DetectionSample`), read again from
+ * the start until the sample is full: only for a file that is not UTF-8, so UTF-8 files pay nothing.
+ */
+function sampleOf(fd: number, buf: Buffer): Buffer {
+    const sample = new DetectionSample();
+    for (let at = 0; !sample.full; ) {
+        const data = chunkAt(fd, buf, at);
+        if (data.length === 0) break;
+        sample.feed(data);
+        at += data.length;
+    }
+    return sample.bytes();
 }
 
 /** Hash, size, line count and whether all of the file is valid UTF-8, from one pass. */

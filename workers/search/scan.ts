@@ -1,6 +1,7 @@
 import { analyzePattern, anyLiterals } from '../../src/search/shared/literals.js';
 import type { PatternSpec } from '../../src/search/shared/types.js';
-import { hasUtf16Bom, hasUtf8Bom, scanText, textEncodingOf } from '../../src/text/shared/text.js';
+import { hasUtf16Bom, hasUtf8Bom, scanText, textEncodingOf, type TextEncodingInfo } from '../../src/text/shared/text.js';
+import { decodeLegacy } from '../../src/text/shared/legacy.js';
 import { LiteralSet } from './literal-set.js';
 import { worthPrefilter } from './prefilter.js';
 
@@ -108,13 +109,16 @@ interface Lines {
  */
 type Visit = (line: number, text: string, src: Lines, start: number, end: number) => void;
 
-function byteLines(buf: Buffer, encoding: 'utf8' | 'latin1'): Lines {
+/** Lines of a file's bytes in an ASCII-compatible encoding (UTF-8, Latin-1 or legacy: 0x0A is only ever a newline), decoded one by one. */
+function byteLines(buf: Buffer, info: TextEncodingInfo): Lines {
+    const legacy = info.legacy;
+    const encoding = info.encoding === 'latin1' ? 'latin1' : 'utf8';
     return {
         length: buf.length,
         // Buffer#lastIndexOf counts a negative offset from the end: guard it.
         prevNewline: (before) => (before <= 0 ? -1 : buf.lastIndexOf(10, before - 1)),
         nextNewline: (from) => buf.indexOf(10, from),
-        text: (start, end) => buf.toString(encoding, start, end),
+        text: legacy === undefined ? (start, end) => buf.toString(encoding, start, end) : (start, end) => decodeLegacy(buf.subarray(start, end), legacy),
     };
 }
 
@@ -158,8 +162,9 @@ function collect(out: LineHit[], context: number, re: RegExp): Visit {
 
 /**
  * Matching lines of a text file's bytes (the caller has ruled out binary content), at most
- * `max`, appended to `out`, each with up to `context` lines before and after. UTF-8 (with or
- * without BOM) and UTF-16 with BOM are decoded as such, anything else as Latin-1, which never fails.
+ * `max`, appended to `out`, each with up to `context` lines before and after. Decoded as reads
+ * decode (text.ts `textEncodingOf`): UTF-8 (with or without BOM), UTF-16 with BOM, a detected
+ * legacy encoding, else Latin-1, which never fails.
  */
 export function scanBytes(buf: Buffer, m: ContentMatcher, max: number, out: LineHit[], context = 0): void {
     eachMatchInBytes(buf, m, max - out.length, collect(out, context, m.line));
@@ -176,12 +181,14 @@ function eachMatchInBytes(buf: Buffer, m: ContentMatcher, max: number, visit: Vi
     // read_file see the same text.
     if (m.literals === null || hasUtf16Bom(buf)) return eachMatchInString(scanText(buf), m, max, visit);
     const body = hasUtf8Bom(buf) ? buf.subarray(3) : buf;
-    const encoding = (): 'utf8' | 'latin1' => (textEncodingOf(buf).encoding === 'latin1' ? 'latin1' : 'utf8');
     let src: Lines | undefined; // made at the first candidate line, with the encoding decided there
     // Perf: only lines holding a literal are decoded and tested; the rest of the file is never
-    // turned into a string. Line semantics are exact: every line the pattern matches contains one
-    // of the literals (analyzePattern), and in UTF-8 (also decoded leniently after a BOM) and Latin-1 the
-    // ASCII characters of a decoded line are exactly the ASCII bytes of the raw line, in order.
+    // turned into a string (nor its encoding decided, unless a line is a candidate). Line
+    // semantics are exact: every line the pattern matches contains one of the literals
+    // (analyzePattern), and in UTF-8 (also decoded leniently after a BOM) and Latin-1 the ASCII
+    // characters of a decoded line are exactly the ASCII bytes of the raw line, in order; in the
+    // ASCII-compatible legacy encodings (legacy.ts) they are among them (a trail byte of a
+    // double-byte character may look like ASCII: a candidate line more, which the test below drops).
     const literals = m.literals;
     literals.reset();
     let found = 0;
@@ -196,7 +203,7 @@ function eachMatchInBytes(buf: Buffer, m: ContentMatcher, max: number, visit: Vi
         counted = lineStart;
         const nl = body.indexOf(10, pos);
         const lineEnd = nl === -1 ? body.length : nl;
-        src ??= byteLines(body, encoding());
+        src ??= byteLines(body, textEncodingOf(buf));
         const text = lineAt(src, lineStart, lineEnd);
         if (m.line.test(text)) {
             found++;

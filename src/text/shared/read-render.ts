@@ -1,5 +1,7 @@
 import { errors } from '../../errors/shared/errors.js';
-import { decodeText, splitLines } from './text.js';
+import { decodeText, forcedEncodingOf, splitLines, type TextEncodingInfo } from './text.js';
+import { normalizeEncoding } from './legacy.js';
+import { encodingName } from './reencode.js';
 import { quotePath } from '../../print/shared/display.js';
 
 /**
@@ -17,6 +19,8 @@ export interface ReadArgs {
     line_numbers?: boolean | undefined;
     start_char?: number | undefined;
     last_lines?: number | undefined;
+    /** Decode as this encoding instead of the detected one (checked by the tool: {@link forcedEncoding}). */
+    encoding?: string | undefined;
 }
 
 /** One kept line: its text, terminator, and whether `text` is the whole line (else a prefix). */
@@ -40,10 +44,38 @@ export type ShownLine = StreamedLine & { length?: number; offset?: number };
  * @throws ToolError `binary` for binary content, `invalid_argument` for a range beyond the file.
  */
 export function formatRead(abs: string, bytes: Buffer, args: ReadArgs, maxChars: number): string {
-    const decoded = decodeText(bytes);
+    const forced = args.encoding === undefined ? undefined : forcedEncoding(bytes, args.encoding);
+    const decoded = decodeText(bytes, forced);
     if (!decoded.ok) throw errors.binary(abs, bytes.length);
     const { lines, eols } = splitLines(decoded.text);
-    return renderRead(abs, lines.length, (n) => ({ text: lines[n - 1]!, eol: eols[n - 1]!, complete: true }), args, maxChars);
+    const shown = renderRead(abs, lines.length, (n) => ({ text: lines[n - 1]!, eol: eols[n - 1]!, complete: true }), args, maxChars);
+    const note = encodingNote(decoded.info, forced !== undefined);
+    return note === '' ? shown : `${shown}${shown.endsWith('\n') ? '' : '\n'}${note}`;
+}
+
+/**
+ * The line after a file's text that names its encoding: for a detected legacy encoding (UTF-8,
+ * UTF-16 with a BOM and Latin-1 show none, as they never did), and for one the call named.
+ */
+function encodingNote(info: TextEncodingInfo, forced: boolean): string {
+    if (forced) return `[Decoded as ${encodingName(info)} (encoding parameter).]`;
+    if (info.encoding !== 'legacy') return '';
+    return `[Encoding: ${encodingName(info)}, detected; edits write the file back in it.]`;
+}
+
+/**
+ * How `bytes` are decoded for read_file's `encoding` parameter.
+ * @throws ToolError `invalid_argument` for a name that is no encoding this package decodes.
+ */
+export function forcedEncoding(bytes: Uint8Array, name: string): TextEncodingInfo {
+    const known = normalizeEncoding(name);
+    if (known === null) {
+        throw errors.invalidArgument(
+            TOOL,
+            `encoding ${JSON.stringify(name)} is not an encoding read_file can decode. Use utf-8, utf-16le, utf-16be, latin1, or an ASCII-compatible legacy encoding such as shift_jis, euc-jp, gbk, gb18030, big5, euc-kr, windows-1250, windows-1251, windows-1252, iso-8859-2; or leave encoding out to detect it.`,
+        );
+    }
+    return typeof known === 'string' ? forcedEncodingOf(bytes, known) : forcedEncodingOf(bytes, 'legacy', known.legacy);
 }
 
 /**

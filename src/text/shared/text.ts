@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { isBinaryFileSync } from 'isbinaryfile';
+import { decodeLegacy, detectLegacy, encodeLegacy } from './legacy.js';
 
 /**
  * Text decoding and the line model shared by reads, edits and search.
@@ -9,9 +10,11 @@ import { isBinaryFileSync } from 'isbinaryfile';
 
 /** How a file's bytes map to text, kept so an edit writes them back the same way. */
 export interface TextEncodingInfo {
-    encoding: 'utf8' | 'latin1' | 'utf16le' | 'utf16be';
+    encoding: 'utf8' | 'latin1' | 'utf16le' | 'utf16be' | 'legacy';
     /** The file starts with a byte-order mark (kept on write, never doubled). */
     bom: boolean;
+    /** For `legacy`: the ASCII-compatible encoding's iconv-lite name (`cp932`, `euc-jp`, `windows-1250`; see legacy.ts). */
+    legacy?: string;
 }
 
 export type DecodeResult = { ok: true; text: string; info: TextEncodingInfo } | { ok: false; reason: 'binary' };
@@ -21,14 +24,36 @@ export const BINARY_SAMPLE_BYTES = 512;
 
 /**
  * How {@link decodeText} reads text bytes (binary or not): a BOM decides UTF-8/UTF-16 (UTF-8
- * after a BOM is decoded leniently, invalid bytes as U+FFFD); otherwise valid UTF-8 is UTF-8 and
- * anything else Latin-1. The one encoding decision shared by reads, edits and the search scan.
+ * after a BOM is decoded leniently, invalid bytes as U+FFFD); otherwise valid UTF-8 is UTF-8;
+ * anything else is the legacy encoding the detector names with confidence (Shift-JIS, GBK,
+ * Windows-1251, ... see legacy.ts `detectLegacy`), else Latin-1. The one encoding decision
+ * shared by reads, edits, the search scan and the index.
+ * Perf: the detector runs only on bytes that are not valid UTF-8 (isUtf8 is simdutf's).
  */
 export function textEncodingOf(bytes: Uint8Array): TextEncodingInfo {
+    const bom = bomEncodingOf(bytes);
+    if (bom !== null) return bom;
+    if (isUtf8(bytes)) return { encoding: 'utf8', bom: false };
+    const legacy = detectLegacy(bytes);
+    return legacy === null ? { encoding: 'latin1', bom: false } : { encoding: 'legacy', bom: false, legacy };
+}
+
+/** The encoding a byte-order mark at the start of `bytes` names, or `null` without one. */
+function bomEncodingOf(bytes: Uint8Array): TextEncodingInfo | null {
     if (hasUtf8Bom(bytes)) return { encoding: 'utf8', bom: true };
     if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return { encoding: 'utf16le', bom: true };
     if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return { encoding: 'utf16be', bom: true };
-    return { encoding: isUtf8(bytes) ? 'utf8' : 'latin1', bom: false };
+    return null;
+}
+
+/**
+ * `bytes` read as the caller says (read_file's `encoding`), not as detected: a BOM of that very
+ * encoding is still left out of the text.
+ */
+export function forcedEncodingOf(bytes: Uint8Array, forced: TextEncodingInfo['encoding'], legacy?: string): TextEncodingInfo {
+    const bom = bomEncodingOf(bytes);
+    if (bom !== null && bom.encoding === forced) return bom;
+    return forced === 'legacy' ? { encoding: 'legacy', bom: false, legacy: legacy! } : { encoding: forced, bom: false };
 }
 
 /** `bytes` start with the UTF-8 byte-order mark (EF BB BF). */
@@ -49,12 +74,15 @@ export function textOf(bytes: Buffer, info: TextEncodingInfo): string {
         case 'latin1':
             return bytes.toString('latin1');
         case 'utf16le':
-            return bytes.toString('utf16le', 2);
+            return bytes.toString('utf16le', info.bom ? 2 : 0);
         case 'utf16be': {
-            const swapped = Buffer.from(bytes.subarray(2, 2 + ((bytes.length - 2) & ~1)));
+            const from = info.bom ? 2 : 0;
+            const swapped = Buffer.from(bytes.subarray(from, from + ((bytes.length - from) & ~1)));
             swapped.swap16();
             return swapped.toString('utf16le');
         }
+        case 'legacy':
+            return decodeLegacy(bytes, info.legacy!);
     }
 }
 
@@ -69,11 +97,14 @@ export function scanText(bytes: Buffer): string {
 
 /**
  * Decodes file bytes by content: a BOM decides UTF-8/UTF-16; otherwise a binary check on the
- * first 512 bytes (isbinaryfile), then strict UTF-8, falling back to Latin-1 (never throws).
+ * first 512 bytes (isbinaryfile), then {@link textEncodingOf} (never throws). With `forced`
+ * (read_file's `encoding`), that encoding; UTF-16 then skips the binary check (its NUL bytes).
  */
-export function decodeText(bytes: Buffer): DecodeResult {
-    const info = textEncodingOf(bytes);
-    if (!info.bom && isBinary(bytes)) return { ok: false, reason: 'binary' };
+export function decodeText(bytes: Buffer, forced?: TextEncodingInfo): DecodeResult {
+    const bom = forced ?? bomEncodingOf(bytes);
+    const utf16 = bom !== null && (bom.encoding === 'utf16le' || bom.encoding === 'utf16be');
+    if (!(bom?.bom === true || (forced !== undefined && utf16)) && isBinary(bytes)) return { ok: false, reason: 'binary' };
+    const info = bom ?? textEncodingOf(bytes);
     return { ok: true, text: textOf(bytes, info), info };
 }
 
@@ -123,7 +154,10 @@ function looksLikeLatin1Text(sample: Uint8Array): boolean {
     return controls * 100 <= sample.length;
 }
 
-/** Encodes text back to bytes with the file's original encoding and BOM. */
+/**
+ * Encodes text back to bytes with the file's original encoding and BOM.
+ * @throws RangeError for text a legacy encoding cannot hold (check with reencode.ts first).
+ */
 export function encodeText(text: string, info: TextEncodingInfo): Buffer {
     switch (info.encoding) {
         case 'utf8':
@@ -136,6 +170,11 @@ export function encodeText(text: string, info: TextEncodingInfo): Buffer {
             const body = Buffer.from(text, 'utf16le');
             body.swap16();
             return Buffer.concat([Buffer.from([0xfe, 0xff]), body]);
+        }
+        case 'legacy': {
+            const encoded = encodeLegacy(text, info.legacy!);
+            if (!encoded.ok) throw new RangeError(`${info.legacy} cannot hold ${JSON.stringify(encoded.char)}`);
+            return encoded.bytes;
         }
     }
 }

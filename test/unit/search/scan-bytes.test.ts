@@ -3,6 +3,7 @@
  * decoding, the cap on a hit's text and the window around a long line's match, and the literal
  * prefilter. The same scan through the pool is in test/integration/search/.
  */
+import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { compilePattern } from '../../../src/search/regex.js';
 import { findLiteral, planLiteral } from '../../../workers/search/prefilter.js';
@@ -20,6 +21,18 @@ describe('content scan', () => {
         expect(findLiteral(buf, plan, 0)).toBe(3);
         expect(findLiteral(buf, plan, 4)).toBe(17);
         expect(findLiteral(buf, plan, 18)).toBe(-1);
+    });
+    it('decodes the lines of a legacy file, and drops lines whose literal was only a trail byte', () => {
+        // In Shift-JIS "ア" is 83 41 and "ソ" is 83 5C: their trail bytes read as "A" and "\\".
+        const body = '// 設定ファイルを読み込み、各項目の値を検証します。東京の天気は晴れ。\n'.repeat(30);
+        const text = `${body}アbc = 1; // ソ\nAbc = 2; // 本物\n${body}`;
+        const bytes = iconv.encode(text, 'shift_jis');
+        expect(bytes.includes(Buffer.from('Abc'))).toBe(true);
+        const first = body.split('\n').length;
+        // The raw bytes of line `first` hold "Abc" (a candidate), its text does not.
+        expect(scan(bytes, 'Abc')).toEqual([{ line: first + 1, text: 'Abc = 2; // 本物' }]);
+        expect(scan(bytes, 'bc = 1; // ソ')).toEqual([{ line: first, text: 'アbc = 1; // ソ' }]);
+        expect(scan(bytes, '本物')).toEqual([{ line: first + 1, text: 'Abc = 2; // 本物' }]);
     });
     it('reports exact line numbers, one hit per line, with and without a literal', () => {
         const text = 'alpha\nbeta needle\n\nNEEDLE needle\nlast needle';

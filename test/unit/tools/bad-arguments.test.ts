@@ -32,6 +32,10 @@ const CASES: Record<string, Case[]> = {
         ['max_chars 0', { paths: ['a.txt'], max_chars: 0 }, 'max_chars'],
         ['max_chars NaN-like', { paths: ['a.txt'], max_chars: 'lots' }, 'max_chars'],
         ['unknown argument', { paths: ['a.txt'], path: 'a.txt' }, 'path'],
+        ['an unknown encoding', { paths: ['a.txt'], encoding: 'klingon-8' }, 'encoding'],
+        ['an encoding that is not ASCII-compatible', { paths: ['a.txt'], encoding: 'utf-7' }, 'encoding'],
+        ['an empty encoding', { paths: ['a.txt'], encoding: '' }, 'encoding'],
+        ['encoding as a number', { paths: ['a.txt'], encoding: 932 }, 'encoding'],
     ],
     write_file: [
         ['missing path', { content: 'x' }, 'path'],

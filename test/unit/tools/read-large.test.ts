@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import iconv from 'iconv-lite';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatRead, type ReadArgs } from '../../../src/text/shared/read-render.js';
@@ -168,6 +169,30 @@ describe('read_file of files above 1 MiB (windowed reads on the worker)', () => 
         } finally {
             fs.closeSync(fd);
         }
+    });
+
+    it('leaves a file in a legacy encoding to the whole-file read, deciding as it does, and windows a Latin-1 one', () => {
+        const root = tempDir();
+        const ja = iconv.encode('// 設定ファイルを読み込み、各項目の値を検証します。東京の天気は晴れ。\n'.repeat(40), 'shift_jis');
+        // The Shift-JIS text starts in the second chunk, on a line begun in the first: the sample starts there.
+        const late = Buffer.concat([Buffer.alloc(CHUNK_BYTES + 100, 'a'), Buffer.from('\nint x; '), ja]);
+        const early = Buffer.concat([ja, Buffer.alloc(CHUNK_BYTES, 'b')]);
+        const latin1 = Buffer.concat([Buffer.alloc(CHUNK_BYTES, 'c'), Buffer.from('\ncaf\xe9 na\xefve\n', 'latin1')]);
+        writeTree(root, { 'late.c': late, 'early.c': early, 'latin1.txt': latin1 });
+        for (const [name, bytes, windowed] of [['late.c', late, false], ['early.c', early, false], ['latin1.txt', latin1, true]] as const) {
+            const abs = path.join(root, name);
+            const fd = fs.openSync(abs, 'r');
+            try {
+                const r = readWindowed(fd, abs, { last_lines: 2 }, 10_000);
+                expect(r !== null, name).toBe(windowed);
+                if (r !== null) expect(r.shown).toBe(formatRead(abs, bytes, { last_lines: 2 }, 10_000));
+                expect(readWindowed(fd, abs, { encoding: 'latin1' }, 10_000), `${name} with encoding`).toBeNull();
+            } finally {
+                fs.closeSync(fd);
+            }
+        }
+        expect(formatRead('f', late, { last_lines: 1 }, 10_000)).toContain('東京の天気は晴れ。\n[Encoding: CP932 (Shift_JIS), detected;');
+        expect(formatRead('f', early, { start_line: 1, end_line: 1 }, 10_000)).toContain('設定ファイル');
     });
 
     it('leaves a file with a byte-order mark to the whole-file read, and refuses a binary file', () => {
