@@ -25,8 +25,8 @@ export async function runImageTask(task: ImageTask): Promise<MediaResult> {
         const { limits } = task;
         let meta;
         try {
-            // Security: limitInputPixels makes libvips refuse a bomb from its header too, should the check below be passed.
-            meta = await sharp(file.bytes, { limitInputPixels: limits.maxInputPixels }).metadata();
+            // The header only: the pixel count is checked below, with the figures in the message.
+            meta = await sharp(file.bytes, { limitInputPixels: false }).metadata();
         } catch (err) {
             throw notAnImage(task.shown, file.size, err);
         }
@@ -42,6 +42,7 @@ export async function runImageTask(task: ImageTask): Promise<MediaResult> {
         const [sendWidth, sendHeight] = sentSize(width, height, limits);
         const resized = sendWidth !== width || sendHeight !== height;
         const original = SENDABLE[meta.format];
+        // Security: limitInputPixels makes libvips itself refuse a bomb whose frames hold more than the header said.
         const pipeline = sharp(file.bytes, { limitInputPixels: limits.maxInputPixels, failOn: 'truncated' }).rotate();
         let data: Buffer;
         let mimeType: string;

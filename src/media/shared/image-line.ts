@@ -41,7 +41,7 @@ export function imageLine(shown: string, f: ImageFacts): string {
     const n = (x: number): string => x.toLocaleString('en-US');
     const tokens = Math.ceil((f.sendWidth * f.sendHeight) / PIXELS_PER_TOKEN);
     const sent = f.sendWidth === f.width && f.sendHeight === f.height ? 'sent as is' : `sent as ${f.sendWidth}x${f.sendHeight}`;
-    let out = `--- ${quotePath(shown)} (image: ${f.format.toUpperCase()} ${f.width}x${f.height}, ${sent} ${f.mimeType}, ${n(f.bytes)} bytes, about ${n(tokens)} tokens) ---`;
+    let out = `--- ${quotePath(shown)} (image: ${f.format.toUpperCase()} ${f.width}x${f.height}, ${sent} ${f.mimeType}, ${n(f.bytes)} bytes, about ${n(tokens)} token${tokens === 1 ? '' : 's'}) ---`;
     if (f.frames > 1) out += `\n[Animated ${f.format.toUpperCase()} of ${f.frames} frames: only the first frame is sent.]`;
     if (f.sendWidth !== f.width || f.sendHeight !== f.height) {
         out += `\n[Downscaled to the image budget: long side at most ${n(f.limits.maxSide)} px and at most ${n(f.limits.maxPixels)} pixels (images.maxSide / images.maxPixels).]`;
