@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { anthropicToolResult, createDispatcher, geminiFunctionResponse, openAiFunctionCallOutput, openAiToolMessage } from '../../../src/index.js';
-import { aiSdkTools } from '../../../src/hosts/adapters/ai-sdk.js';
+import { aiSdkTools, type AiSdkToolOutput } from '../../../src/hosts/adapters/ai-sdk.js';
 import { makePackage, tempDir, writeTree } from '../../support/helpers.js';
 import { image } from '../../support/media-files.js';
 
@@ -43,7 +43,7 @@ describe('read_file of an image in each host', () => {
     it('AI SDK: content output with a media part', async () => {
         const { fx, data, line } = await setup();
         const tool = aiSdkTools(fx.pkg)['read_file']!;
-        const output = await tool.execute!({ paths: ['shot.png'] }, { toolCallId: 'x', messages: [] });
+        const output = (await tool.execute!({ paths: ['shot.png'] }, { toolCallId: 'x', messages: [] })) as AiSdkToolOutput;
         const model = await tool.toModelOutput!({ toolCallId: 'x', input: { paths: ['shot.png'] }, output });
         expect(JSON.stringify(model)).toContain(data);
         expect(JSON.stringify(model)).toContain(JSON.stringify(line).slice(1, -1));
