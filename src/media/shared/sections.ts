@@ -55,5 +55,6 @@ export async function renderSections(doc: SectionedDocument, wanted: readonly nu
         const ahead = describeNumbers(next.slice(0, Math.max(1, done.length))).replace(/, /g, ',');
         notes.push(`[${next.length} more ${doc.unit}${next.length === 1 ? '' : 's'} of ${doc.count} not shown; continue with ${doc.param}="${ahead}".]`);
     }
-    return { text: header + body + notes.join('\n'), shown: done };
+    const sep = notes.length > 0 && body !== '' && !body.endsWith('\n') ? '\n' : '';
+    return { text: header + body + sep + notes.join('\n'), shown: done };
 }
