@@ -54,8 +54,9 @@ export async function mediaMain(argv: readonly string[]): Promise<void> {
         rows.push(
             await measure('4,000×3,000 JPEG', '≤ 300 ms, ≤ 1.15 MP', { paths: ['photo.jpg'] }, async (r) => {
                 const part = r.parts?.find((p) => p.type === 'image');
-                const m = part?.type === 'image' ? await sharp(Buffer.from(part.data, 'base64')).metadata() : undefined;
-                return m ? `${m.width}×${m.height} = ${((m.width * m.height) / 1e6).toFixed(2)} MP, ${part!.type === 'image' ? Math.round((part.data.length * 3) / 4 / 1024) : 0} KiB` : r.result;
+                if (part?.type !== 'image') return r.result;
+                const m = await sharp(Buffer.from(part.data, 'base64')).metadata();
+                return `${m.width}×${m.height} = ${((m.width * m.height) / 1e6).toFixed(2)} MP, ${Math.round((part.data.length * 3) / 4 / 1024)} KiB`;
             }),
         );
         rows.push(await measure('20,000×20,000 PNG (bomb)', 'refused ≤ 50 ms', { paths: ['bomb.png'] }, (r) => `${r.status}: ${r.result.slice(0, 60)}...`));
