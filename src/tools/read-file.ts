@@ -44,6 +44,10 @@ const schema = z
             .regex(RANGE_LIST, 'a page list such as "3", "1-5" or "2,7-9"')
             .optional()
             .describe('PDF files only: the pages to read, e.g. "3", "1-5", "2,7-9" (default: the first pages that fit max_chars)'),
+        page_images: z
+            .boolean()
+            .optional()
+            .describe('PDF files only: also send the picture of each shown page that has no text (a scan) as an image (default false)'),
         cells: z
             .string()
             .regex(CELL_LIST, 'a cell list such as "3", "1-5", "2,7-9" or "all"')

@@ -13,6 +13,7 @@ export const MAX_IMAGES_PER_CALL = 20;
 /** What `read_file` passes on to a media read. */
 export interface MediaReadArgs {
     pages?: string | undefined;
+    page_images?: boolean | undefined;
     cells?: string | undefined;
     cell_images?: boolean | undefined;
 }
@@ -28,7 +29,7 @@ export async function readMedia(ctx: ToolContext, c: CheckedPath, kind: MediaKin
         kind === 'image'
             ? { op: 'image', ...file, limits: ctx.fileConfig.images }
             : kind === 'pdf'
-              ? { op: 'pdf', ...file, pages: args.pages, maxChars }
+              ? { op: 'pdf', ...file, pages: args.pages, maxChars, pageImages: args.page_images === true ? ctx.fileConfig.images : undefined }
               : { op: 'notebook', ...file, cells: args.cells, maxChars, images: args.cell_images === true };
     const r = await runMediaTask(await ctx.engine(), task, ctx.searchConfig.timeoutMs);
     if (!r.ok) return fail(r.message, r.kind);

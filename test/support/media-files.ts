@@ -63,6 +63,16 @@ export async function textPdf(pages: number, lines = 40, blank: readonly number[
     return Buffer.from(await doc.save());
 }
 
+/** A PDF of one page of text, then one page that is only `picture` (a PNG), as a scan is. */
+export async function scannedPdf(picture: Buffer): Promise<Buffer> {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    doc.addPage([612, 792]).drawText('Cover page', { x: 40, y: 700, size: 12, font });
+    const png = await doc.embedPng(picture);
+    doc.addPage([612, 792]).drawImage(png, { x: 0, y: 0, width: 612, height: 792 });
+    return Buffer.from(await doc.save());
+}
+
 /**
  * A PDF encrypted with the standard security handler (RC4, 40 bit) whose user password is not
  * empty: its O and U entries are made up, so no password opens it.

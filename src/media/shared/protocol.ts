@@ -36,6 +36,8 @@ export interface PdfTask extends MediaFile {
     /** The pages asked for (`"2,7-9"`), or `undefined` for the first pages that fit. */
     pages: string | undefined;
     maxChars: number;
+    /** Send the picture of each shown page without text (a scan) within these limits; `undefined`: do not. */
+    pageImages: ImageLimits | undefined;
 }
 
 /** Reads a notebook as cells (workers/media/notebook.ts). */

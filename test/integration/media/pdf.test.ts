@@ -2,7 +2,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FileToolResult } from '../../../src/tools/base.js';
-import { encryptedPdf, image, textPdf } from '../../support/media-files.js';
+import sharp from 'sharp';
+import { encryptedPdf, image, scannedPdf, textPdf } from '../../support/media-files.js';
 import { makePackage, snapshot, tempDir, writeTree } from '../../support/helpers.js';
 
 async function read(root: string, args: Record<string, unknown>, opts: Parameters<typeof makePackage>[1] = {}): Promise<FileToolResult[]> {
@@ -43,7 +44,22 @@ describe('read_file on PDFs', () => {
         const root = tempDir('lcf-pdf-');
         writeTree(root, { 'scan.pdf': await textPdf(2, 1, [2]) });
         const [r] = await read(root, { paths: ['scan.pdf'], pages: '2' });
-        expect(r!.result).toBe(`--- ${path.join(root, 'scan.pdf')} (PDF, pages 2 of 2) ---\n[page 2]\n[no text layer on this page: a scan or an image]\n`);
+        expect(r!.result).toBe(`--- ${path.join(root, 'scan.pdf')} (PDF, pages 2 of 2) ---\n[page 2]\n[no text layer on this page: a scan or an image; page_images=true sends its picture]\n`);
+        const [asked] = await read(root, { paths: ['scan.pdf'], pages: '2', page_images: true });
+        expect(asked!.result).toBe(`--- ${path.join(root, 'scan.pdf')} (PDF, pages 2 of 2) ---\n[page 2]\n[no text layer and no picture on this page]\n`);
+    });
+
+    it('sends the picture of a scanned page as an image when asked, within the image budget', async () => {
+        const root = tempDir('lcf-pdf-');
+        writeTree(root, { 'scan.pdf': await scannedPdf(await image(2000, 1000, 'png')) });
+        const [r] = (await read(root, { paths: ['scan.pdf'], page_images: true })) as FileToolResult[];
+        expect(r!.parts![0]).toEqual({ type: 'text', text: `--- ${path.join(root, 'scan.pdf')} (PDF, pages 1-2 of 2) ---\n[page 1]\nCover page\n[page 2]\n[no text layer on this page: its picture (2000x1000, sent as 1516x758 image/jpeg) follows as an image]\n` });
+        const part = r!.parts![1]!;
+        expect(part).toMatchObject({ type: 'image', mimeType: 'image/jpeg' });
+        const m = await sharp(Buffer.from(part.type === 'image' ? part.data : '', 'base64')).metadata();
+        expect([m.width, m.height]).toEqual([1516, 758]);
+        const [plain] = (await read(root, { paths: ['scan.pdf'] })) as FileToolResult[];
+        expect(plain!.parts).toBeUndefined();
     });
 
     it('refuses pages beyond the end, bad page lists, and pages for a file that is no PDF', async () => {
@@ -79,5 +95,12 @@ describe('read_file on PDFs', () => {
             expect(r.result).toMatch(/^Cannot read PDF: .*\.pdf \(\d+ bytes\): (page 1 of )?the file is damaged or truncated, or not a PDF \(.+\)\.$/);
         }
         expect(snapshot(root)).toEqual(before);
+    });
+
+    it('content search skips PDFs and images, as other binaries', async () => {
+        const root = tempDir('lcf-pdf-');
+        writeTree(root, { 'doc.pdf': await textPdf(1, 1), 'shot.png': await image(8, 8, 'png'), 'notes.txt': 'PDF and PNG\n' });
+        const [r] = await makePackage(root).run('search_entries', { content_pattern: 'PDF|PNG' });
+        expect(r!.result).toBe('notes.txt:1: PDF and PNG');
     });
 });
