@@ -105,6 +105,7 @@ export class ReadFileTool extends FileTool<typeof schema> {
         }
         const readable = checked.filter((c): c is { ok: true; c: CheckedPath } => c.ok && !kinds.has(c.c)).map((c) => c.c);
         let images = 0;
+        const has = (k: MediaKind): boolean => [...kinds.values()].includes(k);
         let outcomes: Map<CheckedPath, { bytes: Uint8Array; hash?: string } | { shown: string; hash: string } | { error: string; kind: ToolErrorKind }>;
         if (readable.length > 1 || (readable.length === 1 && (await sizeOf(readable[0]!.real)) > MAIN_THREAD_READ_BYTES)) {
             // Perf: several files, or a large one, are read, hashed and formatted on the worker pool
@@ -139,8 +140,9 @@ export class ReadFileTool extends FileTool<typeof schema> {
         const results = await Promise.all(checked.map(async (entry): Promise<PartialToolResult> => {
             if (!entry.ok) return entry.failed;
             const kind = kinds.get(entry.c);
-            if (args.pages !== undefined && kind !== 'pdf') return fail(`Invalid arguments for read_file: pages applies to PDF files; ${quotePath(entry.c.abs)} is not one (leave out pages for it).`, 'invalid_argument');
-            if (args.cells !== undefined && kind !== 'notebook') return fail(`Invalid arguments for read_file: cells applies to Jupyter notebooks (.ipynb); ${quotePath(entry.c.abs)} is not one (leave out cells for it).`, 'invalid_argument');
+            // pages and cells apply to the PDFs and notebooks of a call; other files beside them are read as usual.
+            if (args.pages !== undefined && kind !== 'pdf' && !has('pdf')) return fail(`Invalid arguments for read_file: pages applies to PDF files; ${quotePath(entry.c.abs)} is not one (leave out pages for it).`, 'invalid_argument');
+            if (args.cells !== undefined && kind !== 'notebook' && !has('notebook')) return fail(`Invalid arguments for read_file: cells applies to Jupyter notebooks (.ipynb); ${quotePath(entry.c.abs)} is not one (leave out cells for it).`, 'invalid_argument');
             if (kind !== undefined) {
                 if (kind === 'image' && ++images > MAX_IMAGES_PER_CALL) {
                     return fail(`Too many images: read_file sends at most ${MAX_IMAGES_PER_CALL} images per call; read ${quotePath(entry.c.abs)} in another call.`, 'invalid_argument');

@@ -74,6 +74,9 @@ describe('read_file on PDFs', () => {
         expect(syntax!.result).toMatch(/^Invalid arguments for read_file: pages: a page list such as "3", "1-5" or "2,7-9"/);
         const [text] = await read(root, { paths: ['a.txt'], pages: '1' });
         expect(text!.result).toBe(`Invalid arguments for read_file: pages applies to PDF files; ${path.join(root, 'a.txt')} is not one (leave out pages for it).`);
+        // Beside a PDF, other files are read as usual.
+        const both = await read(root, { paths: ['doc.pdf', 'a.txt'], pages: '1' });
+        expect(both.map((r) => r.result)).toEqual([`--- ${path.join(root, 'doc.pdf')} (PDF, pages 1 of 4) ---\n[page 1]\n${page(1, 1)}\n`, `--- ${path.join(root, 'a.txt')} (lines 1-1 of 1) ---\ntext\n`]);
     });
 
     it('refuses encrypted, corrupt, truncated and mislabelled PDFs with clear errors, changing nothing', async () => {
