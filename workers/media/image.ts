@@ -8,8 +8,8 @@ import { loadSharp } from './libraries.js';
 
 /** The formats sent as they are when they fit the budget (every provider takes them), by sharp's name. */
 const SENDABLE: Readonly<Record<string, string>> = { jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp' };
-/** Raster formats the prebuilt libvips decodes (AVIF is `heif` with AV1 inside). */
-const READABLE = new Set(['jpeg', 'png', 'gif', 'webp', 'tiff', 'heif']);
+/** Raster formats the prebuilt libvips decodes (AVIF is `heif` with AV1 inside; HEIC, with HEVC inside, it does not decode). */
+const READABLE = new Set(['jpeg', 'png', 'gif', 'webp', 'tiff', 'avif']);
 
 /**
  * The `image` operation: an image as `read_file` sends it. The header alone decides a refusal
@@ -28,10 +28,11 @@ export async function runImageTask(task: ImageTask): Promise<MediaResult> {
             // The header only: the pixel count is checked below, with the figures in the message.
             meta = await sharp(file.bytes, { limitInputPixels: false }).metadata();
         } catch (err) {
+            if (/\.bmp$/i.test(task.shown)) throw errors.unreadableMedia(task.shown, 'image', `(${file.size} bytes) is a BMP, which cannot be read here; convert it to PNG first.`);
             throw notAnImage(task.shown, file.size, err);
         }
-        const format = meta.format === 'heif' && meta.compression === 'av1' ? 'avif' : meta.format;
-        if (!READABLE.has(meta.format) || !meta.width || !meta.height) {
+        const format = meta.format === 'heif' ? (meta.compression === 'av1' ? 'avif' : 'heic') : meta.format;
+        if (!READABLE.has(format) || !meta.width || !meta.height) {
             throw errors.unreadableMedia(task.shown, 'image', `(${file.size} bytes) is ${format === 'svg' ? 'SVG' : `in a format that cannot be read here (${format})`}. Readable: PNG, JPEG, GIF, WebP, TIFF, AVIF; convert it to PNG first.`);
         }
         const rotated = (meta.orientation ?? 1) >= 5;
@@ -47,7 +48,7 @@ export async function runImageTask(task: ImageTask): Promise<MediaResult> {
         let data: Buffer;
         let mimeType: string;
         try {
-            if (!resized && original !== undefined && frames === 1 && !rotated && (meta.orientation ?? 1) === 1) {
+            if (!resized && original !== undefined && frames === 1 && (meta.orientation ?? 1) === 1) {
                 // Decoded once to prove the file whole (a truncated image would be refused by the provider, not here).
                 await pipeline.raw().toBuffer();
                 data = file.bytes;

@@ -86,6 +86,7 @@ describe('read_file on images', () => {
             'cut.png': png.subarray(0, png.length >> 1),
             'doc.jpg': await textPdf(1),
             'ok.png': png,
+            'pic.bmp': Buffer.concat([Buffer.from('BM'), Buffer.alloc(60, 1)]),
             'vector.png': Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'),
         });
         const before = snapshot(root);
@@ -96,6 +97,8 @@ describe('read_file on images', () => {
         expect(results[2]!.result).toMatch(/^Cannot read image: .*doc\.jpg \(\d+ bytes\) is in a format that cannot be read here \(pdf\)|is not an image the image library can read/);
         expect(results[3]!.result).toMatch(/vector\.png \(\d+ bytes\) is SVG\./);
         expect(results.slice(0, 4).map((r) => r.kind)).toEqual(['binary', 'binary', 'binary', 'binary']);
+        const [bmp] = await read(root, { paths: ['pic.bmp'] });
+        expect(bmp!.result).toBe(`Cannot read image: ${path.join(root, 'pic.bmp')} (62 bytes) is a BMP, which cannot be read here; convert it to PNG first.`);
         const big = await read(root, { paths: ['ok.png'] }, { maxFileSize: 100 });
         expect(big[0]).toMatchObject({ status: 'error', kind: 'too_large' });
         expect(big[0]!.result).toMatch(/^File too large: .*ok\.png is \d+ bytes, above the limit of 100 bytes/);
