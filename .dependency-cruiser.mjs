@@ -9,9 +9,9 @@
  */
 
 /** src/'s concerns, lowest first. */
-export const SRC_LAYERS = ['print', 'errors', 'config', 'text', 'access', 'fs', 'search', 'read', 'engine', 'search-index', 'symbols', 'content', 'tools', 'package', 'hosts'];
+export const SRC_LAYERS = ['print', 'errors', 'config', 'text', 'access', 'fs', 'search', 'read', 'engine', 'search-index', 'symbols', 'media', 'content', 'tools', 'package', 'hosts'];
 /** workers/'s concerns, lowest first. */
-export const WORKER_LAYERS = ['fs', 'pool', 'read', 'search', 'search-index', 'symbols'];
+export const WORKER_LAYERS = ['fs', 'pool', 'read', 'search', 'search-index', 'symbols', 'media'];
 
 /** One rule per layer: nothing in it imports a higher layer or an entry point at the root. */
 function layerRules(top, layers) {

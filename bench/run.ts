@@ -35,6 +35,9 @@
  *   encodings [--seeds 4] [--dir TREE]
  *           encoding detectors (the package's jschardet, jschardet, chardet) on generated legacy
  *           files: right %, speed; with --dir, the encoding decision's cost on a tree's text files
+ *   media   [--runs 7]
+ *           read_file on a 4,000×3,000 JPEG, a 20,000×20,000 PNG bomb, a 300-page PDF and a
+ *           notebook of 200 cells: times against the targets, to bench/results/media-<date>.md
  *   churn   [--scale 10] [--searches 6] [--seed 1] [--work DIR] [--keep]
  *           freshness under churn: copies of the Linux tree removed, copied, renamed, checked out;
  *           every search through the index compared with the scan path right after the change
@@ -56,6 +59,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     churn: async () => (await import('./churn.js')).churnMain(rest),
     symbols: async () => (await import('./symbols.js')).symbolsMain(rest),
     encodings: async () => (await import('./encodings.js')).encodingsMain(rest),
+    media: async () => (await import('./media.js')).mediaMain(rest),
     'event-loop': async () => (await import('./event-loop.js')).eventLoopMain(rest),
     profile: async () => (await import('./profile.js')).profileMain(rest),
     tree: async () => {

@@ -25,6 +25,7 @@ export { FileAccessInfoTool } from './tools/file-access-info.js';
 export { EntryInfoTool } from './tools/entry-info.js';
 export { SwitchWorkspaceTool } from './tools/switch-workspace.js';
 export { EditFileTool } from './tools/edit-file.js';
+export { EditNotebookTool } from './tools/edit-notebook.js';
 export { FileOutlineTool } from './tools/file-outline.js';
 export { FindSymbolTool } from './tools/find-symbol.js';
 export { FindReferencesTool } from './tools/find-references.js';

@@ -1,6 +1,9 @@
 import { runIndexChunk } from './search-index/index-chunk.js';
 import { runIndexMerge } from './search-index/index-merge.js';
 import { runIndexCheck, runIndexWalk } from './search-index/index-walk.js';
+import { runImageTask } from './media/image.js';
+import { runNotebookTask } from './media/notebook.js';
+import { runPdfTask } from './media/pdf.js';
 import { runReadTask } from './read/read.js';
 import { runSearchSession } from './search/search-session.js';
 import { runSearchTask } from './search/walk.js';
@@ -23,6 +26,9 @@ export const OPERATIONS = {
     'index-merge': runIndexMerge,
     symbols: runSymbolsTask,
     mentions: runMentionsTask,
+    image: runImageTask,
+    pdf: runPdfTask,
+    notebook: runNotebookTask,
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;

@@ -41,6 +41,12 @@ export interface FileToolPackageOptions {
      * `read_symbol`, definitions parsed with tree-sitter. Default `LLM_CHAT_FS_NAVIGATION` (off when unset).
      */
     navigation?: boolean;
+    /**
+     * Jupyter notebooks (docs/tools.md, "Notebooks"): `read_file` shows a `.ipynb` as numbered
+     * cells without being asked, and the `edit_notebook` tool edits a cell by its number. Default
+     * `LLM_CHAT_FS_NOTEBOOKS` (off when unset: `read_file` then shows cells only with `cells`).
+     */
+    notebooks?: boolean;
 }
 
 /**
@@ -56,7 +62,7 @@ export interface FileToolPackageSettings extends FileToolPackageOptions {
     filePool?: FilePool;
 }
 
-const SETTINGS: ReadonlySet<string> = new Set<keyof FileToolPackageSettings>(['searchConfig', 'fileConfig', 'filePool', 'editFile', 'showDiff', 'index', 'engine', 'navigation']);
+const SETTINGS: ReadonlySet<string> = new Set<keyof FileToolPackageSettings>(['searchConfig', 'fileConfig', 'filePool', 'editFile', 'showDiff', 'index', 'engine', 'navigation', 'notebooks']);
 
 /**
  * The settings of either constructor form. The reference's form has a SearchConfiguration (or
@@ -129,10 +135,11 @@ export class FileToolPackage extends ToolPackage {
             filePool: this.filePool,
             engine: this.engine,
             ...(options.showDiff !== undefined && { showDiff: options.showDiff }),
+            notebooks: options.notebooks ?? envBoolean('LLM_CHAT_FS_NOTEBOOKS', false),
         };
         // The reference's tools, and each optional tool its option turns on.
         const navigation = options.navigation ?? envBoolean('LLM_CHAT_FS_NAVIGATION', false);
-        const enabled = (name: string): boolean => !OPTIONAL.has(name) || (name === 'edit_file' && options.editFile === true) || (NAVIGATION.has(name) && navigation);
+        const enabled = (name: string): boolean => !OPTIONAL.has(name) || (name === 'edit_file' && options.editFile === true) || (name === 'edit_notebook' && shared.notebooks === true) || (NAVIGATION.has(name) && navigation);
         for (const Tool of TOOL_CLASSES) if (enabled(Tool.declaration.name)) this.add(new Tool(workspace, shared));
     }
 

@@ -20,6 +20,8 @@ export interface ToolShared {
     engine?: Engine;
     /** Edits append a compact diff to their confirmation (default `LLM_CHAT_FS_EDIT_DIFF`, else false). */
     showDiff?: boolean;
+    /** read_file shows Jupyter notebooks as cells without being asked (default `LLM_CHAT_FS_NOTEBOOKS`, else false). */
+    notebooks?: boolean;
 }
 
 /** The shared context with defaults filled in. */
@@ -37,6 +39,7 @@ export interface ToolContext {
     /** Reports a change made through the tools to the engine's search backends; `undefined` when it has none. */
     reportWrite: ((event: WriteEvent) => void) | undefined;
     showDiff: boolean;
+    notebooks: boolean;
 }
 
 // Tools built on their own on one Workspace share one FilePool, so a read by `new ReadFileTool(ws)`
@@ -73,6 +76,7 @@ export function toolContext(workspace: Workspace, shared: ToolShared = {}): Tool
         engine: shared.engine ? () => Promise.resolve(shared.engine!) : sharedEngine,
         reportWrite: shared.engine && shared.engine.backends.length > 0 ? (e) => shared.engine!.reportWrite(e) : undefined,
         showDiff: shared.showDiff ?? envBoolean('LLM_CHAT_FS_EDIT_DIFF', false),
+        notebooks: shared.notebooks ?? envBoolean('LLM_CHAT_FS_NOTEBOOKS', false),
     };
 }
 

@@ -39,14 +39,14 @@ export const REFERENCE_TOOL_NAMES = [
 /** Code navigation's tools, turned on together by the package option `navigation`. */
 export const NAVIGATION_TOOL_NAMES = ['file_outline', 'find_symbol', 'find_references', 'read_symbol', 'repo_map'] as const;
 
-/** Tools beyond the reference's, each turned on by a package option (`editFile`, `navigation`). */
-export const OPTIONAL_TOOL_NAMES = ['edit_file', ...NAVIGATION_TOOL_NAMES] as const;
+/** Tools beyond the reference's, each turned on by a package option (`editFile`, `notebooks`, `navigation`). */
+export const OPTIONAL_TOOL_NAMES = ['edit_file', 'edit_notebook', ...NAVIGATION_TOOL_NAMES] as const;
 
 export type ReferenceToolName = (typeof REFERENCE_TOOL_NAMES)[number];
 export type ToolName = ReferenceToolName | (typeof OPTIONAL_TOOL_NAMES)[number];
 
-/** Every tool, in the package's order (`edit_file`, when on, follows `replace_file_content`; code navigation comes last). */
-export const TOOL_NAMES: readonly ToolName[] = [...REFERENCE_TOOL_NAMES.slice(0, 7), 'edit_file', ...REFERENCE_TOOL_NAMES.slice(7), ...NAVIGATION_TOOL_NAMES];
+/** Every tool, in the package's order (`edit_file` and `edit_notebook`, when on, follow `replace_file_content`; code navigation comes last). */
+export const TOOL_NAMES: readonly ToolName[] = [...REFERENCE_TOOL_NAMES.slice(0, 7), 'edit_file', 'edit_notebook', ...REFERENCE_TOOL_NAMES.slice(7), ...NAVIGATION_TOOL_NAMES];
 
 // The compiler checks that each loader's class declares the name it is filed under.
 const LOADERS: { readonly [N in ToolName]: () => Promise<FileToolClass<N>> } = {
@@ -58,6 +58,7 @@ const LOADERS: { readonly [N in ToolName]: () => Promise<FileToolClass<N>> } = {
     insert_file_content: async () => (await import('./insert-file-content.js')).InsertFileContentTool,
     replace_file_content: async () => (await import('./replace-file-content.js')).ReplaceFileContentTool,
     edit_file: async () => (await import('./edit-file.js')).EditFileTool,
+    edit_notebook: async () => (await import('./edit-notebook.js')).EditNotebookTool,
     entry_info: async () => (await import('./entry-info.js')).EntryInfoTool,
     delete_file: async () => (await import('./delete-file.js')).DeleteFileTool,
     create_folder: async () => (await import('./create-folder.js')).CreateFolderTool,

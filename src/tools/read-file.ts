@@ -10,8 +10,14 @@ import type { CheckedPath, WorkspaceView } from '../access/workspace.js';
 import { fail, failure, FileTool, ok } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
+import { quotePath } from '../print/shared/display.js';
 import { forcedEncoding, formatRead, renderRead, type ReadArgs, type StreamedLine } from '../text/shared/read-render.js';
 import { rootsOf } from './shared.js';
+import { mediaKindOf, type MediaKind } from '../media/shared/kinds.js';
+import { RANGE_LIST } from '../media/shared/ranges.js';
+import { MAX_IMAGES_PER_CALL, readMedia } from './read-media.js';
+
+const CELL_LIST = new RegExp(`${RANGE_LIST.source}|^\\s*all\\s*$`);
 
 /** Most paths one read_file call accepts. */
 export const MAX_READ_PATHS = 100;
@@ -37,6 +43,21 @@ const schema = z
             .string()
             .optional()
             .describe('Decode the files as this encoding (shift_jis, gbk, big5, euc-kr, windows-1251, latin1, utf-8, ...) instead of the detected one'),
+        pages: z
+            .string()
+            .regex(RANGE_LIST, 'a page list such as "3", "1-5" or "2,7-9"')
+            .optional()
+            .describe('PDF files only: the pages to read, e.g. "3", "1-5", "2,7-9" (default: the first pages that fit max_chars)'),
+        page_images: z
+            .boolean()
+            .optional()
+            .describe('PDF files only: also send the picture of each shown page that has no text (a scan) as an image (default false)'),
+        cells: z
+            .string()
+            .regex(CELL_LIST, 'a cell list such as "3", "1-5", "2,7-9" or "all"')
+            .optional()
+            .describe('Jupyter notebooks (.ipynb) only: show the notebook as numbered cells, these ones ("3", "1-5", "2,7-9" or "all"), instead of its JSON'),
+        cell_images: z.boolean().optional().describe('With cells: also send the images of the cells\' outputs as images (default false)'),
     })
     .refine((a) => a.start_line === undefined || a.end_line === undefined || a.end_line >= a.start_line, {
         message: 'end_line must be greater than or equal to start_line',
@@ -81,7 +102,16 @@ export class ReadFileTool extends FileTool<typeof schema> {
                 (err: unknown) => ({ ok: false as const, failed: failure(err, p) }),
             )),
         );
-        const readable = checked.filter((c): c is { ok: true; c: CheckedPath } => c.ok).map((c) => c.c);
+        const kinds = new Map<CheckedPath, MediaKind>();
+        for (const entry of checked) {
+            if (!entry.ok) continue;
+            const kind = mediaKindOf(entry.c.abs);
+            // A notebook is shown as cells when asked (cells) or when the package says so; else as text, as the reference reads it.
+            if (kind === 'image' || kind === 'pdf' || (kind === 'notebook' && (args.cells !== undefined || this.ctx.notebooks))) kinds.set(entry.c, kind);
+        }
+        const readable = checked.filter((c): c is { ok: true; c: CheckedPath } => c.ok && !kinds.has(c.c)).map((c) => c.c);
+        let images = 0;
+        const has = (k: MediaKind): boolean => [...kinds.values()].includes(k);
         let outcomes: Map<CheckedPath, { bytes: Uint8Array; hash?: string } | { shown: string; hash: string } | { error: string; kind: ToolErrorKind }>;
         if (readable.length > 1 || (readable.length === 1 && (await sizeOf(readable[0]!.real)) > MAIN_THREAD_READ_BYTES)) {
             // Perf: several files, or a large one, are read, hashed and formatted on the worker pool
@@ -115,6 +145,16 @@ export class ReadFileTool extends FileTool<typeof schema> {
         const ranged = args.start_line !== undefined || args.end_line !== undefined || args.last_lines !== undefined;
         const results = await Promise.all(checked.map(async (entry): Promise<PartialToolResult> => {
             if (!entry.ok) return entry.failed;
+            const kind = kinds.get(entry.c);
+            // pages and cells apply to the PDFs and notebooks of a call; other files beside them are read as usual.
+            if (args.pages !== undefined && kind !== 'pdf' && !has('pdf')) return fail(`Invalid arguments for read_file: pages applies to PDF files; ${quotePath(entry.c.abs)} is not one (leave out pages for it).`, 'invalid_argument');
+            if (args.cells !== undefined && kind !== 'notebook' && !has('notebook')) return fail(`Invalid arguments for read_file: cells applies to Jupyter notebooks (.ipynb); ${quotePath(entry.c.abs)} is not one (leave out cells for it).`, 'invalid_argument');
+            if (kind !== undefined) {
+                if (kind === 'image' && ++images > MAX_IMAGES_PER_CALL) {
+                    return fail(`Too many images: read_file sends at most ${MAX_IMAGES_PER_CALL} images per call; read ${quotePath(entry.c.abs)} in another call.`, 'invalid_argument');
+                }
+                return readMedia(this.ctx, entry.c, kind, args, roots, this.maxChars(args));
+            }
             const outcome = outcomes.get(entry.c)!;
             try {
                 if ('error' in outcome) {

@@ -13,6 +13,7 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.j
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NAVIGATION_TOOL_NAMES, REFERENCE_TOOL_NAMES } from '../../src/tools/catalog.js';
 import { CHILD_NODE_ARGS, childModule } from '../support/child-source.js';
+import { image, textPdf } from '../support/media-files.js';
 
 /** Node arguments that run the CLI: its up-to-date build, else src/cli.ts through tsx (support/child-source.ts). */
 const NODE_CLI = [...CHILD_NODE_ARGS, childModule('src/cli.ts')];
@@ -44,6 +45,8 @@ async function call(name: string, args: Record<string, unknown>, options: Parame
 beforeAll(async () => {
     root = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'lcf-mcp-'));
     fs.writeFileSync(path.join(root, 'notes.txt'), 'alpha\nbeta\ngamma\n');
+    fs.writeFileSync(path.join(root, 'shot.png'), await image(32, 16, 'png'));
+    fs.writeFileSync(path.join(root, 'spec.pdf'), await textPdf(3, 2));
     fs.mkdirSync(path.join(root, 'src'));
     fs.writeFileSync(path.join(root, 'src', 'main.ts'), 'export const x = 1; // TODO: rename\nexport const y = 2;\n');
     // A larger tree for the cancelled search: 120 files of 40 lines that a backtracking pattern
@@ -123,6 +126,17 @@ describe('MCP server over stdio (llm-chat-file mcp)', () => {
         expect(r.isError).toBe(false);
         expect(texts(r)[0]).toContain('alpha');
         expect(texts(r)[1]).toMatch(/^Error: File not found/);
+    });
+
+    it('reads an image as an image content block after its text line, and PDF pages as text', async () => {
+        const png = fs.readFileSync(path.join(root, 'shot.png'));
+        const r = await call('read_file', { paths: ['shot.png', 'notes.txt'] });
+        expect(r.isError).toBeFalsy();
+        expect(r.content.map((c) => c.type)).toEqual(['text', 'image', 'text']);
+        expect(r.content[0]).toEqual({ type: 'text', text: `--- ${path.join(root, 'shot.png')} (image: PNG 32x16, sent as is image/png, ${png.length.toLocaleString('en-US')} bytes, about 1 token) ---` });
+        expect(r.content[1]).toEqual({ type: 'image', data: png.toString('base64'), mimeType: 'image/png' });
+        const pdf = await call('read_file', { paths: ['spec.pdf'], pages: '2' });
+        expect(texts(pdf)).toEqual([`--- ${path.join(root, 'spec.pdf')} (PDF, pages 2 of 3) ---\n[page 2]\nPage 2 line 1: the quick brown fox 2001\nPage 2 line 2: the quick brown fox 2002\n`]);
     });
 
     it('refuses an edit before a read, with isError and the hint to call read_file first', async () => {

@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, writeTree } from '../support/helpers.js';
 import { NAVIGATION_TOOL_NAMES, REFERENCE_TOOL_NAMES } from '../../src/tools/catalog.js';
+import { image, textPdf } from '../support/media-files.js';
 
 const run = promisify(execFile);
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -57,6 +58,12 @@ describe('packed tarball in a fresh project', () => {
         // A content search runs on the worker pool: the worker files are found in the installed package.
         const search = await run(bin, ['--read', 'data', 'search_entries', '{"content_pattern":"needle"}'], { cwd: project, env });
         expect(search.stdout).toContain('notes.txt:2: needle here');
+        // Images and PDFs are read on the worker pool: sharp's prebuilt libvips and unpdf came with the install (no install script ran).
+        fs.writeFileSync(path.join(project, 'data', 'dot.png'), await image(6, 4, 'png'));
+        fs.writeFileSync(path.join(project, 'data', 'doc.pdf'), await textPdf(2, 1));
+        const media = await run(bin, ['--read', 'data', 'read_file', '{"paths":["dot.png","doc.pdf"],"pages":"2"}'], { cwd: project, env });
+        expect(media.stdout).toMatch(/dot\.png \(image: PNG 6x4, sent as is image\/png, [\d,]+ bytes, about 1 token\) ---\n\[image image\/png, [\d,]+ bytes\]\n/);
+        expect(media.stdout).toContain('doc.pdf (PDF, pages 2 of 2) ---\n[page 2]\nPage 2 line 1: the quick brown fox 2001\n');
         // Code navigation parses on the worker pool: web-tree-sitter and the grammars are found in the installed package.
         const outline = await run(bin, ['--read', 'data', 'file_outline', '{"path":"shapes.py"}'], { cwd: project, env });
         expect(outline.stdout).toContain('1-3 class Circle\n  2-3 method area — def area(self):');

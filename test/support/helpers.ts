@@ -19,6 +19,7 @@ import {
 } from '../../src/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import { envBoolean } from '../../src/config/shared/env.js';
+import type { ImageLimits } from '../../src/config/shared/configuration.js';
 import { afterEachFile, afterEachTest } from './cleanup.js';
 
 const dirs: string[] = [];
@@ -66,6 +67,8 @@ export interface PackageOptions {
     maxCharsPerFile?: number;
     maxFileSize?: number;
     requireReadBeforeWrite?: boolean;
+    /** Image limits (default: the configuration's). */
+    images?: Partial<ImageLimits>;
     search?: SearchConfiguration;
     /**
      * Package options beyond the reference's (edit_file, diffs). With neither `engine` nor `index`
@@ -96,7 +99,7 @@ export function makePackage(root: string, opts: PackageOptions = {}): Fixture {
         resolveSymlinks: opts.resolveSymlinks ?? true,
         workspacePath: opts.workspacePath ?? root,
     });
-    const fileConfig = new FileConfiguration(opts.maxCharsPerFile ?? 10_000, opts.maxFileSize ?? 10 * 1024 * 1024, opts.requireReadBeforeWrite ?? true);
+    const fileConfig = new FileConfiguration(opts.maxCharsPerFile ?? 10_000, opts.maxFileSize ?? 10 * 1024 * 1024, opts.requireReadBeforeWrite ?? true, opts.images);
     const pool = new FilePool(fileConfig);
     const own = opts.packageOptions?.engine !== undefined || opts.packageOptions?.index !== undefined || envBoolean('LLM_CHAT_FS_INDEX', false);
     const packageOptions = own ? opts.packageOptions : { ...opts.packageOptions, engine: (fileEngine ??= new Engine()) };

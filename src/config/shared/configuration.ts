@@ -145,8 +145,13 @@ export class FileConfiguration {
     readonly maxFileSize: number;
     /** Edits need a prior read_file of the current content (`LLM_CHAT_FS_REQUIRE_READ_BEFORE_WRITE`, true). */
     readonly requireReadBeforeWrite: boolean;
+    /** How images are sent and which are refused (see {@link ImageLimits}). */
+    readonly images: Readonly<ImageLimits>;
 
-    constructor(maxCharsPerFile?: number, maxFileSize?: number, requireReadBeforeWrite?: boolean) {
+    /**
+     * @param images - image limits; each field beats its `LLM_CHAT_FS_IMAGE_*` variable, which beats the default.
+     */
+    constructor(maxCharsPerFile?: number, maxFileSize?: number, requireReadBeforeWrite?: boolean, images?: Partial<ImageLimits>) {
         this.maxCharsPerFile = pick('maxCharsPerFile', maxCharsPerFile, 'LLM_CHAT_FS_MAX_CHARS_PER_FILE', 10_000);
         this.maxFileSize = pick('maxFileSize', maxFileSize, 'LLM_CHAT_FS_MAX_FILE_SIZE', 10 * 1024 * 1024);
         if (requireReadBeforeWrite !== undefined && typeof requireReadBeforeWrite !== 'boolean') {
@@ -154,7 +159,28 @@ export class FileConfiguration {
         }
         this.requireReadBeforeWrite =
             requireReadBeforeWrite ?? envBoolean('LLM_CHAT_FS_REQUIRE_READ_BEFORE_WRITE', true);
+        // The default budget is the size Anthropic documents as sent without downscaling (long side
+        // 1,568 px, about 1.15 MP); OpenAI's and Gemini's tiles fit it too.
+        this.images = Object.freeze({
+            maxSide: pick('images.maxSide', images?.maxSide, 'LLM_CHAT_FS_IMAGE_MAX_SIDE', 1568),
+            maxPixels: pick('images.maxPixels', images?.maxPixels, 'LLM_CHAT_FS_IMAGE_MAX_PIXELS', 1_150_000),
+            maxInputPixels: pick('images.maxInputPixels', images?.maxInputPixels, 'LLM_CHAT_FS_IMAGE_MAX_INPUT_PIXELS', 50_000_000),
+        });
     }
+}
+
+/**
+ * How `read_file` sends an image: downscaled (aspect kept) until its long side is at most
+ * `maxSide` pixels and its area at most `maxPixels`; an image of more than `maxInputPixels`
+ * (width × height as its header says) is refused before anything is decoded (decompression bombs).
+ */
+export interface ImageLimits {
+    /** Longest side sent, in pixels (`LLM_CHAT_FS_IMAGE_MAX_SIDE`, 1568). */
+    maxSide: number;
+    /** Most pixels sent (`LLM_CHAT_FS_IMAGE_MAX_PIXELS`, 1150000). */
+    maxPixels: number;
+    /** Most pixels an image may have to be read at all (`LLM_CHAT_FS_IMAGE_MAX_INPUT_PIXELS`, 50000000). */
+    maxInputPixels: number;
 }
 
 function pick(option: string, value: number | undefined, variable: string, fallback: number): number {

@@ -121,6 +121,15 @@ export const errors = {
     exists: (path: string, what: string): ToolError => new ToolError('exists', `${what}: ${q(path)} already exists.`),
     io: (path: string, err: unknown): ToolError =>
         new ToolError('io', `Filesystem error${path ? ` on ${q(path)}` : ''}: ${systemMessage(err, path)}`),
+    /** A media file (image, PDF, notebook) that cannot be shown: `what` names it, `detail` says why and what to do. */
+    unreadableMedia: (path: string, what: string, detail: string): ToolError =>
+        new ToolError('binary', `Cannot read ${what}: ${q(path)} ${detail}`),
+    /** An image with more pixels than `images.maxInputPixels`; refused from its header alone. */
+    tooManyPixels: (path: string, width: number, height: number, limit: number): ToolError =>
+        new ToolError(
+            'too_large',
+            `Image too large: ${q(path)} is ${width}x${height} = ${(width * height).toLocaleString('en-US')} pixels, above the limit of ${limit.toLocaleString('en-US')} pixels; nothing was decoded. Raise images.maxInputPixels (LLM_CHAT_FS_IMAGE_MAX_INPUT_PIXELS) to read it.`,
+        ),
     /** A file without any write permission bit (mode 0444 and the like): never written, by root either. */
     readOnlyFile: (path: string, mode: number): ToolError =>
         new ToolError(

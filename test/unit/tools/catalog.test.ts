@@ -36,13 +36,13 @@ describe('tool catalog', () => {
         }
     });
 
-    it('builds the package from the declarations, in the catalog order, edit_file and code navigation only when asked', async () => {
+    it('builds the package from the declarations, in the catalog order, edit_file, edit_notebook and code navigation only when asked', async () => {
         const root = tempDir('lcf-catalog-');
         const plain = makePackage(root).pkg;
         expect(plain.tools().map((t) => t.name)).toEqual([...REFERENCE_TOOL_NAMES]);
         const editOnly = makePackage(root, { packageOptions: { editFile: true } }).pkg;
-        expect(editOnly.tools().map((t) => t.name)).toEqual(TOOL_NAMES.filter((n) => !(NAVIGATION_TOOL_NAMES as readonly string[]).includes(n)));
-        const withEdit = makePackage(root, { packageOptions: { editFile: true, navigation: true } }).pkg;
+        expect(editOnly.tools().map((t) => t.name)).toEqual(TOOL_NAMES.filter((n) => n !== 'edit_notebook' && !(NAVIGATION_TOOL_NAMES as readonly string[]).includes(n)));
+        const withEdit = makePackage(root, { packageOptions: { editFile: true, navigation: true, notebooks: true } }).pkg;
         expect(withEdit.tools().map((t) => t.name)).toEqual([...TOOL_NAMES]);
         const classes = await loadToolClasses();
         for (const [i, t] of withEdit.tools().entries()) {
@@ -55,7 +55,7 @@ describe('tool catalog', () => {
 
     it('gives MCP the declared title and behaviour of every tool', async () => {
         const root = tempDir('lcf-catalog-');
-        const pkg = makePackage(root, { packageOptions: { editFile: true, navigation: true } }).pkg;
+        const pkg = makePackage(root, { packageOptions: { editFile: true, navigation: true, notebooks: true } }).pkg;
         const client = new Client({ name: 't', version: '1' });
         const [a, b] = InMemoryTransport.createLinkedPair();
         await Promise.all([createMcpServer(pkg).connect(a), client.connect(b)]);

@@ -126,15 +126,19 @@ describe('read_file', () => {
     it('rejects a binary file, naming its size', async () => {
         const root = tempDir();
         const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d, 1, 2, 3, 0, 0, 0, 4, 5, 6, 0, 7, 8]);
-        writeTree(root, { 'img.png': bytes, 'ok.txt': 'ok\n' });
+        writeTree(root, { 'img.bin': bytes, 'img.png': bytes, 'ok.txt': 'ok\n' });
         const { tool } = makePackage(root);
-        const r = await one(tool('read_file'), { paths: ['img.png'] });
+        // A file named as an image is read as one, and refused by the image library with its size.
+        const image = await one(tool('read_file'), { paths: ['img.png'] });
+        expect(image).toMatchObject({ status: 'error', kind: 'binary' });
+        expect(image.result).toMatch(new RegExp(`^Cannot read image: ${root}/img\\.png \\(${bytes.length} bytes\\) is not an image`));
+        const r = await one(tool('read_file'), { paths: ['img.bin'] });
         expect(r.status).toBe('error');
         expect(r.result).toMatch(/binary/i);
         expect(r.result).toContain(`${bytes.length} bytes`);
-        expect(r.result).toContain(`${root}/img.png`);
+        expect(r.result).toContain(`${root}/img.bin`);
         // In a batch too, without spoiling the other file.
-        const batch = await tool('read_file').execute({ paths: ['img.png', 'ok.txt'] });
+        const batch = await tool('read_file').execute({ paths: ['img.bin', 'ok.txt'] });
         expect(batch.map((x) => x.status)).toEqual(['error', 'success']);
         expect(batch[0]!.result).toContain(`${bytes.length} bytes`);
     });

@@ -1,0 +1,60 @@
+import { quotePath } from '../../print/shared/display.js';
+import { describeNumbers } from './ranges.js';
+
+/** A document shown in numbered sections: a PDF's pages, a notebook's cells. */
+export interface SectionedDocument {
+    shown: string;
+    /** `PDF`, `notebook (Python 3)`: said in the header. */
+    what: string;
+    /** `page` or `cell`. */
+    unit: string;
+    /** The `read_file` parameter that picks sections: `pages` or `cells`. */
+    param: string;
+    count: number;
+    /** The section's text, after its marker (called in order, only for sections shown). */
+    textOf: (n: number) => Promise<string> | string;
+    /** The section's marker (default `[page N]`). */
+    markerOf?: (n: number) => string;
+    /** The text for a section without text (default: none, shown empty). */
+    empty?: string;
+}
+
+/**
+ * What `read_file` shows of a PDF or a notebook: a header, then each section's text after its
+ * marker, within `maxChars`, and a note saying which sections come next. Without a list
+ * (`wanted` undefined) the sections are read from the first until the bound is reached, and one
+ * that does not fit whole is left for the next call (unless it is the first); with a list, the
+ * section the bound cuts is shown cut, with a note. `shown` lists the sections shown, in whole or in part.
+ */
+export async function renderSections(doc: SectionedDocument, wanted: readonly number[] | undefined, maxChars: number): Promise<{ text: string; shown: number[] }> {
+    const list = wanted ?? Array.from({ length: doc.count }, (_, i) => i + 1);
+    const marker = doc.markerOf ?? ((n: number) => `[${doc.unit} ${n}]`);
+    let body = '';
+    const done: number[] = [];
+    let cut: { n: number; shown: number; length: number } | undefined;
+    for (const n of list) {
+        const text = (await doc.textOf(n)).replace(/\s+$/u, '');
+        const head = `${marker(n)}\n`;
+        const section = `${head}${text === '' && doc.empty !== undefined ? doc.empty : text}\n`;
+        if (body.length + section.length > maxChars) {
+            if (wanted === undefined && done.length > 0) break;
+            const room = Math.max(0, maxChars - body.length);
+            body += section.slice(0, room);
+            cut = { n, shown: Math.max(0, room - head.length), length: text.length };
+            done.push(n);
+            break;
+        }
+        body += section;
+        done.push(n);
+    }
+    const next = list.slice(done.length);
+    const header = `--- ${quotePath(doc.shown)} (${doc.what}, ${doc.unit}s ${done.length > 0 ? describeNumbers(done) : 'none'} of ${doc.count}) ---\n`;
+    const notes: string[] = [];
+    if (cut) notes.push(`[Truncated at ${maxChars} characters (max_chars / maxCharsPerFile): ${doc.unit} ${cut.n} is cut off after ${cut.shown} of its ${cut.length} characters; raise max_chars to see all of it.]`);
+    if (next.length > 0) {
+        const ahead = describeNumbers(next.slice(0, Math.max(1, done.length))).replace(/, /g, ',');
+        notes.push(`[${next.length} more ${doc.unit}${next.length === 1 ? '' : 's'} of ${doc.count} not shown; continue with ${doc.param}="${ahead}".]`);
+    }
+    const sep = notes.length > 0 && body !== '' && !body.endsWith('\n') ? '\n' : '';
+    return { text: header + body + sep + notes.join('\n'), shown: done };
+}
