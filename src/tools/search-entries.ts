@@ -13,6 +13,7 @@ import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { patternSource } from './search-patterns.js';
 import { printSearch } from './search-print.js';
+import { instantOf } from './search-times.js';
 import { rootsOf } from './shared.js';
 
 /** Most context lines around a content match. */
@@ -141,10 +142,10 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
                 skipDirs: view.skipDirs,
                 ...(namePattern !== undefined && { namePattern }),
                 ...(contentPattern !== undefined && { contentPattern }),
-                ...(args.created_after !== undefined && { createdAfter: Date.parse(args.created_after) }),
-                ...(args.created_before !== undefined && { createdBefore: Date.parse(args.created_before) }),
-                ...(args.modified_after !== undefined && { modifiedAfter: Date.parse(args.modified_after) }),
-                ...(args.modified_before !== undefined && { modifiedBefore: Date.parse(args.modified_before) }),
+                ...(args.created_after !== undefined && { createdAfter: instantOf(args.created_after) }),
+                ...(args.created_before !== undefined && { createdBefore: instantOf(args.created_before) }),
+                ...(args.modified_after !== undefined && { modifiedAfter: instantOf(args.modified_after) }),
+                ...(args.modified_before !== undefined && { modifiedBefore: instantOf(args.modified_before) }),
                 ...(args.output_mode !== undefined && { outputMode: args.output_mode }),
                 ...(args.context_lines !== undefined && { contextLines: args.context_lines }),
                 ...(args.include !== undefined && { include: args.include }),

@@ -10,6 +10,7 @@ import { byCodePoint, childPrefix, quotePath } from '../print/shared/display.js'
 import { patternNotes } from './search-patterns.js';
 import { hitBlocks } from './search-lines.js';
 import { Utf16Writer } from '../print/utf16-writer.js';
+import { timeCriteria, timeFrameNote } from './search-times.js';
 
 /**
  * What `search_entries` prints of a finished search: one line per hit (or ripgrep's context
@@ -108,6 +109,9 @@ export async function printSearch(args: PrintArgs, search: PreparedSearch, outco
     if (count > maxDisplayEntries) {
         body.push(`[To list them page by page, call again with max_results=${maxDisplayEntries} and offset=${offset}, then offset=${offset + maxDisplayEntries}, and so on.]`);
     }
+    // With no result, the no-match line names the resolved instants already.
+    const frame = count > 0 ? timeFrameNote(args) : null;
+    if (frame !== null) body.push(frame);
     for (const note of patternNotes(args, count > 0)) body.push(note);
     if (outcome.skipped.length > 0) {
         const n = outcome.skipped.length;
@@ -221,10 +225,7 @@ function describeCriteria(args: PrintArgs): string {
     if (args.name_pattern !== undefined) parts.push(`name_pattern ${show(args.name_pattern)}`);
     if (args.content_pattern !== undefined) parts.push(`content_pattern ${show(args.content_pattern)}`);
     if (args.type !== undefined && args.type !== 'both') parts.push(`type ${args.type}`);
-    if (args.created_after !== undefined) parts.push(`created after ${args.created_after}`);
-    if (args.created_before !== undefined) parts.push(`created before ${args.created_before}`);
-    if (args.modified_after !== undefined) parts.push(`modified after ${args.modified_after}`);
-    if (args.modified_before !== undefined) parts.push(`modified before ${args.modified_before}`);
+    parts.push(...timeCriteria(args));
     const inc = globList(args.include);
     const exc = globList(args.exclude);
     if (inc !== undefined) parts.push(`include ${inc.join(', ')}`);
