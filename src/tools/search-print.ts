@@ -112,7 +112,9 @@ export async function printSearch(args: PrintArgs, search: PreparedSearch, outco
     // With no result, the no-match line names the resolved instants already.
     const frame = count > 0 ? timeFrameNote(args) : null;
     if (frame !== null) body.push(frame);
-    for (const note of patternNotes(args, count > 0)) body.push(note);
+    // Files were content-searched or held back for their size: the name part of the search matched.
+    const namesMatched = outcome.scanned > 0 || outcome.tooLargeCount > 0;
+    for (const note of patternNotes(args, count > 0, namesMatched)) body.push(note);
     if (outcome.skipped.length > 0) {
         const n = outcome.skipped.length;
         const shown = outcome.skipped.slice(0, SKIPPED_SHOWN).map((s) => `${quotePath(s.path)} (${s.reason})`);
