@@ -12,6 +12,7 @@ import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { formatRead, renderRead, type ReadArgs, type StreamedLine } from '../text/shared/read-render.js';
 import { rootsOf } from './shared.js';
+import { budgetReason, NOTE_RESERVE, OutputBudget } from '../print/budget.js';
 
 /** Most paths one read_file call accepts. */
 export const MAX_READ_PATHS = 100;
@@ -107,27 +108,25 @@ export class ReadFileTool extends FileTool<typeof schema> {
             }
         }
         const ranged = args.start_line !== undefined || args.end_line !== undefined || args.last_lines !== undefined;
-        const results = await Promise.all(checked.map(async (entry): Promise<PartialToolResult> => {
-            if (!entry.ok) return entry.failed;
+        // A read is recorded for read-before-write only when its text is returned (see withinBudget).
+        const results = await Promise.all(checked.map(async (entry): Promise<Shown> => {
+            if (!entry.ok) return { result: entry.failed };
             const outcome = outcomes.get(entry.c)!;
+            const pool = this.ctx.filePool;
             try {
                 if ('error' in outcome) {
                     // A line range of a file above maxFileSize is streamed: bounded memory, bounded output.
-                    if (outcome.kind === 'too_large' && ranged) return ok(await this.stream(entry.c, roots, args, outcome.error));
-                    return fail(outcome.error, outcome.kind);
+                    if (outcome.kind === 'too_large' && ranged) return { result: ok(await this.stream(entry.c, roots, args, outcome.error)) };
+                    return { result: fail(outcome.error, outcome.kind) };
                 }
-                if ('shown' in outcome) {
-                    this.ctx.filePool.recordHash(entry.c.real, outcome.hash);
-                    return ok(outcome.shown);
-                }
+                if ('shown' in outcome) return { result: ok(outcome.shown), record: () => pool.recordHash(entry.c.real, outcome.hash) };
                 const result = formatRead(entry.c.abs, Buffer.from(outcome.bytes.buffer, outcome.bytes.byteOffset, outcome.bytes.byteLength), args, this.maxChars(args));
-                this.ctx.filePool.recordHash(entry.c.real, outcome.hash ?? contentHash(outcome.bytes));
-                return ok(result);
+                return { result: ok(result), record: () => pool.recordHash(entry.c.real, outcome.hash ?? contentHash(outcome.bytes)) };
             } catch (err) {
-                return failure(err, entry.c.abs);
+                return { result: failure(err, entry.c.abs) };
             }
         }));
-        return ResultBuilder.from(results).build();
+        return ResultBuilder.from(withinBudget(results, args.paths, this.ctx.fileConfig.maxCharsPerCall)).build();
     }
 
     /**
@@ -152,9 +151,41 @@ export class ReadFileTool extends FileTool<typeof schema> {
         }
     }
 
+    /** Characters shown of one file: max_chars, at most maxCharsPerFile, and within the call's budget (one file always fits). */
     private maxChars(args: { max_chars?: number | undefined }): number {
-        return Math.min(args.max_chars ?? this.ctx.fileConfig.maxCharsPerFile, this.ctx.fileConfig.maxCharsPerFile);
+        const { maxCharsPerFile, maxCharsPerCall } = this.ctx.fileConfig;
+        return Math.min(args.max_chars ?? maxCharsPerFile, maxCharsPerFile, Math.max(1, maxCharsPerCall - NOTE_RESERVE));
     }
+}
+
+/** One path's result, and how to record it as read when it is returned. */
+interface Shown {
+    result: PartialToolResult;
+    record?: () => void;
+}
+
+/**
+ * The results in order within the call's output budget (src/print/budget.ts): once the next
+ * result does not fit, it and every later path get a short result instead, the first of them
+ * naming the paths left out, as a list to pass back; those files are not recorded as read.
+ */
+function withinBudget(results: readonly Shown[], paths: readonly string[], limit: number): PartialToolResult[] {
+    const budget = new OutputBudget(limit);
+    budget.reserve(NOTE_RESERVE);
+    const out: PartialToolResult[] = [];
+    const leftOut = results.flatMap((r, i) => {
+        if (!budget.take(String(r.result.result).length)) return [i];
+        r.record?.();
+        out.push(r.result);
+        return [];
+    });
+    if (leftOut.length === 0) return out;
+    const list = JSON.stringify(leftOut.map((i) => paths[i]!));
+    const n = leftOut.length;
+    const why = `Not read: ${budgetReason(limit)} before this path.`;
+    out.push(ok(`${why} To read the ${n === 1 ? 'path' : `${n} paths`} left out (this one first), call read_file again with paths: ${list}`));
+    for (let k = 1; k < n; k++) out.push(ok(`${why} The result for ${JSON.stringify(paths[leftOut[0]!])} lists every path left out.`));
+    return out;
 }
 
 /** Files up to this many bytes are formatted on the main thread (a few milliseconds at most); larger ones on the pool. */

@@ -70,6 +70,9 @@ const schema = z.strictObject({
             `Lines of context shown before and after each content match (0-${MAX_CONTEXT_LINES}, default 0), like grep -C: ` +
                 'context lines read "path-line- text", groups are separated by "--"; they do not count toward max_results. Needs content_pattern',
         ),
+    max_matches_per_file: arg
+        .count('Most matching lines shown per file in output_mode "content" (default: no cap), so one file cannot fill the page. Needs content_pattern')
+        .optional(),
     output_mode: z
         .enum(['content', 'files_with_matches', 'count'])
         .optional()
@@ -148,6 +151,7 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
                 ...(args.modified_before !== undefined && { modifiedBefore: instantOf(args.modified_before) }),
                 ...(args.output_mode !== undefined && { outputMode: args.output_mode }),
                 ...(args.context_lines !== undefined && { contextLines: args.context_lines }),
+                ...(args.max_matches_per_file !== undefined && { maxMatchesPerFile: args.max_matches_per_file }),
                 ...(args.include !== undefined && { include: args.include }),
                 ...(args.exclude !== undefined && { exclude: args.exclude }),
                 ...(args.respect_gitignore !== undefined && { respectGitignore: args.respect_gitignore }),
@@ -180,6 +184,6 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
             const direct = await fs.readdir(search.root.real).then((names) => names.length, () => 0);
             if (direct > searchConfig.maxTotalEntries) flat = direct;
         }
-        return printSearch(args, search, outcome, { ...searchConfig, maxFileSize: fileConfig.maxFileSize }, flat);
+        return printSearch(args, search, outcome, { ...searchConfig, maxFileSize: fileConfig.maxFileSize, maxCharsPerCall: fileConfig.maxCharsPerCall }, flat);
     }
 }

@@ -145,8 +145,14 @@ export class FileConfiguration {
     readonly maxFileSize: number;
     /** Edits need a prior read_file of the current content (`LLM_CHAT_FS_REQUIRE_READ_BEFORE_WRITE`, true). */
     readonly requireReadBeforeWrite: boolean;
+    /**
+     * Max characters one tool call returns in all, notes and context lines included
+     * (`LLM_CHAT_FS_MAX_CHARS_PER_CALL`, 100000): a bulk read, a search or a listing stops adding
+     * files or hits before it and says what was left out and how to get it (src/print/budget.ts).
+     */
+    readonly maxCharsPerCall: number;
 
-    constructor(maxCharsPerFile?: number, maxFileSize?: number, requireReadBeforeWrite?: boolean) {
+    constructor(maxCharsPerFile?: number, maxFileSize?: number, requireReadBeforeWrite?: boolean, maxCharsPerCall?: number) {
         this.maxCharsPerFile = pick('maxCharsPerFile', maxCharsPerFile, 'LLM_CHAT_FS_MAX_CHARS_PER_FILE', 10_000);
         this.maxFileSize = pick('maxFileSize', maxFileSize, 'LLM_CHAT_FS_MAX_FILE_SIZE', 10 * 1024 * 1024);
         if (requireReadBeforeWrite !== undefined && typeof requireReadBeforeWrite !== 'boolean') {
@@ -154,6 +160,7 @@ export class FileConfiguration {
         }
         this.requireReadBeforeWrite =
             requireReadBeforeWrite ?? envBoolean('LLM_CHAT_FS_REQUIRE_READ_BEFORE_WRITE', true);
+        this.maxCharsPerCall = pick('maxCharsPerCall', maxCharsPerCall, 'LLM_CHAT_FS_MAX_CHARS_PER_CALL', 100_000);
     }
 }
 
