@@ -89,7 +89,7 @@ const DESCRIPTION =
     'If no filter is provided, all entries are returned (up to max_results). Patterns are case-insensitive JavaScript regexes; ' +
     'name and content patterns combine with AND. Output: one entry per line, sorted by path: "path:line: text" for content matches, ' +
     '"path" for files, "path/" for directories. Optional: include/exclude globs, respect_gitignore, context_lines around content ' +
-    'matches, and output_mode "files_with_matches" or "count". A path containing a control character (e.g. a newline) is shown ' +
+    'matches, max_matches_per_file, and output_mode "files_with_matches" or "count". Times without an offset are UTC. A path containing a control character (e.g. a newline) is shown ' +
     'JSON-quoted; pass it back as that JSON string.';
 
 const declaration = declareTool({
