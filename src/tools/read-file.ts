@@ -12,7 +12,7 @@ import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { formatRead, renderRead, type ReadArgs, type StreamedLine } from '../text/shared/read-render.js';
 import { rootsOf } from './shared.js';
-import { budgetReason, NOTE_RESERVE, OutputBudget } from '../print/budget.js';
+import { budgetReason, NOTE_RESERVE } from '../print/budget.js';
 
 /** Most paths one read_file call accepts. */
 export const MAX_READ_PATHS = 100;
@@ -165,26 +165,34 @@ interface Shown {
 }
 
 /**
- * The results in order within the call's output budget (src/print/budget.ts): once the next
- * result does not fit, it and every later path get a short result instead, the first of them
- * naming the paths left out, as a list to pass back; those files are not recorded as read.
+ * The results in order within the call's output budget (src/print/budget.ts): a file is added
+ * when it fits together with the results the paths after it would get if it were the last one
+ * added; once one does not, it and every later path get a short result instead, the first of them
+ * naming the paths left out as a list to pass back. Those files are not recorded as read. The
+ * first result is always added, so a call always makes progress.
  */
 function withinBudget(results: readonly Shown[], paths: readonly string[], limit: number): PartialToolResult[] {
-    const budget = new OutputBudget(limit);
-    budget.reserve(NOTE_RESERVE);
-    const out: PartialToolResult[] = [];
-    const leftOut = results.flatMap((r, i) => {
-        if (!budget.take(String(r.result.result).length)) return [i];
-        r.record?.();
-        out.push(r.result);
-        return [];
-    });
-    if (leftOut.length === 0) return out;
-    const list = JSON.stringify(leftOut.map((i) => paths[i]!));
-    const n = leftOut.length;
+    const n = results.length;
     const why = `Not read: ${budgetReason(limit)} before this path.`;
-    out.push(ok(`${why} To read the ${n === 1 ? 'path' : `${n} paths`} left out (this one first), call read_file again with paths: ${list}`));
-    for (let k = 1; k < n; k++) out.push(ok(`${why} The result for ${JSON.stringify(paths[leftOut[0]!])} lists every path left out.`));
+    const first = (k: number): string => {
+        const left = n - k;
+        return `${why} To read the ${left === 1 ? 'path' : `${left} paths`} left out (this one first), call read_file again with paths: ${JSON.stringify(paths.slice(k))}`;
+    };
+    const later = (k: number): string => `Not read: the output budget is spent; see the result for ${JSON.stringify(paths[k])}.`;
+    /** Characters of the results of paths k.. when they are left out. */
+    const leftOutCost = (k: number): number => (k >= n ? 0 : first(k).length + (n - k - 1) * later(k).length);
+    const out: PartialToolResult[] = [];
+    let used = 0;
+    let k = 0;
+    for (; k < n; k++) {
+        const size = String(results[k]!.result.result).length;
+        if (k > 0 && used + size + leftOutCost(k + 1) > limit) break;
+        used += size;
+        results[k]!.record?.();
+        out.push(results[k]!.result);
+    }
+    if (k < n) out.push(ok(first(k)));
+    for (let j = k + 1; j < n; j++) out.push(ok(later(k)));
     return out;
 }
 

@@ -42,7 +42,7 @@ describe('the output budget of a call', () => {
             `Not read: this call's output reached its budget of 100000 characters (maxCharsPerCall, LLM_CHAT_FS_MAX_CHARS_PER_CALL) before this path. ` +
                 `To read the ${left.length} paths left out (this one first), call read_file again with paths: ${JSON.stringify(left)}`,
         );
-        for (const r of results.slice(read.length + 1)) expect(r.result).toMatch(/^Not read: .* lists every path left out\.$/);
+        for (const r of results.slice(read.length + 1)) expect(r.result).toBe(`Not read: the output budget is spent; see the result for ${JSON.stringify(left[0])}.`);
         // Not shown, so not read: an edit of a file left out needs a read first.
         const edit = await one(fx.tool('replace_file_content'), { path: left[0], old_content: 'needle', new_content: 'pin' });
         expect(edit.status).toBe('error');
@@ -51,6 +51,20 @@ describe('the output budget of a call', () => {
         const next = await fx.run('read_file', { paths: left });
         expect(next.filter((r) => r.result.startsWith('--- ')).length).toBeGreaterThanOrEqual(10);
         expect(next[0]!.result.startsWith(`--- ${path.join(dir, left[0]!)} `)).toBe(true);
+    });
+
+    it('read_file: the short results of the paths left out count too, for the 100 paths a call takes', async () => {
+        const dir = tempDir('lcf-budget-hundred-');
+        writeTree(dir, manyFiles(100, 30, 100)); // 3,000 characters each
+        const fx = makePackage(dir);
+        const paths = Array.from({ length: 100 }, (_, i) => `f${String(i).padStart(3, '0')}.txt`);
+        const results = await fx.run('read_file', { paths });
+        expect(results).toHaveLength(100);
+        expect(total(results)).toBeLessThanOrEqual(100_000);
+        expect(total(results)).toBeGreaterThan(90_000);
+        const read = results.filter((r) => r.result.startsWith('--- ')).length;
+        expect(read).toBeGreaterThan(25);
+        expect(results[read]!.result).toContain(`call read_file again with paths: ${JSON.stringify(paths.slice(read))}`);
     });
 
     it('read_file: a single file is capped within the budget when maxCharsPerFile is above it', async () => {
