@@ -11,9 +11,9 @@ import { patternNotes } from './search-patterns.js';
 import { hitBlocks, lineOf, withContext } from './search-lines.js';
 import { budgetReason, NOTE_RESERVE, OutputBudget } from '../print/budget.js';
 import { BLOCK_BYTES, Utf16Writer } from '../print/utf16-writer.js';
+import { timeCriteria, timeFrameNote } from './search-times.js';
 
 export { lineOf } from './search-lines.js';
-import { timeCriteria, timeFrameNote } from './search-times.js';
 
 /**
  * What `search_entries` prints of a finished search: one line per hit (or ripgrep's context

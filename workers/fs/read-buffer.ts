@@ -48,7 +48,8 @@ export function readToEnd(fd: number, head: Buffer, got: number, limit: number):
     let buf = head;
     while (got < limit) {
         if (got === buf.length) {
-            const grown = readBuffer(Math.min(limit, buf.length * 2));
+            // Never loads the native layer for the placement: the scan that called this has chosen it already.
+            const grown = readBuffer(Math.min(limit, buf.length * 2), false);
             buf.copy(grown, 0, 0, got);
             buf = grown;
         }
