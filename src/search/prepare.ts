@@ -45,6 +45,9 @@ export async function prepareSearch(req: SearchRequest, tool = 'search_entries')
     if (req.contentPattern === undefined && (req.contextLines ?? 0) > 0) {
         throw errors.invalidArgument(tool, `${paramOf('contextLines')} shows lines around content matches: set ${paramOf('contentPattern')} too, or leave ${paramOf('contextLines')} out.`);
     }
+    if (req.contentPattern === undefined && req.maxMatchesPerFile !== undefined) {
+        throw errors.invalidArgument(tool, `${paramOf('maxMatchesPerFile')} caps the matching lines shown per file: set ${paramOf('contentPattern')} too, or leave ${paramOf('maxMatchesPerFile')} out.`);
+    }
     if (req.contentPattern === undefined && outputMode === 'count') {
         throw errors.invalidArgument(tool, `${paramOf('outputMode')} "count" counts matching lines per file: set ${paramOf('contentPattern')} too, or use the default ${paramOf('outputMode')}.`);
     }

@@ -6,6 +6,7 @@ import type { WriteEvent } from '../search/backend.js';
 import type { Engine } from '../engine/engine.js';
 import { errors, escapeControls, toToolError, type ToolErrorKind } from '../errors/shared/errors.js';
 import { textOfParts, type ContentPart } from '../content/parts.js';
+import { capText } from '../print/budget.js';
 import { FilePool } from '../fs/file-pool.js';
 import type { CheckedPath, Workspace, WorkspaceView } from '../access/workspace.js';
 import type { ToolDeclaration } from './declaration.js';
@@ -218,7 +219,13 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
             if (notes.length > 0 && result.status === ResultStatus.Success && typeof result.result === 'string') {
                 const parts = (result as { parts?: ContentPart[] }).parts;
                 if (parts) return { ...result, ...ok([...parts, { type: 'text', text: notes.join('\n') }]) };
-                return { ...result, result: `${result.result}\n${notes.join('\n')}` };
+                result = { ...result, result: `${result.result}\n${notes.join('\n')}` };
+            }
+            // The last guard of the call's output budget: the tools that list files or hits cut
+            // their lists themselves, with notes that say how to get the rest (src/print/budget.ts).
+            const limit = this.ctx.fileConfig.maxCharsPerCall;
+            if (typeof result.result === 'string' && result.result.length > limit && result.next === undefined && !('parts' in result)) {
+                return { ...result, result: capText(result.result, limit) };
             }
             return result;
         } catch (err) {

@@ -1,5 +1,5 @@
 import { ToolError } from '../errors/shared/errors.js';
-import { splitLines } from '../text/shared/text.js';
+import { splitLines, textEol, withEol } from '../text/shared/text.js';
 import { quotePath } from '../print/shared/display.js';
 
 /**
@@ -58,16 +58,17 @@ function occurrences(text: string, find: string): number[] {
 
 /**
  * Applies one edit to `text`: the first occurrence, or all with `replace_all`. In a CRLF file,
- * `old_content` written with `\n` matches `\r\n` and the replacement is written with `\r\n`.
+ * `old_content` written with `\n` matches `\r\n`; the replacement's line breaks are written with
+ * the file's dominant ending, whichever the model used.
  * @throws ToolError (not_found) with the nearest candidates when `old_content` does not occur.
  */
 export function replaceText(text: string, edit: TextEdit, shownPath: string, label = 'old_content'): Replacement {
     let find = edit.old_content;
-    let replacement = edit.new_content;
+    // The replacement takes the file's dominant line ending, as inserted lines do (withEol).
+    const replacement = withEol(edit.new_content, textEol(text));
     if (!text.includes(find) && /(?<!\r)\n/.test(find) && text.includes('\r\n')) {
-        // The model usually writes `\n`; match the file's CRLF lines and keep them.
+        // The model usually writes `\n`; match the file's CRLF lines.
         find = find.replace(/\r?\n/g, '\r\n');
-        replacement = replacement.replace(/\r?\n/g, '\r\n');
     }
     const at = occurrences(text, find);
     if (at.length === 0) throw notFound(text, edit.old_content, shownPath, label);

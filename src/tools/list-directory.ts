@@ -13,6 +13,7 @@ import { byCodePoint, childPrefix, quotePath } from '../print/shared/display.js'
 import { rootsOf } from './shared.js';
 import { joinParts, sortInTurns, Turns } from '../engine/turns.js';
 import { Utf16Writer } from '../print/utf16-writer.js';
+import { budgetReason, NOTE_RESERVE, OutputBudget } from '../print/budget.js';
 
 const schema = z.strictObject({
     path: arg.path('Directory path'),
@@ -57,6 +58,9 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
         let total = 0;
         const skipped: string[] = [];
         const turns = new Turns();
+        // The page also ends where the call's output budget does (src/print/budget.ts).
+        const budget = new OutputBudget(this.ctx.fileConfig.maxCharsPerCall);
+        budget.reserve(NOTE_RESERVE);
 
         // Security: every directory is read through a descriptor opened without following links,
         // so a directory swapped for a link to outside after the check lists nothing outside.
@@ -91,11 +95,14 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
                 }
                 const relPath = rel === '' ? name : `${rel}/${name}`;
                 if (total > offset && shown < maxDisplayEntries) {
-                    shown++;
-                    block.startLine();
-                    block.string(quotePath(`${prefix}${relPath}${isDir ? '/' : ''}`));
-                    const full = block.takeFull();
-                    if (full !== undefined) lines.push(full);
+                    const line = quotePath(`${prefix}${relPath}${isDir ? '/' : ''}`);
+                    if (budget.take(line.length + 1)) {
+                        shown++;
+                        block.startLine();
+                        block.string(line);
+                        const full = block.takeFull();
+                        if (full !== undefined) lines.push(full);
+                    }
                 }
                 if (args.recursive === true && isDir && !skip.has(name)) {
                     try {
@@ -121,16 +128,17 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
         if (block.size > 0) lines.push(block.take());
         if (total === 0) return ok(`(empty directory: ${quotePath(checked.display)})`);
         const next = offset + shown;
+        const limit = budget.cut ? budgetReason(this.ctx.fileConfig.maxCharsPerCall) : 'maxDisplayEntries, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES';
         if (offset >= total && offset > 0) {
             lines.push(`[offset ${offset} is past the last entry: ${quotePath(checked.display)} has ${total} entries${args.recursive === true ? ' (recursively)' : ''}.]`);
         } else if (offset > 0) {
             lines.push(
-                `[Showing entries ${offset + 1}-${next} of ${total} (offset = ${offset}; maxDisplayEntries, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). ` +
+                `[Showing entries ${offset + 1}-${next} of ${total} (offset = ${offset}; ${limit}). ` +
                     (next < total ? `For the next page, call again with offset=${next}.]` : 'This is the last page.]'),
             );
         } else if (total > shown) {
             lines.push(
-                `[Showing ${shown} of ${total} entries (maxDisplayEntries, LLM_CHAT_FS_MAX_DISPLAY_ENTRIES). List a subdirectory or use search_entries to narrow; ` +
+                `[Showing ${shown} of ${total} entries (${limit}). List a subdirectory or use search_entries to narrow; ` +
                     `for the next page, call again with offset=${next}.]`,
             );
         }

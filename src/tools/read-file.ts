@@ -18,6 +18,7 @@ import { RANGE_LIST } from '../media/shared/ranges.js';
 import { MAX_IMAGES_PER_CALL, readMedia } from './read-media.js';
 
 const CELL_LIST = new RegExp(`${RANGE_LIST.source}|^\\s*all\\s*$`);
+import { budgetReason, NOTE_RESERVE } from '../print/budget.js';
 
 /** Most paths one read_file call accepts. */
 export const MAX_READ_PATHS = 100;
@@ -143,37 +144,35 @@ export class ReadFileTool extends FileTool<typeof schema> {
             }
         }
         const ranged = args.start_line !== undefined || args.end_line !== undefined || args.last_lines !== undefined;
-        const results = await Promise.all(checked.map(async (entry): Promise<PartialToolResult> => {
-            if (!entry.ok) return entry.failed;
+        // A read is recorded for read-before-write only when its text is returned (see withinBudget).
+        const results = await Promise.all(checked.map(async (entry): Promise<Shown> => {
+            if (!entry.ok) return { result: entry.failed };
             const kind = kinds.get(entry.c);
             // pages and cells apply to the PDFs and notebooks of a call; other files beside them are read as usual.
-            if (args.pages !== undefined && kind !== 'pdf' && !has('pdf')) return fail(`Invalid arguments for read_file: pages applies to PDF files; ${quotePath(entry.c.abs)} is not one (leave out pages for it).`, 'invalid_argument');
-            if (args.cells !== undefined && kind !== 'notebook' && !has('notebook')) return fail(`Invalid arguments for read_file: cells applies to Jupyter notebooks (.ipynb); ${quotePath(entry.c.abs)} is not one (leave out cells for it).`, 'invalid_argument');
+            if (args.pages !== undefined && kind !== 'pdf' && !has('pdf')) return { result: fail(`Invalid arguments for read_file: pages applies to PDF files; ${quotePath(entry.c.abs)} is not one (leave out pages for it).`, 'invalid_argument') };
+            if (args.cells !== undefined && kind !== 'notebook' && !has('notebook')) return { result: fail(`Invalid arguments for read_file: cells applies to Jupyter notebooks (.ipynb); ${quotePath(entry.c.abs)} is not one (leave out cells for it).`, 'invalid_argument') };
             if (kind !== undefined) {
                 if (kind === 'image' && ++images > MAX_IMAGES_PER_CALL) {
-                    return fail(`Too many images: read_file sends at most ${MAX_IMAGES_PER_CALL} images per call; read ${quotePath(entry.c.abs)} in another call.`, 'invalid_argument');
+                    return { result: fail(`Too many images: read_file sends at most ${MAX_IMAGES_PER_CALL} images per call; read ${quotePath(entry.c.abs)} in another call.`, 'invalid_argument') };
                 }
-                return readMedia(this.ctx, entry.c, kind, args, roots, this.maxChars(args));
+                return { result: await readMedia(this.ctx, entry.c, kind, args, roots, this.maxChars(args)) };
             }
             const outcome = outcomes.get(entry.c)!;
+            const pool = this.ctx.filePool;
             try {
                 if ('error' in outcome) {
                     // A line range of a file above maxFileSize is streamed: bounded memory, bounded output.
-                    if (outcome.kind === 'too_large' && ranged) return ok(await this.stream(entry.c, roots, args, outcome.error));
-                    return fail(outcome.error, outcome.kind);
+                    if (outcome.kind === 'too_large' && ranged) return { result: ok(await this.stream(entry.c, roots, args, outcome.error)) };
+                    return { result: fail(outcome.error, outcome.kind) };
                 }
-                if ('shown' in outcome) {
-                    this.ctx.filePool.recordHash(entry.c.real, outcome.hash);
-                    return ok(outcome.shown);
-                }
+                if ('shown' in outcome) return { result: ok(outcome.shown), record: () => pool.recordHash(entry.c.real, outcome.hash) };
                 const result = formatRead(entry.c.abs, Buffer.from(outcome.bytes.buffer, outcome.bytes.byteOffset, outcome.bytes.byteLength), args, this.maxChars(args));
-                this.ctx.filePool.recordHash(entry.c.real, outcome.hash ?? contentHash(outcome.bytes));
-                return ok(result);
+                return { result: ok(result), record: () => pool.recordHash(entry.c.real, outcome.hash ?? contentHash(outcome.bytes)) };
             } catch (err) {
-                return failure(err, entry.c.abs);
+                return { result: failure(err, entry.c.abs) };
             }
         }));
-        return ResultBuilder.from(results).build();
+        return ResultBuilder.from(withinBudget(results, args.paths, this.ctx.fileConfig.maxCharsPerCall)).build();
     }
 
     /**
@@ -199,9 +198,49 @@ export class ReadFileTool extends FileTool<typeof schema> {
         }
     }
 
+    /** Characters shown of one file: max_chars, at most maxCharsPerFile, and within the call's budget (one file always fits). */
     private maxChars(args: { max_chars?: number | undefined }): number {
-        return Math.min(args.max_chars ?? this.ctx.fileConfig.maxCharsPerFile, this.ctx.fileConfig.maxCharsPerFile);
+        const { maxCharsPerFile, maxCharsPerCall } = this.ctx.fileConfig;
+        return Math.min(args.max_chars ?? maxCharsPerFile, maxCharsPerFile, Math.max(1, maxCharsPerCall - NOTE_RESERVE));
     }
+}
+
+/** One path's result, and how to record it as read when it is returned. */
+interface Shown {
+    result: PartialToolResult;
+    record?: () => void;
+}
+
+/**
+ * The results in order within the call's output budget (src/print/budget.ts): a file is added
+ * when it fits together with the results the paths after it would get if it were the last one
+ * added; once one does not, it and every later path get a short result instead, the first of them
+ * naming the paths left out as a list to pass back. Those files are not recorded as read. The
+ * first result is always added, so a call always makes progress.
+ */
+function withinBudget(results: readonly Shown[], paths: readonly string[], limit: number): PartialToolResult[] {
+    const n = results.length;
+    const why = `Not read: ${budgetReason(limit)} before this path.`;
+    const first = (k: number): string => {
+        const left = n - k;
+        return `${why} To read the ${left === 1 ? 'path' : `${left} paths`} left out (this one first), call read_file again with paths: ${JSON.stringify(paths.slice(k))}`;
+    };
+    const later = (k: number): string => `Not read: the output budget is spent; see the result for ${JSON.stringify(paths[k])}.`;
+    /** Characters of the results of paths k.. when they are left out. */
+    const leftOutCost = (k: number): number => (k >= n ? 0 : first(k).length + (n - k - 1) * later(k).length);
+    const out: PartialToolResult[] = [];
+    let used = 0;
+    let k = 0;
+    for (; k < n; k++) {
+        const size = String(results[k]!.result.result).length;
+        if (k > 0 && used + size + leftOutCost(k + 1) > limit) break;
+        used += size;
+        results[k]!.record?.();
+        out.push(results[k]!.result);
+    }
+    if (k < n) out.push(ok(first(k)));
+    for (let j = k + 1; j < n; j++) out.push(ok(later(k)));
+    return out;
 }
 
 /** Files up to this many bytes are formatted on the main thread (a few milliseconds at most); larger ones on the pool. */

@@ -27,8 +27,8 @@ const declaration = declareTool({
 
 /**
  * `replace_file_content`: find-and-replace of an exact substring (first occurrence, or all with
- * `replace_all`). In a CRLF file, text written with `\n` matches `\r\n` and the replacement is
- * written with `\r\n`, so line endings are kept.
+ * `replace_all`). In a CRLF file, text written with `\n` matches `\r\n`; the replacement's line
+ * breaks take the file's dominant ending whichever the model wrote, so line endings are kept.
  *
  * Result: `Replaced content in /abs/path`; when `old_content` occurs more than once and only the
  * first was replaced, a second line gives the count, the lines left unchanged and how to target

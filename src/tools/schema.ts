@@ -119,7 +119,7 @@ const isoDay = z.iso.date();
 
 /**
  * True for an ISO 8601 date-time (`2025-01-31T12:00:00Z`, an offset such as `+02:00`, fractions of
- * a second; without an offset it is local time) or a calendar date (`2025-01-31`, midnight UTC), as
+ * a second; without an offset it is UTC, see search-times.ts) or a calendar date (`2025-01-31`, midnight UTC), as
  * zod's `z.iso` validators define them, whose date is a real calendar day. `"1"` or `"Jan 1 2025"`,
  * which `Date.parse` accepts, are refused.
  */

@@ -13,6 +13,7 @@ import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { patternSource } from './search-patterns.js';
 import { printSearch } from './search-print.js';
+import { instantOf } from './search-times.js';
 import { rootsOf } from './shared.js';
 
 /** Most context lines around a content match. */
@@ -65,6 +66,9 @@ const schema = z.strictObject({
             `Lines of context shown before and after each content match (0-${MAX_CONTEXT_LINES}, default 0), like grep -C: ` +
                 'context lines read "path-line- text", groups are separated by "--"; they do not count toward max_results. Needs content_pattern',
         ),
+    max_matches_per_file: arg
+        .count('Most matching lines shown per file in output_mode "content" (default: no cap), so one file cannot fill the page. Needs content_pattern')
+        .optional(),
     output_mode: z
         .enum(['content', 'files_with_matches', 'count'])
         .optional()
@@ -81,7 +85,7 @@ const DESCRIPTION =
     'If no filter is provided, all entries are returned (up to max_results). Patterns are case-insensitive JavaScript regexes; ' +
     'name and content patterns combine with AND. Output: one entry per line, sorted by path: "path:line: text" for content matches, ' +
     '"path" for files, "path/" for directories. Optional: include/exclude globs, respect_gitignore, context_lines around content ' +
-    'matches, and output_mode "files_with_matches" or "count". A path containing a control character (e.g. a newline) is shown ' +
+    'matches, max_matches_per_file, and output_mode "files_with_matches" or "count". Times without an offset are UTC. A path containing a control character (e.g. a newline) is shown ' +
     'JSON-quoted; pass it back as that JSON string.';
 
 const declaration = declareTool({
@@ -137,12 +141,13 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
                 skipDirs: view.skipDirs,
                 ...(namePattern !== undefined && { namePattern }),
                 ...(contentPattern !== undefined && { contentPattern }),
-                ...(args.created_after !== undefined && { createdAfter: Date.parse(args.created_after) }),
-                ...(args.created_before !== undefined && { createdBefore: Date.parse(args.created_before) }),
-                ...(args.modified_after !== undefined && { modifiedAfter: Date.parse(args.modified_after) }),
-                ...(args.modified_before !== undefined && { modifiedBefore: Date.parse(args.modified_before) }),
+                ...(args.created_after !== undefined && { createdAfter: instantOf(args.created_after) }),
+                ...(args.created_before !== undefined && { createdBefore: instantOf(args.created_before) }),
+                ...(args.modified_after !== undefined && { modifiedAfter: instantOf(args.modified_after) }),
+                ...(args.modified_before !== undefined && { modifiedBefore: instantOf(args.modified_before) }),
                 ...(args.output_mode !== undefined && { outputMode: args.output_mode }),
                 ...(args.context_lines !== undefined && { contextLines: args.context_lines }),
+                ...(args.max_matches_per_file !== undefined && { maxMatchesPerFile: args.max_matches_per_file }),
                 ...(args.include !== undefined && { include: args.include }),
                 ...(args.exclude !== undefined && { exclude: args.exclude }),
                 ...(args.respect_gitignore !== undefined && { respectGitignore: args.respect_gitignore }),
@@ -175,6 +180,6 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
             const direct = await fs.readdir(search.root.real).then((names) => names.length, () => 0);
             if (direct > searchConfig.maxTotalEntries) flat = direct;
         }
-        return printSearch(args, search, outcome, { ...searchConfig, maxFileSize: fileConfig.maxFileSize }, flat);
+        return printSearch(args, search, outcome, { ...searchConfig, maxFileSize: fileConfig.maxFileSize, maxCharsPerCall: fileConfig.maxCharsPerCall }, flat);
     }
 }

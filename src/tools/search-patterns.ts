@@ -22,9 +22,14 @@ const LINE_BREAK = /[\n\r]|(?<!\\)(?:\\\\)*\\[nr]/;
 /**
  * Lines added after a search's output about the patterns: a pattern with a line break can match
  * nothing (content is matched line by line); a regex pattern that found nothing but holds syntax
- * text often holds may have been meant literally.
+ * text often holds may have been meant literally, except a `name_pattern` that matched
+ * (`namesMatched`: files passing the name filters were content-searched), which is not the cause.
  */
-export function patternNotes(args: { name_pattern?: string | undefined; content_pattern?: string | undefined; literal?: boolean | undefined }, found: boolean): string[] {
+export function patternNotes(
+    args: { name_pattern?: string | undefined; content_pattern?: string | undefined; literal?: boolean | undefined },
+    found: boolean,
+    namesMatched = false,
+): string[] {
     const notes: string[] = [];
     for (const param of ['content_pattern', 'name_pattern'] as const) {
         const p = args[param];
@@ -35,7 +40,7 @@ export function patternNotes(args: { name_pattern?: string | undefined; content_
                     ? `[content_pattern contains a line break, but contents are matched one line at a time, so no match can span lines. Search for one line of the text (context_lines shows its neighbours), then read_file the lines around a hit.]`
                     : `[name_pattern contains a line break; names are matched one at a time and rarely contain one.]`,
             );
-        } else if (!found && args.literal !== true && SYNTAX_IN_TEXT.test(p)) {
+        } else if (!found && args.literal !== true && !(param === 'name_pattern' && namesMatched) && SYNTAX_IN_TEXT.test(p)) {
             notes.push(`[${param} is a regular expression, in which characters such as [ ] ( ) $ ^ * + ? | have special meanings. To search for the text as written, set literal: true.]`);
         }
     }

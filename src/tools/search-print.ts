@@ -8,8 +8,12 @@ import { joinParts, sortInTurns, Turns } from '../engine/turns.js';
 import { fail, ok } from './base.js';
 import { byCodePoint, childPrefix, quotePath } from '../print/shared/display.js';
 import { patternNotes } from './search-patterns.js';
-import { hitBlocks } from './search-lines.js';
-import { Utf16Writer } from '../print/utf16-writer.js';
+import { hitBlocks, lineOf, withContext } from './search-lines.js';
+import { budgetReason, NOTE_RESERVE, OutputBudget } from '../print/budget.js';
+import { BLOCK_BYTES, Utf16Writer } from '../print/utf16-writer.js';
+import { timeCriteria, timeFrameNote } from './search-times.js';
+
+export { lineOf } from './search-lines.js';
 
 /**
  * What `search_entries` prints of a finished search: one line per hit (or ripgrep's context
@@ -42,8 +46,8 @@ export interface PrintArgs {
     exclude?: string | string[] | undefined;
 }
 
-/** The limits the output names: the search configuration's, and the configured maxFileSize in bytes. */
-export type PrintConfig = Pick<SearchConfiguration, 'maxDisplayEntries' | 'maxTotalEntries' | 'timeoutMs'> & { maxFileSize: number };
+/** The limits the output names: the search configuration's, the configured maxFileSize in bytes and the call's output budget in characters. */
+export type PrintConfig = Pick<SearchConfiguration, 'maxDisplayEntries' | 'maxTotalEntries' | 'timeoutMs'> & { maxFileSize: number; maxCharsPerCall: number };
 
 /** The tool's result for `outcome`; `flat` is the number of entries directly in the searched directory when that alone is above maxTotalEntries. */
 export async function printSearch(args: PrintArgs, search: PreparedSearch, outcome: SearchOutcome, config: PrintConfig, flat?: number): Promise<PartialToolResult> {
@@ -62,6 +66,11 @@ export async function printSearch(args: PrintArgs, search: PreparedSearch, outco
     /** Hits on this page. */
     const count = Math.max(0, all - offset);
     const root = quotePath(search.root.display);
+    const unit = search.outputMode === 'content' || args.content_pattern === undefined ? 'results' : 'files';
+    // The notes after the list are known before it: their room in the call's budget is set aside first.
+    const tail = tailNotes(args, search, outcome, config, count);
+    const budget = new OutputBudget(config.maxCharsPerCall);
+    budget.reserve(NOTE_RESERVE + tail.reduce((n, line) => n + line.length + 1, 0));
     let body: string[] = [];
     if (count === 0) {
         const criteria = describeCriteria(args);
@@ -69,24 +78,34 @@ export async function printSearch(args: PrintArgs, search: PreparedSearch, outco
     } else if (count > maxDisplayEntries) {
         body = body.concat(await summarize(page(), count, search.root.display, maxDisplayEntries, turns));
     } else if (search.contextLines > 0) {
-        body = body.concat(await withContext([...page()], timed, turns));
+        body = body.concat(await withContext([...page()], timed, turns, budget));
     } else if (list !== undefined && !timed) {
         // Event loop: written from the runs' columns, no object per hit (see search-lines.ts).
-        for await (const block of hitBlocks(list, offset, (h) => lineOf(h, timed), turns)) body.push(block);
+        for await (const block of hitBlocks(list, offset, (h) => lineOf(h, timed), turns, BLOCK_BYTES, budget)) body.push(block);
     } else {
         const block = new Utf16Writer();
         let n = 0;
         for (const h of page()) {
+            const line = lineOf(h, timed);
+            if (!budget.take(line.length + 1)) break;
             block.startLine();
-            block.string(lineOf(h, timed));
+            block.string(line);
             const full = block.takeFull();
             if (full !== undefined) body.push(full);
             if ((++n & 255) === 0 && turns.due) await turns.yield();
         }
         if (block.size > 0) body.push(block.take());
     }
-    const unit = search.outputMode === 'content' || args.content_pattern === undefined ? 'results' : 'files';
-    switch (outcome.stop) {
+    if (budget.cut) {
+        // The budget note names the next page; the max_results note would name a later one.
+        const shown = budget.taken;
+        const more = outcome.stop === 'max_results' ? ' or more' : '';
+        body.push(
+            `[Showing ${unit} ${offset + 1}-${offset + shown} of the ${offset + count}${more} found: ${budgetReason(config.maxCharsPerCall)}. ` +
+                `For the rest, call again with offset=${offset + shown}${search.contextLines > 0 ? ' (fewer context_lines fit more results in a call)' : ''}.]`,
+        );
+    }
+    switch (budget.cut && outcome.stop === 'max_results' ? 'done' : outcome.stop) {
         case 'max_results': {
             const shown = offset > 0 ? `${unit} ${offset + 1}-${offset + count} (offset = ${offset}, max_results = ${pageSize})` : `the first ${count} ${unit} (max_results = ${pageSize})`;
             body.push(`[Showing ${shown}; there may be more. Raise max_results or narrow the search; for the next page, call again with offset=${offset + count}.]`);
@@ -108,14 +127,16 @@ export async function printSearch(args: PrintArgs, search: PreparedSearch, outco
     if (count > maxDisplayEntries) {
         body.push(`[To list them page by page, call again with max_results=${maxDisplayEntries} and offset=${offset}, then offset=${offset + maxDisplayEntries}, and so on.]`);
     }
-    for (const note of patternNotes(args, count > 0)) body.push(note);
-    if (outcome.skipped.length > 0) {
-        const n = outcome.skipped.length;
-        const shown = outcome.skipped.slice(0, SKIPPED_SHOWN).map((s) => `${quotePath(s.path)} (${s.reason})`);
-        const more = n > SKIPPED_SHOWN ? ', ...' : '';
-        body.push(`[Skipped ${n} unreadable ${n === 1 ? 'entry' : 'entries'}: ${shown.join(', ')}${more}]`);
+    if (search.maxMatchesPerFile !== undefined && count > 0 && count <= maxDisplayEntries) {
+        const capped = cappedFiles(page(), search.maxMatchesPerFile, budget.cut ? budget.taken : count);
+        if (capped > 0) {
+            body.push(
+                `[${capped} ${capped === 1 ? 'file shows' : 'files show'} max_matches_per_file = ${search.maxMatchesPerFile} matching lines and may have more: ` +
+                    'search one alone (its path in include) to see them all, or use output_mode "count".]',
+            );
+        }
     }
-    if (outcome.tooLargeCount > 0) body.push(tooLargeNote(args, search, outcome, config.maxFileSize));
+    body.push(...tail);
     if (outcome.stop === 'too_many_entries') {
         // The limit the sorted walk passed, not the workers' count: they overshoot it by a varying amount.
         const head =
@@ -126,6 +147,43 @@ export async function printSearch(args: PrintArgs, search: PreparedSearch, outco
         return fail([head].concat(count > 0 ? body : body.slice(1)).join('\n'), 'too_large');
     }
     return ok(joinParts(body, '\n'));
+}
+
+/** The notes after the list that do not depend on where it ends: time frame, patterns, skipped entries, files too large. */
+function tailNotes(args: PrintArgs, search: PreparedSearch, outcome: SearchOutcome, config: PrintConfig, count: number): string[] {
+    const notes: string[] = [];
+    // With no result, the no-match line names the resolved instants already.
+    const frame = count > 0 ? timeFrameNote(args) : null;
+    if (frame !== null) notes.push(frame);
+    // Files were content-searched or held back for their size: the name part of the search matched.
+    const namesMatched = outcome.scanned > 0 || outcome.tooLargeCount > 0;
+    notes.push(...patternNotes(args, count > 0, namesMatched));
+    if (outcome.skipped.length > 0) {
+        const n = outcome.skipped.length;
+        const shown = outcome.skipped.slice(0, SKIPPED_SHOWN).map((s) => `${quotePath(s.path)} (${s.reason})`);
+        const more = n > SKIPPED_SHOWN ? ', ...' : '';
+        notes.push(`[Skipped ${n} unreadable ${n === 1 ? 'entry' : 'entries'}: ${shown.join(', ')}${more}]`);
+    }
+    if (outcome.tooLargeCount > 0) notes.push(tooLargeNote(args, search, outcome, config.maxFileSize));
+    return notes;
+}
+
+/** How many files of the first `shown` hits show exactly `max` matching lines (content hits are in path order). */
+function cappedFiles(hits: Iterable<SearchHit>, max: number, shown: number): number {
+    let capped = 0;
+    let path: string | undefined;
+    let n = 0;
+    let i = 0;
+    for (const h of hits) {
+        if (i++ >= shown) break;
+        if (h.line === undefined) continue;
+        if (h.path !== path) {
+            path = h.path;
+            n = 0;
+        }
+        if (++n === max) capped++;
+    }
+    return capped;
 }
 
 /** The files a content search left out for their size, and which limit to raise. */
@@ -157,63 +215,6 @@ function narrowAdvice(args: PrintArgs, flat: number | undefined): string {
     return `Narrow the search with ${unused.slice(0, -1).join(', ')}${unused.length > 1 ? ' or ' : ''}${unused.at(-1)}. `;
 }
 
-/** One output line for a hit. Security: a path with a control character is JSON-quoted, so a newline in a name cannot fake entries. */
-export function lineOf(hit: SearchHit, timed: boolean): string {
-    const base =
-        hit.line !== undefined
-            ? `${quotePath(hit.path)}:${hit.line}: ${hit.text ?? ''}`
-            : hit.count !== undefined
-              ? `${quotePath(hit.path)}: ${hit.count}`
-              : hit.kind === 'directory'
-                ? quotePath(`${hit.path}/`)
-                : quotePath(hit.path);
-    if (!timed) return base;
-    return `${base}  (created: ${iso(hit.birthtimeMs)}, modified: ${iso(hit.mtimeMs)})`;
-}
-
-/**
- * Content hits with their context lines, as ripgrep prints them: `path:line: text` for matches,
- * `path-line- text` for context, `--` between groups that are not adjacent. Overlapping context
- * is shown once, and a context line that is itself a match is shown as the match.
- */
-async function withContext(hits: readonly SearchHit[], timed: boolean, turns: Turns): Promise<string[]> {
-    const out: string[] = [];
-    let file: string | undefined;
-    /** The last line shown of `file`. */
-    let last = 0;
-    for (let i = 0; i < hits.length; i++) {
-        if ((i & 255) === 255 && turns.due) await turns.yield();
-        const h = hits[i]!;
-        if (h.line === undefined) {
-            out.push(lineOf(h, timed));
-            file = undefined;
-            continue;
-        }
-        const before = h.before ?? [];
-        const first = h.line - before.length;
-        const same = h.path === file;
-        const start = same ? Math.max(first, last + 1) : first;
-        if (out.length > 0 && (!same || start > last + 1)) out.push('--');
-        const shownPath = quotePath(h.path);
-        for (let n = start; n < h.line; n++) out.push(`${shownPath}-${n}- ${before[n - first]}`);
-        out.push(lineOf(h, timed));
-        last = h.line;
-        const next = hits[i + 1];
-        const nextLine = next !== undefined && next.path === h.path && next.line !== undefined ? next.line : Number.POSITIVE_INFINITY;
-        const after = h.after ?? [];
-        for (let k = 0; k < after.length && h.line + 1 + k < nextLine; k++) {
-            last = h.line + 1 + k;
-            out.push(`${shownPath}-${last}- ${after[k]}`);
-        }
-        file = h.path;
-    }
-    return out;
-}
-
-function iso(ms: number | undefined): string {
-    return ms === undefined || !Number.isFinite(ms) ? 'unknown' : new Date(ms).toISOString();
-}
-
 /** The active filters, for the "no entries found" line. */
 function describeCriteria(args: PrintArgs): string {
     const parts: string[] = [];
@@ -221,10 +222,7 @@ function describeCriteria(args: PrintArgs): string {
     if (args.name_pattern !== undefined) parts.push(`name_pattern ${show(args.name_pattern)}`);
     if (args.content_pattern !== undefined) parts.push(`content_pattern ${show(args.content_pattern)}`);
     if (args.type !== undefined && args.type !== 'both') parts.push(`type ${args.type}`);
-    if (args.created_after !== undefined) parts.push(`created after ${args.created_after}`);
-    if (args.created_before !== undefined) parts.push(`created before ${args.created_before}`);
-    if (args.modified_after !== undefined) parts.push(`modified after ${args.modified_after}`);
-    if (args.modified_before !== undefined) parts.push(`modified before ${args.modified_before}`);
+    parts.push(...timeCriteria(args));
     const inc = globList(args.include);
     const exc = globList(args.exclude);
     if (inc !== undefined) parts.push(`include ${inc.join(', ')}`);

@@ -83,7 +83,7 @@ describe('bounded descriptors on a 5,000-level tree', () => {
         // the tools under the descriptor limit the prlimit wrapper set.
         const script = `
             import fs from 'node:fs';
-            import { FileToolPackage, SearchConfiguration, Workspace, AccessType } from ${JSON.stringify(SOURCE)};
+            import { FileConfiguration, FileToolPackage, SearchConfiguration, Workspace, AccessType } from ${JSON.stringify(SOURCE)};
             process.chdir(${JSON.stringify(root)});
             fs.mkdirSync('tree');
             process.chdir('tree');
@@ -91,7 +91,8 @@ describe('bounded descriptors on a 5,000-level tree', () => {
             fs.writeFileSync('bottom.txt', 'deepest\\n');
             process.chdir(${JSON.stringify(root)});
             const pkg = new FileToolPackage(new Workspace({ accesses: [{ type: AccessType.Write, path: ${JSON.stringify(root)} }], workspacePath: ${JSON.stringify(root)} }),
-                new SearchConfiguration(100, 10_000, 100_000, 120_000));
+                // The listing is whole: 5,001 paths of up to 10,000 characters, far above the default output budget.
+                new SearchConfiguration(100, 10_000, 100_000, 120_000), new FileConfiguration(undefined, undefined, undefined, { maxCharsPerCall: 1_000_000_000 }));
             const tool = (n) => pkg.tools().find((t) => t.name === n);
             const list = (await tool('list_directory').execute({ path: 'tree', recursive: true }))[0];
             const search = (await tool('search_entries').execute({ path: 'tree', name_pattern: '^bottom' }))[0];

@@ -111,7 +111,9 @@ function apply(f: ModelFile, op: Op, file: string): { tool: string; args: Record
     // Never cut a surrogate pair or a CRLF in half: the model copies whole characters.
     if (/^[\uDC00-\uDFFF]/.test(old) || /[\uD800-\uDBFF]$/.test(old) || old.startsWith('\n') || old.endsWith('\r')) return null;
     if (old.length === 0) return null;
-    const next = op.all ? text.split(old).join(op.content) : text.replace(old, () => op.content);
+    // The replacement's line breaks take the file's dominant ending, like inserted lines.
+    const content = op.content.replace(/\r?\n/g, dominant(f));
+    const next = op.all ? text.split(old).join(content) : text.replace(old, () => content);
     const parsed = splitModel(next);
     f.lines = parsed.lines;
     f.eols = parsed.eols;

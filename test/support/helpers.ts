@@ -69,6 +69,8 @@ export interface PackageOptions {
     requireReadBeforeWrite?: boolean;
     /** Image limits (default: the configuration's). */
     images?: Partial<ImageLimits>;
+    /** The output budget of one call (FileConfiguration's maxCharsPerCall); default from the environment, else 100000. */
+    maxCharsPerCall?: number;
     search?: SearchConfiguration;
     /**
      * Package options beyond the reference's (edit_file, diffs). With neither `engine` nor `index`
@@ -99,7 +101,10 @@ export function makePackage(root: string, opts: PackageOptions = {}): Fixture {
         resolveSymlinks: opts.resolveSymlinks ?? true,
         workspacePath: opts.workspacePath ?? root,
     });
-    const fileConfig = new FileConfiguration(opts.maxCharsPerFile ?? 10_000, opts.maxFileSize ?? 10 * 1024 * 1024, opts.requireReadBeforeWrite ?? true, opts.images);
+    const fileConfig = new FileConfiguration(opts.maxCharsPerFile ?? 10_000, opts.maxFileSize ?? 10 * 1024 * 1024, opts.requireReadBeforeWrite ?? true, {
+        ...(opts.maxCharsPerCall !== undefined && { maxCharsPerCall: opts.maxCharsPerCall }),
+        ...(opts.images !== undefined && { images: opts.images }),
+    });
     const pool = new FilePool(fileConfig);
     const own = opts.packageOptions?.engine !== undefined || opts.packageOptions?.index !== undefined || envBoolean('LLM_CHAT_FS_INDEX', false);
     const packageOptions = own ? opts.packageOptions : { ...opts.packageOptions, engine: (fileEngine ??= new Engine()) };

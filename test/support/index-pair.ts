@@ -11,7 +11,7 @@ import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../../src/internals.js';
 import type { WatcherKind } from '../../src/search-index/watch/watch.js';
 import { afterEachTest } from './cleanup.js';
 import { tempDir, writeTree } from './helpers.js';
-import { scanPathSearch, statusAndResult } from './scan-path.js';
+import { scanPathSearch, statusAndResult, WIDE_OUTPUT } from './scan-path.js';
 
 const open: FileToolPackage[] = [];
 // Before the trees and index directories (helpers.ts) are removed.
@@ -39,7 +39,7 @@ export const LIMITS = (): SearchConfiguration => new SearchConfiguration(100_000
 /** A package with the index on `root`, closed after the test. */
 export function pkgOf(root: string, index: { dir: string; rebuildAfter?: number; segmentBytes?: number; watcher?: WatcherKind }): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    return closeAfterTest(new FileToolPackage(ws, LIMITS(), undefined, undefined, { index }));
+    return closeAfterTest(new FileToolPackage(ws, LIMITS(), WIDE_OUTPUT(), undefined, { index }));
 }
 
 /** The scan path on `root`: a package's search_entries without the index (support/scan-path.ts). */

@@ -4,7 +4,7 @@
  * starts once per file, not once per compared tree (each start is a thread start per core).
  */
 import type { Tool } from '@johannes.latzel/llm-chat';
-import { AccessType, FileToolPackage, SearchConfiguration, SearchEntriesTool, Workspace } from '../../src/index.js';
+import { AccessType, FileConfiguration, FileToolPackage, SearchConfiguration, SearchEntriesTool, Workspace } from '../../src/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import { afterEachFile } from './cleanup.js';
 
@@ -15,19 +15,25 @@ afterEachFile(async () => {
 });
 
 /**
+ * File limits with an output budget no compared output reaches: the index tests compare whole
+ * outputs of thousands of lines, which the default budget (100,000 characters) would cut.
+ */
+export const WIDE_OUTPUT = (): FileConfiguration => new FileConfiguration(undefined, undefined, undefined, { maxCharsPerCall: 1_000_000_000 });
+
+/**
  * `search_entries` of a package with no index on a workspace with write access to `root` (as the
  * compared package's), with `searchConfig`, on this file's engine (`new Engine()`'s defaults, as a
  * package's).
  */
 export function scanPathSearch(root: string, searchConfig: SearchConfiguration): Tool {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    return new SearchEntriesTool(ws, { searchConfig, engine: (engine ??= new Engine()) });
+    return new SearchEntriesTool(ws, { searchConfig, fileConfig: WIDE_OUTPUT(), engine: (engine ??= new Engine()) });
 }
 
 /** A package without an index on a workspace with write access to `root`, on this file's engine (closing it leaves the engine running). */
 export function scanPathPackage(root: string, searchConfig: SearchConfiguration): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    return new FileToolPackage(ws, searchConfig, undefined, undefined, { index: false, engine: (engine ??= new Engine()) });
+    return new FileToolPackage(ws, searchConfig, WIDE_OUTPUT(), undefined, { index: false, engine: (engine ??= new Engine()) });
 }
 
 /** Runs `tool` with `args`: `status: result` of its one result. */

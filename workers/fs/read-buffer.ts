@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { chosenAt, heldAt } from './held-at.js';
 
 /**
@@ -35,4 +36,26 @@ export function readBuffer(size: number, load = true): Buffer {
     const inPage = Number(addressOf(raw) % BigInt(PAGE_BYTES));
     const skip = (READ_BUFFER_PAGE_OFFSET - inPage + PAGE_BYTES) % PAGE_BYTES;
     return raw.subarray(skip, skip + size);
+}
+
+/**
+ * The bytes of a file whose size is not known before it is read (a procfs or sysfs file, whose
+ * stat says 0 bytes): `head` holds its first `got` bytes; the rest is read by position until a
+ * read returns nothing or `limit` bytes are in. Returns `head` itself when they fit in it, else a
+ * buffer of its own, grown by doubling (the caller's reusable buffer is never replaced).
+ */
+export function readToEnd(fd: number, head: Buffer, got: number, limit: number): Buffer {
+    let buf = head;
+    while (got < limit) {
+        if (got === buf.length) {
+            // Never loads the native layer for the placement: the scan that called this has chosen it already.
+            const grown = readBuffer(Math.min(limit, buf.length * 2), false);
+            buf.copy(grown, 0, 0, got);
+            buf = grown;
+        }
+        const n = fs.readSync(fd, buf, got, Math.min(buf.length, limit) - got, got);
+        if (n === 0) break;
+        got += n;
+    }
+    return buf.subarray(0, got);
 }

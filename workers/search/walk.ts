@@ -251,7 +251,7 @@ class Walker {
     /** The scan's limits for the next file (the hits still wanted change as hits are found). */
     #scanSpec(): ScanSpec {
         const spec = this.#spec;
-        spec.max = this.#t.hitsLeft;
+        spec.max = Math.min(this.#t.hitsLeft, this.#c.search.maxMatchesPerFile ?? Number.POSITIVE_INFINITY);
         return spec;
     }
 }

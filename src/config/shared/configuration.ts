@@ -147,11 +147,18 @@ export class FileConfiguration {
     readonly requireReadBeforeWrite: boolean;
     /** How images are sent and which are refused (see {@link ImageLimits}). */
     readonly images: Readonly<ImageLimits>;
+    /**
+     * Max characters one tool call returns in all, notes and context lines included
+     * (`LLM_CHAT_FS_MAX_CHARS_PER_CALL`, 100000): a bulk read, a search or a listing stops adding
+     * files or hits before it and says what was left out and how to get it (src/print/budget.ts).
+     */
+    readonly maxCharsPerCall: number;
 
     /**
-     * @param images - image limits; each field beats its `LLM_CHAT_FS_IMAGE_*` variable, which beats the default.
+     * @param more - limits beyond the reference's: `maxCharsPerCall`, and `images` (each field
+     *   beats its `LLM_CHAT_FS_IMAGE_*` variable, which beats the default).
      */
-    constructor(maxCharsPerFile?: number, maxFileSize?: number, requireReadBeforeWrite?: boolean, images?: Partial<ImageLimits>) {
+    constructor(maxCharsPerFile?: number, maxFileSize?: number, requireReadBeforeWrite?: boolean, more?: { maxCharsPerCall?: number; images?: Partial<ImageLimits> }) {
         this.maxCharsPerFile = pick('maxCharsPerFile', maxCharsPerFile, 'LLM_CHAT_FS_MAX_CHARS_PER_FILE', 10_000);
         this.maxFileSize = pick('maxFileSize', maxFileSize, 'LLM_CHAT_FS_MAX_FILE_SIZE', 10 * 1024 * 1024);
         if (requireReadBeforeWrite !== undefined && typeof requireReadBeforeWrite !== 'boolean') {
@@ -162,10 +169,11 @@ export class FileConfiguration {
         // The default budget is the size Anthropic documents as sent without downscaling (long side
         // 1,568 px, about 1.15 MP); OpenAI's and Gemini's tiles fit it too.
         this.images = Object.freeze({
-            maxSide: pick('images.maxSide', images?.maxSide, 'LLM_CHAT_FS_IMAGE_MAX_SIDE', 1568),
-            maxPixels: pick('images.maxPixels', images?.maxPixels, 'LLM_CHAT_FS_IMAGE_MAX_PIXELS', 1_150_000),
-            maxInputPixels: pick('images.maxInputPixels', images?.maxInputPixels, 'LLM_CHAT_FS_IMAGE_MAX_INPUT_PIXELS', 50_000_000),
+            maxSide: pick('images.maxSide', more?.images?.maxSide, 'LLM_CHAT_FS_IMAGE_MAX_SIDE', 1568),
+            maxPixels: pick('images.maxPixels', more?.images?.maxPixels, 'LLM_CHAT_FS_IMAGE_MAX_PIXELS', 1_150_000),
+            maxInputPixels: pick('images.maxInputPixels', more?.images?.maxInputPixels, 'LLM_CHAT_FS_IMAGE_MAX_INPUT_PIXELS', 50_000_000),
         });
+        this.maxCharsPerCall = pick('maxCharsPerCall', more?.maxCharsPerCall, 'LLM_CHAT_FS_MAX_CHARS_PER_CALL', 100_000);
     }
 }
 

@@ -76,10 +76,28 @@ export function globList(value: string | readonly string[] | undefined): string[
     return list.length > 0 ? list : undefined;
 }
 
-/** The `.gitignore` files of one directory chain as one matcher (see {@link IgnoreCache}). */
+/**
+ * `s` with each UTF-8 byte as one character (U+0000-U+00FF). git matches `.gitignore` patterns
+ * against a name's bytes: `?` and a bracket expression take one byte, so `?.log` does not ignore
+ * `ü.log` (two bytes) and `[ü]` matches neither byte pair. The `ignore` package matches
+ * characters; given both the rules and the paths in this form, it matches bytes as git does.
+ * Checked against git on random trees of multi-byte names in test/property/gitignore-bytes.test.ts.
+ */
+function asBytes(s: string): string {
+    // Perf: ASCII text is its own byte form; most rules and paths are ASCII.
+    for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return Buffer.from(s, 'utf8').toString('latin1');
+    return s;
+}
+
+/** The text whose UTF-8 bytes {@link asBytes} gave. */
+function fromBytes(s: string): string {
+    return /[^\x00-\x7f]/.test(s) ? Buffer.from(s, 'latin1').toString('utf8') : s;
+}
+
+/** The `.gitignore` files of one directory chain as one matcher (see {@link IgnoreCache}); rules and paths in byte form ({@link asBytes}). */
 interface ChainMatcher {
     ig: Ignore;
-    /** The searched directory relative to the outermost `.gitignore`'s directory (`''` or `src/`). */
+    /** The searched directory relative to the outermost `.gitignore`'s directory (`''` or `src/`), in byte form. */
     outerUp: string;
     /** Each rewritten rule's frame index and original line, to name the rule that ignores something. */
     origin: Map<string, { frame: number; pattern: string }>;
@@ -136,17 +154,18 @@ export class IgnoreCache {
             // A frame above the searched directory sits `up` below the outermost one's; a nested frame at `base` below the searched one.
             const prefix = f.up !== '' ? outerUp.slice(0, outerUp.length - f.up.length) : outerUp + f.base;
             for (const raw of f.rules.split(/\r?\n/)) {
-                const line = rebase(raw, prefix);
-                if (line === null) continue;
+                const rebased = rebase(raw, prefix);
+                if (rebased === null) continue;
+                const line = asBytes(rebased);
                 lines.push(line);
                 origin.set(line.replace(/^!/, ''), { frame: i, pattern: raw.replace(/^!/, '').trim() });
             }
         });
         const key = lines.join('\n');
         m = this.#byText.get(key);
-        if (m === undefined || m.outerUp !== outerUp) {
+        if (m === undefined || m.outerUp !== asBytes(outerUp)) {
             // Git's semantics on Linux: case-sensitive (core.ignorecase false).
-            m = { ig: ignore({ ignorecase: false, allowRelativePaths: true }).add(key), outerUp, origin };
+            m = { ig: ignore({ ignorecase: false, allowRelativePaths: true }).add(key), outerUp: asBytes(outerUp), origin };
             this.#byText.set(key, m);
         }
         this.#byFrames.set(frames, m);
@@ -156,7 +175,7 @@ export class IgnoreCache {
     /** Is the entry at `relPath` (relative to the searched directory) ignored by `frames` (outermost first), as git decides? */
     ignored(frames: readonly IgnoreFrame[], relPath: string, isDir: boolean): boolean {
         const m = this.matcher(frames);
-        return m.ig.test(m.outerUp + relPath + (isDir ? '/' : '')).ignored;
+        return m.ig.test(m.outerUp + asBytes(relPath) + (isDir ? '/' : '')).ignored;
     }
 }
 
@@ -170,7 +189,7 @@ export function ignoredRoot(frames: readonly IgnoreFrame[], cache = new IgnoreCa
     const r = m.ig.test(m.outerUp);
     if (!r.ignored) return null;
     const from = r.rule === undefined ? undefined : m.origin.get(r.rule.pattern.replace(/^!/, ''));
-    return from ?? { pattern: r.rule?.pattern ?? '', frame: frames.length - 1 };
+    return from ?? { pattern: fromBytes(r.rule?.pattern ?? ''), frame: frames.length - 1 };
 }
 
 /** Text of a `.gitignore` without a BOM; `null` when it is larger than {@link MAX_GITIGNORE_BYTES}. */

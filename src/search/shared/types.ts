@@ -84,6 +84,8 @@ export interface SearchRequest {
     outputMode?: OutputMode;
     /** Lines of context before and after each content hit (default 0); they do not count as hits. Needs `contentPattern`. */
     contextLines?: number;
+    /** Matching lines kept per file at most, in output mode `content` (default: no cap); later ones are not hits. Needs `contentPattern`. */
+    maxMatchesPerFile?: number;
     /** Globs (one or a list, see `compileGlobs` in filters.ts): only files, and directory hits, matching one are returned; every directory is still walked. */
     include?: string | readonly string[];
     /** Globs: matching entries are left out as if absent, and matching directories are not walked. */

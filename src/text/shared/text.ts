@@ -223,6 +223,26 @@ export function dominantEol(eols: readonly string[]): '\n' | '\r\n' {
     return crlf > lf ? '\r\n' : '\n';
 }
 
+/** The dominant line ending of `text`: `\r\n` when most of its line breaks are CRLF, else `\n` (also for text without one). */
+export function textEol(text: string): '\n' | '\r\n' {
+    let lf = 0;
+    let crlf = 0;
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
+        if (i > 0 && text.charCodeAt(i - 1) === 13) crlf++;
+        else lf++;
+    }
+    return crlf > lf ? '\r\n' : '\n';
+}
+
+/**
+ * Model-supplied text with every line break (`\r\n` or `\n`) written as `eol`, the ending of the
+ * file it goes into: the one conversion of caller text for edits that splice it into a file
+ * (whole lines go through {@link contentLines}, which ends each with `eol` too).
+ */
+export function withEol(content: string, eol: '\n' | '\r\n'): string {
+    return content.replace(/\r?\n/g, eol);
+}
+
 /**
  * Lines of model-supplied text for insertion into a file whose line ending is `eol`: one trailing
  * newline is dropped (it only terminates the last line), `\r\n` and `\n` both split lines.

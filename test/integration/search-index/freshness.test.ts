@@ -14,7 +14,7 @@ import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../
 import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../../../src/internals.js';
 import { inotifyAvailable } from '../../../src/search-index/watch/inotify.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
-import { scanPathSearch, statusAndResult } from '../../support/scan-path.js';
+import { scanPathSearch, statusAndResult, WIDE_OUTPUT } from '../../support/scan-path.js';
 
 const open: FileToolPackage[] = [];
 afterEach(async () => {
@@ -25,7 +25,7 @@ const LIMITS = (): SearchConfiguration => new SearchConfiguration(1_000_000, 1_0
 
 function pkgOf(root: string, index: { dir: string; rebuildAfter?: number }): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, LIMITS(), undefined, undefined, { index });
+    const pkg = new FileToolPackage(ws, LIMITS(), WIDE_OUTPUT(), undefined, { index });
     open.push(pkg);
     return pkg;
 }

@@ -12,7 +12,7 @@ import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../../../src/internals.js';
 import { SegmentReader } from '../../../src/search-index/shared/segment.js';
 import { gramsOf } from '../../../src/search/shared/fold.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
-import { scanPathPackage } from '../../support/scan-path.js';
+import { scanPathPackage, WIDE_OUTPUT } from '../../support/scan-path.js';
 
 const open: FileToolPackage[] = [];
 afterEach(async () => {
@@ -23,7 +23,7 @@ afterEach(async () => {
 function pkgOf(root: string, index: false | { dir: string; segmentBytes?: number; merge?: boolean }): FileToolPackage {
     if (index === false) return scanPathPackage(root, new SearchConfiguration(100_000, 100_000, 100_000));
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, new SearchConfiguration(100_000, 100_000, 100_000), undefined, undefined, { index });
+    const pkg = new FileToolPackage(ws, new SearchConfiguration(100_000, 100_000, 100_000), WIDE_OUTPUT(), undefined, { index });
     open.push(pkg);
     return pkg;
 }

@@ -19,6 +19,7 @@ const VARS = [
     'LLM_CHAT_FS_MAX_CHARS_PER_FILE',
     'LLM_CHAT_FS_MAX_FILE_SIZE',
     'LLM_CHAT_FS_REQUIRE_READ_BEFORE_WRITE',
+    'LLM_CHAT_FS_MAX_CHARS_PER_CALL',
     'LLM_CHAT_FS_READ_DIRS',
     'LLM_CHAT_FS_WRITE_DIRS',
     'LLM_CHAT_FS_WORKSPACE',
@@ -40,6 +41,7 @@ const NUMERIC: { variable: string; cls: 'search' | 'file'; key: string; def: num
     { variable: 'LLM_CHAT_FS_SEARCH_TIMEOUT', cls: 'search', key: 'timeoutMs', def: 10000 },
     { variable: 'LLM_CHAT_FS_MAX_CHARS_PER_FILE', cls: 'file', key: 'maxCharsPerFile', def: 10000 },
     { variable: 'LLM_CHAT_FS_MAX_FILE_SIZE', cls: 'file', key: 'maxFileSize', def: 10485760 },
+    { variable: 'LLM_CHAT_FS_MAX_CHARS_PER_CALL', cls: 'file', key: 'maxCharsPerCall', def: 100000 },
 ];
 
 const build = (cls: 'search' | 'file'): Record<string, unknown> =>
@@ -78,6 +80,8 @@ describe('SearchConfiguration and FileConfiguration', () => {
         expect([f.maxCharsPerFile, f.maxFileSize, f.requireReadBeforeWrite]).toEqual([5000, 1048576, true]);
         expect(new FileConfiguration(5000, 1024 * 1024, false).requireReadBeforeWrite).toBe(false);
         expect(new FileConfiguration(undefined, undefined, false).maxCharsPerFile).toBe(10000);
+        expect(new FileConfiguration(undefined, undefined, undefined, { maxCharsPerCall: 5000 }).maxCharsPerCall).toBe(5000);
+        expect(() => new FileConfiguration(undefined, undefined, undefined, { maxCharsPerCall: 0 })).toThrow('Invalid maxCharsPerCall');
     });
 
     it('lets constructor arguments beat the environment', () => {

@@ -1,12 +1,19 @@
 /**
  * search_entries' time filters (created_after/before, modified_after/before): ISO 8601 dates and
- * date-times as zod's `z.iso` validators define them, offsets honoured; anything else refused
- * (bad-arguments.test.ts has the refused forms).
+ * date-times as zod's `z.iso` validators define them, offsets honoured, offset-less input read as
+ * UTC (the frame of the printed times) whatever the host's zone, the resolved instants echoed;
+ * anything else refused (bad-arguments.test.ts has the refused forms).
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { instantOf } from '../../../src/tools/search-times.js';
+import { CHILD_NODE_ARGS, childModule } from '../../support/child-source.js';
 import { makePackage, search, tempDir, writeTree } from '../../support/helpers.js';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 function tree(): string {
     const dir = tempDir('lcf-dates-');
@@ -23,12 +30,15 @@ describe('search_entries time filters', () => {
         ['a date-time with an offset, converted', '2020-06-01T13:59:59+02:00', 'old.txt'],
         ['a later date-time with an offset', '2020-06-01T14:00:01+02:00', null],
         ['fractions of a second', '2020-06-01T11:59:59.999Z', 'old.txt'],
+        ['a date-time without an offset, read as UTC', '2020-06-01T11:59:59', 'old.txt'],
+        ['a later date-time without an offset, read as UTC', '2020-06-01T12:00:01', null],
+        ['minutes without seconds, read as UTC', '2020-06-01T11:59', 'old.txt'],
     ])('accepts %s: modified_after %s', async (_what, after, expected) => {
         const fx = makePackage(tree());
         const r = await search(fx, { type: 'file', modified_after: after, modified_before: '2021-01-01' });
         expect(r.status).toBe('success');
         if (expected === null) expect(r.result).toMatch(/^No entries found/);
-        else expect(r.result.split('\n').map((l) => l.split(' ')[0])).toEqual([expected]);
+        else expect(r.result.split('\n').filter((l) => !l.startsWith('[')).map((l) => l.split(' ')[0])).toEqual([expected]);
     });
 
     it.each(['1', '2025', '20200601', 'Jan 1 2025', '2020-06-01 12:00:00Z', '2020-13-01T00:00:00Z', '2021-02-29', '2020-06-01T12:00:00+0200'])(
@@ -44,4 +54,76 @@ describe('search_entries time filters', () => {
             expect(fs.readdirSync(dir).sort()).toEqual(['new.txt', 'old.txt']);
         },
     );
+});
+
+describe('search_entries time filters in one frame', () => {
+    it('echo the resolved instants in the no-match note', async () => {
+        const fx = makePackage(tree());
+        const r = await search(fx, { modified_after: '2020-06-01T14:00:00', modified_before: '2020-06-02' });
+        expect(r.result).toBe(
+            'No entries found in . matching modified after 2020-06-01T14:00:00.000Z (2020-06-01T14:00:00, read as UTC), ' +
+                'modified before 2020-06-02T00:00:00.000Z (2020-06-02, read as UTC).',
+        );
+        const z = await search(fx, { created_after: '2099-01-01T00:00:00.000Z' });
+        expect(z.result).toBe('No entries found in . matching created after 2099-01-01T00:00:00.000Z.');
+        const off = await search(fx, { created_after: '2099-01-01T02:00:00+02:00' });
+        expect(off.result).toBe('No entries found in . matching created after 2099-01-01T00:00:00.000Z (2099-01-01T02:00:00+02:00).');
+    });
+
+    it('echo them after the results when an input had no offset, and add nothing when every input had one', async () => {
+        const fx = makePackage(tree());
+        const r = await search(fx, { type: 'file', modified_after: '2020-06-01', modified_before: '2020-06-01T13:00:00' });
+        const lines = r.result.split('\n');
+        expect(lines[0]).toMatch(/^old\.txt {2}\(created: .*, modified: 2020-06-01T12:00:00\.000Z\)$/);
+        expect(lines.slice(1)).toEqual([
+            '[Time filters read as UTC, the frame of the times shown: modified after 2020-06-01T00:00:00.000Z (2020-06-01, read as UTC), ' +
+                'modified before 2020-06-01T13:00:00.000Z (2020-06-01T13:00:00, read as UTC).]',
+        ]);
+        const explicit = await search(fx, { type: 'file', modified_after: '2020-06-01T00:00:00.000Z', modified_before: '2020-06-01T15:00:00+02:00' });
+        expect(explicit.result.split('\n')).toHaveLength(1);
+    });
+
+    it('instantOf reads offset-less input as UTC and honours offsets', () => {
+        expect(instantOf('2020-06-01')).toBe(Date.UTC(2020, 5, 1));
+        expect(instantOf('2020-06-01T10:30:00')).toBe(Date.UTC(2020, 5, 1, 10, 30));
+        expect(instantOf('2020-06-01T10:30:00.250')).toBe(Date.UTC(2020, 5, 1, 10, 30, 0, 250));
+        expect(instantOf('2020-06-01T10:30:00+02:00')).toBe(Date.UTC(2020, 5, 1, 8, 30));
+        expect(instantOf('2020-06-01T10:30:00z')).toBe(Date.UTC(2020, 5, 1, 10, 30));
+    });
+
+    it('read offset-less input as UTC in a process whose zone is not UTC', async () => {
+        const dir = tree();
+        const script = `
+            import { Workspace, AccessType, FileToolPackage } from ${JSON.stringify(childModule('src/index.ts'))};
+            const ws = new Workspace({ accesses: [{ type: AccessType.Read, path: ${JSON.stringify(dir)} }] });
+            const pkg = new FileToolPackage(ws);
+            const run = async (args) => (await pkg.tools().find((t) => t.name === 'search_entries').execute(args))[0].result;
+            const out = {
+                zoneOffset: new Date(2020, 5, 1).getTimezoneOffset(),
+                before: await run({ type: 'file', modified_after: '2020-06-01T13:00:00', modified_before: '2021-01-01T00:00:00.000Z' }),
+                after: await run({ type: 'file', modified_after: '2020-06-01T11:00:00', modified_before: '2020-06-01T13:00' }),
+            };
+            await pkg.close();
+            process.stdout.write(JSON.stringify(out));`;
+        // UTC+14: a local reading would put 13:00 at 23:00 UTC the day before, and find old.txt.
+        const child = spawn(process.execPath, [...CHILD_NODE_ARGS, '--input-type=module', '-e', script], {
+            cwd: repo,
+            env: { ...process.env, TZ: 'Pacific/Kiritimati' },
+            stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+        expect(stderr).toBe('');
+        expect(code).toBe(0);
+        const out = JSON.parse(stdout) as { zoneOffset: number; before: string; after: string };
+        expect(out.zoneOffset).toBe(-840);
+        expect(out.before).toBe(
+            'No entries found in . matching type file, modified after 2020-06-01T13:00:00.000Z (2020-06-01T13:00:00, read as UTC), modified before 2021-01-01T00:00:00.000Z.',
+        );
+        expect(out.after.split('\n')[0]).toMatch(/^old\.txt {2}\(created: .*, modified: 2020-06-01T12:00:00\.000Z\)$/);
+        expect(out.after).toContain('[Time filters read as UTC');
+    }, 60_000);
 });
