@@ -5,6 +5,7 @@ import { isDebrisName } from '../../src/fs/shared/debris.js';
 import { CAN_HOLD } from '../../src/fs/shared/held.js';
 import { scanEntry, scanPath, type ScanSpec } from './scan-file.js';
 import { closeDir, deferRest, fdInside, followLink, listDir, openDir, openSubdir, reasonOf, relPrefix, type OpenDir } from './walk-dir.js';
+import { entersLinkedDir } from '../../src/search/shared/entry-policy.js';
 import { SearchPolicy } from './search-policy.js';
 import { WalkTask, type Run } from './walk-task.js';
 
@@ -169,6 +170,7 @@ class Walker {
                     }
                 }
                 if (t.capped) break;
+                if (viaLink && !entersLinkedDir(real, c.search.root.real)) continue;
                 flush();
                 const child: WalkJob = { real, rel, jumps };
                 if (frames !== undefined) child.ignores = frames;

@@ -1,3 +1,4 @@
+import { isInside } from '../../access/shared/contain.js';
 import { compileGlobs, IgnoreCache, readGitignoreFile, type PathTest } from './filters.js';
 import { EntryKind, type PreparedSearch } from './protocol.js';
 import type { IgnoreFrame, SearchRequest } from './types.js';
@@ -23,6 +24,16 @@ export interface EntryStat {
  */
 export function needsStat(req: Pick<SearchRequest, 'createdAfter' | 'createdBefore' | 'modifiedAfter' | 'modifiedBefore'>): boolean {
     return [req.createdAfter, req.createdBefore, req.modifiedAfter, req.modifiedBefore].some((t) => t !== undefined);
+}
+
+/**
+ * One file, one name: a link to a directory whose target lies inside the searched directory is
+ * listed as an entry but not entered, since the walk reaches that directory under its own name
+ * (a `lib64 -> lib` link would otherwise show every file below it twice). Links to directories
+ * outside the searched one are entered as before, within the access roots and without loops.
+ */
+export function entersLinkedDir(target: string, searchedReal: string): boolean {
+    return !isInside(target, searchedReal);
 }
 
 export class EntryPolicy {
