@@ -1,6 +1,7 @@
 import { analyzePattern, anyLiterals } from '../../src/search/shared/literals.js';
 import type { PatternSpec } from '../../src/search/shared/types.js';
 import { hasUtf16Bom, hasUtf8Bom, scanText, textEncodingOf } from '../../src/text/shared/text.js';
+import { hasTwoForms, NfcLineRegExp } from '../../src/search/shared/normal-form.js';
 import { LiteralSet } from './literal-set.js';
 import { worthPrefilter } from './prefilter.js';
 
@@ -37,6 +38,9 @@ export interface ContentMatcher {
 }
 
 export function makeMatcher(spec: PatternSpec): ContentMatcher {
+    // Text on disk may hold the pattern's characters in the other normal form: every line is
+    // decoded and tested, in NFC too (no byte prefilter, whose literals hold one form only).
+    if (hasTwoForms(spec.source)) return { line: new NfcLineRegExp(spec.source, spec.flags), global: new RegExp(spec.source, spec.flags + 'gm'), literals: null, lineLocal: false };
     const analysis = analyzePattern(spec.source, spec.flags);
     const literals = anyLiterals(analysis.query, worthPrefilter);
     return {

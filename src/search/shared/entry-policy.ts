@@ -1,4 +1,5 @@
 import { isInside } from '../../access/shared/contain.js';
+import { nfcPathTest, testNfc } from './normal-form.js';
 import { compileGlobs, IgnoreCache, readGitignoreFile, type PathTest } from './filters.js';
 import { EntryKind, type PreparedSearch } from './protocol.js';
 import type { IgnoreFrame, SearchRequest } from './types.js';
@@ -55,15 +56,15 @@ export class EntryPolicy {
         this.skip = new Set(search.skipDirs);
         this.wantFiles = search.type !== 'directory';
         this.wantDirs = search.type !== 'file' && !search.contentPattern;
-        this.include = search.include ? compileGlobs(search.include) : null;
-        this.exclude = search.exclude ? compileGlobs(search.exclude) : null;
+        this.include = search.include ? nfcPathTest(compileGlobs(search.include)) : null;
+        this.exclude = search.exclude ? nfcPathTest(compileGlobs(search.exclude)) : null;
         this.ignores = search.respectGitignore ? new IgnoreCache() : null;
         this.filtered = search.include !== undefined || search.exclude !== undefined || search.respectGitignore;
     }
 
     /** The name pattern (if any) matches `name`. */
     nameOk(name: string): boolean {
-        return this.name === null || this.name.test(name);
+        return this.name === null || testNfc(this.name, name);
     }
 
     /**
