@@ -38,16 +38,17 @@ export interface ContentMatcher {
 }
 
 export function makeMatcher(spec: PatternSpec): ContentMatcher {
-    // Text on disk may hold the pattern's characters in the other normal form: every line is
-    // decoded and tested, in NFC too (no byte prefilter, whose literals hold one form only).
-    if (hasTwoForms(spec.source)) return { line: new NfcLineRegExp(spec.source, spec.flags), global: new RegExp(spec.source, spec.flags + 'gm'), literals: null, lineLocal: false };
     const analysis = analyzePattern(spec.source, spec.flags);
     const literals = anyLiterals(analysis.query, worthPrefilter);
+    // Text on disk may hold the pattern's characters in the other normal form: lines are tested
+    // one by one, in NFC too. The prefilter stays sound: its literals are the pattern's ASCII
+    // runs, which NFD text holds as they are (decomposing only adds ASCII base letters).
+    const twoForms = hasTwoForms(spec.source);
     return {
-        line: new RegExp(spec.source, spec.flags),
+        line: twoForms ? new NfcLineRegExp(spec.source, spec.flags) : new RegExp(spec.source, spec.flags),
         global: new RegExp(spec.source, spec.flags + 'gm'),
         literals: literals === null ? null : new LiteralSet(literals),
-        lineLocal: analysis.lineLocal,
+        lineLocal: analysis.lineLocal && !twoForms,
     };
 }
 

@@ -3,7 +3,7 @@
  * send composed text (NFC): patterns and globs are made NFC once (prepare.ts), and a name, a path
  * or a line that fails a test is tested again in NFC. Paths and lines are printed as on disk.
  * Perf: an ASCII string, or one that passed, costs no normalization; a pattern in which no
- * character has two forms keeps the byte prefilter and the index.
+ * character has two forms keeps the line-local scan and the index.
  */
 
 const NON_ASCII = /[^\x00-\x7f]/;

@@ -24,6 +24,8 @@ describe('searching across normal forms', () => {
         expect(await s({ content_pattern: NFD, literal: true })).toBe(`menu/${NFD}.txt:1: le ${NFD} noir\nmenu/${NFC}-bar.txt:1: un ${NFC} cr\u00e8me`);
         expect(await s({ include: [`**/${NFC}*`] })).toBe(`menu/${NFD}.txt\nmenu/${NFC}-bar.txt`);
         expect(await s({ path: 'menu', exclude: [`${NFC}.txt`] })).toBe(`menu/${NFC}-bar.txt\nmenu/tea.txt`);
+        // A pattern without an ASCII run (no byte prefilter): lines are tested one by one.
+        expect(await s({ content_pattern: '\u00e9 ' })).toBe(`menu/${NFD}.txt:1: le ${NFD} noir\nmenu/${NFC}-bar.txt:1: un ${NFC} cr\u00e8me`);
         // ASCII patterns are unchanged.
         expect(await s({ name_pattern: '^tea' })).toBe('menu/tea.txt');
     });
