@@ -12,6 +12,7 @@ import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { formatRead, renderRead, type ReadArgs, type StreamedLine } from '../text/shared/read-render.js';
 import { rootsOf } from './shared.js';
+import { osPath } from '../print/shared/byte-names.js';
 
 /** Most paths one read_file call accepts. */
 export const MAX_READ_PATHS = 100;
@@ -163,7 +164,7 @@ const MAIN_THREAD_READ_BYTES = 256 * 1024;
 /** Size of a file in bytes; 0 when it cannot be stat'ed (the read then reports why). */
 async function sizeOf(real: string): Promise<number> {
     try {
-        return (await fs.stat(real)).size;
+        return (await fs.stat(osPath(real))).size;
     } catch {
         return 0;
     }

@@ -9,6 +9,7 @@ import { decodeText, encodeText, type TextEncodingInfo } from '../text/shared/te
 import type { WorkspaceView } from '../access/workspace.js';
 import type { ToolCall, ToolContext } from './base.js';
 import { quotePath } from '../print/shared/display.js';
+import { osPath } from '../print/shared/byte-names.js';
 
 /** Real access roots for re-checks after opening, or `null` when symlink resolution is off. */
 export async function rootsOf(view: WorkspaceView): Promise<RealRoots> {
@@ -116,7 +117,7 @@ export async function editTextFile(
 export async function lstatHeld(dir: HeldDirectory, real: string, shown: string): Promise<{ target: string; st: Stats }> {
     const target = dir.join(path.basename(real));
     try {
-        return { target, st: await fs.lstat(target) };
+        return { target, st: await fs.lstat(osPath(target)) };
     } catch (err) {
         throw errors.statFailed('Path', err, target, shown);
     }

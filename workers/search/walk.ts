@@ -1,4 +1,5 @@
 import fs, { type Stats } from 'node:fs';
+import { osPath } from '../../src/print/shared/byte-names.js';
 import { EntryKind, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob } from '../../src/search/shared/protocol.js';
 import { errorCode } from '../../src/errors/shared/errors.js';
 import { isDebrisName } from '../../src/fs/shared/debris.js';
@@ -223,7 +224,7 @@ class Walker {
         let st = known;
         if (st === undefined) {
             try {
-                st = fs.lstatSync(at);
+                st = fs.lstatSync(osPath(at));
             } catch (err) {
                 skip({ path: rel, reason: reasonOf(err) });
                 return null;
