@@ -1,9 +1,11 @@
 /**
  * One Unicode normal form for matching. macOS stores names decomposed (NFD), models and keyboards
- * send composed text (NFC): patterns and globs are made NFC once (prepare.ts), and a name, a path
- * or a line that fails a test is tested again in NFC. Paths and lines are printed as on disk.
- * Perf: an ASCII string, or one that passed, costs no normalization; a pattern in which no
- * character has two forms keeps the line-local scan and the index.
+ * send composed text (NFC): patterns and globs are made NFC once (prepare.ts), and when one holds
+ * a character with two forms ({@link hasTwoForms}), a name, a path or a line that fails it is
+ * tested again in NFC. Paths and lines are printed as on disk.
+ * Perf: a pattern or glob without such a character costs nothing more (the ASCII letters of a
+ * name or line are the same in either form); with one, an ASCII string or one that passed costs
+ * no normalization.
  */
 
 const NON_ASCII = /[^\x00-\x7f]/;
