@@ -1,7 +1,7 @@
 import fs, { type Dirent } from 'node:fs';
 import { EntryKind } from '../../src/search/shared/protocol.js';
 import { heldPath } from '../../src/fs/shared/held.js';
-import { decodeName, hasEscapedBytes, osPath } from '../../src/print/shared/byte-names.js';
+import { decodeName, osPath } from '../../src/print/shared/byte-names.js';
 
 /**
  * A directory's entries as Node's readdir gives them: names sorted, each with its kind. The
@@ -90,11 +90,11 @@ export class DirentRecords {
             // UTF-8; a name that is not valid UTF-8 with each invalid byte escaped, as the library
             // holds such names (print/shared/byte-names.ts), so it can be opened and printed back.
             let name = buf.toString('utf8', start, end);
-            if (name.includes('\uFFFD')) name = decodeName(buf.subarray(start, end));
+            const lossy = name.includes('\uFFFD');
+            if (lossy) name = decodeName(buf.subarray(start, end));
             const e: Entry = { name, kind: kindOfType(type), raw: null };
             // Names that decode alike are ordered by their bytes, as readdir (libuv's scandir,
             // sorted by strcmp) leaves them; an entry without a type is lstat'ed in that order too.
-            const lossy = name.includes('\uFFFD') || hasEscapedBytes(name);
             if (e.kind < 0 || lossy) {
                 e.raw = Buffer.from(buf.subarray(start, end));
                 if (e.kind < 0) (this.#unknown ??= []).push(e);
