@@ -40,14 +40,14 @@ export interface ContentMatcher {
 export function makeMatcher(spec: PatternSpec): ContentMatcher {
     const analysis = analyzePattern(spec.source, spec.flags);
     const literals = anyLiterals(analysis.query, worthPrefilter);
-    // Text on disk may hold the pattern's characters in the other normal form: lines are tested
-    // one by one, in NFC too. The prefilter stays sound: its literals are the pattern's ASCII
-    // runs, which NFD text holds as they are (decomposing only adds ASCII base letters).
+    // Text on disk may hold the pattern's characters in the other normal form: every line is
+    // decoded and tested, in NFC too. No byte prefilter: NFC can make ASCII of what is not
+    // (the Kelvin sign U+212A is K), so a line may match without the literal's bytes.
     const twoForms = hasTwoForms(spec.source);
     return {
         line: twoForms ? new NfcLineRegExp(spec.source, spec.flags) : new RegExp(spec.source, spec.flags),
         global: new RegExp(spec.source, spec.flags + 'gm'),
-        literals: literals === null ? null : new LiteralSet(literals),
+        literals: literals === null || twoForms ? null : new LiteralSet(literals),
         lineLocal: analysis.lineLocal && !twoForms,
     };
 }
