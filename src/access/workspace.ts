@@ -3,9 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CheckedPath } from './shared/checked-path.js';
 import { accessFor, allows, isInside } from './shared/contain.js';
-import { realPathOf } from './resolve.js';
+import { foreignSpelling } from './shared/spelling.js';
+import { entryExists, matchNormalization, realPathOf } from './resolve.js';
 import { AccessType, DirectoryConfiguration, type Access } from '../config/shared/configuration.js';
 import { errors, ToolError } from '../errors/shared/errors.js';
+import { quotePath } from '../print/shared/display.js';
 
 export type { CheckedPath } from './shared/checked-path.js';
 
@@ -50,6 +52,23 @@ export class WorkspaceView {
         return path.resolve(this.root, input);
     }
 
+    /**
+     * {@link resolve}, then: a foreign spelling (shared/spelling.ts: Windows separators, a
+     * `file:` URI, a path in quotes) is translated or refused, unless an entry of that literal
+     * name exists (so a write never makes one silently; `./name` is always literal); and a name
+     * in another Unicode normalization than the one on disk finds that one entry.
+     * @throws ToolError (invalid_argument) for a refused spelling or an ambiguous normalization.
+     */
+    async locate(input: string, tool: string, param = 'path'): Promise<string> {
+        const literal = this.resolve(input, tool, param);
+        const foreign = foreignSpelling(input);
+        if (foreign === null || (await entryExists(literal))) return matchNormalization(literal, tool);
+        if (foreign.path === undefined) {
+            throw errors.invalidArgument(tool, `${param} ${quotePath(input)} is ${foreign.what}: ${foreign.fix}. A name that holds these characters is written "./${input}".`);
+        }
+        return matchNormalization(this.resolve(foreign.path, tool, param), tool);
+    }
+
     /** Listing form of an absolute path: relative (with `/`) inside the workspace, else absolute. */
     display(abs: string): string {
         if (!isInside(abs, this.root)) return abs;
@@ -64,7 +83,7 @@ export class WorkspaceView {
      * @throws ToolError (outside_access, not_writable, invalid_argument)
      */
     async check(input: string, needed: AccessType, tool: string, opts: { followFinal?: boolean; param?: string } = {}): Promise<CheckedPath> {
-        const abs = this.resolve(input, tool, opts.param);
+        const abs = await this.locate(input, tool, opts.param);
         const lexical = accessFor(abs, this.accesses);
         let real = abs;
         let granted = lexical;

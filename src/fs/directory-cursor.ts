@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ToolError } from '../errors/shared/errors.js';
 import { DIR_FLAGS, isHeldPath } from './shared/held.js';
 import { held, heldPathOf, holdSubdirectory, type HeldDirectory } from './held-directory.js';
+import { osPath } from '../print/shared/byte-names.js';
 
 /** DirectoryCursor: depth-first walks of held directories with a bounded number of descriptors. */
 
@@ -59,7 +60,7 @@ export class DirectoryCursor {
             this.#dir = held(undefined, this.#dir.join(name));
             return;
         }
-        const here = this.#here ?? (await fs.stat(this.#dir.path));
+        const here = this.#here ?? (await fs.stat(osPath(this.#dir.path)));
         const child = await holdSubdirectory(this.#dir, name);
         await this.#dir.close();
         this.#dir = child;
@@ -79,7 +80,7 @@ export class DirectoryCursor {
             return;
         }
         // Not path.join, which would normalize the `..` away.
-        const fh = await fs.open(`${this.#dir.path}/..`, DIR_FLAGS);
+        const fh = await fs.open(osPath(`${this.#dir.path}/..`), DIR_FLAGS);
         const st = await fh.stat().catch(async (err: unknown) => {
             await fh.close();
             throw err;

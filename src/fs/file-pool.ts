@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import { FileConfiguration } from '../config/shared/configuration.js';
 import { errorCode, errors } from '../errors/shared/errors.js';
 import { contentHash } from './shared/content-hash.js';
+import { osPath } from '../print/shared/byte-names.js';
 
 /** What the pool remembers of a file's content at a read or write, newest first. */
 interface Seen {
@@ -42,7 +43,7 @@ export class FilePool {
     /** Records that `path` was read with content `bytes` (read from disk when omitted). */
     async recordRead(path: string, bytes?: Uint8Array): Promise<void> {
         if (!this.enabled) return;
-        this.#record(path, contentHash(bytes ?? (await fs.readFile(path))));
+        this.#record(path, contentHash(bytes ?? (await fs.readFile(osPath(path)))));
     }
 
     /** Records content hash `hash` for `path` directly (used by bulk reads that hashed in a worker). */
@@ -69,7 +70,7 @@ export class FilePool {
         let current = options.current;
         if (current === undefined) {
             try {
-                current = await fs.readFile(path);
+                current = await fs.readFile(osPath(path));
             } catch (err) {
                 if (errorCode(err) !== 'ENOENT') throw err;
                 current = null;

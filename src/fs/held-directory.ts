@@ -3,8 +3,9 @@ import path from 'node:path';
 import { AccessType } from '../config/shared/configuration.js';
 import { errorCode, errors, ToolError } from '../errors/shared/errors.js';
 import { quotePath } from '../print/shared/display.js';
-import { CAN_HOLD, DIR_NOFOLLOW_FLAGS, heldPath } from './shared/held.js';
+import { CAN_HOLD, DIR_NOFOLLOW_FLAGS, heldPath, heldRealPath } from './shared/held.js';
 import { type RealRoots } from './shared/safe-read.js';
+import { osPath } from '../print/shared/byte-names.js';
 
 /**
  * Held directories: a checked directory opened and held by descriptor (see held.ts), proven to
@@ -37,7 +38,7 @@ export function held(fh: FileHandle | undefined, dirPath: string): HeldDirectory
 /** Opens `dirPath` as a directory without following a final symlink; a link or a file there is refused. */
 async function openDirNoFollow(dirPath: string, shownPath: string, needed: AccessType): Promise<FileHandle> {
     try {
-        return await fs.open(dirPath, DIR_NOFOLLOW_FLAGS);
+        return await fs.open(osPath(dirPath), DIR_NOFOLLOW_FLAGS);
     } catch (err) {
         const code = errorCode(err);
         if (code === 'ELOOP') throw changedIntoLink(shownPath, needed);
@@ -73,7 +74,7 @@ export async function holdDirectory(
     const missing: string[] = [];
     for (;;) {
         try {
-            await fs.lstat(existing);
+            await fs.lstat(osPath(existing));
             break;
         } catch (err) {
             if (errorCode(err) === 'ENOTDIR') throw new ToolError('wrong_type', `Not a directory: a component of ${quotePath(shownPath)} is a file; nothing was changed.`);
@@ -91,15 +92,15 @@ export async function holdDirectory(
         // Security: the directory opened must be the one checked (real paths have no links, so a
         // different path means a component was swapped for a link or renamed since the check).
         if (heldAt !== undefined) {
-            if ((await fs.readlink(heldAt)) !== existing) throw changedIntoLink(shownPath, needed);
+            if ((await heldRealPath(fh.fd)) !== existing) throw changedIntoLink(shownPath, needed);
         } else {
-            const [a, b] = await Promise.all([fh.stat(), fs.lstat(existing)]);
+            const [a, b] = await Promise.all([fh.stat(), fs.lstat(osPath(existing))]);
             if (a.dev !== b.dev || a.ino !== b.ino) throw changedIntoLink(shownPath, needed);
         }
         let plain = existing;
         for (const name of missing) {
             const here = path.join(heldAt ?? plain, name);
-            await fs.mkdir(here).catch((err: unknown) => {
+            await fs.mkdir(osPath(here)).catch((err: unknown) => {
                 if (errorCode(err) !== 'EEXIST') throw err;
             });
             const child = await openDirNoFollow(here, shownPath, needed);
@@ -128,7 +129,7 @@ export async function holdSubdirectory(parent: HeldDirectory, name: string): Pro
 
 async function mkdirs(dir: string, shownPath: string): Promise<void> {
     try {
-        await fs.mkdir(dir, { recursive: true });
+        await fs.mkdir(osPath(dir), { recursive: true });
     } catch (err) {
         if (errorCode(err) === 'EEXIST' || errorCode(err) === 'ENOTDIR') {
             throw new ToolError('wrong_type', `Cannot create ${quotePath(shownPath)}: a file is in the way on its path.`);

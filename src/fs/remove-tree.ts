@@ -4,6 +4,7 @@ import { quotePath } from '../print/shared/display.js';
 import { isHeldPath } from './shared/held.js';
 import { holdSubdirectory, type HeldDirectory } from './held-directory.js';
 import { DirectoryCursor } from './directory-cursor.js';
+import { decodeName, osPath } from '../print/shared/byte-names.js';
 
 /** A recursive delete that never follows a link, through held directories. */
 
@@ -27,8 +28,8 @@ export class PartialRemoval extends ToolError {
  */
 export async function removeTree(dir: HeldDirectory, name: string, shownPath = name): Promise<void> {
     const target = dir.join(name);
-    const st = await fs.lstat(target);
-    if (!st.isDirectory()) return fs.unlink(target);
+    const st = await fs.lstat(osPath(target));
+    if (!st.isDirectory()) return fs.unlink(osPath(target));
     let removed = 0;
     let where = shownPath;
     const fail = (err: unknown): never => {
@@ -41,14 +42,14 @@ export async function removeTree(dir: HeldDirectory, name: string, shownPath = n
     const cursor = DirectoryCursor.at(start);
     try {
         if (!isHeldPath(start.path)) {
-            await fs.rm(target, { recursive: true }).catch(fail);
+            await fs.rm(osPath(target), { recursive: true }).catch(fail);
             return;
         }
         const empty = async (rel: string): Promise<void> => {
-            for (const entry of await fs.readdir(cursor.path)) {
+            for (const entry of (await fs.readdir(osPath(cursor.path), { encoding: 'buffer' })).map(decodeName)) {
                 where = `${rel}/${entry}`;
                 const at = cursor.join(entry);
-                const est = await fs.lstat(at);
+                const est = await fs.lstat(osPath(at));
                 if (est.isDirectory()) {
                     await cursor.descend(entry, est);
                     try {
@@ -57,9 +58,9 @@ export async function removeTree(dir: HeldDirectory, name: string, shownPath = n
                         await cursor.ascend();
                     }
                     where = `${rel}/${entry}`;
-                    await fs.rmdir(cursor.join(entry));
+                    await fs.rmdir(osPath(cursor.join(entry)));
                 } else {
-                    await fs.unlink(at);
+                    await fs.unlink(osPath(at));
                 }
                 removed++;
             }
@@ -69,5 +70,5 @@ export async function removeTree(dir: HeldDirectory, name: string, shownPath = n
         await cursor.close();
     }
     where = shownPath;
-    await fs.rmdir(target).catch(fail);
+    await fs.rmdir(osPath(target)).catch(fail);
 }

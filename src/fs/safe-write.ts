@@ -10,6 +10,7 @@ import { entryKind, recheckOpened, type RealRoots } from './shared/safe-read.js'
 import { changedIntoLink, holdDirectory, type HeldDirectory } from './held-directory.js';
 import { cleanStaleDebris } from './stale-debris.js';
 import { overwrite, writeAll } from './overwrite.js';
+import { osPath } from '../print/shared/byte-names.js';
 
 /**
  * Writes that keep the file's identity: Opening and writing files so that a path swapped for a symlink between the access check and
@@ -66,7 +67,7 @@ export async function writeFileSafely(shownPath: string, realPath: string, data:
         const target = dir.join(name);
         let st: Stats | undefined;
         try {
-            st = await fs.lstat(target);
+            st = await fs.lstat(osPath(target));
         } catch (err) {
             if (errorCode(err) !== 'ENOENT') throw toToolError(err, shownPath);
         }
@@ -76,7 +77,7 @@ export async function writeFileSafely(shownPath: string, realPath: string, data:
             // A file nobody may write is read-only by intent; root, who could, does not override it.
             if ((st.mode & 0o222) === 0) throw errors.readOnlyFile(shownPath, st.mode);
             // As an editor would: a file the process may not write is not replaced either.
-            await fs.access(target, fs.constants.W_OK).catch((err: unknown) => {
+            await fs.access(osPath(target), fs.constants.W_OK).catch((err: unknown) => {
                 throw toToolError(err, shownPath);
             });
             if (await keptByReplacing(target, st)) {
@@ -124,7 +125,7 @@ async function writeNew(dir: HeldDirectory, name: string, shownPath: string, dat
     try {
         // Security: O_EXCL never follows or reuses an existing entry at the temporary name; 0o600
         // until the file's own mode is set, so the new content is never more exposed than the old.
-        const fh = await fs.open(tmp, CREATE_FLAGS, like ? 0o600 : 0o666);
+        const fh = await fs.open(osPath(tmp), CREATE_FLAGS, like ? 0o600 : 0o666);
         try {
             await recheckOpened(fh, shownPath, tmp, roots, AccessType.Write);
             if (like !== undefined) {
@@ -142,7 +143,7 @@ async function writeNew(dir: HeldDirectory, name: string, shownPath: string, dat
             await fh.close();
         }
         try {
-            await fs.rename(tmp, dir.join(name));
+            await fs.rename(osPath(tmp), osPath(dir.join(name)));
         } catch (err) {
             const code = errorCode(err);
             if (like !== undefined && (code === 'EBUSY' || code === 'EXDEV')) return false;
@@ -153,7 +154,7 @@ async function writeNew(dir: HeldDirectory, name: string, shownPath: string, dat
     } catch (err) {
         throw toToolError(err, shownPath);
     } finally {
-        if (!renamed) await fs.unlink(tmp).catch(() => undefined);
+        if (!renamed) await fs.unlink(osPath(tmp)).catch(() => undefined);
     }
 }
 
@@ -162,7 +163,7 @@ async function writeInPlace(dir: HeldDirectory, name: string, shownPath: string,
     let fh: FileHandle;
     try {
         // Security: O_NOFOLLOW: a link swapped in after the lstat is refused, not written through.
-        fh = await fs.open(dir.join(name), WRITE_NOFOLLOW_FLAGS);
+        fh = await fs.open(osPath(dir.join(name)), WRITE_NOFOLLOW_FLAGS);
     } catch (err) {
         throw errorCode(err) === 'ELOOP' ? changedIntoLink(shownPath, AccessType.Write) : toToolError(err, shownPath);
     }
@@ -177,13 +178,13 @@ async function writeInPlace(dir: HeldDirectory, name: string, shownPath: string,
         } catch (err) {
             // Put the old content back before reporting; the backup stays only if that fails too.
             const restored = await overwrite(fh, old).then(() => true, () => false);
-            if (restored) await fs.unlink(backup).catch(() => undefined);
+            if (restored) await fs.unlink(osPath(backup)).catch(() => undefined);
             const cause = toToolError(err, shownPath);
             throw restored
                 ? new ToolError(cause.kind, `${cause.message} The file was left as it was.`)
                 : new ToolError(cause.kind, `${cause.message} The old content could not be put back; it is kept in ${quotePath(path.join(path.dirname(shownPath), path.basename(backup)))}.`);
         }
-        await fs.unlink(backup).catch(() => undefined);
+        await fs.unlink(osPath(backup)).catch(() => undefined);
         return { inPlace: true, links: opened.nlink };
     } finally {
         await fh.close();
@@ -195,7 +196,7 @@ async function writeBackup(dir: HeldDirectory, name: string, shownPath: string, 
     const backup = dir.join(debrisName(name, 'bak'));
     try {
         // Security: only the writing process may read the copy (0600): the file itself may be private.
-        const fh = await fs.open(backup, CREATE_FLAGS, 0o600);
+        const fh = await fs.open(osPath(backup), CREATE_FLAGS, 0o600);
         try {
             await writeAll(fh, Buffer.concat([Buffer.from(`${BACKUP_MAGIC}${JSON.stringify(name)}\n`), old]), 0);
             await fh.sync();
@@ -204,7 +205,7 @@ async function writeBackup(dir: HeldDirectory, name: string, shownPath: string, 
         }
         return backup;
     } catch (err) {
-        await fs.unlink(backup).catch(() => undefined);
+        await fs.unlink(osPath(backup)).catch(() => undefined);
         const cause = toToolError(err, shownPath);
         throw new ToolError(cause.kind, `${cause.message} (while keeping a copy of the old content next to it); nothing was changed.`);
     }

@@ -4,6 +4,7 @@ import { errorCode } from '../errors/shared/errors.js';
 import { debrisKind, isDebrisName, isStaleDebris, BACKUP_MAGIC } from './shared/debris.js';
 import type { HeldDirectory } from './held-directory.js';
 import { overwrite } from './overwrite.js';
+import { osPath } from '../print/shared/byte-names.js';
 
 /** Cleaning the stale temporary and backup files interrupted writes left next to a file (see debris.ts). */
 
@@ -17,7 +18,7 @@ export async function cleanStaleDebris(dir: HeldDirectory): Promise<Set<string>>
     const restored = new Set<string>();
     let names: string[];
     try {
-        names = await fs.readdir(dir.path);
+        names = await fs.readdir(osPath(dir.path));
     } catch {
         return restored;
     }
@@ -29,7 +30,7 @@ export async function cleanStaleDebris(dir: HeldDirectory): Promise<Set<string>>
             if (target === null) continue;
             if (target !== '') restored.add(target);
         }
-        await fs.unlink(at).catch(() => undefined);
+        await fs.unlink(osPath(at)).catch(() => undefined);
     }
     return restored;
 }
@@ -42,7 +43,7 @@ export async function cleanStaleDebris(dir: HeldDirectory): Promise<Set<string>>
 async function restoreBackup(dir: HeldDirectory, at: string): Promise<string | null> {
     let bytes: Buffer;
     try {
-        const fh = await fs.open(at, READ_NOFOLLOW_FLAGS);
+        const fh = await fs.open(osPath(at), READ_NOFOLLOW_FLAGS);
         try {
             if (!(await fh.stat()).isFile()) return '';
             bytes = await fh.readFile();
@@ -63,7 +64,7 @@ async function restoreBackup(dir: HeldDirectory, at: string): Promise<string | n
     }
     if (typeof name !== 'string' || name === '' || name.includes('/') || name === '.' || name === '..') return '';
     try {
-        const fh = await fs.open(dir.join(name), WRITE_NOFOLLOW_FLAGS);
+        const fh = await fs.open(osPath(dir.join(name)), WRITE_NOFOLLOW_FLAGS);
         try {
             if (!(await fh.stat()).isFile()) return '';
             await overwrite(fh, bytes.subarray(eol + 1));

@@ -1,5 +1,5 @@
 import { isInside } from '../access/shared/contain.js';
-import type { EntryPolicy, EntryStat } from '../search/shared/entry-policy.js';
+import { entersLinkedDir, type EntryPolicy, type EntryStat } from '../search/shared/entry-policy.js';
 import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
 import type { IgnoreFrame, SearchHit } from '../search/shared/types.js';
 import { Flag, Kind } from './shared/format.js';
@@ -161,6 +161,7 @@ export class TableWalk {
             return;
         }
         this.#hitIfKept(i, f, name, true, () => st);
+        if (!entersLinkedDir(target, search.root.real)) return;
         this.#depth++;
         this.#runFrame({
             rootId: tId,

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { EntryPolicy } from '../search/shared/entry-policy.js';
+import { hasTwoForms } from '../search/shared/normal-form.js';
 import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
 import { TableWalk } from './answer.js';
 import { ChangedEntries } from './changed-entries.js';
@@ -79,11 +80,15 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
     const lo = sId + 1;
     const hi = t.end[sId]!;
     const content = search.contentPattern !== undefined;
+    // A pattern with characters of two normal forms may match text or names held in the other
+    // one, which the index's grams do not find: its content search takes the scan path, its
+    // names are decided one by one (shared/normal-form.ts).
+    if (content && hasTwoForms(search.contentPattern!.source)) return null;
     // Candidates over the whole table: a symlinked directory may lead anywhere in it.
     let cands: Uint32Array | null = null;
     // Estimated from the dictionaries to keep more than 60% of the files: broad, the scan path.
     if (content) cands = segmentCandidates(s.segments, planQuery(search.contentPattern!.source, search.contentPattern!.flags), 1, n, 0.6 * n);
-    if (search.namePattern) {
+    if (search.namePattern && !hasTwoForms(search.namePattern.source)) {
         const byName = evaluateQuery(planQuery(search.namePattern.source, search.namePattern.flags), { list: (g) => table.nameIds(g), size: (g) => table.nameCount(g) });
         if (byName !== null) cands = cands === null ? byName : intersect(cands, byName);
     }

@@ -80,7 +80,8 @@ function patternOf(req: SearchRequest, option: 'namePattern' | 'contentPattern',
     if (pattern === undefined) return undefined;
     checkLength(option, pattern.length, tool);
     try {
-        return compilePattern(pattern);
+        // One normal form (shared/normal-form.ts): names and lines are tested in NFC too.
+        return compilePattern(pattern.normalize('NFC'));
     } catch (err) {
         throw errors.invalidArgument(
             tool,
@@ -100,7 +101,7 @@ function globsOf(req: SearchRequest, option: 'include' | 'exclude', tool: string
     } catch (err) {
         throw errors.invalidArgument(tool, `${paramOf(option)}: ${err instanceof Error ? err.message : String(err)}.`);
     }
-    return list;
+    return list.map((glob) => glob.normalize('NFC'));
 }
 
 /** @throws ToolError naming the parameter when `length` is above {@link MAX_PATTERN_LENGTH} (the text itself is not echoed). */

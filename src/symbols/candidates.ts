@@ -8,6 +8,7 @@ import { childPrefix } from '../print/shared/display.js';
 import { prepareSearch } from '../search/prepare.js';
 import type { SearchStop } from '../search/shared/types.js';
 import { LANGUAGES, languageOf } from './shared/languages.js';
+import { osPath } from '../print/shared/byte-names.js';
 
 /** The files a navigation call parses: those of a supported language that mention the name. */
 export interface Candidates {
@@ -42,7 +43,7 @@ const SOURCE_GLOBS = LANGUAGES.flatMap((l) => l.extensions.map((e) => `*${e}`));
  */
 export async function candidateFiles(view: WorkspaceView, engine: Engine, req: CandidateRequest): Promise<Candidates> {
     const checked = await view.check(req.path ?? '.', AccessType.Read, req.tool);
-    const st = await fs.stat(checked.real).catch((err: unknown) => {
+    const st = await fs.stat(osPath(checked.real)).catch((err: unknown) => {
         throw errors.statFailed('Path', err, checked.real, checked.abs);
     });
     if (!st.isDirectory()) {

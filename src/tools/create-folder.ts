@@ -10,6 +10,7 @@ import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { quotePath } from '../print/shared/display.js';
 import { rootsOf } from './shared.js';
+import { osPath } from '../print/shared/byte-names.js';
 
 const schema = z.strictObject({ path: arg.path('Directory path') });
 
@@ -32,7 +33,7 @@ export class CreateFolderTool extends FileTool<typeof schema> {
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         const checked = await view.check(args.path, AccessType.Write, this.name);
-        const existing = await fs.stat(checked.real).catch(() => undefined);
+        const existing = await fs.stat(osPath(checked.real)).catch(() => undefined);
         if (existing?.isDirectory()) return ok(`Directory already exists: ${withSlash(checked.abs)}`);
         if (existing) throw errors.wrongType(checked.abs, 'directory', entryKind(existing));
         // Security: each missing directory is made inside the verified one before it, so a parent

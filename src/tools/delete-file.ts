@@ -12,6 +12,7 @@ import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { quotePath } from '../print/shared/display.js';
 import { lstatHeld, rootsOf } from './shared.js';
+import { osPath } from '../print/shared/byte-names.js';
 
 const schema = z.strictObject({
     path: arg.path('Path of the file or directory'),
@@ -59,7 +60,7 @@ export class DeleteFileTool extends FileTool<typeof schema> {
                         await removeTree(dir, path.basename(checked.real), checked.abs);
                     } else {
                         try {
-                            await fs.rmdir(target);
+                            await fs.rmdir(osPath(target));
                         } catch (err) {
                             if (errorCode(err) === 'ENOTEMPTY' || errorCode(err) === 'EEXIST') {
                                 throw new ToolError('invalid_argument', `Directory not empty: ${quotePath(checked.abs)}. Pass recursive: true to delete it with its contents.`);
@@ -70,7 +71,7 @@ export class DeleteFileTool extends FileTool<typeof schema> {
                     this.ctx.filePool.forget(checked.real);
                     return ok(`Deleted directory: ${quotePath(checked.abs)}`);
                 }
-                await fs.unlink(target);
+                await fs.unlink(osPath(target));
                 this.ctx.filePool.forget(checked.real);
                 const kind = entryKind(st);
                 return ok(`Deleted ${kind === 'file' ? 'file' : kind === 'symlink' ? 'symlink' : kind}: ${quotePath(checked.abs)}`);

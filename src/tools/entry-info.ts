@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { accessFor } from '../access/shared/contain.js';
+import { realpath } from '../access/resolve.js';
 import { AccessType } from '../config/shared/configuration.js';
 import { entryKind, holdDirectory } from '../fs/secure.js';
 import type { WorkspaceView } from '../access/workspace.js';
@@ -11,6 +12,7 @@ import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { quotePath } from '../print/shared/display.js';
 import { lstatHeld, rootsOf } from './shared.js';
+import { decodeName, osPath } from '../print/shared/byte-names.js';
 
 const schema = z.strictObject({ path: arg.path('Path of the entry') });
 
@@ -57,9 +59,9 @@ export class EntryInfoTool extends FileTool<typeof schema> {
                 `Changed (metadata): ${st.ctime.toISOString()}`,
             ];
             if (st.isSymbolicLink()) {
-                const target = await fs.readlink(entry);
+                const target = decodeName(await fs.readlink(osPath(entry), { encoding: 'buffer' }));
                 lines.push(`Symlink target: ${quotePath(target)}`);
-                const resolved = await fs.realpath(entry).catch(() => undefined);
+                const resolved = await realpath(entry).catch(() => undefined);
                 if (resolved === undefined) lines.push('Symlink status: broken (target does not exist)');
                 else {
                     const inside = accessFor(resolved, roots ?? view.accesses);

@@ -14,6 +14,7 @@ import { rootsOf } from './shared.js';
 import { joinParts, sortInTurns, Turns } from '../engine/turns.js';
 import { Utf16Writer } from '../print/utf16-writer.js';
 import { budgetReason, NOTE_RESERVE, OutputBudget } from '../print/budget.js';
+import { decodeName, osPath } from '../print/shared/byte-names.js';
 
 const schema = z.strictObject({
     path: arg.path('Directory path'),
@@ -43,7 +44,7 @@ export class ListDirectoryTool extends FileTool<typeof schema> {
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView): Promise<PartialToolResult> {
         const checked = await view.check(args.path, AccessType.Read, this.name);
-        const st = await fs.stat(checked.real).catch((err: unknown) => {
+        const st = await fs.stat(osPath(checked.real)).catch((err: unknown) => {
             throw errors.statFailed('Directory', err, checked.real, checked.abs);
         });
         if (!st.isDirectory()) throw errors.wrongType(checked.abs, 'directory', 'file');
@@ -168,8 +169,9 @@ interface Entries {
  * them.
  */
 async function readEntries(dirPath: string): Promise<Entries> {
-    const dir = await fs.opendir(dirPath, { bufferSize: READ_BATCH });
+    const dir = await fs.opendir(osPath(dirPath), { bufferSize: READ_BATCH });
     const names: string[] = [];
+    let lossy = false;
     let dirs = new Uint8Array(64);
     // The iterator closes the directory when it ends or fails.
     for await (const e of dir) {
@@ -180,6 +182,13 @@ async function readEntries(dirPath: string): Promise<Entries> {
         }
         dirs[names.length] = e.isDirectory() ? 1 : 0;
         names.push(e.name);
+        lossy ||= e.name.includes('\uFFFD');
+    }
+    // A name that is not UTF-8 came out with U+FFFD: the listing again as bytes, each name as the
+    // library holds it (print/shared/byte-names.ts). Perf: only for such directories.
+    if (lossy) {
+        const all = await fs.readdir(osPath(dirPath), { encoding: 'buffer', withFileTypes: true });
+        return { names: all.map((d) => decodeName(d.name)), dirs: Uint8Array.from(all, (d) => (d.isDirectory() ? 1 : 0)) };
     }
     return { names, dirs };
 }

@@ -14,6 +14,7 @@ import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { quotePath } from '../print/shared/display.js';
 import { lstatHeld, rootsOf } from './shared.js';
+import { decodeName, osPath } from '../print/shared/byte-names.js';
 
 const schema = z.strictObject({
     source: arg.path('Source path'),
@@ -82,7 +83,7 @@ export class MoveFileTool extends FileTool<typeof schema> {
 
 async function exists(p: string): Promise<boolean> {
     try {
-        await fs.lstat(p);
+        await fs.lstat(osPath(p));
         return true;
     } catch {
         return false;
@@ -110,7 +111,7 @@ async function moveNoReplace(from: Side, to: Side, isDir: boolean): Promise<void
     if (!isDir) {
         let linked = false;
         try {
-            await fs.link(from.path, to.path);
+            await fs.link(osPath(from.path), osPath(to.path));
             linked = true;
         } catch (err) {
             if (errorCode(err) === 'EEXIST') throw errors.exists(to.shown, 'Destination already exists (move_file never overwrites)');
@@ -118,18 +119,18 @@ async function moveNoReplace(from: Side, to: Side, isDir: boolean): Promise<void
         }
         if (linked) {
             try {
-                await fs.unlink(from.path);
+                await fs.unlink(osPath(from.path));
                 return;
             } catch (err) {
                 // Roll back: the source stays, the new name goes; one file keeps one name.
-                await fs.unlink(to.path).catch(() => undefined);
+                await fs.unlink(osPath(to.path)).catch(() => undefined);
                 throw moveError(err, from, to, from.shown, 'its directory does not allow removing it');
             }
         }
     }
     try {
         // Directories: rename() refuses a non-empty destination; emptiness was checked just before.
-        await fs.rename(from.path, to.path);
+        await fs.rename(osPath(from.path), osPath(to.path));
     } catch (err) {
         if (errorCode(err) !== 'EXDEV') throw moveError(err, from, to, errorCode(err) === 'EBUSY' ? from.shown : to.shown);
         await moveAcross(from, to);
@@ -155,22 +156,22 @@ async function moveAcross(from: Side, to: Side): Promise<void> {
         await fs.cp(from.path, tmp, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true, preserveTimestamps: true });
         await keepMetadata(from.path, tmp);
     } catch (err) {
-        await fs.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+        await fs.rm(osPath(tmp), { recursive: true, force: true }).catch(() => undefined);
         throw moveError(err, from, to, to.shown, 'copying it to the other filesystem');
     }
     try {
         if (await exists(to.path)) throw errors.exists(to.shown, 'Destination already exists (move_file never overwrites)');
-        if ((await fs.lstat(tmp)).isDirectory()) {
-            await fs.rename(tmp, to.path);
+        if ((await fs.lstat(osPath(tmp))).isDirectory()) {
+            await fs.rename(osPath(tmp), osPath(to.path));
         } else {
             // link() never replaces a destination that appeared meanwhile.
-            await fs.link(tmp, to.path).catch((err: unknown) => {
+            await fs.link(osPath(tmp), osPath(to.path)).catch((err: unknown) => {
                 throw errorCode(err) === 'EEXIST' ? errors.exists(to.shown, 'Destination already exists (move_file never overwrites)') : err;
             });
-            await fs.unlink(tmp);
+            await fs.unlink(osPath(tmp));
         }
     } catch (err) {
-        await fs.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+        await fs.rm(osPath(tmp), { recursive: true, force: true }).catch(() => undefined);
         throw err instanceof ToolError ? err : moveError(err, from, to, to.shown);
     }
     try {
@@ -181,7 +182,7 @@ async function moveAcross(from: Side, to: Side): Promise<void> {
         // copy (entries still there are left alone), then the copy goes.
         await fs.cp(to.path, from.path, { recursive: true, errorOnExist: false, force: false, verbatimSymlinks: true, preserveTimestamps: true })
             .then(() => keepMetadata(to.path, from.path))
-            .then(() => fs.rm(to.path, { recursive: true }))
+            .then(() => fs.rm(osPath(to.path), { recursive: true }))
             .catch(() => undefined);
         throw moveError(err instanceof PartialRemoval ? err.entry : err, from, to, from.shown, 'the source could not be removed after copying');
     }
@@ -193,18 +194,18 @@ async function moveAcross(from: Side, to: Side): Promise<void> {
  * them has changed. Files' times and modes, and symlinks, are kept by the copy itself.
  */
 async function keepMetadata(src: string, dst: string): Promise<void> {
-    const st = await fs.lstat(src);
-    await fs.lchown(dst, st.uid, st.gid).catch(() => undefined);
-    if (st.isSymbolicLink()) await fs.lutimes(dst, st.atime, st.mtime).catch(() => undefined);
+    const st = await fs.lstat(osPath(src));
+    await fs.lchown(osPath(dst), st.uid, st.gid).catch(() => undefined);
+    if (st.isSymbolicLink()) await fs.lutimes(osPath(dst), st.atime, st.mtime).catch(() => undefined);
     else await copyAttributes(src, dst);
     if (st.isDirectory()) {
-        for (const name of await fs.readdir(src)) await keepMetadata(path.join(src, name), path.join(dst, name));
+        for (const name of (await fs.readdir(osPath(src), { encoding: 'buffer' })).map(decodeName)) await keepMetadata(path.join(src, name), path.join(dst, name));
         // chown cleared nothing on a directory, but restores the mode's set-group-ID bit the same way as for files.
-        await fs.chmod(dst, st.mode & 0o7777).catch(() => undefined);
-        await fs.utimes(dst, st.atime, st.mtime);
+        await fs.chmod(osPath(dst), st.mode & 0o7777).catch(() => undefined);
+        await fs.utimes(osPath(dst), st.atime, st.mtime);
     } else if (st.isFile()) {
         // chown clears set-user-ID and set-group-ID bits: the mode again, as copied.
-        await fs.chmod(dst, st.mode & 0o7777).catch(() => undefined);
+        await fs.chmod(osPath(dst), st.mode & 0o7777).catch(() => undefined);
     }
 }
 

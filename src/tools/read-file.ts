@@ -16,9 +16,10 @@ import { rootsOf } from './shared.js';
 import { mediaKindOf, type MediaKind } from '../media/shared/kinds.js';
 import { RANGE_LIST } from '../media/shared/ranges.js';
 import { MAX_IMAGES_PER_CALL, readMedia } from './read-media.js';
+import { budgetReason, NOTE_RESERVE } from '../print/budget.js';
+import { osPath } from '../print/shared/byte-names.js';
 
 const CELL_LIST = new RegExp(`${RANGE_LIST.source}|^\\s*all\\s*$`);
-import { budgetReason, NOTE_RESERVE } from '../print/budget.js';
 
 /** Most paths one read_file call accepts. */
 export const MAX_READ_PATHS = 100;
@@ -249,7 +250,7 @@ const MAIN_THREAD_READ_BYTES = 256 * 1024;
 /** Size of a file in bytes; 0 when it cannot be stat'ed (the read then reports why). */
 async function sizeOf(real: string): Promise<number> {
     try {
-        return (await fs.stat(real)).size;
+        return (await fs.stat(osPath(real))).size;
     } catch {
         return 0;
     }

@@ -15,6 +15,7 @@ import { patternSource } from './search-patterns.js';
 import { printSearch } from './search-print.js';
 import { instantOf } from './search-times.js';
 import { rootsOf } from './shared.js';
+import { osPath } from '../print/shared/byte-names.js';
 
 /** Most context lines around a content match. */
 const MAX_CONTEXT_LINES = 10;
@@ -122,7 +123,7 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
             {
                 root: async () => {
                     const c = await view.check(args.path ?? '.', AccessType.Read, this.name);
-                    const st = await fs.stat(c.real).catch((err: unknown) => {
+                    const st = await fs.stat(osPath(c.real)).catch((err: unknown) => {
                         throw errors.statFailed('Directory', err, c.real, c.abs);
                     });
                     if (!st.isDirectory()) {
@@ -177,7 +178,7 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
         // A directory with more entries than the limit by itself: no filter can help, say so.
         let flat: number | undefined;
         if (outcome.stop === 'too_many_entries') {
-            const direct = await fs.readdir(search.root.real).then((names) => names.length, () => 0);
+            const direct = await fs.readdir(osPath(search.root.real)).then((names) => names.length, () => 0);
             if (direct > searchConfig.maxTotalEntries) flat = direct;
         }
         return printSearch(args, search, outcome, { ...searchConfig, maxFileSize: fileConfig.maxFileSize, maxCharsPerCall: fileConfig.maxCharsPerCall }, flat);

@@ -10,6 +10,7 @@ import { reencode, type Reencoded } from '../text/shared/reencode.js';
 import type { WorkspaceView } from '../access/workspace.js';
 import type { ToolCall, ToolContext } from './base.js';
 import { quotePath } from '../print/shared/display.js';
+import { osPath } from '../print/shared/byte-names.js';
 
 /** Real access roots for re-checks after opening, or `null` when symlink resolution is off. */
 export async function rootsOf(view: WorkspaceView): Promise<RealRoots> {
@@ -130,7 +131,7 @@ export function unencodable(tool: string, abs: string, r: Extract<Reencoded, { o
 export async function lstatHeld(dir: HeldDirectory, real: string, shown: string): Promise<{ target: string; st: Stats }> {
     const target = dir.join(path.basename(real));
     try {
-        return { target, st: await fs.lstat(target) };
+        return { target, st: await fs.lstat(osPath(target)) };
     } catch (err) {
         throw errors.statFailed('Path', err, target, shown);
     }

@@ -51,16 +51,25 @@ export function oracleSplit(text: string): string[] {
     return parts.map((p, i) => (i < parts.length - 1 || text.endsWith('\n') ? p.replace(/\r$/, '') : p));
 }
 
-/** The lines of `bytes` that `new RegExp(pattern, flags)` matches (none for a binary file). */
-export function oracleLines(bytes: Uint8Array, pattern: string, flags: string): OracleLine[] {
+/**
+ * The lines of `bytes` that `new RegExp(pattern, flags)` matches (none for a binary file). With
+ * `nfcLines`, a line also matches when its NFC form does (the search's rule for a pattern holding
+ * a character with two normal forms; see {@link hasTwoNormalForms}).
+ */
+export function oracleLines(bytes: Uint8Array, pattern: string, flags: string, nfcLines = false): OracleLine[] {
     const text = oracleDecode(bytes);
     if (text === null) return [];
     const re = new RegExp(pattern, flags.replace(/[gy]/g, ''));
     const out: OracleLine[] = [];
     oracleSplit(text).forEach((line, i) => {
-        if (re.test(line)) out.push({ line: i + 1, text: line });
+        if (re.test(line) || (nfcLines && re.test(line.normalize('NFC')))) out.push({ line: i + 1, text: line });
     });
     return out;
+}
+
+/** `pattern` holds a character whose NFC and NFD forms differ: the search matches lines in NFC too. */
+export function hasTwoNormalForms(pattern: string): boolean {
+    return pattern.normalize('NFC') !== pattern.normalize('NFD');
 }
 
 /** ASCII lower-casing, the case folding of {@link LiteralQuery} literals. */

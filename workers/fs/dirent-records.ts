@@ -1,6 +1,7 @@
 import fs, { type Dirent } from 'node:fs';
 import { EntryKind } from '../../src/search/shared/protocol.js';
 import { heldPath } from '../../src/fs/shared/held.js';
+import { decodeName, osPath } from '../../src/print/shared/byte-names.js';
 
 /**
  * A directory's entries as Node's readdir gives them: names sorted, each with its kind. The
@@ -17,7 +18,11 @@ export interface Listing {
 
 /** The entries `fs.readdirSync(dirPath, { withFileTypes: true })` gives, as a {@link Listing}; throws its errors. */
 export function listPath(dirPath: string): Listing {
-    const dirents = fs.readdirSync(dirPath, { withFileTypes: true });
+    let dirents: Dirent[] = fs.readdirSync(osPath(dirPath), { withFileTypes: true });
+    // A name that is not UTF-8 came out with U+FFFD: the listing again as bytes (byte-names.ts).
+    if (dirents.some((d) => d.name.includes('\uFFFD'))) {
+        dirents = fs.readdirSync(osPath(dirPath), { withFileTypes: true, encoding: 'buffer' }).map((d) => Object.assign(d, { name: decodeName(d.name) }) as unknown as Dirent);
+    }
     // Stable: names that decode alike (invalid UTF-8 shown as U+FFFD) keep readdir's byte order.
     dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const names = new Array<string>(dirents.length);
@@ -30,7 +35,7 @@ export function listPath(dirPath: string): Listing {
     return { names, kinds };
 }
 
-function kindOf(d: Dirent | fs.Stats): number {
+function kindOf(d: Pick<Dirent, 'isDirectory' | 'isFile' | 'isSymbolicLink'>): number {
     return d.isDirectory() ? EntryKind.Dir : d.isFile() ? EntryKind.File : d.isSymbolicLink() ? EntryKind.Link : EntryKind.Other;
 }
 
@@ -82,12 +87,14 @@ export class DirentRecords {
             o += reclen;
             const len = end - start;
             if (buf[start] === 0x2e && (len === 1 || (len === 2 && buf[start + 1] === 0x2e))) continue;
-            // Decoded as Node's readdir decodes names (V8's UTF-8 decoder, U+FFFD for invalid bytes).
-            const name = buf.toString('utf8', start, end);
+            // UTF-8; a name that is not valid UTF-8 with each invalid byte escaped, as the library
+            // holds such names (print/shared/byte-names.ts), so it can be opened and printed back.
+            let name = buf.toString('utf8', start, end);
+            const lossy = name.includes('\uFFFD');
+            if (lossy) name = decodeName(buf.subarray(start, end));
             const e: Entry = { name, kind: kindOfType(type), raw: null };
             // Names that decode alike are ordered by their bytes, as readdir (libuv's scandir,
             // sorted by strcmp) leaves them; an entry without a type is lstat'ed in that order too.
-            const lossy = name.includes('\uFFFD');
             if (e.kind < 0 || lossy) {
                 e.raw = Buffer.from(buf.subarray(start, end));
                 if (e.kind < 0) (this.#unknown ??= []).push(e);
@@ -106,7 +113,7 @@ export class DirentRecords {
         const entries = this.#entries;
         if (this.#unknown !== null) {
             this.#unknown.sort(byBytes);
-            for (const e of this.#unknown) e.kind = kindOf(fs.lstatSync(`${heldPath(dirFd)}/${e.name}`));
+            for (const e of this.#unknown) e.kind = kindOf(fs.lstatSync(osPath(`${heldPath(dirFd)}/${e.name}`)));
         }
         entries.sort(this.#lossy ? byNameThenBytes : byName);
         const names = new Array<string>(entries.length);

@@ -5,6 +5,7 @@ import util from 'node:util';
 import { isMainThread, workerData } from 'node:worker_threads';
 import { claimSlot, type LedgerSlot } from '../../src/fs/shared/fd-ledger.js';
 import { CAN_HOLD, heldPath } from '../../src/fs/shared/held.js';
+import { hasEscapedBytes, osPath } from '../../src/print/shared/byte-names.js';
 import { DirentRecords, listPath, type Listing } from './dirent-records.js';
 
 /**
@@ -70,7 +71,7 @@ export interface HeldAt {
 /** The held-path layer: the entry's path through `/proc/<pid>/fd/N`. */
 export const HELD_PATH_AT: HeldAt = {
     kind: 'held-path',
-    open: (dirFd, name, flags) => fs.openSync(`${heldPath(dirFd)}/${name}`, flags),
+    open: (dirFd, name, flags) => fs.openSync(osPath(`${heldPath(dirFd)}/${name}`), flags),
     close: (fd) => fs.closeSync(fd),
     list: (dirFd) => listPath(heldPath(dirFd)),
 };
@@ -157,8 +158,9 @@ function loadNative(): HeldAt | null {
     /** A directory just opened natively and not listed yet: at its start already (see `list`). */
     let unlisted = -1;
     const open = (dirFd: number, name: string, flags: number): number => {
-        if (slot?.full === true) {
-            const fd = fs.openSync(`${heldPath(dirFd)}/${name}`, flags);
+        // A name that is not UTF-8 (print/shared/byte-names.ts) goes through the held path as bytes.
+        if (slot?.full === true || hasEscapedBytes(name)) {
+            const fd = fs.openSync(osPath(`${heldPath(dirFd)}/${name}`), flags);
             heldFds.push(fd);
             nativeFds.push(false);
             return fd;

@@ -1,4 +1,5 @@
 import { isAscii } from 'node:buffer';
+import { osPath } from '../../src/print/shared/byte-names.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { distinctGrams } from '../../src/search/shared/fold.js';
@@ -89,7 +90,7 @@ class Pairs {
 function indexFile(file: string, maxFileSize: number): { flags: number; textBytes: number; grams?: Uint32Array } {
     let fd: number;
     try {
-        fd = fs.openSync(file, READ_NOFOLLOW_FLAGS);
+        fd = fs.openSync(osPath(file), READ_NOFOLLOW_FLAGS);
     } catch {
         return { flags: Flag.Unindexed, textBytes: 0 };
     }

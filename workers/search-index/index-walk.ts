@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { decodeName, osPath } from '../../src/print/shared/byte-names.js';
 import { isDebrisName } from '../../src/fs/shared/debris.js';
 import { decodeTable, encodeTable, Flag, Kind, type FileTable } from '../../src/search-index/shared/format.js';
 import { Names } from '../../src/search-index/shared/table-names.js';
@@ -87,7 +88,9 @@ function walkTable(task: IndexWalkTask): { ok: true; table: Omit<FileTable, 'gra
         const walk = (dirId: number, dirPath: string, dirRel: string): void => {
             let names: string[];
             try {
-                names = fs.readdirSync(dirPath);
+                names = fs.readdirSync(osPath(dirPath));
+                // A name that is not UTF-8 came out with U+FFFD: as bytes, escaped (byte-names.ts).
+                if (names.some((n) => n.includes('\uFFFD'))) names = fs.readdirSync(osPath(dirPath), { encoding: 'buffer' }).map(decodeName);
             } catch {
                 cols.flags[dirId]! |= Flag.Unreadable;
                 return;
@@ -99,7 +102,7 @@ function walkTable(task: IndexWalkTask): { ok: true; table: Omit<FileTable, 'gra
                 const p = dirPath === '/' ? '/' + name : `${dirPath}/${name}`;
                 let st: fs.Stats;
                 try {
-                    st = fs.lstatSync(p);
+                    st = fs.lstatSync(osPath(p));
                 } catch {
                     continue; // vanished since listed: the watcher reports it
                 }

@@ -1,4 +1,5 @@
 import fs, { type Stats } from 'node:fs';
+import { osPath } from '../../src/print/shared/byte-names.js';
 import { BINARY_SAMPLE_BYTES, hasUtf16Bom, isBinary } from '../../src/text/shared/text.js';
 import { READ_NOFOLLOW_FLAGS } from '../../src/fs/shared/held.js';
 import { heldAt } from '../fs/held-at.js';
@@ -111,7 +112,7 @@ function reset(): FileScan {
  * call. Throws the failed system call's error (open, read), as Node raises it.
  */
 export function scanPath(at: string, inside: ((fd: number) => boolean) | null, spec: ScanSpec): FileScan | null {
-    const fd = fs.openSync(at, READ_NOFOLLOW_FLAGS);
+    const fd = fs.openSync(osPath(at), READ_NOFOLLOW_FLAGS);
     try {
         if (inside !== null && !inside(fd)) return null;
         return scanOpen(fd, spec);

@@ -2,6 +2,7 @@ import { analyzePattern, anyLiterals } from '../../src/search/shared/literals.js
 import type { PatternSpec } from '../../src/search/shared/types.js';
 import { hasUtf16Bom, hasUtf8Bom, scanText, textEncodingOf, type TextEncodingInfo } from '../../src/text/shared/text.js';
 import { decodeLegacy } from '../../src/text/shared/legacy.js';
+import { hasTwoForms, NfcLineRegExp } from '../../src/search/shared/normal-form.js';
 import { LiteralSet } from './literal-set.js';
 import { worthPrefilter } from './prefilter.js';
 
@@ -40,11 +41,15 @@ export interface ContentMatcher {
 export function makeMatcher(spec: PatternSpec): ContentMatcher {
     const analysis = analyzePattern(spec.source, spec.flags);
     const literals = anyLiterals(analysis.query, worthPrefilter);
+    // Text on disk may hold the pattern's characters in the other normal form: every line is
+    // decoded and tested, in NFC too. No byte prefilter: NFC can make ASCII of what is not
+    // (the Kelvin sign U+212A is K), so a line may match without the literal's bytes.
+    const twoForms = hasTwoForms(spec.source);
     return {
-        line: new RegExp(spec.source, spec.flags),
+        line: twoForms ? new NfcLineRegExp(spec.source, spec.flags) : new RegExp(spec.source, spec.flags),
         global: new RegExp(spec.source, spec.flags + 'gm'),
-        literals: literals === null ? null : new LiteralSet(literals),
-        lineLocal: analysis.lineLocal,
+        literals: literals === null || twoForms ? null : new LiteralSet(literals),
+        lineLocal: analysis.lineLocal && !twoForms,
     };
 }
 

@@ -1,4 +1,5 @@
 import fs, { type Stats } from 'node:fs';
+import { decodeName, hasEscapedBytes, osPath } from '../../src/print/shared/byte-names.js';
 import { isInside } from '../../src/access/shared/contain.js';
 import { EntryKind, type Segment, type WalkJob } from '../../src/search/shared/protocol.js';
 import type { IgnoreFrame } from '../../src/search/shared/types.js';
@@ -62,7 +63,7 @@ export function openDir(job: WalkJob, realRoots: readonly string[] | null, out: 
     if (realRoots === null) return { fd: -1, base: job.real === '/' ? '/' : `${job.real}/`, list: job.real, at: false };
     let fd: number;
     try {
-        fd = fs.openSync(job.real, DIR_FLAGS);
+        fd = fs.openSync(osPath(job.real), DIR_FLAGS);
     } catch (err) {
         out.push({ t: 'run', n: 0, hits: [], at: [], skipped: [{ path: job.rel, reason: reasonOf(err) }] });
         return null;
@@ -93,8 +94,8 @@ export function followLink(at: string, job: WalkJob, realRoots: readonly string[
     let stat: Stats;
     let target: string;
     try {
-        stat = fs.statSync(at);
-        target = fs.realpathSync.native(at);
+        stat = fs.statSync(osPath(at));
+        target = realpathSync(at);
     } catch (err) {
         return { err };
     }
@@ -169,4 +170,10 @@ export function reasonOf(err: unknown): string {
             // The cause in words (`file name too long`, `too many open files (see ulimit -n)`), not an internal path.
             return causeOf(errorCode(err)) ?? (err instanceof Error ? err.message : String(err));
     }
+}
+
+/** fs.realpathSync.native for paths that may hold bytes that are not UTF-8 (src/print/shared/byte-names.ts). */
+export function realpathSync(p: string): string {
+    const real = fs.realpathSync.native(osPath(p));
+    return hasEscapedBytes(p) || real.includes('\uFFFD') ? decodeName(fs.realpathSync.native(osPath(p), { encoding: 'buffer' })) : real;
 }

@@ -1,10 +1,12 @@
 import fs, { type Stats } from 'node:fs';
+import { osPath } from '../../src/print/shared/byte-names.js';
 import { EntryKind, type Segment, type Skip, type SearchTask, type SearchTaskResult, type WalkJob } from '../../src/search/shared/protocol.js';
 import { errorCode } from '../../src/errors/shared/errors.js';
 import { isDebrisName } from '../../src/fs/shared/debris.js';
 import { CAN_HOLD } from '../../src/fs/shared/held.js';
 import { scanEntry, scanPath, type ScanSpec } from './scan-file.js';
 import { closeDir, deferRest, fdInside, followLink, listDir, openDir, openSubdir, reasonOf, relPrefix, type OpenDir } from './walk-dir.js';
+import { entersLinkedDir } from '../../src/search/shared/entry-policy.js';
 import { SearchPolicy } from './search-policy.js';
 import { WalkTask, type Run } from './walk-task.js';
 
@@ -169,6 +171,7 @@ class Walker {
                     }
                 }
                 if (t.capped) break;
+                if (viaLink && !entersLinkedDir(real, c.search.root.real)) continue;
                 flush();
                 const child: WalkJob = { real, rel, jumps };
                 if (frames !== undefined) child.ignores = frames;
@@ -221,7 +224,7 @@ class Walker {
         let st = known;
         if (st === undefined) {
             try {
-                st = fs.lstatSync(at);
+                st = fs.lstatSync(osPath(at));
             } catch (err) {
                 skip({ path: rel, reason: reasonOf(err) });
                 return null;

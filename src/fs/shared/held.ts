@@ -1,4 +1,5 @@
 import { constants as C, existsSync, readlinkSync } from 'node:fs';
+import { decodeName } from '../../print/shared/byte-names.js';
 import fs from 'node:fs/promises';
 
 /**
@@ -57,7 +58,8 @@ export function isHeldPath(p: string): boolean {
 /** The real path of open descriptor `fd`, or `undefined` where descriptors cannot be held (or it cannot be read). */
 export function heldRealPathSync(fd: number): string | undefined {
     try {
-        return readlinkSync(heldPath(fd));
+        // Decoded as the library holds names (print/shared/byte-names.ts), so a real path compares equal.
+        return decodeName(readlinkSync(heldPath(fd), { encoding: 'buffer' }));
     } catch {
         return undefined;
     }
@@ -66,7 +68,7 @@ export function heldRealPathSync(fd: number): string | undefined {
 /** {@link heldRealPathSync}, asynchronously. */
 export async function heldRealPath(fd: number): Promise<string | undefined> {
     try {
-        return await fs.readlink(heldPath(fd));
+        return decodeName(await fs.readlink(heldPath(fd), { encoding: 'buffer' }));
     } catch {
         return undefined;
     }

@@ -7,6 +7,7 @@ import { errors, ToolError } from '../../errors/shared/errors.js';
 import { quotePath } from '../../print/shared/display.js';
 import { heldRealPath, heldRealPathSync, READ_FLAGS } from './held.js';
 import { isDebrisName } from './debris.js';
+import { osPath } from '../../print/shared/byte-names.js';
 
 /**
  * Safe reads: Opening and writing files so that a path swapped for a symlink between the access check and
@@ -36,7 +37,7 @@ export async function recheckOpened(fh: FileHandle, shownPath: string, realPath:
     let actual = await heldRealPath(fh.fd);
     if (actual === undefined) {
         // Security: without /proc, compare the descriptor's identity with the checked real path.
-        const [a, b] = await Promise.all([fh.stat(), fs.stat(realPath)]);
+        const [a, b] = await Promise.all([fh.stat(), fs.stat(osPath(realPath))]);
         actual = pathByIdentity(a, b, realPath);
     }
     checkOpenedInside(actual, shownPath, roots, needed);
@@ -108,13 +109,13 @@ export async function readRegularFile(
 ): Promise<OpenedFile> {
     let pre;
     try {
-        pre = await fs.stat(realPath);
+        pre = await fs.stat(osPath(realPath));
     } catch (err) {
         throw errors.statFailed('File', err, realPath, shownPath);
     }
     // Security: a FIFO, socket or device is never opened for reading.
     checkReadable(pre, shownPath, maxBytes, setting);
-    const fh = await fs.open(realPath, READ_FLAGS);
+    const fh = await fs.open(osPath(realPath), READ_FLAGS);
     try {
         const st = await fh.stat();
         checkReadable(st, shownPath, maxBytes, setting);
@@ -136,13 +137,13 @@ export async function readRegularFile(
 export async function openRegularFile(shownPath: string, realPath: string, roots: RealRoots): Promise<{ handle: FileHandle; size: number }> {
     let pre;
     try {
-        pre = await fs.stat(realPath);
+        pre = await fs.stat(osPath(realPath));
     } catch (err) {
         throw errors.statFailed('File', err, realPath, shownPath);
     }
     // Security: a FIFO, socket or device is never opened for reading.
     checkReadable(pre, shownPath, Infinity, '');
-    const fh = await fs.open(realPath, READ_FLAGS);
+    const fh = await fs.open(osPath(realPath), READ_FLAGS);
     try {
         const st = await fh.stat();
         checkReadable(st, shownPath, Infinity, '');

@@ -1,3 +1,5 @@
+import { hasEscapedBytes } from './byte-names.js';
+
 /**
  * How tools show paths in their line-based text output.
  *
@@ -10,13 +12,19 @@
 const CONTROL = /[\x00-\x1f\x7f]/;
 
 /**
- * A path as shown in tool output: unchanged when it holds no control character, otherwise
- * JSON-quoted (`"evil\nsecret.txt"`), so it stays on one line and the model can pass it back as
- * a JSON string that decodes to the real name.
+ * A path as shown in tool output: unchanged when it holds no control character and no byte that
+ * is not UTF-8, otherwise JSON-quoted (`"evil\nsecret.txt"`), each invalid byte as `\xHH`
+ * (`"caf\xe9.txt"`, see byte-names.ts), so it stays on one line and every tool takes it back,
+ * quotes included (`unquotePath`).
  */
 export function quotePath(p: string): string {
+    const bytes = hasEscapedBytes(p);
+    if (!bytes && !CONTROL.test(p)) return p;
     // JSON.stringify escapes U+0000-U+001F but leaves DEL as is: escape it too, so it shows.
-    return CONTROL.test(p) ? JSON.stringify(p).replace(/\x7f/g, '\\u007f') : p;
+    const json = JSON.stringify(p).replace(/\x7f/g, '\\u007f');
+    // A lone surrogate comes out as `\udcHH`; an escaped byte is shown as `\xHH` (an odd run of
+    // backslashes before `udc` is an escape, an even one a literal backslash).
+    return bytes ? json.replace(/(\\+)udc([89a-f][0-9a-f])/g, (m, bs: string, hh: string) => (bs.length % 2 === 1 ? `${bs.slice(1)}\\x${hh}` : m)) : json;
 }
 
 /** What goes before a child's name in the listing form of the directory shown as `display`: `''` for `.`, else `display/`. */

@@ -4,6 +4,8 @@
  * collector nor hold its event loop while a table is written or read.
  */
 
+import { bytesOf, decodeName } from '../../print/shared/byte-names.js';
+
 /** Called between slices of work; a caller on the main thread yields to the event loop there. */
 export type Pause = () => Promise<void>;
 
@@ -87,7 +89,8 @@ export async function encodeNames(names: Names, pause: Pause): Promise<Buffer> {
     const parts: Buffer[] = [];
     for (let i = 0; i < names.length; i += NAME_SLICE) {
         if (i > 0) parts.push(NUL);
-        parts.push(Buffer.from(names.joined(i, Math.min(names.length, i + NAME_SLICE)), 'utf8'));
+        // A name that is not UTF-8 is stored as its bytes (print/shared/byte-names.ts).
+        parts.push(bytesOf(names.joined(i, Math.min(names.length, i + NAME_SLICE))));
         await pause();
     }
     return Buffer.concat(parts);
@@ -117,7 +120,8 @@ export async function decodeNames(bytes: Buffer, from: number, to: number, pause
             const nul = bytes.indexOf(0, at + NAME_BYTES_SLICE);
             if (nul !== -1 && nul < to) cut = nul;
         }
-        const piece = bytes.toString('utf8', at, cut);
+        let piece = bytes.toString('utf8', at, cut);
+        if (piece.includes('\uFFFD')) piece = decodeName(bytes.subarray(at, cut));
         pieces.push(piece);
         startAt(base);
         for (let nul = piece.indexOf('\0'); nul !== -1; nul = piece.indexOf('\0', nul + 1)) startAt(base + nul + 1);

@@ -1,3 +1,5 @@
+import { isInside } from '../../access/shared/contain.js';
+import { hasTwoForms, nfcPathTest, testNfc } from './normal-form.js';
 import { compileGlobs, IgnoreCache, readGitignoreFile, type PathTest } from './filters.js';
 import { EntryKind, type PreparedSearch } from './protocol.js';
 import type { IgnoreFrame, SearchRequest } from './types.js';
@@ -25,6 +27,25 @@ export function needsStat(req: Pick<SearchRequest, 'createdAfter' | 'createdBefo
     return [req.createdAfter, req.createdBefore, req.modifiedAfter, req.modifiedBefore].some((t) => t !== undefined);
 }
 
+/**
+ * One file, one name: a link to a directory whose target lies inside the searched directory is
+ * listed as an entry but not entered, since the walk reaches that directory under its own name
+ * (a `lib64 -> lib` link would otherwise show every file below it twice). Links to directories
+ * outside the searched one are entered as before, within the access roots and without loops.
+ */
+export function entersLinkedDir(target: string, searchedReal: string): boolean {
+    return !isInside(target, searchedReal);
+}
+
+/**
+ * Globs as one path test; tested in NFC too when a glob holds a character with two normal forms.
+ * Perf: ASCII globs cost nothing more (an entry's ASCII letters are the same in either form).
+ */
+function globTest(globs: readonly string[]): PathTest {
+    const test = compileGlobs(globs);
+    return globs.some(hasTwoForms) ? nfcPathTest(test) : test;
+}
+
 export class EntryPolicy {
     readonly search: PreparedSearch;
     readonly name: RegExp | null;
@@ -37,6 +58,8 @@ export class EntryPolicy {
     readonly ignores: IgnoreCache | null;
     /** Some path filter is on: entries' relative paths are needed. */
     readonly filtered: boolean;
+    /** The name pattern holds a character with two normal forms: names are tested in NFC too. */
+    readonly #nameNfc: boolean;
 
     constructor(search: PreparedSearch) {
         this.search = search;
@@ -44,15 +67,16 @@ export class EntryPolicy {
         this.skip = new Set(search.skipDirs);
         this.wantFiles = search.type !== 'directory';
         this.wantDirs = search.type !== 'file' && !search.contentPattern;
-        this.include = search.include ? compileGlobs(search.include) : null;
-        this.exclude = search.exclude ? compileGlobs(search.exclude) : null;
+        this.include = search.include ? globTest(search.include) : null;
+        this.exclude = search.exclude ? globTest(search.exclude) : null;
+        this.#nameNfc = search.namePattern !== undefined && hasTwoForms(search.namePattern.source);
         this.ignores = search.respectGitignore ? new IgnoreCache() : null;
         this.filtered = search.include !== undefined || search.exclude !== undefined || search.respectGitignore;
     }
 
     /** The name pattern (if any) matches `name`. */
     nameOk(name: string): boolean {
-        return this.name === null || this.name.test(name);
+        return this.name === null || (this.#nameNfc ? testNfc(this.name, name) : this.name.test(name));
     }
 
     /**

@@ -64,12 +64,16 @@ describe('search index against the scan path', () => {
 
     it('indexes a UTF-8 file with a byte-order mark and invalid bytes as the scan reads it (leniently, not as Latin-1)', async () => {
         const p = await pair({
-            'bom.txt': Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('café au lait '), Buffer.from([0xff]), Buffer.from('\n')]),
+            'bom.txt': Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('smørrebrød au lait café '), Buffer.from([0xff]), Buffer.from('\n')]),
             'plain.txt': 'nothing here\n',
         });
-        const r = await same(p, { content_pattern: 'café au' });
+        // ø has one normal form: the index answers (a pattern with é takes the scan path, below).
+        const r = await same(p, { content_pattern: 'smørrebrød au' });
         expect(r.text).toContain('bom.txt');
         expect(r.answered).toBe(true);
+        const both = await same(p, { content_pattern: 'lait café' });
+        expect(both.text).toContain('bom.txt');
+        expect(both.answered).toBe(false);
     });
 
     it('keeps the same entries as the scan path under time filters (one entry policy: files, directories, links)', async () => {
@@ -78,6 +82,7 @@ describe('search index against the scan path', () => {
         const MID = 1_650_000_000;
         const p = await pair(FILES, undefined, (root) => {
             fs.symlinkSync('src', path.join(root, 'src-link'));
+            fs.symlinkSync('../src', path.join(root, 'docs/src-link'));
             fs.symlinkSync('docs/guide.md', path.join(root, 'guide-link.md'));
             for (const [rel, t] of [
                 ['src/main.ts', OLD],
@@ -98,6 +103,7 @@ describe('search index against the scan path', () => {
             { name_pattern: '.', created_before: soon, modified_before: iso(MID + 1) },
             { name_pattern: '.', created_after: soon },
             { name_pattern: 'guide', modified_after: iso(OLD + 1) },
+            { path: 'docs', name_pattern: '.', modified_before: iso(MID - 1) },
         ];
         const texts: string[] = [];
         for (const q of cases) {
@@ -105,9 +111,11 @@ describe('search index against the scan path', () => {
             expect(r.answered, JSON.stringify(q)).toBe(true);
             texts.push(r.text);
         }
-        // The filters split the tree (not everything, not nothing), through the links too.
+        // The filters split the tree (not everything, not nothing), through the links too: a link
+        // into the searched tree is not entered (one file, one name), one out of it is.
         expect(texts[0]).toContain('src/main.ts');
-        expect(texts[0]).toContain('src-link/main.ts');
+        expect(texts[0]).not.toContain('src-link/main.ts');
+        expect(texts[8]).toContain('docs/src-link/main.ts');
         expect(texts[0]).not.toContain('guide.md');
         expect(texts[1]).toContain('docs/guide.md');
         expect(texts[1]).toContain('guide-link.md');
@@ -138,14 +146,18 @@ describe('search index against the scan path', () => {
         await same(p, { content_pattern: 'gammaDelta', respect_gitignore: true });
         const r = await same(p, { content_pattern: 'alphaBeta' });
         expect(r.answered).toBe(true);
-        expect(r.text).toContain('docs/src-link/lib.ts');
+        // docs/src-link leads into the searched tree: src/lib.ts is listed once, under its own name.
+        expect(r.text).not.toContain('docs/src-link/lib.ts');
+        const d = await same(p, { path: 'docs', content_pattern: 'alphaBeta' });
+        expect(d.answered).toBe(true);
+        expect(d.text).toContain('docs/src-link/lib.ts');
         expect(r.text).toContain('src/lib-link.ts');
         expect(r.text).not.toContain('outside');
         expect((await same(p, { name_pattern: 'link' })).answered).toBe(true);
         // Changed under a link's target: the walk follows the link again.
         fs.writeFileSync(path.join(root, 'src/new.ts'), 'alphaBeta fresh\n');
         await tree.sync();
-        expect((await same(p, { content_pattern: 'alphaBeta fresh' })).text).toContain('docs/src-link/new.ts');
+        expect((await same(p, { path: 'docs', content_pattern: 'alphaBeta fresh' })).text).toContain('docs/src-link/new.ts');
         // Links to files are decided from their targets' entries: one that is no candidate is not opened.
         fs.symlinkSync('../bin/blob.bin', path.join(root, 'src/blob-link'));
         fs.symlinkSync('empty.txt', path.join(root, 'empty-link'));
@@ -166,27 +178,28 @@ describe('search index against the scan path', () => {
     });
 
     it('resolves links again once a change is noted: a link retargeted on disk, to a file or a directory, is followed to its new target', async () => {
-        const p = await pair({ 'a.txt': 'needleOne\n', 'b.txt': 'needleTwo\n', 'sub/x.txt': 'needleThree x\n', 'sub2/y.txt': 'needleThree y\n' }, tempDir('lcf-index-'), (root) => {
+        const p = await pair({ 'a.txt': 'needleOne\n', 'b.txt': 'needleTwo\n', 'view/v.txt': 'v\n', 'sub/x.txt': 'needleThree x\n', 'sub2/y.txt': 'needleThree y\n' }, tempDir('lcf-index-'), (root) => {
             fs.symlinkSync('a.txt', path.join(root, 'l.txt'));
-            fs.symlinkSync('sub', path.join(root, 'dl'));
+            fs.symlinkSync('../sub', path.join(root, 'view/dl'));
         });
         // Twice each: the second search takes the links resolved by the first.
         for (let i = 0; i < 2; i++) {
             const one = await same(p, { content_pattern: 'needleOne' });
             expect(one.answered).toBe(true);
             expect(one.text).toContain('l.txt');
-            const three = await same(p, { content_pattern: 'needleThree' });
+            // Searched from view/: the link leads out of the searched tree, so it is entered.
+            const three = await same(p, { path: 'view', content_pattern: 'needleThree' });
             expect(three.text).toContain('dl/x.txt');
             expect(three.text).not.toContain('dl/y.txt');
         }
         fs.rmSync(path.join(p.root, 'l.txt'));
         fs.symlinkSync('b.txt', path.join(p.root, 'l.txt'));
-        fs.rmSync(path.join(p.root, 'dl'));
-        fs.symlinkSync('sub2', path.join(p.root, 'dl'));
+        fs.rmSync(path.join(p.root, 'view/dl'));
+        fs.symlinkSync('../sub2', path.join(p.root, 'view/dl'));
         await p.tree.sync();
         expect((await same(p, { content_pattern: 'needleOne' })).text).not.toContain('l.txt');
         expect((await same(p, { content_pattern: 'needleTwo' })).text).toContain('l.txt');
-        const three = await same(p, { content_pattern: 'needleThree' });
+        const three = await same(p, { path: 'view', content_pattern: 'needleThree' });
         expect(three.text).toContain('dl/y.txt');
         expect(three.text).not.toContain('dl/x.txt');
         // The target's content changes: seen through the link.

@@ -78,23 +78,30 @@ describe('Engine.search', () => {
         expect(names.hits.map((h) => h.path)).toEqual(['pipe', 'pipe-link']);
     });
 
-    it('follows symlinks only inside the real roots, never in a loop; broken links are skipped', async () => {
+    it('follows symlinks only inside the real roots, never in a loop; broken links are skipped; a link into the searched tree is not entered', async () => {
         const outside = tempDir('lcf-engine-outside-');
         write(outside, 'secret.txt', 'needle outside\n');
+        const shared = tempDir('lcf-engine-shared-');
+        write(shared, 'lib.txt', 'needle shared\n');
         const dir = tempDir('lcf-engine-links-');
         write(dir, 'real/inside.txt', 'needle inside\n');
         fs.symlinkSync(outside, path.join(dir, 'out-link'));
+        fs.symlinkSync(shared, path.join(dir, 'shared-link'));
         fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(dir, 'secret-link.txt'));
         fs.symlinkSync('..', path.join(dir, 'real', 'loop-up'));
         fs.symlinkSync('.', path.join(dir, 'real', 'loop-self'));
         fs.symlinkSync('real', path.join(dir, 'alias'));
         fs.symlinkSync('missing', path.join(dir, 'broken'));
-        const res = await engine.search(request(dir, { contentPattern: 'needle', realRoots: [dir] }), { timeoutMs: 120_000 });
+        const res = await engine.search(request(dir, { contentPattern: 'needle', realRoots: [dir, shared] }), { timeoutMs: 120_000 });
         expect(res.stop).toBe('done');
-        expect(res.hits.map((h) => h.path)).toEqual(['alias/inside.txt', 'real/inside.txt']);
+        // alias -> real: one file, one name (real/inside.txt); shared-link leads out of the searched tree, into an access root.
+        expect(res.hits.map((h) => h.path)).toEqual(['real/inside.txt', 'shared-link/lib.txt']);
         expect(res.skipped).toEqual([{ path: 'broken', reason: expect.stringMatching(/broken symbolic link/) }]);
+        const names = await engine.search(request(dir, { realRoots: [dir, shared] }), { timeoutMs: 120_000 });
+        expect(names.hits.map((h) => h.path)).toContain('alias');
+        expect(names.hits.map((h) => h.path).filter((p) => p.startsWith('alias/'))).toEqual([]);
         const free = await engine.search(request(dir, { contentPattern: 'needle', realRoots: null }), { timeoutMs: 120_000 });
-        expect(free.hits.map((h) => h.path)).toEqual(['alias/inside.txt', 'out-link/secret.txt', 'real/inside.txt', 'secret-link.txt']);
+        expect(free.hits.map((h) => h.path)).toEqual(['out-link/secret.txt', 'real/inside.txt', 'secret-link.txt', 'shared-link/lib.txt']);
     });
 
     it.skipIf(process.getuid?.() === 0)('skips unreadable directories into skipped', async () => {

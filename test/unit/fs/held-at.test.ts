@@ -17,6 +17,7 @@ import { compilePattern } from '../../../src/search/regex.js';
 import { DIR_FLAGS, DIR_NOFOLLOW_FLAGS, heldPath, READ_NOFOLLOW_FLAGS } from '../../../src/fs/shared/held.js';
 import { EntryKind } from '../../../src/search/shared/protocol.js';
 import type { SearchOutcome, SearchRequest } from '../../../src/search/shared/types.js';
+import { bytesOf, decodeName } from '../../../src/print/shared/byte-names.js';
 import { DirentRecords, type Listing } from '../../../workers/fs/dirent-records.js';
 import { HELD_PATH_AT, heldAt, NATIVE_AT_VAR, nativeAt, type HeldAt } from '../../../workers/fs/held-at.js';
 import { scanOpen, scanPath, type ScanSpec } from '../../../workers/search/scan-file.js';
@@ -192,19 +193,19 @@ describe('both layers on real directories', () => {
         expect(entries).toBeGreaterThanOrEqual(340);
     });
 
-    itNative('decode odd names as readdir does and order names that decode alike by their bytes', () => {
+    itNative('decode odd names as the library holds them (invalid bytes escaped, byte-names.ts), alike, in code-unit order', () => {
         const dir = tempDir('lcf-held-at-odd-');
         // Created in reverse byte order, so that the directory's own order is unlikely to be byte order.
         for (const name of [...ODD_NAMES].sort(Buffer.compare).reverse()) writeRaw(dir, name, 'x\n');
         // Directories among the names decoded alike, so that their order shows in the kinds.
         for (const b of [0xfd, 0xf8, 0x90]) fs.mkdirSync(Buffer.concat([Buffer.from(`${dir}/`), Buffer.from([0x61, b, 0x62])]));
         const listing = expectSameLayers(dir);
-        expect(listing.names).toEqual(fs.readdirSync(dir).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+        expect(listing.names).toEqual(fs.readdirSync(dir, { encoding: 'buffer' }).map(decodeName).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
         expect(listing.names.indexOf('\u{1F600}')).toBeLessThan(listing.names.indexOf('\uE000'));
-        // The names decoded alike keep their bytes' order (readdir's): 0x90, 0xc3, 0xef (U+FFFD), 0xf8, 0xfd, 0xfe, 0xff.
-        const alike = listing.names.flatMap((n, i) => (n === 'a\uFFFDb' ? [i] : []));
-        expect(alike).toHaveLength(7);
-        expect(alike.map((i) => listing.kinds[i])).toEqual([EntryKind.Dir, EntryKind.File, EntryKind.File, EntryKind.Dir, EntryKind.Dir, EntryKind.File, EntryKind.File]);
+        // Names Node would show alike (a, U+FFFD, b) are each their own, and give their bytes back.
+        const alike = listing.names.flatMap((n, i) => (n.length === 3 && n[0] === 'a' && n[2] === 'b' && n !== 'a\uFFFDb' ? [i] : []));
+        expect(alike.map((i) => bytesOf(listing.names[i]!)[1])).toEqual([0x90, 0xc3, 0xf8, 0xfd, 0xfe, 0xff]);
+        expect(alike.map((i) => listing.kinds[i])).toEqual([EntryKind.Dir, EntryKind.File, EntryKind.Dir, EntryKind.Dir, EntryKind.File, EntryKind.File]);
     });
 
     itNative('list a directory larger than one getdents buffer (64 KiB) whole', () => {
@@ -407,20 +408,19 @@ describe('getdents64 records without a type (DT_UNKNOWN, as some file systems gi
             records.add(Buffer.concat([second, Buffer.alloc(64, 0x55)]), second.length);
             const listing = records.listing(fd);
             expect(listing).toEqual(HELD_PATH_AT.list(fd));
-            expect(listing.names).toEqual(['a\uFFFD', 'a\uFFFD', 'fifo', 'file.txt', 'link', 'sub']);
+            expect(listing.names).toEqual(['a\udcfe', 'a\udcff', 'fifo', 'file.txt', 'link', 'sub']);
             expect(listing.kinds).toEqual([EntryKind.Dir, EntryKind.File, EntryKind.Other, EntryKind.File, EntryKind.Link, EntryKind.Dir]);
         });
     });
 
-    it('fail the listing when a name without a type cannot be lstat-ed by its decoded name, as readdir fails', () => {
+    it('lstat a name without a type that is not UTF-8 by its bytes', () => {
         const dir = tempDir('lcf-held-at-unknown-odd-');
         writeRaw(dir, Buffer.from([0x61, 0xff]), 'x\n');
         withDir(dir, (fd) => {
             const records = new DirentRecords();
             const buf = record(Buffer.from([0x61, 0xff]), 0);
             records.add(buf, buf.length);
-            // Node's readdir lstats `join(path, name)` with the decoded name, which names no entry.
-            expect(() => records.listing(fd)).toThrow(expect.objectContaining({ code: 'ENOENT', syscall: 'lstat', path: `${heldPath(fd)}/a\uFFFD` }));
+            expect(records.listing(fd)).toEqual({ names: ['a\udcff'], kinds: [EntryKind.File] });
         });
     });
 
@@ -504,10 +504,13 @@ describe('the walk with either layer in the pool', () => {
         const first = viaHeldPaths[0] as SearchOutcome;
         expect(first.stop).toBe('done');
         expect(first.hits.length).toBeGreaterThan(100);
-        // Odd names that cannot be opened by their decoded name are reported, not fatal.
-        expect(first.skipped.map((s) => s.reason)).toEqual(expect.arrayContaining(['vanished', 'broken symbolic link']));
+        // Odd names, UTF-8 or not, are opened by their bytes and searched (byte-names.ts).
+        expect(first.skipped.map((s) => s.reason)).toEqual(['broken symbolic link']);
+        expect(first.hits.filter((h) => h.text === 'needle odd')).toHaveLength(ODD_NAMES.length);
         expect(first.hits.some((h) => h.path.startsWith('link-out'))).toBe(false);
-        expect(first.hits.some((h) => h.path.startsWith('link-in/'))).toBe(true);
+        // link-in leads into the searched tree: its files are found once, under d1/.
+        expect(first.hits.some((h) => h.path.startsWith('link-in/'))).toBe(false);
+        expect(first.hits.some((h) => h.path.startsWith('d1/'))).toBe(true);
         expect((viaHeldPaths[2] as SearchOutcome).tooLarge.map((t) => t.path)).toContain('big/large.txt');
     });
 });
