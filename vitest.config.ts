@@ -48,6 +48,7 @@ const LONGEST_FIRST = [
     'test/property/edits.test.ts', // 8
     'test/integrity/debris.test.ts', // 8
     'test/integration/search-index/store.test.ts', // 8
+    'test/integration/search-index/legacy-encoding.test.ts', // 8
 ];
 
 /** vitest's order (failed first, then cached durations, then size), the files above first in their order. */
