@@ -86,7 +86,7 @@ export async function matchNormalization(abs: string, tool: string): Promise<str
         const found = names.filter((n) => n.normalize('NFC') === want);
         if (found.length === 0) return abs;
         if (found.length > 1) {
-            throw errors.invalidArgument(tool, `${quotePath(next)} matches ${found.length} entries whose names differ only in Unicode normalization (${found.map(codePoints).join(', ')}); pass the name exactly as one of them is stored.`);
+            throw errors.invalidArgument(tool, `${quotePath(next)} matches ${found.length} entries whose names differ only in Unicode normalization (${found.map(codePoints).join(', ')}); pass one of them exactly as written here, quotes included.`);
         }
         here = `${here}/${found[0]}`;
     }

@@ -21,11 +21,13 @@ interface Ranked {
 
 /**
  * How much a textual mention of a name says it is used: a short plain word (`of`, `path`, `run`)
- * occurs in prose and as other things' names, a compound or long name (`FileTool`, `kvm_vcpu_ioctl`)
+ * occurs in prose and as other things' names (a fiftieth when all lower case, a tenth otherwise), a compound or long name (`FileTool`, `kvm_vcpu_ioctl`)
  * almost only as itself.
  */
 function specificity(name: string): number {
-    return name.length >= 8 || /[A-Z_0-9]/.test(name.slice(1)) ? 1 : 0.1;
+    if (name.length >= 8 || /[A-Z_0-9]/.test(name.slice(1))) return 1;
+    // A plain lower-case word (`of`, `on`, `string`) is also English: it is in most files' comments.
+    return /^[a-z]+$/.test(name) ? 0.02 : 0.1;
 }
 
 /** Definitions ranked by the files that mention their name besides their own (weighted by the name's specificity), most first. */

@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
 import type { WorkspaceView } from '../access/workspace.js';
@@ -52,6 +53,9 @@ function enclosing(definitions: readonly Definition[], line: number): Definition
 async function definitionAt(view: WorkspaceView, engine: TaskRunner, args: { path?: string | undefined; line?: number | undefined; name: string }, word: string, opts: ParseOptions) {
     if (args.path === undefined) throw errors.invalidArgument('find_references', 'line needs path to name the file it is a line of.');
     const checked = await view.check(args.path, AccessType.Read, 'find_references');
+    if ((await fs.stat(checked.real).catch(() => null))?.isDirectory()) {
+        throw errors.invalidArgument('find_references', `with line, path names the file the line is in; ${checked.display} is a directory.`);
+    }
     const [r] = await parseFiles(engine, [{ shown: checked.display, real: checked.real }], { ...opts, references: word });
     if (!r!.ok) throw new ToolError(r!.kind, r!.message);
     if (!r!.references!.some((ref) => ref.line === args.line)) {

@@ -113,12 +113,12 @@ export function unencodable(tool: string, abs: string, r: Extract<Reencoded, { o
     if (r.encoding.startsWith('Latin-1')) {
         return errors.invalidArgument(
             tool,
-            `${quotePath(abs)} is Latin-1 (ISO-8859-1) text, which cannot hold ${JSON.stringify(r.char)}; nothing was written. Use Latin-1 characters only, or rewrite the whole file with write_file (which writes UTF-8).`,
+            `${quotePath(abs)} is Latin-1 (ISO-8859-1) text, which cannot hold ${JSON.stringify(r.char)} (${code}); nothing was written. Use Latin-1 characters only, or rewrite the whole file with write_file (which writes UTF-8).`,
         );
     }
     return errors.invalidArgument(
         tool,
-        `${quotePath(abs)} is ${r.encoding} text, which cannot hold ${JSON.stringify(r.char)} (${code}); nothing was written. Use characters ${r.encoding} holds (edits write the file back in its own encoding), or delete the file and write it anew with write_file to make it UTF-8.`,
+        `${quotePath(abs)} is ${r.encoding} text, which cannot hold ${JSON.stringify(r.char)} (${code}); nothing was written. Use characters ${r.encoding.replace(/ \(.*\)$/, '')} holds (edits write the file back in its own encoding), or delete the file and write it anew with write_file to make it UTF-8.`,
     );
 }
 

@@ -50,6 +50,21 @@ describe('llm-chat-file as a program (built, subprocess)', () => {
         if (!fs.existsSync(cli) || fs.statSync(cli).mtimeMs < newestSource()) execFileSync('npm', ['run', 'pretest'], { cwd: repo, stdio: 'ignore' });
     }, 120_000);
 
+    it('ends quietly with exit 0 when its reader closes the pipe early (| head)', async () => {
+        const dir = tempDir();
+        // About 200 KB of output: more than a pipe holds, so the write meets the closed pipe.
+        writeTree(dir, { 'big.txt': Array.from({ length: 4000 }, (_, i) => `line ${i} ${'x'.repeat(40)}`).join('\n') });
+        const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('LLM_CHAT_FS_')));
+        const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+            execFile('bash', ['-c', `set -o pipefail; "${process.execPath}" "${cli}" read_file '{"paths":["big.txt"]}' | head -c 100`], { cwd: dir, env: { ...clean, LLM_CHAT_FS_MAX_CHARS_PER_FILE: '1000000', LLM_CHAT_FS_MAX_CHARS_PER_CALL: '1000000' }, timeout: 20_000 }, (err, stdout, stderr) => {
+                resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr });
+            });
+        });
+        expect(r.stdout).toHaveLength(100);
+        expect(r.stderr).toBe('');
+        expect(r.code).toBe(0);
+    });
+
     it('reads a file and exits 0; a missing file exits with the not_found code; arguments from standard input; no command exits 2', async () => {
         const dir = tempDir();
         writeTree(dir, { 'hello.txt': 'hello\nworld\n' });

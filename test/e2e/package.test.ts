@@ -63,7 +63,7 @@ describe('packed tarball in a fresh project', () => {
         fs.writeFileSync(path.join(project, 'data', 'doc.pdf'), await textPdf(2, 1));
         const media = await run(bin, ['--read', 'data', 'read_file', '{"paths":["dot.png","doc.pdf"],"pages":"2"}'], { cwd: project, env });
         expect(media.stdout).toMatch(/dot\.png \(image: PNG 6x4, sent as is image\/png, [\d,]+ bytes, about 1 token\) ---\n\[image image\/png, [\d,]+ bytes\]\n/);
-        expect(media.stdout).toContain('doc.pdf (PDF, pages 2 of 2) ---\n[page 2]\nPage 2 line 1: the quick brown fox 2001\n');
+        expect(media.stdout).toContain('doc.pdf (PDF, page 2 of 2) ---\n[page 2]\nPage 2 line 1: the quick brown fox 2001\n');
         // Code navigation parses on the worker pool: web-tree-sitter and the grammars are found in the installed package.
         const outline = await run(bin, ['--read', 'data', 'file_outline', '{"path":"shapes.py"}'], { cwd: project, env });
         expect(outline.stdout).toContain('1-3 class Circle\n  2-3 method area — def area(self):');

@@ -58,8 +58,21 @@ export interface CliIo {
     cwd?: string;
 }
 
+/** A reader that stops early (`| head`, `| grep -m1`) closes the pipe: end quietly, as rg and grep do. */
+let pipeWatched = false;
+function writeOut(text: string): void {
+    if (!pipeWatched) {
+        pipeWatched = true;
+        process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+            if (err.code === 'EPIPE') process.exit(0);
+            throw err;
+        });
+    }
+    process.stdout.write(`${text}\n`);
+}
+
 const processIo: CliIo = {
-    out: (text) => process.stdout.write(`${text}\n`),
+    out: writeOut,
     err: (text) => process.stderr.write(`${text}\n`),
     stdin: () => readFileSync(0, 'utf8'),
 };

@@ -48,7 +48,7 @@ export async function renderSections(doc: SectionedDocument, wanted: readonly nu
         done.push(n);
     }
     const next = list.slice(done.length);
-    const header = `--- ${quotePath(doc.shown)} (${doc.what}, ${doc.unit}s ${done.length > 0 ? describeNumbers(done) : 'none'} of ${doc.count}) ---\n`;
+    const header = `--- ${quotePath(doc.shown)} (${doc.what}, ${doc.unit}${done.length === 1 ? '' : 's'} ${done.length > 0 ? describeNumbers(done) : 'none'} of ${doc.count}) ---\n`;
     const notes: string[] = [];
     if (cut) notes.push(`[Truncated at ${maxChars} characters (max_chars / maxCharsPerFile): ${doc.unit} ${cut.n} is cut off after ${cut.shown} of its ${cut.length} characters; raise max_chars to see all of it.]`);
     if (next.length > 0) {

@@ -35,7 +35,7 @@ describe('read_file on PDFs', () => {
         const root = tempDir('lcf-pdf-');
         writeTree(root, { 'doc.pdf': await textPdf(3, 10) });
         const [r] = await read(root, { paths: ['doc.pdf'], pages: '2-3', max_chars: 100 });
-        const head = `--- ${path.join(root, 'doc.pdf')} (PDF, pages 2 of 3) ---\n`;
+        const head = `--- ${path.join(root, 'doc.pdf')} (PDF, page 2 of 3) ---\n`;
         expect(r!.result.startsWith(`${head}[page 2]\n${page(2, 10).slice(0, 91)}\n[Truncated at 100 characters (max_chars / maxCharsPerFile): page 2 is cut off after 91 of its`)).toBe(true);
         expect(r!.result).toMatch(/\n\[1 more page of 3 not shown; continue with pages="3"\.\]$/);
     });
@@ -44,9 +44,9 @@ describe('read_file on PDFs', () => {
         const root = tempDir('lcf-pdf-');
         writeTree(root, { 'scan.pdf': await textPdf(2, 1, [2]) });
         const [r] = await read(root, { paths: ['scan.pdf'], pages: '2' });
-        expect(r!.result).toBe(`--- ${path.join(root, 'scan.pdf')} (PDF, pages 2 of 2) ---\n[page 2]\n[no text layer on this page: a scan or an image; page_images=true sends its picture]\n`);
+        expect(r!.result).toBe(`--- ${path.join(root, 'scan.pdf')} (PDF, page 2 of 2) ---\n[page 2]\n[no text layer on this page: a scan or an image; page_images=true sends its picture]\n`);
         const [asked] = await read(root, { paths: ['scan.pdf'], pages: '2', page_images: true });
-        expect(asked!.result).toBe(`--- ${path.join(root, 'scan.pdf')} (PDF, pages 2 of 2) ---\n[page 2]\n[no text layer and no picture on this page]\n`);
+        expect(asked!.result).toBe(`--- ${path.join(root, 'scan.pdf')} (PDF, page 2 of 2) ---\n[page 2]\n[no text layer and no picture on this page]\n`);
     });
 
     it('sends the picture of a scanned page as an image when asked, within the image budget', async () => {
@@ -76,7 +76,7 @@ describe('read_file on PDFs', () => {
         expect(text!.result).toBe(`Invalid arguments for read_file: pages applies to PDF files; ${path.join(root, 'a.txt')} is not one (leave out pages for it).`);
         // Beside a PDF, other files are read as usual.
         const both = await read(root, { paths: ['doc.pdf', 'a.txt'], pages: '1' });
-        expect(both.map((r) => r.result)).toEqual([`--- ${path.join(root, 'doc.pdf')} (PDF, pages 1 of 4) ---\n[page 1]\n${page(1, 1)}\n`, `--- ${path.join(root, 'a.txt')} (lines 1-1 of 1) ---\ntext\n`]);
+        expect(both.map((r) => r.result)).toEqual([`--- ${path.join(root, 'doc.pdf')} (PDF, page 1 of 4) ---\n[page 1]\n${page(1, 1)}\n`, `--- ${path.join(root, 'a.txt')} (lines 1-1 of 1) ---\ntext\n`]);
     });
 
     it('refuses encrypted, corrupt, truncated and mislabelled PDFs with clear errors, changing nothing', async () => {

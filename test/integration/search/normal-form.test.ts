@@ -71,7 +71,7 @@ describe('a path given in the other normal form', () => {
         ] as const) {
             const r = await one(fx.tool(tool), args);
             expect(r.status, tool).toBe('error');
-            expect(r.result, tool).toContain(`matches 2 entries whose names differ only in Unicode normalization ("e\\u0323\\u0302.txt", "\\u1ec7.txt"); pass the name exactly as one of them is stored.`);
+            expect(r.result, tool).toContain(`matches 2 entries whose names differ only in Unicode normalization ("e\\u0323\\u0302.txt", "\\u1ec7.txt"); pass one of them exactly as written here, quotes included.`);
         }
         expect(snapshot(root)).toEqual(before);
         // A name no entry has, in any form, is created as given.

@@ -12,15 +12,15 @@ describe('repo map ranking', () => {
         expect(rankDefinitions(files).map((r) => [r.def.name, r.others, r.score])).toEqual([['parse_header', 2, 2]]);
     });
 
-    it('weighs a short plain word by a tenth and shares a name among the files that define it', () => {
+    it('weighs a short plain lower-case word by a fiftieth, another short name by a tenth, and shares a name among the files that define it', () => {
         const files = [
-            file('a.ts', [def('run', 1), def('runTaskQueue', 2)], { run: 1, runTaskQueue: 1 }),
-            file('b.ts', [def('runTaskQueue', 1)], { run: 3, runTaskQueue: 1 }),
+            file('a.ts', [def('run', 1), def('runTaskQueue', 2), def('Run', 3)], { run: 1, runTaskQueue: 1, Run: 1 }),
+            file('b.ts', [def('runTaskQueue', 1)], { run: 3, runTaskQueue: 1, Run: 1 }),
             file('c.ts', [], { run: 1, runTaskQueue: 1 }),
             file('d.ts', [], null),
         ];
         const ranked = rankDefinitions(files).map((r) => `${r.def.name}@${files[r.file]!.shown} ${r.others} ${r.score.toFixed(2)}`);
-        expect(ranked).toEqual(['runTaskQueue@a.ts 2 1.00', 'runTaskQueue@b.ts 2 1.00', 'run@a.ts 2 0.20']);
+        expect(ranked).toEqual(['runTaskQueue@a.ts 2 1.00', 'runTaskQueue@b.ts 2 1.00', 'Run@a.ts 1 0.10', 'run@a.ts 2 0.04']);
     });
 
     it('orders equal ranks by kind (types before functions before variables), then file, then line', () => {
