@@ -13,11 +13,16 @@ export function formatOutline(definitions: readonly Definition[], depth: number 
     const lines: string[] = [];
     for (const d of definitions) {
         if (depth !== undefined && d.container.length >= depth) continue;
-        const range = d.line === d.endLine ? `${d.line}` : `${d.line}-${d.endLine}`;
-        const sig = WITH_SIGNATURE.has(d.kind) && d.signature !== '' ? ` — ${d.signature}` : '';
-        lines.push(`${'  '.repeat(d.container.length)}${range} ${d.kind} ${d.name}${sig}`);
+        lines.push(`${'  '.repeat(d.container.length)}${outlineEntry(d, d.name)}`);
     }
     return lines;
+}
+
+/** `first-last kind name`, and ` — signature line` for functions, methods and macros. */
+export function outlineEntry(d: Definition, name: string): string {
+    const range = d.line === d.endLine ? `${d.line}` : `${d.line}-${d.endLine}`;
+    const sig = WITH_SIGNATURE.has(d.kind) && d.signature !== '' ? ` — ${d.signature}` : '';
+    return `${range} ${d.kind} ${name}${sig}`;
 }
 
 /** One definition as search results show it: `path:line: kind container.name — signature`. */

@@ -32,19 +32,20 @@ export async function parseFiles(engine: TaskRunner, files: readonly { shown: st
         if (hit) out[i] = hit;
         else missed.push(i);
     });
-    const tasks: Promise<SymbolsResult | { ok: false; code: string; message: string }>[] = [];
-    for (let k = 0; k < missed.length; k += FILES_PER_TASK) {
-        const batch = missed.slice(k, k + FILES_PER_TASK).map((i) => files[i]!);
-        const task: SymbolsTask = { op: 'symbols', files: batch, realRoots: opts.realRoots, maxBytes: opts.maxBytes, parseMs: opts.parseMs, ...(opts.references !== undefined && { references: opts.references }) };
-        tasks.push(engine.run(task, opts.signal ? { signal: opts.signal } : {}));
-    }
-    for (const [t, r] of (await Promise.all(tasks)).entries()) {
-        const batch = missed.slice(t * FILES_PER_TASK, (t + 1) * FILES_PER_TASK);
-        batch.forEach((i, k) => {
-            out[i] = r.ok ? r.files[k]! : { ok: false, kind: 'io', message: r.message };
-            cache?.set(files[i]!.real, stamps[i]!, roots, out[i]!);
-        });
-    }
+    const parsed = await inTasks<{ shown: string; real: string }, SymbolsResult, FileSymbols>(
+        engine,
+        missed.map((i) => files[i]!),
+        FILES_PER_TASK,
+        (batch) => ({ op: 'symbols', files: batch, realRoots: opts.realRoots, maxBytes: opts.maxBytes, parseMs: opts.parseMs, ...(opts.references !== undefined && { references: opts.references }) }) satisfies SymbolsTask,
+        (r, k) => r.files[k]!,
+        (message) => ({ ok: false, kind: 'io', message }),
+        opts.signal,
+    );
+    parsed.forEach((r, j) => {
+        const i = missed[j]!;
+        out[i] = r;
+        cache?.set(files[i]!.real, stamps[i]!, roots, r);
+    });
     return out;
 }
 
@@ -61,18 +62,40 @@ export async function countMentions(
     names: readonly string[],
     opts: Pick<ParseOptions, 'realRoots' | 'maxBytes' | 'signal'>,
 ): Promise<(Map<string, number> | null)[]> {
-    const tasks: Promise<MentionsResult | { ok: false; code: string; message: string }>[] = [];
-    for (let i = 0; i < files.length; i += FILES_PER_MENTIONS_TASK) {
-        const task: MentionsTask = { op: 'mentions', files: files.slice(i, i + FILES_PER_MENTIONS_TASK), realRoots: opts.realRoots, maxBytes: opts.maxBytes, names: [...names] };
-        tasks.push(engine.run(task, opts.signal ? { signal: opts.signal } : {}));
-    }
-    const out: (Map<string, number> | null)[] = [];
+    return inTasks<{ shown: string; real: string }, MentionsResult, Map<string, number> | null>(
+        engine,
+        files,
+        FILES_PER_MENTIONS_TASK,
+        (batch) => ({ op: 'mentions', files: batch, realRoots: opts.realRoots, maxBytes: opts.maxBytes, names }) satisfies MentionsTask,
+        (r, k) => {
+            const counts = r.files[k];
+            return counts ? new Map(counts.map(([i, c]) => [names[i]!, c])) : null;
+        },
+        () => null,
+        opts.signal,
+    );
+}
+
+/**
+ * `items` run on the pool in tasks of `size` (all at once; the pool queues them), one outcome per
+ * item in their order: `pick` for the items of a task that succeeded, `failed` for each item of
+ * one that did not.
+ */
+async function inTasks<I, R, O>(
+    engine: TaskRunner,
+    items: readonly I[],
+    size: number,
+    taskOf: (batch: I[]) => object,
+    pick: (result: R, k: number) => O,
+    failed: (message: string) => O,
+    signal: AbortSignal | undefined,
+): Promise<O[]> {
+    const tasks: Promise<(R & { ok: true }) | { ok: false; code: string; message: string }>[] = [];
+    for (let i = 0; i < items.length; i += size) tasks.push(engine.run(taskOf(items.slice(i, i + size)), signal ? { signal } : {}));
+    const out: O[] = [];
     for (const [t, r] of (await Promise.all(tasks)).entries()) {
-        const n = Math.min(FILES_PER_MENTIONS_TASK, files.length - t * FILES_PER_MENTIONS_TASK);
-        for (let k = 0; k < n; k++) {
-            const counts = r.ok ? r.files[k] : null;
-            out.push(counts ? new Map(counts.map(([i, c]) => [names[i]!, c])) : null);
-        }
+        const n = Math.min(size, items.length - t * size);
+        for (let k = 0; k < n; k++) out.push(r.ok ? pick(r, k) : failed(r.message));
     }
     return out;
 }

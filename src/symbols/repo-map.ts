@@ -1,4 +1,5 @@
 import { dotted } from './names.js';
+import { outlineEntry } from './outline.js';
 import type { Definition, SymbolKind } from './shared/types.js';
 
 /** A parsed file's definitions and the words it mentions (`null` when it could not be read). */
@@ -50,10 +51,7 @@ export function rankDefinitions(files: readonly MappedFile[]): Ranked[] {
 }
 
 function definitionLine(r: Ranked): string {
-    const d = r.def;
-    const range = d.line === d.endLine ? `${d.line}` : `${d.line}-${d.endLine}`;
-    const sig = d.signature !== '' && (d.kind === 'function' || d.kind === 'method' || d.kind === 'macro') ? ` — ${d.signature}` : '';
-    return `  ${range} ${d.kind} ${dotted(d)}${sig} [${r.others} ${r.others === 1 ? 'file' : 'files'}]`;
+    return `  ${outlineEntry(r.def, dotted(r.def))} [${r.others} ${r.others === 1 ? 'file' : 'files'}]`;
 }
 
 export interface RepoMap {

@@ -55,7 +55,7 @@ export interface MentionsTask {
     files: { shown: string; real: string }[];
     realRoots: RealRoots;
     maxBytes: number;
-    names: string[];
+    names: readonly string[];
 }
 
 /** Per file, `[index into names, count]` for the names it mentions; an unreadable file has `null`. */
