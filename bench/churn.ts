@@ -7,6 +7,7 @@ import type { SearchOutcome, SearchRequest } from '../src/search/shared/types.js
 import { SearchIndex } from '../src/search-index/search-index.js';
 import type { TreeIndex } from '../src/search-index/tree-index.js';
 import { benchArgs, fmtMB, fmtMs, intFlag, kernelTree, machine, median, raiseLimits, REPO, request, type BenchTree } from './common.js';
+import { mulberry32 } from './tree.js';
 
 /**
  * Freshness under churn: a tree of `--scale` hard-linked copies of the Linux tree, indexed, then
@@ -32,18 +33,6 @@ const loadLine = (): string => `load ${os.loadavg().map((x) => x.toFixed(2)).joi
 
 function shape(o: SearchOutcome): string {
     return JSON.stringify({ hits: o.hits, skipped: o.skipped, tooLarge: o.tooLarge, stop: o.stop });
-}
-
-/** A seeded generator (mulberry32). */
-function rng(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-        a = (a + 0x6d2b79f5) >>> 0;
-        let t = a;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
 }
 
 /** `n` identifiers of 10+ characters from C files of `dir`, sampled with `rand`. */
@@ -79,7 +68,7 @@ export async function churnMain(argv: readonly string[]): Promise<void> {
     const { flags } = benchArgs(argv);
     const scale = intFlag(flags, 'scale', 10);
     const perStep = intFlag(flags, 'searches', 6);
-    const rand = rng(intFlag(flags, 'seed', 1));
+    const rand = mulberry32(intFlag(flags, 'seed', 1));
     const kernel: BenchTree = kernelTree(flags);
     const work = path.resolve(flags.get('work') ?? path.join(os.tmpdir(), `lcf-churn-x${scale}`));
     const root = path.join(work, 'tree');

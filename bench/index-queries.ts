@@ -8,6 +8,7 @@ import { SearchIndex } from '../src/search-index/search-index.js';
 import { segmentReads } from '../src/search-index/shared/segment.js';
 import type { TreeIndex } from '../src/search-index/tree-index.js';
 import { benchArgs, fmtMB, fmtMs, intFlag, kernelTree, machine, median, raiseLimits, REPO, rgPattern, runPeer, versionOf } from './common.js';
+import { mulberry32 } from './tree.js';
 
 /**
  * Per-query cost of index-answered content searches, for identifiers sampled at random:
@@ -25,18 +26,6 @@ import { benchArgs, fmtMB, fmtMs, intFlag, kernelTree, machine, median, raiseLim
  */
 
 const loadLine = (): string => `load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`;
-
-/** A seeded generator (mulberry32). */
-function rng(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-        a = (a + 0x6d2b79f5) >>> 0;
-        let t = a;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-}
 
 /** Regular files of `dir` below 1 MiB (relative), sorted. */
 function filesOf(dir: string): string[] {
@@ -145,7 +134,7 @@ export async function indexQueriesMain(argv: readonly string[]): Promise<void> {
     const how = !merge ? ' (--no-merge: as the build wrote them)' : reuse ? ' (as stored)' : `, after a merge of ${fmtMs(performance.now() - m0)} (${fmtMB(merged.diskBytes)} on disk)`;
     out(`Segments served: ${merged.segments}${how}.`);
 
-    const patterns = sampleIdentifiers(scale > 1 ? path.join(root, 'c0') : root, k, rng(seed));
+    const patterns = sampleIdentifiers(scale > 1 ? path.join(root, 'c0') : root, k, mulberry32(seed));
     out(`\n${patterns.length} identifiers sampled with seed ${seed}; each searched ${runs} times through \`search_entries\` with the index ready (${loadLine()}).\n`);
 
     // Plan time: the host's part of an index-answered search (posting lists and the table walk).

@@ -1,4 +1,5 @@
 import iconv from 'iconv-lite';
+import { mulberry32 } from '../../bench/tree.js';
 
 /**
  * Files in legacy encodings made from known text with iconv-lite, for the detection table
@@ -173,18 +174,6 @@ export const ENCODING_CASES: readonly { encoding: string; lang: string }[] = [
     { encoding: 'iso-8859-7', lang: 'el' },
 ];
 
-/** A small seeded generator (mulberry32), so every run makes the same files. */
-export function seeded(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-        a = (a + 0x6d2b79f5) >>> 0;
-        let t = a;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-}
-
 const CODE_LINES = [
     'int read_config(const char *path, struct config *out)',
     '{',
@@ -206,7 +195,7 @@ const CODE_LINES = [
  * are kept to what the encoding holds (Latin-1 has no euro sign nor curly apostrophe).
  */
 export function sampleText(encoding: string, lang: string, bytes: number, seed: number, kind: 'prose' | 'code'): string {
-    const rnd = seeded(seed);
+    const rnd = mulberry32(seed);
     const pool = SENTENCES[lang]!.map((s) => fitTo(s, encoding));
     let text = '';
     let size = 0;

@@ -9,18 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { DICT_BLOCK, encodeSegment, SegmentReader } from '../../../src/search-index/shared/segment.js';
 import { runIndexMerge } from '../../../workers/search-index/index-merge.js';
 import { tempDir } from '../../support/helpers.js';
-
-/** A seeded generator (mulberry32). */
-function rng(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-        a = (a + 0x6d2b79f5) >>> 0;
-        let t = a;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-}
+import { mulberry32 } from '../../../bench/tree.js';
 
 /** Random posting lists over local ids `[0, count)`: gram -> ascending ids. */
 function randomLists(rand: () => number, count: number, grams: number): Map<number, number[]> {
@@ -54,7 +43,7 @@ function writeSegment(file: string, lists: Map<number, number[]>, firstId: numbe
 describe('segment merge', () => {
     it('gives every gram the concatenation of the inputs\' lists, in id order, through the reader\'s checks', () => {
         const dir = tempDir('lcf-merge-');
-        const rand = rng(7);
+        const rand = mulberry32(7);
         const inputs: string[] = [];
         const expected = new Map<number, number[]>();
         let firstId = 1;
@@ -93,7 +82,7 @@ describe('segment merge', () => {
 
     it('fails on a damaged input (a posting list\'s checksum) and leaves no merged or temporary file', () => {
         const dir = tempDir('lcf-merge-');
-        const rand = rng(3);
+        const rand = mulberry32(3);
         const a = path.join(dir, 'seg-0000.bin');
         const b = path.join(dir, 'seg-0001.bin');
         writeSegment(a, randomLists(rand, 100, 300), 1, 100);
@@ -109,7 +98,7 @@ describe('segment merge', () => {
 
     it('refuses inputs that are not consecutive id ranges', () => {
         const dir = tempDir('lcf-merge-');
-        const rand = rng(5);
+        const rand = mulberry32(5);
         const a = path.join(dir, 'seg-0000.bin');
         const b = path.join(dir, 'seg-0001.bin');
         writeSegment(a, randomLists(rand, 100, 50), 1, 100);
