@@ -6,6 +6,7 @@
  * build. Start-up: a child loading the package through tsx takes about 1.5 s of CPU, from dist/
  * about 0.6 s, and a run starts some twenty such children.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -40,4 +41,18 @@ export const CHILD_NODE_ARGS: readonly string[] = CHILD_BUILT ? [] : ['--import'
 /** The absolute path a child process imports or runs for `rel` (`src/index.ts`, `src/cli.ts`): its build or the source. */
 export function childModule(rel: string): string {
     return CHILD_BUILT ? builtPath(rel) : path.join(repo, rel);
+}
+
+/** The repository's root, where child scripts run by default. */
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Runs `script` (an ES module; import the package through {@link childModule}) in a fresh Node process. */
+export async function runChildScript(script: string, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const child = spawn(process.execPath, [...CHILD_NODE_ARGS, '--input-type=module', '-e', script], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], ...(opts.env && { env: opts.env }) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    return { code, stdout, stderr };
 }

@@ -4,16 +4,12 @@
  * UTC (the frame of the printed times) whatever the host's zone, the resolved instants echoed;
  * anything else refused (bad-arguments.test.ts has the refused forms).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { instantOf } from '../../../src/tools/search-times.js';
-import { CHILD_NODE_ARGS, childModule } from '../../support/child-source.js';
+import { childModule, runChildScript } from '../../support/child-source.js';
 import { makePackage, search, tempDir, writeTree } from '../../support/helpers.js';
-
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 function tree(): string {
     const dir = tempDir('lcf-dates-');
@@ -106,16 +102,7 @@ describe('search_entries time filters in one frame', () => {
             await pkg.close();
             process.stdout.write(JSON.stringify(out));`;
         // UTC+14: a local reading would put 13:00 at 23:00 UTC the day before, and find old.txt.
-        const child = spawn(process.execPath, [...CHILD_NODE_ARGS, '--input-type=module', '-e', script], {
-            cwd: repo,
-            env: { ...process.env, TZ: 'Pacific/Kiritimati' },
-            stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-        const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+        const { code, stdout, stderr } = await runChildScript(script, { env: { ...process.env, TZ: 'Pacific/Kiritimati' } });
         expect(stderr).toBe('');
         expect(code).toBe(0);
         const out = JSON.parse(stdout) as { zoneOffset: number; before: string; after: string };

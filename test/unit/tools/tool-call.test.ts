@@ -3,26 +3,17 @@
  * signal and progress listener, and the notes after its result, passed down without an
  * AsyncLocalStorage, so that using the tools never turns on promise hooks for the host.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SearchConfiguration } from '../../../src/index.js';
 import type { SearchEntriesTool } from '../../../src/tools/search-entries.js';
-import { CHILD_NODE_ARGS, childModule } from '../../support/child-source.js';
+import { childModule, runChildScript } from '../../support/child-source.js';
 import { makePackage, tempDir, writeTree } from '../../support/helpers.js';
-
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** Runs `script` (an ES module importing the package, support/child-source.ts) in a fresh Node process; its stdout. */
 async function runScript(script: string): Promise<string> {
-    const child = spawn(process.execPath, [...CHILD_NODE_ARGS, '--input-type=module', '-e', script], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, stdout, stderr } = await runChildScript(script);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     return stdout;
