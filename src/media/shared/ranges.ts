@@ -56,3 +56,15 @@ export function describeNumbers(numbers: readonly number[]): string {
     }
     return parts.join(', ');
 }
+
+/**
+ * The note for the numbers `ranges` name beyond `count` (`"3-9"` of 5 pages: `[pages 6-9 do not
+ * exist: the PDF has 5 pages.]`), so that a list cut at the end never passes silently; `undefined`
+ * when none is beyond. An open end (`"4-"`) means "to the end" and names none.
+ */
+export function beyondNote(ranges: readonly NumberRange[], count: number, unit: string, what: string): string | undefined {
+    const beyond = ranges.filter((r) => r.last !== undefined && r.last > count).map((r) => (r.last === count + 1 ? `${count + 1}` : `${Math.max(r.first, count + 1)}-${r.last}`));
+    if (beyond.length === 0) return undefined;
+    const one = beyond.length === 1 && !beyond[0]!.includes('-');
+    return `[${unit}${one ? '' : 's'} ${[...new Set(beyond)].join(', ')} ${one ? 'does' : 'do'} not exist: the ${what} has ${count} ${unit}${count === 1 ? '' : 's'}.]`;
+}
