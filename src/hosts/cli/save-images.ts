@@ -28,6 +28,8 @@ export function imageSaver(dir: string, cwd: string): ImageSaver | string {
         fs.mkdirSync(abs, { recursive: true, mode: 0o700 });
         if (!fs.statSync(abs).isDirectory()) return `--save-images ${dir}: not a directory. Name a directory, not a file.`;
     } catch (err) {
+        // mkdir with recursive fails with EEXIST only when the name is taken by something not a directory.
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') return `--save-images ${dir}: not a directory. Name a directory, not a file.`;
         return `--save-images ${dir}: cannot be used (${(err as NodeJS.ErrnoException).code ?? String(err)}). Name a directory you can write to.`;
     }
     const saver: ImageSaver = {
