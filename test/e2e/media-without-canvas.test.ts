@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CHILD_NODE_ARGS, childModule } from '../support/child-source.js';
+import { CHILD_NODE_ARGS, childModule, envWithout } from '../support/child-source.js';
 import { tempDir } from '../support/helpers.js';
 import { drawingPdf, image } from '../support/media-files.js';
 
@@ -22,8 +22,6 @@ describe('without the canvas', () => {
         const dir = tempDir('lcf-nocanvas-');
         fs.writeFileSync(path.join(dir, 'a.txt'), 'hello\n');
         fs.writeFileSync(path.join(dir, 'd.pdf'), await drawingPdf(await image(40, 30, 'png')));
-        const hook = path.join(dir, 'no-canvas.cjs');
-        fs.writeFileSync(hook, `const M = require('node:module'); const load = M._load; M._load = function (req, ...rest) { if (req === '@napi-rs/canvas') throw new Error("Cannot find module '@napi-rs/canvas'"); return load.call(this, req, ...rest); };\n`);
         const script = `
             const { FileToolPackage, Workspace, AccessType } = await import(${JSON.stringify(pathToFileURL(childModule('src/index.ts')).href)});
             const ws = new Workspace({ accesses: [{ type: AccessType.Read, path: ${JSON.stringify(dir)} }], workspacePath: ${JSON.stringify(dir)} });
@@ -32,7 +30,7 @@ describe('without the canvas', () => {
             const out = await read.execute({ paths: ['a.txt', 'd.pdf'], pages: '2-4', page_images: true });
             console.log(JSON.stringify(out.map((r) => [r.status, r.parts?.[0]?.text ?? r.result, (r.parts ?? []).map((p) => p.type)])));
             await pkg.close();`;
-        const { stdout } = await run(process.execPath, [...CHILD_NODE_ARGS, '--input-type=module', '-e', script], { cwd: dir, timeout: 60_000, env: { ...process.env, NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --require ${hook}` } });
+        const { stdout } = await run(process.execPath, [...CHILD_NODE_ARGS, '--input-type=module', '-e', script], { cwd: dir, timeout: 60_000, env: envWithout(dir, '@napi-rs/canvas', "Cannot find module '@napi-rs/canvas'") });
         const [text, pdf] = JSON.parse(stdout.trim().split('\n').pop()!) as [string, string, string[]][];
         expect(text!.slice(0, 2)).toEqual(['success', `--- ${path.join(dir, 'a.txt')} (lines 1-1 of 1) ---\nhello\n`]);
         expect(pdf![0]).toBe('success');
