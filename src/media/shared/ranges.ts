@@ -63,8 +63,9 @@ export function describeNumbers(numbers: readonly number[]): string {
  * when none is beyond. An open end (`"4-"`) means "to the end" and names none.
  */
 export function beyondNote(ranges: readonly NumberRange[], count: number, unit: string, what: string): string | undefined {
-    const beyond = ranges.filter((r) => r.last !== undefined && r.last > count).map((r) => (r.last === count + 1 ? `${count + 1}` : `${Math.max(r.first, count + 1)}-${r.last}`));
-    if (beyond.length === 0) return undefined;
-    const one = beyond.length === 1 && !beyond[0]!.includes('-');
-    return `[${unit}${one ? '' : 's'} ${[...new Set(beyond)].join(', ')} ${one ? 'does' : 'do'} not exist: the ${what} has ${count} ${unit}${count === 1 ? '' : 's'}.]`;
+    // Every range that passes the end runs from count + 1 on: together, up to the largest end.
+    const last = Math.max(count, ...ranges.map((r) => r.last ?? count));
+    if (last === count) return undefined;
+    const named = last === count + 1 ? `${unit} ${last} does` : `${unit}s ${count + 1}-${last} do`;
+    return `[${named} not exist: the ${what} has ${count} ${unit}${count === 1 ? '' : 's'}.]`;
 }
