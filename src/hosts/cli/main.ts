@@ -182,7 +182,8 @@ export function printedText(parts: readonly ContentPart[], line: (part: BinaryPa
 /**
  * Runs the command line `argv` (without the node and script paths).
  * @returns the exit code: 0 when every result succeeded; when a result is an error, the code of
- *   the kind of the first failed one ({@link EXIT_CODES}: 1 for `io`, 3 and up for the others); 2 for a
+ *   the kind of the first failed one ({@link EXIT_CODES}: 1 for `io`, 3 and up for the others); 1
+ *   when every result succeeded but an image could not be written (`--save-images`); 2 for a
  *   usage error (bad option, missing or non-directory directory, extra argument, unknown tool,
  *   arguments that are not JSON) or a configuration error (an invalid `LLM_CHAT_FS_*` variable,
  *   the peer dependency missing), written to `io.err`. Never rejects. The `mcp` command serves
