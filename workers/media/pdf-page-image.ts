@@ -48,8 +48,12 @@ export async function pageImage(unpdf: Unpdf, doc: Doc, n: number, limits: Image
         return { payload: picture.payload, line: `[no text layer on this page: its largest picture (${picture.size}) follows as an image; ${why}]` };
     }
     const base = page.getViewport({ scale: 1 });
+    const area = Math.max(1, base.width * base.height);
+    // Memory: a page is drawn at most twice as large (per side) as it is sent; a poster page at
+    // 144 dpi would take hundreds of megabytes to be sent at a megapixel.
+    const wanted = Math.min(RENDER_SCALE, 2 * Math.min(limits.maxSide / Math.max(1, base.width, base.height), Math.sqrt(limits.maxPixels / area)));
     // Security: the rendered size stays within images.maxInputPixels, the limit every decoded image has.
-    const scale = Math.min(RENDER_SCALE, Math.sqrt(limits.maxInputPixels / Math.max(1, base.width * base.height)));
+    const scale = Math.min(wanted, Math.sqrt(limits.maxInputPixels / area));
     const viewport = page.getViewport({ scale });
     const width = Math.max(1, Math.floor(viewport.width));
     const height = Math.max(1, Math.floor(viewport.height));
@@ -65,7 +69,7 @@ export async function pageImage(unpdf: Unpdf, doc: Doc, n: number, limits: Image
             .resize(w, h, { fit: 'fill' })
             .jpeg({ quality: 85 })
             .toBuffer();
-        const lowered = scale < RENDER_SCALE ? `, at ${Math.round(72 * scale)} dpi rather than ${72 * RENDER_SCALE} to stay within images.maxInputPixels (${limits.maxInputPixels.toLocaleString('en-US')} pixels)` : '';
+        const lowered = scale < wanted ? `, at ${Math.round(72 * scale)} dpi rather than ${Math.round(72 * wanted)} to stay within images.maxInputPixels (${limits.maxInputPixels.toLocaleString('en-US')} pixels)` : '';
         return { payload: { data: data.toString('base64'), mimeType: 'image/jpeg' }, line: `[no text layer on this page: the page rendered (${width}x${height}${lowered}, sent as ${w}x${h} image/jpeg) follows as an image]` };
     } finally {
         surface.width = 0;

@@ -5,6 +5,7 @@
  * scale and says so. Notes for pages beyond the end and for text-read parameters with media.
  */
 import path from 'node:path';
+import { PDFDocument, rgb } from 'pdf-lib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { FileToolResult } from '../../../src/tools/base.js';
@@ -70,6 +71,23 @@ describe('read_file page_images on PDFs', () => {
         const part = r!.parts![1]!;
         const m = await sharp(Buffer.from(part.type === 'image' ? part.data : '', 'base64')).metadata();
         expect(m.width * m.height).toBeLessThanOrEqual(1_000_000);
+    });
+
+    it('draws a poster-sized page at most twice as large as it is sent', async () => {
+        const root = tempDir('lcf-pdf-render-');
+        const doc = await PDFDocument.create();
+        doc.addPage([14_400, 14_400]).drawRectangle({ x: 0, y: 0, width: 7_200, height: 14_400, color: rgb(1, 0, 0) });
+        writeTree(root, { 'poster.pdf': Buffer.from(await doc.save()) });
+        const [r] = await read(root, { paths: ['poster.pdf'], page_images: true });
+        const text = r!.parts![0]!.type === 'text' ? r!.parts![0]!.text : '';
+        const [, w, h, sw, sh] = /the page rendered \((\d+)x(\d+), sent as (\d+)x(\d+) image\/jpeg\) follows as an image\]$/.exec(text)!.map(Number);
+        expect(w).toBe(h);
+        expect(w! * h!).toBeLessThanOrEqual(4 * 1_150_000);
+        expect(sw! * sh!).toBeLessThanOrEqual(1_150_000);
+        expect(w).toBeGreaterThan(sw!);
+        const part = r!.parts![1]!;
+        expect(near(await pixel(part.type === 'image' ? part.data : '', 0.25, 0.5), [255, 0, 0])).toBe(true);
+        expect(near(await pixel(part.type === 'image' ? part.data : '', 0.75, 0.5), [255, 255, 255])).toBe(true);
     });
 
     it('still refuses encrypted and damaged PDFs with clear errors, changing nothing', async () => {
