@@ -2,7 +2,8 @@
  * `npm run bench -- media [--runs 7]`: `read_file` on media files made here: a 4,000×3,000 JPEG
  * (time, pixels sent), a 20,000×20,000 one-colour PNG (time to refuse it from its header), a
  * 300-page text PDF (pages 150-152, and the first call without pages) and a notebook of 200 cells
- * with image outputs (the cell view's share of the file's characters); the host's longest
+ * with image outputs (the cell view's share of the file's characters), a PDF page of vector
+ * drawing rendered as an image and a page of one 300-dpi scan sent as its picture; the host's longest
  * event-loop delay during the calls. Medians of warm runs on a package of its own; the first call
  * of a fresh package (pool start, libraries loaded) apart. Results to bench/results/media-<date>.md.
  */
@@ -13,7 +14,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { AccessType, FileConfiguration, FileToolPackage, Workspace } from '../src/index.js';
 import type { FileToolResult } from '../src/tools/base.js';
-import { image, notebook, onePngColour, textPdf } from '../test/support/media-files.js';
+import { drawingPdf, image, notebook, onePngColour, scannedPdf, textPdf } from '../test/support/media-files.js';
 import { benchArgs, fmtMs, intFlag, machine, median, REPO } from './common.js';
 
 interface Row {
@@ -35,6 +36,9 @@ export async function mediaMain(argv: readonly string[]): Promise<void> {
         fs.writeFileSync(path.join(dir, 'doc.pdf'), await textPdf(300, 45));
         const nb = notebook(200, 20_000);
         fs.writeFileSync(path.join(dir, 'nb.ipynb'), nb);
+        fs.writeFileSync(path.join(dir, 'drawing.pdf'), await drawingPdf(await image(400, 300, 'png')));
+        // An A4 page scanned at 300 dpi.
+        fs.writeFileSync(path.join(dir, 'scan.pdf'), await scannedPdf(await image(2480, 3508, 'png')));
         const pkg = new FileToolPackage(new Workspace({ accesses: [{ type: AccessType.Read, path: dir }], workspacePath: dir }), { fileConfig: new FileConfiguration(1_000_000) });
         const read = pkg.tools().find((t) => t.name === 'read_file')!;
         const delay = monitorEventLoopDelay({ resolution: 1 });
@@ -63,6 +67,9 @@ export async function mediaMain(argv: readonly string[]): Promise<void> {
         rows.push(await measure('300-page PDF, pages 150-152', '≤ 500 ms', { paths: ['doc.pdf'], pages: '150-152', max_chars: 10_000 }, (r) => r.result.split('\n')[0]!.replace(dir + '/', '')));
         rows.push(await measure('300-page PDF, no pages', '≤ 1 s', { paths: ['doc.pdf'], max_chars: 10_000 }, (r) => r.result.split('\n')[0]!.replace(dir + '/', '')));
         rows.push(await measure('notebook, 200 cells, image outputs', 'view ≤ 10% of the file', { paths: ['nb.ipynb'], cells: 'all' }, (r) => `${r.result.length.toLocaleString('en-US')} of ${nb.length.toLocaleString('en-US')} characters = ${((100 * r.result.length) / nb.length).toFixed(1)}%`));
+        const pageLine = (r: FileToolResult): string => (r.parts?.[0]?.type === 'text' ? r.parts[0].text : r.result).split('\n').find((l) => l.startsWith('[no text layer'))!.replace(/^\[no text layer on this page: /, '').replace(/\]$/, '');
+        rows.push(await measure('PDF page of vector drawing, page_images', 'rendered', { paths: ['drawing.pdf'], pages: '2', page_images: true }, pageLine));
+        rows.push(await measure('PDF page of one 2,480×3,508 scan, page_images', 'its picture', { paths: ['scan.pdf'], pages: '2', page_images: true }, pageLine));
         delay.disable();
         await pkg.close();
         const lines = [

@@ -53,7 +53,7 @@ const schema = z
         page_images: z
             .boolean()
             .optional()
-            .describe('PDF files only: also send the picture of each shown page that has no text (a scan) as an image (default false)'),
+            .describe('PDF files only: also send each shown page that has no text (a scan, a drawing) as an image of the page (default false)'),
         cells: z
             .string()
             .regex(CELL_LIST, 'a cell list such as "3", "1-5", "2,7-9" or "all"')

@@ -16,6 +16,27 @@ export interface MediaReadArgs {
     page_images?: boolean | undefined;
     cells?: string | undefined;
     cell_images?: boolean | undefined;
+    start_line?: number | undefined;
+    end_line?: number | undefined;
+    last_lines?: number | undefined;
+    start_char?: number | undefined;
+    line_numbers?: boolean | undefined;
+    encoding?: string | undefined;
+}
+
+/** The parameters of text reads, which a media read does not use. */
+const TEXT_ONLY = ['start_line', 'end_line', 'last_lines', 'start_char', 'line_numbers', 'encoding'] as const;
+const INSTEAD: Readonly<Record<MediaKind, string>> = { image: 'the whole image is sent', pdf: 'pages picks the pages of a PDF', notebook: 'cells picks the cells of a notebook' };
+
+/**
+ * The note for text-read parameters given with a media file (a call may mix text files, which
+ * use them, and media, which cannot), so that none is dropped silently; `undefined` when none is given.
+ */
+export function unusedNote(kind: MediaKind, args: MediaReadArgs): string | undefined {
+    const given = TEXT_ONLY.filter((k) => args[k] !== undefined);
+    if (given.length === 0) return undefined;
+    const names = given.length === 1 ? given[0]! : `${given.slice(0, -1).join(', ')} and ${given.at(-1)!}`;
+    return `[${names} ${given.length === 1 ? 'applies' : 'apply'} to text files and ${given.length === 1 ? 'is' : 'are'} not used for this ${kind === 'pdf' ? 'PDF' : kind}: ${INSTEAD[kind]}.]`;
 }
 
 /**
@@ -34,7 +55,9 @@ export async function readMedia(ctx: ToolContext, c: CheckedPath, kind: MediaKin
     const r = await runMediaTask(await ctx.engine(), task, ctx.searchConfig.timeoutMs);
     if (!r.ok) return fail(r.message, r.kind);
     ctx.filePool.recordHash(c.real, r.hash);
-    if (r.images.length === 0) return ok(r.text);
-    const parts: ContentPart[] = [{ type: 'text', text: r.text }, ...r.images.map((i) => ({ type: 'image' as const, data: i.data, mimeType: i.mimeType }))];
+    const note = unusedNote(kind, args);
+    const text = note === undefined ? r.text : `${r.text}\n${note}`;
+    if (r.images.length === 0) return ok(text);
+    const parts: ContentPart[] = [{ type: 'text', text }, ...r.images.map((i) => ({ type: 'image' as const, data: i.data, mimeType: i.mimeType }))];
     return ok(parts);
 }

@@ -136,7 +136,7 @@ describe('MCP server over stdio (llm-chat-file mcp)', () => {
         expect(r.content[0]).toEqual({ type: 'text', text: `--- ${path.join(root, 'shot.png')} (image: PNG 32x16, sent as is image/png, ${png.length.toLocaleString('en-US')} bytes, about 1 token) ---` });
         expect(r.content[1]).toEqual({ type: 'image', data: png.toString('base64'), mimeType: 'image/png' });
         const pdf = await call('read_file', { paths: ['spec.pdf'], pages: '2' });
-        expect(texts(pdf)).toEqual([`--- ${path.join(root, 'spec.pdf')} (PDF, page 2 of 3) ---\n[page 2]\nPage 2 line 1: the quick brown fox 2001\nPage 2 line 2: the quick brown fox 2002\n`]);
+        expect(texts(pdf)).toEqual([`--- ${path.join(root, 'spec.pdf')} (PDF, page 2 of 3) ---\n[page 2]\nPage 2 line 1: the quick brown fox 2001\nPage 2 line 2: the quick brown fox 2002`]);
     });
 
     it('refuses an edit before a read, with isError and the hint to call read_file first', async () => {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CHILD_NODE_ARGS, childModule } from '../support/child-source.js';
+import { CHILD_NODE_ARGS, childModule, envWithout } from '../support/child-source.js';
 import { tempDir } from '../support/helpers.js';
 import { image } from '../support/media-files.js';
 
@@ -21,8 +21,6 @@ describe('without sharp', () => {
         const dir = tempDir('lcf-nosharp-');
         fs.writeFileSync(path.join(dir, 'a.txt'), 'hello\n');
         fs.writeFileSync(path.join(dir, 'b.png'), await image(8, 8));
-        const hook = path.join(dir, 'no-sharp.cjs');
-        fs.writeFileSync(hook, `const M = require('node:module'); const load = M._load; M._load = function (req, ...rest) { if (req === 'sharp') throw new Error("Cannot find module '@img/sharp-linux-x64/sharp.node'"); return load.call(this, req, ...rest); };\n`);
         const script = `
             const { FileToolPackage, Workspace, AccessType } = await import(${JSON.stringify(pathToFileURL(childModule('src/index.ts')).href)});
             const ws = new Workspace({ accesses: [{ type: AccessType.Read, path: ${JSON.stringify(dir)} }], workspacePath: ${JSON.stringify(dir)} });
@@ -31,7 +29,7 @@ describe('without sharp', () => {
             const out = await read.execute({ paths: ['a.txt', 'b.png'] });
             console.log(JSON.stringify(out.map((r) => [r.status, r.result])));
             await pkg.close();`;
-        const { stdout } = await run(process.execPath, [...CHILD_NODE_ARGS, '--input-type=module', '-e', script], { cwd: dir, timeout: 60_000, env: { ...process.env, NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --require ${hook}` } });
+        const { stdout } = await run(process.execPath, [...CHILD_NODE_ARGS, '--input-type=module', '-e', script], { cwd: dir, timeout: 60_000, env: envWithout(dir, 'sharp', "Cannot find module '@img/sharp-linux-x64/sharp.node'") });
         const [text, img] = JSON.parse(stdout.trim().split('\n').pop()!) as [string, string][];
         expect(text).toEqual(['success', `--- ${path.join(dir, 'a.txt')} (lines 1-1 of 1) ---\nhello\n`]);
         expect(img![0]).toBe('error');

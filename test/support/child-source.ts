@@ -56,3 +56,13 @@ export async function runChildScript(script: string, opts: { env?: NodeJS.Proces
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     return { code, stdout, stderr };
 }
+
+/**
+ * An environment in which `require(name)` throws `message` in a child process and its worker
+ * threads (a hook in `dir`, preloaded through NODE_OPTIONS), as when an optional package is missing.
+ */
+export function envWithout(dir: string, name: string, message: string): NodeJS.ProcessEnv {
+    const hook = path.join(dir, `without-${name.replace(/\W/g, '-')}.cjs`);
+    fs.writeFileSync(hook, `const M = require('node:module'); const load = M._load; M._load = function (req, ...rest) { if (req === ${JSON.stringify(name)}) throw new Error(${JSON.stringify(message)}); return load.call(this, req, ...rest); };\n`);
+    return { ...process.env, NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --require ${hook}` };
+}

@@ -5,7 +5,7 @@
  */
 import zlib from 'node:zlib';
 import sharp from 'sharp';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, rgb, StandardFonts } from 'pdf-lib';
 
 /** A still image of `width`×`height` in `format`, with a gradient so that JPEG has something to code. */
 export async function image(width: number, height: number, format: 'png' | 'jpeg' | 'webp' | 'gif' | 'tiff' | 'avif' = 'png'): Promise<Buffer> {
@@ -70,6 +70,25 @@ export async function scannedPdf(picture: Buffer): Promise<Buffer> {
     doc.addPage([612, 792]).drawText('Cover page', { x: 40, y: 700, size: 12, font });
     const png = await doc.embedPng(picture);
     doc.addPage([612, 792]).drawImage(png, { x: 0, y: 0, width: 612, height: 792 });
+    return Buffer.from(await doc.save());
+}
+
+/**
+ * A PDF of four pages: 1 text, 2 a vector drawing without text (a red square and a blue circle
+ * on the left half), 3 only `picture` over the whole page, 4 `picture` in a drawn frame.
+ */
+export async function drawingPdf(picture: Buffer): Promise<Buffer> {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    doc.addPage([612, 792]).drawText('A page of text', { x: 40, y: 700, size: 12, font });
+    const drawing = doc.addPage([612, 792]);
+    drawing.drawRectangle({ x: 40, y: 440, width: 200, height: 300, color: rgb(1, 0, 0) });
+    drawing.drawCircle({ x: 140, y: 200, size: 100, color: rgb(0, 0, 1) });
+    const png = await doc.embedPng(picture);
+    doc.addPage([612, 792]).drawImage(png, { x: 0, y: 0, width: 612, height: 792 });
+    const framed = doc.addPage([612, 792]);
+    framed.drawRectangle({ x: 20, y: 20, width: 572, height: 752, borderColor: rgb(0, 0, 0), borderWidth: 4 });
+    framed.drawImage(png, { x: 100, y: 100, width: 412, height: 592 });
     return Buffer.from(await doc.save());
 }
 

@@ -39,7 +39,7 @@ export default async function setup(project: TestProject): Promise<(() => void) 
         logLevel: 'error',
         // sharp (native) and unpdf, loaded through require on first use (workers/media/libraries.ts); a native addon, loaded only by writes on the main thread (src/fs/secure.ts), never by a
         // worker; and koffi (workers/fs/held-at.ts), whose loader finds its binary beside its own files.
-        external: ['@napi-rs/xattr', 'koffi', 'web-tree-sitter', 'sharp', 'unpdf'],
+        external: ['@napi-rs/xattr', '@napi-rs/canvas', 'koffi', 'web-tree-sitter', 'sharp', 'unpdf'],
         // held-at.ts loads koffi with createRequire(import.meta.url), which a CommonJS bundle has
         // not: resolved from the source file, as the module run unbundled resolves it.
         define: { 'import.meta.url': JSON.stringify(pathToFileURL(path.join(repo, 'workers', 'fs', 'held-at.ts')).href) },

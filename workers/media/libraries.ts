@@ -30,7 +30,7 @@ export function loadSharp(): typeof Sharp {
     }
 }
 
-type Unpdf = typeof import('unpdf');
+export type Unpdf = typeof import('unpdf');
 let unpdf: Unpdf | undefined;
 
 /** unpdf (pdf.js built for servers), or a ToolError saying why it is missing. */
@@ -41,6 +41,37 @@ export function loadUnpdf(): Unpdf {
     } catch (err) {
         throw new ToolError('io', `PDFs cannot be read here: the PDF library unpdf could not be loaded (${firstLine(err)}). Reinstall the package.`);
     }
+}
+
+type Canvas = typeof import('@napi-rs/canvas');
+let canvas: Canvas | string | undefined;
+
+/**
+ * @napi-rs/canvas (skia, an optional dependency), to render PDF pages; or, when it cannot be
+ * loaded, the reason as a string: pages are then sent as their largest picture instead.
+ */
+export function loadCanvas(): Canvas | string {
+    if (canvas !== undefined) return canvas;
+    try {
+        canvas = require('@napi-rs/canvas') as Canvas;
+    } catch (err) {
+        return (canvas = `the canvas library @napi-rs/canvas could not be loaded (${firstLine(err)})`);
+    }
+    // pdf.js compiles fonts and patterns for the canvas with ArrayBuffer.prototype.transferToFixedLength,
+    // which Node 20 lacks (Node 21 has it): without it every glyph is dropped from a rendered page.
+    // A copy is all pdf.js needs of it; core-js's version would add 16 MB for one method.
+    if (typeof (ArrayBuffer.prototype as { transferToFixedLength?: unknown }).transferToFixedLength !== 'function') {
+        Object.defineProperty(ArrayBuffer.prototype, 'transferToFixedLength', {
+            configurable: true,
+            writable: true,
+            value(this: ArrayBuffer, length = this.byteLength): ArrayBuffer {
+                const out = new ArrayBuffer(length);
+                new Uint8Array(out).set(new Uint8Array(this, 0, Math.min(length, this.byteLength)));
+                return out;
+            },
+        });
+    }
+    return canvas;
 }
 
 function firstLine(err: unknown): string {

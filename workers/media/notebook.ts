@@ -3,7 +3,7 @@ import { errors } from '../../src/errors/shared/errors.js';
 import { contentHash } from '../../src/fs/shared/content-hash.js';
 import { readRegularFileSync } from '../../src/fs/shared/safe-read.js';
 import { cellMarker, cellText, MAX_NOTEBOOK_IMAGES, notebookWhat, parseNotebook } from '../../src/media/shared/notebook.js';
-import { numbersIn, parseRanges } from '../../src/media/shared/ranges.js';
+import { beyondNote, numbersIn, parseRanges } from '../../src/media/shared/ranges.js';
 import { renderSections } from '../../src/media/shared/sections.js';
 import { decodeText } from '../../src/text/shared/text.js';
 import { mediaFailure } from './failure.js';
@@ -19,11 +19,13 @@ export async function runNotebookTask(task: NotebookTask): Promise<MediaResult> 
         if (!decoded.ok) throw errors.binary(task.shown, file.size);
         const nb = parseNotebook(task.shown, decoded.text);
         let wanted: number[] | undefined;
+        let beyond: string | undefined;
         if (task.cells !== undefined && task.cells !== 'all') {
             const ranges = parseRanges(task.cells, 'cell');
             const numbers = typeof ranges === 'string' ? ranges : numbersIn(ranges, nb.cells.length, 'cell');
             if (typeof numbers === 'string') throw errors.invalidArgument('read_file', `cells: ${numbers}`);
             wanted = numbers;
+            if (typeof ranges !== 'string') beyond = beyondNote(ranges, nb.cells.length, 'cell', 'notebook');
         }
         const byCell = new Map<number, ImagePayload[]>();
         const { text, shown } = await renderSections(
@@ -45,7 +47,7 @@ export async function runNotebookTask(task: NotebookTask): Promise<MediaResult> 
         );
         // Only the images of the cells shown; a cell left for the next call sends its images then.
         const images = shown.flatMap((n) => byCell.get(n) ?? []).slice(0, MAX_NOTEBOOK_IMAGES);
-        return { ok: true, text, images, hash: contentHash(file.bytes) };
+        return { ok: true, text: beyond === undefined ? text : `${text}\n${beyond}`, images, hash: contentHash(file.bytes) };
     } catch (err) {
         return mediaFailure(err, task.shown);
     }

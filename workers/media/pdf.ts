@@ -1,13 +1,12 @@
-import type { ImageLimits } from '../../src/config/shared/configuration.js';
 import type { ImagePayload, MediaResult, PdfTask } from '../../src/media/shared/protocol.js';
-import { sentSize } from '../../src/media/shared/image-line.js';
 import { errors, ToolError } from '../../src/errors/shared/errors.js';
 import { contentHash } from '../../src/fs/shared/content-hash.js';
 import { readRegularFileSync } from '../../src/fs/shared/safe-read.js';
 import { renderSections } from '../../src/media/shared/sections.js';
-import { numbersIn, parseRanges } from '../../src/media/shared/ranges.js';
+import { beyondNote, numbersIn, parseRanges } from '../../src/media/shared/ranges.js';
 import { mediaFailure } from './failure.js';
-import { loadSharp, loadUnpdf } from './libraries.js';
+import { loadCanvas, loadUnpdf } from './libraries.js';
+import { pageImage } from './pdf-page-image.js';
 
 /** Most page pictures one read sends. */
 const MAX_PAGE_IMAGES = 20;
@@ -22,20 +21,25 @@ export async function runPdfTask(task: PdfTask): Promise<MediaResult> {
         const file = readRegularFileSync(task.shown, task.real, task.realRoots, task.maxBytes, 'maxFileSize (LLM_CHAT_FS_MAX_FILE_SIZE)');
         const unpdf = loadUnpdf();
         let doc: Awaited<ReturnType<typeof unpdf.getDocumentProxy>>;
+        const canvas = task.pageImages === undefined ? undefined : loadCanvas();
+        // A document that may be rendered draws its pictures and patterns on canvases of the same library.
+        const CanvasFactory = typeof canvas === 'object' ? await unpdf.createIsomorphicCanvasFactory(async () => canvas) : undefined;
         try {
             // The library takes ownership of (and may detach) the buffer it is given: a copy.
-            doc = await unpdf.getDocumentProxy(new Uint8Array(file.bytes), { verbosity: 0 });
+            doc = await unpdf.getDocumentProxy(new Uint8Array(file.bytes), { verbosity: 0, ...(CanvasFactory ? { CanvasFactory } : {}) });
         } catch (err) {
             throw pdfError(task.shown, file.size, err);
         }
         try {
             const count = doc.numPages;
             let wanted: number[] | undefined;
+            let beyond: string | undefined;
             if (task.pages !== undefined) {
                 const ranges = parseRanges(task.pages, 'page');
                 const numbers = typeof ranges === 'string' ? ranges : numbersIn(ranges, count, 'page');
                 if (typeof numbers === 'string') throw errors.invalidArgument('read_file', `pages: ${numbers}`);
                 wanted = numbers;
+                if (typeof ranges !== 'string') beyond = beyondNote(ranges, count, 'page', 'PDF');
             }
             const pictures = new Map<number, ImagePayload>();
             const textOf = async (n: number): Promise<string> => {
@@ -48,14 +52,18 @@ export async function runPdfTask(task: PdfTask): Promise<MediaResult> {
                 }
                 if (text.trim() !== '' || task.pageImages === undefined) return text;
                 if (pictures.size >= MAX_PAGE_IMAGES) return `[no text layer on this page; its picture is not sent: at most ${MAX_PAGE_IMAGES} per read]`;
-                const picture = await pagePicture(unpdf, doc, n, task.pageImages);
-                if (picture === undefined) return '[no text layer and no picture on this page]';
-                pictures.set(n, picture.payload);
-                return `[no text layer on this page: its picture (${picture.width}x${picture.height}, sent as ${picture.sent}) follows as an image]`;
+                let image;
+                try {
+                    image = await pageImage(unpdf, doc, n, task.pageImages);
+                } catch (err) {
+                    throw pdfError(task.shown, file.size, err, n);
+                }
+                if (image.payload) pictures.set(n, image.payload);
+                return image.line;
             };
             const { text, shown } = await renderSections({ shown: task.shown, what: 'PDF', unit: 'page', param: 'pages', count, textOf, empty: '[no text layer on this page: a scan or an image; page_images=true sends its picture]' }, wanted, task.maxChars);
             const images = shown.flatMap((n) => pictures.get(n) ?? []);
-            return { ok: true, text, images, hash: contentHash(file.bytes) };
+            return { ok: true, text: beyond === undefined ? text : `${text}\n${beyond}`, images, hash: contentHash(file.bytes) };
         } finally {
             await doc.loadingTask.destroy();
         }
@@ -74,20 +82,4 @@ function pdfError(shown: string, size: number, err: unknown, page?: number): Too
     }
     const where = page === undefined ? '' : `page ${page} of `;
     return errors.unreadableMedia(shown, 'PDF', `(${size} bytes): ${where}the file is damaged or truncated, or not a PDF (${name ? `${name}: ` : ''}${reason}).`);
-}
-
-/**
- * The largest picture drawn on page `n` (a scan is one), decoded by the PDF library and encoded
- * as JPEG within the image budget; `undefined` for a page without one.
- */
-async function pagePicture(unpdf: ReturnType<typeof loadUnpdf>, doc: Parameters<ReturnType<typeof loadUnpdf>['extractImages']>[0], n: number, limits: ImageLimits): Promise<{ payload: ImagePayload; width: number; height: number; sent: string } | undefined> {
-    const found = await unpdf.extractImages(doc, n);
-    const largest = found.filter((i) => i.width * i.height <= limits.maxInputPixels).sort((a, b) => b.width * b.height - a.width * a.height)[0];
-    if (largest === undefined) return undefined;
-    const [w, h] = sentSize(largest.width, largest.height, limits);
-    const data = await loadSharp()(largest.data, { raw: { width: largest.width, height: largest.height, channels: largest.channels } })
-        .resize(w, h, { fit: 'fill' })
-        .jpeg({ quality: 85 })
-        .toBuffer();
-    return { payload: { data: data.toString('base64'), mimeType: 'image/jpeg' }, width: largest.width, height: largest.height, sent: `${w}x${h} image/jpeg` };
 }

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AccessType, DirectoryConfiguration, FileConfiguration, SearchConfiguration, type Access } from '../../config/shared/configuration.js';
 import { EXIT_CODES, type ToolErrorKind } from '../../errors/shared/errors.js';
-import { describePart, textOfParts, type ContentPart } from '../../content/parts.js';
+import { describePart, textOfParts, type BinaryPart, type ContentPart } from '../../content/parts.js';
+import { imageSaver } from './save-images.js';
 import type { Tool } from '../../tools/llm-chat.js';
 
 /** `1 io, 3 invalid_argument, ...`: the exit codes by kind, in order. */
@@ -31,6 +32,7 @@ Options:
   --write DIR       a writable directory (repeatable)
   --read DIR        a read-only directory (repeatable)
   --roots           mcp: use the client's roots as writable directories when it offers any
+  --save-images DIR write each image of the results to a new file in DIR and print its path
   -h, --help        show this help
 Directories: the tools may use exactly the directories named by --workspace, --write and --read
 (the workspace is --workspace, else the first --write, else the first --read). When none is
@@ -118,7 +120,7 @@ function checkDirectory(flag: string, dir: string, cwd: string): string {
 
 /** The options and positionals of a command line. */
 export interface ParsedCommandLine {
-    options: DirectoryOptions & { roots: boolean; help: boolean };
+    options: DirectoryOptions & { roots: boolean; help: boolean; saveImages?: string };
     command: string | undefined;
     /** The tool call's JSON arguments (or `-`), for a tool command. */
     rawArgs: string | undefined;
@@ -137,6 +139,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
                 write: { type: 'string', multiple: true },
                 read: { type: 'string', multiple: true },
                 roots: { type: 'boolean' },
+                'save-images': { type: 'string' },
                 help: { type: 'boolean', short: 'h' },
             },
         });
@@ -154,10 +157,12 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         );
     }
     if (values.roots === true && command !== 'mcp') throw new UsageError('--roots applies to the mcp command only.');
+    if (values['save-images'] !== undefined && !takesArgs) throw new UsageError('--save-images applies to a tool call only.');
     const options: ParsedCommandLine['options'] = { roots: values.roots === true, help: values.help === true };
     if (values.workspace !== undefined) options.workspace = values.workspace;
     if (values.write !== undefined) options.write = values.write;
     if (values.read !== undefined) options.read = values.read;
+    if (values['save-images'] !== undefined) options.saveImages = values['save-images'];
     return { options, command, rawArgs: takesArgs ? rawArgs : undefined };
 }
 
@@ -170,14 +175,15 @@ function directoryConfiguration(options: DirectoryOptions, cwd: string): Directo
  * What the command line prints of one result's parts: text as it is, and a one-line summary
  * for each image or binary resource (`[image image/png, 12,345 bytes]`).
  */
-export function printedText(parts: readonly ContentPart[]): string {
-    return textOfParts(parts, (p) => `[${describePart(p)}]`);
+export function printedText(parts: readonly ContentPart[], line: (part: BinaryPart) => string = (p) => `[${describePart(p)}]`): string {
+    return textOfParts(parts, line);
 }
 
 /**
  * Runs the command line `argv` (without the node and script paths).
  * @returns the exit code: 0 when every result succeeded; when a result is an error, the code of
- *   the kind of the first failed one ({@link EXIT_CODES}: 1 for `io`, 3 and up for the others); 2 for a
+ *   the kind of the first failed one ({@link EXIT_CODES}: 1 for `io`, 3 and up for the others); 1
+ *   when every result succeeded but an image could not be written (`--save-images`); 2 for a
  *   usage error (bad option, missing or non-directory directory, extra argument, unknown tool,
  *   arguments that are not JSON) or a configuration error (an invalid `LLM_CHAT_FS_*` variable,
  *   the peer dependency missing), written to `io.err`. Never rejects. The `mcp` command serves
@@ -241,6 +247,11 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         io.err(`Unknown tool or command: ${name}. Tools: ${names.join(', ')}`);
         return 2;
     }
+    const saver = cmd.options.saveImages === undefined ? undefined : imageSaver(cmd.options.saveImages, io.cwd ?? process.cwd());
+    if (typeof saver === 'string') {
+        io.err(`llm-chat-file: ${saver}`);
+        return 2;
+    }
     const text = cmd.rawArgs === '-' ? io.stdin() : (cmd.rawArgs ?? '{}');
     let args: unknown;
     try {
@@ -266,10 +277,10 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         const results = await runTool(tool, args as Record<string, unknown>);
         results.forEach((r, i) => {
             if (i > 0) io.out('');
-            io.out(printedText(resultParts(r)));
+            io.out(printedText(resultParts(r), saver?.line));
         });
         const failed = results.find((r) => r.status === 'error');
-        return failed ? EXIT_CODES[failed.kind ?? 'io'] : 0;
+        return failed ? EXIT_CODES[failed.kind ?? 'io'] : saver?.failed ? EXIT_CODES.io : 0;
     } finally {
         await close();
     }

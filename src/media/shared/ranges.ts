@@ -56,3 +56,16 @@ export function describeNumbers(numbers: readonly number[]): string {
     }
     return parts.join(', ');
 }
+
+/**
+ * The note for the numbers `ranges` name beyond `count` (`"3-9"` of 5 pages: `[pages 6-9 do not
+ * exist: the PDF has 5 pages.]`), so that a list cut at the end never passes silently; `undefined`
+ * when none is beyond. An open end (`"4-"`) means "to the end" and names none.
+ */
+export function beyondNote(ranges: readonly NumberRange[], count: number, unit: string, what: string): string | undefined {
+    // Every range that passes the end runs from count + 1 on: together, up to the largest end.
+    const last = Math.max(count, ...ranges.map((r) => r.last ?? count));
+    if (last === count) return undefined;
+    const named = last === count + 1 ? `${unit} ${last} does` : `${unit}s ${count + 1}-${last} do`;
+    return `[${named} not exist: the ${what} has ${count} ${unit}${count === 1 ? '' : 's'}.]`;
+}

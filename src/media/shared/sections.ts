@@ -48,13 +48,13 @@ export async function renderSections(doc: SectionedDocument, wanted: readonly nu
         done.push(n);
     }
     const next = list.slice(done.length);
-    const header = `--- ${quotePath(doc.shown)} (${doc.what}, ${doc.unit}${done.length === 1 ? '' : 's'} ${done.length > 0 ? describeNumbers(done) : 'none'} of ${doc.count}) ---\n`;
+    const header = `--- ${quotePath(doc.shown)} (${doc.what}, ${doc.unit}${done.length === 1 ? '' : 's'} ${done.length > 0 ? describeNumbers(done) : 'none'} of ${doc.count}) ---`;
     const notes: string[] = [];
     if (cut) notes.push(`[Truncated at ${maxChars} characters (max_chars / maxCharsPerFile): ${doc.unit} ${cut.n} is cut off after ${cut.shown} of its ${cut.length} characters; raise max_chars to see all of it.]`);
     if (next.length > 0) {
         const ahead = describeNumbers(next.slice(0, Math.max(1, done.length))).replace(/, /g, ',');
         notes.push(`[${next.length} more ${doc.unit}${next.length === 1 ? '' : 's'} of ${doc.count} not shown; continue with ${doc.param}="${ahead}".]`);
     }
-    const sep = notes.length > 0 && body !== '' && !body.endsWith('\n') ? '\n' : '';
-    return { text: header + body + sep + notes.join('\n'), shown: done };
+    // Sections and notes one a line, with no newline after the last: the text ends where the document does.
+    return { text: [header, body.replace(/\n$/, ''), ...notes].filter((part) => part !== '').join('\n'), shown: done };
 }

@@ -26,7 +26,6 @@ describe('read_file on notebooks', () => {
                 'result 2',
                 '[output 2: display_data: image/png 3,000 bytes, text/plain 21 characters (images not sent: read_file with cell_images=true sends them)]',
                 '<Figure size 640x480>',
-                '',
             ].join('\n'),
         );
         expect(r!.parts).toBeUndefined();

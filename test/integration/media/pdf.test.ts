@@ -18,9 +18,9 @@ describe('read_file on PDFs', () => {
         const root = tempDir('lcf-pdf-');
         writeTree(root, { 'doc.pdf': await textPdf(6, 2) });
         const [r] = await read(root, { paths: ['doc.pdf'], pages: '5,2-3' });
-        expect(r!.result).toBe(`--- ${path.join(root, 'doc.pdf')} (PDF, pages 5, 2-3 of 6) ---\n[page 5]\n${page(5, 2)}\n[page 2]\n${page(2, 2)}\n[page 3]\n${page(3, 2)}\n`);
+        expect(r!.result).toBe(`--- ${path.join(root, 'doc.pdf')} (PDF, pages 5, 2-3 of 6) ---\n[page 5]\n${page(5, 2)}\n[page 2]\n${page(2, 2)}\n[page 3]\n${page(3, 2)}`);
         const [open] = await read(root, { paths: ['doc.pdf'], pages: '5-' });
-        expect(open!.result).toBe(`--- ${path.join(root, 'doc.pdf')} (PDF, pages 5-6 of 6) ---\n[page 5]\n${page(5, 2)}\n[page 6]\n${page(6, 2)}\n`);
+        expect(open!.result).toBe(`--- ${path.join(root, 'doc.pdf')} (PDF, pages 5-6 of 6) ---\n[page 5]\n${page(5, 2)}\n[page 6]\n${page(6, 2)}`);
     });
 
     it('without pages, reads the first pages that fit and says how to continue', async () => {
@@ -44,16 +44,16 @@ describe('read_file on PDFs', () => {
         const root = tempDir('lcf-pdf-');
         writeTree(root, { 'scan.pdf': await textPdf(2, 1, [2]) });
         const [r] = await read(root, { paths: ['scan.pdf'], pages: '2' });
-        expect(r!.result).toBe(`--- ${path.join(root, 'scan.pdf')} (PDF, page 2 of 2) ---\n[page 2]\n[no text layer on this page: a scan or an image; page_images=true sends its picture]\n`);
+        expect(r!.result).toBe(`--- ${path.join(root, 'scan.pdf')} (PDF, page 2 of 2) ---\n[page 2]\n[no text layer on this page: a scan or an image; page_images=true sends its picture]`);
         const [asked] = await read(root, { paths: ['scan.pdf'], pages: '2', page_images: true });
-        expect(asked!.result).toBe(`--- ${path.join(root, 'scan.pdf')} (PDF, page 2 of 2) ---\n[page 2]\n[no text layer and no picture on this page]\n`);
+        expect(asked!.result).toBe(`--- ${path.join(root, 'scan.pdf')} (PDF, page 2 of 2) ---\n[page 2]\n[no text layer and no picture on this page]`);
     });
 
     it('sends the picture of a scanned page as an image when asked, within the image budget', async () => {
         const root = tempDir('lcf-pdf-');
         writeTree(root, { 'scan.pdf': await scannedPdf(await image(2000, 1000, 'png')) });
         const [r] = (await read(root, { paths: ['scan.pdf'], page_images: true })) as FileToolResult[];
-        expect(r!.parts![0]).toEqual({ type: 'text', text: `--- ${path.join(root, 'scan.pdf')} (PDF, pages 1-2 of 2) ---\n[page 1]\nCover page\n[page 2]\n[no text layer on this page: its picture (2000x1000, sent as 1516x758 image/jpeg) follows as an image]\n` });
+        expect(r!.parts![0]).toEqual({ type: 'text', text: `--- ${path.join(root, 'scan.pdf')} (PDF, pages 1-2 of 2) ---\n[page 1]\nCover page\n[page 2]\n[no text layer on this page: its picture (2000x1000, sent as 1516x758 image/jpeg) follows as an image]` });
         const part = r!.parts![1]!;
         expect(part).toMatchObject({ type: 'image', mimeType: 'image/jpeg' });
         const m = await sharp(Buffer.from(part.type === 'image' ? part.data : '', 'base64')).metadata();
@@ -76,7 +76,7 @@ describe('read_file on PDFs', () => {
         expect(text!.result).toBe(`Invalid arguments for read_file: pages applies to PDF files; ${path.join(root, 'a.txt')} is not one (leave out pages for it).`);
         // Beside a PDF, other files are read as usual.
         const both = await read(root, { paths: ['doc.pdf', 'a.txt'], pages: '1' });
-        expect(both.map((r) => r.result)).toEqual([`--- ${path.join(root, 'doc.pdf')} (PDF, page 1 of 4) ---\n[page 1]\n${page(1, 1)}\n`, `--- ${path.join(root, 'a.txt')} (lines 1-1 of 1) ---\ntext\n`]);
+        expect(both.map((r) => r.result)).toEqual([`--- ${path.join(root, 'doc.pdf')} (PDF, page 1 of 4) ---\n[page 1]\n${page(1, 1)}`, `--- ${path.join(root, 'a.txt')} (lines 1-1 of 1) ---\ntext\n`]);
     });
 
     it('refuses encrypted, corrupt, truncated and mislabelled PDFs with clear errors, changing nothing', async () => {

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { sentSize } from '../../../src/media/shared/image-line.js';
 import { mediaKindOf } from '../../../src/media/shared/kinds.js';
 import { cellSpans, deleteCell, insertCell, newCell, replaceCellSource } from '../../../src/media/shared/notebook-edit.js';
-import { describeNumbers, numbersIn, parseRanges } from '../../../src/media/shared/ranges.js';
+import { beyondNote, describeNumbers, numbersIn, parseRanges, type NumberRange } from '../../../src/media/shared/ranges.js';
+import { unusedNote } from '../../../src/tools/read-media.js';
 
 describe('page and cell lists', () => {
     it('parses lists, open ends and repeats, in the order given', () => {
@@ -11,6 +12,23 @@ describe('page and cell lists', () => {
         expect(r).toEqual([{ first: 7, last: 9 }, { first: 2, last: 2 }, { first: 3, last: undefined }]);
         expect(numbersIn(r as never, 10, 'page')).toEqual([7, 8, 9, 2, 3, 4, 5, 6, 10]);
         expect(describeNumbers([1, 2, 3, 7, 9, 10])).toBe('1-3, 7, 9-10');
+    });
+
+    it('names the numbers past the end, never an open end', () => {
+        const note = (spec: string, count: number): string | undefined => beyondNote(parseRanges(spec, 'page') as NumberRange[], count, 'page', 'PDF');
+        expect(note('3-9', 5)).toBe('[pages 6-9 do not exist: the PDF has 5 pages.]');
+        expect(note('5-6', 5)).toBe('[page 6 does not exist: the PDF has 5 pages.]');
+        expect(note('1-3,2-8,4-7', 5)).toBe('[pages 6-8 do not exist: the PDF has 5 pages.]');
+        expect(note('1-2', 1)).toBe('[page 2 does not exist: the PDF has 1 page.]');
+        expect(note('2-', 5)).toBeUndefined();
+        expect(note('1-5', 5)).toBeUndefined();
+    });
+
+    it('names the text-read parameters a media read does not use', () => {
+        expect(unusedNote('image', {})).toBeUndefined();
+        expect(unusedNote('image', { pages: '1' })).toBeUndefined();
+        expect(unusedNote('image', { last_lines: 3 })).toBe('[last_lines applies to text files and is not used for this image: the whole image is sent.]');
+        expect(unusedNote('notebook', { start_line: 1, start_char: 2, encoding: 'latin1' })).toBe('[start_line, start_char and encoding apply to text files and are not used for this notebook: cells picks the cells of a notebook.]');
     });
 
     it('says what is wrong with a bad list', () => {

@@ -1,0 +1,28 @@
+/** The CLI's image saver: a write that fails is said in the summary line and marks the run failed. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { imageSaver } from '../../../src/hosts/cli/save-images.js';
+import { tempDir } from '../../support/helpers.js';
+
+describe('imageSaver', () => {
+    it('says an image was not saved when its directory is gone, and marks the run failed', () => {
+        const root = tempDir('lcf-saver-');
+        const saver = imageSaver('shots', root);
+        if (typeof saver === 'string') throw new Error(saver);
+        fs.rmdirSync(path.join(root, 'shots'));
+        const line = saver.line({ type: 'image', mimeType: 'image/png', data: Buffer.from('png bytes').toString('base64') });
+        expect(line).toMatch(/^\[image image\/png, 9 bytes, not saved: ENOENT: no such file or directory, open '.*\/shots\/image-1\.png'\]$/);
+        expect(saver.failed).toBe(true);
+        expect(fs.existsSync(path.join(root, 'shots'))).toBe(false);
+    });
+
+    it('names a resource part without writing it', () => {
+        const root = tempDir('lcf-saver-');
+        const saver = imageSaver(root, root);
+        if (typeof saver === 'string') throw new Error(saver);
+        expect(saver.line({ type: 'resource', uri: 'file:///x.bin', mimeType: 'application/octet-stream', blob: 'AAAA' })).toBe('[resource file:///x.bin, application/octet-stream, 3 bytes]');
+        expect(fs.readdirSync(root)).toEqual([]);
+        expect(saver.failed).toBe(false);
+    });
+});
