@@ -9,8 +9,8 @@ import { isUtf8 } from 'node:buffer';
 export interface Dir {
     wd: number;
     /**
-     * The name's bytes as a latin1 string (a name need not be UTF-8). Memory: a one-byte string,
-     * not the Buffer the listing gave (a slice that keeps the whole listing's names alive).
+     * The name's bytes as a latin1 string (a name need not be UTF-8). Memory: a one-byte string
+     * rather than a Buffer (an ArrayBuffer and a view for each of a large tree's directories).
      */
     key: string;
     parent: Dir | null;
