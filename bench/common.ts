@@ -68,6 +68,8 @@ const BENCH_OPTIONS = {
     compare: { type: 'string' },
     'no-merge': { type: 'boolean' },
     'max-results': { type: 'string' },
+    // serving-memory (bench/serving-memory.ts): a run in a fresh process
+    child: { type: 'boolean' },
     // compare and event-loop: the engine's pool threads' nice value (src/engine/engine.ts workerNice)
     'worker-nice': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];

@@ -30,6 +30,8 @@
  *           per-query cost of index-answered searches for identifiers sampled with a seed: latency,
  *           posting lookups, candidates, memory; the scan path (outputs compared) and rg beside it;
  *           to bench/results/index-queries[-xN]-<date>.md
+ *   serving-memory --work DIR [--runs 3]: resident memory of a fresh process serving the index an
+ *           index-queries --keep run left in DIR, after its reopen, four searches and 3 s idle
  *   symbols [--corpora c=DIR,python=DIR] [--files 300] [--seed 1]
  *           definitions found by code navigation against Universal Ctags, per language and kind
  *   encodings [--seeds 4] [--dir TREE]
@@ -56,6 +58,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     planner: async () => (await import('./planner.js')).plannerMain(rest),
     index: async () => (await import('./index.js')).indexMain(rest),
     'index-queries': async () => (await import('./index-queries.js')).indexQueriesMain(rest),
+    'serving-memory': async () => (await import('./serving-memory.js')).servingMemoryMain(rest),
     churn: async () => (await import('./churn.js')).churnMain(rest),
     symbols: async () => (await import('./symbols.js')).symbolsMain(rest),
     encodings: async () => (await import('./encodings.js')).encodingsMain(rest),

@@ -2,6 +2,10 @@ import type { TransferListItem } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 import { STUCK_MS } from '../search/search-tasks.js';
 import type { RunOptions } from '../search/task-runner.js';
+import { releaseFreedMemory } from './release-memory.js';
+
+/** Idle time of the whole pool after which the C heap's free pages are handed back (release-memory.ts). */
+const IDLE_RELEASE_MS = 2000;
 
 /**
  * The engine's task queue in front of its pool (engine.ts): concurrent calls share `maxThreads`
@@ -56,6 +60,7 @@ export class TaskQueue {
     /** Tasks waiting for a thread, first come first served. */
     #queue: QueuedTask[] = [];
     #wakeTimer: ReturnType<typeof setTimeout> | undefined;
+    #idleTimer: ReturnType<typeof setTimeout> | undefined;
 
     constructor(maxThreads: number, maxPoolThreads: number, pool: () => Piscina) {
         this.#maxThreads = maxThreads;
@@ -126,6 +131,12 @@ export class TaskQueue {
         }
         clearTimeout(this.#wakeTimer);
         this.#wakeTimer = undefined;
+        clearTimeout(this.#idleTimer);
+        this.#idleTimer = undefined;
+        if (this.#queue.length === 0 && this.#running.size === 0) {
+            this.#idleTimer = setTimeout(() => void releaseFreedMemory(), IDLE_RELEASE_MS);
+            this.#idleTimer.unref();
+        }
         if (this.#queue.length === 0 || this.#running.size >= this.#maxPoolThreads) return;
         let next = Number.POSITIVE_INFINITY;
         for (const r of this.#running) if (!r.risky && now - sinceOf(r) <= r.stuckMs) next = Math.min(next, sinceOf(r) + r.stuckMs - now);
@@ -138,6 +149,8 @@ export class TaskQueue {
     close(): void {
         const waiting = this.#queue;
         this.#queue = [];
+        clearTimeout(this.#idleTimer);
+        this.#idleTimer = undefined;
         clearTimeout(this.#wakeTimer);
         this.#wakeTimer = undefined;
         for (const q of waiting) {

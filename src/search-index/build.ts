@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Piscina } from 'piscina';
 import { workerEntry } from '../engine/pool.js';
 import { decodeTable, encodeTableParts, FORMAT_VERSION, Kind, type FileTable } from './shared/format.js';
+import { releaseFreedMemory } from '../engine/release-memory.js';
 import { SegmentReader } from './shared/segment.js';
 import type { IndexChunkResult, IndexChunkTask, IndexWalkResult } from './shared/protocol.js';
 import type { Manifest } from './store.js';
@@ -95,6 +96,7 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
         throw err;
     } finally {
         await pool.destroy();
+        await releaseFreedMemory();
     }
 }
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Piscina } from 'piscina';
 import { workerEntry } from '../engine/pool.js';
 import { BUILD_NICE } from './build.js';
+import { releaseFreedMemory } from '../engine/release-memory.js';
 import { SegmentReader } from './shared/segment.js';
 import type { IndexMergeResult, IndexMergeTask } from './shared/protocol.js';
 import { readManifest, takeLock, writeManifest, type Manifest } from './store.js';
@@ -116,6 +117,7 @@ export class SegmentMerge {
             if (!served) for (const s of opened) s.close();
             await this.#pool?.destroy().catch(() => undefined);
             await lock.release();
+            await releaseFreedMemory();
         }
     }
 

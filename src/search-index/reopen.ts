@@ -4,6 +4,7 @@ import type { Changes } from './watch/changes.js';
 import { changesSince } from './watch/changes-since.js';
 import { Kind } from './shared/format.js';
 import { makePrivate } from './folder.js';
+import { releaseFreedMemory } from '../engine/release-memory.js';
 import { saveClosedState, takeClosedState, type Manifest } from './store.js';
 import type { Table } from './table.js';
 import { nextTurn } from '../engine/turns.js';
@@ -45,8 +46,12 @@ export async function changesWhileClosed(ctx: ReopenContext, m: Manifest): Promi
 }
 
 /** What differs on disk now from generation `gen`'s table: the tree listed again on a thread (changes-since.ts). */
-export function listedSince(ctx: ReopenContext, gen: string): Promise<{ changed: string[]; dirTimes: string[] }> {
-    return changesSince({ root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, table: path.join(ctx.dir, gen, 'table.bin') });
+export async function listedSince(ctx: ReopenContext, gen: string): Promise<{ changed: string[]; dirTimes: string[] }> {
+    try {
+        return await changesSince({ root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, table: path.join(ctx.dir, gen, 'table.bin') });
+    } finally {
+        await releaseFreedMemory();
+    }
 }
 
 /**

@@ -178,7 +178,7 @@ export class InotifyWatch implements TreeWatch {
     #dirEvent(dir: Dir, mask: number, cookie: number, raw: Buffer): void {
         const key = raw.toString('latin1');
         if (mask & IN.MOVED_FROM) {
-            const child = dir.children.get(key);
+            const child = dir.children?.get(key);
             if (child !== undefined) {
                 this.#dirs.detach(child);
                 this.#movedOut.set(cookie, child);
@@ -193,7 +193,7 @@ export class InotifyWatch implements TreeWatch {
             }
         }
         // Made, moved in from outside, or given read permission (a watch needs it).
-        if (mask & (IN.CREATE | IN.MOVED_TO | IN.ATTRIB) && !dir.children.has(key) && !this.#sink.skip.has(raw.toString())) this.#queue.push({ parent: dir, raw, note: true });
+        if (mask & (IN.CREATE | IN.MOVED_TO | IN.ATTRIB) && !dir.children?.has(key) && !this.#sink.skip.has(raw.toString())) this.#queue.push({ parent: dir, raw, note: true });
     }
 
     /** Watches and lists the queued directories, yielding between them; one run at a time. */
@@ -213,7 +213,7 @@ export class InotifyWatch implements TreeWatch {
     /** Watches one directory, then queues its subdirectories (listed after the watch is on). */
     #add(parent: Dir | null, raw: Buffer, note: boolean): void {
         const ino = this.#ino!;
-        if (parent !== null && (!this.#dirs.live(parent) || parent.children.has(raw.toString('latin1')))) return;
+        if (parent !== null && (!this.#dirs.live(parent) || parent.children?.has(raw.toString('latin1')))) return;
         const abs = this.#dirs.absOf(parent, raw);
         const wd = ino.addWatch(Buffer.concat([abs, NUL]), MASK);
         if (wd < 0) {

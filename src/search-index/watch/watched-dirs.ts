@@ -8,11 +8,14 @@ import { isUtf8 } from 'node:buffer';
 
 export interface Dir {
     wd: number;
-    /** The name's bytes (a name need not be UTF-8); `key` is the same bytes as a latin1 string. */
-    raw: Buffer;
+    /**
+     * The name's bytes as a latin1 string (a name need not be UTF-8). Memory: a one-byte string
+     * rather than a Buffer (an ArrayBuffer and a view for each of a large tree's directories).
+     */
     key: string;
     parent: Dir | null;
-    readonly children: Map<string, Dir>;
+    /** The watched subdirectories by key; made with the first one (most directories have none). */
+    children: Map<string, Dir> | undefined;
 }
 
 const SLASH = Buffer.from('/');
@@ -40,37 +43,37 @@ export class WatchedDirs {
     add(wd: number, parent: Dir | null, raw: Buffer): Dir | null {
         if (this.#wds.has(wd)) return null;
         const key = raw.toString('latin1');
-        const d: Dir = { wd, raw, key, parent, children: new Map() };
+        const d: Dir = { wd, key, parent, children: undefined };
         this.#wds.set(wd, d);
         if (parent === null) this.top = d;
-        else parent.children.set(key, d);
+        else (parent.children ??= new Map()).set(key, d);
         return d;
     }
 
     /** Moves `d` to `raw` in `parent` (a rename within the tree); what was there is handed to `drop`. */
     move(d: Dir, parent: Dir, raw: Buffer, drop: (old: Dir) => void): void {
         const key = raw.toString('latin1');
-        const old = parent.children.get(key);
+        const old = parent.children?.get(key);
         if (old !== undefined && old !== d) drop(old);
-        Object.assign(d, { raw, key, parent });
-        parent.children.set(key, d);
+        Object.assign(d, { key, parent });
+        (parent.children ??= new Map()).set(key, d);
     }
 
     /** Detaches `d` from its parent (moved away, its arrival not yet read). */
     detach(d: Dir): void {
-        if (d.parent !== null && d.parent.children.get(d.key) === d) d.parent.children.delete(d.key);
+        if (d.parent?.children?.get(d.key) === d) d.parent.children.delete(d.key);
         d.parent = null;
     }
 
     /** Drops `d` and everything below it; `each` gets every watch descriptor dropped. */
     forget(d: Dir, each?: (wd: number) => void): void {
-        if (d.parent !== null && d.parent.children.get(d.key) === d) d.parent.children.delete(d.key);
+        if (d.parent?.children?.get(d.key) === d) d.parent.children.delete(d.key);
         const stack = [d];
         while (stack.length > 0) {
             const x = stack.pop()!;
             if (this.#wds.get(x.wd) === x) this.#wds.delete(x.wd);
             each?.(x.wd);
-            for (const c of x.children.values()) stack.push(c);
+            if (x.children !== undefined) for (const c of x.children.values()) stack.push(c);
         }
         if (d === this.top) this.top = null;
     }
@@ -85,7 +88,7 @@ export class WatchedDirs {
         const parts: Buffer[] = [];
         if (parent !== null) {
             parts.push(raw);
-            for (let x: Dir | null = parent; x !== null && x.parent !== null; x = x.parent) parts.push(SLASH, x.raw);
+            for (let x: Dir | null = parent; x !== null && x.parent !== null; x = x.parent) parts.push(SLASH, Buffer.from(x.key, 'latin1'));
             parts.push(SLASH);
         }
         parts.push(this.#root);
@@ -98,7 +101,7 @@ export class WatchedDirs {
      */
     relOf(dir: Dir, raw: Buffer | null): string {
         const names: Buffer[] = raw === null ? [] : [raw];
-        for (let x: Dir | null = dir; x !== null && x.parent !== null; x = x.parent) names.push(x.raw);
+        for (let x: Dir | null = dir; x !== null && x.parent !== null; x = x.parent) names.push(Buffer.from(x.key, 'latin1'));
         names.reverse();
         const ok = names.findIndex((n) => !isUtf8(n));
         return (ok === -1 ? names : names.slice(0, ok)).map((n) => n.toString()).join('/');
