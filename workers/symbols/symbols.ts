@@ -118,13 +118,15 @@ function keep(node: Node, kind: string, info: LanguageInfo): boolean {
     if (node.type === 'method_signature' && inAnnotation(node)) return false;
     const fileScoped = kind === 'variable' || (kind === 'constant' && node.type !== 'enumerator' && node.type !== 'enum_constant') || node.type === 'variable_declarator';
     if (!fileScoped) return true;
-    // A declaration the parser had to patch (`notrace u64 __weak f(void)` read as `notrace u64;` and a function): a macro misread, not a variable.
-    if (node.hasError) return false;
-    if ((info.id === 'c' || info.id === 'cpp') && node.children.some((c) => c?.type === 'storage_class_specifier' && c.text === 'extern')) return false;
+    // Perf: the enclosing nodes first, since most matches are a function's locals, ruled out by
+    // their first parent; the node's children are materialized only for file-scope declarations.
     const scope = FILE_SCOPE[info.id];
     for (let p = node.parent; p !== null; p = p.parent) {
         if (!scope?.has(p.type)) return false;
     }
+    // A declaration the parser had to patch (`notrace u64 __weak f(void)` read as `notrace u64;` and a function): a macro misread, not a variable.
+    if (node.hasError) return false;
+    if ((info.id === 'c' || info.id === 'cpp') && node.children.some((c) => c?.type === 'storage_class_specifier' && c.text === 'extern')) return false;
     return true;
 }
 
