@@ -1,0 +1,113 @@
+import { forEachFoldedByte, LOWER_BYTES as LOWER } from '../../search/shared/fold.js';
+
+/**
+ * Per-posting masks of the trigram index: for each (gram, file) posting, two 8-bit masks over the
+ * file's folded UTF-8 bytes (the bytes the grams are taken from, src/search/shared/fold.ts):
+ * - next-byte mask: the bit {@link NEXT_BIT} of every byte that follows an occurrence of the gram;
+ * - location mask: bit `p % 8` of every byte position `p` where the gram starts.
+ * Packed in 16 bits: next-byte mask high, location mask low (a gram that occurs has a location
+ * bit, so a packed value of 0 means "not seen in this file").
+ *
+ * A literal of the pattern (its folded bytes, contiguous in the folded text of every file that
+ * holds it) starting at `p` puts its gram `i` at `p + i`, followed by the literal's byte `i + 3`:
+ * so in such a file, the gram `i`'s next-byte mask has that byte's bit, and `p % 8` is in every
+ * gram's location mask rotated back by `i`. {@link literalFits} checks exactly this: a necessary
+ * condition, which only rules files out (the regex still runs on the files it keeps).
+ */
+
+/** The next-byte mask's bit of a byte: a hash mixing its high bits in, so that letters and digits spread over all 8 bits. */
+export const NEXT_BIT = new Uint8Array(256).map((_, b) => 1 << ((b ^ (b >> 3) ^ (b >> 6)) & 7));
+
+/** `x` (8 bits) rotated right by `r` (0-7). */
+function rotr8(x: number, r: number): number {
+    return ((x >>> r) | (x << (8 - r))) & 0xff;
+}
+
+/**
+ * Whether a literal of grams `grams` (gram `i` starting at byte `i` of the literal) may occur in a
+ * file whose packed masks of those grams are `mask(i)` (-1 when unknown, e.g. a list not read:
+ * that gram is then left out of the check).
+ */
+export function literalFits(grams: readonly number[], mask: (i: number) => number): boolean {
+    let start = 0xff;
+    for (let i = 0; i < grams.length; i++) {
+        const m = mask(i);
+        if (m < 0) continue;
+        if (i + 1 < grams.length && ((m >>> 8) & NEXT_BIT[grams[i + 1]! & 0xff]!) === 0) return false;
+        start &= rotr8(m & 0xff, i & 7);
+        if (start === 0) return false;
+    }
+    return true;
+}
+
+/** The bit of a byte position in the location mask. */
+const locBit = (pos: number): number => 1 << (pos & 7);
+
+/**
+ * A file's distinct grams with their packed masks, in order of first occurrence, made one file at
+ * a time on a build thread. Memory: one 16-bit slot per possible gram (32 MiB, allocated at the
+ * first file), set back to zero at the file's grams after each file.
+ */
+export class MaskedGrams {
+    #table: Uint16Array | null = null;
+    /** The last file's grams and masks: `grams[0..count)`, `masks[0..count)` (views reused by the next file). */
+    grams = new Uint32Array(1 << 14);
+    masks = new Uint16Array(1 << 14);
+    count = 0;
+
+    /** ASCII bytes (folded as fold.ts folds them: A-Z to a-z), without decoding. */
+    ascii(bytes: Uint8Array): void {
+        const t = (this.#table ??= new Uint16Array(1 << 24));
+        this.count = 0;
+        if (bytes.length < 3) return;
+        let w = (LOWER[bytes[0]!]! << 8) | LOWER[bytes[1]!]!;
+        let prev = -1;
+        for (let i = 2; i < bytes.length; i++) {
+            const b = LOWER[bytes[i]!]!;
+            if (prev >= 0) t[prev] = t[prev]! | (NEXT_BIT[b]! << 8);
+            w = ((w << 8) | b) & 0xffffff;
+            if (t[w] === 0) this.#add(w);
+            t[w] = t[w]! | locBit(i - 2);
+            prev = w;
+        }
+        this.#collect(t);
+    }
+
+    /** Decoded text, folded and encoded as fold.ts's forEachGram does. */
+    text(text: string): void {
+        const t = (this.#table ??= new Uint16Array(1 << 24));
+        this.count = 0;
+        let w = 0;
+        let pos = 0;
+        let prev = -1;
+        forEachFoldedByte(text, (b) => {
+            if (prev >= 0) t[prev] = t[prev]! | (NEXT_BIT[b]! << 8);
+            w = ((w << 8) | b) & 0xffffff;
+            if (++pos >= 3) {
+                if (t[w] === 0) this.#add(w);
+                t[w] = t[w]! | locBit(pos - 3);
+                prev = w;
+            }
+        });
+        this.#collect(t);
+    }
+
+    #add(g: number): void {
+        if (this.count === this.grams.length) {
+            const grams = new Uint32Array(this.count * 2);
+            grams.set(this.grams);
+            this.grams = grams;
+            this.masks = new Uint16Array(this.count * 2);
+        }
+        this.grams[this.count++] = g;
+    }
+
+    /** The masks of the file's grams, their slots cleared for the next file. */
+    #collect(t: Uint16Array): void {
+        for (let i = 0; i < this.count; i++) {
+            const g = this.grams[i]!;
+            this.masks[i] = t[g]!;
+            t[g] = 0;
+        }
+    }
+}
