@@ -1,5 +1,5 @@
 import { literalFits } from './shared/masks.js';
-import type { MaskedList } from './shared/posting-codec.js';
+import { MASK_BYTES, type MaskedList } from './shared/posting-codec.js';
 import type { SegmentReader } from './shared/segment.js';
 import type { NgramQuery } from './planner.js';
 import { intersect, union } from './sorted-ids.js';
@@ -61,8 +61,8 @@ export function evaluateQuery(q: NgramQuery, src: ListSource): Uint32Array | nul
 }
 
 /**
- * A rough count of the candidates of `q` from the list sizes alone (a posting list's bytes, about
- * one per file for the dense lists that matter here), without reading lists.
+ * A rough count of the candidates of `q` from the list sizes alone (from a posting list's bytes,
+ * about right for the dense lists that matter here), without reading lists.
  */
 function estimate(q: NgramQuery, src: ListSource): number {
     switch (q.op) {
@@ -134,8 +134,9 @@ class SegmentLists implements ListSource {
         return ref;
     }
 
+    /** At most this many files hold the gram: a posting takes a byte of delta or more and its mask bytes. */
     size(gram: number): number {
-        return this.#ref(gram)?.len ?? 0;
+        return Math.ceil((this.#ref(gram)?.len ?? 0) / (1 + MASK_BYTES));
     }
 
     #read(gram: number): MaskedList {
