@@ -1,4 +1,4 @@
-import { literalFits } from './shared/masks.js';
+import { keepFitting } from './shared/masks.js';
 import { MASK_BYTES, type MaskedList } from './shared/posting-codec.js';
 import type { SegmentReader } from './shared/segment.js';
 import type { NgramQuery } from './planner.js';
@@ -85,7 +85,7 @@ function estimate(q: NgramQuery, src: ListSource): number {
  * The files that may hold a literal whose grams are `grams` (in order, gram `i` at its byte `i`):
  * the lists intersected as an `and` is (rarest first, stopping early), then, where the source has
  * masks, each file kept only when the masks of the grams read allow them to lie side by side
- * (shared/masks.ts `literalFits`; a gram whose list was not read is left out of that check).
+ * (shared/masks.ts `keepFitting`; a gram whose list was not read is left out of that check).
  */
 function literalCandidates(grams: readonly number[], src: ListSource): Uint32Array {
     const order = [...new Set(grams)].map((g) => ({ g, size: src.size(g) })).sort((x, y) => x.size - y.size);
@@ -99,23 +99,9 @@ function literalCandidates(grams: readonly number[], src: ListSource): Uint32Arr
         if (acc.length === 0) return acc;
     }
     if (acc === null || src.masks === undefined) return acc ?? EMPTY;
-    // Each read gram's masks of the files left: `acc` is in every list read, all ascending.
-    const rows = new Map<number, Uint16Array>();
-    for (const g of read) {
-        const ids = src.list(g);
-        const masks = src.masks(g);
-        const row = new Uint16Array(acc.length);
-        for (let k = 0, j = 0; k < acc.length; k++) {
-            while (ids[j] !== acc[k]) j++;
-            row[k] = masks[j]!;
-        }
-        rows.set(g, row);
-    }
-    const at = grams.map((g) => rows.get(g) ?? null);
-    const out = new Uint32Array(acc.length);
-    let n = 0;
-    for (let k = 0; k < acc.length; k++) if (literalFits(grams, (i) => at[i]?.[k] ?? -1)) out[n++] = acc[k]!;
-    return out.subarray(0, n);
+    const masks = src.masks.bind(src);
+    const wasRead = new Set(read);
+    return keepFitting(grams, acc, (g) => (wasRead.has(g) ? { ids: src.list(g), masks: masks(g) } : null));
 }
 
 /** One segment's posting lists for one query: dictionary lookups and lists read once. */

@@ -11,33 +11,54 @@ import { forEachFoldedByte, LOWER_BYTES as LOWER } from '../../search/shared/fol
  * A literal of the pattern (its folded bytes, contiguous in the folded text of every file that
  * holds it) starting at `p` puts its gram `i` at `p + i`, followed by the literal's byte `i + 3`:
  * so in such a file, the gram `i`'s next-byte mask has that byte's bit, and `p % 8` is in every
- * gram's location mask rotated back by `i`. {@link literalFits} checks exactly this: a necessary
+ * gram's location mask rotated back by `i`. {@link keepFitting} checks exactly this: a necessary
  * condition, which only rules files out (the regex still runs on the files it keeps).
  */
 
 /** The next-byte mask's bit of a byte: a hash mixing its high bits in, so that letters and digits spread over all 8 bits. */
 export const NEXT_BIT = new Uint8Array(256).map((_, b) => 1 << ((b ^ (b >> 3) ^ (b >> 6)) & 7));
 
-/** `x` (8 bits) rotated right by `r` (0-7). */
-function rotr8(x: number, r: number): number {
+/** `ROTR[r << 8 | x]`: the 8 bits of `x` rotated right by `r` (0-7). */
+const ROTR = new Uint8Array(8 * 256).map((_, i) => {
+    const r = i >> 8;
+    const x = i & 0xff;
     return ((x >>> r) | (x << (8 - r))) & 0xff;
+});
+
+/** A posting list with its masks: ids ascending, `masks[j]` packed for `ids[j]`. */
+export interface ListWithMasks {
+    ids: Uint32Array;
+    masks: Uint16Array;
 }
 
 /**
- * Whether a literal of grams `grams` (gram `i` starting at byte `i` of the literal) may occur in a
- * file whose packed masks of those grams are `mask(i)` (-1 when unknown, e.g. a list not read:
- * that gram is then left out of the check).
+ * The ids of `ids` (ascending) in which a literal whose grams are `grams` (gram `i` starting at
+ * the literal's byte `i`) may occur, as far as the masks tell. `listOf(g)` gives gram `g`'s
+ * posting list, which holds every id of `ids`, or `null` when it was not read: that gram is then
+ * left out of the check. Perf: one pass per gram over its list, no call per id (a common word
+ * keeps tens of thousands of files).
  */
-export function literalFits(grams: readonly number[], mask: (i: number) => number): boolean {
-    let start = 0xff;
+export function keepFitting(grams: readonly number[], ids: Uint32Array, listOf: (gram: number) => ListWithMasks | null): Uint32Array {
+    // Per id, the positions mod 8 where the literal may start (0: ruled out).
+    const start = new Uint8Array(ids.length).fill(0xff);
     for (let i = 0; i < grams.length; i++) {
-        const m = mask(i);
-        if (m < 0) continue;
-        if (i + 1 < grams.length && ((m >>> 8) & NEXT_BIT[grams[i + 1]! & 0xff]!) === 0) return false;
-        start &= rotr8(m & 0xff, i & 7);
-        if (start === 0) return false;
+        const list = listOf(grams[i]!);
+        if (list === null) continue;
+        const need = i + 1 < grams.length ? NEXT_BIT[grams[i + 1]! & 0xff]! : 0;
+        const rot = (i & 7) << 8;
+        const lid = list.ids;
+        const lm = list.masks;
+        for (let k = 0, j = 0; k < ids.length; k++) {
+            const id = ids[k]!;
+            while (lid[j] !== id) j++;
+            const m = lm[j]!;
+            start[k] = need !== 0 && ((m >>> 8) & need) === 0 ? 0 : start[k]! & ROTR[rot | (m & 0xff)]!;
+        }
     }
-    return true;
+    const out = new Uint32Array(ids.length);
+    let n = 0;
+    for (let k = 0; k < ids.length; k++) if (start[k] !== 0) out[n++] = ids[k]!;
+    return out.subarray(0, n);
 }
 
 /** The bit of a byte position in the location mask. */

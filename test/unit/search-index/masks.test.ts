@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evaluateQuery, type ListSource } from '../../../src/search-index/postings.js';
 import { planQuery } from '../../../src/search-index/planner.js';
-import { literalFits, MaskedGrams, NEXT_BIT } from '../../../src/search-index/shared/masks.js';
+import { keepFitting, MaskedGrams, NEXT_BIT } from '../../../src/search-index/shared/masks.js';
 import { foldForIndex, gramAt } from '../../../src/search/shared/fold.js';
 import { mulberry32 } from '../../../bench/tree.js';
 
@@ -44,9 +44,15 @@ function gramsOfLiteral(bytes: Uint8Array): number[] {
     return out;
 }
 
-/** Whether the literal's grams fit in a file of these masks (a gram absent: -1 never happens here, absent is a miss). */
+/** Whether the literal's grams fit in one file of these masks (masks of grams not given: not read). */
+function fitsOne(grams: number[], masks: Map<number, number>): boolean {
+    const list = (g: number): { ids: Uint32Array; masks: Uint16Array } | null => (masks.has(g) ? { ids: Uint32Array.of(7), masks: Uint16Array.of(masks.get(g)!) } : null);
+    return keepFitting(grams, Uint32Array.of(7), list).length === 1;
+}
+
+/** Whether a file of these masks holds every gram of the literal, side by side as far as the masks tell. */
 function fits(grams: number[], masks: Map<number, number>): boolean {
-    return grams.every((g) => masks.has(g)) && literalFits(grams, (i) => masks.get(grams[i]!)!);
+    return grams.every((g) => masks.has(g)) && fitsOne(grams, masks);
 }
 
 /** One file as a posting source with masks (id 0). */
@@ -169,14 +175,38 @@ describe('adjacency check', () => {
     });
 
     it('leaves a gram whose list was not read out of the check', () => {
-        const grams = [gramAt('abc', 0), gramAt('bcd', 0), gramAt('cde', 0)];
-        // Masks that fit for grams 0 and 2 alone ("abc" at 0 then "cde" at 2, next byte 'd' after "abc").
-        const m0 = (NEXT_BIT['d'.charCodeAt(0)]! << 8) | 1;
-        const m2 = 1 << 2;
-        expect(literalFits(grams, (i) => [m0, -1, m2][i]!)).toBe(true);
-        // Gram 2 at a location no occurrence of gram 0 allows.
-        expect(literalFits(grams, (i) => [m0, -1, 1 << 5][i]!)).toBe(false);
-        // Gram 0 never followed by 'd'.
-        expect(literalFits(grams, (i) => [(NEXT_BIT['x'.charCodeAt(0)]! << 8) | 1, -1, m2][i]!)).toBe(NEXT_BIT['x'.charCodeAt(0)] === NEXT_BIT['d'.charCodeAt(0)]);
+        const [abc, bcd, cde] = [gramAt('abc', 0), gramAt('bcd', 0), gramAt('cde', 0)];
+        const grams = [abc, bcd, cde];
+        const next = (c: string): number => NEXT_BIT[c.charCodeAt(0)]! << 8;
+        // "abc" at 0 followed by 'd', "cde" at 2: fits with "bcd" not read.
+        expect(fitsOne(grams, new Map([[abc, next('d') | 1], [cde, 1 << 2]]))).toBe(true);
+        // "cde" only where no occurrence of "abc" allows it.
+        expect(fitsOne(grams, new Map([[abc, next('d') | 1], [cde, 1 << 5]]))).toBe(false);
+        // "abc" never followed by 'd' (a byte with another bit).
+        const other = [...'abcefghijklmnopqrstuvwxyz'].find((c) => NEXT_BIT[c.charCodeAt(0)] !== NEXT_BIT['d'.charCodeAt(0)])!;
+        expect(fitsOne(grams, new Map([[abc, next(other) | 1], [cde, 1 << 2]]))).toBe(false);
+        // The last gram's next-byte mask is not asked (it may end the file).
+        expect(fitsOne(grams, new Map([[abc, next('d') | 1], [bcd, next('e') | 2], [cde, 1 << 2]]))).toBe(true);
+    });
+
+    it('keeps exactly the ids of a list whose masks fit, among many', () => {
+        fc.assert(
+            fc.property(fc.array(fc.tuple(text, fc.boolean()), { maxLength: 30 }), fc.constantFrom('straße', 'abab', 'σσσa', 'kelvin_k'), (files, word) => {
+                // Files, some with the word inserted, as one source with ids 0, 2, 4, ...
+                const texts = files.map(([t, put]) => (put ? `${t}${word.toUpperCase()}${t}` : t));
+                const lit = foldedBytes(word);
+                const grams = gramsOfLiteral(lit);
+                const each = texts.map((t) => oracleMasks(foldedBytes(t)));
+                const holding = texts.flatMap((_, k) => (grams.every((g) => each[k]!.has(g)) ? [2 * k] : []));
+                const listOf = (g: number): { ids: Uint32Array; masks: Uint16Array } => {
+                    const ks = each.flatMap((m, k) => (m.has(g) ? [k] : []));
+                    return { ids: Uint32Array.from(ks, (k) => 2 * k), masks: Uint16Array.from(ks, (k) => each[k]!.get(g)!) };
+                };
+                const kept = [...keepFitting(grams, Uint32Array.from(holding), listOf)];
+                expect(kept).toEqual(holding.filter((id) => fits(grams, each[id / 2]!)));
+                for (const [k, t] of texts.entries()) if (foldedBytes(t).includes(lit)) expect(kept).toContain(2 * k);
+            }),
+            { seed: SEED, numRuns: 300 },
+        );
     });
 });
