@@ -1,4 +1,5 @@
 import { forEachFoldedByte, LOWER_BYTES as LOWER } from '../../search/shared/fold.js';
+import type { MaskedList } from './posting-codec.js';
 
 /**
  * Per-posting masks of the trigram index: for each (gram, file) posting, two 8-bit masks over the
@@ -25,12 +26,6 @@ const ROTR = new Uint8Array(8 * 256).map((_, i) => {
     return ((x >>> r) | (x << (8 - r))) & 0xff;
 });
 
-/** A posting list with its masks: ids ascending, `masks[j]` packed for `ids[j]`. */
-export interface ListWithMasks {
-    ids: Uint32Array;
-    masks: Uint16Array;
-}
-
 /**
  * The ids of `ids` (ascending) in which a literal whose grams are `grams` (gram `i` starting at
  * the literal's byte `i`) may occur, as far as the masks tell. `listOf(g)` gives gram `g`'s
@@ -38,7 +33,7 @@ export interface ListWithMasks {
  * left out of the check. Perf: one pass per gram over its list, no call per id (a common word
  * keeps tens of thousands of files).
  */
-export function keepFitting(grams: readonly number[], ids: Uint32Array, listOf: (gram: number) => ListWithMasks | null): Uint32Array {
+export function keepFitting(grams: readonly number[], ids: Uint32Array, listOf: (gram: number) => MaskedList | null): Uint32Array {
     // Per id, the positions mod 8 where the literal may start (0: ruled out).
     const start = new Uint8Array(ids.length).fill(0xff);
     for (let i = 0; i < grams.length; i++) {
