@@ -61,15 +61,22 @@ const locBit = (pos: number): number => 1 << (pos & 7);
 
 /**
  * A file's distinct grams with their packed masks, in order of first occurrence, made one file at
- * a time on a build thread. Memory: one 16-bit slot per possible gram, set back to zero at the
- * file's grams after each file: for ASCII bytes (each below 0x80) over 7-bit packed grams, 4 MiB;
- * for decoded text over all 2^24 grams, 32 MiB, allocated at the first file that is not ASCII.
+ * a time on a build thread. Memory: a slot per possible gram, set back to zero at the file's grams
+ * after each file (even when it fails): for ASCII bytes (each below 0x80) over 7-bit packed grams,
+ * 4 MiB; for decoded text over all 2^24 grams, the table `fullTable` gives (a build thread lends
+ * its counting table, all zero between its uses) or one of 32 MiB made at the first such file.
  * Perf: the ASCII table is 8 times denser than the full one (fewer cache and TLB misses): this
  * pass took a third less time on the Linux tree's sources.
  */
 export class MaskedGrams {
+    readonly #fullTable: (() => Uint16Array | Uint32Array) | undefined;
     #ascii: Uint16Array | null = null;
     #table: Uint16Array | null = null;
+
+    constructor(fullTable?: () => Uint16Array | Uint32Array) {
+        this.#fullTable = fullTable;
+    }
+
     /** The last file's grams and masks: `grams[0..count)`, `masks[0..count)` (views reused by the next file). */
     grams = new Uint32Array(1 << 14);
     masks = new Uint16Array(1 << 14);
@@ -83,15 +90,18 @@ export class MaskedGrams {
         // Grams packed 7 bits a byte while counting, unpacked by #collect.
         let w = (LOWER[bytes[0]!]! << 7) | LOWER[bytes[1]!]!;
         let prev = -1;
-        for (let i = 2; i < bytes.length; i++) {
-            const b = LOWER[bytes[i]!]!;
-            if (prev >= 0) t[prev] = t[prev]! | (NEXT_BIT[b]! << 8);
-            w = ((w << 7) | b) & 0x1fffff;
-            if (t[w] === 0) this.#add(w);
-            t[w] = t[w]! | locBit(i - 2);
-            prev = w;
+        try {
+            for (let i = 2; i < bytes.length; i++) {
+                const b = LOWER[bytes[i]!]!;
+                if (prev >= 0) t[prev] = t[prev]! | (NEXT_BIT[b]! << 8);
+                w = ((w << 7) | b) & 0x1fffff;
+                if (t[w] === 0) this.#add(w);
+                t[w] = t[w]! | locBit(i - 2);
+                prev = w;
+            }
+        } finally {
+            this.#collect(t);
         }
-        this.#collect(t);
         for (let i = 0; i < this.count; i++) {
             const k = this.grams[i]!;
             this.grams[i] = ((k >>> 14) << 16) | (((k >>> 7) & 0x7f) << 8) | (k & 0x7f);
@@ -100,21 +110,24 @@ export class MaskedGrams {
 
     /** Decoded text, folded and encoded as fold.ts's forEachGram does. */
     text(text: string): void {
-        const t = (this.#table ??= new Uint16Array(1 << 24));
+        const t = this.#fullTable?.() ?? (this.#table ??= new Uint16Array(1 << 24));
         this.count = 0;
         let w = 0;
         let pos = 0;
         let prev = -1;
-        forEachFoldedByte(text, (b) => {
-            if (prev >= 0) t[prev] = t[prev]! | (NEXT_BIT[b]! << 8);
-            w = ((w << 8) | b) & 0xffffff;
-            if (++pos >= 3) {
-                if (t[w] === 0) this.#add(w);
-                t[w] = t[w]! | locBit(pos - 3);
-                prev = w;
-            }
-        });
-        this.#collect(t);
+        try {
+            forEachFoldedByte(text, (b) => {
+                if (prev >= 0) t[prev] = t[prev]! | (NEXT_BIT[b]! << 8);
+                w = ((w << 8) | b) & 0xffffff;
+                if (++pos >= 3) {
+                    if (t[w] === 0) this.#add(w);
+                    t[w] = t[w]! | locBit(pos - 3);
+                    prev = w;
+                }
+            });
+        } finally {
+            this.#collect(t);
+        }
     }
 
     #add(g: number): void {
@@ -128,7 +141,7 @@ export class MaskedGrams {
     }
 
     /** The masks of the file's grams, their slots cleared for the next file. */
-    #collect(t: Uint16Array): void {
+    #collect(t: Uint16Array | Uint32Array): void {
         for (let i = 0; i < this.count; i++) {
             const g = this.grams[i]!;
             this.masks[i] = t[g]!;
