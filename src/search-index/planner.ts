@@ -11,8 +11,10 @@
  * - `planQuery(pattern, flags)` with `flags` as src/search/regex.ts compiles the pattern (`'i'`
  *   or `'iu'`) returns an {@link NgramQuery}:
  *   `{ op: 'all' }` (nothing required: every file is a candidate), `{ op: 'none' }` (no line
- *   can match, e.g. `[]`), `{ op: 'gram', gram }`, `{ op: 'and', of }`, `{ op: 'or', of }`
- *   (`of` has at least 2 members; `all`/`none` never appear inside `and`/`or`).
+ *   can match, e.g. `[]`), `{ op: 'gram', gram }`, `{ op: 'seq', grams }` (the grams of one
+ *   literal of 4 bytes or more, in order: gram `i` starts at its byte `i`; as a condition on a
+ *   set of grams, all of them), `{ op: 'and', of }`, `{ op: 'or', of }` (`of` has at least 2
+ *   members; `all`/`none` never appear inside `and`/`or`).
  * - Soundness: if some line of a text matches `new RegExp(pattern, flags)`, then
  *   `evaluate(planQuery(pattern, flags), (g) => gramsOf(text).has(g))` is true.
  * - Size: at most {@link MAX_QUERY_GRAMS} gram leaves (weakened beyond, which stays sound).
@@ -25,7 +27,9 @@
  * The required literals of the pattern come from the one pattern analysis the scan's prefilter
  * reads too (src/search/shared/pattern-analysis.ts: Russ Cox, "Regular Expression Matching with a
  * Trigram Index", 2012); each literal of 3 bytes or more requires all its byte trigrams, a
- * shorter one nothing.
+ * shorter one nothing. A literal of two grams or more stays one `seq` node, so that evaluators
+ * with per-posting masks (./postings.ts, ./shared/masks.ts) can also require its grams to be
+ * adjacent in a file; elsewhere a `seq` is the AND of its grams.
  */
 import { analyzeRequired, bound, MAX_GRAMS, type Required } from '../search/shared/pattern-analysis.js';
 import type { AndOr } from '../search/shared/required.js';
@@ -34,7 +38,7 @@ import { gramAt } from '../search/shared/fold.js';
 export { distinctGrams, foldCodePoint, foldForIndex, forEachGram, formatGram, gramsOf } from '../search/shared/fold.js';
 
 /** An n-gram query: a monotone condition on a file's set of grams. */
-export type NgramQuery = AndOr<{ op: 'gram'; gram: number }>;
+export type NgramQuery = AndOr<{ op: 'gram'; gram: number } | { op: 'seq'; grams: readonly number[] }>;
 
 /** Most gram leaves in a planned query. */
 export const MAX_QUERY_GRAMS = MAX_GRAMS;
@@ -65,6 +69,7 @@ function combine(op: 'and' | 'or', qs: NgramQuery[]): NgramQuery {
 /** Number of gram leaves. */
 export function querySize(q: NgramQuery): number {
     if (q.op === 'gram') return 1;
+    if (q.op === 'seq') return q.grams.length;
     if (q.op === 'and' || q.op === 'or') return q.of.reduce((n, m) => n + querySize(m), 0);
     return 0;
 }
@@ -78,9 +83,10 @@ function gramsOfRequired(q: Required): NgramQuery {
             return NONE;
         case 'lit': {
             // A literal's characters are bytes, some marked above 0xff (pattern-analysis.ts): the byte is the low 8 bits.
-            const grams: NgramQuery[] = [];
-            for (let i = 0; i + 3 <= q.s.length; i++) grams.push({ op: 'gram', gram: gramAt(q.s, i) });
-            return combine('and', grams);
+            const grams: number[] = [];
+            for (let i = 0; i + 3 <= q.s.length; i++) grams.push(gramAt(q.s, i));
+            if (grams.length === 0) return ALL;
+            return grams.length === 1 ? { op: 'gram', gram: grams[0]! } : { op: 'seq', grams };
         }
         case 'and':
         case 'or':
@@ -119,6 +125,7 @@ function freeze(q: NgramQuery): NgramQuery {
         for (const c of q.of) freeze(c);
         Object.freeze(q.of);
     }
+    if (q.op === 'seq') Object.freeze(q.grams);
     return Object.freeze(q);
 }
 const PLANNED_MAX = 256;
@@ -135,6 +142,8 @@ export function evaluate(q: NgramQuery, hasGram: (gram: number) => boolean): boo
             return false;
         case 'gram':
             return hasGram(q.gram);
+        case 'seq':
+            return q.grams.every(hasGram);
         case 'and':
             return q.of.every((m) => evaluate(m, hasGram));
         case 'or':

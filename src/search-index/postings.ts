@@ -1,3 +1,5 @@
+import { keepFitting } from './shared/masks.js';
+import { MASK_BYTES, type MaskedList } from './shared/posting-codec.js';
 import type { SegmentReader } from './shared/segment.js';
 import type { NgramQuery } from './planner.js';
 import { intersect, union } from './sorted-ids.js';
@@ -14,9 +16,12 @@ export interface ListSource {
     list(gram: number): Uint32Array;
     /** A cheap estimate of that list's length, read without the list (bytes or ids). */
     size(gram: number): number;
+    /** The packed masks (shared/masks.ts) of `list(gram)`'s postings, when the source has them. */
+    masks?(gram: number): Uint16Array;
 }
 
 const EMPTY = new Uint32Array(0);
+const NO_POSTINGS: MaskedList = { ids: EMPTY, masks: new Uint16Array(0) };
 
 /** Candidates of `q` in one source; `null` for all of them. */
 export function evaluateQuery(q: NgramQuery, src: ListSource): Uint32Array | null {
@@ -27,9 +32,11 @@ export function evaluateQuery(q: NgramQuery, src: ListSource): Uint32Array | nul
             return EMPTY;
         case 'gram':
             return src.list(q.gram);
+        case 'seq':
+            return literalCandidates(q.grams, src);
         case 'and': {
             // Perf: the rarest grams first; an empty intersection stops early.
-            const children = q.of.map((c) => ({ c, size: c.op === 'gram' ? src.size(c.gram) : Number.MAX_SAFE_INTEGER })).sort((x, y) => x.size - y.size);
+            const children = q.of.map((c) => ({ c, size: c.op === 'gram' || c.op === 'seq' ? estimate(c, src) : Number.MAX_SAFE_INTEGER })).sort((x, y) => x.size - y.size);
             let acc: Uint32Array | null = null;
             for (const { c, size } of children) {
                 // Perf: a list far longer than the candidates left costs more to read than the scan of those few files.
@@ -54,8 +61,8 @@ export function evaluateQuery(q: NgramQuery, src: ListSource): Uint32Array | nul
 }
 
 /**
- * A rough count of the candidates of `q` from the list sizes alone (a posting list's bytes, about
- * one per file for the dense lists that matter here), without reading lists.
+ * A rough count of the candidates of `q` from the list sizes alone (from a posting list's bytes,
+ * about right for the dense lists that matter here), without reading lists.
  */
 function estimate(q: NgramQuery, src: ListSource): number {
     switch (q.op) {
@@ -65,6 +72,8 @@ function estimate(q: NgramQuery, src: ListSource): number {
             return 0;
         case 'gram':
             return src.size(q.gram);
+        case 'seq':
+            return Math.min(...q.grams.map((g) => src.size(g)));
         case 'and':
             return Math.min(...q.of.map((c) => estimate(c, src)));
         case 'or':
@@ -72,11 +81,34 @@ function estimate(q: NgramQuery, src: ListSource): number {
     }
 }
 
+/**
+ * The files that may hold a literal whose grams are `grams` (in order, gram `i` at its byte `i`):
+ * the lists intersected as an `and` is (rarest first, stopping early), then, where the source has
+ * masks, each file kept only when the masks of the grams read allow them to lie side by side
+ * (shared/masks.ts `keepFitting`; a gram whose list was not read is left out of that check).
+ */
+function literalCandidates(grams: readonly number[], src: ListSource): Uint32Array {
+    const order = [...new Set(grams)].map((g) => ({ g, size: src.size(g) })).sort((x, y) => x.size - y.size);
+    let acc: Uint32Array | null = null;
+    const read: number[] = [];
+    for (const { g, size } of order) {
+        if (acc !== null && acc.length <= 16 && size > 64 * acc.length) break;
+        const r = src.list(g);
+        acc = acc === null ? r : intersect(acc, r);
+        read.push(g);
+        if (acc.length === 0) return acc;
+    }
+    if (acc === null || src.masks === undefined) return acc ?? EMPTY;
+    const masks = src.masks.bind(src);
+    const wasRead = new Set(read);
+    return keepFitting(grams, acc, (g) => (wasRead.has(g) ? { ids: src.list(g), masks: masks(g) } : null));
+}
+
 /** One segment's posting lists for one query: dictionary lookups and lists read once. */
 class SegmentLists implements ListSource {
     readonly #seg: SegmentReader;
     readonly #refs = new Map<number, ReturnType<SegmentReader['lookup']>>();
-    readonly #lists = new Map<number, Uint32Array>();
+    readonly #lists = new Map<number, MaskedList>();
 
     constructor(seg: SegmentReader) {
         this.#seg = seg;
@@ -88,18 +120,27 @@ class SegmentLists implements ListSource {
         return ref;
     }
 
+    /** At most this many files hold the gram: a posting takes a byte of delta or more and its mask bytes. */
     size(gram: number): number {
-        return this.#ref(gram)?.len ?? 0;
+        return Math.ceil((this.#ref(gram)?.len ?? 0) / (1 + MASK_BYTES));
+    }
+
+    #read(gram: number): MaskedList {
+        let list = this.#lists.get(gram);
+        if (list === undefined) {
+            const ref = this.#ref(gram);
+            list = ref === null ? NO_POSTINGS : this.#seg.read(ref);
+            this.#lists.set(gram, list);
+        }
+        return list;
     }
 
     list(gram: number): Uint32Array {
-        let ids = this.#lists.get(gram);
-        if (ids === undefined) {
-            const ref = this.#ref(gram);
-            ids = ref === null ? EMPTY : this.#seg.read(ref);
-            this.#lists.set(gram, ids);
-        }
-        return ids;
+        return this.#read(gram).ids;
+    }
+
+    masks(gram: number): Uint16Array {
+        return this.#read(gram).masks;
     }
 }
 

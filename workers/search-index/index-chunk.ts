@@ -2,12 +2,12 @@ import { isAscii } from 'node:buffer';
 import { osPath } from '../../src/print/shared/byte-names.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { distinctGrams } from '../../src/search/shared/fold.js';
 import { READ_NOFOLLOW_FLAGS } from '../../src/fs/shared/held.js';
 import { BINARY_SAMPLE_BYTES, isBinary, scanText } from '../../src/text/shared/text.js';
 import { Flag } from '../../src/search-index/shared/format.js';
 import type { IndexChunkResult, IndexChunkTask } from '../../src/search-index/shared/protocol.js';
 import { encodeSegment } from '../../src/search-index/shared/segment.js';
+import { MaskedGrams } from '../../src/search-index/shared/masks.js';
 import { takeBackground } from '../pool/background.js';
 import { readBuffer } from '../fs/read-buffer.js';
 
@@ -15,7 +15,7 @@ import { readBuffer } from '../fs/read-buffer.js';
  * The index build's content task: reads a range of files exactly as the search scan does (the
  * same open flags, held.ts READ_NOFOLLOW_FLAGS; the same size limit, binary check and decoding,
  * text.ts scanText), folds and splits the text as the planner does (src/search/shared/fold.ts)
- * and writes the range's posting lists as one segment file.
+ * and writes the range's posting lists, with each posting's masks (masks.ts), as one segment file.
  */
 
 /** As in walk.ts: files above this many bytes are sampled for binary content before being read whole. */
@@ -26,68 +26,41 @@ let scratch: Buffer = Buffer.alloc(0); // made at the first file (see indexFile)
 /** The read past a file's end that tells whether it grew. */
 const oneByte = Buffer.alloc(1);
 
-/** One bit per gram (2^24), cleared after each file. */
-let seenBits: Uint8Array | null = null;
-/** ASCII folded: A-Z to a-z. */
-const LOWER = new Uint8Array(256).map((_, b) => (b >= 65 && b <= 90 ? b + 32 : b));
-
-/** asciiGrams's output, reused from file to file (grown as needed). */
-let gramsOut = new Uint32Array(1 << 14);
-
 /**
- * The distinct grams of ASCII bytes, in order of first occurrence: fold.ts `distinctGrams` of
- * the same text (fold.ts: "for pure ASCII bytes the grams are simply the byte trigrams of the
- * bytes with A-Z lower-cased"), several times faster (no decoding, no call per gram).
- * The result is a view of a buffer the next call overwrites: copy it before calling again
- * (Perf: no new array per file, so the build's threads leave little for the garbage collector,
- * whose helper threads run at normal priority next to the host's event loop).
+ * The thread's per-file grams and masks (its tables are reused from file to file); decoded text
+ * borrows invert's counting table, all zero between chunks (memory: 64 MiB a thread, not 96).
  */
-export function asciiGrams(bytes: Uint8Array): Uint32Array {
-    const bits = (seenBits ??= new Uint8Array(1 << 21));
-    let out = gramsOut;
-    let n = 0;
-    if (bytes.length < 3) return out.subarray(0, 0);
-    let w = (LOWER[bytes[0]!]! << 8) | LOWER[bytes[1]!]!;
-    for (let i = 2; i < bytes.length; i++) {
-        w = ((w << 8) | LOWER[bytes[i]!]!) & 0xffffff;
-        const byte = w >>> 3;
-        const mask = 1 << (w & 7);
-        if ((bits[byte]! & mask) !== 0) continue;
-        bits[byte] = bits[byte]! | mask;
-        if (n === out.length) {
-            const grown = new Uint32Array(n * 2);
-            grown.set(out);
-            out = gramsOut = grown;
-        }
-        out[n++] = w;
-    }
-    for (let i = 0; i < n; i++) bits[out[i]! >>> 3] = 0;
-    return out.subarray(0, n);
-}
+const masked = new MaskedGrams(() => (countTable ??= new Uint32Array(1 << 24)));
 
-/** Appends to growable pairs (key, local id); one per thread, emptied for each chunk. */
+/** Appends to growable postings (key, local id, packed masks); one per thread, emptied for each chunk. */
 class Pairs {
     keys = new Uint32Array(1 << 20);
     ids = new Uint32Array(1 << 20);
+    masks = new Uint16Array(1 << 20);
     n = 0;
-    push(list: Uint32Array, count: number, id: number): void {
+    push(grams: MaskedGrams, id: number): void {
+        const count = grams.count;
         if (this.n + count > this.keys.length) {
             const size = Math.max(this.keys.length * 2, this.n + count);
             const k = new Uint32Array(size);
             k.set(this.keys.subarray(0, this.n));
             const i = new Uint32Array(size);
             i.set(this.ids.subarray(0, this.n));
+            const m = new Uint16Array(size);
+            m.set(this.masks.subarray(0, this.n));
             this.keys = k;
             this.ids = i;
+            this.masks = m;
         }
-        this.keys.set(list.subarray(0, count), this.n);
+        this.keys.set(grams.grams.subarray(0, count), this.n);
+        this.masks.set(grams.masks.subarray(0, count), this.n);
         this.ids.fill(id, this.n, this.n + count);
         this.n += count;
     }
 }
 
-/** Flags of one file and, when it is indexed text, its distinct grams in `set`. */
-function indexFile(file: string, maxFileSize: number): { flags: number; textBytes: number; grams?: Uint32Array } {
+/** Flags of one file; when it is indexed text, its distinct grams and their masks are in {@link masked}. */
+function indexFile(file: string, maxFileSize: number): { flags: number; textBytes: number; grams?: MaskedGrams } {
     let fd: number;
     try {
         fd = fs.openSync(osPath(file), READ_NOFOLLOW_FLAGS);
@@ -121,7 +94,9 @@ function indexFile(file: string, maxFileSize: number): { flags: number; textByte
         if (isBinary(bytes)) return { flags: Flag.Binary, textBytes: 0 };
         // The planner's fold and split (fold.ts) of the text the scan matches; for ASCII bytes
         // (most source files) those are the byte trigrams with A-Z lower-cased, without decoding.
-        return { flags: Flag.Indexed, textBytes: got, grams: isAscii(bytes) ? asciiGrams(bytes) : distinctGrams(scanText(bytes)) };
+        if (isAscii(bytes)) masked.ascii(bytes);
+        else masked.text(scanText(bytes));
+        return { flags: Flag.Indexed, textBytes: got, grams: masked };
     } catch {
         return { flags: Flag.Unindexed, textBytes: 0 };
     } finally {
@@ -145,10 +120,10 @@ export function runIndexChunk(task: IndexChunkTask): IndexChunkResult {
             const r = indexFile(path.join(task.root, paths[i]!), task.maxFileSize);
             flags[i] = r.flags;
             textBytes += r.textBytes;
-            if (r.grams !== undefined) pairs.push(r.grams, r.grams.length, task.ids[i]! - task.firstId);
+            if (r.grams !== undefined) pairs.push(r.grams, task.ids[i]! - task.firstId);
         }
-        const { keys, starts, ids } = invert(pairs);
-        const bytes = encodeSegment(keys, starts, ids, task.firstId, task.count);
+        const { keys, starts, ids, masks } = invert(pairs);
+        const bytes = encodeSegment(keys, starts, ids, masks, task.firstId, task.count);
         fs.writeFileSync(task.out, bytes, { mode: 0o600, flag: 'wx' });
         return { ok: true, flags, textBytes, segmentBytes: bytes.length };
     } catch (err) {
@@ -163,17 +138,18 @@ export function runIndexChunk(task: IndexChunkTask): IndexChunkResult {
 
 /** invert's counting table, all zero between chunks; kept by the thread (see chunkPairs). */
 let countTable: Uint32Array | null = null;
-/** invert's posting lists, reused by the thread's next chunk (grown as needed). */
+/** invert's posting lists and their masks, reused by the thread's next chunk (grown as needed). */
 let postingIds = new Uint32Array(0);
+let postingMasks = new Uint16Array(0);
 
 /**
  * Posting lists from (gram, id) pairs given in ascending id order: distinct grams ascending, list
  * bounds, ids. Grams are below 2^24 (fold.ts), so a counting sort over a 2^24 table does it in two
- * passes. The result's `ids` is a view of the thread's buffer, valid until the next call. The
+ * passes. The result's `ids` and `masks` are views of the thread's buffers, valid until the next call. The
  * table (64 MiB) is the thread's, set back to zeros at its distinct grams after each chunk
  * instead of allocated anew (Perf: no 64 MiB of fresh pages, and no sweep of them, per chunk).
  */
-function invert(pairs: Pairs): { keys: Uint32Array; starts: Uint32Array; ids: Uint32Array } {
+function invert(pairs: Pairs): { keys: Uint32Array; starts: Uint32Array; ids: Uint32Array; masks: Uint16Array } {
     const n = pairs.n;
     const table = (countTable ??= new Uint32Array(1 << 24));
     let keys = new Uint32Array(1 << 16);
@@ -199,9 +175,17 @@ function invert(pairs: Pairs): { keys: Uint32Array; starts: Uint32Array; ids: Ui
         table[g] = starts[r]!; // from here on: the next free slot of the gram's list
     }
     starts[distinct] = at;
-    if (postingIds.length < n) postingIds = new Uint32Array(Math.max(n, postingIds.length * 2));
+    if (postingIds.length < n) {
+        postingIds = new Uint32Array(Math.max(n, postingIds.length * 2));
+        postingMasks = new Uint16Array(postingIds.length);
+    }
     const ids = postingIds.subarray(0, n);
-    for (let i = 0; i < n; i++) ids[table[pairs.keys[i]!]!++] = pairs.ids[i]!;
+    const masks = postingMasks.subarray(0, n);
+    for (let i = 0; i < n; i++) {
+        const at = table[pairs.keys[i]!]!++;
+        ids[at] = pairs.ids[i]!;
+        masks[at] = pairs.masks[i]!;
+    }
     for (let r = 0; r < distinct; r++) table[keys[r]!] = 0;
-    return { keys, starts, ids };
+    return { keys, starts, ids, masks };
 }

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { IndexFormatError } from '../../src/search-index/shared/format.js';
 import type { IndexMergeResult, IndexMergeTask } from '../../src/search-index/shared/protocol.js';
-import { blockIndexOf, DICT_BLOCK, DICT_ENTRY, putVarint, SEG_HEADER, segmentHeader, SegmentReader } from '../../src/search-index/shared/segment.js';
+import { listSpan, putVarint } from '../../src/search-index/shared/posting-codec.js';
+import { blockIndexOf, DICT_BLOCK, DICT_ENTRY, SEG_HEADER, segmentHeader, SegmentReader } from '../../src/search-index/shared/segment.js';
 import { takeBackground } from '../pool/background.js';
 
 /**
@@ -12,8 +13,8 @@ import { takeBackground } from '../pool/background.js';
  * segment. Every input is read from start to end (its dictionary in runs of blocks, its postings
  * in large reads) and checked as a query checks it (the header, each dictionary block's CRC, each
  * list's CRC); a gram's lists are concatenated in id order, only the first id of each re-encoded
- * (the rest of a list's deltas are the same bytes). Memory: the output's dictionary (16 bytes per
- * distinct gram) and a read buffer per input. The file is written under a temporary name, synced,
+ * (the rest of a list's deltas and every posting's masks are the same bytes). Memory: the
+ * output's dictionary (16 bytes per distinct gram) and a read buffer per input. The file is written under a temporary name, synced,
  * then renamed to its name: a crash leaves no file under that name that is not whole.
  */
 
@@ -171,25 +172,10 @@ export function runIndexMerge(task: IndexMergeTask): IndexMergeResult {
             for (const i of inputs) {
                 if (i.key !== key) continue;
                 const bytes = i.list();
-                // The list's first delta (local id + 1), then the sum of the rest: its last id.
-                let p = 0;
-                let first = 0;
-                for (let shift = 0; ; shift += 7) {
-                    const b = bytes[p++]!;
-                    first += (b & 0x7f) * 2 ** shift;
-                    if (!(b & 0x80) || p >= bytes.length) break;
-                }
+                // The list's first delta (local id + 1), then the sum of all deltas: its last id.
+                const { first, restAt: p, sum } = listSpan(bytes);
                 const abs = i.seg.firstId + first - 1;
-                let last = abs;
-                for (let q = p; q < bytes.length; ) {
-                    let v = 0;
-                    for (let shift = 0; ; shift += 7) {
-                        const b = bytes[q++]!;
-                        v += (b & 0x7f) * 2 ** shift;
-                        if (!(b & 0x80) || q >= bytes.length) break;
-                    }
-                    last += v;
-                }
+                const last = i.seg.firstId + sum - 1;
                 const h = head.subarray(0, putVarint(head, 0, abs - prev));
                 crc = crc32(h, crc);
                 out.write(h);

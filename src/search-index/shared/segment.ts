@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { FORMAT_VERSION, IndexFormatError } from './format.js';
+import { decodePostings, MASK_BYTES, putPosting, type MaskedList } from './posting-codec.js';
 
 /**
  * Segment files of the search index (immutable posting lists, one per build chunk), read with
@@ -15,8 +16,9 @@ import { FORMAT_VERSION, IndexFormatError } from './format.js';
  *   CRC of its bytes (kept in memory: 8 bytes per 64 grams);
  * - dictionary: per gram, sorted by key, 16 bytes: key, offset and length of its posting list in
  *   the postings, and the list's CRC (read one 1 KiB block per lookup, with a positional read);
- * - postings: per gram, the ids of the files holding it, ascending, as varint-encoded deltas
- *   (local ids, from `first id`; the first delta is `id + 1`).
+ * - postings: per gram, the files holding it, ascending: each a varint-encoded delta (local ids,
+ *   from `first id`; the first delta is `id + 1`) and its two mask bytes (./posting-codec.ts,
+ *   ./masks.ts).
  */
 
 const SEG_MAGIC = Buffer.from('LCFSEG\0\0', 'latin1');
@@ -26,58 +28,28 @@ export const DICT_ENTRY = 16;
 /** The host stores 32-bit words little-endian (the files' byte order): their bytes can be read as a Uint32Array. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-/** Appends the varint of `v` (non-negative, < 2^32) at `at`; returns the new end. */
-export function putVarint(buf: Uint8Array, at: number, v: number): number {
-    while (v >= 0x80) {
-        buf[at++] = (v & 0x7f) | 0x80;
-        v >>>= 7;
-    }
-    buf[at++] = v;
-    return at;
-}
-
-/** Decodes a posting list into absolute ids (`firstId` + local id). */
-export function decodePostings(buf: Uint8Array, firstId: number): Uint32Array {
-    // At most one id per byte.
-    const out = new Uint32Array(buf.length);
-    let n = 0;
-    let prev = -1;
-    let i = 0;
-    while (i < buf.length) {
-        let v = 0;
-        let shift = 0;
-        let b: number;
-        do {
-            b = buf[i++]!;
-            v += (b & 0x7f) * 2 ** shift;
-            shift += 7;
-        } while (b & 0x80 && i < buf.length);
-        prev += v;
-        out[n++] = prev + firstId;
-    }
-    return out.subarray(0, n);
-}
-
 /**
  * Builds one segment file's bytes from per-gram posting lists.
  * @param keys - distinct gram keys, ascending.
  * @param lists - for `keys[i]`, the local file ids holding it: `ids.subarray(starts[i], starts[i + 1])`, ascending.
+ * @param masks - each posting's packed masks (./masks.ts), as `ids`.
  */
-export function encodeSegment(keys: Uint32Array, starts: Uint32Array, ids: Uint32Array, firstId: number, fileCount: number): Buffer {
+export function encodeSegment(keys: Uint32Array, starts: Uint32Array, ids: Uint32Array, masks: Uint16Array, firstId: number, fileCount: number): Buffer {
     const n = keys.length;
     const blocks = Math.ceil(n / DICT_BLOCK);
     const blockIndexAt = SEG_HEADER;
     const dictAt = blockIndexAt + blocks * 8;
     const postAt = dictAt + n * DICT_ENTRY;
-    // Worst case 5 bytes per id.
-    let post = Buffer.allocUnsafe(Math.max(16, ids.length * 2));
+    // Worst case 5 bytes per id, and its masks.
+    const most = 5 + MASK_BYTES;
+    let post = Buffer.allocUnsafe(Math.max(16, ids.length * (2 + MASK_BYTES)));
     let end = 0;
     const dict = Buffer.alloc(n * DICT_ENTRY);
     for (let g = 0; g < n; g++) {
         const from = starts[g]!;
         const to = starts[g + 1]!;
-        if (post.length - end < (to - from) * 5) {
-            const bigger = Buffer.allocUnsafe(Math.max(post.length * 2, end + (to - from) * 5));
+        if (post.length - end < (to - from) * most) {
+            const bigger = Buffer.allocUnsafe(Math.max(post.length * 2, end + (to - from) * most));
             post.copy(bigger, 0, 0, end);
             post = bigger;
         }
@@ -85,7 +57,7 @@ export function encodeSegment(keys: Uint32Array, starts: Uint32Array, ids: Uint3
         let prev = -1;
         for (let k = from; k < to; k++) {
             const id = ids[k]!;
-            end = putVarint(post, end, id - prev);
+            end = putPosting(post, end, id - prev, masks[k]!);
             prev = id;
         }
         const e = g * DICT_ENTRY;
@@ -266,8 +238,8 @@ export class SegmentReader {
         if (fs.readSync(this.#fd, buf, 0, len, this.#postAt + off) !== len) throw new IndexFormatError(this.#file, 'truncated postings');
     }
 
-    /** The (absolute) ids of the files holding the gram, ascending. */
-    read(ref: ListRef): Uint32Array {
+    /** The (absolute) ids of the files holding the gram, ascending, with their masks. */
+    read(ref: ListRef): MaskedList {
         segmentReads.lists++;
         const buf = Buffer.allocUnsafe(ref.len);
         if (fs.readSync(this.#fd, buf, 0, ref.len, this.#postAt + ref.off) !== ref.len) throw new IndexFormatError(this.#file, 'truncated posting list');

@@ -42,6 +42,9 @@
 const ASCII_FOLD = new Uint8Array(128);
 for (let c = 0; c < 128; c++) ASCII_FOLD[c] = c >= 65 && c <= 90 ? c + 32 : c;
 
+/** Each byte with A-Z lower-cased: the fold of ASCII text's bytes, read without decoding. */
+export const LOWER_BYTES = new Uint8Array(256).map((_, b) => (b >= 65 && b <= 90 ? b + 32 : b));
+
 /**
  * Pairs simple case folding merges (Unicode 15: CaseFolding.txt status S) that the
  * toUpperCase/toLowerCase rule leaves apart, because their upper case is several code points:
@@ -103,12 +106,19 @@ export function utf8Bytes(cp: number): string {
 export function forEachGram(text: string, visit: (gram: number) => void): void {
     let window = 0;
     let bytes = 0; // bytes seen so far (only compared with 3)
+    forEachFoldedByte(text, (b) => {
+        window = ((window << 8) | b) & 0xffffff;
+        if (++bytes >= 3) visit(window);
+    });
+}
+
+/** Calls `visit` with each byte of the UTF-8 encoding of the folded `text`, in order. */
+export function forEachFoldedByte(text: string, visit: (byte: number) => void): void {
     for (let i = 0; i < text.length; i++) {
         let cp = text.charCodeAt(i);
         if (cp < 128) {
-            // Perf: the ASCII path is a table lookup and a shift, no call.
-            window = ((window << 8) | ASCII_FOLD[cp]!) & 0xffffff;
-            if (++bytes >= 3) visit(window);
+            // Perf: the ASCII path is a table lookup, no fold call.
+            visit(ASCII_FOLD[cp]!);
             continue;
         }
         if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < text.length) {
@@ -120,11 +130,7 @@ export function forEachGram(text: string, visit: (gram: number) => void): void {
         }
         const f = foldCodePoint(cp);
         const n = f < 0x80 ? 1 : f < 0x800 ? 2 : f < 0x10000 ? 3 : 4;
-        for (let k = n - 1; k >= 0; k--) {
-            const b = n === 1 ? f : k === n - 1 ? LEAD[n]! | (f >> (6 * k)) : 0x80 | ((f >> (6 * k)) & 63);
-            window = ((window << 8) | b) & 0xffffff;
-            if (++bytes >= 3) visit(window);
-        }
+        for (let k = n - 1; k >= 0; k--) visit(n === 1 ? f : k === n - 1 ? LEAD[n]! | (f >> (6 * k)) : 0x80 | ((f >> (6 * k)) & 63));
     }
 }
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SKIP_DIRS } from '../../../src/internals.js';
 import { distinctGrams } from '../../../src/search/shared/fold.js';
 import { scanText } from '../../../src/text/shared/text.js';
-import { asciiGrams } from '../../../workers/search-index/index-chunk.js';
+import { MaskedGrams } from '../../../src/search-index/shared/masks.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
 import { FILES, pair, pkgOf, plainOf, QUERIES, same, type Pair } from '../../support/index-pair.js';
 
@@ -209,11 +209,16 @@ describe('search index against the scan path', () => {
         expect((await same(p, { content_pattern: 'needleTwo' })).text).not.toContain('l.txt');
     });
 
-    it("the builder's ASCII fast path gives exactly the planner's grams", () => {
+    it("the builder's ASCII fast path gives exactly the planner's grams, and the masks of its decoding path", () => {
+        const fast = new MaskedGrams();
+        const decoded = new MaskedGrams();
         fc.assert(
             fc.property(fc.uint8Array({ maxLength: 400 }), (raw) => {
                 const buf = Buffer.from(raw.map((b) => b & 0x7f));
-                expect([...asciiGrams(buf)]).toEqual([...distinctGrams(scanText(buf))]);
+                fast.ascii(buf);
+                decoded.text(scanText(buf));
+                expect([...fast.grams.subarray(0, fast.count)]).toEqual([...distinctGrams(scanText(buf))]);
+                expect([...fast.masks.subarray(0, fast.count)]).toEqual([...decoded.masks.subarray(0, decoded.count)]);
             }),
             { numRuns: 300 },
         );

@@ -1,7 +1,8 @@
 /**
  * The merge of segment files (workers/search-index/index-merge.ts) on segments made by the
- * builder's encoder: every gram's merged list is the concatenation of the inputs' lists, read back
- * through the reader with all its checks; a damaged input fails the merge and leaves no file.
+ * builder's encoder: every gram's merged list is the concatenation of the inputs' lists, each
+ * posting with its masks, read back through the reader with all its checks; a damaged input fails
+ * the merge and leaves no file.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,20 +29,29 @@ function randomLists(rand: () => number, count: number, grams: number): Map<numb
     return lists;
 }
 
+/** The packed masks the tests give the posting of gram `k` in file `id` (absolute): any 16 bits, a location bit set. */
+function maskOf(k: number, id: number): number {
+    return (Math.imul(k, 0x9e3779b1) ^ Math.imul(id, 0x85ebca6b)) & 0xffff | 1;
+}
+
 function writeSegment(file: string, lists: Map<number, number[]>, firstId: number, count: number): void {
     const keys = Uint32Array.from([...lists.keys()].sort((a, b) => a - b));
     const starts = new Uint32Array(keys.length + 1);
     const ids: number[] = [];
+    const masks: number[] = [];
     for (const [r, k] of keys.entries()) {
         starts[r] = ids.length;
-        for (const id of lists.get(k)!) ids.push(id);
+        for (const id of lists.get(k)!) {
+            ids.push(id);
+            masks.push(maskOf(k, id + firstId));
+        }
     }
     starts[keys.length] = ids.length;
-    fs.writeFileSync(file, encodeSegment(keys, starts, Uint32Array.from(ids), firstId, count));
+    fs.writeFileSync(file, encodeSegment(keys, starts, Uint32Array.from(ids), Uint16Array.from(masks), firstId, count));
 }
 
 describe('segment merge', () => {
-    it('gives every gram the concatenation of the inputs\' lists, in id order, through the reader\'s checks', () => {
+    it('gives every gram the concatenation of the inputs\' lists, in id order, masks kept, through the reader\'s checks', () => {
         const dir = tempDir('lcf-merge-');
         const rand = mulberry32(7);
         const inputs: string[] = [];
@@ -69,8 +79,8 @@ describe('segment merge', () => {
             const wrong: number[] = [];
             for (const [k, ids] of expected) {
                 const ref = merged.lookup(k);
-                const got = ref === null ? [] : merged.read(ref);
-                if (got.length !== ids.length || ids.some((id, i) => got[i] !== id)) wrong.push(k);
+                const got = ref === null ? { ids: [], masks: [] } : merged.read(ref);
+                if (got.ids.length !== ids.length || ids.some((id, i) => got.ids[i] !== id || got.masks[i] !== maskOf(k, id))) wrong.push(k);
             }
             expect(wrong).toEqual([]);
             // Grams no input holds.

@@ -13,7 +13,8 @@ import {
     querySize,
     type NgramQuery,
 } from '../../../src/search-index/planner.js';
-import { candidates } from '../../../src/search-index/postings.js';
+import { candidates, evaluateQuery } from '../../../src/search-index/postings.js';
+import { MaskedGrams } from '../../../src/search-index/shared/masks.js';
 import { countBytes, makeMatcher } from '../../../workers/search/scan.js';
 
 /**
@@ -23,9 +24,10 @@ import { countBytes, makeMatcher } from '../../../workers/search/scan.js';
 const SEED = process.env.PLANNER_SEED === 'random' ? Date.now() : Number(process.env.PLANNER_SEED ?? 10_2026);
 const RUNS = Number(process.env.PLANNER_RUNS ?? 4000);
 
-/** The query in a readable form: grams as their bytes, `and(...)`, `or(...)`. */
+/** The query in a readable form: grams as their bytes, `seq(...)` (a literal's grams in order), `and(...)`, `or(...)`. */
 function show(q: NgramQuery): string {
     if (q.op === 'gram') return formatGram(q.gram);
+    if (q.op === 'seq') return `seq(${q.grams.map(formatGram).join(' ')})`;
     if (q.op === 'and' || q.op === 'or') return `${q.op}(${q.of.map(show).join(' ')})`;
     return q.op;
 }
@@ -55,7 +57,26 @@ function checkSound(pattern: string, flags: 'i' | 'iu', text: string): boolean {
     if (!evaluate(q, (g) => grams.has(g))) {
         throw new Error(`unsound: /${pattern}/${flags} matches ${JSON.stringify(text)} but the plan ${show(q)} rules it out`);
     }
+    // The index's evaluation with per-posting masks (a literal's grams side by side), the text as file 0.
+    const kept = evaluateQuery(q, maskedFile(text));
+    if (kept !== null && kept.length !== 1) {
+        throw new Error(`unsound with masks: /${pattern}/${flags} matches ${JSON.stringify(text)} but the plan ${show(q)} rules it out`);
+    }
     return true;
+}
+
+const masked = new MaskedGrams();
+
+/** One text as the index's posting lists with masks: file 0 holds each of its grams. */
+function maskedFile(text: string): { list(g: number): Uint32Array; size(g: number): number; masks(g: number): Uint16Array } {
+    masked.text(text);
+    const masks = new Map<number, number>();
+    for (let i = 0; i < masked.count; i++) masks.set(masked.grams[i]!, masked.masks[i]!);
+    return {
+        list: (g) => (masks.has(g) ? Uint32Array.of(0) : new Uint32Array(0)),
+        size: (g) => (masks.has(g) ? 1 : 0),
+        masks: (g) => (masks.has(g) ? Uint16Array.of(masks.get(g)!) : new Uint16Array(0)),
+    };
 }
 
 describe('case fold of the index', () => {
@@ -114,16 +135,16 @@ describe('planQuery selectivity', () => {
     const plan = (p: string, flags: 'i' | 'iu' = 'i'): string => show(planQuery(p, flags));
 
     it('requires the trigrams of a literal', () => {
-        expect(plan('foo_bar')).toBe('and(foo oo_ o_b _ba bar)');
-        expect(plan('FOO_bar', 'iu')).toBe('and(foo oo_ o_b _ba bar)');
+        expect(plan('foo_bar')).toBe('seq(foo oo_ o_b _ba bar)');
+        expect(plan('FOO_bar', 'iu')).toBe('seq(foo oo_ o_b _ba bar)');
         expect(plan('abc')).toBe('abc');
     });
 
     it('turns alternation into an OR of ANDs', () => {
-        expect(plan('(abc|def)ghi')).toBe('or(and(abc bcg cgh ghi) and(def efg fgh ghi))');
+        expect(plan('(abc|def)ghi')).toBe('or(seq(abc bcg cgh ghi) seq(def efg fgh ghi))');
         expect(plan('foo|bar|baz')).toBe('or(foo bar baz)');
         expect(plan('[ab]cd')).toBe('or(acd bcd)');
-        expect(plan('abc?d')).toBe('or(and(abc bcd) abd)');
+        expect(plan('abc?d')).toBe('or(seq(abc bcd) abd)');
     });
 
     it('keeps the literals around .* and repetitions', () => {
@@ -131,8 +152,8 @@ describe('planQuery selectivity', () => {
         expect(plan('x+yz')).toBe('xyz');
         expect(plan('(ab)+c')).toBe('abc');
         expect(plan('a{3}')).toBe('aaa');
-        expect(plan('\\bstruct\\s+(\\w+)\\s*\\{')).toBe('and(str tru ruc uct)');
-        expect(plan('^#include <linux/')).toBe('and(#in inc ncl clu lud ude de  e <  <l <li lin inu nux ux/)');
+        expect(plan('\\bstruct\\s+(\\w+)\\s*\\{')).toBe('seq(str tru ruc uct)');
+        expect(plan('^#include <linux/')).toBe('seq(#in inc ncl clu lud ude de  e <  <l <li lin inu nux ux/)');
     });
 
     it('requires nothing when no trigram is certain', () => {
@@ -149,7 +170,7 @@ describe('planQuery selectivity', () => {
     it('plans `none` for a pattern that matches nothing', () => {
         expect(plan('[]')).toBe('none');
         expect(plan('abc[]def')).toBe('none');
-        expect(plan('x[]|abcd')).toBe('and(abc bcd)');
+        expect(plan('x[]|abcd')).toBe('seq(abc bcd)');
         expect(evaluate(planQuery('[]', 'i'), () => true)).toBe(false);
     });
 
@@ -164,14 +185,14 @@ describe('planQuery selectivity', () => {
 
     it('treats surrogate code units as unknown without u', () => {
         expect(plan('😀x', 'i')).toBe('all');
-        expect(plan('😀x', 'iu')).toBe('and(\\xf0\\x9f\\x98 \\x9f\\x98\\x80 \\x98\\x80x)');
+        expect(plan('😀x', 'iu')).toBe('seq(\\xf0\\x9f\\x98 \\x9f\\x98\\x80 \\x98\\x80x)');
     });
 
     it("requires a positive lookaround's body, treats negative ones as empty and backreferences as unknown", () => {
         // The body of a positive lookaround matched within the same line (pattern-analysis.ts).
         expect(plan('(?=abc)d')).toBe('abc');
         expect(plan('(?=a.c)d')).toBe('all');
-        expect(plan('abc(?!xyz)def')).toBe('and(abc bcd cde def)');
+        expect(plan('abc(?!xyz)def')).toBe('seq(abc bcd cde def)');
         expect(plan('(?<=abc)def')).toBe('and(abc def)');
         expect(plan('(abc)\\1def')).toBe('and(abc def)');
     });
@@ -179,7 +200,7 @@ describe('planQuery selectivity', () => {
     it('falls back to a full scan for patterns it cannot parse as JavaScript does', () => {
         expect(plan('(abc')).toBe('all'); // invalid in both modes
         expect(plan('(?i:abc)')).toBe('all'); // modifiers: not in Node 20's RegExp
-        expect(plan('\\p{L}abc', 'i')).toBe('and(p{l {l} l}a }ab abc)'); // without u: `p{L}abc` literally
+        expect(plan('\\p{L}abc', 'i')).toBe('seq(p{l {l} l}a }ab abc)'); // without u: `p{L}abc` literally
         expect(plan('abc\\1', 'iu')).toBe('all'); // invalid with u
     });
 
@@ -189,7 +210,7 @@ describe('planQuery selectivity', () => {
         expect(querySize(big)).toBeLessThanOrEqual(MAX_QUERY_GRAMS);
         const long = planQuery('abcdefghijklmnopqrstuvwxyz'.repeat(20), 'i');
         expect(querySize(long)).toBeLessThanOrEqual(MAX_QUERY_GRAMS);
-        expect(long.op).toBe('and');
+        expect(long.op).toBe('seq'); // a prefix of the literal: its grams still side by side
         const classes = planQuery('[ab][cd][ef][gh][ij][kl][mn][op]', 'i');
         expect(querySize(classes)).toBeLessThanOrEqual(MAX_QUERY_GRAMS);
         expect(classes.op).not.toBe('all');
@@ -396,7 +417,7 @@ afterAll(() => {
 });
 
 describe('planQuery soundness', () => {
-    it('never rules out a text with a matching line (generated patterns and texts)', () => {
+    it('never rules out a text with a matching line (generated patterns and texts; gram sets and per-posting masks)', () => {
         fc.assert(
             fc.property(fc.constantFrom<'i' | 'iu'>('i', 'iu'), alt, noise, noise, nearMiss, (flags, g, before, after, m) => {
                 try {

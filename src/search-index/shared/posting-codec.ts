@@ -1,0 +1,83 @@
+/**
+ * The bytes of one posting list in a segment file: per file holding the gram, ascending, the
+ * varint-encoded delta of its local id (from the segment's first id; the first delta is
+ * `id + 1`), then its two mask bytes (./masks.ts: the next-byte mask, then the location mask).
+ */
+
+/** Bytes of a posting after its varint: the next-byte mask and the location mask. */
+export const MASK_BYTES = 2;
+
+/** Appends the varint of `v` (non-negative, < 2^32) at `at`; returns the new end. */
+export function putVarint(buf: Uint8Array, at: number, v: number): number {
+    while (v >= 0x80) {
+        buf[at++] = (v & 0x7f) | 0x80;
+        v >>>= 7;
+    }
+    buf[at++] = v;
+    return at;
+}
+
+/** Appends one posting (delta and packed masks, ./masks.ts) at `at`; returns the new end. */
+export function putPosting(buf: Uint8Array, at: number, delta: number, masks: number): number {
+    at = putVarint(buf, at, delta);
+    buf[at++] = masks >>> 8;
+    buf[at++] = masks & 0xff;
+    return at;
+}
+
+/** A decoded posting list: absolute ids ascending, and each one's packed masks. */
+export interface MaskedList {
+    ids: Uint32Array;
+    masks: Uint16Array;
+}
+
+/** Decodes a posting list into absolute ids (`firstId` + local id) and their packed masks. */
+export function decodePostings(buf: Uint8Array, firstId: number): MaskedList {
+    // At most one posting per 3 bytes.
+    const cap = Math.ceil(buf.length / (1 + MASK_BYTES));
+    const ids = new Uint32Array(cap);
+    const masks = new Uint16Array(cap);
+    let n = 0;
+    let prev = -1;
+    let i = 0;
+    while (i < buf.length) {
+        let v = 0;
+        let shift = 0;
+        let b: number;
+        do {
+            b = buf[i++]!;
+            v += (b & 0x7f) * 2 ** shift;
+            shift += 7;
+        } while (b & 0x80 && i < buf.length);
+        prev += v;
+        ids[n] = prev + firstId;
+        masks[n++] = (buf[i]! << 8) | buf[i + 1]!;
+        i += MASK_BYTES;
+    }
+    return { ids: ids.subarray(0, n), masks: masks.subarray(0, n) };
+}
+
+/**
+ * The first delta of a list's bytes, where the bytes after it start, and the sum of all its
+ * deltas (the last local id + 1): what a merge needs to re-encode the first delta and copy the rest.
+ */
+export function listSpan(bytes: Uint8Array): { first: number; restAt: number; sum: number } {
+    let p = 0;
+    let first = 0;
+    for (let shift = 0; ; shift += 7) {
+        const b = bytes[p++]!;
+        first += (b & 0x7f) * 2 ** shift;
+        if (!(b & 0x80) || p >= bytes.length) break;
+    }
+    let sum = first;
+    for (let q = p + MASK_BYTES; q < bytes.length; q += MASK_BYTES) {
+        let v = 0;
+        for (let shift = 0; ; shift += 7) {
+            const b = bytes[q++]!;
+            v += (b & 0x7f) * 2 ** shift;
+            if (!(b & 0x80) || q >= bytes.length) break;
+        }
+        sum += v;
+    }
+    return { first, restAt: p, sum };
+}
