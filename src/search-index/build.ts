@@ -77,7 +77,7 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
             diskBytes += reader.bytes;
             await pause();
         }
-        const table = await Table.load(t);
+        const table = await Table.load(t, path.join(genDir, 'table.bin'));
         const manifest: Manifest = {
             version: FORMAT_VERSION,
             root: ctx.root,

@@ -114,9 +114,10 @@ export async function loadStored(dir: string, root: string, opts: { maxFileSize:
     if (m === null || m.maxFileSize !== opts.maxFileSize || !sameList(m.skipDirs, opts.skipDirs)) return null;
     const genDir = path.join(dir, m.gen);
     const segs: SegmentReader[] = [];
+    let table: Table | undefined;
     try {
         const file = path.join(genDir, 'table.bin');
-        const table = await Table.load(await decodeTable(await fsp.readFile(file), file, nextTurn));
+        table = await Table.load(await decodeTable(await fsp.readFile(file), file, nextTurn), file);
         for (const s of m.segments) {
             segs.push(new SegmentReader(path.join(genDir, s)));
             await nextTurn();
@@ -124,6 +125,7 @@ export async function loadStored(dir: string, root: string, opts: { maxFileSize:
         return { m, table, segs };
     } catch {
         for (const s of segs) s.close();
+        table?.close();
         return null;
     }
 }

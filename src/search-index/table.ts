@@ -1,6 +1,7 @@
-import { Flag, Kind, type FileTable } from './shared/format.js';
+import { compactTable, Flag, Kind, tableIdsOffset, type FileTable } from './shared/format.js';
 import { Turns } from '../engine/turns.js';
 import type { ResolvedLink } from './resolved-link.js';
+import { NameIdsOnDisk } from './name-ids.js';
 
 /**
  * The file table as the index serves it: the stored columns (format.ts `FileTable`), the lookups
@@ -64,10 +65,20 @@ export class Table {
     #gramStarts: Uint32Array = new Uint32Array(1);
     #gramIds: Uint32Array = new Uint32Array(0);
 
-    /** The ids whose names hold `gram`, ascending. */
+    /** The ids, when read from the table file (a table loaded from one) rather than held in {@link #gramIds}. */
+    #idsOnDisk: NameIdsOnDisk | null = null;
+
+    /** The ids whose names hold `gram`, ascending. @throws IndexFormatError when the table file changed since it was loaded. */
     nameIds(gram: number): Uint32Array {
         const r = this.#rank(gram);
-        return r === -1 ? this.#gramIds.subarray(0, 0) : this.#gramIds.subarray(this.#gramStarts[r], this.#gramStarts[r + 1]);
+        if (r === -1) return new Uint32Array(0);
+        const [from, to] = [this.#gramStarts[r]!, this.#gramStarts[r + 1]!];
+        return this.#idsOnDisk === null ? this.#gramIds.subarray(from, to) : this.#idsOnDisk.read(from, to);
+    }
+
+    /** Lets go of the table file (its generation is no longer served). */
+    close(): void {
+        this.#idsOnDisk?.close();
     }
 
     /** How many names hold `gram`. */
@@ -156,11 +167,23 @@ export class Table {
     }
 
     /** Derives the lookups in slices of a few milliseconds between yields (Perf: never blocks the host long). */
-    static async load(t: FileTable): Promise<Table> {
+    /**
+     * The table of `t`; with `file`, the table file `t` was decoded from or written to: its
+     * columns are then copied out of the decoded buffer and its name posting lists read from the
+     * file on use (memory: a table held whole is ~85 bytes an entry, ~45 without them).
+     */
+    static async load(t: FileTable, file?: string): Promise<Table> {
+        const turns = new Turns();
+        const pause = (): Promise<void> => (turns.due ? turns.yield() : Promise.resolve());
+        let idsOnDisk: NameIdsOnDisk | null = null;
+        if (file !== undefined) {
+            idsOnDisk = await NameIdsOnDisk.of(file, tableIdsOffset(t), t.grams.ids, pause);
+            t = await compactTable(t, pause);
+        }
         const table = new Table(t);
+        table.#idsOnDisk = idsOnDisk;
         const n = t.names.length;
         const always: number[] = [];
-        const turns = new Turns();
         for (let i = 1; i < n; i++) {
             const k = t.kind[i]!;
             const f = t.flags[i]!;

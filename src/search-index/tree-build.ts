@@ -49,6 +49,7 @@ export async function buildAndServe(s: TreeState, progress: () => void): Promise
     });
     if ((s.state as IndexState) === 'closed') {
         for (const seg of g.segs) seg.close();
+        g.table.close();
         throw new Error('index closed during the build');
     }
     const blind = changes.blind;

@@ -114,6 +114,7 @@ export class TreeIndex extends EventEmitter {
         const [s, c] = await Promise.all([stored, changed]);
         if (s === null || c === null || s.m.gen !== m?.gen || !usable) {
             for (const seg of s?.segs ?? []) seg.close();
+            s?.table.close();
             return false;
         }
         this.#s.serve(s);
@@ -222,6 +223,7 @@ export class TreeIndex extends EventEmitter {
         } finally {
             await this.#changes.unsubscribe();
             for (const seg of s.segments.splice(0)) seg.close();
+            s.table?.close();
         }
     }
 
@@ -251,6 +253,7 @@ export class TreeIndex extends EventEmitter {
     /** The index failed a check while serving: drop it and rebuild. */
     #corrupt(err: unknown): void {
         const s = this.#s;
+        s.table?.close();
         s.table = null;
         void this.#merge?.cancel();
         for (const seg of s.segments.splice(0)) seg.close();

@@ -66,9 +66,10 @@ export class TreeState {
         return { root: this.root, dir: this.opts.dir, skipDirs: this.opts.skipDirs, maxEntries: this.opts.maxEntries, changes: this.changes };
     }
 
-    /** Serves `s` from now on; the segments served before are closed. */
+    /** Serves `s` from now on; the segments and table served before are closed. */
     serve(s: Stored): void {
         const old = this.segments;
+        if (this.table !== s.table) this.table?.close();
         this.table = s.table;
         this.segments = s.segs;
         this.manifest = s.m;

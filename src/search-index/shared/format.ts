@@ -182,3 +182,34 @@ export async function decodeTable(buf: Buffer, file: string, pause: Pause): Prom
     if (names.length !== n) throw new IndexFormatError(file, 'name count mismatch');
     return { names, parent, kind, flags, size, mtime, birthtime, end, grams: { keys, starts, ids } };
 }
+
+/** Where the ids of `t`'s name posting lists start in its table file (see {@link encodeTableParts}). */
+export function tableIdsOffset(t: FileTable): number {
+    const n = t.names.length;
+    const g = t.grams.keys.length;
+    return TABLE_HEADER + n * 32 + g * 4 + (g + 1) * 4;
+}
+
+/**
+ * `t` with its columns copied out of the buffer it was decoded from and without its name posting
+ * lists' ids (read from the file instead, name-ids.ts): the buffer, with the names' bytes and the
+ * ids, can then be freed. A column per turn, with `pause` between them.
+ */
+export async function compactTable(t: FileTable, pause: Pause): Promise<FileTable> {
+    const copy = async <A extends { slice(): A }>(a: A): Promise<A> => {
+        const c = a.slice();
+        await pause();
+        return c;
+    };
+    return {
+        names: t.names,
+        parent: await copy(t.parent),
+        kind: await copy(t.kind),
+        flags: await copy(t.flags),
+        size: await copy(t.size),
+        mtime: await copy(t.mtime),
+        birthtime: await copy(t.birthtime),
+        end: await copy(t.end),
+        grams: { keys: await copy(t.grams.keys), starts: await copy(t.grams.starts), ids: new Uint32Array(0) },
+    };
+}

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forEachGram } from '../../../src/search/shared/fold.js';
-import { decodeTable, encodeTable, encodeTableParts, Kind, type FileTable } from '../../../src/search-index/shared/format.js';
+import { decodeTable, encodeTable, encodeTableParts, IndexFormatError, Kind, type FileTable } from '../../../src/search-index/shared/format.js';
 import { decodeNames, Names } from '../../../src/search-index/shared/table-names.js';
 import { Table } from '../../../src/search-index/table.js';
 import { runIndexWalk } from '../../../workers/search-index/index-walk.js';
@@ -169,4 +169,41 @@ describe('index file table', () => {
         const id = paths.indexOf('deep/a/b/c/d/e/leaf.c');
         forEachGram('leaf.c', (g) => expect([...given.nameIds(g)]).toContain(id));
     });
+
+    it('a table loaded from its file reads the name posting lists from it, each read checked, and finds a changed or cut file', async () => {
+        const root = bigTree();
+        const bytes = await walked(root);
+        const file = path.join(tempDir('lcf-index-ids-'), 'table.bin');
+        fs.writeFileSync(file, bytes);
+        const held = await Table.load(await decodeTable(bytes, 'walk', async () => undefined));
+        const paged = await Table.load(await decodeTable(fs.readFileSync(file), file, async () => undefined), file);
+        // Held no longer: the columns are copies and the ids are on disk.
+        expect(paged.t.grams.ids.length).toBe(0);
+        expect(paged.t.size.buffer).not.toBe(held.t.size.buffer);
+        expect([...paged.t.mtime]).toEqual([...held.t.mtime]);
+        expect([...paged.t.kind]).toEqual([...held.t.kind]);
+        const keys = [...held.t.grams.keys];
+        // Several 64 KiB blocks of ids (16,384 a block), so lists within one block and across two are read.
+        expect(held.t.grams.ids.length).toBeGreaterThan(3 * 16384);
+        for (const g of keys) expect([...paged.nameIds(g)], String(g)).toEqual([...held.nameIds(g)]);
+        const absent = [...'qqq'].reduce((w, c) => (w << 8) | c.charCodeAt(0), 0);
+        expect(paged.nameIds(absent).length).toBe(0);
+        // A byte of the second block changed under the index: reading a list in that block fails, one in the first block still reads.
+        const idsAt = 48 + held.size * 32 + keys.length * 8 + 4;
+        const starts = held.t.grams.starts;
+        const inSecond = keys.findIndex((_, r) => starts[r]! >= 16384 && starts[r + 1]! <= 2 * 16384 && starts[r + 1]! > starts[r]!);
+        const inFirst = keys.findIndex((_, r) => starts[r + 1]! <= 16384 && starts[r + 1]! > starts[r]!);
+        const fd = fs.openSync(file, 'r+');
+        fs.writeSync(fd, Buffer.from([0xff]), 0, 1, idsAt + 4 * (starts[inSecond]! + 1) - 4 + 1);
+        fs.closeSync(fd);
+        expect(() => paged.nameIds(keys[inSecond]!)).toThrow(IndexFormatError);
+        expect([...paged.nameIds(keys[inFirst]!)]).toEqual([...held.nameIds(keys[inFirst]!)]);
+        // The file cut short: a list past the cut cannot be read.
+        fs.truncateSync(file, idsAt + 16384 * 4);
+        expect(() => paged.nameIds(keys.at(-1)!)).toThrow(/cut short|changed/);
+        // Closed (its generation no longer served): no read.
+        paged.close();
+        expect(() => paged.nameIds(keys[inFirst]!)).toThrow(/closed/);
+    });
 });
+
