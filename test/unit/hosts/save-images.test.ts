@@ -25,4 +25,16 @@ describe('imageSaver', () => {
         expect(fs.readdirSync(root)).toEqual([]);
         expect(saver.failed).toBe(false);
     });
+
+    it('makes missing parents, refuses a file on the way, and says why a directory under /proc cannot be made instead of looping', () => {
+        const root = tempDir('lcf-saver-');
+        expect(typeof imageSaver('a/b/c', root)).toBe('object');
+        expect(fs.statSync(path.join(root, 'a/b/c')).mode & 0o777).toBe(0o700);
+        expect(fs.statSync(path.join(root, 'a')).mode & 0o777).toBe(0o700);
+        fs.writeFileSync(path.join(root, 'f'), 'x');
+        expect(imageSaver('f', root)).toBe('--save-images f: not a directory. Name a directory, not a file.');
+        expect(imageSaver('f/sub', root)).toBe('--save-images f/sub: cannot be used (ENOTDIR). Name a directory you can write to.');
+        expect(fs.readFileSync(path.join(root, 'f'), 'utf8')).toBe('x');
+        if (fs.existsSync('/proc/self')) expect(imageSaver('/proc/lcf-no-such/dir', root)).toMatch(/^--save-images \/proc\/lcf-no-such\/dir: cannot be used \(E[A-Z]+\)\. Name a directory you can write to\.$/);
+    });
 });
