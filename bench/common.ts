@@ -70,6 +70,8 @@ const BENCH_OPTIONS = {
     'max-results': { type: 'string' },
     // serving-memory (bench/serving-memory.ts): a run in a fresh process
     child: { type: 'boolean' },
+    // mcp-memory (bench/mcp-memory.ts): milliseconds left for a background merge
+    settle: { type: 'string' },
     // compare and event-loop: the engine's pool threads' nice value (src/engine/engine.ts workerNice)
     'worker-nice': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];

@@ -32,6 +32,8 @@
  *           to bench/results/index-queries[-xN]-<date>.md
  *   serving-memory --work DIR [--runs 3]: resident memory of a fresh process serving the index an
  *           index-queries --keep run left in DIR, after its reopen, four searches and 3 s idle
+ *   mcp-memory --work DIR [--settle MS]: the MCP server's resident memory serving DIR/tree with its
+ *           index in DIR/index, until the index answers, after four searches and 3 s idle
  *   symbols [--corpora c=DIR,python=DIR] [--files 300] [--seed 1]
  *           definitions found by code navigation against Universal Ctags, per language and kind
  *   encodings [--seeds 4] [--dir TREE]
@@ -59,6 +61,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     index: async () => (await import('./index.js')).indexMain(rest),
     'index-queries': async () => (await import('./index-queries.js')).indexQueriesMain(rest),
     'serving-memory': async () => (await import('./serving-memory.js')).servingMemoryMain(rest),
+    'mcp-memory': async () => (await import('./mcp-memory.js')).mcpMemoryMain(rest),
     churn: async () => (await import('./churn.js')).churnMain(rest),
     symbols: async () => (await import('./symbols.js')).symbolsMain(rest),
     encodings: async () => (await import('./encodings.js')).encodingsMain(rest),
