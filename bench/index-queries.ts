@@ -218,7 +218,9 @@ export async function indexQueriesMain(argv: readonly string[]): Promise<void> {
     await indexed.close();
     await plain.close();
     if (!flags.has('keep')) fs.rmSync(work, { recursive: true, force: true });
-    const file = path.join(REPO, 'bench', 'results', `index-queries${scale > 1 ? `-x${scale}` : ''}-${new Date().toISOString().slice(0, 10)}.md`);
+    // A run capped by --max-results is another suite's result: it does not replace the uncapped one.
+    const capped = flags.has('max-results') ? `-max${intFlag(flags, 'max-results', 1000)}` : '';
+    const file = path.join(REPO, 'bench', 'results', `index-queries${capped}${scale > 1 ? `-x${scale}` : ''}-${new Date().toISOString().slice(0, 10)}.md`);
     fs.writeFileSync(file, `${lines.join('\n')}\n`);
     console.log(`\nwritten to ${path.relative(REPO, file)}`);
 }

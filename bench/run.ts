@@ -29,7 +29,7 @@
  *           [--compare K] [--work DIR] [--keep]
  *           per-query cost of index-answered searches for identifiers sampled with a seed: latency,
  *           posting lookups, candidates, memory; the scan path (outputs compared) and rg beside it;
- *           to bench/results/index-queries[-xN]-<date>.md
+ *           to bench/results/index-queries[-maxN][-xN]-<date>.md
  *   serving-memory --work DIR [--runs 3]: resident memory of a fresh process serving the index an
  *           index-queries --keep run left in DIR, after its reopen, four searches and 3 s idle
  *   mcp-memory --work DIR [--settle MS]: the MCP server's resident memory serving DIR/tree with its
