@@ -2,23 +2,13 @@
  * search_entries' time filters in a process whose time zone is not UTC (a fresh Node process with
  * TZ set, so not in the unit project): offset-less input is still read as UTC.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { childModule, runChildScript } from '../support/child-source.js';
-import { tempDir, writeTree } from '../support/helpers.js';
-
-function tree(): string {
-    const dir = tempDir('lcf-dates-');
-    writeTree(dir, { 'old.txt': 'old\n', 'new.txt': 'new\n' });
-    const noon = new Date('2020-06-01T12:00:00Z');
-    fs.utimesSync(path.join(dir, 'old.txt'), noon, noon);
-    return dir;
-}
+import { datedTree } from '../support/helpers.js';
 
 describe('search_entries time filters', () => {
     it('read offset-less input as UTC in a process whose zone is not UTC', async () => {
-        const dir = tree();
+        const dir = datedTree();
         const script = `
             import { Workspace, AccessType, FileToolPackage } from ${JSON.stringify(childModule('src/index.ts'))};
             const ws = new Workspace({ accesses: [{ type: AccessType.Read, path: ${JSON.stringify(dir)} }] });

@@ -183,3 +183,12 @@ export function searchProject(prefix: string, extra: Record<string, string> = {}
     });
     return dir;
 }
+
+/** The tree the time-filter tests share: `old.txt` modified at 2020-06-01T12:00:00Z, `new.txt` now. */
+export function datedTree(): string {
+    const dir = tempDir('lcf-dates-');
+    writeTree(dir, { 'old.txt': 'old\n', 'new.txt': 'new\n' });
+    const noon = new Date('2020-06-01T12:00:00Z');
+    fs.utimesSync(path.join(dir, 'old.txt'), noon, noon);
+    return dir;
+}

@@ -5,18 +5,9 @@
  * anything else refused (bad-arguments.test.ts has the refused forms).
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { instantOf } from '../../../src/tools/search-times.js';
-import { makePackage, search, tempDir, writeTree } from '../../support/helpers.js';
-
-function tree(): string {
-    const dir = tempDir('lcf-dates-');
-    writeTree(dir, { 'old.txt': 'old\n', 'new.txt': 'new\n' });
-    const noon = new Date('2020-06-01T12:00:00Z');
-    fs.utimesSync(path.join(dir, 'old.txt'), noon, noon);
-    return dir;
-}
+import { datedTree, makePackage, search } from '../../support/helpers.js';
 
 describe('search_entries time filters', () => {
     it.each([
@@ -29,7 +20,7 @@ describe('search_entries time filters', () => {
         ['a later date-time without an offset, read as UTC', '2020-06-01T12:00:01', null],
         ['minutes without seconds, read as UTC', '2020-06-01T11:59', 'old.txt'],
     ])('accepts %s: modified_after %s', async (_what, after, expected) => {
-        const fx = makePackage(tree());
+        const fx = makePackage(datedTree());
         const r = await search(fx, { type: 'file', modified_after: after, modified_before: '2021-01-01' });
         expect(r.status).toBe('success');
         if (expected === null) expect(r.result).toMatch(/^No entries found/);
@@ -39,7 +30,7 @@ describe('search_entries time filters', () => {
     it.each(['1', '2025', '20200601', 'Jan 1 2025', '2020-06-01 12:00:00Z', '2020-13-01T00:00:00Z', '2021-02-29', '2020-06-01T12:00:00+0200'])(
         'refuses %j with the expected form named, changing nothing',
         async (value) => {
-            const dir = tree();
+            const dir = datedTree();
             const fx = makePackage(dir);
             for (const key of ['created_after', 'created_before', 'modified_after', 'modified_before']) {
                 const r = await search(fx, { [key]: value });
@@ -53,7 +44,7 @@ describe('search_entries time filters', () => {
 
 describe('search_entries time filters in one frame', () => {
     it('echo the resolved instants in the no-match note', async () => {
-        const fx = makePackage(tree());
+        const fx = makePackage(datedTree());
         const r = await search(fx, { modified_after: '2020-06-01T14:00:00', modified_before: '2020-06-02' });
         expect(r.result).toBe(
             'No entries found in . matching modified after 2020-06-01T14:00:00.000Z (2020-06-01T14:00:00, read as UTC), ' +
@@ -66,7 +57,7 @@ describe('search_entries time filters in one frame', () => {
     });
 
     it('echo them after the results when an input had no offset, and add nothing when every input had one', async () => {
-        const fx = makePackage(tree());
+        const fx = makePackage(datedTree());
         const r = await search(fx, { type: 'file', modified_after: '2020-06-01', modified_before: '2020-06-01T13:00:00' });
         const lines = r.result.split('\n');
         expect(lines[0]).toMatch(/^old\.txt {2}\(created: .*, modified: 2020-06-01T12:00:00\.000Z\)$/);
