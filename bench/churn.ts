@@ -6,7 +6,7 @@ import { Engine } from '../src/engine/engine.js';
 import type { SearchOutcome, SearchRequest } from '../src/search/shared/types.js';
 import { SearchIndex } from '../src/search-index/search-index.js';
 import type { TreeIndex } from '../src/search-index/tree-index.js';
-import { benchArgs, fmtMB, fmtMs, intFlag, kernelTree, machine, median, raiseLimits, REPO, request, type BenchTree } from './common.js';
+import { benchArgs, fmtMB, fmtMs, intFlag, kernelTree, machine, median, raiseLimits, REPO, request, loadAverages, type BenchTree } from './common.js';
 import { mulberry32 } from './tree.js';
 
 /**
@@ -29,7 +29,7 @@ interface Step {
     tokens: string[];
 }
 
-const loadLine = (): string => `load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`;
+const loadLine = (): string => `load ${loadAverages()}`;
 
 function shape(o: SearchOutcome): string {
     return JSON.stringify({ hits: o.hits, skipped: o.skipped, tooLarge: o.tooLarge, stop: o.stop });

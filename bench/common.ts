@@ -323,6 +323,14 @@ export function fmtMB(bytes: number): string {
 }
 
 /** Machine facts printed with every result. */
+/** The load averages over 1, 5 and 15 minutes, as `0.52 0.61 0.70`. */
+export function loadAverages(): string {
+    return os.loadavg().map((l) => l.toFixed(2)).join(' ');
+}
+
+/** The identifiers the memory benches search (serving-memory, mcp-memory), from rare to common in the kernel tree. */
+export const MEMORY_PATTERNS = ['Tronnes', 'filt_num', 'kvm_vcpu_ioctl', 'mutex_destroy'];
+
 export function machine(): string {
     const load = fs.existsSync('/proc/loadavg') ? fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : 'n/a';
     return `Node ${process.version}, ${process.platform}/${process.arch}, ${os.availableParallelism()} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}, load average ${load}`;

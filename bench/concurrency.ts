@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { REPO, benchArgs, intFlag } from './common.js';
+import { REPO, benchArgs, intFlag, loadAverages } from './common.js';
 
 const KERNEL = '/root/.cache/llm-chat-file-corpora/linux-source-6.1/kernel';
 
@@ -99,7 +99,7 @@ export async function concurrencyMain(argv: string[]): Promise<void> {
     console.log('| --- | --- | --- | --- | --- | --- | --- |');
     for (const s of scenarios) {
         const r = await runScenario(cli, tree, s, calls, rounds);
-        const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+        const load = loadAverages();
         console.log(`| \`${s.name}\` | ${r.callsPerSecond.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.rss.toFixed(0)} | ${r.failed} | ${load} |`);
     }
 }

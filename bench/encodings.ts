@@ -7,7 +7,7 @@ import iconv from 'iconv-lite';
 import { detectLegacy } from '../src/text/shared/legacy.js';
 import { isBinary, textEncodingOf } from '../src/text/shared/text.js';
 import { sampleTable, type Sample } from '../test/support/encoding-samples.js';
-import { benchArgs, intFlag } from './common.js';
+import { benchArgs, intFlag, loadAverages } from './common.js';
 
 /**
  * `encodings [--seeds 4] [--dir TREE]`: the encoding detectors on files made from known text
@@ -35,7 +35,7 @@ export async function encodingsMain(argv: readonly string[]): Promise<void> {
         ['1-16 KB', sampleTable([1024, 2048, 4096, 16384], seeds)],
         ['100-300 B', sampleTable([100, 300], seeds)],
     ];
-    console.log(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, ${os.cpus().length} CPUs`);
+    console.log(`load average ${loadAverages()}, ${os.cpus().length} CPUs`);
     console.log('| detector | files | right | right % | ms | MB/s |\n| --- | --- | ---: | ---: | ---: | ---: |');
     for (const [name, detect] of Object.entries(detectors)) {
         detect(Buffer.from('warm up: caf\xe9\n', 'latin1'));
@@ -98,5 +98,5 @@ function treeCost(dir: string): void {
     walk(dir);
     console.log(`\n${dir}: ${files} text files, ${(bytes / 1e6).toFixed(0)} MB; decided ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}`);
     console.log(`encoding decision over all of them, ms: UTF-8 check alone ${before.toFixed(1)}, textEncodingOf ${after.toFixed(1)}`);
-    console.log(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(`load average ${loadAverages()}`);
 }

@@ -7,7 +7,7 @@ import { AccessType, SearchEntriesTool, Workspace } from '../src/index.js';
 import { SearchIndex } from '../src/search-index/search-index.js';
 import { segmentReads } from '../src/search-index/shared/segment.js';
 import type { TreeIndex } from '../src/search-index/tree-index.js';
-import { benchArgs, fmtMB, fmtMs, intFlag, kernelTree, machine, median, raiseLimits, REPO, rgPattern, runPeer, versionOf } from './common.js';
+import { benchArgs, fmtMB, fmtMs, intFlag, kernelTree, machine, median, raiseLimits, REPO, rgPattern, runPeer, versionOf, loadAverages } from './common.js';
 import { mulberry32 } from './tree.js';
 
 /**
@@ -25,7 +25,7 @@ import { mulberry32 } from './tree.js';
  * difference is a bug). Resident memory is read while serving.
  */
 
-const loadLine = (): string => `load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`;
+const loadLine = (): string => `load average ${loadAverages()}`;
 
 /** Regular files of `dir` below 1 MiB (relative), sorted. */
 function filesOf(dir: string): string[] {

@@ -8,7 +8,7 @@ import { Engine } from '../src/engine/engine.js';
 import type { SearchOutcome, SearchRequest } from '../src/search/shared/types.js';
 import { SearchIndex } from '../src/search-index/search-index.js';
 import type { TreeIndex } from '../src/search-index/tree-index.js';
-import { fmtMB, fmtMs, fmtRatio, intFlag, kernelTree, machine, median, benchArgs, raiseLimits, REPO, request, rgPattern, runPeer, versionOf, type BenchTree } from './common.js';
+import { fmtMB, fmtMs, fmtRatio, intFlag, kernelTree, machine, median, benchArgs, raiseLimits, REPO, request, rgPattern, runPeer, versionOf, loadAverages, type BenchTree } from './common.js';
 
 /**
  * The search index on the Linux tree, in process, side by side with the scan path and ripgrep:
@@ -41,7 +41,7 @@ const BROAD = ['include', 'static int', '\\w+\\(void\\)', '\\w+\\s*=\\s*\\d+;'];
 const NAMES = ['^Kconfig$', 'spi.*\\.c$', 'readme', 'mlx5', '^Makefile$', 'dts$'];
 
 function loadLine(): string {
-    return `load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`;
+    return `load average ${loadAverages()}`;
 }
 
 /** The comparable part of an outcome (what the tool prints from). */

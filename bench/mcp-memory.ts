@@ -7,13 +7,11 @@
  * VmRSS from /proc after each step.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { benchArgs, intFlag, machine, REPO } from './common.js';
+import { benchArgs, intFlag, machine, REPO, loadAverages, MEMORY_PATTERNS } from './common.js';
 
-const PATTERNS = ['Tronnes', 'filt_num', 'kvm_vcpu_ioctl', 'mutex_destroy'];
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export async function mcpMemoryMain(argv: string[]): Promise<void> {
@@ -50,12 +48,12 @@ export async function mcpMemoryMain(argv: string[]): Promise<void> {
     console.log(`- index answering after ${Date.now() - t0} ms; highest resident memory seen before: ${peak} MB`);
     await sleep(settle);
     console.log(`- after ${settle} ms more: ${rss()} MB`);
-    for (const p of PATTERNS) {
+    for (const p of MEMORY_PATTERNS) {
         const r = await search(p);
         console.log(`- search_entries \`${p}\`: ${r.ms.toFixed(0)} ms${r.ok ? '' : ' (error)'}`);
     }
     console.log(`- after the searches: ${rss()} MB`);
     await sleep(3000);
-    console.log(`- after 3 s idle: ${rss()} MB (load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+    console.log(`- after 3 s idle: ${rss()} MB (load average ${loadAverages()})`);
     await client.close();
 }

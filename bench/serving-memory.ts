@@ -7,12 +7,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchArgs, intFlag, kernelTree, machine } from './common.js';
+import { benchArgs, intFlag, kernelTree, machine, loadAverages, MEMORY_PATTERNS } from './common.js';
 
-const PATTERNS = ['Tronnes', 'filt_num', 'kvm_vcpu_ioctl', 'mutex_destroy'];
 
 interface Sample {
     rss: number;
@@ -36,7 +34,7 @@ async function child(work: string, root: string): Promise<void> {
     const tree = await idx.warm(root, [], [root]);
     if (tree?.state !== 'ready') throw new Error(`index not ready: ${tree?.state}`);
     const opened = sample();
-    for (const p of PATTERNS) await tool.execute({ path: root, content_pattern: p });
+    for (const p of MEMORY_PATTERNS) await tool.execute({ path: root, content_pattern: p });
     (globalThis as { gc?: () => void }).gc?.();
     const served = sample();
     await new Promise((r) => setTimeout(r, 3000));
@@ -54,8 +52,8 @@ export async function servingMemoryMain(argv: string[]): Promise<void> {
     if (flags.has('child')) return child(path.resolve(work), root);
     const runs = intFlag(flags, 'runs', 3);
     const mb = (b: number): string => `${Math.round(b / 1048576)} MB`;
-    console.log(`# Serving memory (${machine()}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})\n`);
-    console.log(`Index in ${path.join(work, 'index')} of ${root}; searches: ${PATTERNS.join(', ')}.\n`);
+    console.log(`# Serving memory (${machine()}, load average ${loadAverages()})\n`);
+    console.log(`Index in ${path.join(work, 'index')} of ${root}; searches: ${MEMORY_PATTERNS.join(', ')}.\n`);
     console.log('| run | entries | reopened | after the searches and a GC | after 3 s idle | host heap | buffers |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
     const script = fileURLToPath(new URL('./run.js', import.meta.url));
     for (let r = 1; r <= runs; r++) {
@@ -64,5 +62,5 @@ export async function servingMemoryMain(argv: string[]): Promise<void> {
         const s = JSON.parse(out.stdout.trim().split('\n').pop()!) as { opened: Sample; served: Sample; idle: Sample; entries: number };
         console.log(`| ${r} | ${s.entries} | ${mb(s.opened.rss)} | ${mb(s.served.rss)} | ${mb(s.idle.rss)} | ${mb(s.idle.heapUsed)} | ${mb(s.idle.arrayBuffers)} |`);
     }
-    console.log(`\nLoad average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}.`);
+    console.log(`\nLoad average after: ${loadAverages()}.`);
 }
