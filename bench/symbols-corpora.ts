@@ -62,7 +62,7 @@ const declarationFile = (f: string): boolean => f.endsWith('.d.ts') || f.endsWit
 /** Every language's default corpus. */
 export function defaultCorpora(flags: Map<string, string>): Corpus[] {
     const py = newest('/usr/lib', /^python3\.\d+$/);
-    const go = newest('/usr/lib', /^go-1\.\d+$/);
+    const go = newest('/usr/share', /^go-1\.\d+$/);
     const boost = '/usr/include/boost';
     const modules = path.join(REPO, 'node_modules');
     return [
@@ -83,7 +83,7 @@ export function defaultCorpora(flags: Map<string, string>): Corpus[] {
             install: `cd ${CACHE} && npm pack tldraw@${TLDRAW} && mkdir tldraw-${TLDRAW} && tar -xzf tldraw-${TLDRAW}.tgz -C tldraw-${TLDRAW}`,
         },
         { lang: 'python', dirs: py === undefined ? [] : [path.join('/usr/lib', py)], source: `Python's standard library (/usr/lib/${py ?? 'python3.x'})`, install: 'apt-get install python3' },
-        { lang: 'go', dirs: go === undefined ? [] : existing([path.join('/usr/lib', go, 'src')]), source: `Go's standard library (/usr/lib/${go ?? 'go-1.x'}/src)`, install: 'apt-get install golang-src' },
+        { lang: 'go', dirs: go === undefined ? [] : existing([path.join('/usr/share', go, 'src')]), source: `Go's standard library (/usr/share/${go ?? 'go-1.x'}/src)`, install: 'apt-get install golang-src' },
         {
             lang: 'rust',
             dirs: existing(['/usr/share/cargo/registry']),

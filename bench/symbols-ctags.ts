@@ -77,7 +77,7 @@ const CLASSIFY: Record<string, (t: CtagsTag) => Category | undefined> = {
     },
     python: byKind({ function: 'functions', member: 'methods', class: 'classes/structs' }),
     go: (t) => {
-        if (t.kind === 'func') return t.scopeKind === undefined ? 'functions' : 'methods';
+        if (t.kind === 'func') return t.scopeKind === undefined || t.scopeKind === 'package' ? 'functions' : 'methods';
         return byKind({ struct: 'classes/structs', interface: 'types', type: 'types', talias: 'types' })(t);
     },
     rust: byKind({ function: 'functions', method: 'methods', struct: 'classes/structs', enum: 'enums', macro: 'macros', typedef: 'types', interface: 'types' }),
@@ -98,11 +98,22 @@ export const COMPARABLE: Record<string, readonly Category[]> = {
     java: ['methods', 'classes/structs', 'enums', 'types'],
 };
 
-/** ctags tags that name no definition: a C/C++ "function" in capitals is a macro call that expands to one (`BPF_CALL_2(bpf_map_push_elem, ...) {`), so the function it names does not exist. */
+/**
+ * ctags tags that name no definition. A C/C++ "function" in capitals at the start of its line is a
+ * macro call that expands to one (`BPF_CALL_2(bpf_map_push_elem, ...) {`): the function it names
+ * does not exist. A JavaScript `AnonymousFunction…` is a name ctags makes up. A TypeScript alias
+ * on a line like `type Foo as Bar,` is a name in an import or export list, not a type definition.
+ * A JavaScript "class" on `name = {` or `name: {` is an object literal.
+ */
 function wrongTag(lang: string, t: CtagsTag, category: Category): string | undefined {
-    if ((lang === 'c' || lang === 'cpp') && category === 'functions' && /^[A-Z][A-Z0-9_]*$/.test(t.name) && /^[A-Z][A-Z0-9_]*\s*\(/.test((t.pattern ?? '').replace(/^\/\^\s*/, ''))) {
+    const line = (t.pattern ?? '').replace(/^\/\^\s*|\$\/$/g, '');
+    if ((lang === 'c' || lang === 'cpp') && category === 'functions' && /^[A-Z][A-Z0-9_]*$/.test(t.name) && /^[A-Z][A-Z0-9_]*\s*\(/.test(line)) {
         return 'macro call taken for a function';
     }
+    if (lang === 'javascript' && t.name.startsWith('AnonymousFunction')) return 'made-up name of an anonymous function';
+    if (lang === 'javascript' && category === 'classes/structs' && new RegExp(`(^|[^\\w$])${t.name.replace(/\$/g, '\\$')}\\s*[:=]\\s*\\{`).test(line) && !/\bclass\b/.test(line)) return 'object literal taken for a class';
+    if ((lang === 'typescript' || lang === 'tsx') && t.kind === 'alias' && /^(\{\s*)?type\s+[\w$]+(\s+as\s+[\w$]+)?\s*,?\s*(\}.*)?$/.test(line.trim())) return 'import or export list entry';
+    if ((lang === 'typescript' || lang === 'tsx') && t.kind === 'alias' && /^(import|export)\s+(type\s+)?\{/.test(line.trim()) && !/=/.test(line)) return 'import or export list entry';
     return undefined;
 }
 
