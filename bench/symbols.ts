@@ -63,17 +63,20 @@ async function ourTags(files: readonly string[]): Promise<{ tags: Tag[]; ms: num
     return { tags, ms: performance.now() - t0, bytes };
 }
 
+/** A tag's key: ctags writes `operator ()`, we keep the source's `operator()`. */
+const key = (t: Tag): string => `${t.file}\0${t.name.replace(/\s+/g, '')}\0${t.category}`;
+
 /** Pairs tags of the same file, name and category where ctags' line lies within our definition's lines. */
 function matchTags(ctags: Tag[], ours: Tag[]): { matched: number; missed: Tag[]; extra: Tag[] } {
     const pool = new Map<string, Tag[]>();
     for (const t of ours) {
-        const k = `${t.file}\0${t.name}\0${t.category}`;
+        const k = key(t);
         pool.set(k, [...(pool.get(k) ?? []), t]);
     }
     const missed: Tag[] = [];
     let matched = 0;
     for (const t of ctags) {
-        const list = pool.get(`${t.file}\0${t.name}\0${t.category}`) ?? [];
+        const list = pool.get(key(t)) ?? [];
         const i = list.findIndex((o) => o.line <= t.line && t.line <= o.endLine);
         if (i === -1) missed.push(t);
         else {
