@@ -34,7 +34,7 @@
  *           index-queries --keep run left in DIR, after its reopen, four searches and 3 s idle
  *   mcp-memory --work DIR [--settle MS]: the MCP server's resident memory serving DIR/tree with its
  *           index in DIR/index, until the index answers, after four searches and 3 s idle
- *   symbols [--corpora c=DIR,python=DIR] [--files 300] [--seed 1]
+ *   symbols [--corpora c=DIR,python=DIR] [--files 150] [--seed 1]
  *           definitions found by code navigation against Universal Ctags, per language and kind
  *   encodings [--seeds 4] [--dir TREE]
  *           encoding detectors (the package's jschardet, jschardet, chardet) on generated legacy

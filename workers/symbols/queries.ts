@@ -40,6 +40,9 @@ const CPP =
 (class_specifier name: (type_identifier) @name body: (field_declaration_list)) @definition.class
 (struct_specifier name: (qualified_identifier) @name body: (field_declaration_list)) @definition.struct
 (class_specifier name: (qualified_identifier) @name body: (field_declaration_list)) @definition.class
+(struct_specifier name: (template_type name: (type_identifier) @name) body: (field_declaration_list)) @definition.struct
+(class_specifier name: (template_type name: (type_identifier) @name) body: (field_declaration_list)) @definition.class
+(union_specifier name: (template_type name: (type_identifier) @name) body: (field_declaration_list)) @definition.union
 (namespace_definition name: (namespace_identifier) @name) @definition.module
 (alias_declaration name: (type_identifier) @name) @definition.type
 (enum_specifier name: (qualified_identifier) @name body: (enumerator_list)) @definition.enum
@@ -57,6 +60,7 @@ const JAVASCRIPT =
     JS_COMMON +
     `
 (class_declaration name: (identifier) @name) @definition.class
+(class name: (identifier) @name) @definition.class
 `;
 
 const TYPESCRIPT =
@@ -64,6 +68,7 @@ const TYPESCRIPT =
     `
 (class_declaration name: (type_identifier) @name) @definition.class
 (abstract_class_declaration name: (type_identifier) @name) @definition.class
+(class name: (type_identifier) @name) @definition.class
 (interface_declaration name: (type_identifier) @name) @definition.interface
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (enum_declaration name: (identifier) @name) @definition.enum

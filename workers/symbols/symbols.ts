@@ -89,14 +89,18 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
         found.push({ kind: kind as SymbolKind | 'scope', name: text, node, nameNode: name, owner });
     }
     found.sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
-    // Containers by nesting: a stack of the open containers, outermost first.
+    // Containers by nesting: a stack of the open containers, outermost first; and of the open
+    // definitions of any kind, since a function nested in a method is a function, not a method.
     const open: Found[] = [];
+    const enclosing: Found[] = [];
     const out: Definition[] = [];
     for (const f of found) {
         while (open.length > 0 && open[open.length - 1]!.node.endIndex <= f.node.startIndex) open.pop();
+        while (enclosing.length > 0 && enclosing[enclosing.length - 1]!.node.endIndex <= f.node.startIndex) enclosing.pop();
         const container = open.map((o) => o.name);
         if (f.owner !== undefined) container.push(...f.owner.split('::'));
-        const inClass = (open.length > 0 && CLASS_LIKE.has(open[open.length - 1]!.kind)) || f.owner !== undefined;
+        const inClass = (enclosing.length > 0 && CLASS_LIKE.has(enclosing[enclosing.length - 1]!.kind)) || f.owner !== undefined;
+        enclosing.push(f);
         if (f.kind !== 'scope') {
             const kind: SymbolKind = f.kind === 'function' && inClass ? 'method' : f.kind;
             out.push({

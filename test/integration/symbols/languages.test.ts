@@ -108,4 +108,20 @@ describe('definitions per language', () => {
         const src = ['interface Shape { double area(); }', 'enum Color { RED }', 'class Circle implements Shape {', '  Circle() {}', '  public double area() { return 0; }', '}', ''].join('\n');
         expect(await defs('A.java', src)).toEqual(['1 interface Shape', '1 method Shape.area', '2 enum Color', '2 constant Color.RED', '3 class Circle', '4 method Circle.Circle', '5 method Circle.area']);
     });
+
+    it('Python: a function nested in a method is a function, as ctags has it, not a method', async () => {
+        const src = ['class Parser:', '    def parse(self):', '        def helper():', '            pass', '        return helper', ''].join('\n');
+        expect(await defs('n.py', src)).toEqual(['1 class Parser', '2 method Parser.parse', '3 function Parser.helper']);
+    });
+
+    it('C++: a template specialization is a definition of the template it specializes, with its methods', async () => {
+        const src = ['template <int N> struct chooser { };', 'template <> struct chooser<8> {', '  static int apply() { return 8; }', '};', 'template <class T> class box<T*> { };', ''].join('\n');
+        expect(await defs('s.hpp', src)).toEqual(['1 struct chooser', '2 struct chooser', '3 method chooser.apply', '5 class box']);
+    });
+
+    it('JavaScript and TypeScript: a named class expression is a class, its methods methods', async () => {
+        const src = ['var Node = class Node {', '  constructor() {}', '};', ''].join('\n');
+        expect(await defs('c.js', src)).toEqual(['1 variable Node', '1 class Node', '2 method Node.constructor']);
+        expect(await defs('c.ts', src)).toEqual(['1 variable Node', '1 class Node', '2 method Node.constructor']);
+    });
 });

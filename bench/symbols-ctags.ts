@@ -1,0 +1,141 @@
+/**
+ * Universal Ctags' definitions in the symbols bench's categories, per language, from its kinds
+ * (`ctags --list-kinds-full=<lang>`). A category a language's ctags parser has no kind for is not
+ * comparable there and is reported as such. docs/symbols-ctags.md explains each choice and quirk.
+ */
+import { execFileSync } from 'node:child_process';
+
+export const CATEGORIES = ['functions', 'methods', 'classes/structs', 'enums', 'macros', 'types'] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export interface Tag {
+    file: string;
+    name: string;
+    line: number;
+    /** Our definitions' last line (ctags gives one line, where the name is). */
+    endLine: number;
+    category: Category;
+    /** Why ctags is plainly wrong here (a tag that is no definition, a definition it lacks), else undefined. */
+    ctagsWrong?: string;
+}
+
+interface CtagsTag {
+    _type: string;
+    name: string;
+    path: string;
+    line: number;
+    kind: string;
+    pattern?: string;
+    scopeKind?: string;
+}
+
+/** ctags' parser name for each of our languages, and the options that make it read our extensions. */
+const PARSER: Record<string, { name: string; options: string[] }> = {
+    c: { name: 'C', options: ['--langmap=C:.c.h'] },
+    cpp: { name: 'C++', options: ['--langmap=C++:+.ipp'] },
+    javascript: { name: 'JavaScript', options: [] },
+    typescript: { name: 'TypeScript', options: [] },
+    // ctags 5.9 maps only .ts to TypeScript; its parser reads TSX's type syntax, not its JSX.
+    tsx: { name: 'TypeScript', options: ['--langmap=TypeScript:+.tsx'] },
+    python: { name: 'Python', options: [] },
+    go: { name: 'Go', options: [] },
+    rust: { name: 'Rust', options: [] },
+    java: { name: 'Java', options: [] },
+};
+
+/** A JS/TS variable whose value, as its first line shows, is a function: ctags calls it a constant or variable, we a function. */
+function functionValued(t: CtagsTag): boolean {
+    const line = (t.pattern ?? '').replace(/^\/\^|\$\/$/g, '');
+    const at = line.search(new RegExp(`(^|[^\\w$])${t.name.replace(/\$/g, '\\$')}\\s*(:[^=]*)?=[^=>]`));
+    if (at === -1) return false;
+    const value = line.slice(line.indexOf('=', at) + 1).trim();
+    return /^(async\s+)?(function\b|\([^()]*(\([^()]*\)[^()]*)*\)\s*(:[^=]+)?=>|[\w$]+\s*=>|\(\s*\{?\s*$|<)/.test(value);
+}
+
+function byKind(kinds: Readonly<Record<string, Category>>): (t: CtagsTag) => Category | undefined {
+    return (t) => (Object.hasOwn(kinds, t.kind) ? kinds[t.kind] : undefined);
+}
+
+/** Which kinds of ctags stand for each category, per language; `undefined` = not one of the categories. */
+const CLASSIFY: Record<string, (t: CtagsTag) => Category | undefined> = {
+    c: byKind({ function: 'functions', struct: 'classes/structs', union: 'classes/structs', enum: 'enums', macro: 'macros', typedef: 'types' }),
+    cpp: (t) => {
+        if (t.kind === 'function') return t.scopeKind === 'class' || t.scopeKind === 'struct' || t.scopeKind === 'union' ? 'methods' : 'functions';
+        return byKind({ class: 'classes/structs', struct: 'classes/structs', union: 'classes/structs', enum: 'enums', macro: 'macros', typedef: 'types' })(t);
+    },
+    javascript: (t) => {
+        if (t.kind === 'function' || t.kind === 'generator') return 'functions';
+        if (t.kind === 'method' || t.kind === 'getter' || t.kind === 'setter') return 'methods';
+        if ((t.kind === 'constant' || t.kind === 'variable') && t.scopeKind === undefined && functionValued(t)) return 'functions';
+        return t.kind === 'class' ? 'classes/structs' : undefined;
+    },
+    typescript: (t) => {
+        if (t.kind === 'function' || t.kind === 'generator') return 'functions';
+        if (t.kind === 'method') return 'methods';
+        if ((t.kind === 'constant' || t.kind === 'variable') && t.scopeKind === undefined && functionValued(t)) return 'functions';
+        return byKind({ class: 'classes/structs', enum: 'enums', interface: 'types', alias: 'types' })(t);
+    },
+    python: byKind({ function: 'functions', member: 'methods', class: 'classes/structs' }),
+    go: (t) => {
+        if (t.kind === 'func') return t.scopeKind === undefined || t.scopeKind === 'package' ? 'functions' : 'methods';
+        return byKind({ struct: 'classes/structs', interface: 'types', type: 'types', talias: 'types' })(t);
+    },
+    rust: byKind({ function: 'functions', method: 'methods', struct: 'classes/structs', enum: 'enums', macro: 'macros', typedef: 'types', interface: 'types' }),
+    java: byKind({ method: 'methods', class: 'classes/structs', enum: 'enums', interface: 'types', annotation: 'types' }),
+};
+CLASSIFY['tsx'] = CLASSIFY['typescript']!;
+
+/** The categories each language's ctags parser has kinds for; the others are not comparable. */
+export const COMPARABLE: Record<string, readonly Category[]> = {
+    c: ['functions', 'classes/structs', 'enums', 'macros', 'types'],
+    cpp: ['functions', 'methods', 'classes/structs', 'enums', 'macros', 'types'],
+    javascript: ['functions', 'methods', 'classes/structs'],
+    typescript: ['functions', 'methods', 'classes/structs', 'enums', 'types'],
+    tsx: ['functions', 'methods', 'classes/structs', 'enums', 'types'],
+    python: ['functions', 'methods', 'classes/structs'],
+    go: ['functions', 'methods', 'classes/structs', 'types'],
+    rust: ['functions', 'methods', 'classes/structs', 'enums', 'macros', 'types'],
+    java: ['methods', 'classes/structs', 'enums', 'types'],
+};
+
+/**
+ * ctags tags that name no definition. A C/C++ "function" in capitals at the start of its line is a
+ * macro call that expands to one (`BPF_CALL_2(bpf_map_push_elem, ...) {`): the function it names
+ * does not exist. A JavaScript `AnonymousFunction…` is a name ctags makes up. A TypeScript alias
+ * on a line like `type Foo as Bar,` is a name in an import or export list, not a type definition.
+ * A JavaScript "class" on `name = {` or `name: {` is an object literal.
+ */
+function wrongTag(lang: string, t: CtagsTag, category: Category): string | undefined {
+    const line = (t.pattern ?? '').replace(/^\/\^\s*|\$\/$/g, '');
+    if ((lang === 'c' || lang === 'cpp') && category === 'functions' && /^[A-Z][A-Z0-9_]*$/.test(t.name) && /^[A-Z][A-Z0-9_]*\s*\(/.test(line)) {
+        return 'macro call taken for a function';
+    }
+    if (lang === 'javascript' && t.name.startsWith('AnonymousFunction')) return 'made-up name of an anonymous function';
+    if (lang === 'javascript' && category === 'classes/structs' && new RegExp(`(^|[^\\w$])${t.name.replace(/\$/g, '\\$')}\\s*[:=]\\s*\\{`).test(line) && !/\bclass\b/.test(line)) return 'object literal taken for a class';
+    if ((lang === 'typescript' || lang === 'tsx') && t.kind === 'alias' && /^(\{\s*)?type\s+[\w$]+(\s+as\s+[\w$]+)?\s*,?\s*(\}.*)?$/.test(line.trim())) return 'import or export list entry';
+    if ((lang === 'typescript' || lang === 'tsx') && t.kind === 'alias' && /^(import|export)\s+(type\s+)?\{/.test(line.trim()) && !/=/.test(line)) return 'import or export list entry';
+    return undefined;
+}
+
+export function ctagsVersion(): string {
+    return execFileSync('ctags', ['--version'], { encoding: 'utf8' }).split('\n')[0]!.split(',')[0]!;
+}
+
+/** ctags' definitions in `files`, of the categories compared. */
+export function ctagsTags(files: readonly string[], lang: string): Tag[] {
+    const parser = PARSER[lang]!;
+    const args = [...parser.options, '--output-format=json', '--fields=+nKsZ', `--languages=${parser.name}`, '-L', '-', '-f', '-'];
+    const out = execFileSync('ctags', args, { input: files.join('\n'), encoding: 'utf8', maxBuffer: 1 << 30 });
+    const tags: Tag[] = [];
+    for (const line of out.split('\n')) {
+        if (!line.startsWith('{')) continue;
+        const t = JSON.parse(line) as CtagsTag;
+        if (t._type !== 'tag') continue;
+        const category = CLASSIFY[lang]!(t);
+        // ctags names anonymous structs and enums __anon...: they have no name to find.
+        if (category === undefined || t.name.startsWith('__anon')) continue;
+        const ctagsWrong = wrongTag(lang, t, category);
+        tags.push({ file: t.path, name: t.name, line: t.line, endLine: t.line, category, ...(ctagsWrong && { ctagsWrong }) });
+    }
+    return tags;
+}
