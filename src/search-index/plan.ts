@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { EntryPolicy } from '../search/shared/entry-policy.js';
 import { hasTwoForms } from '../search/shared/normal-form.js';
-import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
+import type { PlannedWalk } from '../search/backend.js';
+import type { PreparedSearch } from '../search/shared/protocol.js';
+import { ListedIds } from './candidate-ids.js';
 import { TableWalk } from './answer.js';
 import { ChangedEntries } from './changed-entries.js';
 import type { Changes } from './watch/changes.js';
@@ -59,7 +61,7 @@ export interface PlanFigures {
  * `.gitignore`), `null` when it would not narrow a content search (then the scan path is as fast).
  * @throws IndexFormatError when a segment read fails its checks.
  */
-export function planSearch(s: Served, search: PreparedSearch, rootReal: string): { segments: Segment[]; figures: PlanFigures } | null | undefined {
+export function planSearch(s: Served, search: PreparedSearch, rootReal: string): { walk: PlannedWalk; figures: PlanFigures } | null | undefined {
     const changes = s.changes;
     if (search.needTimes && changes.dirTimesPending) return undefined;
     // A changed `.gitignore` changes what its whole directory shows: the scan path.
@@ -98,7 +100,7 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
     const realOf = (rel: string): string => (rel === '' ? root : root === '/' ? `/${rel}` : `${root}/${rel}`);
     // Sparse: candidates, entries always decided one by one (links, special files, files not
     // indexed), files too large for this search; their directories are checked on the way.
-    const list = cands === null ? null : mergeIds(cands, table.always, 1, n, content && search.maxFileSize < s.maxFileSize ? bigFiles(table, 1, n, search.maxFileSize) : null);
+    const list = cands === null ? null : new ListedIds(mergeIds(cands, table.always, 1, n, content && search.maxFileSize < s.maxFileSize ? bigFiles(table, 1, n, search.maxFileSize) : null));
     const walk = new TableWalk(table, {
         search,
         rootId: sId,
@@ -112,9 +114,20 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
         // Only while the watcher reports changes: a change it noted empties the cache.
         links: changes.watching && !changes.blind ? table.links.at(changes.seq) : null,
     });
-    const segments = walk.run();
-    return { segments, figures: { candidates: cands === null ? hi - lo : countIn(cands, lo, hi), handedOut: walk.handedOut } };
+    const figures = { candidates: cands === null ? hi - lo : countIn(cands, lo, hi), handedOut: 0 };
+    // The walk in parts: the first about what `max_results` needs, each next one four times the last.
+    let budget = Math.max(MIN_PART, 2 * search.maxResults);
+    const part = (): PlannedWalk => {
+        const { segments, done } = walk.next(budget);
+        budget *= 4;
+        figures.handedOut = walk.handedOut;
+        return { segments, more: done ? null : part };
+    };
+    return { walk: part(), figures };
 }
+
+/** Entries decided in the first part of a walk at least (hits made, entries handed out). */
+const MIN_PART = 256;
 
 /** Text files in [lo, hi) above `max` bytes: the walk reports them as too large. */
 function bigFiles(table: Table, lo: number, hi: number, max: number): Uint32Array {
