@@ -3,14 +3,15 @@ import { EntryPolicy } from '../search/shared/entry-policy.js';
 import { hasTwoForms } from '../search/shared/normal-form.js';
 import type { PlannedWalk } from '../search/backend.js';
 import type { PreparedSearch } from '../search/shared/protocol.js';
-import { ListedIds } from './candidate-ids.js';
+import { ListedIds, type CandidateIds } from './candidate-ids.js';
 import { TableWalk } from './answer.js';
 import { ChangedEntries } from './changed-entries.js';
 import type { Changes } from './watch/changes.js';
 import { Flag, Kind } from './shared/format.js';
 import type { SegmentReader } from './shared/segment.js';
 import { planQuery } from './planner.js';
-import { evaluateQuery, segmentCandidates } from './postings.js';
+import { evaluateQuery, evaluateSegments, guessCandidates, segmentSources } from './postings.js';
+import { WindowedIds } from './windowed-ids.js';
 import { countIn, intersect, mergeIds } from './sorted-ids.js';
 import type { Table } from './table.js';
 import type { IndexState } from './status.js';
@@ -86,21 +87,30 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
     // one, which the index's grams do not find: its content search takes the scan path, its
     // names are decided one by one (shared/normal-form.ts).
     if (content && hasTwoForms(search.contentPattern!.source)) return null;
-    // Candidates over the whole table: a symlinked directory may lead anywhere in it.
-    let cands: Uint32Array | null = null;
-    // Estimated from the dictionaries to keep more than 60% of the files: broad, the scan path.
-    if (content) cands = segmentCandidates(s.segments, planQuery(search.contentPattern!.source, search.contentPattern!.flags), 1, n, 0.6 * n);
-    if (search.namePattern && !hasTwoForms(search.namePattern.source)) {
-        const byName = evaluateQuery(planQuery(search.namePattern.source, search.namePattern.flags), { list: (g) => table.nameIds(g), size: (g) => table.nameCount(g) });
-        if (byName !== null) cands = cands === null ? byName : intersect(cands, byName);
-    }
-    // A content search the index does not narrow to under half the entries: the scan path is as fast.
-    if (content && (cands === null || countIn(cands, lo, hi) * 2 > hi - lo)) return null;
     const root = s.root;
     const realOf = (rel: string): string => (rel === '' ? root : root === '/' ? `/${rel}` : `${root}/${rel}`);
-    // Sparse: candidates, entries always decided one by one (links, special files, files not
-    // indexed), files too large for this search; their directories are checked on the way.
-    const list = cands === null ? null : new ListedIds(mergeIds(cands, table.always, 1, n, content && search.maxFileSize < s.maxFileSize ? bigFiles(table, 1, n, search.maxFileSize) : null));
+    // Candidates over the whole table: a symlinked directory may lead anywhere in it. Sparse:
+    // candidates, entries always decided one by one (links, special files, files not indexed),
+    // files too large for this search; their directories are checked on the way.
+    const big = content && search.maxFileSize < s.maxFileSize ? bigFiles(table, 1, n, search.maxFileSize) : null;
+    const byName = search.namePattern && !hasTwoForms(search.namePattern.source) ? evaluateQuery(planQuery(search.namePattern.source, search.namePattern.flags), { list: (g) => table.nameIds(g), size: (g) => table.nameCount(g) }) : null;
+    let cands: Uint32Array | null = byName;
+    let list: CandidateIds | null = null;
+    if (content) {
+        const q = planQuery(search.contentPattern!.source, search.contentPattern!.flags);
+        const sources = segmentSources(s.segments, 1, n);
+        const guess = q.op === 'all' ? Number.POSITIVE_INFINITY : guessCandidates(sources, q);
+        // Many candidates, surely under half the searched ones: made as the walk goes (windowed-ids.ts).
+        if (byName === null && guess >= LAZY_FROM && guess * 2 <= hi - lo) list = new WindowedIds(sources, q, mergeIds(new Uint32Array(0), table.always, 1, n, big));
+        // Estimated from the dictionaries to keep more than 60% of the files: broad, left to the names or the scan path.
+        else if (guess <= 0.6 * n) {
+            const found = evaluateSegments(sources, q, 1, n)!;
+            cands = byName === null ? found : intersect(found, byName);
+        }
+        // A content search the index does not narrow to under half the entries: the scan path is as fast.
+        if (list === null && (cands === null || countIn(cands, lo, hi) * 2 > hi - lo)) return null;
+    }
+    if (list === null && cands !== null) list = new ListedIds(mergeIds(cands, table.always, 1, n, big));
     const walk = new TableWalk(table, {
         search,
         rootId: sId,
@@ -114,17 +124,21 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
         // Only while the watcher reports changes: a change it noted empties the cache.
         links: changes.watching && !changes.blind ? table.links.at(changes.seq) : null,
     });
-    const figures = { candidates: cands === null ? hi - lo : countIn(cands, lo, hi), handedOut: 0 };
+    const figures = { candidates: cands === null ? (list === null ? hi - lo : 0) : countIn(cands, lo, hi), handedOut: 0 };
     // The walk in parts: the first about what `max_results` needs, each next one four times the last.
     let budget = Math.max(MIN_PART, 2 * search.maxResults);
     const part = (): PlannedWalk => {
         const { segments, done } = walk.next(budget);
         budget *= 4;
         figures.handedOut = walk.handedOut;
+        if (list instanceof WindowedIds) figures.candidates = list.listed;
         return { segments, more: done ? null : part };
     };
     return { walk: part(), figures };
 }
+
+/** Candidates, as the dictionaries estimate them, from which they are made as the walk goes. */
+const LAZY_FROM = 2048;
 
 /** Entries decided in the first part of a walk at least (hits made, entries handed out). */
 const MIN_PART = 256;

@@ -144,9 +144,12 @@ export class SearchRun {
         const sessions = !tasks.risky;
         if (sessions) tasks.sessions.endIdle(slots, this.#stop !== null || this.#hooks.paused?.() === true || this.#engine.waiting > 0);
         while (this.#stop === null && walk.pending > 0 && !this.#hooks.paused?.()) {
-            // The rest of a planned walk is the last job in walk order: its part is made when nothing else waits.
+            // The rest of a planned walk is the last job in walk order: its part is made when nothing
+            // else waits, a thread is idle, and the tasks have not found `maxResults` hits yet (those
+            // all come before the rest in walk order, so the first ones are certain without it).
             const held = this.#more !== null ? 1 : 0;
             if (walk.pending === held) {
+                if ((sessions ? tasks.busy() : tasks.inflight.size) >= slots || this.#tally.found >= walk.maxResults) break;
                 const more = this.#more!;
                 this.#more = null;
                 this.#place(walk.take(1)[0]!, more());
