@@ -11,6 +11,9 @@ import { isListed, lowerBound, union } from './sorted-ids.js';
  * decodes and intersects the start of long lists only, not every file holding a common word.
  */
 
+/** Links' targets decided one by one before all candidates are made at once. */
+const POINTS = 32;
+
 const NO_POSTINGS: MaskedList = { ids: new Uint32Array(0), masks: new Uint16Array(0) };
 
 /** One segment's lists of a query's grams. */
@@ -36,6 +39,14 @@ class SegmentBytes {
     /** The postings in [a, b) (ranges asked in ascending order), as a source for the evaluation. */
     window(a: number, b: number): ListSource {
         return this.#source((g) => this.#lists.get(g)?.cursor.range(a, b) ?? NO_POSTINGS);
+    }
+
+    /** The postings of one id, decoded anew from the lists' starts. */
+    at(id: number): ListSource {
+        return this.#source((g) => {
+            const l = this.#lists.get(g);
+            return l ? new PostingCursor(l.bytes, this.firstId).range(id, id + 1) : NO_POSTINGS;
+        });
     }
 
     /** The whole lists, decoded anew from their bytes. */
@@ -78,6 +89,9 @@ export class WindowedIds implements CandidateIds {
     /** Where the ascending ranges stand. */
     #at = 0;
     #whole: Uint32Array | null = null;
+    /** Ids decided alone so far (see {@link has}). */
+    #points = 0;
+    /** Candidates of the query in the ranges asked for (not counting `extra`). */
     listed = 0;
 
     constructor(sources: readonly SegmentLists[], q: NgramQuery, extra: Uint32Array) {
@@ -88,12 +102,19 @@ export class WindowedIds implements CandidateIds {
     }
 
     within(a: number, b: number): Uint32Array {
-        const out = a >= this.#at ? this.#forward(a, b) : this.#all().subarray(lowerBound(this.#all(), a), lowerBound(this.#all(), b));
-        this.listed += out.length;
+        const all = a >= this.#at ? null : this.#all();
+        const out = all === null ? this.#forward(a, b) : all.subarray(lowerBound(all, a), lowerBound(all, b));
+        this.listed += out.length - (lowerBound(this.#extra, b) - lowerBound(this.#extra, a));
         return out;
     }
 
     has(id: number): boolean {
+        if (isListed(this.#extra, id)) return true;
+        // Perf: a link's target decoded alone, up to its id (the lists' starts), for the first few links a walk meets.
+        if (this.#whole === null && this.#points++ < POINTS) {
+            const seg = this.#segs.find((x) => id >= x.firstId && id < x.end);
+            return seg === undefined || (evaluateQuery(this.#q, seg.at(id))?.length ?? 1) > 0;
+        }
         return isListed(this.#all(), id);
     }
 
