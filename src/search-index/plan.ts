@@ -131,7 +131,10 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
         const { segments, done } = walk.next(budget);
         budget *= 4;
         figures.handedOut = walk.handedOut;
-        if (list instanceof WindowedIds) figures.candidates = list.listed;
+        if (list instanceof WindowedIds) {
+            figures.candidates = list.listed;
+            list.strict = false;
+        }
         return { segments, more: done ? null : part };
     };
     return { walk: part(), figures };

@@ -2,12 +2,12 @@ import type { CandidateIds } from './candidate-ids.js';
 import type { NgramQuery } from './planner.js';
 import { evaluateQuery, type ListSource, type SegmentLists } from './postings.js';
 import { decodePostings, MASK_BYTES, PostingCursor, type MaskedList } from './shared/posting-codec.js';
-import { isListed, lowerBound, union } from './sorted-ids.js';
+import { countIn, isListed, lowerBound, union } from './sorted-ids.js';
 
 /**
- * Content candidates made as the walk goes: the query's posting lists are read and checked when
- * the search is planned (so later parts read no file, whatever happens to the index meanwhile),
- * then decoded and evaluated one id range at a time. Perf: a search that stops at `max_results`
+ * Content candidates made as the walk goes: the query's posting lists are read (each checked) when
+ * first needed, decoded and evaluated one id range at a time, rarest first with the same early
+ * stop as a whole evaluation. Perf: a search that stops at `max_results`
  * decodes and intersects the start of long lists only, not every file holding a common word.
  */
 
@@ -16,44 +16,76 @@ const POINTS = 32;
 
 const NO_POSTINGS: MaskedList = { ids: new Uint32Array(0), masks: new Uint16Array(0) };
 
-/** One segment's lists of a query's grams. */
+/** A gram's list in one segment: its bytes and where their decoding stands; `unknown` when a read after the first part failed. */
+type Entry = { bytes: Uint8Array; cursor: PostingCursor } | 'absent' | 'unknown';
+
+/** One segment's lists of a query's grams, each read and checked when first needed. */
 class SegmentBytes {
     readonly firstId: number;
     readonly end: number;
-    readonly #lists = new Map<number, { bytes: Uint8Array; cursor: PostingCursor } | null>();
+    readonly #src: SegmentLists;
+    readonly #strict: () => boolean;
+    readonly #lists = new Map<number, Entry>();
 
-    constructor(src: SegmentLists, grams: Iterable<number>) {
+    constructor(src: SegmentLists, strict: () => boolean) {
+        this.#src = src;
+        this.#strict = strict;
         this.firstId = src.seg.firstId;
         this.end = src.seg.firstId + src.seg.fileCount;
-        for (const g of grams) {
-            const ref = src.ref(g);
-            const bytes = ref === null ? null : src.seg.readBytes(ref);
-            this.#lists.set(g, bytes === null ? null : { bytes, cursor: new PostingCursor(bytes, this.firstId) });
-        }
     }
 
+    /**
+     * Gram `g`'s list. A read failing while the search is planned fails it (the index is then
+     * rebuilt); later (the segment closed by a new generation, a failed check) the gram narrows
+     * nothing: every file of the segment holds it, as far as this search knows.
+     */
+    #entry(g: number): Entry {
+        let e = this.#lists.get(g);
+        if (e === undefined) {
+            try {
+                const ref = this.#src.ref(g);
+                const bytes = ref === null ? null : this.#src.seg.readBytes(ref);
+                e = bytes === null ? 'absent' : { bytes, cursor: new PostingCursor(bytes, this.firstId) };
+            } catch (err) {
+                if (this.#strict()) throw err;
+                e = 'unknown';
+            }
+            this.#lists.set(g, e);
+        }
+        return e;
+    }
+
+    /** An estimate of the list's length, for the order of the intersection only (0 when the lookup fails after the first part). */
     #size(g: number): number {
-        return Math.ceil((this.#lists.get(g)?.bytes.length ?? 0) / (1 + MASK_BYTES));
+        try {
+            return Math.ceil((this.#src.ref(g)?.len ?? 0) / (1 + MASK_BYTES));
+        } catch (err) {
+            if (this.#strict()) throw err;
+            return 0;
+        }
     }
 
     /** The postings in [a, b) (ranges asked in ascending order), as a source for the evaluation. */
     window(a: number, b: number): ListSource {
-        return this.#source((g) => this.#lists.get(g)?.cursor.range(a, b) ?? NO_POSTINGS);
+        return this.#source((g) => {
+            const e = this.#entry(g);
+            return e === 'absent' ? NO_POSTINGS : e === 'unknown' ? every(Math.max(a, this.firstId), Math.min(b, this.end)) : e.cursor.range(a, b);
+        });
     }
 
     /** The postings of one id, decoded anew from the lists' starts. */
     at(id: number): ListSource {
         return this.#source((g) => {
-            const l = this.#lists.get(g);
-            return l ? new PostingCursor(l.bytes, this.firstId).range(id, id + 1) : NO_POSTINGS;
+            const e = this.#entry(g);
+            return e === 'absent' ? NO_POSTINGS : e === 'unknown' ? every(id, id + 1) : new PostingCursor(e.bytes, this.firstId).range(id, id + 1);
         });
     }
 
     /** The whole lists, decoded anew from their bytes. */
     whole(): ListSource {
         return this.#source((g) => {
-            const l = this.#lists.get(g);
-            return l ? decodePostings(l.bytes, this.firstId) : NO_POSTINGS;
+            const e = this.#entry(g);
+            return e === 'absent' ? NO_POSTINGS : e === 'unknown' ? every(this.firstId, this.end) : decodePostings(e.bytes, this.firstId);
         });
     }
 
@@ -68,17 +100,15 @@ class SegmentBytes {
     }
 }
 
-/** The grams a query names. */
-function gramsOf(q: NgramQuery, out = new Set<number>()): Set<number> {
-    if (q.op === 'gram') out.add(q.gram);
-    else if (q.op === 'seq') for (const g of q.grams) out.add(g);
-    else if (q.op === 'and' || q.op === 'or') for (const c of q.of) gramsOf(c, out);
-    return out;
-}
-
 /** Every id of [a, b). */
 function span(a: number, b: number): Uint32Array {
     return Uint32Array.from({ length: Math.max(0, b - a) }, (_, k) => a + k);
+}
+
+/** Postings of every id of [a, b), with masks that rule nothing out. */
+function every(a: number, b: number): MaskedList {
+    const ids = span(a, b);
+    return { ids, masks: new Uint16Array(ids.length).fill(0xffff) };
 }
 
 /** Candidates of `q` (neither `all` nor `none`), with `extra` (sorted ids always looked at) added. */
@@ -89,23 +119,27 @@ export class WindowedIds implements CandidateIds {
     /** Where the ascending ranges stand. */
     #at = 0;
     #whole: Uint32Array | null = null;
+    /** The query's candidates in it, without `extra`. */
+    #allQuery: Uint32Array | null = null;
     /** Ids decided alone so far (see {@link has}). */
     #points = 0;
     /** Candidates of the query in the ranges asked for (not counting `extra`). */
     listed = 0;
 
+    /** While set, a failed read fails the search (see SegmentBytes); cleared once its first part is made. */
+    strict = true;
+
     constructor(sources: readonly SegmentLists[], q: NgramQuery, extra: Uint32Array) {
         this.#q = q;
-        const grams = gramsOf(q);
-        this.#segs = sources.map((src) => new SegmentBytes(src, grams));
+        this.#segs = sources.map((src) => new SegmentBytes(src, () => this.strict));
         this.#extra = extra;
     }
 
     within(a: number, b: number): Uint32Array {
-        const all = a >= this.#at ? null : this.#all();
-        const out = all === null ? this.#forward(a, b) : all.subarray(lowerBound(all, a), lowerBound(all, b));
-        this.listed += out.length - (lowerBound(this.#extra, b) - lowerBound(this.#extra, a));
-        return out;
+        if (a >= this.#at) return this.#forward(a, b);
+        const all = this.#all();
+        this.listed += countIn(this.#allQuery!, a, b);
+        return all.subarray(lowerBound(all, a), lowerBound(all, b));
     }
 
     has(id: number): boolean {
@@ -123,8 +157,9 @@ export class WindowedIds implements CandidateIds {
         let acc = this.#extra.subarray(lowerBound(this.#extra, a), lowerBound(this.#extra, b));
         for (const seg of this.#segs) {
             if (seg.end <= a || seg.firstId >= b) continue;
-            const r = evaluateQuery(this.#q, seg.window(a, b));
-            acc = union(acc, r ?? span(Math.max(a, seg.firstId), Math.min(b, seg.end)));
+            const r = evaluateQuery(this.#q, seg.window(a, b)) ?? span(Math.max(a, seg.firstId), Math.min(b, seg.end));
+            this.listed += r.length;
+            acc = union(acc, r);
         }
         return acc;
     }
@@ -132,9 +167,10 @@ export class WindowedIds implements CandidateIds {
     /** Every candidate, for ranges behind the walk (a linked directory) and links' targets; made once. */
     #all(): Uint32Array {
         if (this.#whole === null) {
-            let acc = this.#extra;
+            let acc: Uint32Array = new Uint32Array(0);
             for (const seg of this.#segs) acc = union(acc, evaluateQuery(this.#q, seg.whole()) ?? span(seg.firstId, seg.end));
-            this.#whole = acc;
+            this.#allQuery = acc;
+            this.#whole = union(acc, this.#extra);
         }
         return this.#whole;
     }
