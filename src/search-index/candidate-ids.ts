@@ -34,7 +34,7 @@ export class ListedIds implements CandidateIds {
     }
 }
 
-/** The ids of `list` in [a, b), one at a time, asked of it in ranges that double as the walk goes. */
+/** The ids of `list` in [a, b), one at a time, asked of it in ranges that grow as the walk goes. */
 export class IdCursor {
     readonly #list: CandidateIds;
     readonly #end: number;
@@ -57,8 +57,10 @@ export class IdCursor {
             this.#ids = this.#list.within(this.#next, to);
             this.#k = 0;
             this.#next = to;
-            // Perf: small ranges first for a search that stops early; larger ones keep the calls few.
-            this.#span = Math.min(this.#span * 2, 1 << 20);
+            // Perf: small ranges first for a search that stops early, then sized for about 1,024 ids
+            // each, so that sparse candidates (a rare word) cross the table in a few ranges.
+            const got = this.#ids.length;
+            this.#span = Math.min(this.#span * (got === 0 ? 64 : Math.min(64, Math.max(2, Math.ceil(1024 / got)))), 1 << 26);
         }
         return this.#ids[this.#k++]!;
     }

@@ -100,9 +100,10 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
         const q = planQuery(search.contentPattern!.source, search.contentPattern!.flags);
         const sources = segmentSources(s.segments, 1, n);
         const guess = q.op === 'all' ? Number.POSITIVE_INFINITY : guessCandidates(sources, q);
-        // Many candidates, surely under half the searched ones: made as the walk goes (windowed-ids.ts).
-        if (byName === null && guess >= LAZY_FROM && guess * 2 <= hi - lo) list = new WindowedIds(sources, q, mergeIds(new Uint32Array(0), table.always, 1, n, big));
-        // Estimated from the dictionaries to keep more than 60% of the files: broad, left to the names or the scan path.
+        // Estimated from the dictionaries to keep more than 60% of the files: broad, left to the names
+        // or the scan path. Many candidates: made as the walk goes (windowed-ids.ts), which costs what
+        // the search reads, so the scan path would not be faster.
+        if (byName === null && guess >= LAZY_FROM && guess <= 0.6 * n) list = new WindowedIds(sources, q, mergeIds(new Uint32Array(0), table.always, 1, n, big));
         else if (guess <= 0.6 * n) {
             const found = evaluateSegments(sources, q, 1, n)!;
             cands = byName === null ? found : intersect(found, byName);

@@ -11,8 +11,9 @@ import { countIn, isListed, lowerBound, union } from './sorted-ids.js';
  * decodes and intersects the start of long lists only, not every file holding a common word.
  */
 
-/** Links' targets decided one by one before all candidates are made at once. */
+/** Links' targets beyond the ranges made decided one by one, and how far ahead the ranges are made for one. */
 const POINTS = 32;
+const AHEAD = 65_536;
 
 const NO_POSTINGS: MaskedList = { ids: new Uint32Array(0), masks: new Uint16Array(0) };
 
@@ -116,14 +117,17 @@ export class WindowedIds implements CandidateIds {
     readonly #q: NgramQuery;
     readonly #segs: SegmentBytes[];
     readonly #extra: Uint32Array;
-    /** Where the ascending ranges stand. */
-    #at = 0;
+    /** The ascending ranges made so far, [#from, #done), and their ids (candidates and `extra`): `#made[0, #n)`. */
+    #from = -1;
+    #done = -1;
+    #made = new Uint32Array(1024);
+    #n = 0;
     #whole: Uint32Array | null = null;
     /** The query's candidates in it, without `extra`. */
     #allQuery: Uint32Array | null = null;
     /** Ids decided alone so far (see {@link has}). */
     #points = 0;
-    /** Candidates of the query in the ranges asked for (not counting `extra`). */
+    /** Candidates of the query made so far (not counting `extra`). */
     listed = 0;
 
     /** While set, a failed read fails the search (see SegmentBytes); cleared once its first part is made. */
@@ -136,24 +140,39 @@ export class WindowedIds implements CandidateIds {
     }
 
     within(a: number, b: number): Uint32Array {
-        if (a >= this.#at) return this.#forward(a, b);
-        const all = this.#all();
-        this.listed += countIn(this.#allQuery!, a, b);
-        return all.subarray(lowerBound(all, a), lowerBound(all, b));
+        if (this.#from === -1) this.#from = this.#done = a;
+        if (a < this.#from) {
+            const all = this.#all();
+            this.listed += countIn(this.#allQuery!, a, b);
+            return all.subarray(lowerBound(all, a), lowerBound(all, b));
+        }
+        this.#makeTo(b);
+        const made = this.#made.subarray(0, this.#n);
+        return made.subarray(lowerBound(made, a), lowerBound(made, b));
     }
 
+    /**
+     * Whether a link's target is a candidate: from the ranges made, made up to it when it lies a
+     * little ahead, decoded alone for the first few others; past those it is handed to the workers
+     * (Perf: never every candidate made at once for a link).
+     */
     has(id: number): boolean {
         if (isListed(this.#extra, id)) return true;
-        // Perf: a link's target decoded alone, up to its id (the lists' starts), for the first few links a walk meets.
-        if (this.#whole === null && this.#points++ < POINTS) {
-            const seg = this.#segs.find((x) => id >= x.firstId && id < x.end);
-            return seg === undefined || (evaluateQuery(this.#q, seg.at(id))?.length ?? 1) > 0;
+        if (this.#whole !== null) return isListed(this.#whole, id);
+        if (this.#from !== -1 && id >= this.#from) {
+            if (id >= this.#done && id - this.#done <= AHEAD) this.#makeTo(id + 1);
+            if (id < this.#done) return isListed(this.#made.subarray(0, this.#n), id);
         }
-        return isListed(this.#all(), id);
+        if (this.#points++ >= POINTS) return true;
+        const seg = this.#segs.find((x) => id >= x.firstId && id < x.end);
+        return seg === undefined || (evaluateQuery(this.#q, seg.at(id))?.length ?? 1) > 0;
     }
 
-    #forward(a: number, b: number): Uint32Array {
-        this.#at = b;
+    /** Makes the candidates of [#done, b). */
+    #makeTo(b: number): void {
+        const a = this.#done;
+        if (b <= a) return;
+        this.#done = b;
         let acc = this.#extra.subarray(lowerBound(this.#extra, a), lowerBound(this.#extra, b));
         for (const seg of this.#segs) {
             if (seg.end <= a || seg.firstId >= b) continue;
@@ -161,7 +180,13 @@ export class WindowedIds implements CandidateIds {
             this.listed += r.length;
             acc = union(acc, r);
         }
-        return acc;
+        if (this.#n + acc.length > this.#made.length) {
+            const grown = new Uint32Array(Math.max(2 * this.#made.length, this.#n + acc.length));
+            grown.set(this.#made.subarray(0, this.#n));
+            this.#made = grown;
+        }
+        this.#made.set(acc, this.#n);
+        this.#n += acc.length;
     }
 
     /** Every candidate, for ranges behind the walk (a linked directory) and links' targets; made once. */
