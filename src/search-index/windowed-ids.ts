@@ -13,7 +13,7 @@ import { countIn, isListed, lowerBound, union } from './sorted-ids.js';
 
 /** Links' targets beyond the ranges made decided one by one, and how far ahead the ranges are made for one. */
 const POINTS = 32;
-const AHEAD = 65_536;
+const AHEAD = 16_384;
 
 const NO_POSTINGS: MaskedList = { ids: new Uint32Array(0), masks: new Uint16Array(0) };
 
