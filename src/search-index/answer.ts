@@ -40,7 +40,7 @@ export interface WalkQuery {
     links: Map<number, ResolvedLink> | null;
 }
 
-/** Answers one search from the table; {@link run} gives the walked root's segments. */
+/** Answers one search from the table; {@link next} gives the walked root's segments, part by part. */
 export class TableWalk {
     readonly #table: Table;
     readonly #q: WalkQuery;
@@ -66,11 +66,6 @@ export class TableWalk {
         this.#gitignore = q.policy.ignores !== null;
         this.#next = q.rootId + 1;
         this.#cursor = q.list === null ? null : new IdCursor(q.list, this.#next, table.t.end[q.rootId]!);
-    }
-
-    /** The whole walk's segments. */
-    run(): Segment[] {
-        return this.next(Number.POSITIVE_INFINITY).segments;
     }
 
     /**

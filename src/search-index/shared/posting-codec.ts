@@ -33,28 +33,7 @@ export interface MaskedList {
 
 /** Decodes a posting list into absolute ids (`firstId` + local id) and their packed masks. */
 export function decodePostings(buf: Uint8Array, firstId: number): MaskedList {
-    // At most one posting per 3 bytes.
-    const cap = Math.ceil(buf.length / (1 + MASK_BYTES));
-    const ids = new Uint32Array(cap);
-    const masks = new Uint16Array(cap);
-    let n = 0;
-    let prev = -1;
-    let i = 0;
-    while (i < buf.length) {
-        let v = 0;
-        let shift = 0;
-        let b: number;
-        do {
-            b = buf[i++]!;
-            v += (b & 0x7f) * 2 ** shift;
-            shift += 7;
-        } while (b & 0x80 && i < buf.length);
-        prev += v;
-        ids[n] = prev + firstId;
-        masks[n++] = (buf[i]! << 8) | buf[i + 1]!;
-        i += MASK_BYTES;
-    }
-    return { ids: ids.subarray(0, n), masks: masks.subarray(0, n) };
+    return new PostingCursor(buf, firstId).range(0, Number.POSITIVE_INFINITY);
 }
 
 /**
