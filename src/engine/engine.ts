@@ -1,9 +1,9 @@
 import os from 'node:os';
 import type { Piscina } from 'piscina';
 import { asPrepared } from '../search/prepare.js';
-import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
+import type { PreparedSearch } from '../search/shared/protocol.js';
 import { readMany, type ReadManyOptions } from '../read/read-many.js';
-import type { BackendSource, SearchBackend, WriteEvent } from '../search/backend.js';
+import type { BackendSource, PlannedWalk, SearchBackend, WriteEvent } from '../search/backend.js';
 import { SearchRun } from '../search/search-run.js';
 import { streamHits } from '../search/stream.js';
 import type { RunOptions, TaskRunner } from '../search/task-runner.js';
@@ -138,10 +138,10 @@ export class Engine implements TaskRunner {
     }
 
     /** The first backend's walk of `search`, or `null` for the scan path (also when a backend fails: it only ever narrows). */
-    async planSearch(search: PreparedSearch, rootReal: string): Promise<Segment[] | null> {
+    async planSearch(search: PreparedSearch, rootReal: string): Promise<PlannedWalk | null> {
         for (const b of this.backends) {
             const planned = await b.plan(search, rootReal).catch(() => null);
-            if (planned !== null) return planned;
+            if (planned !== null) return Array.isArray(planned) ? { segments: planned, more: null } : planned;
         }
         return null;
     }

@@ -6,7 +6,7 @@ import { Flag, Kind } from './shared/format.js';
 import type { ChangedEntries, Extra } from './changed-entries.js';
 import { linkInTable, resolveLink, type ResolvedLink } from './resolved-link.js';
 import { SegmentWriter } from './segment-writer.js';
-import { isListed, lowerBound } from './sorted-ids.js';
+import { IdCursor, type CandidateIds } from './candidate-ids.js';
 import type { Table } from './table.js';
 import { displayOf, framesIn, subOf, type Frame } from './table-frame.js';
 
@@ -29,8 +29,8 @@ export interface WalkQuery {
     gitignore: IgnoreFrame[] | null;
     /** Which entries the search keeps (the workers' policy, see entry-policy.ts). */
     policy: EntryPolicy;
-    /** Ids the index could not rule out (ascending), or `null` for every entry. */
-    list: Uint32Array | null;
+    /** Ids the index could not rule out, or `null` for every entry. */
+    list: CandidateIds | null;
     changed: ChangedEntries;
     /** Real path of a table path. */
     realOf(rel: string): string;
@@ -40,7 +40,7 @@ export interface WalkQuery {
     links: Map<number, ResolvedLink> | null;
 }
 
-/** Answers one search from the table; {@link run} gives the walked root's segments. */
+/** Answers one search from the table; {@link next} gives the walked root's segments, part by part. */
 export class TableWalk {
     readonly #table: Table;
     readonly #q: WalkQuery;
@@ -52,6 +52,9 @@ export class TableWalk {
     readonly #out = new SegmentWriter();
     #extra = 0;
     #depth = 0;
+    /** Where the main frame's walk goes on: the next id, or the listed ids from it. */
+    #next: number;
+    readonly #cursor: IdCursor | null;
 
     constructor(table: Table, q: WalkQuery) {
         this.#table = table;
@@ -61,11 +64,20 @@ export class TableWalk {
         this.#content = q.search.contentPattern !== undefined;
         this.#policy = q.policy;
         this.#gitignore = q.policy.ignores !== null;
+        this.#next = q.rootId + 1;
+        this.#cursor = q.list === null ? null : new IdCursor(q.list, this.#next, table.t.end[q.rootId]!);
     }
 
-    run(): Segment[] {
-        this.#runFrame(this.#main);
-        return this.#out.finish();
+    /**
+     * The next part of the walk: its segments once at least `budget` entries were decided in it
+     * (hits made here or entries handed out), or up to the end (`done`). Perf: a search stopped by
+     * `max_results` takes few parts, and the table is walked only as far as its hits lie.
+     */
+    next(budget: number): { segments: Segment[]; done: boolean } {
+        const stopAt = this.#out.decided + budget;
+        const done = this.#runMain(() => this.#out.decided >= stopAt);
+        if (done) this.#extrasBefore(Number.MAX_SAFE_INTEGER);
+        return { segments: this.#out.finish(), done };
     }
 
     /** Entries handed to the workers. */
@@ -199,7 +211,7 @@ export class TableWalk {
         const { tRel, tId } = linkInTable(resolved, this.#q.root, (rel) => table.idOf(rel));
         const vouched = tId !== undefined && t.kind[tId] === Kind.File && !changed.touches(tRel) && st.size === t.size[tId] && st.mtimeMs === t.mtime[tId] && st.size <= search.maxFileSize;
         if (vouched && t.flags[tId]! & (Flag.Binary | Flag.Empty)) return;
-        if (vouched && t.flags[tId]! & Flag.Indexed && list !== null && !isListed(list, tId)) return;
+        if (vouched && t.flags[tId]! & Flag.Indexed && list !== null && !list.has(tId)) return;
         this.#toWalk(t.parent[i]!, f, name, Kind.Link);
     }
 
@@ -232,28 +244,48 @@ export class TableWalk {
         return i + 1;
     }
 
-    /** The entries of frame `f` in walk order: every one, or only the listed ids (their directories checked on the way). */
+    /** The entries of frame `f` (a linked directory's) in walk order: every one, or only the listed ids (their directories checked on the way). */
     #runFrame(f: Frame): void {
         const t = this.#table.t;
         const list = this.#q.list;
         const changed = this.#q.changed;
         const a = f.rootId + 1;
         const b = t.end[f.rootId]!;
-        const isMain = f === this.#main;
         if (list === null) {
             for (let i = a; i < b; ) {
-                if (isMain) this.#extrasBefore(i);
                 const skipTo = changed.blockedTo(i);
                 i = skipTo !== -1 ? skipTo : this.#entry(i, f);
             }
         } else {
-            for (let k = lowerBound(list, a); k < list.length && list[k]! < b; k++) {
-                const i = list[k]!;
-                if (isMain) this.#extrasBefore(i);
-                if (changed.blockedTo(i) !== -1 || !this.#dirAllowed(t.parent[i]!, f)) continue;
-                this.#entry(i, f);
-            }
+            for (const i of list.within(a, b)) if (changed.blockedTo(i) === -1 && this.#dirAllowed(t.parent[i]!, f)) this.#entry(i, f);
         }
-        if (isMain) this.#extrasBefore(Number.MAX_SAFE_INTEGER);
+    }
+
+    /** The main frame's entries from where its walk stands, with the changed ones in place, until `full()` or its end (then true). */
+    #runMain(full: () => boolean): boolean {
+        const t = this.#table.t;
+        const list = this.#q.list;
+        const changed = this.#q.changed;
+        const f = this.#main;
+        const b = t.end[f.rootId]!;
+        if (list === null) {
+            for (let i = this.#next; i < b; ) {
+                if (full()) {
+                    this.#next = i;
+                    return false;
+                }
+                this.#extrasBefore(i);
+                const skipTo = changed.blockedTo(i);
+                i = skipTo !== -1 ? skipTo : this.#entry(i, f);
+            }
+            return true;
+        }
+        for (;;) {
+            if (full()) return false;
+            const i = this.#cursor!.next();
+            if (i === -1) return true;
+            this.#extrasBefore(i);
+            if (changed.blockedTo(i) === -1 && this.#dirAllowed(t.parent[i]!, f)) this.#entry(i, f);
+        }
     }
 }

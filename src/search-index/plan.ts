@@ -1,14 +1,17 @@
 import path from 'node:path';
 import { EntryPolicy } from '../search/shared/entry-policy.js';
 import { hasTwoForms } from '../search/shared/normal-form.js';
-import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
+import type { PlannedWalk } from '../search/backend.js';
+import type { PreparedSearch } from '../search/shared/protocol.js';
+import { ListedIds, type CandidateIds } from './candidate-ids.js';
 import { TableWalk } from './answer.js';
 import { ChangedEntries } from './changed-entries.js';
 import type { Changes } from './watch/changes.js';
 import { Flag, Kind } from './shared/format.js';
 import type { SegmentReader } from './shared/segment.js';
 import { planQuery } from './planner.js';
-import { evaluateQuery, segmentCandidates } from './postings.js';
+import { evaluateQuery, evaluateSegments, guessCandidates, segmentSources } from './postings.js';
+import { WindowedIds } from './windowed-ids.js';
 import { countIn, intersect, mergeIds } from './sorted-ids.js';
 import type { Table } from './table.js';
 import type { IndexState } from './status.js';
@@ -59,7 +62,7 @@ export interface PlanFigures {
  * `.gitignore`), `null` when it would not narrow a content search (then the scan path is as fast).
  * @throws IndexFormatError when a segment read fails its checks.
  */
-export function planSearch(s: Served, search: PreparedSearch, rootReal: string): { segments: Segment[]; figures: PlanFigures } | null | undefined {
+export function planSearch(s: Served, search: PreparedSearch, rootReal: string): { walk: PlannedWalk; figures: PlanFigures } | null | undefined {
     const changes = s.changes;
     if (search.needTimes && changes.dirTimesPending) return undefined;
     // A changed `.gitignore` changes what its whole directory shows: the scan path.
@@ -84,21 +87,31 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
     // one, which the index's grams do not find: its content search takes the scan path, its
     // names are decided one by one (shared/normal-form.ts).
     if (content && hasTwoForms(search.contentPattern!.source)) return null;
-    // Candidates over the whole table: a symlinked directory may lead anywhere in it.
-    let cands: Uint32Array | null = null;
-    // Estimated from the dictionaries to keep more than 60% of the files: broad, the scan path.
-    if (content) cands = segmentCandidates(s.segments, planQuery(search.contentPattern!.source, search.contentPattern!.flags), 1, n, 0.6 * n);
-    if (search.namePattern && !hasTwoForms(search.namePattern.source)) {
-        const byName = evaluateQuery(planQuery(search.namePattern.source, search.namePattern.flags), { list: (g) => table.nameIds(g), size: (g) => table.nameCount(g) });
-        if (byName !== null) cands = cands === null ? byName : intersect(cands, byName);
-    }
-    // A content search the index does not narrow to under half the entries: the scan path is as fast.
-    if (content && (cands === null || countIn(cands, lo, hi) * 2 > hi - lo)) return null;
     const root = s.root;
     const realOf = (rel: string): string => (rel === '' ? root : root === '/' ? `/${rel}` : `${root}/${rel}`);
-    // Sparse: candidates, entries always decided one by one (links, special files, files not
-    // indexed), files too large for this search; their directories are checked on the way.
-    const list = cands === null ? null : mergeIds(cands, table.always, 1, n, content && search.maxFileSize < s.maxFileSize ? bigFiles(table, 1, n, search.maxFileSize) : null);
+    // Candidates over the whole table: a symlinked directory may lead anywhere in it. Sparse:
+    // candidates, entries always decided one by one (links, special files, files not indexed),
+    // files too large for this search; their directories are checked on the way.
+    const big = content && search.maxFileSize < s.maxFileSize ? bigFiles(table, 1, n, search.maxFileSize) : null;
+    const byName = search.namePattern && !hasTwoForms(search.namePattern.source) ? evaluateQuery(planQuery(search.namePattern.source, search.namePattern.flags), { list: (g) => table.nameIds(g), size: (g) => table.nameCount(g) }) : null;
+    let cands: Uint32Array | null = byName;
+    let list: CandidateIds | null = null;
+    if (content) {
+        const q = planQuery(search.contentPattern!.source, search.contentPattern!.flags);
+        const sources = segmentSources(s.segments, 1, n);
+        const guess = q.op === 'all' ? Number.POSITIVE_INFINITY : guessCandidates(sources, q);
+        // Estimated from the dictionaries to keep more than 60% of the files: broad, left to the names
+        // or the scan path. Many candidates: made as the walk goes (windowed-ids.ts), which costs what
+        // the search reads, so the scan path would not be faster.
+        if (byName === null && guess >= LAZY_FROM && guess <= 0.6 * n) list = new WindowedIds(sources, q, mergeIds(new Uint32Array(0), table.always, 1, n, big));
+        else if (guess <= 0.6 * n) {
+            const found = evaluateSegments(sources, q, 1, n)!;
+            cands = byName === null ? found : intersect(found, byName);
+        }
+        // A content search the index does not narrow to under half the entries: the scan path is as fast.
+        if (list === null && (cands === null || countIn(cands, lo, hi) * 2 > hi - lo)) return null;
+    }
+    if (list === null && cands !== null) list = new ListedIds(mergeIds(cands, table.always, 1, n, big));
     const walk = new TableWalk(table, {
         search,
         rootId: sId,
@@ -112,9 +125,27 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
         // Only while the watcher reports changes: a change it noted empties the cache.
         links: changes.watching && !changes.blind ? table.links.at(changes.seq) : null,
     });
-    const segments = walk.run();
-    return { segments, figures: { candidates: cands === null ? hi - lo : countIn(cands, lo, hi), handedOut: walk.handedOut } };
+    const figures = { candidates: cands === null ? (list === null ? hi - lo : 0) : countIn(cands, lo, hi), handedOut: 0 };
+    // The walk in parts: the first about what `max_results` needs, each next one four times the last.
+    let budget = Math.max(MIN_PART, 2 * search.maxResults);
+    const part = (): PlannedWalk => {
+        const { segments, done } = walk.next(budget);
+        budget *= 4;
+        figures.handedOut = walk.handedOut;
+        if (list instanceof WindowedIds) {
+            figures.candidates = list.listed;
+            list.strict = false;
+        }
+        return { segments, more: done ? null : part };
+    };
+    return { walk: part(), figures };
 }
+
+/** Candidates, as the dictionaries estimate them, from which they are made as the walk goes. */
+const LAZY_FROM = 2048;
+
+/** Entries decided in the first part of a walk at least (hits made, entries handed out). */
+const MIN_PART = 256;
 
 /** Text files in [lo, hi) above `max` bytes: the walk reports them as too large. */
 function bigFiles(table: Table, lo: number, hi: number, max: number): Uint32Array {

@@ -105,31 +105,32 @@ function literalCandidates(grams: readonly number[], src: ListSource): Uint32Arr
 }
 
 /** One segment's posting lists for one query: dictionary lookups and lists read once. */
-class SegmentLists implements ListSource {
-    readonly #seg: SegmentReader;
+export class SegmentLists implements ListSource {
+    readonly seg: SegmentReader;
     readonly #refs = new Map<number, ReturnType<SegmentReader['lookup']>>();
     readonly #lists = new Map<number, MaskedList>();
 
     constructor(seg: SegmentReader) {
-        this.#seg = seg;
+        this.seg = seg;
     }
 
-    #ref(gram: number): ReturnType<SegmentReader['lookup']> {
+    /** Where the gram's list is (looked up once). */
+    ref(gram: number): ReturnType<SegmentReader['lookup']> {
         let ref = this.#refs.get(gram);
-        if (ref === undefined) this.#refs.set(gram, (ref = this.#seg.lookup(gram)));
+        if (ref === undefined) this.#refs.set(gram, (ref = this.seg.lookup(gram)));
         return ref;
     }
 
     /** At most this many files hold the gram: a posting takes a byte of delta or more and its mask bytes. */
     size(gram: number): number {
-        return Math.ceil((this.#ref(gram)?.len ?? 0) / (1 + MASK_BYTES));
+        return Math.ceil((this.ref(gram)?.len ?? 0) / (1 + MASK_BYTES));
     }
 
     #read(gram: number): MaskedList {
         let list = this.#lists.get(gram);
         if (list === undefined) {
-            const ref = this.#ref(gram);
-            list = ref === null ? NO_POSTINGS : this.#seg.read(ref);
+            const ref = this.ref(gram);
+            list = ref === null ? NO_POSTINGS : this.seg.read(ref);
             this.#lists.set(gram, list);
         }
         return list;
@@ -144,6 +145,18 @@ class SegmentLists implements ListSource {
     }
 }
 
+/** The segments holding ids in `[lo, hi)`, each with its lists for one query. */
+export function segmentSources(segments: readonly SegmentReader[], lo: number, hi: number): SegmentLists[] {
+    return segments.filter((seg) => seg.firstId + seg.fileCount > lo && seg.firstId < hi).map((seg) => new SegmentLists(seg));
+}
+
+/** At most how many files of `sources` may match `q`, from the dictionaries alone (no list read). */
+export function guessCandidates(sources: readonly SegmentLists[], q: NgramQuery): number {
+    let guess = 0;
+    for (const src of sources) guess += Math.min(estimate(q, src), src.seg.fileCount);
+    return guess;
+}
+
 /**
  * The ids in `[lo, hi)` of files that may match `q`, ascending; `null` when `q` rules out none,
  * or when the dictionaries alone show it would keep more than `broad` files (Perf: a broad
@@ -152,15 +165,16 @@ class SegmentLists implements ListSource {
  */
 export function segmentCandidates(segments: readonly SegmentReader[], q: NgramQuery, lo: number, hi: number, broad = Number.POSITIVE_INFINITY): Uint32Array | null {
     if (q.op === 'all') return null;
-    const used = segments.filter((seg) => seg.firstId + seg.fileCount > lo && seg.firstId < hi).map((seg) => ({ seg, src: new SegmentLists(seg) }));
-    if (Number.isFinite(broad)) {
-        let guess = 0;
-        for (const { seg, src } of used) guess += Math.min(estimate(q, src), seg.fileCount);
-        if (guess > broad) return null;
-    }
+    const used = segmentSources(segments, lo, hi);
+    if (Number.isFinite(broad) && guessCandidates(used, q) > broad) return null;
+    return evaluateSegments(used, q, lo, hi);
+}
+
+/** The ids in `[lo, hi)` of files of `sources` that may match `q` (not `all`), ascending; `null` when it rules out none. */
+export function evaluateSegments(sources: readonly SegmentLists[], q: NgramQuery, lo: number, hi: number): Uint32Array | null {
     const parts: Uint32Array[] = [];
     let total = 0;
-    for (const { src } of used) {
+    for (const src of sources) {
         const r = evaluateQuery(q, src);
         if (r === null) return null;
         parts.push(r);

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { isInside } from '../access/shared/contain.js';
 import { envString } from '../config/shared/env.js';
-import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
-import type { SearchBackend, WriteEvent } from '../search/backend.js';
+import type { PreparedSearch } from '../search/shared/protocol.js';
+import type { PlannedWalk, SearchBackend, WriteEvent } from '../search/backend.js';
 import { TreeIndex, type IndexStatus } from './tree-index.js';
 
 /**
@@ -100,7 +100,7 @@ export class SearchIndex implements SearchBackend {
     }
 
     /** The walk of `search` from the index, or `null` for the scan path (see {@link TreeIndex.plan}). */
-    async plan(search: PreparedSearch, rootReal: string): Promise<Segment[] | null> {
+    async plan(search: PreparedSearch, rootReal: string): Promise<PlannedWalk | null> {
         const tree = this.tree(rootReal, search.skipDirs, search.root.realRoots);
         return tree === null ? null : tree.plan(search, rootReal);
     }

@@ -15,9 +15,12 @@ export class SegmentWriter {
     #job: { parent: number; frame: object; job: WalkJob & { names: string[]; kinds: number[] } } | null = null;
     /** Entries handed to the workers. */
     handedOut = 0;
+    /** Entries decided so far: hits made here and entries handed to the workers. */
+    decided = 0;
 
     hit(h: SearchHit): void {
         this.#flushJob();
+        this.decided++;
         (this.#hits ??= []).push(h);
     }
 
@@ -31,15 +34,16 @@ export class SegmentWriter {
             this.#flushJob();
             this.#job = { parent, frame, job: { ...head(), names: [], kinds: [] } };
         }
+        this.decided++;
         this.#job.job.names.push(name);
         this.#job.job.kinds.push(kind);
     }
 
-    /** The segments, the last run or job included. */
+    /** The segments since the last call, the last run or job included (a directory's entries may go on in the next job). */
     finish(): Segment[] {
         this.#flushRun();
         this.#flushJob();
-        return this.#out;
+        return this.#out.splice(0);
     }
 
     #flushRun(): void {

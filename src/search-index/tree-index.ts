@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
+import type { PlannedWalk } from '../search/backend.js';
+import type { PreparedSearch } from '../search/shared/protocol.js';
 import { Changes } from './watch/changes.js';
 import { needsMerge, SegmentMerge } from './merge.js';
 import { IndexFormatError } from './shared/format.js';
@@ -267,7 +268,7 @@ export class TreeIndex extends EventEmitter {
      * ready, the watcher failed, or the index cannot answer this search. A failed check of an
      * index file drops the index (rebuilt in the background) and gives `null`.
      */
-    plan(search: PreparedSearch, rootReal: string): Segment[] | null {
+    plan(search: PreparedSearch, rootReal: string): PlannedWalk | null {
         // Every change completed before this search began is noted first (where the watcher can tell).
         this.#changes.drain();
         const table = this.#s.table;
@@ -282,7 +283,7 @@ export class TreeIndex extends EventEmitter {
             }
             this.counts.answered++;
             this.lastPlan = planned.figures;
-            return planned.segments;
+            return planned.walk;
         } catch (err) {
             if (err instanceof IndexFormatError) {
                 this.#corrupt(err);

@@ -11,11 +11,23 @@ export interface SearchBackend {
     /**
      * The walk of `search` under `rootReal` (its real path) as the segments of entries the workers
      * must still look at, in walk order; `null` when this backend cannot narrow the search (the
-     * scan path, or the next backend). Must not reject for a search it cannot answer.
+     * scan path, or the next backend). Must not reject for a search it cannot answer. A walk may
+     * come in parts ({@link PlannedWalk}), so that a search stopped early pays only for its start.
      */
-    plan(search: PreparedSearch, rootReal: string): Promise<Segment[] | null>;
+    plan(search: PreparedSearch, rootReal: string): Promise<Segment[] | PlannedWalk | null>;
     /** A tool is about to change, or has changed, what is at a path (see {@link WriteEvent}). */
     write?(event: WriteEvent): void;
+}
+
+/**
+ * A backend's walk in parts: `segments` in walk order, then, when `more` is set, what `more()`
+ * gives, and so on. The search asks for the next part only when its workers have taken every job
+ * before it, and never once it has stopped (`max_results`, a timeout). `more` must not throw: it
+ * works on what the backend read when it planned the search.
+ */
+export interface PlannedWalk {
+    segments: Segment[];
+    more: (() => PlannedWalk) | null;
 }
 
 /**

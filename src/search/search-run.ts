@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import { readCheckpoint } from './shared/checkpoint.js';
+import type { PlannedWalk } from './backend.js';
 import type { TaskRunner } from './task-runner.js';
 import { OrderedWalk, type WalkNode } from './ordered.js';
 import { expectedEntries, plannedShape, taskShape } from './task-shape.js';
@@ -59,6 +60,8 @@ export class SearchRun {
     #dispatched = 0;
     /** The walk was planned by the index: its pending jobs are all the search has (task-shape.ts plannedShape). */
     #planned = false;
+    /** The rest of a backend's walk, asked for once every job before it is taken (see {@link PlannedWalk}). */
+    #more: (() => PlannedWalk) | null = null;
     #stop: SearchStop | null = null;
     #resolve!: Resolve<SearchOutcome>;
     #reject!: (err: unknown) => void;
@@ -118,7 +121,7 @@ export class SearchRun {
         const planned = await this.#engine.planSearch(search, rootReal);
         if (this.#stop !== null) return;
         if (planned !== null) {
-            this.#walk.resolve(this.#walk.take(1)[0]!, planned);
+            this.#place(this.#walk.take(1)[0]!, planned);
             this.#planned = true;
         }
         this.#pump();
@@ -141,6 +144,17 @@ export class SearchRun {
         const sessions = !tasks.risky;
         if (sessions) tasks.sessions.endIdle(slots, this.#stop !== null || this.#hooks.paused?.() === true || this.#engine.waiting > 0);
         while (this.#stop === null && walk.pending > 0 && !this.#hooks.paused?.()) {
+            // The rest of a planned walk is the last job in walk order: its part is made when nothing
+            // else waits, a thread is idle, and the tasks have not found `maxResults` hits yet (those
+            // all come before the rest in walk order, so the first ones are certain without it).
+            const held = this.#more !== null ? 1 : 0;
+            if (walk.pending === held) {
+                if ((sessions ? tasks.busy() : tasks.inflight.size) >= slots || this.#tally.found >= walk.maxResults) break;
+                const more = this.#more!;
+                this.#more = null;
+                this.#place(walk.take(1)[0]!, more());
+                continue;
+            }
             let session: Session | null = null;
             if (sessions) {
                 session = tasks.sessions.pick(slots, walk.pending, walk.hitsNeeded);
@@ -150,9 +164,9 @@ export class SearchRun {
             }
             const busy = tasks.busy();
             const expected = expectedEntries(walk.hitsNeeded, this.#tally.visited, this.#tally.found);
-            const shape = this.#planned ? plannedShape(walk.pending, Math.max(1, slots - busy)) : taskShape(walk.pending, slots, this.#engine.maxThreads, walk.hitsNeeded, this.#dispatched === 0, expected);
+            const shape = this.#planned ? plannedShape(walk.pending - held, Math.max(1, slots - busy)) : taskShape(walk.pending, slots, this.#engine.maxThreads, walk.hitsNeeded, this.#dispatched === 0, expected);
             this.#dispatched++;
-            const nodes = walk.take(shape.jobs);
+            const nodes = walk.take(Math.min(shape.jobs, walk.pending - held));
             if (session !== null) tasks.sessions.post(session, nodes, this.#work(nodes, shape.budget));
             else tasks.dispatch(nodes, this.#work(nodes, shape.budget));
         }
@@ -166,6 +180,19 @@ export class SearchRun {
             walk.advance();
             void this.#finish(walk.stop ?? 'done');
         }
+    }
+
+    /**
+     * A part of a planned walk in place of `node` (the searched root, or the job that stood for the
+     * rest): its segments, and a job standing for the next part, which no worker is given.
+     */
+    #place(node: WalkNode, part: PlannedWalk): void {
+        const segments = part.segments;
+        if (part.more !== null) {
+            segments.push({ t: 'job', job: { ...node.job } });
+            this.#more = part.more;
+        }
+        this.#walk!.resolve(node, segments);
     }
 
     /** What every task of this search shares (see `searchTask` in protocol.ts). */

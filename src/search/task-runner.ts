@@ -1,5 +1,6 @@
 import type { TransferListItem } from 'node:worker_threads';
-import type { PreparedSearch, Segment } from './shared/protocol.js';
+import type { PlannedWalk } from './backend.js';
+import type { PreparedSearch } from './shared/protocol.js';
 
 /** Options of {@link TaskRunner.run} (see `Engine.run` in engine.ts). */
 export interface RunOptions {
@@ -24,5 +25,5 @@ export interface TaskRunner {
     /** Runs `task` on the pool as soon as a thread is free for it. */
     run<T>(task: object, options?: RunOptions): Promise<T>;
     /** The first backend's walk of `search`, or `null` for the scan path. */
-    planSearch(search: PreparedSearch, rootReal: string): Promise<Segment[] | null>;
+    planSearch(search: PreparedSearch, rootReal: string): Promise<PlannedWalk | null>;
 }

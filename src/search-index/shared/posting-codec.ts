@@ -33,28 +33,60 @@ export interface MaskedList {
 
 /** Decodes a posting list into absolute ids (`firstId` + local id) and their packed masks. */
 export function decodePostings(buf: Uint8Array, firstId: number): MaskedList {
-    // At most one posting per 3 bytes.
-    const cap = Math.ceil(buf.length / (1 + MASK_BYTES));
-    const ids = new Uint32Array(cap);
-    const masks = new Uint16Array(cap);
-    let n = 0;
-    let prev = -1;
-    let i = 0;
-    while (i < buf.length) {
-        let v = 0;
-        let shift = 0;
-        let b: number;
-        do {
-            b = buf[i++]!;
-            v += (b & 0x7f) * 2 ** shift;
-            shift += 7;
-        } while (b & 0x80 && i < buf.length);
-        prev += v;
-        ids[n] = prev + firstId;
-        masks[n++] = (buf[i]! << 8) | buf[i + 1]!;
-        i += MASK_BYTES;
+    return new PostingCursor(buf, firstId).range(0, Number.POSITIVE_INFINITY);
+}
+
+/**
+ * A posting list's bytes decoded in ascending id ranges, each posting once however many ranges
+ * are asked for: a search that stops early decodes the start of a long list only.
+ */
+export class PostingCursor {
+    readonly #buf: Uint8Array;
+    readonly #firstId: number;
+    #at = 0;
+    /** Local id of the last posting decoded. */
+    #prev = -1;
+
+    constructor(buf: Uint8Array, firstId: number) {
+        this.#buf = buf;
+        this.#firstId = firstId;
     }
-    return { ids: ids.subarray(0, n), masks: masks.subarray(0, n) };
+
+    /** The postings with ids in [a, b), from where the last call stopped (ids below `a` passed over). */
+    range(a: number, b: number): MaskedList {
+        const buf = this.#buf;
+        const cap = Math.max(0, Math.min(b - a, Math.ceil((buf.length - this.#at) / (1 + MASK_BYTES))));
+        const ids = new Uint32Array(cap);
+        const masks = new Uint16Array(cap);
+        let n = 0;
+        let i = this.#at;
+        let prev = this.#prev;
+        while (i < buf.length) {
+            const from = i;
+            let v = 0;
+            let shift = 0;
+            let c: number;
+            do {
+                c = buf[i++]!;
+                v += (c & 0x7f) * 2 ** shift;
+                shift += 7;
+            } while (c & 0x80 && i < buf.length);
+            const id = prev + v + this.#firstId;
+            if (id >= b) {
+                i = from;
+                break;
+            }
+            prev += v;
+            if (id >= a && n < cap) {
+                ids[n] = id;
+                masks[n++] = (buf[i]! << 8) | buf[i + 1]!;
+            }
+            i += MASK_BYTES;
+        }
+        this.#at = i;
+        this.#prev = prev;
+        return { ids: ids.subarray(0, n), masks: masks.subarray(0, n) };
+    }
 }
 
 /**

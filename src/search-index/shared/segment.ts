@@ -240,11 +240,16 @@ export class SegmentReader {
 
     /** The (absolute) ids of the files holding the gram, ascending, with their masks. */
     read(ref: ListRef): MaskedList {
+        return decodePostings(this.readBytes(ref), this.firstId);
+    }
+
+    /** A posting list's bytes, checked against its CRC (posting-codec.ts decodes them). */
+    readBytes(ref: ListRef): Buffer {
         segmentReads.lists++;
         const buf = Buffer.allocUnsafe(ref.len);
         if (fs.readSync(this.#fd, buf, 0, ref.len, this.#postAt + ref.off) !== ref.len) throw new IndexFormatError(this.#file, 'truncated posting list');
         if (crc32(buf) !== ref.crc) throw new IndexFormatError(this.#file, 'posting list checksum mismatch');
-        return decodePostings(buf, this.firstId);
+        return buf;
     }
 
     close(): void {
