@@ -48,4 +48,27 @@ describe('the SIMD find module', () => {
             expect(find.find(Buffer.from(text, 'latin1'), from), `${text} from ${from}`).toBe(want);
         }
     });
+
+    it('finds every start when a window holds more than one call lists (1,024), in order and after jumps back', () => {
+        const find = new SimdFind([
+            { folded: Buffer.from('ab'), first: 0, second: 1 },
+            { folded: Buffer.from('bab'), first: 0, second: 2 },
+        ]);
+        // 'ab' at every even place but a gap, 'bab' at every odd one: 5,000 starts and more, two literals at one place each.
+        const text = Buffer.from('aB'.repeat(3000) + 'xx' + 'Ab'.repeat(500), 'latin1');
+        const all: number[] = [];
+        for (let i = 0; i + 1 < text.length; i++) {
+            const two = text.toString('latin1', i, i + 2).toLowerCase();
+            const three = text.toString('latin1', i, i + 3).toLowerCase();
+            if (two === 'ab' || three === 'bab') all.push(i);
+        }
+        expect(all.length).toBeGreaterThan(5000);
+        find.reset();
+        const got: number[] = [];
+        for (let from = 0, at = find.find(text, 0); at !== -1; from = at + 1, at = find.find(text, from)) got.push(at);
+        expect(got).toEqual(all);
+        for (const from of [4000, 17, 2500, 5999, 6000, 6001, 1, 6999, 7000, 0]) {
+            expect(find.find(text, from), `from ${from}`).toBe(all.find((a) => a >= from) ?? -1);
+        }
+    });
 });

@@ -1,5 +1,5 @@
-;; The scan's multi-literal prefilter (literal-set.ts, `simd`): the first place in a buffer where
-;; any of up to 8 literals starts, ASCII case-insensitively. Each literal is screened 16 places at
+;; The scan's multi-literal prefilter (literal-set.ts, `simd`): the places in a buffer where any
+;; of up to 8 literals starts, ASCII case-insensitively. Each literal is screened 16 places at
 ;; a time by two of its bytes (its two rarest), compared as `(byte | mask) == value` where mask is
 ;; 0x20 for a letter (both cases meet its lower case) and 0 otherwise; a place that passes some
 ;; literal's screen is verified byte by byte. A SIMD screen over two bytes at fixed distance is the
@@ -31,10 +31,11 @@
         (br $next)))
     (i32.const 1))
 
-  ;; The first place in [from, end) where one of the first `count` literals starts, verified within
-  ;; [0, len); -1 for none.
-  (func (export "find") (param $count i32) (param $data i32) (param $len i32) (param $from i32) (param $end i32) (result i32)
-    (local $i i32) (local $t i32) (local $stop i32) (local $acc v128) (local $bits i32) (local $pos i32)
+  ;; The places in [from, end) where one of the first `count` literals starts, verified within
+  ;; [0, len), in order: at most `max` of them written as i32s from out+4; at `out`, the place the
+  ;; next call goes on from (end once all of [from, end) is searched). Returns how many it wrote.
+  (func (export "scan") (param $count i32) (param $data i32) (param $len i32) (param $from i32) (param $end i32) (param $out i32) (param $max i32) (result i32)
+    (local $i i32) (local $t i32) (local $stop i32) (local $acc v128) (local $bits i32) (local $pos i32) (local $n i32)
     (local.set $stop (i32.mul (local.get $count) (i32.const 128)))
     (local.set $i (local.get $from))
     (block $exit
@@ -63,16 +64,25 @@
             (local.set $bits (i8x16.bitmask (local.get $acc)))
             (loop $candidate
               (local.set $pos (i32.add (local.get $i) (i32.ctz (local.get $bits))))
-              (if (i32.ge_u (local.get $pos) (local.get $end)) (then (return (i32.const -1))))
+              (br_if $exit (i32.ge_u (local.get $pos) (local.get $end)))
               (local.set $t (i32.const 0))
-              (loop $verify
-                (if (call $at (local.get $t) (local.get $data) (local.get $len) (local.get $pos))
-                  (then (return (local.get $pos))))
-                (local.set $t (i32.add (local.get $t) (i32.const 128)))
-                (br_if $verify (i32.lt_u (local.get $t) (local.get $stop))))
+              (block $found
+                (loop $verify
+                  (if (call $at (local.get $t) (local.get $data) (local.get $len) (local.get $pos))
+                    (then
+                      (i32.store offset=4 (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 2))) (local.get $pos))
+                      (local.set $n (i32.add (local.get $n) (i32.const 1)))
+                      (if (i32.ge_u (local.get $n) (local.get $max))
+                        (then
+                          (i32.store (local.get $out) (i32.add (local.get $pos) (i32.const 1)))
+                          (return (local.get $n))))
+                      (br $found)))
+                  (local.set $t (i32.add (local.get $t) (i32.const 128)))
+                  (br_if $verify (i32.lt_u (local.get $t) (local.get $stop)))))
               (local.set $bits (i32.and (local.get $bits) (i32.sub (local.get $bits) (i32.const 1))))
               (br_if $candidate (local.get $bits)))))
         (local.set $i (i32.add (local.get $i) (i32.const 16)))
         (br $block)))
-    (i32.const -1))
+    (i32.store (local.get $out) (local.get $end))
+    (local.get $n))
 )

@@ -4,14 +4,19 @@ import { FIND_WASM } from './find-wasm.js';
  * The prefilter's SIMD search (find.wat) for one set of literals: the first start at or after a
  * position of any of them in a buffer, ASCII case-insensitively. The buffer is copied into the
  * module's memory a window of {@link WINDOW} bytes at a time (Perf: a memcpy, a few percent of the
- * screen's time), so its memory stays small whatever the file's size; repeated calls on one
- * buffer reuse the window they are in; no buffer is held between calls.
+ * screen's time), so its memory stays small whatever the file's size; no buffer is held between
+ * calls. Each call into the module lists up to {@link BATCH} starts, which later calls on the
+ * same buffer answer from. Perf: a call per start spent a twentieth of a search with many hits
+ * (`unsigned|code`) crossing from JavaScript into WebAssembly.
  */
 
 /** Most literals one search screens (the module's table holds 8 entries of 128 bytes). */
 export const SIMD_MAX_LITERALS = 8;
 const ENTRY = 128;
 const TABLE = SIMD_MAX_LITERALS * ENTRY;
+/** Most starts one call lists; they follow the place where the next call goes on, at {@link OUT}. */
+const BATCH = 1024;
+const OUT = TABLE;
 const WINDOW = 1 << 20;
 /** Readable bytes past the copied data: the screen's 16-byte loads at a literal's far place. */
 const SLACK = 32;
@@ -28,7 +33,7 @@ const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 
 interface FindExports {
     memory: { buffer: ArrayBuffer; grow(pages: number): number };
-    find(count: number, data: number, len: number, from: number, end: number): number;
+    scan(count: number, data: number, len: number, from: number, end: number, out: number, max: number): number;
 }
 
 let compiled: object | null | undefined;
@@ -65,6 +70,14 @@ export class SimdFind {
     #start = 0;
     #end = 0;
     #copied = 0;
+    /** The module's output: the place the last call stopped at, then the starts it listed (window offsets). */
+    readonly #out: Int32Array;
+    /** Every start in [#listedFrom, #listedTo) of the buffer is in #out[1..#listed]; #next: the first not yet passed. */
+    #listedFrom = 0;
+    #listedTo = 0;
+    #listed = 0;
+    #next = 1;
+    #lastFrom = 0;
 
     /** @throws RangeError for no literals, more than {@link SIMD_MAX_LITERALS}, or an empty one; Error where {@link simdAvailable} is false. */
     constructor(literals: readonly ScreenedLiteral[]) {
@@ -77,13 +90,14 @@ export class SimdFind {
         this.#count = literals.length;
         const bytes = literals.reduce((n, l) => n + l.folded.length, 0);
         this.#longest = Math.max(...literals.map((l) => l.folded.length));
-        this.#data = align16(TABLE + bytes);
+        this.#data = align16(OUT + 4 * (BATCH + 1) + bytes);
         const need = this.#data + WINDOW + this.#longest + SLACK;
         const mem = this.#x.memory;
         if (need > mem.buffer.byteLength) mem.grow(Math.ceil((need - mem.buffer.byteLength) / PAGE));
         const view = new DataView(mem.buffer);
         const heap = new Uint8Array(mem.buffer);
-        let at = TABLE;
+        this.#out = new Int32Array(mem.buffer, OUT, BATCH + 1);
+        let at = OUT + 4 * (BATCH + 1);
         literals.forEach((l, k) => {
             const t = k * ENTRY;
             for (const [place, off] of [[l.first, 0], [l.second, 32]] as const) {
@@ -107,18 +121,39 @@ export class SimdFind {
 
     /** Start of the first occurrence at or after `from` of any literal in `buf`, or -1 (same contract as LiteralSet.find). */
     find(buf: Uint8Array, from: number): number {
+        const out = this.#out;
         while (from < buf.length) {
             if (!this.#loaded || from < this.#start || from >= this.#end) this.#load(buf, from);
-            const at = this.#x.find(this.#count, this.#data, this.#copied, from - this.#start, this.#end - this.#start);
-            if (at !== -1) return this.#start + at;
-            from = this.#end;
+            if (from < this.#listedFrom || from > this.#listedTo) this.#forget(from);
+            // The listed starts are in order: skip those before `from` (from the first again after a call with a lower one).
+            if (from < this.#lastFrom) this.#next = 1;
+            this.#lastFrom = from;
+            while (this.#next <= this.#listed && this.#start + out[this.#next]! < from) this.#next++;
+            if (this.#next <= this.#listed) return this.#start + out[this.#next]!;
+            if (this.#listedTo >= this.#end) {
+                from = this.#end;
+                continue;
+            }
+            const at = this.#listedTo - this.#start;
+            this.#listed = this.#x.scan(this.#count, this.#data, this.#copied, at, this.#end - this.#start, OUT, BATCH);
+            this.#listedFrom = this.#listedTo;
+            this.#listedTo = this.#start + out[0]!;
+            this.#next = 1;
         }
         return -1;
+    }
+
+    /** Drops the listed starts: the next call into the module lists from `from`. */
+    #forget(from: number): void {
+        this.#listedFrom = this.#listedTo = from;
+        this.#listed = 0;
+        this.#next = 1;
     }
 
     /** Copies the window of starts from `from` (and the bytes a literal starting there may reach) into the module's memory. */
     #load(buf: Uint8Array, from: number): void {
         this.#loaded = true;
+        this.#forget(from);
         this.#start = from;
         this.#end = Math.min(buf.length, from + WINDOW);
         const copyEnd = Math.min(buf.length, this.#end + this.#longest - 1);
