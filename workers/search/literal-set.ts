@@ -1,20 +1,21 @@
-import { COMMON_RANK, findLiteral, foldedAt, planLiteral, type LiteralPlan } from './prefilter.js';
+import { byteRank, COMMON_RANK, findLiteral, foldedAt, planLiteral, type LiteralPlan } from './prefilter.js';
+import { SIMD_MAX_LITERALS, SimdFind, simdAvailable, type ScreenedLiteral } from './simd/simd-find.js';
 
 /**
  * The scan's prefilter for an OR of literals (`foo|bar`): the first occurrence of any of them in
- * the raw bytes, ASCII case-insensitively, in one of two ways:
+ * the raw bytes, ASCII case-insensitively, in one of three ways:
+ * - `simd`: up to 8 literals screened 16 places at a time by two bytes each in WebAssembly SIMD
+ *   (simd/find.wat), each place that passes verified; one pass whatever the bytes.
  * - `anchors`: each literal searched on its own through its rarest byte (prefilter.ts), the
  *   earliest winning; a literal's next occurrence is kept between calls on one buffer, so each
  *   is searched once over the buffer, not once per candidate line. Each place its anchor byte
  *   occurs costs a native call, cheap for a rare byte, the bulk of the time for a common one.
  * - `blocks`: Wu and Manber's multi-pattern search ("A fast algorithm for multi-pattern
- *   searching", 1994) over two-byte blocks, one pass for all the literals: a window as long as
- *   the shortest literal slides by the shift of the block at its end (0 where a literal's prefix
- *   ends with that block: checked). Its cost does not depend on how common the literals' bytes
- *   are, but each window is JavaScript work: it pays for long literals with common bytes only.
- * Perf: finding the candidate lines in 200 MB of the Linux tree's drivers/ took, in CPU time,
- * 474 ms by anchors and 179 by blocks for `command|parameters` (both anchored on `m`), 71 and 103
- * for `mutex_lock` (anchored on the rarer `k`).
+ *   searching", 1994) over two-byte blocks, one pass for all the literals, in JavaScript: where
+ *   WebAssembly SIMD does not run.
+ * Perf: over 128 MB of the Linux tree's drivers/net, one thread, `Command|parameters` took 422 ms
+ * by anchors, 210 by blocks and 82 by SIMD; `unsigned` 109, 150 and 27; `mutex_lock` (anchored on
+ * the rarer `k`) 51, 123 and 55.
  */
 export class LiteralSet {
     /** The literals, ASCII lower-cased, each at least one byte. */
@@ -22,7 +23,7 @@ export class LiteralSet {
     /** The longest literal's length in bytes: a chunked search keeps this many bytes less one. */
     readonly longest: number;
     /** Which search runs (see the class's docstring). */
-    readonly how: 'anchors' | 'blocks';
+    readonly how: LiteralSearch;
     readonly #plans: LiteralPlan[];
     /** anchors: per literal, start of its first occurrence at or after {@link #from}, -1 for none, -2 not searched yet. */
     readonly #next: Int32Array;
@@ -31,13 +32,13 @@ export class LiteralSet {
     readonly #window: number;
     readonly #shift: Uint8Array | null;
     readonly #ends: Uint8Array | null;
+    readonly #simd: SimdFind | null;
 
     /**
-     * `how` by default: blocks when every literal is at least {@link BLOCKS_MIN} bytes and every
-     * anchor among the commonest bytes (COMMON_RANK), else anchors.
+     * `how` by default: see {@link defaultSearch}.
      * @throws RangeError for no literals or an empty one (it would match everywhere: no prefilter at all).
      */
-    constructor(literals: readonly string[], how?: 'anchors' | 'blocks') {
+    constructor(literals: readonly string[], how?: LiteralSearch) {
         if (literals.length === 0 || literals.some((l) => l.length === 0)) throw new RangeError('a literal set needs at least one literal, none of them empty');
         this.literals = literals;
         this.#plans = literals.map(planLiteral);
@@ -46,10 +47,12 @@ export class LiteralSet {
         const shortest = Math.min(...this.#plans.map((p) => p.folded.length));
         const blocksFit = shortest >= 2 && literals.length <= 8;
         if (how === 'blocks' && !blocksFit) throw new RangeError('a block search needs at most 8 literals of 2 bytes or more');
-        this.how = how ?? (blocksFit && shortest >= BLOCKS_MIN && this.#plans.every((p) => p.rank >= COMMON_RANK) ? 'blocks' : 'anchors');
+        if (how === 'simd' && (literals.length > SIMD_MAX_LITERALS || !simdAvailable())) throw new RangeError(`a SIMD search needs WebAssembly SIMD and at most ${SIMD_MAX_LITERALS} literals`);
+        this.how = how ?? defaultSearch(this.#plans, blocksFit && shortest >= BLOCKS_MIN);
         // Shifts fit a byte: the window stops at 255 bytes (any prefix of the literals will do).
         this.#window = Math.min(shortest, 255);
         [this.#shift, this.#ends] = this.how === 'blocks' ? blockTables(this.#plans, this.#window) : [null, null];
+        this.#simd = this.how === 'simd' ? new SimdFind(this.#plans.map(screened)) : null;
     }
 
     /**
@@ -57,6 +60,7 @@ export class LiteralSet {
      * same one. (Memory: no buffer is held between calls; a large file's stays released.)
      */
     reset(): void {
+        this.#simd?.reset();
         this.#from = 0;
         this.#next.fill(-2);
     }
@@ -67,6 +71,7 @@ export class LiteralSet {
      * last one's searches again from there.
      */
     find(buf: Buffer, from: number): number {
+        if (this.#simd !== null) return this.#simd.find(buf, from);
         if (this.#shift !== null) return this.#findBlocks(buf, from);
         const plans = this.#plans;
         if (plans.length === 1) return findLiteral(buf, plans[0]!, from);
@@ -106,6 +111,35 @@ export class LiteralSet {
         }
         return -1;
     }
+}
+
+/** The ways a set is searched (see {@link LiteralSet}). */
+export type LiteralSearch = 'anchors' | 'blocks' | 'simd';
+
+/** A literal's two rarest places (the same one twice for a single byte), screened by the SIMD search. */
+function screened(plan: LiteralPlan): ScreenedLiteral {
+    const f = plan.folded;
+    let second = plan.anchor;
+    let best = Infinity;
+    for (let i = 0; i < f.length; i++) {
+        const r = i === plan.anchor ? Infinity : byteRank(f[i]!) * 2 + (f[i] === f[plan.anchor] ? 1 : 0);
+        if (r < best) {
+            best = r;
+            second = i;
+        }
+    }
+    return { folded: f, first: Math.min(plan.anchor, second), second: Math.max(plan.anchor, second) };
+}
+
+/**
+ * `simd` where WebAssembly SIMD runs, unless the set is one literal with a rare anchor (its
+ * native memchr is as fast); else `blocks` when every literal is at least {@link BLOCKS_MIN} bytes
+ * and every anchor among the commonest bytes (COMMON_RANK), else `anchors`.
+ */
+function defaultSearch(plans: readonly LiteralPlan[], longEnough: boolean): LiteralSearch {
+    const allCommon = plans.every((p) => p.rank >= COMMON_RANK);
+    if (plans.length <= SIMD_MAX_LITERALS && (plans.length > 1 || allCommon) && simdAvailable()) return 'simd';
+    return longEnough && allCommon ? 'blocks' : 'anchors';
 }
 
 /** Shortest literal for which a set whose anchors are all common is searched by blocks. */

@@ -36,6 +36,12 @@ export function worthPrefilter(literal: string): boolean {
     return literal.length > 1 || RARITY.indexOf(literal) < RARITY.length - 24;
 }
 
+/** Rank of byte `b` in {@link RARITY} (0: the rarest; its length: a byte not listed). */
+export function byteRank(b: number): number {
+    const r = RARITY.indexOf(String.fromCharCode(b));
+    return r === -1 ? RARITY.length : r;
+}
+
 export function planLiteral(literal: string): LiteralPlan {
     const folded = Buffer.from(literal.toLowerCase(), 'latin1');
     let anchor = 0;

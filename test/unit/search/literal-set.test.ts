@@ -10,7 +10,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compilePattern, escapeRegex, type PatternSpec } from '../../../src/search/regex.js';
-import { LiteralSet } from '../../../workers/search/literal-set.js';
+import { LiteralSet, type LiteralSearch } from '../../../workers/search/literal-set.js';
 import { scanPath } from '../../../workers/search/scan-file.js';
 import { countBytes, makeMatcher, scanBytes, type ContentMatcher, type LineHit } from '../../../workers/search/scan.js';
 import { tempDir } from '../../support/helpers.js';
@@ -45,9 +45,10 @@ function bytesArb(literals: string[]): fc.Arbitrary<Buffer> {
     return fc.array(piece, { maxLength: 60 }).map((ps) => Buffer.from(ps.join(''), 'latin1'));
 }
 
-/** Both searches where the literals allow a block search (at most 8, none shorter than 2 bytes), else the anchors. */
-function ways(literals: readonly string[]): ('anchors' | 'blocks')[] {
-    return literals.length <= 8 && literals.every((l) => l.length >= 2) ? ['anchors', 'blocks'] : ['anchors'];
+/** Every search the literals allow: anchors always, SIMD for at most 8, blocks for at most 8 none shorter than 2 bytes. */
+function ways(literals: readonly string[]): LiteralSearch[] {
+    if (literals.length > 8) return ['anchors'];
+    return literals.every((l) => l.length >= 2) ? ['anchors', 'blocks', 'simd'] : ['anchors', 'simd'];
 }
 
 describe('LiteralSet.find', () => {
@@ -98,12 +99,47 @@ describe('LiteralSet.find', () => {
         expect(first(buf, 0)).toEqual([-1]);
     });
 
-    it('searches by blocks only long literals whose rarest bytes are all common', () => {
-        expect(new LiteralSet(['command', 'parameters']).how).toBe('blocks');
-        expect(new LiteralSet(['htt_alloc_frag_desc']).how).toBe('blocks');
-        expect(new LiteralSet(['mutex_lock']).how).toBe('anchors'); // k is rare enough
-        expect(new LiteralSet(['command', 'code']).how).toBe('anchors'); // too short a window
-        expect(new LiteralSet(['command', 'xyzzy_token']).how).toBe('anchors');
+    it('searches by SIMD every set of up to 8 literals but one literal with a rare anchor', () => {
+        expect(new LiteralSet(['command', 'parameters']).how).toBe('simd');
+        expect(new LiteralSet(['htt_alloc_frag_desc']).how).toBe('simd');
+        expect(new LiteralSet(['command', 'code']).how).toBe('simd');
+        expect(new LiteralSet(['command', 'xyzzy_token']).how).toBe('simd');
+        expect(new LiteralSet(['mutex_lock']).how).toBe('anchors'); // k is rare enough for memchr
+        const nine = ['aa', 'bb', 'cc', 'dd', 'ee', 'ff', 'gg', 'hh', 'ii'];
+        expect(new LiteralSet(nine).how).toBe('anchors');
+        expect(new LiteralSet(nine.map((l) => l.repeat(4))).how).toBe('anchors'); // blocks take 8 at most too
+    });
+
+    it('finds occurrences across the SIMD search\'s 1 MiB windows, in every case, with non-ASCII bytes around', () => {
+        const MiB = 1 << 20;
+        const literals = ['needle_x', 'q7', '\u00e9t'];
+        const set = new LiteralSet(literals, 'simd');
+        const buf = Buffer.alloc(3 * MiB + 100, 'z');
+        const put = (at: number, text: string): void => void buf.write(text, at, 'latin1');
+        // Straddling the first window's end, at the second's first byte, at the very end, and a near miss.
+        put(MiB - 4, 'NEEDLE_X');
+        put(MiB + 8, 'q7');
+        put(2 * MiB - 1, 'needle_');
+        put(2 * MiB + 6, '\u00c9T'); // Latin-1 É is not an ASCII letter: no match
+        put(2 * MiB + 20, '\u00e9T');
+        put(buf.length - 2, 'Q7');
+        const got: number[] = [];
+        set.reset();
+        for (let from = 0; ; ) {
+            const at = set.find(buf, from);
+            if (at === -1) break;
+            got.push(at);
+            from = at + 1;
+        }
+        expect(got).toEqual([MiB - 4, MiB + 8, 2 * MiB + 20, buf.length - 2]);
+        const expected: number[] = [];
+        for (let at = naive(buf, literals, 0); at !== -1; at = naive(buf, literals, at + 1)) expected.push(at);
+        expect(got).toEqual(expected);
+        // Backwards into an earlier window, and a new content in the same buffer after a reset.
+        expect(set.find(buf, 5)).toBe(MiB - 4);
+        buf.fill('z');
+        set.reset();
+        expect(set.find(buf, 0)).toBe(-1);
     });
 
     it('refuses an empty set and an empty literal (it would hold everywhere: no prefilter instead), and blocks it cannot make', () => {
@@ -182,15 +218,17 @@ describe('files above the reusable buffer: streamed for any of the literals', ()
         return fillerText.slice(0, n);
     };
 
-    for (const [literals, how] of [
-        [['Long_Literal_Token', 'qz'], 'anchors'],
-        [['Descriptor_Table', 'parameters_count'], 'blocks'],
-    ] as const) {
+    const sets = [
+        ['Long_Literal_Token', 'qz'],
+        ['Descriptor_Table', 'parameters_count'],
+    ] as const;
+    for (const [literals, how] of sets.flatMap((ls) => (['anchors', 'blocks', 'simd'] as const).map((how) => [ls, how] as const))) {
         const pattern = literals.join('|');
         it(`finds ${pattern} (${how}) across each chunk boundary, cut anywhere, and skips a file with neither`, () => {
             const spec = compilePattern(pattern);
-            const matcher = makeMatcher(spec);
-            expect(matcher.literals?.how).toBe(how);
+            const byDefault = makeMatcher(spec);
+            expect(byDefault.literals?.how).toBe('simd');
+            const matcher = { ...byDefault, literals: new LiteralSet(byDefault.literals!.literals, how) };
             // Chunks of the stream: [0, M), then M - keep bytes each after the `keep` carried (longest - 1).
             const keep = matcher.literals!.longest - 1;
             const dir = tempDir('literal-set-');

@@ -1,0 +1,88 @@
+;; The scan's multi-literal prefilter (literal-set.ts, `simd`): the places in a buffer where any
+;; of up to 8 literals starts, ASCII case-insensitively. Each literal is screened 16 places at
+;; a time by two of its bytes (its two rarest), compared as `(byte | mask) == value` where mask is
+;; 0x20 for a letter (both cases meet its lower case) and 0 otherwise; a place that passes some
+;; literal's screen is verified byte by byte. A SIMD screen over two bytes at fixed distance is the
+;; generic approach of W. Mula, "SIMD-friendly algorithms for substring searching" (2016).
+;;
+;; Memory, written by the host: per literal k (0..7) at k*128: value and mask of the first screened
+;; byte (v128 splats at +0, +16), of the second (+32, +48), then i32s: the bytes' places in the
+;; literal (+64, +68), the literal's length (+72) and the address of its lower-cased bytes (+76).
+;; The data lies at `data`; at least 32 bytes past data+len plus the longest literal are readable.
+(module
+  (memory (export "memory") 1)
+
+  ;; Whether the literal of table entry `t` is at data+pos (ASCII case-insensitively) and fits in len.
+  (func $at (param $t i32) (param $data i32) (param $len i32) (param $pos i32) (result i32)
+    (local $n i32) (local $lit i32) (local $p i32) (local $q i32) (local $b i32)
+    (local.set $n (i32.load offset=72 (local.get $t)))
+    (if (i32.gt_u (i32.add (local.get $pos) (local.get $n)) (local.get $len)) (then (return (i32.const 0))))
+    (local.set $lit (i32.load offset=76 (local.get $t)))
+    (local.set $p (i32.add (local.get $data) (local.get $pos)))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $q) (local.get $n)))
+        (local.set $b (i32.load8_u (i32.add (local.get $p) (local.get $q))))
+        (if (i32.lt_u (i32.sub (local.get $b) (i32.const 65)) (i32.const 26))
+          (then (local.set $b (i32.or (local.get $b) (i32.const 32)))))
+        (if (i32.ne (local.get $b) (i32.load8_u (i32.add (local.get $lit) (local.get $q))))
+          (then (return (i32.const 0))))
+        (local.set $q (i32.add (local.get $q) (i32.const 1)))
+        (br $next)))
+    (i32.const 1))
+
+  ;; The places in [from, end) where one of the first `count` literals starts, verified within
+  ;; [0, len), in order: at most `max` of them written as i32s from out+4; at `out`, the place the
+  ;; next call goes on from (end once all of [from, end) is searched). Returns how many it wrote.
+  (func (export "scan") (param $count i32) (param $data i32) (param $len i32) (param $from i32) (param $end i32) (param $out i32) (param $max i32) (result i32)
+    (local $i i32) (local $t i32) (local $stop i32) (local $acc v128) (local $bits i32) (local $pos i32) (local $n i32)
+    (local.set $stop (i32.mul (local.get $count) (i32.const 128)))
+    (local.set $i (local.get $from))
+    (block $exit
+      (loop $block
+        (br_if $exit (i32.ge_u (local.get $i) (local.get $end)))
+        (local.set $acc (v128.const i64x2 0 0))
+        (local.set $t (i32.const 0))
+        (loop $screen
+          (local.set $acc
+            (v128.or (local.get $acc)
+              (v128.and
+                (i8x16.eq
+                  (v128.or
+                    (v128.load (i32.add (i32.add (local.get $data) (local.get $i)) (i32.load offset=64 (local.get $t))))
+                    (v128.load offset=16 (local.get $t)))
+                  (v128.load (local.get $t)))
+                (i8x16.eq
+                  (v128.or
+                    (v128.load (i32.add (i32.add (local.get $data) (local.get $i)) (i32.load offset=68 (local.get $t))))
+                    (v128.load offset=48 (local.get $t)))
+                  (v128.load offset=32 (local.get $t))))))
+          (local.set $t (i32.add (local.get $t) (i32.const 128)))
+          (br_if $screen (i32.lt_u (local.get $t) (local.get $stop))))
+        (if (v128.any_true (local.get $acc))
+          (then
+            (local.set $bits (i8x16.bitmask (local.get $acc)))
+            (loop $candidate
+              (local.set $pos (i32.add (local.get $i) (i32.ctz (local.get $bits))))
+              (br_if $exit (i32.ge_u (local.get $pos) (local.get $end)))
+              (local.set $t (i32.const 0))
+              (block $found
+                (loop $verify
+                  (if (call $at (local.get $t) (local.get $data) (local.get $len) (local.get $pos))
+                    (then
+                      (i32.store offset=4 (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 2))) (local.get $pos))
+                      (local.set $n (i32.add (local.get $n) (i32.const 1)))
+                      (if (i32.ge_u (local.get $n) (local.get $max))
+                        (then
+                          (i32.store (local.get $out) (i32.add (local.get $pos) (i32.const 1)))
+                          (return (local.get $n))))
+                      (br $found)))
+                  (local.set $t (i32.add (local.get $t) (i32.const 128)))
+                  (br_if $verify (i32.lt_u (local.get $t) (local.get $stop)))))
+              (local.set $bits (i32.and (local.get $bits) (i32.sub (local.get $bits) (i32.const 1))))
+              (br_if $candidate (local.get $bits)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (br $block)))
+    (i32.store (local.get $out) (local.get $end))
+    (local.get $n))
+)
