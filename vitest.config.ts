@@ -45,17 +45,23 @@ const LONGEST_FIRST = [
     'test/integration/search-index/merge.test.ts', // 26
     'test/hardening/mcp-protocol.test.ts', // 26
     'test/integration/search-index/scan-path.test.ts', // 23
-    'test/unit/search/walk.test.ts', // 22 (in two projects)
     'test/integration/search/large-files.test.ts', // 22
     'test/integration/search/search-entries.test.ts', // 22 (in two projects)
-    'test/unit/fs/held-at.test.ts', // 19 (in two projects)
-    'test/unit/tools/read-large.test.ts', // 19
     'test/integration/media/images.test.ts', // 19
     'test/hardening/odd-files.test.ts', // 19 (in two projects)
     'test/integrity/output.test.ts', // 18
     'test/hardening/data.test.ts', // 17
     'test/property/edits.test.ts', // 17
     'test/integration/media/pdf.test.ts', // 16
+    // The unit project's longest, by their seconds in `npm run test:unit`, load 7 to 9.
+    'test/unit/search-index/planner.test.ts', // 22
+    'test/unit/search/literal-set.test.ts', // 20
+    'test/unit/search-index/table.test.ts', // 16
+    'test/unit/tools/read-large.test.ts', // 10
+    'test/unit/tools/legacy-encoding.test.ts', // 7
+    'test/unit/tools/bad-arguments.test.ts', // 6
+    'test/unit/fs/held-at.test.ts', // 6 (in two projects)
+    'test/unit/search/walk.test.ts', // 5 (in two projects)
 ];
 
 /** vitest's order (failed first, then cached durations, then size), the files above first in their order. */
