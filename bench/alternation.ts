@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Engine } from '../src/engine/engine.js';
 import {
@@ -37,6 +38,21 @@ const TARGET = 1.2;
 
 /** rg's arguments: everything searched (-uu), case-insensitive and numbered like the tool; links not followed (see the Peer line of the result). */
 const RG_ARGS = (pattern: string, root: string): string[] => ['-uu', '-i', '-n', rgPattern(pattern), root];
+
+/**
+ * One rg run, with its CPU time (user and system, from GNU time's report) where /usr/bin/time
+ * exists: on a shared machine CPU time holds steadier than wall time.
+ */
+async function rgSample(args: string[]): Promise<Sample & { cpuMs?: number }> {
+    if (!fs.existsSync(TIME)) return peerSample('rg', args);
+    const report = path.join(os.tmpdir(), `lcf-alternation-time-${process.pid}`);
+    const sample = await peerSample(TIME, ['-f', '%U %S', '-o', report, 'rg', ...args]);
+    const [user, system] = fs.readFileSync(report, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+    fs.rmSync(report, { force: true });
+    return { ...sample, cpuMs: (user! + system!) * 1000 };
+}
+
+const TIME = '/usr/bin/time';
 
 /** Links to regular files under `root` (the library searches them under their own name; rg without -L walks past them). */
 function fileLinks(root: string): string[] {
@@ -110,17 +126,19 @@ async function main(argv: string[]): Promise<void> {
     const loadBefore = machine();
     console.error(`${tree.description}\n${loadBefore}\npatterns: ${patterns.join('  ')}`);
 
-    const ours = async (pattern: string): Promise<Sample> => {
+    const ours = async (pattern: string): Promise<Sample & { cpuMs: number }> => {
+        const c0 = process.cpuUsage();
         const t0 = performance.now();
         const out = await engine.search(request(tree, limits, 'on', { contentPattern: pattern }), { timeoutMs: limits.search.timeoutMs });
         const ms = performance.now() - t0;
         if (out.stop !== 'done') throw new Error(`search stopped early: ${out.stop}`);
-        return { ms, count: out.hits.length };
+        const cpu = process.cpuUsage(c0);
+        return { ms, count: out.hits.length, cpuMs: (cpu.user + cpu.system) / 1000 };
     };
     const links = fileLinks(tree.root);
-    const rows: { pattern: string; ours: Sample[]; rg: Sample[]; linkHits: number }[] = [];
+    const rows: { pattern: string; ours: (Sample & { cpuMs?: number })[]; rg: (Sample & { cpuMs?: number })[]; linkHits: number }[] = [];
     for (const p of patterns) {
-        const res = await alternate({ ours: () => ours(p), rg: () => peerSample('rg', RG_ARGS(p, tree.root)) }, runs);
+        const res = await alternate({ ours: () => ours(p), rg: () => rgSample(RG_ARGS(p, tree.root)) }, runs);
         rows.push({ pattern: p, ours: res['ours']!, rg: res['rg']!, linkHits: rgLinkHits(p, links) });
         const m = (xs: Sample[]): string => fmtMs(median(xs.map((x) => x.ms)));
         console.error(`${p}: ours ${m(res['ours']!)} [${res['ours']!.map((x) => x.ms.toFixed(0)).join(' ')}], rg ${m(res['rg']!)} [${res['rg']!.map((x) => x.ms.toFixed(0)).join(' ')}]; counts ${res['ours']![0]!.count}/${res['rg']![0]!.count}`);
@@ -140,15 +158,21 @@ async function main(argv: string[]): Promise<void> {
     lines.push('');
     lines.push(`- Counts: rg's lines plus its lines in the tree's ${links.length} links to files, which the library searches and rg without -L walks past.`);
     lines.push('');
-    lines.push('| pattern | ours (median) | rg (median) | ratio | our count | rg count | counts |');
-    lines.push('| --- | ---: | ---: | ---: | ---: | ---: | --- |');
+    lines.push('| pattern | ours (median) | rg (median) | ratio | ours CPU | rg CPU | CPU ratio | our count | rg count | counts |');
+    lines.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
     let sumOurs = 0;
+    let cpuOurs = 0;
+    let cpuRg = 0;
     let sumRg = 0;
     let allEqual = true;
     const ratios: number[] = [];
     for (const r of rows) {
         const o = median(r.ours.map((x) => x.ms));
         const g = median(r.rg.map((x) => x.ms));
+        const oCpu = median(r.ours.map((x) => x.cpuMs ?? NaN));
+        const gCpu = median(r.rg.map((x) => x.cpuMs ?? NaN));
+        cpuOurs += oCpu;
+        cpuRg += gCpu;
         sumOurs += o;
         sumRg += g;
         ratios.push(o / g);
@@ -157,12 +181,12 @@ async function main(argv: string[]): Promise<void> {
         const equal = oc.length === 1 && gc.length === 1 && oc[0] === gc[0];
         allEqual &&= equal;
         // A table cell's `|` is escaped, also inside a code span (GitHub's tables).
-        lines.push(`| \`${r.pattern.replace(/\|/g, '\\|')}\` | ${fmtMs(o)} | ${fmtMs(g)} | ${fmtRatio(o, g)} | ${oc.join('/')} | ${gc.join('/')} | ${equal ? 'equal' : 'DIFFER'} |`);
+        lines.push(`| \`${r.pattern.replace(/\|/g, '\\|')}\` | ${fmtMs(o)} | ${fmtMs(g)} | ${fmtRatio(o, g)} | ${fmtMs(oCpu)} | ${fmtMs(gCpu)} | ${fmtRatio(oCpu, gCpu)} | ${oc.join('/')} | ${gc.join('/')} | ${equal ? 'equal' : 'DIFFER'} |`);
     }
     const pass = sumOurs <= TARGET * sumRg;
-    lines.push(`| **all ${rows.length} (sum of medians)** | ${fmtMs(sumOurs)} | ${fmtMs(sumRg)} | ${fmtRatio(sumOurs, sumRg)} | – | – | ${allEqual ? 'equal' : 'DIFFER'} |`);
+    lines.push(`| **all ${rows.length} (sum of medians)** | ${fmtMs(sumOurs)} | ${fmtMs(sumRg)} | ${fmtRatio(sumOurs, sumRg)} | ${fmtMs(cpuOurs)} | ${fmtMs(cpuRg)} | ${fmtRatio(cpuOurs, cpuRg)} | – | – | ${allEqual ? 'equal' : 'DIFFER'} |`);
     lines.push('');
-    lines.push(`Targets: sum of medians ≤ ${TARGET}× rg: ${pass ? 'PASS' : 'FAIL'} (${fmtRatio(sumOurs, sumRg)}); counts equal: ${allEqual ? 'PASS' : 'FAIL'}. Median of the per-pattern ratios: ${median(ratios).toFixed(2)}×.`);
+    lines.push(`Targets: sum of medians ≤ ${TARGET}× rg: ${pass ? 'PASS' : 'FAIL'} (${fmtRatio(sumOurs, sumRg)}); counts equal: ${allEqual ? 'PASS' : 'FAIL'}. Median of the per-pattern ratios: ${median(ratios).toFixed(2)}×. CPU time (ours: the whole process, user and system; rg: GNU time's): ${fmtRatio(cpuOurs, cpuRg)}.`);
     lines.push('');
     const md = lines.join('\n');
     console.log(md);

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { Piscina } from 'piscina';
-import { workerEntry } from '../engine/pool.js';
+import { BackgroundTasks } from '../engine/background-pool.js';
 import { decodeTable, encodeTableParts, FORMAT_VERSION, Kind, type FileTable } from './shared/format.js';
 import { releaseFreedMemory } from '../engine/release-memory.js';
 import { SegmentReader } from './shared/segment.js';
@@ -14,11 +13,10 @@ import { Turns } from '../engine/turns.js';
 /**
  * One build of a tree's index, a new generation in its own folder: the walk into a file table
  * (one task), then the files' contents in chunks of about `segmentBytes` (one segment file
- * each), then the table file. The tasks run the engine's worker code on a pool of the build's own
- * (`threads` threads at nice {@link BUILD_NICE} and, on Linux, under SCHED_IDLE, workers/pool/background.ts;
- * ended with the build: searches keep the engine's threads and the CPU before the build, and the
- * build's memory leaves with its threads). The host
- * only cuts chunks and writes the table, in slices of a few milliseconds (Perf: the build never
+ * each), then the table file. The tasks run the engine's worker code on the background pool
+ * (src/engine/background-pool.ts: at most `threads` at once, at low priority: searches keep the
+ * engine's threads and the CPU before the build, and the build's memory leaves with its threads
+ * once they are idle). The host only cuts chunks and writes the table, in slices of a few milliseconds (Perf: the build never
  * holds the event loop long).
  */
 
@@ -26,7 +24,7 @@ export interface BuildContext {
     root: string;
     /** The tree's index folder (store.ts). */
     dir: string;
-    /** Threads the build runs on (its own, at low priority). */
+    /** Threads the build runs on at once (the background pool's, at low priority). */
     threads: number;
     maxFileSize: number;
     segmentBytes: number;
@@ -45,8 +43,6 @@ export interface Generation {
     segs: SegmentReader[];
 }
 
-/** Nice value of the build's threads (Linux: per thread). */
-export const BUILD_NICE = 10;
 /** Most regular files in one chunk task (its paths are copied to the worker). */
 const MAX_CHUNK_FILES = 20_000;
 
@@ -56,12 +52,12 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
     const gen = `gen-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
     const genDir = path.join(ctx.dir, gen);
     await fsp.mkdir(genDir, { mode: 0o700 });
-    const pool = new Piscina({ ...workerEntry(), minThreads: 0, maxThreads: ctx.threads });
+    const pool = new BackgroundTasks(ctx.threads);
     try {
         // Perf: a process's first pool and its first task compile the pool's code (up to 10 ms): two turns.
         await turns.yield();
         ctx.progress('walk', 0, 0);
-        const walked = (await pool.run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, nice: BUILD_NICE })) as IndexWalkResult;
+        const walked = (await pool.run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries})) as IndexWalkResult;
         if (!walked.ok) throw new Error(`index walk failed: ${walked.message}`);
         const w = walked.table;
         const listed = await decodeTable(Buffer.from(w.buffer, w.byteOffset, w.length), 'the walk\'s file table', pause);
@@ -92,10 +88,11 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
         };
         return { manifest, table, segs };
     } catch (err) {
+        // Tasks of other lanes may still write into the folder: ended before it is removed.
+        await pool.stop();
         await fsp.rm(genDir, { recursive: true, force: true });
         throw err;
     } finally {
-        await pool.destroy();
         await releaseFreedMemory();
     }
 }
@@ -113,7 +110,7 @@ function pause(): Promise<void> {
  * is joined (the directories' ones until the walk leaves them): paths kept for the whole phase
  * would survive the host's scavenges and make them hold its event loop (see table.ts).
  */
-async function indexContents(ctx: BuildContext, pool: Piscina, t: FileTable, genDir: string): Promise<{ t: FileTable; segNames: string[]; textBytes: number }> {
+async function indexContents(ctx: BuildContext, pool: BackgroundTasks, t: FileTable, genDir: string): Promise<{ t: FileTable; segNames: string[]; textBytes: number }> {
     const names = t.names;
     const n = names.length;
     // The relative paths of the directories on the way down to the current entry, by depth.
@@ -132,7 +129,6 @@ async function indexContents(ctx: BuildContext, pool: Piscina, t: FileTable, gen
             ids: Int32Array.from(ids),
             paths: paths.join('\0'),
             maxFileSize: ctx.maxFileSize,
-            nice: BUILD_NICE,
             out: path.join(genDir, `seg-${String(chunks.length).padStart(4, '0')}.bin`),
         });
         ids = [];

@@ -1,8 +1,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { Piscina } from 'piscina';
-import { workerEntry } from '../engine/pool.js';
-import { BUILD_NICE } from './build.js';
+import { BackgroundTasks } from '../engine/background-pool.js';
 import { releaseFreedMemory } from '../engine/release-memory.js';
 import { SegmentReader } from './shared/segment.js';
 import type { IndexMergeResult, IndexMergeTask } from './shared/protocol.js';
@@ -11,9 +9,10 @@ import { readManifest, takeLock, writeManifest, type Manifest } from './store.js
 /**
  * The merge of a served generation's segment files into one (or a few), in the background after
  * a build or a reopen: a query looks each gram up once instead of once per segment (see
- * docs/search-index.md, "One dictionary"). It runs on a thread of its own at the build's
- * priority, holds the build lock (one builder or merger per tree folder), writes the merged file
- * whole under a temporary name before renaming it (workers/search-index/index-merge.ts), then
+ * docs/search-index.md, "One dictionary"). It runs one task at a time on the background pool
+ * (src/engine/background-pool.ts), at the build's priority, holds the build lock (one builder or
+ * merger per tree folder), writes the merged file whole under a temporary name before renaming it
+ * (workers/search-index/index-merge.ts), then
  * replaces the manifest atomically and only then removes the merged inputs. A crash at any point
  * leaves a manifest naming whole files: the inputs, or the merged file; what is left over (a
  * temporary file, a merged file not yet in the manifest, inputs no longer in it) is removed by the
@@ -63,7 +62,7 @@ export interface MergeContext {
 export class SegmentMerge {
     /** Resolves when the merge has ended, merged or not; never rejects. */
     readonly done: Promise<void>;
-    #pool: Piscina | null = null;
+    #pool: BackgroundTasks | null = null;
     #cancelled = false;
 
     constructor(ctx: MergeContext) {
@@ -73,7 +72,7 @@ export class SegmentMerge {
     /** Stops the merge and waits until it has let go of the folder (its lock released). */
     async cancel(): Promise<void> {
         this.#cancelled = true;
-        await this.#pool?.destroy().catch(() => undefined);
+        await this.#pool?.stop();
         await this.done;
     }
 
@@ -90,7 +89,7 @@ export class SegmentMerge {
             const sizes = await Promise.all(m.segments.map(async (s) => (await fsp.stat(path.join(genDir, s))).size));
             const names: string[] = [];
             let diskBytes = m.diskBytes;
-            this.#pool = new Piscina({ ...workerEntry(), minThreads: 0, maxThreads: 1 });
+            this.#pool = new BackgroundTasks(1);
             for (const g of groups(sizes)) {
                 if (this.#stopped(ctx)) return;
                 if (g.length === 1) {
@@ -98,7 +97,7 @@ export class SegmentMerge {
                     continue;
                 }
                 const out = `merged-${String(g[0]).padStart(4, '0')}.bin`;
-                const task: IndexMergeTask = { op: 'index-merge', inputs: g.map((i) => path.join(genDir, m.segments[i]!)), out: path.join(genDir, out), nice: BUILD_NICE };
+                const task: IndexMergeTask = { op: 'index-merge', inputs: g.map((i) => path.join(genDir, m.segments[i]!)), out: path.join(genDir, out) };
                 const r = (await this.#pool.run(task)) as IndexMergeResult;
                 if (!r.ok) throw new Error(`index merge failed: ${r.message}`);
                 names.push(out);
@@ -115,7 +114,7 @@ export class SegmentMerge {
             await removeLeftovers(genDir, names);
         } finally {
             if (!served) for (const s of opened) s.close();
-            await this.#pool?.destroy().catch(() => undefined);
+            await this.#pool?.stop();
             await lock.release();
             await releaseFreedMemory();
         }

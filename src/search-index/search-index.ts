@@ -55,7 +55,7 @@ export class SearchIndex implements SearchBackend {
     #closed = false;
 
     /**
-     * @param threads - threads a build runs on (the build's own, at low priority: build.ts).
+     * @param threads - threads a build runs on at once (the background pool's, at low priority: build.ts).
      * @param maxFileSize - files above this many bytes are not indexed (the configured `maxFileSize`).
      */
     constructor(threads: number, maxFileSize: number, options: SearchIndexOptions = {}) {

@@ -159,7 +159,7 @@ function pathsOf(names: Names, parent: Int32Array): string[] {
 export async function runIndexCheck(task: IndexCheckTask): Promise<IndexCheckResult> {
     try {
         const stored = await decodeTable(fs.readFileSync(task.table), task.table, async () => undefined);
-        const walked = walkTable({ op: 'index-walk', root: task.root, skipDirs: task.skipDirs, maxEntries: task.maxEntries });
+        const walked = walkTable({ op: 'index-walk', root: task.root, skipDirs: task.skipDirs, maxEntries: task.maxEntries, ...(task.nice !== undefined && { nice: task.nice }) });
         if (!walked.ok) return walked;
         const now = walked.table;
         const nowNames = now.names;

@@ -13,7 +13,7 @@ export interface IndexWalkTask {
     skipDirs: readonly string[];
     /** More entries than this: the task fails with `too_many_entries`. */
     maxEntries: number;
-    /** Nice value the thread takes first (a build's own threads); absent: unchanged. */
+    /** Nice value the thread takes first (the background pool's threads); absent: unchanged. */
     nice?: number;
 }
 
@@ -43,7 +43,7 @@ export interface IndexChunkTask {
     maxFileSize: number;
     /** Where the segment file is written. */
     out: string;
-    /** Nice value the thread takes first (a build's own threads); absent: unchanged. */
+    /** Nice value the thread takes first (the background pool's threads); absent: unchanged. */
     nice?: number;
 }
 
@@ -71,6 +71,8 @@ export interface IndexCheckTask {
     maxEntries: number;
     /** The stored table file (format.ts). */
     table: string;
+    /** Nice value the thread takes first (the background pool's threads); absent: unchanged. */
+    nice?: number;
 }
 
 export type IndexCheckResult =
@@ -91,7 +93,7 @@ export interface IndexMergeTask {
     op: 'index-merge';
     inputs: string[];
     out: string;
-    /** Nice value the thread takes first (a build's own threads); absent: unchanged. */
+    /** Nice value the thread takes first (the background pool's threads); absent: unchanged. */
     nice?: number;
 }
 

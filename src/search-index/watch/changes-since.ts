@@ -1,5 +1,4 @@
-import { Piscina } from 'piscina';
-import { workerEntry } from '../../engine/pool.js';
+import { BackgroundTasks } from '../../engine/background-pool.js';
 import type { IndexCheckResult, IndexCheckTask } from '../shared/protocol.js';
 import { Turns } from '../../engine/turns.js';
 
@@ -11,18 +10,12 @@ import { Turns } from '../../engine/turns.js';
 
 /**
  * What changed under `task.root` since the table `task.table` was made, listed again on a
- * thread of its own (a one-thread pool on the engine's worker code, which exits after: the
+ * thread of the background pool, at the build's priority (src/engine/background-pool.ts: the
  * engine's threads would keep the check's memory, some 100 MB for a large tree).
  * @throws Error when the check fails.
  */
-export async function changesSince(task: Omit<IndexCheckTask, 'op'>): Promise<{ changed: string[]; dirTimes: string[] }> {
-    const oneOff = new Piscina({ ...workerEntry(), minThreads: 0, maxThreads: 1 });
-    let res: IndexCheckResult;
-    try {
-        res = (await oneOff.run({ op: 'index-check', ...task } satisfies IndexCheckTask)) as IndexCheckResult;
-    } finally {
-        await oneOff.destroy();
-    }
+export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice'>): Promise<{ changed: string[]; dirTimes: string[] }> {
+    const res = (await new BackgroundTasks(1).run({ op: 'index-check', ...task } satisfies IndexCheckTask)) as IndexCheckResult;
     if (!res.ok) throw new Error(`index check failed: ${res.message}`);
     return { changed: await splitJoined(res.changed), dirTimes: res.dirTimes };
 }

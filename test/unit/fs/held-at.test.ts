@@ -22,6 +22,7 @@ import { DirentRecords, type Listing } from '../../../workers/fs/dirent-records.
 import { HELD_PATH_AT, heldAt, NATIVE_AT_VAR, nativeAt, type HeldAt } from '../../../workers/fs/held-at.js';
 import { scanOpen, scanPath, type ScanSpec } from '../../../workers/search/scan-file.js';
 import { makeMatcher } from '../../../workers/search/scan.js';
+import { fileTempDir } from '../../support/engine-fixture.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
 import { WORKER_BUNDLE_VAR } from '../../support/worker-bundle.setup.js';
 
@@ -128,6 +129,26 @@ const ODD_NAMES: Buffer[] = [
     Buffer.from('..dots'),
 ];
 
+/** Files in {@link largeTree}'s `sub` directory, beside one directory (`sub/inner`). */
+const LARGE_FILES = 2999;
+let large: string | undefined;
+
+/**
+ * `sub/` holding {@link LARGE_FILES} files of long names (a getdents record each, together
+ * more than three 64 KiB buffers) and the directory `inner`, and `other/x`. Written once for
+ * the file (the tests only list it): 3,000 files cost about a second of CPU each time.
+ */
+function largeTree(): string {
+    if (large !== undefined && fs.existsSync(large)) return large;
+    const dir = fileTempDir('lcf-held-at-large-');
+    fs.mkdirSync(path.join(dir, 'sub'));
+    for (let i = 0; i < LARGE_FILES; i++) fs.writeFileSync(path.join(dir, 'sub', `entry-${String(i).padStart(5, '0')}-${'n'.repeat(60)}`), '');
+    fs.mkdirSync(path.join(dir, 'sub', 'inner'));
+    writeTree(dir, { 'other/x': '' });
+    large = dir;
+    return dir;
+}
+
 function writeRaw(dir: string, name: Buffer, content: string): void {
     fs.writeFileSync(Buffer.concat([Buffer.from(`${dir}/`), name]), content);
 }
@@ -209,10 +230,8 @@ describe('both layers on real directories', () => {
     });
 
     itNative('list a directory larger than one getdents buffer (64 KiB) whole', () => {
-        const dir = tempDir('lcf-held-at-large-');
-        const n = 3000;
-        for (let i = 0; i < n; i++) fs.writeFileSync(path.join(dir, `entry-${String(i).padStart(5, '0')}-${'n'.repeat(60)}`), '');
-        fs.mkdirSync(path.join(dir, 'sub'));
+        const dir = path.join(largeTree(), 'sub');
+        const n = LARGE_FILES;
         const listing = withDir(dir, (fd) => native().list(fd));
         expect(listing.names).toHaveLength(n + 1);
         expect(listing.kinds.filter((k) => k === EntryKind.Dir)).toHaveLength(1);
@@ -291,9 +310,7 @@ describe('both layers on real directories', () => {
     });
 
     itNative('list a directory they just opened from its start, and again from its start after reading it', () => {
-        const dir = tempDir('lcf-held-at-relist-');
-        const files = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`sub/entry-with-a-long-name-${String(i).padStart(5, '0')}.txt`, '']));
-        writeTree(dir, { ...files, 'other/x': '' });
+        const dir = largeTree();
         withDir(dir, (fd) => {
             const layer = native();
             const sub = layer.open(fd, 'sub', DIR_NOFOLLOW_FLAGS);

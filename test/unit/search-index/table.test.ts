@@ -12,11 +12,19 @@ import { decodeTable, encodeTable, encodeTableParts, IndexFormatError, Kind, typ
 import { decodeNames, Names } from '../../../src/search-index/shared/table-names.js';
 import { Table } from '../../../src/search-index/table.js';
 import { runIndexWalk } from '../../../workers/search-index/index-walk.js';
+import { fileTempDir } from '../../support/engine-fixture.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
 
-/** About 200 KB of names: several slices of the name decoding; ASCII, accented, CJK and astral (surrogate pair) names. */
+let shared: string | undefined;
+
+/**
+ * About 200 KB of names: several slices of the name decoding; ASCII, accented, CJK and astral
+ * (surrogate pair) names. Written once for the file (the tests only walk it): 3,000 files cost
+ * about a second of CPU each time.
+ */
 function bigTree(): string {
-    const root = tempDir('lcf-index-table-');
+    if (shared !== undefined && fs.existsSync(shared)) return shared;
+    const root = fileTempDir('lcf-index-table-');
     const files: Record<string, string> = {};
     const tails = ['ascii', 'accentué-é', '日本語のファイル', 'emoji-😀-pair', 'Ünïcödé'];
     for (let d = 0; d < 30; d++) {
@@ -27,6 +35,7 @@ function bigTree(): string {
     files['deep/a/b/c/d/e/leaf.c'] = 'int main(void) { return 0; }\n';
     writeTree(root, files);
     fs.symlinkSync('deep/a', path.join(root, 'link-to-a'));
+    shared = root;
     return root;
 }
 

@@ -1,0 +1,103 @@
+/**
+ * The background pool (src/engine/background-pool.ts): one set of threads for the index's builds,
+ * merges and listings, reused from task to task and caller to caller; every task runs at the
+ * background priority; a caller's stop ends its own tasks only. Checked on real threads running
+ * the pool's bundled worker code.
+ */
+import fs from 'node:fs';
+import type { Worker } from 'node:worker_threads';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { BACKGROUND_NICE, BackgroundTasks } from '../../../src/engine/background-pool.js';
+import type { IndexWalkResult } from '../../../src/search-index/shared/protocol.js';
+import { tempDir, writeTree } from '../../support/helpers.js';
+
+const LINUX = process.platform === 'linux' && (process.arch === 'x64' || process.arch === 'arm64');
+
+/** Counts the worker threads the process starts while the test runs. */
+let started = 0;
+const onWorker = (_w: Worker): void => {
+    started++;
+};
+process.on('worker', onWorker);
+afterEach(() => {
+    started = 0;
+});
+afterAll(() => {
+    process.off('worker', onWorker);
+});
+
+function walkTask(root: string): object {
+    return { op: 'index-walk', root, skipDirs: [], maxEntries: 1000 };
+}
+
+/** Nice value and scheduling policy of each thread of this process, by thread id. */
+function threadPriorities(): Map<string, { nice: number; policy: number }> {
+    const out = new Map<string, { nice: number; policy: number }>();
+    for (const tid of fs.readdirSync('/proc/self/task')) {
+        try {
+            const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+            const nice = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+            const policy = Number(/^policy\s*:\s*(\d+)$/m.exec(fs.readFileSync(`/proc/self/task/${tid}/sched`, 'utf8'))?.[1]);
+            out.set(tid, { nice, policy });
+        } catch {
+            // the thread exited meanwhile
+        }
+    }
+    return out;
+}
+
+describe('background pool', () => {
+    it('runs the tasks of one caller after another on the threads the first one started', async () => {
+        const root = tempDir('lcf-bg-pool-');
+        writeTree(root, { 'a/b.txt': 'x\n', 'c.txt': 'y\n' });
+        const first = (await new BackgroundTasks(1).run(walkTask(root))) as IndexWalkResult;
+        expect(first.ok).toBe(true);
+        const afterFirst = started;
+        // The next tasks, of this caller and of others, come while the thread is idle: no new thread.
+        const again = new BackgroundTasks(1);
+        for (let i = 0; i < 3; i++) expect(((await again.run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+        expect(((await new BackgroundTasks(1).run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+        expect(started).toBe(afterFirst);
+        expect(afterFirst).toBeLessThanOrEqual(1);
+    });
+
+    it.skipIf(!LINUX)('runs every task at the background nice value under SCHED_IDLE, a task that names none too', async () => {
+        const root = tempDir('lcf-bg-pool-');
+        writeTree(root, { 'c.txt': 'y\n' });
+        const before = threadPriorities();
+        const ownNice = before.get(String(process.pid))?.nice;
+        expect(((await new BackgroundTasks(1).run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+        const lowered = [...threadPriorities()].filter(([, p]) => p.nice >= BACKGROUND_NICE && p.policy === 5);
+        expect(lowered.length).toBeGreaterThanOrEqual(1);
+        expect(BACKGROUND_NICE).toBe(10);
+        // The test's own thread keeps its priority.
+        expect(threadPriorities().get(String(process.pid))?.nice).toBe(ownNice);
+    });
+
+    it("stops one caller's tasks, queued or running, and lets another caller's tasks finish", async () => {
+        const root = tempDir('lcf-bg-pool-');
+        writeTree(root, Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`d${i % 10}/f${i}.txt`, `${i}\n`])));
+        const stopped = new BackgroundTasks(2);
+        const other = new BackgroundTasks(2);
+        const mine = [stopped.run(walkTask(root)), stopped.run(walkTask(root)), stopped.run(walkTask(root))];
+        const theirs = other.run(walkTask(root));
+        await stopped.stop();
+        for (const p of mine) await expect(p).rejects.toMatchObject({ name: 'AbortError' });
+        // After its stop, a caller's new task is refused at once.
+        await expect(stopped.run(walkTask(root))).rejects.toMatchObject({ name: 'AbortError' });
+        // A second stop does nothing.
+        await stopped.stop();
+        const r = (await theirs) as IndexWalkResult;
+        expect(r.ok).toBe(true);
+        expect(((await other.run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+    });
+
+    it('passes a failing task\'s result back, and the thread takes the next task', async () => {
+        const tasks = new BackgroundTasks(1);
+        const missing = (await tasks.run(walkTask(`${tempDir('lcf-bg-pool-')}/none`))) as IndexWalkResult;
+        expect(missing.ok).toBe(false);
+        const root = tempDir('lcf-bg-pool-');
+        writeTree(root, { 'c.txt': 'y\n' });
+        expect(((await tasks.run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+    });
+});
