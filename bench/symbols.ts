@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- symbols [--corpora c=DIR,python=DIR,...] [--files 150] [--seed 1]`: the
+ * `npm run bench -- symbols [--corpora c=DIR,python=DIR,...] [--langs c,cpp] [--files 150] [--seed 1]`: the
  * definitions code navigation finds (workers/symbols/) against Universal Ctags on the same files,
  * per language and category: recall (ctags' definitions we find) and precision (ours that ctags
  * has), with the misses listed. Corpora: bench/symbols-corpora.ts (one real tree per language);
@@ -96,7 +96,8 @@ export async function symbolsMain(argv: readonly string[]): Promise<void> {
     const n = intFlag(flags, 'files', 150);
     const seed = intFlag(flags, 'seed', 1);
     const given = flags.get('corpora');
-    const corpora = given === undefined ? defaultCorpora(flags) : givenCorpora(given);
+    const langs = flags.get('langs')?.split(',');
+    const corpora = (given === undefined ? defaultCorpora(flags) : givenCorpora(given)).filter((c) => langs === undefined || langs.includes(c.lang));
     const rows: string[] = [
         '| Language | Files | MB | Parse MB/s | Category | ctags | ctags wrong | ours | ctags lacks | Recall | Precision |',
         '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |',

@@ -5,6 +5,7 @@ import type { Definition, FileSymbols, Reference, SymbolKind, SymbolsResult, Sym
 import { decodeText } from '../../src/text/shared/text.js';
 import { loaded, parseWithin } from './parser.js';
 import { FILE_SCOPE } from './queries.js';
+import { lostMacros, realName } from './repairs.js';
 import type { Node, QueryMatch } from 'web-tree-sitter';
 
 /** Characters of a definition's first line kept as its signature. */
@@ -44,7 +45,7 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask): Prom
         throw new ToolError('timeout', `Parsing ${shown} took longer than ${task.parseMs} ms: the file was skipped.`);
     }
     try {
-        const definitions = definitionsOf(query.matches(tree.rootNode), info, text);
+        const definitions = definitionsOf(query.matches(tree.rootNode), info, text, tree.rootNode);
         let lines = 1;
         for (let i = text.indexOf('\n'); i !== -1 && i < text.length - 1; i = text.indexOf('\n', i + 1)) lines++;
         const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references);
@@ -57,15 +58,26 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask): Prom
 interface Found {
     kind: SymbolKind | 'scope';
     name: string;
-    node: Node;
-    nameNode: Node;
+    /** The definition's span in the source, as character indexes, and its first and last lines (1-based). */
+    start: number;
+    end: number;
+    line: number;
+    endLine: number;
+    nameEnd: number;
     /** A container name given by the definition itself (a Go method's receiver, a C++ `A::b`). */
     owner: string | undefined;
 }
 
-function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string): Definition[] {
+function foundAt(kind: Found['kind'], name: string, node: Node, nameEnd: number, owner: string | undefined): Found {
+    const endLine = node.endPosition.row + 1 - (node.endPosition.column === 0 && node.endPosition.row > node.startPosition.row ? 1 : 0);
+    return { kind, name, start: node.startIndex, end: node.endIndex, line: node.startPosition.row + 1, endLine, nameEnd, owner };
+}
+
+function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string, root: Node): Definition[] {
     const found: Found[] = [];
     const seen = new Set<number>();
+    const cLike = info.id === 'c' || info.id === 'cpp';
+    const macroNames = new Set<number>();
     for (const m of matches) {
         let node: Node | undefined;
         let kind: string | undefined;
@@ -82,39 +94,48 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
         if (seen.has(node.id)) continue;
         if (!keep(node, kind, info)) continue;
         seen.add(node.id);
-        let text = name.text;
-        let owner = receiver?.text;
-        const sep = text.lastIndexOf('::');
-        if (sep !== -1) [owner, text] = [text.slice(0, sep), text.slice(sep + 2)];
-        found.push({ kind: kind as SymbolKind | 'scope', name: text, node, nameNode: name, owner });
+        if (cLike) {
+            if (kind === 'macro') macroNames.add(name.startIndex);
+            const real = realName(node, name);
+            found.push(foundAt(kind as Found['kind'], real.text, node, real.node.endIndex, real.owner));
+        } else {
+            found.push(foundAt(kind as Found['kind'], name.text, node, name.endIndex, receiver?.text));
+        }
     }
-    found.sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
+    if (cLike && root.hasError) {
+        // Perf: lines counted from the previous macro on, the macros coming in source order.
+        let [at, line] = [0, 1];
+        for (const m of lostMacros(root, source, macroNames)) {
+            [at, line] = [m.start, line + countLines(source, at, m.start)];
+            found.push({ kind: 'macro', name: m.name, start: m.start, end: m.end, line, endLine: line + countLines(source, m.start, m.end), nameEnd: m.nameEnd, owner: undefined });
+        }
+    }
+    found.sort((a, b) => a.start - b.start || b.end - a.end);
     // Containers by nesting: a stack of the open containers, outermost first; and of the open
     // definitions of any kind, since a function nested in a method is a function, not a method.
     const open: Found[] = [];
     const enclosing: Found[] = [];
     const out: Definition[] = [];
     for (const f of found) {
-        while (open.length > 0 && open[open.length - 1]!.node.endIndex <= f.node.startIndex) open.pop();
-        while (enclosing.length > 0 && enclosing[enclosing.length - 1]!.node.endIndex <= f.node.startIndex) enclosing.pop();
+        while (open.length > 0 && open[open.length - 1]!.end <= f.start) open.pop();
+        while (enclosing.length > 0 && enclosing[enclosing.length - 1]!.end <= f.start) enclosing.pop();
         const container = open.map((o) => o.name);
         if (f.owner !== undefined) container.push(...f.owner.split('::'));
         const inClass = (enclosing.length > 0 && CLASS_LIKE.has(enclosing[enclosing.length - 1]!.kind)) || f.owner !== undefined;
         enclosing.push(f);
         if (f.kind !== 'scope') {
             const kind: SymbolKind = f.kind === 'function' && inClass ? 'method' : f.kind;
-            out.push({
-                kind,
-                name: f.name,
-                container,
-                line: f.node.startPosition.row + 1,
-                endLine: f.node.endPosition.row + 1 - (f.node.endPosition.column === 0 && f.node.endPosition.row > f.node.startPosition.row ? 1 : 0),
-                signature: signatureOf(source, f.node, f.nameNode),
-            });
+            out.push({ kind, name: f.name, container, line: f.line, endLine: f.endLine, signature: signatureOf(source, f.start, f.nameEnd) });
         }
         if (CONTAINERS.has(f.kind)) open.push(f);
     }
     return out;
+}
+
+function countLines(source: string, from: number, to: number): number {
+    let n = 0;
+    for (let i = source.indexOf('\n', from); i !== -1 && i < to; i = source.indexOf('\n', i + 1)) n++;
+    return n;
 }
 
 /** Whether a match is a definition: variables and constants only at file scope, no `extern` declarations, no member of an inline type. */
@@ -172,9 +193,9 @@ function referencesIn(root: Node, text: string, name: string): Reference[] {
  * The lines of a definition up to the end of its name's line, as one line: `export function f(a)`,
  * or a C definition whose return type stands on the line before its name.
  */
-function signatureOf(source: string, node: Node, name: Node): string {
-    const from = source.lastIndexOf('\n', node.startIndex - 1) + 1;
-    const nl = source.indexOf('\n', name.endIndex);
+function signatureOf(source: string, start: number, nameEnd: number): string {
+    const from = source.lastIndexOf('\n', start - 1) + 1;
+    const nl = source.indexOf('\n', nameEnd);
     const line = source.slice(from, nl === -1 ? source.length : nl).replace(/\s*\n\s*/g, ' ').trim();
     return line.length > SIGNATURE_CHARS ? `${line.slice(0, SIGNATURE_CHARS)}…` : line;
 }
