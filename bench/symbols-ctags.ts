@@ -117,6 +117,24 @@ function wrongTag(lang: string, t: CtagsTag, category: Category): string | undef
     return undefined;
 }
 
+/**
+ * The lines of `source` in an `#else` or `#elif` branch, which ctags' C and C++ parser does not
+ * read (it follows the first branch of each conditional): a definition there is one ctags lacks.
+ */
+export function elseBranchLines(source: string): Set<number> {
+    const out = new Set<number>();
+    // Per open conditional: whether a line of it is in a later branch.
+    const open: boolean[] = [];
+    source.split('\n').forEach((text, i) => {
+        const d = /^\s*#\s*(if|ifdef|ifndef|else|elif|endif)\b/.exec(text)?.[1];
+        if (d === 'if' || d === 'ifdef' || d === 'ifndef') open.push(false);
+        else if ((d === 'else' || d === 'elif') && open.length > 0) open[open.length - 1] = true;
+        else if (d === 'endif') open.pop();
+        else if (open.includes(true)) out.add(i + 1);
+    });
+    return out;
+}
+
 export function ctagsVersion(): string {
     return execFileSync('ctags', ['--version'], { encoding: 'utf8' }).split('\n')[0]!.split(',')[0]!;
 }
