@@ -35,10 +35,11 @@ export function realName(def: Node, name: Node): RealName {
 /**
  * `A::B::f` walked by its fields: the last `name` is the name, the `scope`s before it the owner.
  * When a macro before a definition makes the grammar read the return type as scopes
- * (`BOOST_MP_CXX14_CONSTEXPR typename std::enable_if<…>::type divide_qr(…)`), the scopes are dropped.
+ * (`BOOST_FORCEINLINE boost::winapi::BOOL_ VirtualUnlock(…)`, with no `::` before the name), the
+ * scopes up to the missing `::` are the return type and dropped.
  */
 function qualified(name: Node): RealName {
-    const scopes: string[] = [];
+    let scopes: string[] = [];
     let broken = false;
     let n: Node = name;
     while (n.type === 'qualified_identifier') {
@@ -46,8 +47,9 @@ function qualified(name: Node): RealName {
         const next = n.childForFieldName('name');
         if (next === null) break;
         if (scope !== null) {
-            if (NOT_A_SCOPE.test(scope.text)) broken = true;
-            scopes.push(scope.text);
+            const between = n.text.slice(scope.endIndex - n.startIndex, next.startIndex - n.startIndex);
+            if (!between.includes('::') || NOT_A_SCOPE.test(scope.text)) scopes = [];
+            else scopes.push(scope.text);
         }
         if (n.children.some((c) => c?.type === 'ERROR')) broken = true;
         n = next;
