@@ -66,11 +66,32 @@ interface Found {
     nameEnd: number;
     /** A container name given by the definition itself (a Go method's receiver, a C++ `A::b`). */
     owner: string | undefined;
+    /** The node's parent, and whether the node is a TypeScript overload signature that the next definition of its name implements. */
+    parent: number | undefined;
+    overload: boolean;
 }
 
 function foundAt(kind: Found['kind'], name: string, node: Node, nameEnd: number, owner: string | undefined): Found {
     const endLine = node.endPosition.row + 1 - (node.endPosition.column === 0 && node.endPosition.row > node.startPosition.row ? 1 : 0);
-    return { kind, name, start: node.startIndex, end: node.endIndex, line: node.startPosition.row + 1, endLine, nameEnd, owner };
+    const overload = node.type === 'function_signature' || (node.type === 'method_signature' && node.parent?.type === 'class_body');
+    const parent = node.parent?.type === 'export_statement' ? node.parent.parent : node.parent;
+    return { kind, name, start: node.startIndex, end: node.endIndex, line: node.startPosition.row + 1, endLine, nameEnd, owner, parent: parent?.id, overload };
+}
+
+/**
+ * TypeScript overloads (`f(a: string): string; f(a: number): number; f(a) {…}`) are one
+ * definition: from the first signature to the implementation, as ctags has it at the first.
+ */
+function mergeOverloads(found: Found[]): Found[] {
+    const out: Found[] = [];
+    for (const f of found) {
+        const p = out[out.length - 1];
+        // A class's overload signatures are methods to the query, its implementation a function in a class.
+        if (p !== undefined && p.overload && p.name === f.name && p.parent === f.parent && p.end <= f.start) {
+            [p.end, p.endLine, p.overload] = [f.end, f.endLine, f.overload];
+        } else out.push(f);
+    }
+    return out;
 }
 
 function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string, root: Node): Definition[] {
@@ -107,16 +128,17 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
         let [at, line] = [0, 1];
         for (const m of lostMacros(root, source, macroNames)) {
             [at, line] = [m.start, line + countLines(source, at, m.start)];
-            found.push({ kind: 'macro', name: m.name, start: m.start, end: m.end, line, endLine: line + countLines(source, m.start, m.end), nameEnd: m.nameEnd, owner: undefined });
+            found.push({ kind: 'macro', name: m.name, start: m.start, end: m.end, line, endLine: line + countLines(source, m.start, m.end), nameEnd: m.nameEnd, owner: undefined, parent: undefined, overload: false });
         }
     }
     found.sort((a, b) => a.start - b.start || b.end - a.end);
+    const merged = info.id === 'typescript' || info.id === 'tsx' ? mergeOverloads(found) : found;
     // Containers by nesting: a stack of the open containers, outermost first; and of the open
     // definitions of any kind, since a function nested in a method is a function, not a method.
     const open: Found[] = [];
     const enclosing: Found[] = [];
     const out: Definition[] = [];
-    for (const f of found) {
+    for (const f of merged) {
         while (open.length > 0 && open[open.length - 1]!.end <= f.start) open.pop();
         while (enclosing.length > 0 && enclosing[enclosing.length - 1]!.end <= f.start) enclosing.pop();
         const container = open.map((o) => o.name);
@@ -141,6 +163,7 @@ function countLines(source: string, from: number, to: number): number {
 /** Whether a match is a definition: variables and constants only at file scope, no `extern` declarations, no member of an inline type. */
 function keep(node: Node, kind: string, info: LanguageInfo): boolean {
     if (node.type === 'method_signature' && inAnnotation(node)) return false;
+    if (node.type === 'method_definition' && node.parent?.type === 'object' && inFunctionBody(node)) return false;
     const fileScoped = kind === 'variable' || (kind === 'constant' && node.type !== 'enumerator' && node.type !== 'enum_constant') || node.type === 'variable_declarator';
     if (!fileScoped) return true;
     // Perf: the enclosing nodes first, since most matches are a function's locals, ruled out by
@@ -153,6 +176,20 @@ function keep(node: Node, kind: string, info: LanguageInfo): boolean {
     if (node.hasError) return false;
     if ((info.id === 'c' || info.id === 'cpp') && node.children.some((c) => c?.type === 'storage_class_specifier' && c.text === 'extern')) return false;
     return true;
+}
+
+const FUNCTION_NODES: ReadonlySet<string> = new Set(['function_declaration', 'function_expression', 'function', 'arrow_function', 'method_definition', 'generator_function', 'generator_function_declaration']);
+
+/**
+ * Whether a node lies in a function's body. An object literal's methods there (`new
+ * TransformStream({ transform(chunk) {…} })`, `return { get id() {…} }`) are locals, left out as a
+ * function's local variables are.
+ */
+function inFunctionBody(node: Node): boolean {
+    for (let p = node.parent; p !== null; p = p.parent) {
+        if (FUNCTION_NODES.has(p.type)) return true;
+    }
+    return false;
 }
 
 /** Whether a member signature belongs to an inline type (`f(x: { at(): void })`), not to a declared interface or type. */
