@@ -15,7 +15,7 @@ import { runSymbolsTask } from '../workers/symbols/symbols.js';
 import { languageOf } from '../src/symbols/shared/languages.js';
 import type { Definition } from '../src/symbols/shared/types.js';
 import { benchArgs, have, intFlag, loadAverages, REPO } from './common.js';
-import { CATEGORIES, COMPARABLE, ctagsTags, ctagsVersion, elseBranchLines, type Category, type Tag } from './symbols-ctags.js';
+import { CATEGORIES, COMPARABLE, ctagsTags, ctagsVersion, elseBranchLines, lacksMember, type Category, type Tag } from './symbols-ctags.js';
 import { defaultCorpora, givenCorpora, type Corpus } from './symbols-corpora.js';
 
 const OURS: Record<string, Category> = { function: 'functions', method: 'methods', class: 'classes/structs', struct: 'classes/structs', union: 'classes/structs', enum: 'enums', macro: 'macros', type: 'types', interface: 'types' };
@@ -61,7 +61,8 @@ async function ourTags(files: readonly string[]): Promise<{ tags: Tag[]; ms: num
             for (const d of f.definitions as Definition[]) {
                 const category = OURS[d.kind];
                 const ctagsWrong = unread?.has(d.line) ? 'in an #else branch, which ctags does not read' : undefined;
-                if (category !== undefined) tags.push({ file, name: d.name, line: d.line, endLine: d.endLine, category, ...(ctagsWrong && { ctagsWrong }) });
+                const container = d.container[d.container.length - 1];
+                if (category !== undefined) tags.push({ file, name: d.name, line: d.line, endLine: d.endLine, category, ...(container !== undefined && { container }), ...(ctagsWrong && { ctagsWrong }) });
             }
         });
     }
@@ -118,8 +119,9 @@ export async function symbolsMain(argv: readonly string[]): Promise<void> {
             continue;
         }
         sources.push(`- ${lang}: ${corpus.source}; install: \`${corpus.install}\``);
-        const theirs = ctagsTags(files, lang);
+        const { tags: theirs, lastMember } = ctagsTags(files, lang);
         const ours = await ourTags(files);
+        for (const t of ours.tags) t.ctagsWrong ??= lacksMember(lang, t, lastMember);
         const speed = `${files.length} | ${(ours.bytes / 1e6).toFixed(1)} | ${(ours.bytes / 1e3 / ours.ms).toFixed(2)}`;
         for (const category of CATEGORIES) {
             const o = ours.tags.filter((t) => t.category === category);
