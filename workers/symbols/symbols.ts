@@ -163,7 +163,7 @@ function countLines(source: string, from: number, to: number): number {
 /** Whether a match is a definition: variables and constants only at file scope, no `extern` declarations, no member of an inline type. */
 function keep(node: Node, kind: string, info: LanguageInfo): boolean {
     if (node.type === 'method_signature' && inAnnotation(node)) return false;
-    if (node.type === 'method_definition' && node.parent?.type === 'object' && inFunctionBody(node)) return false;
+    if (node.type === 'method_definition' && node.parent?.type === 'object' && !atFileScope(node)) return false;
     const fileScoped = kind === 'variable' || (kind === 'constant' && node.type !== 'enumerator' && node.type !== 'enum_constant') || node.type === 'variable_declarator';
     if (!fileScoped) return true;
     // Perf: the enclosing nodes first, since most matches are a function's locals, ruled out by
@@ -178,24 +178,25 @@ function keep(node: Node, kind: string, info: LanguageInfo): boolean {
     return true;
 }
 
-const FUNCTION_NODES: ReadonlySet<string> = new Set(['function_declaration', 'function_expression', 'function', 'arrow_function', 'method_definition', 'generator_function', 'generator_function_declaration']);
+const LOCAL_SCOPES: ReadonlySet<string> = new Set(['function_declaration', 'function_expression', 'function', 'arrow_function', 'method_definition', 'generator_function', 'generator_function_declaration', 'class_body']);
 
 /**
- * Whether a node lies in a function's body. An object literal's methods there (`new
- * TransformStream({ transform(chunk) {…} })`, `return { get id() {…} }`) are locals, left out as a
- * function's local variables are.
+ * Whether a node lies outside any function or class. An object literal's methods in a function
+ * (`new TransformStream({ transform(chunk) {…} })`, `return { get id() {…} }`) are locals, left
+ * out as a function's local variables are; in a class property's value (`options = { getX() {…} }`)
+ * they are the value's, not the class's methods.
  */
-function inFunctionBody(node: Node): boolean {
+function atFileScope(node: Node): boolean {
     for (let p = node.parent; p !== null; p = p.parent) {
-        if (FUNCTION_NODES.has(p.type)) return true;
+        if (LOCAL_SCOPES.has(p.type)) return false;
     }
-    return false;
+    return true;
 }
 
-/** Whether a member signature belongs to an inline type (`f(x: { at(): void })`), not to a declared interface or type. */
+/** Whether a member signature belongs to an inline type (`f(x: { at(): void })`, `[…] as { at(): void }[]`), not to a declared interface or type. */
 function inAnnotation(node: Node): boolean {
     for (let p = node.parent; p !== null; p = p.parent) {
-        if (p.type === 'type_annotation' || p.type === 'formal_parameters' || p.type === 'type_arguments') return true;
+        if (p.type === 'type_annotation' || p.type === 'formal_parameters' || p.type === 'type_arguments' || p.type === 'as_expression' || p.type === 'satisfies_expression') return true;
         if (p.type === 'interface_declaration' || p.type === 'type_alias_declaration') return false;
     }
     return false;

@@ -109,9 +109,24 @@ describe('TypeScript definitions listed once, locals left out', () => {
         expect(await spans('o.ts', src)).toEqual(['1-3 function f', '4-4 function g', '5-8 class K', '6-7 method K.h', '9-9 interface I', '9-9 method I.m', '9-9 method I.m']);
     });
 
-    it("an object literal's methods in a function body are locals; at file scope they are definitions", async () => {
-        const src = ['export const api = { run() {} };', 'function make() {', '  return { get id() { return 1; }, go() {} };', '}', 'class A { m() { const o = { x() {} }; } }', ''].join('\n');
-        const expected = ['1 variable api', '1 function run', '2 function make', '5 class A', '5 method A.m'];
+    it('a member of a type written in an as or satisfies expression is not a definition', async () => {
+        const src = ['const items = list.filter(Boolean) as {', '  onSelect(): void', '}[];', 'const c = {} satisfies { run(): void };', 'type A = { keep(): void };', ''].join('\n');
+        expect(await defs('t.ts', src)).toEqual(['5 type A', '5 method keep']);
+    });
+
+    it("an object literal's methods in a function or a class property are not definitions; at file scope they are", async () => {
+        const src = [
+            'export const api = { run() {} };',
+            'function make() {',
+            '  return { get id() { return 1; }, go() {} };',
+            '}',
+            'class A { m() { const o = { x() {} }; } }',
+            'class B {',
+            '  options = { getX() { return 1; } };',
+            '}',
+            '',
+        ].join('\n');
+        const expected = ['1 variable api', '1 function run', '2 function make', '5 class A', '5 method A.m', '6 class B'];
         expect(await defs('l.ts', src)).toEqual(expected);
         expect(await defs('l.js', src)).toEqual(expected);
     });
