@@ -142,17 +142,19 @@ export function ctagsVersion(): string {
     return execFileSync('ctags', ['--version'], { encoding: 'utf8' }).split('\n')[0]!.split(',')[0]!;
 }
 
-/** ctags' definitions in `files`, of the categories compared, and the last line at which it tags a member of each class (`file\0class`). */
-export function ctagsTags(files: readonly string[], lang: string): { tags: Tag[]; lastMember: Map<string, number> } {
+/** ctags' definitions in `files`, of the categories compared; the last line at which it tags a member of each class (`file\0class`); the files where it tags anything. */
+export function ctagsTags(files: readonly string[], lang: string): { tags: Tag[]; lastMember: Map<string, number>; tagged: Set<string> } {
     const parser = PARSER[lang]!;
     const args = [...parser.options, '--output-format=json', '--fields=+nKsZ', `--languages=${parser.name}`, '-L', '-', '-f', '-'];
     const out = execFileSync('ctags', args, { input: files.join('\n'), encoding: 'utf8', maxBuffer: 1 << 30 });
     const tags: Tag[] = [];
     const lastMember = new Map<string, number>();
+    const tagged = new Set<string>();
     for (const line of out.split('\n')) {
         if (!line.startsWith('{')) continue;
         const t = JSON.parse(line) as CtagsTag;
         if (t._type !== 'tag') continue;
+        tagged.add(t.path);
         if (t.scopeKind === 'class' && t.scope !== undefined) {
             const k = `${t.path}\0${t.scope.split(/\.|::/).pop()!}`;
             lastMember.set(k, Math.max(lastMember.get(k) ?? 0, t.line));
@@ -163,7 +165,7 @@ export function ctagsTags(files: readonly string[], lang: string): { tags: Tag[]
         const ctagsWrong = wrongTag(lang, t, category);
         tags.push({ file: t.path, name: t.name, line: t.line, endLine: t.line, category, ...(ctagsWrong && { ctagsWrong }) });
     }
-    return { tags, lastMember };
+    return { tags, lastMember, tagged };
 }
 
 /**

@@ -119,9 +119,10 @@ export async function symbolsMain(argv: readonly string[]): Promise<void> {
             continue;
         }
         sources.push(`- ${lang}: ${corpus.source}; install: \`${corpus.install}\``);
-        const { tags: theirs, lastMember } = ctagsTags(files, lang);
+        const { tags: theirs, lastMember, tagged } = ctagsTags(files, lang);
         const ours = await ourTags(files);
-        for (const t of ours.tags) t.ctagsWrong ??= lacksMember(lang, t, lastMember);
+        // A file ctags gives no tag at all (fdir's dist/index.cjs, 600 lines of plain functions and classes): its parser gave up on it.
+        for (const t of ours.tags) t.ctagsWrong ??= tagged.has(t.file) ? lacksMember(lang, t, lastMember) : 'in a file ctags tags nothing in';
         const speed = `${files.length} | ${(ours.bytes / 1e6).toFixed(1)} | ${(ours.bytes / 1e3 / ours.ms).toFixed(2)}`;
         for (const category of CATEGORIES) {
             const o = ours.tags.filter((t) => t.category === category);

@@ -68,6 +68,7 @@ const JS_COMMON = `
 (generator_function_declaration name: (identifier) @name) @definition.function
 (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.function
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(variable_declarator name: (identifier) @name value: (class !name) @definition.class)
 (variable_declarator name: (identifier) @name value: [(number) (string) (template_string) (object) (array) (call_expression) (new_expression) (identifier) (member_expression) (true) (false) (regex) (binary_expression) (class)]) @definition.variable
 `;
 
