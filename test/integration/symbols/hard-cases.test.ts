@@ -1,6 +1,6 @@
 /**
- * Definitions the grammar misreads where a C or C++ macro it cannot expand stands in a declaration,
- * and TypeScript's overloads and local object methods: each name as written, once.
+ * Definitions that are hard to read from the tree: where a C or C++ macro the grammar cannot expand
+ * stands in a declaration, TypeScript's overloads, object literals' methods, ES5 classes.
  */
 import { describe, expect, it } from 'vitest';
 import { defs, spans } from '../../support/symbols.js';
@@ -129,5 +129,12 @@ describe('TypeScript definitions listed once, locals left out', () => {
         const expected = ['1 variable api', '1 function run', '2 function make', '5 class A', '5 method A.m', '6 class B'];
         expect(await defs('l.ts', src)).toEqual(expected);
         expect(await defs('l.js', src)).toEqual(expected);
+    });
+});
+
+describe('JavaScript classes without class syntax', () => {
+    it('a method set on a prototype is a method of its constructor; an anonymous class is named by its variable', async () => {
+        const src = ['function Stream() {}', 'Stream.prototype.emit = function (a) {', '  return a;', '};', 'Stream.options.x = function () {};', 'var Propagator = class {', '  inject() {}', '};', ''].join('\n');
+        expect(await defs('s.js', src)).toEqual(['1 function Stream', '2 method Stream.emit', '6 variable Propagator', '6 class Propagator', '7 method Propagator.inject']);
     });
 });
