@@ -70,6 +70,7 @@ const JS_COMMON = `
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 (variable_declarator name: (identifier) @name value: (class !name) @definition.class)
 (assignment_expression left: (member_expression object: (member_expression object: (identifier) @receiver property: (property_identifier) @prototype) property: (property_identifier) @name) right: [(function_expression) (arrow_function)] (#eq? @prototype "prototype")) @definition.method
+(assignment_expression left: (member_expression property: (property_identifier) @name) right: [(function_expression) (arrow_function)]) @definition.function
 (variable_declarator name: (identifier) @name value: [(number) (string) (template_string) (object) (array) (call_expression) (new_expression) (identifier) (member_expression) (true) (false) (regex) (binary_expression) (class)]) @definition.variable
 `;
 

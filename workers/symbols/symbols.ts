@@ -164,6 +164,7 @@ function countLines(source: string, from: number, to: number): number {
 function keep(node: Node, kind: string, info: LanguageInfo): boolean {
     if (node.type === 'method_signature' && inAnnotation(node)) return false;
     if (node.type === 'method_definition' && node.parent?.type === 'object' && !atFileScope(node)) return false;
+    if (node.type === 'assignment_expression') return kind === 'method' || memberFunction(node);
     const fileScoped = kind === 'variable' || (kind === 'constant' && node.type !== 'enumerator' && node.type !== 'enum_constant') || node.type === 'variable_declarator';
     if (!fileScoped) return true;
     // Perf: the enclosing nodes first, since most matches are a function's locals, ruled out by
@@ -191,6 +192,16 @@ function atFileScope(node: Node): boolean {
         if (LOCAL_SCOPES.has(p.type)) return false;
     }
     return true;
+}
+
+/**
+ * `UPNG.encode.compress = function (…) {` at file scope defines `compress`; a prototype's member
+ * is a method (its own pattern), and one assigned in a function (`this.onload = () => …`) a local.
+ */
+function memberFunction(node: Node): boolean {
+    const target = node.childForFieldName('left')?.childForFieldName('object');
+    if (target?.type === 'member_expression' && target.childForFieldName('property')?.text === 'prototype') return false;
+    return node.parent?.type === 'expression_statement' && node.parent.parent?.type === 'program';
 }
 
 /** Whether a member signature belongs to an inline type (`f(x: { at(): void })`, `[…] as { at(): void }[]`), not to a declared interface or type. */

@@ -133,8 +133,19 @@ describe('TypeScript definitions listed once, locals left out', () => {
 });
 
 describe('JavaScript classes without class syntax', () => {
-    it('a method set on a prototype is a method of its constructor; an anonymous class is named by its variable', async () => {
-        const src = ['function Stream() {}', 'Stream.prototype.emit = function (a) {', '  return a;', '};', 'Stream.options.x = function () {};', 'var Propagator = class {', '  inject() {}', '};', ''].join('\n');
-        expect(await defs('s.js', src)).toEqual(['1 function Stream', '2 method Stream.emit', '6 variable Propagator', '6 class Propagator', '7 method Propagator.inject']);
+    it('a method set on a prototype is a method of its constructor; a function set on an object at file scope is a function; an anonymous class is named by its variable', async () => {
+        const src = [
+            'function Stream() {}',
+            'Stream.prototype.emit = function (a) {',
+            '  return a;',
+            '};',
+            'Stream.options.check = function () {};',
+            'var Propagator = class {',
+            '  inject() {}',
+            '};',
+            'function load() { this.onload = function () {}; }',
+            '',
+        ].join('\n');
+        expect(await defs('s.js', src)).toEqual(['1 function Stream', '2 method Stream.emit', '5 function check', '6 variable Propagator', '6 class Propagator', '7 method Propagator.inject', '9 function load']);
     });
 });
