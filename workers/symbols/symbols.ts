@@ -199,8 +199,11 @@ function atFileScope(node: Node): boolean {
  * is a method (its own pattern), and one assigned in a function (`this.onload = () => …`) a local.
  */
 function memberFunction(node: Node): boolean {
-    const target = node.childForFieldName('left')?.childForFieldName('object');
+    const left = node.childForFieldName('left');
+    const target = left?.childForFieldName('object');
     if (target?.type === 'member_expression' && target.childForFieldName('property')?.text === 'prototype') return false;
+    // `module.exports = () => …` names no function: the module exports an anonymous one.
+    if (left?.text === 'module.exports') return false;
     return node.parent?.type === 'expression_statement' && node.parent.parent?.type === 'program';
 }
 

@@ -144,6 +144,7 @@ describe('JavaScript classes without class syntax', () => {
             '  inject() {}',
             '};',
             'function load() { this.onload = function () {}; }',
+            'module.exports = () => cached;',
             '',
         ].join('\n');
         expect(await defs('s.js', src)).toEqual(['1 function Stream', '2 method Stream.emit', '5 function check', '6 variable Propagator', '6 class Propagator', '7 method Propagator.inject', '9 function load']);
