@@ -66,7 +66,8 @@ const CPP =
 const JS_COMMON = `
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
-(method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.function
+(class_body (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.function)
+(object (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.function) @in_object
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 (variable_declarator name: (identifier) @name value: (class !name) @definition.class)
 (assignment_expression left: (member_expression object: (member_expression object: (identifier) @receiver property: (property_identifier) @prototype) property: (property_identifier) @name) right: [(function_expression) (arrow_function)] (#eq? @prototype "prototype")) @definition.method

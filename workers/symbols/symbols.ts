@@ -66,28 +66,31 @@ interface Found {
     nameEnd: number;
     /** A container name given by the definition itself (a Go method's receiver, a C++ `A::b`). */
     owner: string | undefined;
-    /** The node's parent, and whether the node is a TypeScript overload signature that the next definition of its name implements. */
-    parent: number | undefined;
+    /** Whether the node is a TypeScript signature, an overload when the next definition has its name. */
     overload: boolean;
 }
 
-function foundAt(kind: Found['kind'], name: string, node: Node, nameEnd: number, owner: string | undefined): Found {
+function foundAt(kind: Found['kind'], name: string, node: Node, nameEnd: number, owner: string | undefined, overloads = false): Found {
     const endLine = node.endPosition.row + 1 - (node.endPosition.column === 0 && node.endPosition.row > node.startPosition.row ? 1 : 0);
-    const overload = node.type === 'function_signature' || (node.type === 'method_signature' && node.parent?.type === 'class_body');
-    const parent = node.parent?.type === 'export_statement' ? node.parent.parent : node.parent;
-    return { kind, name, start: node.startIndex, end: node.endIndex, line: node.startPosition.row + 1, endLine, nameEnd, owner, parent: parent?.id, overload };
+    const overload = overloads && (node.type === 'function_signature' || node.type === 'method_signature');
+    return { kind, name, start: node.startIndex, end: node.endIndex, line: node.startPosition.row + 1, endLine, nameEnd, owner, overload };
 }
+
+const ADJACENT = /^[\s;]*((export|declare|default|public|private|protected|static|async|abstract|override)\s+)*$/;
+const COMMENTS = /\/\*[\s\S]*?\*\/|\/\/[^\n]*/g;
 
 /**
  * TypeScript overloads (`f(a: string): string; f(a: number): number; f(a) {…}`) are one
  * definition: from the first signature to the implementation, as ctags has it at the first.
  */
-function mergeOverloads(found: Found[]): Found[] {
+function mergeOverloads(found: Found[], source: string): Found[] {
     const out: Found[] = [];
     for (const f of found) {
         const p = out[out.length - 1];
-        // A class's overload signatures are methods to the query, its implementation a function in a class.
-        if (p !== undefined && p.overload && p.name === f.name && p.parent === f.parent && p.end <= f.start) {
+        // A class's overload signatures are methods to the query, its implementation a function in a
+        // class. Perf: overloads are told by what stands between them (comments, `export`), not by
+        // their parent nodes, whose look-up walks down from the root.
+        if (p !== undefined && p.overload && p.name === f.name && p.end <= f.start && ADJACENT.test(source.slice(p.end, f.start).replace(COMMENTS, ''))) {
             [p.end, p.endLine, p.overload] = [f.end, f.endLine, f.overload];
         } else out.push(f);
     }
@@ -98,21 +101,25 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
     const found: Found[] = [];
     const seen = new Set<number>();
     const cLike = info.id === 'c' || info.id === 'cpp';
+    const typed = info.id === 'typescript' || info.id === 'tsx';
     const macroNames = new Set<number>();
     for (const m of matches) {
         let node: Node | undefined;
         let kind: string | undefined;
         let name: Node | undefined;
         let receiver: Node | undefined;
+        let inObject = false;
         for (const c of m.captures) {
             if (c.name === 'name') name = c.node;
             else if (c.name === 'receiver') receiver = c.node;
+            else if (c.name === 'in_object') inObject = true;
             else if (c.name === 'scope') [node, kind] = [c.node, 'scope'];
             else if (c.name.startsWith('definition.')) [node, kind] = [c.node, c.name.slice('definition.'.length)];
         }
         if (node === undefined || kind === undefined || name === undefined) continue;
         // One definition per node (two patterns may match one typedef).
         if (seen.has(node.id)) continue;
+        if (inObject && !atFileScope(node)) continue;
         if (!keep(node, kind, info)) continue;
         seen.add(node.id);
         if (cLike) {
@@ -120,7 +127,7 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
             const real = realName(node, name);
             found.push(foundAt(kind as Found['kind'], real.text, node, real.node.endIndex, real.owner));
         } else {
-            found.push(foundAt(kind as Found['kind'], name.text, node, name.endIndex, receiver?.text));
+            found.push(foundAt(kind as Found['kind'], name.text, node, name.endIndex, receiver?.text, typed));
         }
     }
     if (cLike && root.hasError) {
@@ -128,11 +135,11 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
         let [at, line] = [0, 1];
         for (const m of lostMacros(root, source, macroNames)) {
             [at, line] = [m.start, line + countLines(source, at, m.start)];
-            found.push({ kind: 'macro', name: m.name, start: m.start, end: m.end, line, endLine: line + countLines(source, m.start, m.end), nameEnd: m.nameEnd, owner: undefined, parent: undefined, overload: false });
+            found.push({ kind: 'macro', name: m.name, start: m.start, end: m.end, line, endLine: line + countLines(source, m.start, m.end), nameEnd: m.nameEnd, owner: undefined, overload: false });
         }
     }
     found.sort((a, b) => a.start - b.start || b.end - a.end);
-    const merged = info.id === 'typescript' || info.id === 'tsx' ? mergeOverloads(found) : found;
+    const merged = typed ? mergeOverloads(found, source) : found;
     // Containers by nesting: a stack of the open containers, outermost first; and of the open
     // definitions of any kind, since a function nested in a method is a function, not a method.
     const open: Found[] = [];
@@ -163,7 +170,6 @@ function countLines(source: string, from: number, to: number): number {
 /** Whether a match is a definition: variables and constants only at file scope, no `extern` declarations, no member of an inline type. */
 function keep(node: Node, kind: string, info: LanguageInfo): boolean {
     if (node.type === 'method_signature' && inAnnotation(node)) return false;
-    if (node.type === 'method_definition' && node.parent?.type === 'object' && !atFileScope(node)) return false;
     if (node.type === 'assignment_expression') return kind === 'method' || memberFunction(node);
     const fileScoped = kind === 'variable' || (kind === 'constant' && node.type !== 'enumerator' && node.type !== 'enum_constant') || node.type === 'variable_declarator';
     if (!fileScoped) return true;

@@ -104,9 +104,11 @@ describe('TypeScript definitions listed once, locals left out', () => {
             '  h(a: any): void {}',
             '}',
             'interface I { m(): void; m(a: number): void; }',
+            'interface J { a(): void; }',
+            'function a(): void {}',
             '',
         ].join('\n');
-        expect(await spans('o.ts', src)).toEqual(['1-3 function f', '4-4 function g', '5-8 class K', '6-7 method K.h', '9-9 interface I', '9-9 method I.m', '9-9 method I.m']);
+        expect(await spans('o.ts', src)).toEqual(['1-3 function f', '4-4 function g', '5-8 class K', '6-7 method K.h', '9-9 interface I', '9-9 method I.m', '10-10 interface J', '10-10 method J.a', '11-11 function a']);
     });
 
     it('a member of a type written in an as or satisfies expression is not a definition', async () => {
