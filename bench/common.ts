@@ -56,6 +56,7 @@ const BENCH_OPTIONS = {
     width: { type: 'string' },
     // symbols (bench/symbols.ts)
     corpora: { type: 'string' },
+    langs: { type: 'string' },
     // encodings (bench/encodings.ts)
     seeds: { type: 'string' },
     // churn (bench/churn.ts)

@@ -15,6 +15,8 @@ export interface Tag {
     /** Our definitions' last line (ctags gives one line, where the name is). */
     endLine: number;
     category: Category;
+    /** Ours: the innermost container's name. */
+    container?: string;
     /** Why ctags is plainly wrong here (a tag that is no definition, a definition it lacks), else undefined. */
     ctagsWrong?: string;
 }
@@ -27,6 +29,7 @@ interface CtagsTag {
     kind: string;
     pattern?: string;
     scopeKind?: string;
+    scope?: string;
 }
 
 /** ctags' parser name for each of our languages, and the options that make it read our extensions. */
@@ -117,25 +120,62 @@ function wrongTag(lang: string, t: CtagsTag, category: Category): string | undef
     return undefined;
 }
 
+/**
+ * The lines of `source` in an `#else` or `#elif` branch, which ctags' C and C++ parser does not
+ * read (it follows the first branch of each conditional): a definition there is one ctags lacks.
+ */
+export function elseBranchLines(source: string): Set<number> {
+    const out = new Set<number>();
+    // Per open conditional: whether a line of it is in a later branch.
+    const open: boolean[] = [];
+    source.split('\n').forEach((text, i) => {
+        const d = /^\s*#\s*(if|ifdef|ifndef|else|elif|endif)\b/.exec(text)?.[1];
+        if (d === 'if' || d === 'ifdef' || d === 'ifndef') open.push(false);
+        else if ((d === 'else' || d === 'elif') && open.length > 0) open[open.length - 1] = true;
+        else if (d === 'endif') open.pop();
+        else if (open.includes(true)) out.add(i + 1);
+    });
+    return out;
+}
+
 export function ctagsVersion(): string {
     return execFileSync('ctags', ['--version'], { encoding: 'utf8' }).split('\n')[0]!.split(',')[0]!;
 }
 
-/** ctags' definitions in `files`, of the categories compared. */
-export function ctagsTags(files: readonly string[], lang: string): Tag[] {
+/** ctags' definitions in `files`, of the categories compared; the last line at which it tags a member of each class (`file\0class`); the files where it tags anything. */
+export function ctagsTags(files: readonly string[], lang: string): { tags: Tag[]; lastMember: Map<string, number>; tagged: Set<string> } {
     const parser = PARSER[lang]!;
     const args = [...parser.options, '--output-format=json', '--fields=+nKsZ', `--languages=${parser.name}`, '-L', '-', '-f', '-'];
     const out = execFileSync('ctags', args, { input: files.join('\n'), encoding: 'utf8', maxBuffer: 1 << 30 });
     const tags: Tag[] = [];
+    const lastMember = new Map<string, number>();
+    const tagged = new Set<string>();
     for (const line of out.split('\n')) {
         if (!line.startsWith('{')) continue;
         const t = JSON.parse(line) as CtagsTag;
         if (t._type !== 'tag') continue;
+        tagged.add(t.path);
+        if (t.scopeKind === 'class' && t.scope !== undefined) {
+            const k = `${t.path}\0${t.scope.split(/\.|::/).pop()!}`;
+            lastMember.set(k, Math.max(lastMember.get(k) ?? 0, t.line));
+        }
         const category = CLASSIFY[lang]!(t);
         // ctags names anonymous structs and enums __anon...: they have no name to find.
         if (category === undefined || t.name.startsWith('__anon')) continue;
         const ctagsWrong = wrongTag(lang, t, category);
         tags.push({ file: t.path, name: t.name, line: t.line, endLine: t.line, category, ...(ctagsWrong && { ctagsWrong }) });
     }
-    return tags;
+    return { tags, lastMember, tagged };
+}
+
+/**
+ * Why ctags lacks one of our TypeScript or TSX methods, if it plainly does: its parser never tags
+ * a constructor, and stops reading a class's members after some constructs (a property whose
+ * value is a `new` expression, an overload list), so it tags none of them from there on.
+ */
+export function lacksMember(lang: string, t: Tag, lastMember: ReadonlyMap<string, number>): string | undefined {
+    if ((lang !== 'typescript' && lang !== 'tsx') || t.category !== 'methods' || t.container === undefined) return undefined;
+    if (t.name === 'constructor') return 'constructor, which ctags does not tag';
+    const last = lastMember.get(`${t.file}\0${t.container}`);
+    return last === undefined || last < t.line ? 'class member after ctags stops reading the class' : undefined;
 }

@@ -30,10 +30,25 @@ const C_FUNCTIONS = (name: string) => `
 (function_definition declarator: (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: ${name} @name)))) @definition.function
 `;
 
-const C = C_COMMON + C_FUNCTIONS('(identifier)');
+/**
+ * `class BOOST_SYMBOL_VISIBLE name {…};`: an annotation macro between the keyword and the name makes
+ * the grammar read the macro as the type's name and the class as a function `name` of that type,
+ * whose body holds the members. The name is the declarator's, or the first identifier of the
+ * error node a base clause (`name : public base`) leaves right after the macro.
+ */
+const MACRO_NAMED = (specifier: string, kind: string, declarator: string): string => `
+(function_definition type: (${specifier}) declarator: ${declarator} body: (compound_statement)) @definition.${kind}
+(function_definition type: (${specifier}) . (ERROR . (identifier) @name) body: (compound_statement)) @definition.${kind}
+`;
 
+const C = C_COMMON + C_FUNCTIONS('(identifier)') + MACRO_NAMED('struct_specifier', 'struct', '(identifier) @name') + MACRO_NAMED('union_specifier', 'union', '(identifier) @name');
+
+const CPP_DECLARATOR = '[(identifier) @name (template_function name: (identifier) @name)]';
 const CPP =
     C_COMMON +
+    MACRO_NAMED('class_specifier', 'class', CPP_DECLARATOR) +
+    MACRO_NAMED('struct_specifier', 'struct', CPP_DECLARATOR) +
+    MACRO_NAMED('union_specifier', 'union', CPP_DECLARATOR) +
     C_FUNCTIONS('[(identifier) (field_identifier) (qualified_identifier) (destructor_name) (operator_name)]') +
     `
 (function_definition declarator: (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name))) @definition.function
@@ -51,8 +66,12 @@ const CPP =
 const JS_COMMON = `
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
-(method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.function
+(class_body (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.function)
+(object (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.function) @in_object
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(variable_declarator name: (identifier) @name value: (class !name) @definition.class)
+(assignment_expression left: (member_expression object: (member_expression object: (identifier) @receiver property: (property_identifier) @prototype) property: (property_identifier) @name) right: [(function_expression) (arrow_function)] (#eq? @prototype "prototype")) @definition.method
+(assignment_expression left: (member_expression property: (property_identifier) @name) right: [(function_expression) (arrow_function)]) @definition.function
 (variable_declarator name: (identifier) @name value: [(number) (string) (template_string) (object) (array) (call_expression) (new_expression) (identifier) (member_expression) (true) (false) (regex) (binary_expression) (class)]) @definition.variable
 `;
 

@@ -5,6 +5,7 @@ import type { Definition, FileSymbols, Reference, SymbolKind, SymbolsResult, Sym
 import { decodeText } from '../../src/text/shared/text.js';
 import { loaded, parseWithin } from './parser.js';
 import { FILE_SCOPE } from './queries.js';
+import { lostMacros, realName } from './repairs.js';
 import type { Node, QueryMatch } from 'web-tree-sitter';
 
 /** Characters of a definition's first line kept as its signature. */
@@ -44,7 +45,7 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask): Prom
         throw new ToolError('timeout', `Parsing ${shown} took longer than ${task.parseMs} ms: the file was skipped.`);
     }
     try {
-        const definitions = definitionsOf(query.matches(tree.rootNode), info, text);
+        const definitions = definitionsOf(query.matches(tree.rootNode), info, text, tree.rootNode);
         let lines = 1;
         for (let i = text.indexOf('\n'); i !== -1 && i < text.length - 1; i = text.indexOf('\n', i + 1)) lines++;
         const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references);
@@ -57,69 +58,119 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask): Prom
 interface Found {
     kind: SymbolKind | 'scope';
     name: string;
-    node: Node;
-    nameNode: Node;
+    /** The definition's span in the source, as character indexes, and its first and last lines (1-based). */
+    start: number;
+    end: number;
+    line: number;
+    endLine: number;
+    nameEnd: number;
     /** A container name given by the definition itself (a Go method's receiver, a C++ `A::b`). */
     owner: string | undefined;
+    /** Whether the node is a TypeScript signature, an overload when the next definition has its name. */
+    overload: boolean;
 }
 
-function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string): Definition[] {
+function foundAt(kind: Found['kind'], name: string, node: Node, nameEnd: number, owner: string | undefined, overloads = false): Found {
+    const endLine = node.endPosition.row + 1 - (node.endPosition.column === 0 && node.endPosition.row > node.startPosition.row ? 1 : 0);
+    const overload = overloads && (node.type === 'function_signature' || node.type === 'method_signature');
+    return { kind, name, start: node.startIndex, end: node.endIndex, line: node.startPosition.row + 1, endLine, nameEnd, owner, overload };
+}
+
+const ADJACENT = /^[\s;]*((export|declare|default|public|private|protected|static|async|abstract|override)\s+)*$/;
+const COMMENTS = /\/\*[\s\S]*?\*\/|\/\/[^\n]*/g;
+
+/**
+ * TypeScript overloads (`f(a: string): string; f(a: number): number; f(a) {…}`) are one
+ * definition: from the first signature to the implementation, as ctags has it at the first.
+ */
+function mergeOverloads(found: Found[], source: string): Found[] {
+    const out: Found[] = [];
+    for (const f of found) {
+        const p = out[out.length - 1];
+        // A class's overload signatures are methods to the query, its implementation a function in a
+        // class. Perf: overloads are told by what stands between them (comments, `export`), not by
+        // their parent nodes, whose look-up walks down from the root.
+        if (p !== undefined && p.overload && p.name === f.name && p.end <= f.start && ADJACENT.test(source.slice(p.end, f.start).replace(COMMENTS, ''))) {
+            [p.end, p.endLine, p.overload] = [f.end, f.endLine, f.overload];
+        } else out.push(f);
+    }
+    return out;
+}
+
+function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string, root: Node): Definition[] {
     const found: Found[] = [];
     const seen = new Set<number>();
+    const cLike = info.id === 'c' || info.id === 'cpp';
+    const typed = info.id === 'typescript' || info.id === 'tsx';
+    const macroNames = new Set<number>();
     for (const m of matches) {
         let node: Node | undefined;
         let kind: string | undefined;
         let name: Node | undefined;
         let receiver: Node | undefined;
+        let inObject = false;
         for (const c of m.captures) {
             if (c.name === 'name') name = c.node;
             else if (c.name === 'receiver') receiver = c.node;
+            else if (c.name === 'in_object') inObject = true;
             else if (c.name === 'scope') [node, kind] = [c.node, 'scope'];
             else if (c.name.startsWith('definition.')) [node, kind] = [c.node, c.name.slice('definition.'.length)];
         }
         if (node === undefined || kind === undefined || name === undefined) continue;
         // One definition per node (two patterns may match one typedef).
         if (seen.has(node.id)) continue;
+        if (inObject && !atFileScope(node)) continue;
         if (!keep(node, kind, info)) continue;
         seen.add(node.id);
-        let text = name.text;
-        let owner = receiver?.text;
-        const sep = text.lastIndexOf('::');
-        if (sep !== -1) [owner, text] = [text.slice(0, sep), text.slice(sep + 2)];
-        found.push({ kind: kind as SymbolKind | 'scope', name: text, node, nameNode: name, owner });
+        if (cLike) {
+            if (kind === 'macro') macroNames.add(name.startIndex);
+            const real = realName(node, name);
+            found.push(foundAt(kind as Found['kind'], real.text, node, real.node.endIndex, real.owner));
+        } else {
+            found.push(foundAt(kind as Found['kind'], name.text, node, name.endIndex, receiver?.text, typed));
+        }
     }
-    found.sort((a, b) => a.node.startIndex - b.node.startIndex || b.node.endIndex - a.node.endIndex);
+    if (cLike && root.hasError) {
+        // Perf: lines counted from the previous macro on, the macros coming in source order.
+        let [at, line] = [0, 1];
+        for (const m of lostMacros(root, source, macroNames)) {
+            [at, line] = [m.start, line + countLines(source, at, m.start)];
+            found.push({ kind: 'macro', name: m.name, start: m.start, end: m.end, line, endLine: line + countLines(source, m.start, m.end), nameEnd: m.nameEnd, owner: undefined, overload: false });
+        }
+    }
+    found.sort((a, b) => a.start - b.start || b.end - a.end);
+    const merged = typed ? mergeOverloads(found, source) : found;
     // Containers by nesting: a stack of the open containers, outermost first; and of the open
     // definitions of any kind, since a function nested in a method is a function, not a method.
     const open: Found[] = [];
     const enclosing: Found[] = [];
     const out: Definition[] = [];
-    for (const f of found) {
-        while (open.length > 0 && open[open.length - 1]!.node.endIndex <= f.node.startIndex) open.pop();
-        while (enclosing.length > 0 && enclosing[enclosing.length - 1]!.node.endIndex <= f.node.startIndex) enclosing.pop();
+    for (const f of merged) {
+        while (open.length > 0 && open[open.length - 1]!.end <= f.start) open.pop();
+        while (enclosing.length > 0 && enclosing[enclosing.length - 1]!.end <= f.start) enclosing.pop();
         const container = open.map((o) => o.name);
         if (f.owner !== undefined) container.push(...f.owner.split('::'));
         const inClass = (enclosing.length > 0 && CLASS_LIKE.has(enclosing[enclosing.length - 1]!.kind)) || f.owner !== undefined;
         enclosing.push(f);
         if (f.kind !== 'scope') {
             const kind: SymbolKind = f.kind === 'function' && inClass ? 'method' : f.kind;
-            out.push({
-                kind,
-                name: f.name,
-                container,
-                line: f.node.startPosition.row + 1,
-                endLine: f.node.endPosition.row + 1 - (f.node.endPosition.column === 0 && f.node.endPosition.row > f.node.startPosition.row ? 1 : 0),
-                signature: signatureOf(source, f.node, f.nameNode),
-            });
+            out.push({ kind, name: f.name, container, line: f.line, endLine: f.endLine, signature: signatureOf(source, f.start, f.nameEnd) });
         }
         if (CONTAINERS.has(f.kind)) open.push(f);
     }
     return out;
 }
 
+function countLines(source: string, from: number, to: number): number {
+    let n = 0;
+    for (let i = source.indexOf('\n', from); i !== -1 && i < to; i = source.indexOf('\n', i + 1)) n++;
+    return n;
+}
+
 /** Whether a match is a definition: variables and constants only at file scope, no `extern` declarations, no member of an inline type. */
 function keep(node: Node, kind: string, info: LanguageInfo): boolean {
     if (node.type === 'method_signature' && inAnnotation(node)) return false;
+    if (node.type === 'assignment_expression') return kind === 'method' || memberFunction(node);
     const fileScoped = kind === 'variable' || (kind === 'constant' && node.type !== 'enumerator' && node.type !== 'enum_constant') || node.type === 'variable_declarator';
     if (!fileScoped) return true;
     // Perf: the enclosing nodes first, since most matches are a function's locals, ruled out by
@@ -134,10 +185,38 @@ function keep(node: Node, kind: string, info: LanguageInfo): boolean {
     return true;
 }
 
-/** Whether a member signature belongs to an inline type (`f(x: { at(): void })`), not to a declared interface or type. */
+const LOCAL_SCOPES: ReadonlySet<string> = new Set(['function_declaration', 'function_expression', 'function', 'arrow_function', 'method_definition', 'generator_function', 'generator_function_declaration', 'class_body']);
+
+/**
+ * Whether a node lies outside any function or class. An object literal's methods in a function
+ * (`new TransformStream({ transform(chunk) {…} })`, `return { get id() {…} }`) are locals, left
+ * out as a function's local variables are; in a class property's value (`options = { getX() {…} }`)
+ * they are the value's, not the class's methods.
+ */
+function atFileScope(node: Node): boolean {
+    for (let p = node.parent; p !== null; p = p.parent) {
+        if (LOCAL_SCOPES.has(p.type)) return false;
+    }
+    return true;
+}
+
+/**
+ * `UPNG.encode.compress = function (…) {` at file scope defines `compress`; a prototype's member
+ * is a method (its own pattern), and one assigned in a function (`this.onload = () => …`) a local.
+ */
+function memberFunction(node: Node): boolean {
+    const left = node.childForFieldName('left');
+    const target = left?.childForFieldName('object');
+    if (target?.type === 'member_expression' && target.childForFieldName('property')?.text === 'prototype') return false;
+    // `module.exports = () => …` names no function: the module exports an anonymous one.
+    if (left?.text === 'module.exports') return false;
+    return node.parent?.type === 'expression_statement' && node.parent.parent?.type === 'program';
+}
+
+/** Whether a member signature belongs to an inline type (`f(x: { at(): void })`, `[…] as { at(): void }[]`), not to a declared interface or type. */
 function inAnnotation(node: Node): boolean {
     for (let p = node.parent; p !== null; p = p.parent) {
-        if (p.type === 'type_annotation' || p.type === 'formal_parameters' || p.type === 'type_arguments') return true;
+        if (p.type === 'type_annotation' || p.type === 'formal_parameters' || p.type === 'type_arguments' || p.type === 'as_expression' || p.type === 'satisfies_expression') return true;
         if (p.type === 'interface_declaration' || p.type === 'type_alias_declaration') return false;
     }
     return false;
@@ -172,9 +251,9 @@ function referencesIn(root: Node, text: string, name: string): Reference[] {
  * The lines of a definition up to the end of its name's line, as one line: `export function f(a)`,
  * or a C definition whose return type stands on the line before its name.
  */
-function signatureOf(source: string, node: Node, name: Node): string {
-    const from = source.lastIndexOf('\n', node.startIndex - 1) + 1;
-    const nl = source.indexOf('\n', name.endIndex);
+function signatureOf(source: string, start: number, nameEnd: number): string {
+    const from = source.lastIndexOf('\n', start - 1) + 1;
+    const nl = source.indexOf('\n', nameEnd);
     const line = source.slice(from, nl === -1 ? source.length : nl).replace(/\s*\n\s*/g, ' ').trim();
     return line.length > SIGNATURE_CHARS ? `${line.slice(0, SIGNATURE_CHARS)}…` : line;
 }

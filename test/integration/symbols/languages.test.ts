@@ -1,25 +1,6 @@
 /** The symbols operation (workers/symbols/symbols.ts) on one small file per language: each kind, its container, its lines. */
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runSymbolsTask } from '../../../workers/symbols/symbols.js';
-import type { FileSymbols } from '../../../src/symbols/shared/types.js';
-import { tempDir } from '../../support/helpers.js';
-
-async function symbolsOf(name: string, text: string): Promise<FileSymbols> {
-    const dir = tempDir('lcf-symbols-');
-    const file = path.join(dir, name);
-    fs.writeFileSync(file, text);
-    const r = await runSymbolsTask({ op: 'symbols', files: [{ shown: name, real: file }], realRoots: null, maxBytes: 1 << 20, parseMs: 60_000 });
-    return r.files[0]!;
-}
-
-/** `line kind container.name` per definition. */
-async function defs(name: string, text: string): Promise<string[]> {
-    const r = await symbolsOf(name, text);
-    if (!r.ok) throw new Error(r.message);
-    return r.definitions.map((d) => `${d.line} ${d.kind} ${[...d.container, d.name].join('.')}`);
-}
+import { defs } from '../../support/symbols.js';
 
 describe('definitions per language', () => {
     it('C: functions, macros, structs, unions, enums and their constants, typedefs, file-scope variables; no locals, prototypes or externs', async () => {

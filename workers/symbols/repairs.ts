@@ -1,0 +1,127 @@
+import type { Node } from 'web-tree-sitter';
+
+/**
+ * Where a C or C++ macro the grammar cannot expand misleads it, the definition's real name. The
+ * grammar reads an unknown macro as a type or a declarator, so the name it gives may be the macro's,
+ * a type before the name, or nothing at all; these repairs read the name from the nodes around it.
+ */
+
+/** A definition's name and, for a qualified C++ name (`A::b`), the scopes before it. */
+export interface RealName {
+    node: Node;
+    text: string;
+    owner: string | undefined;
+}
+
+/** An all-capitals identifier, as macros are named (`BOOST_MATH_NOEXCEPT`). */
+const MACRO_LIKE = /^[A-Z][A-Z0-9_]*$/;
+/** A scope that is a type or namespace name; a scope with spaces outside its template arguments or the keyword `typename` is a return type the grammar took for one. */
+const NOT_A_SCOPE = /^typename$|^[^<]*\s/;
+
+/** The name of the definition `def` whose `@name` capture is `name`. */
+export function realName(def: Node, name: Node): RealName {
+    if (name.type === 'qualified_identifier') return qualified(name);
+    if (name.type === 'type_identifier' && def.type === 'type_definition') {
+        const real = typedefName(name);
+        return { node: real, text: real.text, owner: undefined };
+    }
+    if (def.type === 'function_definition' && name.type === 'identifier' && MACRO_LIKE.test(name.text)) {
+        const declared = declaredBefore(def);
+        if (declared !== undefined) return { node: declared, text: declared.text, owner: undefined };
+    }
+    return { node: name, text: name.text, owner: undefined };
+}
+
+/**
+ * `A::B::f` walked by its fields: the last `name` is the name, the `scope`s before it the owner.
+ * When a macro before a definition makes the grammar read the return type as scopes
+ * (`BOOST_FORCEINLINE boost::winapi::BOOL_ VirtualUnlock(…)`, with no `::` before the name), the
+ * scopes up to the missing `::` are the return type and dropped.
+ */
+function qualified(name: Node): RealName {
+    let scopes: string[] = [];
+    let broken = false;
+    let n: Node = name;
+    while (n.type === 'qualified_identifier') {
+        const scope = n.childForFieldName('scope');
+        const next = n.childForFieldName('name');
+        if (next === null) break;
+        if (scope !== null) {
+            const between = n.text.slice(scope.endIndex - n.startIndex, next.startIndex - n.startIndex);
+            if (!between.includes('::') || NOT_A_SCOPE.test(scope.text)) scopes = [];
+            else scopes.push(scope.text);
+        }
+        if (n.children.some((c) => c?.type === 'ERROR')) broken = true;
+        n = next;
+    }
+    return { node: n, text: n.text, owner: broken || scopes.length === 0 ? undefined : scopes.join('::') };
+}
+
+/**
+ * `typedef unsigned int __bitwise fpi_t;`: the grammar takes the annotation macro for the name and
+ * leaves the real one after it, in an error node within the typedef or, when it ends the typedef
+ * there, in a statement of its own on the same line.
+ */
+function typedefName(name: Node): Node {
+    const inside = name.nextSibling;
+    if (inside?.type === 'ERROR') return onlyIdentifier(inside) ?? name;
+    const def = name.parent;
+    const after = def?.nextSibling;
+    if (def === null || after === null || after === undefined || def.text.endsWith(';') || after.startPosition.row !== name.endPosition.row) return name;
+    return onlyIdentifier(after) ?? name;
+}
+
+/** The identifier that is all of `node` but a `;`. */
+function onlyIdentifier(node: Node): Node | undefined {
+    if (!/^[A-Za-z_]\w*\s*;?$/.test(node.text)) return undefined;
+    let n: Node | null = node;
+    while (n !== null && n.type !== 'identifier' && n.type !== 'type_identifier') n = n.firstNamedChild;
+    return n ?? undefined;
+}
+
+/**
+ * `T f(…) BOOST_MATH_NOEXCEPT(V) {`: a macro after the parameters makes the grammar end a
+ * declaration of `f` there and read `BOOST_MATH_NOEXCEPT(V) {…}` as a definition with no return
+ * type. The name is the one that declaration declares, when it ends on the definition's line.
+ */
+function declaredBefore(def: Node): Node | undefined {
+    if (def.childForFieldName('type') !== null) return undefined;
+    let prev = def.previousNamedSibling;
+    if (prev?.type === 'template_declaration') prev = prev.lastNamedChild;
+    if (prev?.type !== 'declaration' || prev.endPosition.row !== def.startPosition.row) return undefined;
+    let d = prev.childForFieldName('declarator');
+    while (d !== null && (d.type === 'pointer_declarator' || d.type === 'reference_declarator')) d = d.childForFieldName('declarator') ?? d.lastNamedChild;
+    if (d?.type !== 'function_declarator') return undefined;
+    const id = d.childForFieldName('declarator');
+    return id !== null && (id.type === 'identifier' || id.type === 'field_identifier') ? id : undefined;
+}
+
+/** A `#define` the tree does not show. */
+export interface LostMacro {
+    name: string;
+    start: number;
+    end: number;
+    nameEnd: number;
+}
+
+const DEFINE = /^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)/gm;
+
+/**
+ * `#define`s that error recovery swallowed: after a construct it cannot read (`extern
+ * __printf(7, 8)` before a prototype) the grammar may take the next hundreds of lines, directives
+ * included, into one error node. A directive is a line of its own, so it is found in the text,
+ * as ctags does, and kept unless it lies in a comment or is one of the tree's.
+ */
+export function lostMacros(root: Node, source: string, known: ReadonlySet<number>): LostMacro[] {
+    const out: LostMacro[] = [];
+    for (const m of source.matchAll(DEFINE)) {
+        const nameStart = m.index + m[0].length - m[1]!.length;
+        if (known.has(nameStart)) continue;
+        const at = root.descendantForIndex(nameStart, nameStart + 1);
+        if (at !== null && (at.type === 'comment' || at.type.includes('string') || at.type === 'char_literal')) continue;
+        let end = source.indexOf('\n', m.index);
+        while (end !== -1 && source[source[end - 1] === '\r' ? end - 2 : end - 1] === '\\') end = source.indexOf('\n', end + 1);
+        out.push({ name: m[1]!, start: m.index, end: end === -1 ? source.length : end, nameEnd: nameStart + m[1]!.length });
+    }
+    return out;
+}
