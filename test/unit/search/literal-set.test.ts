@@ -232,25 +232,37 @@ describe('files above the reusable buffer: streamed for any of the literals', ()
             // Chunks of the stream: [0, M), then M - keep bytes each after the `keep` carried (longest - 1).
             const keep = matcher.literals!.longest - 1;
             const dir = tempDir('literal-set-');
-            const cases: [string, Buffer][] = [];
-            for (const [b, at] of [MiB, 2 * MiB - keep].entries()) {
-                for (const lit of literals) {
-                    for (const cut of new Set([1, 2, lit.length >> 1, lit.length - 2, lit.length - 1].filter((c) => c >= 1 && c < lit.length))) {
-                        const shown = b % 2 === 0 ? lit.toUpperCase() : lit;
-                        cases.push([`${b}-${lit}-${cut}`, Buffer.from(filler(at - cut) + shown + ' x\n' + filler(MiB / 2))]);
-                    }
-                }
-            }
-            // Pieces of both literals right at the boundary, never whole: no match, the file skipped.
-            cases.push(['none', Buffer.from(filler(MiB - 3) + `${literals[0].slice(0, -1)}\n${literals[0].slice(-1)} ${literals[1].slice(0, 1)}\n${literals[1].slice(1)}` + filler(2 * MiB))]);
-            for (const [name, bytes] of cases) {
+            const cases = streamCases(pattern, literals, keep, spec);
+            for (const { name, bytes, expected } of cases) {
                 const file = path.join(dir, `${name}.txt`);
                 fs.writeFileSync(file, bytes);
                 const r = scanPath(file, null, { matcher, mode: 'content', maxFileSize: 10 * MiB, max: 1000, context: 0 })!;
-                expect(r.lines.map((h) => ({ line: h.line, text: h.text })), name).toEqual(oracleLines(bytes, pattern, spec.flags));
+                expect(r.lines.map((h) => ({ line: h.line, text: h.text })), name).toEqual(expected);
                 expect(r.lines.length, name).toBe(name === 'none' ? 0 : 1);
                 expect(r.scanned).toBe(true);
             }
         });
+    }
+
+    /** The texts of one alternation's files and the oracle's lines of each, made once for its three searches. */
+    const made = new Map<string, { name: string; bytes: Buffer; expected: { line: number; text: string }[] }[]>();
+    function streamCases(pattern: string, literals: readonly [string, string], keep: number, spec: PatternSpec): { name: string; bytes: Buffer; expected: { line: number; text: string }[] }[] {
+        const key = `${pattern} ${keep}`;
+        const known = made.get(key);
+        if (known !== undefined) return known;
+        const cases: [string, Buffer][] = [];
+        for (const [b, at] of [MiB, 2 * MiB - keep].entries()) {
+            for (const lit of literals) {
+                for (const cut of new Set([1, 2, lit.length >> 1, lit.length - 2, lit.length - 1].filter((c) => c >= 1 && c < lit.length))) {
+                    const shown = b % 2 === 0 ? lit.toUpperCase() : lit;
+                    cases.push([`${b}-${lit}-${cut}`, Buffer.from(filler(at - cut) + shown + ' x\n' + filler(MiB / 2))]);
+                }
+            }
+        }
+        // Pieces of both literals right at the boundary, never whole: no match, the file skipped.
+        cases.push(['none', Buffer.from(filler(MiB - 3) + `${literals[0].slice(0, -1)}\n${literals[0].slice(-1)} ${literals[1].slice(0, 1)}\n${literals[1].slice(1)}` + filler(2 * MiB))]);
+        const out = cases.map(([name, bytes]) => ({ name, bytes, expected: oracleLines(bytes, pattern, spec.flags) }));
+        made.set(key, out);
+        return out;
     }
 });
