@@ -42,7 +42,7 @@ export class FileOutlineTool extends FileTool<typeof schema> {
         });
         if (!r!.ok) throw new ToolError(r!.kind, r!.message);
         const lines = formatOutline(r!.definitions, args.depth);
-        const head = `--- ${quotePath(checked.abs)} (${r!.language}, ${r!.lines} lines, ${lines.length} definitions) ---`;
+        const head = `--- ${quotePath(checked.abs)} (${r!.language}, ${r!.lines} ${r!.lines === 1 ? 'line' : 'lines'}, ${lines.length} ${lines.length === 1 ? 'definition' : 'definitions'}) ---`;
         if (lines.length === 0) return ok(`${head}\nNo definitions found.`);
         let out = head;
         let shown = 0;

@@ -81,7 +81,7 @@ export class FindSymbolTool extends FileTool<typeof schema> {
                 if (lines.length < max) lines.push(formatDefinition(shown, d));
             }
         });
-        let out = lines.length > 0 ? lines.join('\n') : `No definitions of ${JSON.stringify(args.name)}${args.kind ? ` (kind ${args.kind})` : ''} found in ${candidates.display} (${candidates.files.length} source files mention it).`;
+        let out = lines.length > 0 ? lines.join('\n') : `No definitions of ${JSON.stringify(args.name)}${args.kind ? ` (kind ${args.kind})` : ''} found in ${candidates.display} (${candidates.files.length} source ${candidates.files.length === 1 ? 'file mentions' : 'files mention'} it).`;
         if (total > lines.length) out += `\n[${total - lines.length} more definitions not shown: raise max_results, or narrow path, kind or the name path.]`;
         if (skipped.length > 0) out += `\n[Not parsed within the time limit: ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''}]`;
         return ok(out + cutNote(candidates, MAX_CANDIDATE_FILES));

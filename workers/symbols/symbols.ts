@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { toToolError, ToolError } from '../../src/errors/shared/errors.js';
 import { readRegularFileSync } from '../../src/fs/shared/safe-read.js';
 import { languageOf, supportedLanguages, type LanguageInfo } from '../../src/symbols/shared/languages.js';
@@ -32,6 +33,8 @@ export async function runSymbolsTask(task: SymbolsTask): Promise<SymbolsResult> 
 async function fileSymbols(shown: string, real: string, task: SymbolsTask): Promise<FileSymbols> {
     const info = languageOf(real);
     if (info === undefined) {
+        // A directory, or what is not a regular file, gets the error a read of it gets.
+        if (statSync(real, { throwIfNoEntry: false })?.isFile() === false) readRegularFileSync(shown, real, task.realRoots, task.maxBytes);
         throw new ToolError('wrong_type', `No grammar for ${shown}: code navigation supports ${supportedLanguages()}.`);
     }
     const { bytes } = readRegularFileSync(shown, real, task.realRoots, task.maxBytes);

@@ -119,6 +119,13 @@ describe('code navigation tools', () => {
         expect(fs.readFileSync(path.join(p.root, 'src/util.c'), 'utf8')).toContain('\treturn b + a;\n}');
     });
 
+    it('counts one line, one definition and one file in the singular', async () => {
+        const p = project();
+        fs.writeFileSync(path.join(p.root, 'one.c'), 'int only_one(void) { return 0; }');
+        expect((await one(p.tool('file_outline'), { path: 'one.c' })).result).toBe(`--- ${path.join(p.root, 'one.c')} (c, 1 line, 1 definition) ---\n1 function only_one — int only_one(void) { return 0; }`);
+        expect((await one(p.tool('find_symbol'), { name: 'only_one', kind: 'class' })).result).toMatch(/\(1 source file mentions it\)\.$/);
+    });
+
     it('gives each bad input an error with its kind and changes nothing on disk', async () => {
         const p = project();
         const before = snapshot(p.root);
@@ -126,7 +133,7 @@ describe('code navigation tools', () => {
             ['file_outline', { path: 'docs/notes.txt' }, 'wrong_type', /No grammar for .*notes\.txt: code navigation supports c \(\.c \.h\)/],
             ['file_outline', { path: 'src/blob.c' }, 'binary', /Binary file/],
             ['file_outline', { path: 'src/missing.c' }, 'not_found', /not found/i],
-            ['file_outline', { path: 'src' }, 'wrong_type', /./],
+            ['file_outline', { path: 'src' }, 'wrong_type', /Not a file: .*src is a directory/],
             ['file_outline', { path: '/etc/passwd' }, 'outside_access', /./],
             ['file_outline', { path: 'web/engine.ts', depth: 0 }, 'invalid_argument', /depth/],
             ['read_symbol', { path: 'src/util.c', name: 'nothing_here' }, 'not_found', /No definition named "nothing_here" in .*util\.c; its definitions include: counter, util_add, run\./],
