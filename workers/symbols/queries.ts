@@ -24,10 +24,15 @@ const C_COMMON = `
 (declaration declarator: (array_declarator declarator: (identifier) @name)) @definition.variable
 `;
 
-const C_FUNCTIONS = (name: string) => `
+/**
+ * Functions, and `T f(…) MACRO {…}`: a macro after the parameters (`BOOST_NOEXCEPT`) makes the
+ * grammar take the macro for the declarator and leave `f(…)` in an error node before it.
+ */
+const C_FUNCTIONS = (name: string, macro: string) => `
 (function_definition declarator: (function_declarator declarator: ${name} @name)) @definition.function
 (function_definition declarator: (pointer_declarator declarator: (function_declarator declarator: ${name} @name))) @definition.function
 (function_definition declarator: (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: ${name} @name)))) @definition.function
+(function_definition (ERROR (function_declarator declarator: ${name} @name)) declarator: ${macro} body: (compound_statement)) @definition.function
 `;
 
 /**
@@ -41,7 +46,7 @@ const MACRO_NAMED = (specifier: string, kind: string, declarator: string): strin
 (function_definition type: (${specifier}) . (ERROR . (identifier) @name) body: (compound_statement)) @definition.${kind}
 `;
 
-const C = C_COMMON + C_FUNCTIONS('(identifier)') + MACRO_NAMED('struct_specifier', 'struct', '(identifier) @name') + MACRO_NAMED('union_specifier', 'union', '(identifier) @name');
+const C = C_COMMON + C_FUNCTIONS('(identifier)', '(identifier)') + MACRO_NAMED('struct_specifier', 'struct', '(identifier) @name') + MACRO_NAMED('union_specifier', 'union', '(identifier) @name');
 
 const CPP_DECLARATOR = '[(identifier) @name (template_function name: (identifier) @name)]';
 const CPP =
@@ -49,8 +54,9 @@ const CPP =
     MACRO_NAMED('class_specifier', 'class', CPP_DECLARATOR) +
     MACRO_NAMED('struct_specifier', 'struct', CPP_DECLARATOR) +
     MACRO_NAMED('union_specifier', 'union', CPP_DECLARATOR) +
-    C_FUNCTIONS('[(identifier) (field_identifier) (qualified_identifier) (destructor_name) (operator_name)]') +
+    C_FUNCTIONS('[(identifier) (field_identifier) (qualified_identifier) (destructor_name) (operator_name)]', '[(identifier) (field_identifier)]') +
     `
+(function_definition (ERROR (init_declarator declarator: (identifier) @name value: (argument_list))) declarator: [(identifier) (field_identifier)] body: (compound_statement)) @definition.function
 (function_definition declarator: (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (qualified_identifier) (operator_name)] @name))) @definition.function
 (class_specifier name: (type_identifier) @name body: (field_declaration_list)) @definition.class
 (struct_specifier name: (qualified_identifier) @name body: (field_declaration_list)) @definition.struct

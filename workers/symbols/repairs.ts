@@ -26,7 +26,7 @@ export function realName(def: Node, name: Node): RealName {
         return { node: real, text: real.text, owner: undefined };
     }
     if (def.type === 'function_definition' && name.type === 'identifier' && MACRO_LIKE.test(name.text)) {
-        const declared = declaredBefore(def);
+        const declared = declaredBefore(def) ?? declaredInError(def, name);
         if (declared !== undefined) return { node: declared, text: declared.text, owner: undefined };
     }
     return { node: name, text: name.text, owner: undefined };
@@ -94,6 +94,20 @@ function declaredBefore(def: Node): Node | undefined {
     if (d?.type !== 'function_declarator') return undefined;
     const id = d.childForFieldName('declarator');
     return id !== null && (id.type === 'identifier' || id.type === 'field_identifier') ? id : undefined;
+}
+
+/**
+ * `T f() MACRO() {`: the grammar reads `MACRO()` as the function's declarator and leaves `f()` in
+ * an error node before it; the name is the identifier that error node declares.
+ */
+function declaredInError(def: Node, name: Node): Node | undefined {
+    for (const c of def.namedChildren) {
+        if (c === null || c.type !== 'ERROR' || c.endIndex > name.startIndex) continue;
+        const d = c.namedChildren.find((n) => n?.type === 'init_declarator' || n?.type === 'function_declarator');
+        const id = d?.childForFieldName('declarator');
+        if (id !== null && id !== undefined && (id.type === 'identifier' || id.type === 'field_identifier') && !MACRO_LIKE.test(id.text)) return id;
+    }
+    return undefined;
 }
 
 /** A `#define` the tree does not show. */

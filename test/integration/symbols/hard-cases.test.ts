@@ -37,6 +37,21 @@ describe('definitions around macros the grammar cannot expand', () => {
         expect(found.filter((d) => d.includes('IN_COMMENT'))).toEqual([]);
     });
 
+    it('C and C++: a function with a macro after its parameters is named by its name, also in a class', async () => {
+        const cpp = [
+            '#define BOOST_NOEXCEPT noexcept',
+            'int f() BOOST_NOEXCEPT { return 1; }',
+            'int h() MYMACRO() { return 1; }',
+            'int k(int a) BOOST_NOEXCEPT',
+            '{ return a; }',
+            'namespace ns { class W { public: int size() const BOOST_NOEXCEPT { return 0; } }; }',
+            'int g() noexcept { return 2; }',
+            '',
+        ].join('\n');
+        expect(await defs('m.cpp', cpp)).toEqual(['1 macro BOOST_NOEXCEPT', '2 function f', '3 function h', '4 function k', '6 module ns', '6 class ns.W', '6 method ns.W.size', '7 function g']);
+        expect(await defs('m.c', 'int f(void) __attribute_const__ { return 1; }\nint g(void) { return 2; }\n')).toEqual(['1 function f', '2 function g']);
+    });
+
     it('C and C++: a struct or class with an annotation macro before its name, with its methods', async () => {
         expect(await defs('s.c', ['struct __randomize_layout cred {', '\tint usage;', '};', ''].join('\n'))).toEqual(['1 struct cred']);
         const src = [
