@@ -47,8 +47,7 @@ export function planLiteral(literal: string): LiteralPlan {
     let anchor = 0;
     let bestRank = Infinity;
     for (let i = 0; i < literal.length; i++) {
-        const rank = RARITY.indexOf(literal[i]!);
-        const r = rank === -1 ? RARITY.length : rank;
+        const r = byteRank(literal.charCodeAt(i));
         if (r < bestRank) {
             bestRank = r;
             anchor = i;
