@@ -1,7 +1,7 @@
 import type { CandidateIds } from './candidate-ids.js';
 import type { NgramQuery } from './planner.js';
 import { evaluateQuery, type ListSource, type SegmentLists } from './postings.js';
-import { decodePostings, MASK_BYTES, PostingCursor, type MaskedList } from './shared/posting-codec.js';
+import { decodePostings, PostingCursor, type MaskedList } from './shared/posting-codec.js';
 import { countIn, isListed, lowerBound, union } from './sorted-ids.js';
 
 /**
@@ -59,7 +59,7 @@ class SegmentBytes {
     /** An estimate of the list's length, for the order of the intersection only (0 when the lookup fails after the first part). */
     #size(g: number): number {
         try {
-            return Math.ceil((this.#src.ref(g)?.len ?? 0) / (1 + MASK_BYTES));
+            return this.#src.size(g);
         } catch (err) {
             if (this.#strict()) throw err;
             return 0;
