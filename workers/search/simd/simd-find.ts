@@ -72,6 +72,8 @@ export class SimdFind {
     #copied = 0;
     /** The module's output: the place the last call stopped at, then the starts it listed (window offsets). */
     readonly #out: Int32Array;
+    /** Where a window is copied to (the memory never grows after the constructor, so the view stays valid). */
+    readonly #window: Uint8Array;
     /** Every start in [#listedFrom, #listedTo) of the buffer is in #out[1..#listed]; #next: the first not yet passed. */
     #listedFrom = 0;
     #listedTo = 0;
@@ -97,6 +99,7 @@ export class SimdFind {
         const view = new DataView(mem.buffer);
         const heap = new Uint8Array(mem.buffer);
         this.#out = new Int32Array(mem.buffer, OUT, BATCH + 1);
+        this.#window = new Uint8Array(mem.buffer, this.#data, need - this.#data);
         let at = OUT + 4 * (BATCH + 1);
         literals.forEach((l, k) => {
             const t = k * ENTRY;
@@ -158,7 +161,7 @@ export class SimdFind {
         this.#end = Math.min(buf.length, from + WINDOW);
         const copyEnd = Math.min(buf.length, this.#end + this.#longest - 1);
         this.#copied = copyEnd - from;
-        new Uint8Array(this.#x.memory.buffer, this.#data, this.#copied).set(buf.subarray(from, copyEnd));
+        this.#window.set(buf.subarray(from, copyEnd));
     }
 }
 
