@@ -256,19 +256,23 @@ function referencesIn(root: Node, text: string, name: string): Reference[] {
     return out;
 }
 
-/**
- * The lines of a definition up to the end of its name's line, as one line: `export function f(a)`,
- * or a C definition whose return type stands on the line before its name.
- */
 /** The line from `lineStart` to `lineEnd` as a reference at `at` shows it: trimmed, its first SIGNATURE_CHARS, from the reference where that is further into the line. */
 function shownLine(text: string, lineStart: number, lineEnd: number, at: number): string {
     let from = at - lineStart > SIGNATURE_CHARS ? at : lineStart;
     while (from < lineEnd && /\s/.test(text[from]!)) from++;
     const to = Math.min(lineEnd, from + SIGNATURE_CHARS + 1);
-    const line = text.slice(from, to).trim();
-    return line.length > SIGNATURE_CHARS || to < lineEnd ? `${line.slice(0, SIGNATURE_CHARS)}…` : line;
+    return capped(text.slice(from, to).trim(), to < lineEnd);
 }
 
+/** `line` cut to SIGNATURE_CHARS and marked `…` where longer, or where the text it was taken from goes on (`cut`). */
+function capped(line: string, cut: boolean): string {
+    return line.length > SIGNATURE_CHARS || cut ? `${line.slice(0, SIGNATURE_CHARS)}…` : line;
+}
+
+/**
+ * The lines of a definition up to the end of its name's line, as one line: `export function f(a)`,
+ * or a C definition whose return type stands on the line before its name.
+ */
 function signatureOf(source: string, start: number, nameEnd: number): string {
     // Perf: only SIGNATURE_CHARS around the definition are looked at. Scanning to the line's ends
     // made a minified file's outline quadratic (a 2 MB line of 70,000 definitions: minutes).
@@ -283,6 +287,5 @@ function signatureOf(source: string, start: number, nameEnd: number): string {
     const nl = ahead.indexOf('\n');
     const to = nl === -1 ? nameEnd + ahead.length : nameEnd + nl;
     const cut = nl === -1 && to < source.length;
-    const line = source.slice(from, to).replace(/\s*\n\s*/g, ' ').trim();
-    return line.length > SIGNATURE_CHARS || cut ? `${line.slice(0, SIGNATURE_CHARS)}…` : line;
+    return capped(source.slice(from, to).replace(/\s*\n\s*/g, ' ').trim(), cut);
 }
