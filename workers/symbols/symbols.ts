@@ -49,8 +49,8 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask): Prom
     }
     try {
         const definitions = definitionsOf(query.matches(tree.rootNode), info, text, tree.rootNode);
-        let lines = 1;
-        for (let i = text.indexOf('\n'); i !== -1 && i < text.length - 1; i = text.indexOf('\n', i + 1)) lines++;
+        // A final line end does not start another line.
+        const lines = 1 + countLines(text, 0, text.length - 1);
         const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references);
         return { ok: true, language: info.id, lines: text.length === 0 ? 0 : lines, chars: text.length, definitions, ...(references && { references }) };
     } finally {
