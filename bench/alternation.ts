@@ -56,16 +56,7 @@ const TIME = '/usr/bin/time';
 
 /** Links to regular files under `root` (the library searches them under their own name; rg without -L walks past them). */
 function fileLinks(root: string): string[] {
-    const out: string[] = [];
-    const walk = (dir: string): void => {
-        for (const d of fs.readdirSync(dir, { withFileTypes: true })) {
-            const p = path.join(dir, d.name);
-            if (d.isDirectory()) walk(p);
-            else if (d.isSymbolicLink() && fs.statSync(p, { throwIfNoEntry: false })?.isFile() === true) out.push(p);
-        }
-    };
-    walk(root);
-    return out;
+    return entriesUnder(root, (d, p) => d.isSymbolicLink() && fs.statSync(p, { throwIfNoEntry: false })?.isFile() === true);
 }
 
 /** Lines matching `pattern` in `files` by rg (a path given to rg is followed when it is a link). */
@@ -77,12 +68,17 @@ function rgLinkHits(pattern: string, files: readonly string[]): number {
 
 /** Regular C source and header files under `root` in sorted walk order (no links followed). */
 function cFiles(root: string): string[] {
+    return entriesUnder(root, (d) => d.isFile() && /\.[ch]$/.test(d.name));
+}
+
+/** The paths under `root` that `keep` keeps, in sorted walk order (directories entered, links not followed). */
+function entriesUnder(root: string, keep: (d: fs.Dirent, p: string) => boolean): string[] {
     const out: string[] = [];
     const walk = (dir: string): void => {
-        for (const d of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        for (const d of fs.readdirSync(dir, { withFileTypes: true }).sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))) {
             const p = path.join(dir, d.name);
             if (d.isDirectory()) walk(p);
-            else if (d.isFile() && /\.[ch]$/.test(d.name)) out.push(p);
+            else if (keep(d, p)) out.push(p);
         }
     };
     walk(root);
