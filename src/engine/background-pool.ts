@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { workerEntry } from './pool.js';
+import { nativeGate, watchNativeGate, workerEntry } from './pool.js';
 
 /**
  * The process's one pool for the index's background work: builds, merges and the listings of a
@@ -25,7 +25,8 @@ function poolFor(threads: number): Piscina {
     // A caller wanting more threads than the pool has gets a larger one; the old one's threads
     // finish their tasks and leave once idle.
     if (shared === undefined || shared.threads < threads) {
-        const pool = new Piscina({ ...workerEntry(), minThreads: 0, maxThreads: threads, idleTimeout: IDLE_MS });
+        watchNativeGate();
+        const pool = new Piscina({ ...workerEntry(), workerData: { nativeGate }, minThreads: 0, maxThreads: threads, idleTimeout: IDLE_MS });
         // A thread that dies outside a task is replaced on the next one; nothing to report.
         pool.on('error', () => undefined);
         shared = { pool, threads };

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 import { createLedger, releaseThread } from '../fs/shared/fd-ledger.js';
+import { closeGate, createGate, releaseGate } from '../fs/shared/native-gate.js';
 
 /**
  * The piscina pool behind an engine (engine.ts): the worker code it starts (the build's, or the
@@ -74,6 +75,26 @@ function watchLedger(ledger: SharedArrayBuffer): () => void {
     };
 }
 
+/** The process's native gate (src/fs/shared/native-gate.ts), in the `workerData` of every pool. */
+export const nativeGate = createGate();
+let gateWatched = false;
+
+/**
+ * From the first pool on, every worker thread of the process is terminated only outside a native
+ * section: its `terminate` first closes its gate (at once for a thread outside one, such as
+ * another library's), and its rows are freed when it has exited.
+ */
+export function watchNativeGate(): void {
+    if (gateWatched) return;
+    gateWatched = true;
+    process.on('worker', (w: Worker) => {
+        const id = w.threadId;
+        const terminate = w.terminate.bind(w);
+        w.terminate = () => closeGate(nativeGate, id).then(terminate);
+        w.once('exit', () => releaseGate(nativeGate, id));
+    });
+}
+
 /**
  * A new pool of `maxThreads` threads, up to `maxPoolThreads` for concurrent calls, its threads at
  * nice `workerNice`; `ledgerOff` stops noting its threads' exits for its descriptor ledger.
@@ -85,9 +106,10 @@ export function createPool(maxThreads: number, maxPoolThreads: number, workerNic
     // closed here once a worker that held one has exited (terminated by a hard abort).
     const ledger = createLedger();
     const ledgerOff = watchLedger(ledger);
+    watchNativeGate();
     const pool = new Piscina({
         ...workerEntry(),
-        workerData: { fdLedger: ledger, nice: workerNice },
+        workerData: { fdLedger: ledger, nice: workerNice, nativeGate },
         minThreads: maxThreads,
         // One call never queues more tasks than maxThreads, so spare threads start only for concurrent calls.
         maxThreads: maxPoolThreads,

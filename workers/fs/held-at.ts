@@ -5,6 +5,7 @@ import util from 'node:util';
 import { isMainThread, workerData } from 'node:worker_threads';
 import { claimSlot, type LedgerSlot } from '../../src/fs/shared/fd-ledger.js';
 import { CAN_HOLD, heldPath } from '../../src/fs/shared/held.js';
+import { nativeSection } from '../../src/fs/shared/native-gate.js';
 import { hasEscapedBytes, osPath } from '../../src/print/shared/byte-names.js';
 import { DirentRecords, listPath, type Listing } from './dirent-records.js';
 
@@ -136,19 +137,26 @@ function loadNative(): HeldAt | null {
     if (process.platform !== 'linux' || sysGetdents === undefined || !CAN_HOLD) return null;
     const slot = ledgerSlot();
     if (slot === null) return null;
-    const koffi = createRequire(import.meta.url)('koffi') as Koffi;
-    // The C library Node itself is linked with (glibc or musl), found through the main program.
-    const libc = koffi.load(null);
-    const openat = libc.func('int openat(int, const char *, int, int)') as (dirFd: number, name: string, flags: number, mode: number) => number;
+    // Loaded and declared where the host does not terminate this thread (a termination while Node
+    // registers the addon aborts the process: src/fs/shared/native-gate.ts).
     // Perf: openat(2) and syscall(2) declared with the argument types of these calls rather than
     // variadic (koffi parses the types of a variadic call's arguments on every call); integer
     // arguments are passed alike either way on x86-64 and arm64 Linux. errno is read with
     // koffi.errno() right after a failed call, before anything else runs on this thread.
     // Security: entry names come from this layer's listings, with no `/` and no NUL.
-    const getdents = libc.func('long syscall(long, int, void *, long)') as (nr: number, fd: number, buf: Buffer, len: number) => number | bigint;
-    const lseek = libc.func('long lseek(int, long, int)') as (fd: number, offset: number, whence: number) => number | bigint;
-    const closeFd = libc.func('int close(int)') as (fd: number) => number;
-    const memset = libc.func('uintptr_t memset(void *, int, size_t)') as (p: Uint8Array, c: number, n: number) => number | bigint;
+    const { koffi, openat, getdents, lseek, closeFd, memset } = nativeSection(() => {
+        const k = createRequire(import.meta.url)('koffi') as Koffi;
+        // The C library Node itself is linked with (glibc or musl), found through the main program.
+        const libc = k.load(null);
+        return {
+            koffi: k,
+            openat: libc.func('int openat(int, const char *, int, int)') as (dirFd: number, name: string, flags: number, mode: number) => number,
+            getdents: libc.func('long syscall(long, int, void *, long)') as (nr: number, fd: number, buf: Buffer, len: number) => number | bigint,
+            lseek: libc.func('long lseek(int, long, int)') as (fd: number, offset: number, whence: number) => number | bigint,
+            closeFd: libc.func('int close(int)') as (fd: number) => number,
+            memset: libc.func('uintptr_t memset(void *, int, size_t)') as (p: Uint8Array, c: number, n: number) => number | bigint,
+        };
+    });
     const buf = Buffer.allocUnsafe(DENTS_BYTES);
 
     // The descriptors open through this layer, in open order; `true` where opened natively

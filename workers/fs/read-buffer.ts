@@ -25,9 +25,8 @@ export const READ_BUFFER_PAGE_OFFSET = 2048;
  * into a memory page where its address can be learnt; a plain `Buffer.allocUnsafeSlow(size)`
  * otherwise. It holds up to a page more memory than `size`. `load`: choose held-at.ts's layer
  * for this thread if not chosen yet (koffi loaded, where the native layer is used); `false`: use
- * it only if this thread has chosen it already. Safety: a worker terminated while koffi
- * registers aborts the process (`FATAL ERROR: napi_throw`), so a task that does not need the
- * native layer otherwise (a windowed read) does not load it for a buffer's placement.
+ * it only if this thread has chosen it already: a task that does not need the native layer
+ * otherwise (a windowed read) does not load an addon for a buffer's placement.
  */
 export function readBuffer(size: number, load = true): Buffer {
     const addressOf = (load ? heldAt() : chosenAt())?.addressOf;

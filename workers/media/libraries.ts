@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type Sharp from 'sharp';
 import { ToolError } from '../../src/errors/shared/errors.js';
+import { nativeSection } from '../../src/fs/shared/native-gate.js';
 
 /**
  * The media libraries, loaded on a pool thread by the first task that needs one: the package
@@ -18,7 +19,8 @@ let sharp: typeof Sharp | undefined;
 export function loadSharp(): typeof Sharp {
     if (sharp) return sharp;
     try {
-        sharp = require('sharp') as typeof Sharp;
+        // Loaded where the host does not terminate this thread (src/fs/shared/native-gate.ts).
+        sharp = nativeSection(() => require('sharp') as typeof Sharp);
         // Perf: one pool thread decodes one image; libvips' own threads would compete with the pool's.
         sharp.concurrency(1);
         return sharp;
@@ -53,7 +55,7 @@ let canvas: Canvas | string | undefined;
 export function loadCanvas(): Canvas | string {
     if (canvas !== undefined) return canvas;
     try {
-        canvas = require('@napi-rs/canvas') as Canvas;
+        canvas = nativeSection(() => require('@napi-rs/canvas') as Canvas);
     } catch (err) {
         return (canvas = `the canvas library @napi-rs/canvas could not be loaded (${firstLine(err)})`);
     }

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import os from 'node:os';
+import { nativeSection } from '../../src/fs/shared/native-gate.js';
 
 /**
  * Priority of the engine's pool threads and of the index build's threads (its own pool's, ended
@@ -79,10 +80,11 @@ function lower(nice: number | undefined, idle: boolean): ThreadPriority {
 function setIdlePolicy(): boolean {
     if (!PER_THREAD || (process.arch !== 'x64' && process.arch !== 'arm64')) return false;
     try {
-        const koffi = createRequire(import.meta.url)('koffi') as Koffi;
-        const libc = koffi.load(null);
+        // Loaded where the host does not terminate this thread (src/fs/shared/native-gate.ts).
         // struct sched_param is one int (sched_priority, 0 for SCHED_IDLE); pid 0: the calling thread.
-        const set = libc.func('int sched_setscheduler(int, int, _In_ int *)') as (pid: number, policy: number, param: number[]) => number;
+        const set = nativeSection(
+            () => (createRequire(import.meta.url)('koffi') as Koffi).load(null).func('int sched_setscheduler(int, int, _In_ int *)') as (pid: number, policy: number, param: number[]) => number,
+        );
         return set(0, SCHED_IDLE, [0]) === 0;
     } catch {
         return false;
