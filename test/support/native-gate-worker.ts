@@ -1,7 +1,7 @@
 /**
  * A worker for test/integration/engine/native-gate.test.ts, bundled by that test: runs the
  * scenario named in `workerData.scenario` with the real native gate (src/fs/shared/native-gate.ts).
- * `marks` (Int32) records how far it got: [0] set inside a section after its long part,
+ * `marks` (Int32) records how far it got: [0] set at the end of a section,
  * [1] set by the host to let the thread go on, [2] set inside a second section.
  */
 import { createRequire } from 'node:module';
@@ -33,8 +33,8 @@ if (scenario === 'long-section') {
         parentPort!.postMessage('inside');
         const libc = (createRequire(`${repo}/package.json`)('koffi') as { load(p: null): { func(s: string): unknown } }).load(null);
         for (let i = 0; i < 20; i++) libc.func('int openat(int, const char *, int, int)');
+        Atomics.store(m, 0, 1);
     });
-    Atomics.add(m, 0, 1);
     for (;;) busy(10);
 } else if (scenario === 'no-section') {
     parentPort!.postMessage('entering');
