@@ -42,6 +42,9 @@
  *   media   [--runs 7]
  *           read_file on a 4,000×3,000 JPEG, a 20,000×20,000 PNG bomb, a 300-page PDF and a
  *           notebook of 200 cells: times against the targets, to bench/results/media-<date>.md
+ *   rebuild [--scale 1] [--clients 2] [--files 2500] [--seed 1] [--work DIR] [--keep]
+ *           rebuilds under continuous searches: a checkout past the rebuild limit with no search,
+ *           with clients searching identifiers, with clients scanning; each timed to serving again
  *   churn   [--scale 10] [--searches 6] [--seed 1] [--work DIR] [--keep]
  *           freshness under churn: copies of the Linux tree removed, copied, renamed, checked out;
  *           every search through the index compared with the scan path right after the change
@@ -63,6 +66,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     'serving-memory': async () => (await import('./serving-memory.js')).servingMemoryMain(rest),
     'mcp-memory': async () => (await import('./mcp-memory.js')).mcpMemoryMain(rest),
     churn: async () => (await import('./churn.js')).churnMain(rest),
+    rebuild: async () => (await import('./rebuild.js')).rebuildMain(rest),
     symbols: async () => (await import('./symbols.js')).symbolsMain(rest),
     encodings: async () => (await import('./encodings.js')).encodingsMain(rest),
     media: async () => (await import('./media.js')).mediaMain(rest),
