@@ -88,7 +88,7 @@ export class Engine implements TaskRunner {
         return (Engine.#shared ??= new Engine());
     }
 
-    /** Worker threads one call keeps busy, and the pool's steady size. */
+    /** Worker threads one call keeps busy, and the pool's steady size (threads start as tasks need them, then stay). */
     readonly maxThreads: number;
     /** Worker threads the pool runs at most, across concurrent calls. */
     readonly maxPoolThreads: number;
@@ -104,7 +104,8 @@ export class Engine implements TaskRunner {
 
     /**
      * @param options.maxThreads - worker threads a search or bulk read runs on in parallel, and the
-     *   number the pool keeps (default `os.availableParallelism()`, at most {@link DEFAULT_MAX_THREADS}).
+     *   number the pool keeps once they have started (each starts when a task first needs it;
+     *   default `os.availableParallelism()`, at most {@link DEFAULT_MAX_THREADS}).
      * @param options.maxPoolThreads - threads the pool may run at once (default
      *   `max(2 × maxThreads, maxThreads + 16)`, at least `maxThreads`). Tasks of concurrent calls
      *   queue for the `maxThreads` threads; each task running past its stuck time (a search in a
@@ -157,7 +158,7 @@ export class Engine implements TaskRunner {
      */
     get pool(): Piscina {
         if (!this.#pool) {
-            const { pool, ledgerOff } = createPool(this.maxThreads, this.maxPoolThreads, this.workerNice);
+            const { pool, ledgerOff } = createPool(this.maxThreads, this.workerNice);
             this.#ledgerOff = ledgerOff;
             this.#pool = pool;
         }

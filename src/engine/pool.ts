@@ -96,10 +96,11 @@ export function watchNativeGate(): void {
 }
 
 /**
- * A new pool of `maxThreads` threads, up to `maxPoolThreads` for concurrent calls, its threads at
- * nice `workerNice`; `ledgerOff` stops noting its threads' exits for its descriptor ledger.
+ * A new pool for an engine of `maxThreads` threads (started as tasks need them, then kept; more
+ * only while the engine's task queue runs more tasks, see {@link threadCap}), its threads at nice
+ * `workerNice`; `ledgerOff` stops noting its threads' exits for its descriptor ledger.
  */
-export function createPool(maxThreads: number, maxPoolThreads: number, workerNice: number): { pool: Piscina; ledgerOff: () => void } {
+export function createPool(maxThreads: number, workerNice: number): { pool: Piscina; ledgerOff: () => void } {
     // Start-up: piscina is loaded on the first task, so a call that needs no worker never loads it.
     const { Piscina } = createRequire(import.meta.url)('piscina') as typeof import('piscina');
     // Descriptors the workers open natively (workers/fs/held-at.ts) are noted in a ledger and
@@ -110,14 +111,41 @@ export function createPool(maxThreads: number, maxPoolThreads: number, workerNic
     const pool = new Piscina({
         ...workerEntry(),
         workerData: { fdLedger: ledger, nice: workerNice, nativeGate },
-        minThreads: maxThreads,
-        // One call never queues more tasks than maxThreads, so spare threads start only for concurrent calls.
-        maxThreads: maxPoolThreads,
+        // Threads start as tasks need them, not all at once: a search of a small tree runs one
+        // task, so a short-lived host (a CLI call, a test) starts one thread, not maxThreads (a
+        // start costs some 90-120 ms of CPU). keepStarted keeps them once started.
+        minThreads: 0,
+        // Raised by the engine's task queue past maxThreads only while it runs more tasks (threadCap).
+        maxThreads,
         idleTimeout: 10_000,
         // Memory: each worker's young generation stays small (see workerYoungGenerationMb).
         resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb(maxThreads) },
     });
+    keepStarted(pool, maxThreads);
     // A worker that dies outside a task (e.g. terminated by a hard abort) is replaced; nothing to report.
     pool.on('error', () => undefined);
     return { pool, ledgerOff };
+}
+
+/**
+ * Keeps up to `steady` of `pool`'s threads once they have started: piscina ends a thread idle for
+ * `idleTimeout` only while the pool has more than `minThreads` (read at each idle check), so
+ * raising `minThreads` with each start makes the first `steady` threads stay, as a pool started
+ * with them would, and only spare threads for concurrent calls leave when idle.
+ */
+function keepStarted(pool: Piscina, steady: number): void {
+    pool.on('workerCreate', () => {
+        pool.options.minThreads = Math.max(pool.options.minThreads, Math.min(steady, pool.threads.length));
+    });
+}
+
+/**
+ * Lets `pool` run `threads` threads at most from now on. The engine's task queue is the only one
+ * handing tasks to the pool and sets this to the tasks it runs (at least maxThreads, at most
+ * maxPoolThreads): piscina starts a thread for every task that waits for a starting one, and
+ * without this cap a call's next tasks, handed out while its first threads start, would start
+ * threads beyond maxThreads.
+ */
+export function threadCap(pool: Piscina, threads: number): void {
+    pool.options.maxThreads = threads;
 }

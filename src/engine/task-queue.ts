@@ -2,6 +2,7 @@ import type { TransferListItem } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 import { STUCK_MS } from '../search/search-tasks.js';
 import type { RunOptions } from '../search/task-runner.js';
+import { threadCap } from './pool.js';
 import { releaseFreedMemory } from './release-memory.js';
 
 /** Idle time of the whole pool after which the C heap's free pages are handed back (release-memory.ts). */
@@ -116,7 +117,9 @@ export class TaskQueue {
             const runOptions: { signal?: AbortSignal; transferList?: TransferListItem[] } = {};
             if (q.signal) runOptions.signal = q.signal;
             if (q.transferList) runOptions.transferList = q.transferList;
-            this.#pool().run(q.task, runOptions).then(
+            const pool = this.#pool();
+            threadCap(pool, Math.max(this.#maxThreads, this.#running.size));
+            pool.run(q.task, runOptions).then(
                 (value: unknown) => {
                     this.#running.delete(slot);
                     q.resolve(value);

@@ -57,7 +57,11 @@ export function oracleSplit(text: string): string[] {
  * a character with two normal forms; see {@link hasTwoNormalForms}).
  */
 export function oracleLines(bytes: Uint8Array, pattern: string, flags: string, nfcLines = false): OracleLine[] {
-    const text = oracleDecode(bytes);
+    return oracleTextLines(oracleDecode(bytes), pattern, flags, nfcLines);
+}
+
+/** {@link oracleLines} of a file already decoded by {@link oracleDecode} (`null`: binary, no lines). */
+export function oracleTextLines(text: string | null, pattern: string, flags: string, nfcLines = false): OracleLine[] {
     if (text === null) return [];
     const re = new RegExp(pattern, flags.replace(/[gy]/g, ''));
     const out: OracleLine[] = [];

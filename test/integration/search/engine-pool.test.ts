@@ -82,6 +82,29 @@ describe('Engine lifecycle', () => {
         expect(new Engine({ maxThreads: 32 }).maxPoolThreads).toBe(64);
     });
 
+    it('starts threads as tasks need them, at most maxThreads for one call, and keeps those once started', async () => {
+        const e = new Engine({ maxThreads: 3 });
+        try {
+            const dir = tempDir('lcf-engine-demand-');
+            write(dir, 'a.txt', 'needle\n');
+            // A tree the first task walks whole: one thread, not maxThreads.
+            expect((await e.search(request(dir, { contentPattern: 'needle' }), { timeoutMs: 120_000 })).hits).toHaveLength(1);
+            expect(e.pool.threads).toHaveLength(1);
+            expect(e.pool.minThreads).toBe(1);
+            // A bulk read of many files keeps maxThreads busy: the others start, and no more.
+            for (let i = 0; i < 60; i++) write(dir, `r/f${i}.txt`, `file ${i}\n`);
+            const items = Array.from({ length: 60 }, (_, i) => ({ shown: `r/f${i}.txt`, real: path.join(dir, 'r', `f${i}.txt`) }));
+            const reads = await e.readMany(items, { maxBytes: 1e6, realRoots: null, timeoutMs: 120_000 });
+            expect(reads.map((r) => r.ok)).toEqual(items.map(() => true));
+            expect(e.pool.threads).toHaveLength(3);
+            // The started threads are the pool's steady size: an idle timeout does not end them.
+            expect(e.pool.minThreads).toBe(3);
+            expect(e.pool.maxThreads).toBe(3);
+        } finally {
+            await e.close();
+        }
+    });
+
     it('gives each worker a young generation of 4 to 12 MiB, 24 MiB shared among maxThreads', () => {
         expect([1, 2, 3, 4, 6, 16, 64].map(workerYoungGenerationMb)).toEqual([12, 12, 8, 6, 4, 4, 4]);
     });

@@ -14,14 +14,18 @@ import { LiteralSet, type LiteralSearch } from '../../../workers/search/literal-
 import { scanPath } from '../../../workers/search/scan-file.js';
 import { countBytes, makeMatcher, scanBytes, type ContentMatcher, type LineHit } from '../../../workers/search/scan.js';
 import { tempDir } from '../../support/helpers.js';
-import { foldAscii, oracleLines } from '../../support/oracle.js';
+import { foldAscii, oracleDecode, oracleLines, oracleTextLines } from '../../support/oracle.js';
 
 const SEED = 20_260_412;
 const MiB = 1 << 20;
 
-/** First start at or after `from` of any literal in `bytes`, ASCII case-insensitively, the obvious way (Latin-1: one character per byte). */
-function naive(bytes: Buffer, literals: string[], from: number): number {
-    const hay = foldAscii(bytes.toString('latin1'));
+/** `bytes` as {@link naive} searches them: Latin-1 (one character per byte), ASCII letters folded. */
+function hayOf(bytes: Buffer): string {
+    return foldAscii(bytes.toString('latin1'));
+}
+
+/** First start at or after `from` of any literal in `hay` ({@link hayOf}), ASCII case-insensitively, the obvious way. */
+function naive(hay: string, literals: string[], from: number): number {
     let best = -1;
     for (const l of literals) {
         const i = hay.indexOf(l, from);
@@ -58,6 +62,7 @@ describe('LiteralSet.find', () => {
                 literalsArb.chain((ls) => fc.tuple(fc.constant(ls), bytesArb(ls))),
                 fc.array(fc.nat({ max: 300 }), { maxLength: 12 }),
                 ([literals, bytes], jumps) => {
+                    const hay = hayOf(bytes);
                     for (const how of ways(literals)) {
                         const set = new LiteralSet(literals, how);
                         const label = `${how}: ${JSON.stringify(literals)} in ${JSON.stringify(bytes.toString('latin1'))}`;
@@ -65,14 +70,14 @@ describe('LiteralSet.find', () => {
                         // As the scan calls it: from after each hit's line, never decreasing.
                         for (let from = 0; from <= bytes.length + 1; ) {
                             const got = set.find(bytes, from);
-                            expect(got, `${label} from ${from}`).toBe(naive(bytes, literals, from));
+                            expect(got, `${label} from ${from}`).toBe(naive(hay, literals, from));
                             if (got === -1) break;
                             from = got + 1;
                         }
                         // Any order of positions, also backwards, after a reset or not.
-                        for (const from of jumps) expect(set.find(bytes, from), `${label} from ${from}`).toBe(naive(bytes, literals, from));
+                        for (const from of jumps) expect(set.find(bytes, from), `${label} from ${from}`).toBe(naive(hay, literals, from));
                         set.reset();
-                        for (const from of [...jumps].reverse()) expect(set.find(bytes, from), `${label} from ${from}`).toBe(naive(bytes, literals, from));
+                        for (const from of [...jumps].reverse()) expect(set.find(bytes, from), `${label} from ${from}`).toBe(naive(hay, literals, from));
                     }
                 },
             ),
@@ -133,7 +138,8 @@ describe('LiteralSet.find', () => {
         }
         expect(got).toEqual([MiB - 4, MiB + 8, 2 * MiB + 20, buf.length - 2]);
         const expected: number[] = [];
-        for (let at = naive(buf, literals, 0); at !== -1; at = naive(buf, literals, at + 1)) expected.push(at);
+        const hay = hayOf(buf);
+        for (let at = naive(hay, literals, 0); at !== -1; at = naive(hay, literals, at + 1)) expected.push(at);
         expect(got).toEqual(expected);
         // Backwards into an earlier window, and a new content in the same buffer after a reset.
         expect(set.find(buf, 5)).toBe(MiB - 4);
@@ -168,14 +174,17 @@ describe('the scan through a literal set, against the oracle', () => {
             fc.property(
                 fc.uniqueArray(fc.string({ unit: fc.constantFrom('a', 'B', '_', 'x', '(', 'é', 'k', 'S'), minLength: 1, maxLength: 6 }), { minLength: 2, maxLength: 4 }).chain((ls) => fc.tuple(fc.constant(ls), bytesArb(ls.map((l) => l.toLowerCase())))),
                 ([literals, latin1]) => {
-                    for (const bytes of [latin1, Buffer.from(latin1.toString('latin1'), 'utf8')]) {
-                        for (const source of alternations(literals)) {
-                            for (const flags of ['i', 'iu'] as const) {
-                                const spec: PatternSpec = { source, flags, risky: false };
-                                const expected = oracleLines(bytes, source, flags);
-                                const m = makeMatcher(spec);
-                                for (const how of m.literals === null ? [null] : ways(m.literals.literals)) {
-                                    const matcher = how === null ? m : { ...m, literals: new LiteralSet(m.literals!.literals, how) };
+                    // Each text decoded once and each pattern's matchers made once, for every pair
+                    // of them: a scan reuses one matcher for every file, as a worker does.
+                    const texts = [latin1, Buffer.from(latin1.toString('latin1'), 'utf8')].map((bytes) => ({ bytes, text: oracleDecode(bytes) }));
+                    for (const source of alternations(literals)) {
+                        for (const flags of ['i', 'iu'] as const) {
+                            const spec: PatternSpec = { source, flags, risky: false };
+                            const m = makeMatcher(spec);
+                            const matchers = (m.literals === null ? [null] : ways(m.literals.literals)).map((how) => ({ how, matcher: how === null ? m : { ...m, literals: new LiteralSet(m.literals!.literals, how) } }));
+                            for (const { bytes, text } of texts) {
+                                const expected = oracleTextLines(text, source, flags);
+                                for (const { how, matcher } of matchers) {
                                     const label = `/${source}/${flags} (${how ?? 'no literals'}) on ${JSON.stringify(bytes.toString('latin1'))}`;
                                     expect(scanLines(bytes, matcher), label).toEqual(expected);
                                     expect(countBytes(bytes, matcher), label).toBe(expected.length);
