@@ -69,8 +69,10 @@ const BENCH_OPTIONS = {
     compare: { type: 'string' },
     'no-merge': { type: 'boolean' },
     'max-results': { type: 'string' },
-    // serving-memory (bench/serving-memory.ts): a run in a fresh process
+    // serving-memory (bench/serving-memory.ts), reopen (bench/reopen.ts): a run in a fresh process
     child: { type: 'boolean' },
+    // reopen (bench/reopen.ts): files changed while no process watched
+    changed: { type: 'string' },
     // mcp-memory (bench/mcp-memory.ts): milliseconds left for a background merge
     settle: { type: 'string' },
     // compare and event-loop: the engine's pool threads' nice value (src/engine/engine.ts workerNice)

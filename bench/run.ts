@@ -32,6 +32,8 @@
  *           to bench/results/index-queries[-maxN][-xN]-<date>.md
  *   serving-memory --work DIR [--runs 3]: resident memory of a fresh process serving the index an
  *           index-queries --keep run left in DIR, after its reopen, four searches and 3 s idle
+ *   reopen --work DIR [--changed 100] [--runs 3]: a fresh process reopening the index an index-queries
+ *           --keep run left in DIR after files changed meanwhile: the tree check against the walk-and-compare
  *   mcp-memory --work DIR [--settle MS]: the MCP server's resident memory serving DIR/tree with its
  *           index in DIR/index, until the index answers, after four searches and 3 s idle
  *   symbols [--corpora c=DIR,python=DIR] [--files 150] [--seed 1]
@@ -64,6 +66,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     index: async () => (await import('./index.js')).indexMain(rest),
     'index-queries': async () => (await import('./index-queries.js')).indexQueriesMain(rest),
     'serving-memory': async () => (await import('./serving-memory.js')).servingMemoryMain(rest),
+    reopen: async () => (await import('./reopen.js')).reopenMain(rest),
     'mcp-memory': async () => (await import('./mcp-memory.js')).mcpMemoryMain(rest),
     churn: async () => (await import('./churn.js')).churnMain(rest),
     rebuild: async () => (await import('./rebuild.js')).rebuildMain(rest),

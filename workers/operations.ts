@@ -1,6 +1,7 @@
 import { runIndexChunk } from './search-index/index-chunk.js';
 import { runIndexMerge } from './search-index/index-merge.js';
-import { runIndexCheck, runIndexWalk } from './search-index/index-walk.js';
+import { runIndexCheck } from './search-index/index-check.js';
+import { runIndexWalk } from './search-index/index-walk.js';
 import { runImageTask } from './media/image.js';
 import { runNotebookTask } from './media/notebook.js';
 import { runPdfTask } from './media/pdf.js';

@@ -11,6 +11,7 @@ import { dropManifest, loadStored, openIndexFolder, readManifest, takeLock } fro
 import type { IndexState, IndexStatus, ResolvedTreeOptions, TreeIndexOptions } from './status.js';
 import { buildAndServe, NO_WATCHER } from './tree-build.js';
 import { TreeState } from './tree-state.js';
+import { LossRecovery } from './recover.js';
 
 export type { IndexState, IndexStatus, TreeIndexOptions } from './status.js';
 
@@ -26,8 +27,8 @@ export { compareWalk } from './table.js';
  * Freshness: a changed path is "dirty" until the next rebuild. A dirty file is always a
  * candidate (its current content is scanned), a dirty directory is walked as the scan path walks
  * it; deleted entries disappear; paths under a dirty root of the search make the whole search
- * take the scan path. Nothing is ever answered from stale data: when the watcher is unavailable
- * or fails (an overflow), every search takes the scan path until a rebuild completes.
+ * take the scan path. Nothing is ever answered from stale data: when the watcher is unavailable,
+ * every search takes the scan path; after it lost events, until the tree is checked (recover.ts).
  */
 
 /** One tree's index. Events: `state` (IndexStatus) on every state change, `progress` during a build, `change` after outside changes are noted. */
@@ -40,8 +41,9 @@ export class TreeIndex extends EventEmitter {
     #rebuildQueued = false;
     /** The comparison of directory times after a reopen from a snapshot, while it runs. */
     #dirTimesCheck: Promise<void> | null = null;
-    /** The merge of the served generation's segments, while it runs. */
+    /** The merge of the served generation's segments, while it runs; the recovery after lost events. */
     #merge: SegmentMerge | null = null;
+    readonly #recovery: LossRecovery;
     /** Searches the index answered, and those it left to the scan path while ready. */
     readonly counts = { answered: 0, scanned: 0 };
     /** The last answered search: files the index kept as candidates under the searched directory, and entries handed to the workers. */
@@ -51,8 +53,10 @@ export class TreeIndex extends EventEmitter {
         super();
         this.root = root;
         this.#opts = { maxEntries: 3_000_000, segmentBytes: 64 * 1024 * 1024, rebuildAfter: 2000, watch: true, watcher: 'auto', merge: true, ...options };
-        this.#changes = new Changes(root, this.#opts.rebuildAfter, { onChange: () => this.emit('change'), onRebuild: () => this.#scheduleRebuild() }, this.#opts.watcher);
+        const events = { onChange: () => this.emit('change'), onRebuild: () => this.#scheduleRebuild(), onLost: () => this.#recovery.start() };
+        this.#changes = new Changes(root, this.#opts.rebuildAfter, events, this.#opts.watcher);
         this.#s = new TreeState(root, this.#opts, this.#changes, (status) => this.emit('state', status));
+        this.#recovery = new LossRecovery(this.#s, () => this.#starting, () => this.#scheduleRebuild());
     }
 
     get state(): IndexState {
@@ -246,9 +250,10 @@ export class TreeIndex extends EventEmitter {
         });
     }
 
-    /** Resolves once no merge of segments runs (benchmarks and tests wait for the merged index). */
+    /** Resolves once no merge of segments and no recovery from lost events runs (benchmarks and tests wait for them). */
     async settled(): Promise<void> {
         while (this.#merge !== null) await this.#merge.done;
+        await this.#recovery.idle();
     }
 
     /** The index failed a check while serving: drop it and rebuild. */

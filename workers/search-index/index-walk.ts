@@ -155,8 +155,12 @@ function pathsOf(names: Names, parent: Int32Array): string[] {
     return rel;
 }
 
-/** What changed under the root since the stored table was made (see IndexCheckTask). */
-export async function runIndexCheck(task: IndexCheckTask): Promise<IndexCheckResult> {
+/**
+ * What changed under the root since the stored table was made (see IndexCheckTask), by walking
+ * the tree into a second table and comparing the two by path: where index-check.ts cannot stat
+ * by descriptor, and the reference its tests compare it with.
+ */
+export async function runIndexCheckByWalk(task: IndexCheckTask): Promise<IndexCheckResult> {
     try {
         const stored = await decodeTable(fs.readFileSync(task.table), task.table, async () => undefined);
         const walked = walkTable({ op: 'index-walk', root: task.root, skipDirs: task.skipDirs, maxEntries: task.maxEntries, ...(task.nice !== undefined && { nice: task.nice }) });

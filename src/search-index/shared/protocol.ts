@@ -71,6 +71,11 @@ export interface IndexCheckTask {
     maxEntries: number;
     /** The stored table file (format.ts). */
     table: string;
+    /**
+     * The work queue the threads of one check share (check-queue.ts `newCheckQueue`): each
+     * thread's result holds the directories it compared. Absent: one thread compares them all.
+     */
+    queue?: SharedArrayBuffer;
     /** Nice value the thread takes first (the background pool's threads); absent: unchanged. */
     nice?: number;
 }

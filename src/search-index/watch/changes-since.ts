@@ -1,4 +1,6 @@
+import os from 'node:os';
 import { BackgroundTasks } from '../../engine/background-pool.js';
+import { newCheckQueue } from '../shared/check-queue.js';
 import type { IndexCheckResult, IndexCheckTask } from '../shared/protocol.js';
 import { Turns } from '../../engine/turns.js';
 
@@ -9,26 +11,36 @@ import { Turns } from '../../engine/turns.js';
  */
 
 /**
- * What changed under `task.root` since the table `task.table` was made, listed again on a
- * thread of the background pool, at the build's priority (src/engine/background-pool.ts: the
- * engine's threads would keep the check's memory, some 100 MB for a large tree).
+ * What changed under `task.root` since the table `task.table` was made, compared on threads of
+ * the background pool (two where there are two CPUs: the check is what a reopened index waits
+ * for before it answers), at the build's priority (src/engine/background-pool.ts: the engine's
+ * threads would keep the check's memory, tens of MB for a large tree). The threads share one
+ * queue of directories (check-queue.ts).
  * @throws Error when the check fails.
  */
-export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice'>): Promise<{ changed: string[]; dirTimes: string[] }> {
-    const res = (await new BackgroundTasks(1).run({ op: 'index-check', ...task } satisfies IndexCheckTask)) as IndexCheckResult;
-    if (!res.ok) throw new Error(`index check failed: ${res.message}`);
-    return { changed: await splitJoined(res.changed), dirTimes: res.dirTimes };
+export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'queue'>): Promise<{ changed: string[]; dirTimes: string[] }> {
+    const threads = Math.min(2, os.availableParallelism());
+    const queue = newCheckQueue();
+    const tasks = new BackgroundTasks(threads);
+    const results = (await Promise.all(Array.from({ length: threads }, () => tasks.run({ op: 'index-check', ...task, queue } satisfies IndexCheckTask)))) as IndexCheckResult[];
+    const changed: string[] = [];
+    const dirTimes: string[] = [];
+    for (const res of results) {
+        if (!res.ok) throw new Error(`index check failed: ${res.message}`);
+        await splitJoined(res.changed, changed);
+        for (const d of res.dirTimes) dirTimes.push(d);
+    }
+    return { changed, dirTimes };
 }
 
-/** The paths of a NUL-joined list (`''`: none), split in slices between yields. */
-async function splitJoined(text: string): Promise<string[]> {
-    const out: string[] = [];
-    if (text === '') return out;
+/** The paths of a NUL-joined list (`''`: none) added to `out`, split in slices between yields. */
+async function splitJoined(text: string, out: string[]): Promise<void> {
+    if (text === '') return;
     const turns = new Turns();
     for (let at = 0; ; ) {
         const nul = text.indexOf('\0', at);
         out.push(text.slice(at, nul === -1 ? text.length : nul));
-        if (nul === -1) return out;
+        if (nul === -1) return;
         at = nul + 1;
         if ((out.length & 255) === 0 && turns.due) await turns.yield();
     }

@@ -21,6 +21,8 @@ export interface ChangeEvents {
     onChange(): void;
     /** So many paths changed (or the watcher failed) that the index should be rebuilt. */
     onRebuild(): void;
+    /** The inotify watcher lost events (an overflow): the tree is to be watched and checked again (recover.ts). */
+    onLost(): void;
 }
 
 /** The changed paths of one tree (relative, `/`-separated) and the watcher that reports them. */
@@ -62,7 +64,10 @@ export class Changes {
                 this.blind = true;
                 this.#lossSeq = ++this.#seq;
                 this.#events.onChange();
-                this.#events.onRebuild();
+                // The inotify watcher reports every loss and can watch every directory again: a check
+                // of the tree finds what was lost. @parcel/watcher cannot say what it missed: a rebuild.
+                if (this.watcher === 'inotify') this.#events.onLost();
+                else this.#events.onRebuild();
             },
             changed: () => this.#events.onChange(),
             inSlices: (items, each) => this.#inSlices(items, each),
@@ -90,6 +95,17 @@ export class Changes {
     /** The served table holds every change up to `seq` (a reopened one: up to its listing, begun after the watcher was on). */
     servedFrom(seq: number): void {
         this.#servedFrom = seq;
+    }
+
+    /**
+     * After lost events, the tree was watched again and checked from sequence `seq` on, and what
+     * the check found is noted: the served table with the changed paths holds every change up to
+     * it, unless events were lost again since.
+     */
+    recovered(seq: number): void {
+        if (this.#lossSeq > seq) return;
+        this.#servedFrom = seq;
+        this.blind = false;
     }
 
     /** Sequence number of the last change noted. */

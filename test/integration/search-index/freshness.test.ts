@@ -2,8 +2,8 @@
  * The index never answers from a stale table (Linux, the index's own inotify watcher): a search
  * made right after an outside change sees it with no wait, whatever the change (files, whole
  * directories removed, copied, moved within the tree and edited after a rebuild), and a burst
- * that overflows the kernel's event queue makes searches take the scan path until a rebuild,
- * with no rebuild limit to hide it.
+ * that overflows the kernel's event queue makes searches take the scan path until the tree is
+ * checked again (then the index answers with what the check found), with no rebuild limit to hide it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import type { Tool } from '@johannes.latzel/llm-chat';
@@ -36,16 +36,18 @@ interface Pair {
     /** The scan path's search_entries on the same tree (support/scan-path.ts). */
     plain: Tool;
     tree: TreeIndex;
+    indexDir: string;
 }
 
 async function pair(files: Record<string, string>, rebuildAfter = 1_000_000): Promise<Pair> {
     const root = tempDir('lcf-fresh-');
     writeTree(root, files);
-    const indexed = pkgOf(root, { dir: tempDir('lcf-fresh-index-'), rebuildAfter });
+    const indexDir = tempDir('lcf-fresh-index-');
+    const indexed = pkgOf(root, { dir: indexDir, rebuildAfter });
     const plain = scanPathSearch(root, LIMITS());
     const tree = (await indexed.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
     expect(tree.status().state).toBe('ready');
-    return { root, indexed, plain, tree };
+    return { root, indexed, plain, tree, indexDir };
 }
 
 async function search(pkg: FileToolPackage, args: Record<string, unknown>): Promise<string> {
@@ -150,20 +152,43 @@ describe.runIf(inotifyAvailable())('index freshness (inotify)', () => {
         expect((await same(p, { content_pattern: 'arrived_0_7\\b' })).text).toContain('d0/sub1/f7.c:1:');
     }, 120_000);
 
-    it('a burst that overflows the kernel\'s event queue makes searches take the scan path until a rebuild, never a stale answer', async () => {
+    it.each([
+        ['a check of the tree, no rebuild', 1_000_000, false],
+        ['a rebuild, the changed paths being over the rebuild limit', 1_000, false],
+        ['a rebuild, the check having failed (its stored table gone)', 1_000_000, true],
+    ])('a burst that overflows the kernel\'s event queue makes searches take the scan path until %s, never a stale answer', async (_, rebuildAfter, checkFails) => {
         const queue = Number(fs.readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8'));
-        const p = await pair({ 'burst/seed.c': 'int seed;\n', 'other/o.c': 'int other;\n' });
+        const p = await pair({ 'burst/seed.c': 'int seed;\n', 'other/o.c': 'int other;\n', 'gone/g.c': 'int goneToken;\n' }, rebuildAfter);
+        const states: string[] = [];
+        p.tree.on('state', (st: { state: string }) => states.push(st.state));
         const n = queue + 2_000;
-        // Made by another process while this one's event loop is blocked: nothing reads the queue meanwhile.
-        const made = spawnSync(process.execPath, ['-e', `const fs=require('fs');for(let i=0;i<${n};i++)fs.writeFileSync(${JSON.stringify(p.root)}+'/burst/b'+i+'.c','int burstToken'+i+';\\n');`]);
+        const rebuilds = rebuildAfter < n || checkFails;
+        // The served table stays open; the file the check reads is gone.
+        if (checkFails) {
+            for (const d of fs.readdirSync(p.indexDir)) {
+                for (const g of fs.readdirSync(path.join(p.indexDir, d)).filter((g) => g.startsWith('gen-'))) fs.rmSync(path.join(p.indexDir, d, g, 'table.bin'));
+            }
+        }
+        // Made by another process while this one's event loop is blocked: nothing reads the queue
+        // meanwhile; the queue overflows before the last files and the removal are queued.
+        const script = `const fs=require('fs');for(let i=0;i<${n};i++)fs.writeFileSync(${JSON.stringify(p.root)}+'/burst/b'+i+'.c','int burstToken'+i+';\\n');fs.rmSync(${JSON.stringify(p.root)}+'/gone',{recursive:true});fs.writeFileSync(${JSON.stringify(p.root)}+'/other/o.c','int otherChanged;\\n');`;
+        const made = spawnSync(process.execPath, ['-e', script]);
         expect(made.status).toBe(0);
-        const done = rebuilt(p.tree);
+        const done = rebuilds ? rebuilt(p.tree) : null;
         const r = await same(p, { content_pattern: 'burstToken', output_mode: 'count' });
         expect(r.text.replace(/^success: /, '').split('\n').filter((l) => /^burst\/b\d+\.c: 1$/.test(l))).toHaveLength(n);
         expect(r.answered).toBe(false);
+        // While the tree is checked: exact answers (the scan path).
+        for (const q of ['goneToken', 'otherChanged', `burstToken${n - 1};`]) await same(p, { content_pattern: q });
+        await p.tree.settled();
         await done;
-        const again = await same(p, { content_pattern: `burstToken${n - 1};` });
-        expect(again.text).toContain(`burst/b${n - 1}.c:1:`);
-        expect(again.answered).toBe(true);
+        for (const [q, hit] of [[`burstToken${n - 1};`, `burst/b${n - 1}.c:1:`], ['otherChanged', 'other/o.c:1:'], ['goneToken', 'No entries found']] as const) {
+            const again = await same(p, { content_pattern: q });
+            expect(again.text).toContain(hit);
+            expect(again.answered, q).toBe(true);
+        }
+        // Answered from the table and the changed paths the check found, or from a new generation.
+        expect(states.includes('building')).toBe(rebuilds);
+        expect(p.tree.status().dirty).toBe(rebuilds ? 0 : n + 3);
     }, 180_000);
 });

@@ -1,0 +1,135 @@
+/**
+ * The tree check (workers/search-index/index-check.ts: the stored table's directories listed and
+ * merged by name, entries stat'ed by descriptor, on threads sharing a queue) gives what the
+ * walk-and-compare gives (index-walk.ts `runIndexCheckByWalk`), whatever changed: added, removed,
+ * retyped, resized and touched entries, a renamed directory, one made unreadable, names that are
+ * not UTF-8, links, skipped directories, the library's temporary files; and fails alike.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { changesSince } from '../../../src/search-index/watch/changes-since.js';
+import { newCheckQueue } from '../../../src/search-index/shared/check-queue.js';
+import type { IndexCheckResult, IndexCheckTask, IndexWalkResult } from '../../../src/search-index/shared/protocol.js';
+import { runIndexCheck } from '../../../workers/search-index/index-check.js';
+import { runIndexCheckByWalk, runIndexWalk } from '../../../workers/search-index/index-walk.js';
+import { tempDir, writeTree } from '../../support/helpers.js';
+
+const SKIP = ['node_modules'];
+const asRoot = process.getuid?.() === 0;
+
+/** A tree with a bit of everything, and its table stored as a table file. */
+async function stored(): Promise<{ root: string; table: string }> {
+    const root = fs.realpathSync(tempDir('lcf-check-'));
+    const files: Record<string, string | Buffer> = { 'top.txt': 'top\n', 'gone.txt': 'x\n', 'same/a.c': 'a\n', 'same/b.c': 'b\n', 'node_modules/m.js': 'm\n' };
+    // Big enough to be queued for any thread (more than 1,024 entries below one directory).
+    for (let d = 0; d < 3; d++) for (let f = 0; f < 450; f++) files[`big${d}/sub${f % 5}/f${f}.c`] = `int f${f};\n`;
+    for (const d of ['resize', 'touch', 'retype', 'oldname', 'locked', 'dirgone', 'bytes']) files[`${d}/x.txt`] = `${d}\n`;
+    files['oldname/deep/y.txt'] = 'y\n';
+    files['dirgone/deep/z.txt'] = 'z\n';
+    files['big1/sub2/tofile/inner.c'] = 'i\n';
+    writeTree(root, files);
+    fs.symlinkSync('top.txt', path.join(root, 'link'));
+    fs.symlinkSync('same', path.join(root, 'dirlink'));
+    fs.writeFileSync(Buffer.from(path.join(root, 'bytes') + '/caf\xe9.txt', 'latin1'), 'latin1 name\n');
+    const fixed = new Date('2024-01-02T03:04:05.678Z');
+    for (const f of ['resize/x.txt', 'touch/x.txt']) fs.utimesSync(path.join(root, f), fixed, fixed);
+    const walked = (await runIndexWalk({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<IndexWalkResult, { ok: true }>;
+    expect(walked.ok).toBe(true);
+    const table = path.join(tempDir('lcf-check-table-'), 'table.bin');
+    fs.writeFileSync(table, walked.table);
+    return { root, table };
+}
+
+/** Every kind of change the check must see. */
+function change(root: string): void {
+    const at = (rel: string): string => path.join(root, rel);
+    fs.writeFileSync(at('added.txt'), 'new\n');
+    fs.mkdirSync(at('newdir/inner'), { recursive: true });
+    fs.writeFileSync(at('newdir/inner/n.c'), 'n\n');
+    fs.rmSync(at('gone.txt'));
+    fs.rmSync(at('dirgone'), { recursive: true });
+    fs.writeFileSync(at('resize/x.txt'), 'resized, same time\n');
+    fs.utimesSync(at('resize/x.txt'), new Date('2024-01-02T03:04:05.678Z'), new Date('2024-01-02T03:04:05.678Z'));
+    fs.utimesSync(at('touch/x.txt'), new Date('2024-01-02T03:04:06.678Z'), new Date('2024-01-02T03:04:06.678Z'));
+    fs.rmSync(at('retype/x.txt'));
+    fs.mkdirSync(at('retype/x.txt'));
+    fs.writeFileSync(at('retype/x.txt/under.txt'), 'u\n');
+    fs.rmSync(at('big1/sub2/tofile'), { recursive: true });
+    fs.writeFileSync(at('big1/sub2/tofile'), 'a file now\n');
+    fs.writeFileSync(at('big2/sub4/f4.c'), 'changed in a queued directory\n');
+    fs.renameSync(at('oldname'), at('newname'));
+    fs.chmodSync(at('locked'), 0o000);
+    fs.writeFileSync(Buffer.from(at('bytes') + '/na\xefve.txt', 'latin1'), 'another latin1 name\n');
+    fs.rmSync(Buffer.from(at('bytes') + '/caf\xe9.txt', 'latin1'));
+    fs.rmSync(at('link'));
+    fs.symlinkSync('same/a.c', at('link'));
+    fs.symlinkSync('nowhere', at('newlink'));
+    fs.mkdirSync(at('same/node_modules'));
+    fs.writeFileSync(at('same/node_modules/skipped.js'), 's\n');
+    fs.writeFileSync(at('same/.a.c.lcf-1-2-0123456789ab.tmp'), 'debris\n');
+}
+
+function sorted(r: IndexCheckResult): { changed: string[]; dirTimes: string[] } {
+    if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
+    return { changed: (r.changed === '' ? [] : r.changed.split('\0')).sort(), dirTimes: [...r.dirTimes].sort() };
+}
+
+const task = (root: string, table: string, extra: Partial<IndexCheckTask> = {}): IndexCheckTask => ({ op: 'index-check', root, skipDirs: SKIP, maxEntries: 100_000, table, ...extra });
+
+describe('the tree check', () => {
+    it('finds nothing in a tree as stored', async () => {
+        const { root, table } = await stored();
+        expect(sorted(await runIndexCheck(task(root, table)))).toEqual({ changed: [], dirTimes: [] });
+    });
+
+    it('gives what the walk-and-compare gives, on one thread and on two sharing the queue', async () => {
+        const { root, table } = await stored();
+        change(root);
+        try {
+            const reference = sorted(await runIndexCheckByWalk(task(root, table)));
+            // The reference itself: each kind of change is there.
+            for (const p of ['added.txt', 'newdir', 'newdir/inner', 'newdir/inner/n.c', 'gone.txt', 'dirgone', 'dirgone/deep/z.txt', 'resize/x.txt', 'touch/x.txt', 'retype/x.txt', 'retype/x.txt/under.txt', 'big1/sub2/tofile', 'big1/sub2/tofile/inner.c', 'big2/sub4/f4.c', 'oldname/deep/y.txt', 'newname/x.txt', 'link', 'newlink', 'bytes/na\udcefve.txt', 'bytes/caf\udce9.txt']) {
+                expect(reference.changed, p).toContain(p);
+            }
+            if (!asRoot) expect(reference.changed).toContain('locked/x.txt');
+            expect(reference.changed.some((p) => p.includes('node_modules') || p.includes('.lcf-'))).toBe(false);
+            expect(reference.dirTimes).toContain('');
+            expect(sorted(await runIndexCheck(task(root, table)))).toEqual(reference);
+            // Two tasks on one queue, one after the other: the first takes every directory, the second none.
+            const queue = newCheckQueue();
+            const parts = [sorted(await runIndexCheck(task(root, table, { queue }))), sorted(await runIndexCheck(task(root, table, { queue })))];
+            expect(parts[1]).toEqual({ changed: [], dirTimes: [] });
+            expect(parts[0]).toEqual(reference);
+            // On the background pool's threads, at once (changes-since.ts).
+            const pooled = await changesSince({ root, skipDirs: SKIP, maxEntries: 100_000, table });
+            expect({ changed: [...pooled.changed].sort(), dirTimes: [...pooled.dirTimes].sort() }).toEqual(reference);
+            expect(new Set(pooled.changed).size).toBe(pooled.changed.length);
+        } finally {
+            fs.chmodSync(path.join(root, 'locked'), 0o755);
+        }
+    }, 60_000);
+
+    it('fails as the walk-and-compare fails: too many entries, a root that is not a directory, a damaged table', async () => {
+        const { root, table } = await stored();
+        const before = fs.readdirSync(root).sort();
+        for (const t of [task(root, table, { maxEntries: 100 }), task(path.join(root, 'top.txt'), table), task(path.join(root, 'missing'), table)]) {
+            const [a, b] = [await runIndexCheck(t), await runIndexCheckByWalk(t)];
+            expect(a.ok).toBe(false);
+            expect(b.ok).toBe(false);
+            if (!a.ok && !b.ok) expect(a.code).toBe(b.code);
+        }
+        const damaged = path.join(os.tmpdir(), `lcf-check-damaged-${process.pid}.bin`);
+        const bytes = fs.readFileSync(table);
+        bytes[bytes.length - 1] ^= 0xff;
+        fs.writeFileSync(damaged, bytes);
+        const r = await runIndexCheck(task(root, damaged));
+        fs.rmSync(damaged);
+        expect(r).toMatchObject({ ok: false, code: 'check_failed' });
+        if (!r.ok) expect(r.message).toMatch(/checksum/);
+        await expect(changesSince({ root, skipDirs: SKIP, maxEntries: 100, table })).rejects.toThrow(/more than 100 entries/);
+        // Nothing on disk changed.
+        expect(fs.readdirSync(root).sort()).toEqual(before);
+    }, 60_000);
+});
