@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { DEFAULT_WORKER_NICE } from '../engine/engine.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlannedWalk } from '../search/backend.js';
 import type { PreparedSearch } from '../search/shared/protocol.js';
@@ -50,7 +51,7 @@ export class TreeIndex extends EventEmitter {
     constructor(root: string, options: TreeIndexOptions) {
         super();
         this.root = root;
-        this.#opts = { maxEntries: 3_000_000, segmentBytes: 64 * 1024 * 1024, rebuildAfter: 2000, watch: true, watcher: 'auto', merge: true, ...options };
+        this.#opts = { maxEntries: 3_000_000, segmentBytes: 64 * 1024 * 1024, rebuildAfter: 2000, watch: true, watcher: 'auto', merge: true, searchNice: DEFAULT_WORKER_NICE, ...options };
         this.#changes = new Changes(root, this.#opts.rebuildAfter, { onChange: () => this.emit('change'), onRebuild: () => this.#scheduleRebuild() }, this.#opts.watcher);
         this.#s = new TreeState(root, this.#opts, this.#changes, (status) => this.emit('state', status));
     }
@@ -269,6 +270,7 @@ export class TreeIndex extends EventEmitter {
      * index file drops the index (rebuilt in the background) and gives `null`.
      */
     plan(search: PreparedSearch, rootReal: string): PlannedWalk | null {
+        this.#s.searchedAt = performance.now();
         // Every change completed before this search began is noted first (where the watcher can tell).
         this.#changes.drain();
         const table = this.#s.table;
