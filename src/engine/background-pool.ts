@@ -4,13 +4,17 @@ import { Piscina } from 'piscina';
 import { nativeGate, watchNativeGate, workerEntry } from './pool.js';
 
 /**
- * The process's one pool for the index's background work: builds, merges and the listings of a
- * reopen share its threads, which lower themselves to {@link BACKGROUND_NICE} and, on Linux,
- * SCHED_IDLE as they take a task (workers/pool/background.ts; a thread never raises its priority
- * back, so these threads are not the engine's, and every task here runs at that priority). Started on first use with no thread; a thread idle for {@link IDLE_MS} exits, so the
- * memory of a build leaves soon after it, while the tasks of one build, and builds close
- * together, reuse the threads instead of starting new ones (a start costs some 90 ms of CPU). Idle
- * threads never keep the process alive (piscina unrefs them).
+ * The process's pools for the index's background work: builds, merges and the listings of a
+ * reopen share their threads. The idle pool's threads lower themselves to {@link BACKGROUND_NICE}
+ * and, on Linux, SCHED_IDLE as they take a task (workers/pool/background.ts): the work then takes
+ * only CPU time nothing else wants. A build's task asked for while searches keep coming goes to
+ * the fair pool instead, whose threads run at the searches' own nice value: continuous searches
+ * would otherwise leave a SCHED_IDLE build no CPU at all, and its index would never serve them
+ * (a thread never raises its priority back, hence two pools). Each starts on first use with no
+ * thread; a thread idle for {@link IDLE_MS} exits, so the memory of a build leaves soon after it,
+ * while the tasks of one build, and builds close together, reuse the threads instead of starting
+ * new ones (a start costs some 90 ms of CPU). Idle threads never keep the process alive (piscina
+ * unrefs them).
  */
 
 /** Nice value of the background threads (Linux: per thread). */
@@ -18,38 +22,52 @@ export const BACKGROUND_NICE = 10;
 /** How long an idle thread stays for the next task. */
 const IDLE_MS = 2_000;
 
-let shared: { pool: Piscina; threads: number } | undefined;
+type PoolKind = 'idle' | 'fair';
+const shared = new Map<PoolKind, { pool: Piscina; threads: number }>();
 
-/** The shared pool, with room for at least `threads` threads. */
-function poolFor(threads: number): Piscina {
+/** The shared pool of `kind`, with room for at least `threads` threads. */
+function poolFor(kind: PoolKind, threads: number): Piscina {
     // A caller wanting more threads than the pool has gets a larger one; the old one's threads
     // finish their tasks and leave once idle.
-    if (shared === undefined || shared.threads < threads) {
-        watchNativeGate();
-        const pool = new Piscina({ ...workerEntry(), workerData: { nativeGate }, minThreads: 0, maxThreads: threads, idleTimeout: IDLE_MS });
-        // A thread that dies outside a task is replaced on the next one; nothing to report.
-        pool.on('error', () => undefined);
-        shared = { pool, threads };
-    }
-    return shared.pool;
+    const had = shared.get(kind);
+    if (had !== undefined && had.threads >= threads) return had.pool;
+    watchNativeGate();
+    const pool = new Piscina({ ...workerEntry(), workerData: { nativeGate }, minThreads: 0, maxThreads: threads, idleTimeout: IDLE_MS });
+    // A thread that dies outside a task is replaced on the next one; nothing to report.
+    pool.on('error', () => undefined);
+    shared.set(kind, { pool, threads });
+    return pool;
 }
 
 /**
- * One caller's tasks on the shared pool (a build, a merge, a listing). The caller limits how many
- * it runs at once; {@link stop} ends them.
+ * One caller's tasks on the shared pools (a build, a merge, a listing). The caller limits how
+ * many it runs at once; {@link stop} ends them.
  */
 export class BackgroundTasks {
-    readonly #pool: Piscina;
+    readonly #threads: number;
+    readonly #used = new Set<Piscina>();
     readonly #abort = new AbortController();
 
     /** @param threads - the most tasks the caller runs at once. */
     constructor(threads: number) {
-        this.#pool = poolFor(threads);
+        this.#threads = threads;
+        this.#pool('idle');
     }
 
-    /** Runs `task` on a thread of the pool, at {@link BACKGROUND_NICE}. @throws AbortError once {@link stop} was called. */
-    run(task: object): Promise<unknown> {
-        return this.#pool.run({ ...task, nice: BACKGROUND_NICE }, { signal: this.#abort.signal });
+    #pool(kind: PoolKind): Piscina {
+        const pool = poolFor(kind, this.#threads);
+        this.#used.add(pool);
+        return pool;
+    }
+
+    /**
+     * Runs `task` on a thread of the idle pool, at {@link BACKGROUND_NICE} and SCHED_IDLE; with
+     * `sharedNice`, on the fair pool at that nice value (sharing the CPU with searches run at it).
+     * @throws AbortError once {@link stop} was called.
+     */
+    run(task: object, sharedNice?: number): Promise<unknown> {
+        if (sharedNice === undefined) return this.#pool('idle').run({ ...task, nice: BACKGROUND_NICE }, { signal: this.#abort.signal });
+        return this.#pool('fair').run({ ...task, nice: sharedNice, idle: false }, { signal: this.#abort.signal });
     }
 
     /**
@@ -58,9 +76,9 @@ export class BackgroundTasks {
      */
     async stop(): Promise<void> {
         if (this.#abort.signal.aborted) return;
-        const before = this.#pool.threads;
+        const before = [...this.#used].flatMap((p) => p.threads);
         this.#abort.abort();
-        const still = new Set(this.#pool.threads);
+        const still = new Set([...this.#used].flatMap((p) => p.threads));
         await Promise.all(before.filter((w) => !still.has(w)).map(exited));
     }
 }

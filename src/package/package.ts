@@ -120,7 +120,7 @@ export class FileToolPackage extends ToolPackage {
         const maxFileSize = this.fileConfig.maxFileSize;
         let searchIndex: SearchIndex | undefined;
         // The index is the engine's search backend (its builds run on the engine's number of threads).
-        const backends = index === false ? [] : [(e: { maxThreads: number }) => (searchIndex = new SearchIndex(e.maxThreads, maxFileSize, index === true ? {} : index))];
+        const backends = index === false ? [] : [(e: { maxThreads: number; workerNice: number }) => (searchIndex = new SearchIndex(e.maxThreads, maxFileSize, index === true ? {} : index, e.workerNice))];
         this.#ownsEngine = !(options.engine instanceof Engine);
         if (options.engine instanceof Engine) {
             if (index !== false) throw new TypeError('A FileToolPackage with a search index needs an engine of its own: pass engine options, not an Engine.');

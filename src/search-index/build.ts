@@ -34,6 +34,8 @@ export interface BuildContext {
     progress(phase: 'walk' | 'content' | 'write', filesDone: number, filesTotal: number): void;
     /** True once the index was closed: the build stops. */
     closed(): boolean;
+    /** The nice value of searches that keep coming (the build's next task shares the CPU with them); `undefined`: none, idle priority. */
+    sharedNice?(): number | undefined;
 }
 
 /** A built generation, ready to serve; its manifest is not written yet. */
@@ -57,7 +59,7 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
         // Perf: a process's first pool and its first task compile the pool's code (up to 10 ms): two turns.
         await turns.yield();
         ctx.progress('walk', 0, 0);
-        const walked = (await pool.run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries})) as IndexWalkResult;
+        const walked = (await pool.run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries }, ctx.sharedNice?.())) as IndexWalkResult;
         if (!walked.ok) throw new Error(`index walk failed: ${walked.message}`);
         const w = walked.table;
         const listed = await decodeTable(Buffer.from(w.buffer, w.byteOffset, w.length), 'the walk\'s file table', pause);
@@ -159,7 +161,7 @@ async function indexContents(ctx: BuildContext, pool: BackgroundTasks, t: FileTa
         while (next < chunks.length) {
             if (ctx.closed()) throw new Error('index closed during the build');
             const c = chunks[next++]!;
-            const r = (await pool.run(c)) as IndexChunkResult;
+            const r = (await pool.run(c, ctx.sharedNice?.())) as IndexChunkResult;
             if (!r.ok) throw new Error(`index chunk failed: ${r.message}`);
             for (let k = 0; k < c.ids.length; k++) t.flags[c.ids[k]!] = r.flags[k]!;
             await pause();

@@ -53,13 +53,16 @@ export class SearchIndex implements SearchBackend {
     readonly #maxFileSize: number;
     readonly #trees = new Map<string, TreeIndex>();
     #closed = false;
+    readonly #searchNice: number | undefined;
 
     /**
      * @param threads - threads a build runs on at once (the background pool's, at low priority: build.ts).
      * @param maxFileSize - files above this many bytes are not indexed (the configured `maxFileSize`).
+     * @param searchNice - nice value of the searches' threads (the engine's `workerNice`): a build shares the CPU with searches that keep coming at it.
      */
-    constructor(threads: number, maxFileSize: number, options: SearchIndexOptions = {}) {
+    constructor(threads: number, maxFileSize: number, options: SearchIndexOptions = {}, searchNice?: number) {
         this.#threads = threads;
+        this.#searchNice = searchNice;
         this.#maxFileSize = maxFileSize;
         this.#options = options;
         this.dir = path.resolve(options.dir ?? defaultIndexDir());
@@ -78,6 +81,7 @@ export class SearchIndex implements SearchBackend {
             maxFileSize: this.#maxFileSize,
             skipDirs,
             threads: this.#threads,
+            ...(this.#searchNice !== undefined && { searchNice: this.#searchNice }),
             ...(this.#options.watch !== undefined && { watch: this.#options.watch }),
             ...(this.#options.watcher !== undefined && { watcher: this.#options.watcher }),
             ...(this.#options.rebuildAfter !== undefined && { rebuildAfter: this.#options.rebuildAfter }),

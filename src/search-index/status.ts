@@ -53,7 +53,12 @@ export interface TreeIndexOptions {
     watcher?: WatcherKind;
     /** Merge a build's segment files into one in the background (default true; merge.ts). */
     merge?: boolean;
+    /**
+     * Nice value of the searches' threads (the engine's `workerNice`, default 5): while searches
+     * keep coming, a build's tasks run at it, sharing the CPU with them, instead of at idle priority.
+     */
+    searchNice?: number;
 }
 
 /** {@link TreeIndexOptions} with their defaults filled in. */
-export type ResolvedTreeOptions = Required<Omit<TreeIndexOptions, 'skipDirs'>> & { skipDirs: readonly string[] };
+export type ResolvedTreeOptions = Required<Omit<TreeIndexOptions, 'skipDirs' | 'searchNice'>> & { skipDirs: readonly string[]; searchNice?: number };

@@ -41,6 +41,7 @@ export async function buildAndServe(s: TreeState, progress: () => void): Promise
         ...opts,
         root: s.root,
         closed: () => s.state === 'closed',
+        sharedNice: () => s.sharedNice(),
         progress: (phase, done, total) => {
             s.phase = phase;
             if (phase === 'content') [s.filesDone, s.filesTotal] = [done, total];

@@ -274,6 +274,7 @@ export class TreeIndex extends EventEmitter {
      * index file drops the index (rebuilt in the background) and gives `null`.
      */
     plan(search: PreparedSearch, rootReal: string): PlannedWalk | null {
+        this.#s.searchedAt = performance.now();
         // Every change completed before this search began is noted first (where the watcher can tell).
         this.#changes.drain();
         const table = this.#s.table;

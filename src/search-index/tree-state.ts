@@ -1,3 +1,4 @@
+import { DEFAULT_WORKER_NICE } from '../engine/engine.js';
 import type { Changes } from './watch/changes.js';
 import type { SegmentReader } from './shared/segment.js';
 import type { ReopenContext } from './reopen.js';
@@ -10,6 +11,9 @@ import type { IndexState, IndexStatus, ResolvedTreeOptions } from './status.js';
  * the generation it serves. Its lifecycle (tree-index.ts) and its builds (tree-build.ts) both
  * change them, so they live apart from either.
  */
+/** Searches asked within this long compete with a build for the CPU (an agent's next call comes within seconds). */
+const SEARCHES_RECENT_MS = 3_000;
+
 export class TreeState {
     readonly root: string;
     readonly opts: ResolvedTreeOptions;
@@ -24,6 +28,8 @@ export class TreeState {
     filesTotal = 0;
     openMs: number | undefined;
     reopenedFrom: IndexStatus['reopenedFrom'];
+    /** When a search last asked this index (performance.now()); a build shares the CPU with searches while they keep coming. */
+    searchedAt = -Infinity;
     /** Told of every state change, with the status after it. */
     readonly #onState: (status: IndexStatus) => void;
 
@@ -32,6 +38,14 @@ export class TreeState {
         this.opts = opts;
         this.changes = changes;
         this.#onState = onState;
+    }
+
+    /**
+     * The nice value a build's next task runs at to share the CPU with searches (one asked within
+     * the last {@link SEARCHES_RECENT_MS}); `undefined`: idle priority (no search competes).
+     */
+    sharedNice(): number | undefined {
+        return performance.now() - this.searchedAt < SEARCHES_RECENT_MS ? (this.opts.searchNice ?? DEFAULT_WORKER_NICE) : undefined;
     }
 
     status(): IndexStatus {

@@ -41,4 +41,4 @@ export interface WriteEvent {
 }
 
 /** A backend, or a function making one from the engine being built (for backends that size their work by its threads). */
-export type BackendSource = SearchBackend | ((engine: { readonly maxThreads: number }) => SearchBackend);
+export type BackendSource = SearchBackend | ((engine: { readonly maxThreads: number; readonly workerNice: number }) => SearchBackend);

@@ -151,7 +151,7 @@ function loadNative(): HeldAt | null {
     // arguments are passed alike either way on x86-64 and arm64 Linux. errno is read with
     // koffi.errno() right after a failed call, before anything else runs on this thread.
     // Security: entry names come from this layer's listings, with no `/` and no NUL.
-    const { koffi, openat, getdents, lseek, closeFd, memset } = nativeSection(() => {
+    const { koffi, openat, getdents, lseek, closeFd, memset, statAt } = nativeSection(() => {
         const k = createRequire(import.meta.url)('koffi') as Koffi;
         // The C library Node itself is linked with (glibc or musl), found through the main program.
         const libc = k.load(null);
@@ -162,6 +162,7 @@ function loadNative(): HeldAt | null {
             lseek: libc.func('long lseek(int, long, int)') as (fd: number, offset: number, whence: number) => number | bigint,
             closeFd: libc.func('int close(int)') as (fd: number) => number,
             memset: libc.func('uintptr_t memset(void *, int, size_t)') as (p: Uint8Array, c: number, n: number) => number | bigint,
+            statAt: statAtOf(k, libc),
         };
     });
     const buf = Buffer.allocUnsafe(DENTS_BYTES);
@@ -229,7 +230,7 @@ function loadNative(): HeldAt | null {
 
     const addressOf = (b: Uint8Array): bigint => BigInt(memset(b, 0, 0));
 
-    return { kind: 'native', open, close, list, addressOf, ...statAtOf(koffi, libc) };
+    return { kind: 'native', open, close, list, addressOf, ...statAt };
 }
 
 /** struct statx's offsets (include/uapi/linux/stat.h): stx_mode, stx_size, stx_btime, stx_mtime. */

@@ -54,6 +54,11 @@ export function takeBackground(nice: number | undefined): ThreadPriority {
     return lower(nice, true);
 }
 
+/** The priority a background task asks for: {@link takeNice} when it shares the CPU with searches (`idle: false`), else {@link takeBackground}. */
+export function takeTaskPriority(task: { nice?: number; idle?: boolean }): ThreadPriority {
+    return task.idle === false ? takeNice(task.nice) : takeBackground(task.nice);
+}
+
 /**
  * Lowers the calling thread to `nice` (0 to 19; the engine's pool threads, at its `workerNice`),
  * keeping its scheduling policy. Linux only (elsewhere it would lower the whole process): changes

@@ -8,7 +8,7 @@ import { Flag } from '../../src/search-index/shared/format.js';
 import type { IndexChunkResult, IndexChunkTask } from '../../src/search-index/shared/protocol.js';
 import { encodeSegment } from '../../src/search-index/shared/segment.js';
 import { MaskedGrams } from '../../src/search-index/shared/masks.js';
-import { takeBackground } from '../pool/background.js';
+import { takeTaskPriority } from '../pool/background.js';
 import { readBuffer } from '../fs/read-buffer.js';
 
 /**
@@ -109,7 +109,7 @@ let chunkPairs: Pairs | null = null;
 
 /** Indexes one id range and writes its segment file. */
 export function runIndexChunk(task: IndexChunkTask): IndexChunkResult {
-    takeBackground(task.nice);
+    takeTaskPriority(task);
     try {
         const pairs = (chunkPairs ??= new Pairs());
         pairs.n = 0;

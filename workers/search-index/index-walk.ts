@@ -5,7 +5,7 @@ import { decodeTable, encodeTable, Flag, Kind, type FileTable } from '../../src/
 import { Names } from '../../src/search-index/shared/table-names.js';
 import { nameGrams } from '../../src/search-index/shared/name-grams.js';
 import type { IndexCheckResult, IndexCheckTask, IndexWalkResult, IndexWalkTask } from '../../src/search-index/shared/protocol.js';
-import { takeBackground } from '../pool/background.js';
+import { takeTaskPriority } from '../pool/background.js';
 
 /**
  * Index tasks that list the tree: the build's walk into a file table (in the order of a
@@ -77,7 +77,7 @@ export async function runIndexWalk(task: IndexWalkTask): Promise<IndexWalkResult
 
 /** Lists the tree depth-first in sorted order: the order of a sequential search walk. */
 function walkTable(task: IndexWalkTask): { ok: true; table: Omit<FileTable, 'grams'>; skipped: string[] } | Failure {
-    takeBackground(task.nice);
+    takeTaskPriority(task);
     try {
         const skip = new Set(task.skipDirs);
         const cols = new Columns();

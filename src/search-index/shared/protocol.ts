@@ -15,6 +15,8 @@ export interface IndexWalkTask {
     maxEntries: number;
     /** Nice value the thread takes first (the background pool's threads); absent: unchanged. */
     nice?: number;
+    /** `false`: at `nice` alone, sharing the CPU with searches (background-pool.ts); else also SCHED_IDLE. */
+    idle?: boolean;
 }
 
 /**
@@ -45,6 +47,8 @@ export interface IndexChunkTask {
     out: string;
     /** Nice value the thread takes first (the background pool's threads); absent: unchanged. */
     nice?: number;
+    /** `false`: at `nice` alone, sharing the CPU with searches (background-pool.ts); else also SCHED_IDLE. */
+    idle?: boolean;
 }
 
 export type IndexChunkResult =
@@ -78,6 +82,8 @@ export interface IndexCheckTask {
     queue?: SharedArrayBuffer;
     /** Nice value the thread takes first (the background pool's threads); absent: unchanged. */
     nice?: number;
+    /** `false`: at `nice` alone, sharing the CPU with searches (background-pool.ts); else also SCHED_IDLE. */
+    idle?: boolean;
 }
 
 export type IndexCheckResult =
@@ -100,6 +106,8 @@ export interface IndexMergeTask {
     out: string;
     /** Nice value the thread takes first (the background pool's threads); absent: unchanged. */
     nice?: number;
+    /** `false`: at `nice` alone, sharing the CPU with searches (background-pool.ts); else also SCHED_IDLE. */
+    idle?: boolean;
 }
 
 export type IndexMergeResult = { ok: true; bytes: number; grams: number } | { ok: false; code: WorkerFailureCode; message: string };

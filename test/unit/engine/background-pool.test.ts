@@ -74,6 +74,19 @@ describe('background pool', () => {
         expect(threadPriorities().get(String(process.pid))?.nice).toBe(ownNice);
     });
 
+    it.skipIf(!LINUX)('runs a task asked to share the CPU with searches at their nice value, not under SCHED_IDLE', async () => {
+        const root = tempDir('lcf-bg-pool-');
+        writeTree(root, { 'c.txt': 'y\n' });
+        expect(((await new BackgroundTasks(1).run(walkTask(root), 7)) as IndexWalkResult).ok).toBe(true);
+        // A thread of the fair pool took nice 7 and kept the usual policy (SCHED_OTHER, 0).
+        const shared = [...threadPriorities()].filter(([, p]) => p.nice === 7);
+        expect(shared.length).toBeGreaterThanOrEqual(1);
+        expect(shared.every(([, p]) => p.policy === 0)).toBe(true);
+        // The idle pool's tasks still run under SCHED_IDLE after it.
+        expect(((await new BackgroundTasks(1).run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+        expect([...threadPriorities()].some(([, p]) => p.nice >= BACKGROUND_NICE && p.policy === 5)).toBe(true);
+    });
+
     it("stops one caller's tasks, queued or running, and lets another caller's tasks finish", async () => {
         const root = tempDir('lcf-bg-pool-');
         writeTree(root, Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`d${i % 10}/f${i}.txt`, `${i}\n`])));
