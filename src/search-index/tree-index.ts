@@ -14,7 +14,6 @@ import { TreeState } from './tree-state.js';
 import { LossRecovery } from './recover.js';
 
 export type { IndexState, IndexStatus, TreeIndexOptions } from './status.js';
-
 export { compareWalk } from './table.js';
 
 /**
