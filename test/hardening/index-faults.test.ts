@@ -12,7 +12,7 @@ import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../
 import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../../src/internals.js';
 import { takeLock } from '../../src/search-index/store.js';
 import { tempDir, writeTree } from '../support/helpers.js';
-import { scanPathSearch, statusAndResult, WIDE_OUTPUT } from '../support/scan-path.js';
+import { COMPARED_TIMEOUT_MS, scanPathSearch, statusAndResult, WIDE_OUTPUT } from '../support/scan-path.js';
 import type { WatcherKind } from '../../src/search-index/watch/watch.js';
 import { itIf, noUsers, runNode, SOURCE, testUsers } from '../support/real-fs.js';
 import { childModule } from '../support/child-source.js';
@@ -28,7 +28,7 @@ afterEach(async () => {
 const FILES: Record<string, string> = { 'a.txt': 'alphaBeta here\n', 'node_modules/d/i.js': 'alphaBeta skipped\n' };
 for (let i = 0; i < 40; i++) FILES[`src/f${i}.ts`] = `export const value${i} = ${i}; // filler text\n`;
 
-const LIMITS = (): SearchConfiguration => new SearchConfiguration(100_000, 100_000, 100_000);
+const LIMITS = (): SearchConfiguration => new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS);
 
 function pkgOf(root: string, dir: string, watcher?: WatcherKind): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });

@@ -11,7 +11,7 @@ import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../../src/internals.js';
 import type { WatcherKind } from '../../src/search-index/watch/watch.js';
 import { afterEachTest } from './cleanup.js';
 import { tempDir, writeTree } from './helpers.js';
-import { scanPathSearch, statusAndResult, WIDE_OUTPUT } from './scan-path.js';
+import { COMPARED_TIMEOUT_MS, scanPathSearch, statusAndResult, WIDE_OUTPUT } from './scan-path.js';
 
 const open: FileToolPackage[] = [];
 // Before the trees and index directories (helpers.ts) are removed.
@@ -34,7 +34,7 @@ export interface Pair {
     tree: TreeIndex;
 }
 
-export const LIMITS = (): SearchConfiguration => new SearchConfiguration(100_000, 100_000, 100_000);
+export const LIMITS = (): SearchConfiguration => new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS);
 
 /** A package with the index on `root`, closed after the test. */
 export function pkgOf(root: string, index: { dir: string; rebuildAfter?: number; segmentBytes?: number; watcher?: WatcherKind }): FileToolPackage {

@@ -21,6 +21,13 @@ afterEachFile(async () => {
 export const WIDE_OUTPUT = (): FileConfiguration => new FileConfiguration(undefined, undefined, undefined, { maxCharsPerCall: 1_000_000_000 });
 
 /**
+ * Search timeout of the index tests' compared packages: long enough that a search runs to its end
+ * on a machine busy with other work (a timeout is not what they check, and a search cut short on
+ * one side only would differ from the other for nothing).
+ */
+export const COMPARED_TIMEOUT_MS = 600_000;
+
+/**
  * `search_entries` of a package with no index on a workspace with write access to `root` (as the
  * compared package's), with `searchConfig`, on this file's engine (`new Engine()`'s defaults, as a
  * package's).

@@ -14,14 +14,14 @@ import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../
 import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../../../src/internals.js';
 import { inotifyAvailable } from '../../../src/search-index/watch/inotify.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
-import { scanPathSearch, statusAndResult, WIDE_OUTPUT } from '../../support/scan-path.js';
+import { COMPARED_TIMEOUT_MS, scanPathSearch, statusAndResult, WIDE_OUTPUT } from '../../support/scan-path.js';
 
 const open: FileToolPackage[] = [];
 afterEach(async () => {
     await Promise.all(open.splice(0).map((p) => p.close()));
 });
 
-const LIMITS = (): SearchConfiguration => new SearchConfiguration(1_000_000, 1_000_000, 1_000_000);
+const LIMITS = (): SearchConfiguration => new SearchConfiguration(1_000_000, 1_000_000, 1_000_000, COMPARED_TIMEOUT_MS);
 
 function pkgOf(root: string, index: { dir: string; rebuildAfter?: number }): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });

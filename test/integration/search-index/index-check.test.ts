@@ -122,7 +122,7 @@ describe('the tree check', () => {
         }
         const damaged = path.join(os.tmpdir(), `lcf-check-damaged-${process.pid}.bin`);
         const bytes = fs.readFileSync(table);
-        bytes[bytes.length - 1] ^= 0xff;
+        bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
         fs.writeFileSync(damaged, bytes);
         const r = await runIndexCheck(task(root, damaged));
         fs.rmSync(damaged);

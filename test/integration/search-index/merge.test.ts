@@ -12,7 +12,7 @@ import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../../../src/internals.js';
 import { SegmentReader } from '../../../src/search-index/shared/segment.js';
 import { gramsOf } from '../../../src/search/shared/fold.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
-import { scanPathPackage, WIDE_OUTPUT } from '../../support/scan-path.js';
+import { COMPARED_TIMEOUT_MS, scanPathPackage, WIDE_OUTPUT } from '../../support/scan-path.js';
 
 const open: FileToolPackage[] = [];
 afterEach(async () => {
@@ -21,9 +21,9 @@ afterEach(async () => {
 
 /** A package with the index, or without it (the scan path, on the file's one engine: support/scan-path.ts). */
 function pkgOf(root: string, index: false | { dir: string; segmentBytes?: number; merge?: boolean }): FileToolPackage {
-    if (index === false) return scanPathPackage(root, new SearchConfiguration(100_000, 100_000, 100_000));
+    if (index === false) return scanPathPackage(root, new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS));
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, new SearchConfiguration(100_000, 100_000, 100_000), WIDE_OUTPUT(), undefined, { index });
+    const pkg = new FileToolPackage(ws, new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS), WIDE_OUTPUT(), undefined, { index });
     open.push(pkg);
     return pkg;
 }

@@ -51,7 +51,7 @@ describe('index changes', () => {
         const root = fs.realpathSync(tempDir('lcf-watch-ignore-'));
         writeTree(root, { 'src/a.ts': 'a\n', 'node_modules/dep/index.js': 'x\n', 'pkg/.git/HEAD': 'ref\n' });
         let changed = 0;
-        const c = new Changes(root, 100_000, { onChange: () => changed++, onRebuild: () => undefined }, 'parcel');
+        const c = new Changes(root, 100_000, { onChange: () => changed++, onRebuild: () => undefined, onLost: () => undefined }, 'parcel');
         await c.subscribe(['.git', 'node_modules']);
         subscribed.push(c);
         expect(c.watching).toBe(true);
@@ -89,7 +89,7 @@ describe('index changes', () => {
     it('by path: files named like skipped directories are reported, new skipped directories left out, one replaced by a file watched again', async () => {
         const root = fs.realpathSync(tempDir('lcf-watch-paths-'));
         writeTree(root, { 'src/a.ts': 'a\n', 'node_modules/dep/index.js': 'x\n', 'sub/.git': 'gitdir: x\n', 'pkg/.git/HEAD': 'ref\n' });
-        const c = new Changes(root, 100_000, { onChange: () => undefined, onRebuild: () => undefined }, 'parcel');
+        const c = new Changes(root, 100_000, { onChange: () => undefined, onRebuild: () => undefined, onLost: () => undefined }, 'parcel');
         subscribed.push(c);
         await c.subscribe(SKIP, ['pkg/.git', 'gone/node_modules']);
         expect(c.byName).toBe(false);
@@ -129,7 +129,7 @@ describe('index changes', () => {
         writeTree(root, { 'src/a.ts': 'a\n' });
         const outside = tempDir('lcf-outside-');
         writeTree(outside, { 'x/y/z/deep.ts': 'deep\n' });
-        const c = new Changes(root, 100_000, { onChange: () => undefined, onRebuild: () => undefined }, 'parcel');
+        const c = new Changes(root, 100_000, { onChange: () => undefined, onRebuild: () => undefined, onLost: () => undefined }, 'parcel');
         subscribed.push(c);
         await c.subscribe(SKIP, []);
         expect(c.reportedSinceCrawl).toBe(false);
@@ -155,7 +155,7 @@ describe('index changes', () => {
     it('by name until the walk has found the skipped directories, then by path', async () => {
         const root = fs.realpathSync(tempDir('lcf-watch-upgrade-'));
         writeTree(root, { 'src/a.ts': 'a\n', 'node_modules/dep/index.js': 'x\n', 'sub/.git': 'gitdir: x\n' });
-        const c = new Changes(root, 100_000, { onChange: () => undefined, onRebuild: () => undefined }, 'parcel');
+        const c = new Changes(root, 100_000, { onChange: () => undefined, onRebuild: () => undefined, onLost: () => undefined }, 'parcel');
         subscribed.push(c);
         await c.subscribe(SKIP);
         expect(c.byName).toBe(true);
@@ -174,7 +174,7 @@ describe('index changes', () => {
     it('keeps reporting through swaps and renewals one after another, and names that are no entry names skip nothing', async () => {
         const root = fs.realpathSync(tempDir('lcf-watch-swaps-'));
         writeTree(root, { 'src/a.ts': 'a\n', 'pkg/.git/HEAD': 'ref\n', 'node_modules/x.js': 'x\n' });
-        const c = new Changes(root, 100_000, { onChange: () => undefined, onRebuild: () => undefined }, 'parcel');
+        const c = new Changes(root, 100_000, { onChange: () => undefined, onRebuild: () => undefined, onLost: () => undefined }, 'parcel');
         subscribed.push(c);
         await c.subscribe(['.', '', '..', 'a/b', ...SKIP], ['pkg/.git']);
         expect(c.leftOut).toEqual(['node_modules', 'pkg/.git']);
@@ -203,7 +203,7 @@ describe('index changes', () => {
 
     it('notes a batch of 60,000 changed paths and directory times whole, and nothing is pending after', async () => {
         let rebuilds = 0;
-        const c = new Changes(tempDir('lcf-changes-'), 100_000, { onChange: () => undefined, onRebuild: () => rebuilds++ }, 'parcel');
+        const c = new Changes(tempDir('lcf-changes-'), 100_000, { onChange: () => undefined, onRebuild: () => rebuilds++, onLost: () => undefined }, 'parcel');
         const changed = Array.from({ length: 60_000 }, (_, i) => `d${i % 97}/f${i}.c`);
         const dirTimes = Array.from({ length: 3_000 }, (_, i) => `d${i}`);
         const noting = c.noteAll({ changed, dirTimes });
@@ -215,7 +215,7 @@ describe('index changes', () => {
         expect(c.seq).toBe(changed.length);
         expect(rebuilds).toBe(0);
         // Above the rebuild threshold the index asks for a rebuild.
-        const small = new Changes(tempDir('lcf-changes-'), 10, { onChange: () => undefined, onRebuild: () => rebuilds++ }, 'parcel');
+        const small = new Changes(tempDir('lcf-changes-'), 10, { onChange: () => undefined, onRebuild: () => rebuilds++, onLost: () => undefined }, 'parcel');
         await small.noteAll({ changed: changed.slice(0, 11), dirTimes: [] });
         expect(rebuilds).toBeGreaterThan(0);
     });
