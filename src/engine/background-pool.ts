@@ -46,9 +46,12 @@ export class BackgroundTasks {
         this.#pool = poolFor(threads);
     }
 
-    /** Runs `task` on a thread of the pool, at {@link BACKGROUND_NICE}. @throws AbortError once {@link stop} was called. */
-    run(task: object): Promise<unknown> {
-        return this.#pool.run({ ...task, nice: BACKGROUND_NICE }, { signal: this.#abort.signal });
+    /**
+     * Runs `task` on a thread of the pool, at {@link BACKGROUND_NICE}; the buffers of `move` are
+     * moved to the thread, not copied (unusable here afterwards). @throws AbortError once {@link stop} was called.
+     */
+    run(task: object, move: ArrayBuffer[] = []): Promise<unknown> {
+        return this.#pool.run({ ...task, nice: BACKGROUND_NICE }, { signal: this.#abort.signal, transferList: move });
     }
 
     /**

@@ -129,23 +129,44 @@ function indexFile(file: string, maxFileSize: number): { flags: number; textByte
 /** The thread's pairs (a build's threads end with it, and their memory with them). */
 let chunkPairs: Pairs | null = null;
 
-/** Indexes one id range and writes its segment file. */
+/**
+ * Postings of one part at most (memory: 6 bytes a pair while the files are read, then 4 or 6 a
+ * posting while its segment is written, ~64 MB a thread). At ten times the Linux tree a chunk of
+ * 64 MB of text held up to 14 million pairs, which in one piece took ~200 MB a thread.
+ */
+const PART_POSTINGS = 6_000_000;
+
+/**
+ * Indexes one id range and writes its segment files: one per part of at most `partPostings`
+ * postings, each a consecutive id range (a part ends at the next indexed file's id), the last
+ * ending where the range ends.
+ */
 export function runIndexChunk(task: IndexChunkTask): IndexChunkResult {
     takeBackground(task.nice);
     try {
         const pairs = (chunkPairs ??= new Pairs());
         pairs.clear();
+        const most = task.partPostings ?? PART_POSTINGS;
         const flags = new Uint8Array(task.ids.length);
+        const segmentBytes: number[] = [];
+        let partFirst = task.firstId;
+        const writePart = (end: number): void => {
+            const { keys, starts, ids, masks } = invert(pairs, end - partFirst);
+            segmentBytes.push(writeSegment(`${task.out}-${segmentBytes.length}.bin`, keys, starts, ids, masks, partFirst, end - partFirst));
+            pairs.clear();
+            partFirst = end;
+        };
         let textBytes = 0;
-        const paths = task.paths.split('\0');
+        const paths = Buffer.from(task.paths.buffer, task.paths.byteOffset, task.paths.byteLength).toString('utf16le').split('\0');
         for (let i = 0; i < task.ids.length; i++) {
             const r = indexFile(path.join(task.root, paths[i]!), task.maxFileSize);
             flags[i] = r.flags;
             textBytes += r.textBytes;
-            if (r.grams !== undefined) pairs.push(r.grams, task.ids[i]! - task.firstId);
+            if (r.grams === undefined) continue;
+            if (pairs.n > 0 && pairs.n + r.grams.count > most) writePart(task.ids[i]!);
+            pairs.push(r.grams, task.ids[i]! - partFirst);
         }
-        const { keys, starts, ids, masks } = invert(pairs, task.count);
-        const segmentBytes = writeSegment(task.out, keys, starts, ids, masks, task.firstId, task.count);
+        writePart(task.firstId + task.count);
         return { ok: true, flags, textBytes, segmentBytes };
     } catch (err) {
         // A failure inside invert may leave counts in the table: the next chunk starts a new one.
