@@ -131,10 +131,10 @@ let chunkPairs: Pairs | null = null;
 
 /**
  * Postings of one part at most (memory: 6 bytes a pair while the files are read, then 4 or 6 a
- * posting while its segment is written, ~64 MB a thread). At ten times the Linux tree a chunk of
- * 64 MB of text held up to 14 million pairs, which in one piece took ~200 MB a thread.
+ * posting while its segment is written, ~40 MB a thread; a segment of ~13 MB). A chunk of 64 MB
+ * of the Linux tree's text holds up to 14 million, which in one piece took ~200 MB a thread.
  */
-const PART_POSTINGS = 6_000_000;
+const PART_POSTINGS = 4_000_000;
 
 /**
  * Indexes one id range and writes its segment files: one per part of at most `partPostings`
