@@ -20,15 +20,19 @@ const IDLE_MS = 2_000;
 
 let shared: { pool: Piscina; threads: number } | undefined;
 
+function newPool(threads: number): Piscina {
+    const pool = new Piscina({ ...workerEntry(), minThreads: 0, maxThreads: threads, idleTimeout: IDLE_MS });
+    // A thread that dies outside a task is replaced on the next one; nothing to report.
+    pool.on('error', () => undefined);
+    return pool;
+}
+
 /** The shared pool, with room for at least `threads` threads. */
 function poolFor(threads: number): Piscina {
     // A caller wanting more threads than the pool has gets a larger one; the old one's threads
     // finish their tasks and leave once idle.
     if (shared === undefined || shared.threads < threads) {
-        const pool = new Piscina({ ...workerEntry(), minThreads: 0, maxThreads: threads, idleTimeout: IDLE_MS });
-        // A thread that dies outside a task is replaced on the next one; nothing to report.
-        pool.on('error', () => undefined);
-        shared = { pool, threads };
+        shared = { pool: newPool(threads), threads };
     }
     return shared.pool;
 }
@@ -41,9 +45,21 @@ export class BackgroundTasks {
     readonly #pool: Piscina;
     readonly #abort = new AbortController();
 
-    /** @param threads - the most tasks the caller runs at once. */
-    constructor(threads: number) {
-        this.#pool = poolFor(threads);
+    readonly #own: boolean;
+
+    /**
+     * @param threads - the most tasks the caller runs at once.
+     * @param own - threads of the caller's own, which {@link close} ends (memory: a task whose
+     *   thread is left with a large heap, as the build's walk, leaves with it).
+     */
+    constructor(threads: number, own = false) {
+        this.#own = own;
+        this.#pool = own ? newPool(threads) : poolFor(threads);
+    }
+
+    /** Ends the caller's own threads once their tasks are done (nothing for the shared pool's). */
+    async close(): Promise<void> {
+        if (this.#own) await this.#pool.destroy();
     }
 
     /**

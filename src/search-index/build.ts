@@ -56,12 +56,15 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
         // Perf: a process's first pool and its first task compile the pool's code (up to 10 ms): two turns.
         await turns.yield();
         ctx.progress('walk', 0, 0);
-        const walked = (await pool.run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries})) as IndexWalkResult;
+        // The walk on a thread of its own, ended with it: its heap (every entry's name, the
+        // columns, their encoding: ~280 MB at ten times the Linux tree) would stay with a
+        // shared thread as it goes on to index contents.
+        const walker = new BackgroundTasks(1, true);
+        const walked = (await walker.run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries }).finally(() => walker.close())) as IndexWalkResult;
         if (!walked.ok) throw new Error(`index walk failed: ${walked.message}`);
         const w = walked.table;
         const listed = await decodeTable(Buffer.from(w.buffer, w.byteOffset, w.length), 'the walk\'s file table', pause);
-        // Memory: what the walk's thread freed (its columns, names and their encoding, ~200 MB at
-        // ten times the Linux tree) goes back to the system before the content's threads grow.
+        // Memory: what the walk's thread freed goes back to the system before the content's threads grow.
         await releaseFreedMemory();
         const { t, segNames, textBytes } = await indexContents(ctx, pool, listed, genDir);
         ctx.progress('write', 0, 0);
