@@ -100,4 +100,27 @@ describe('background pool', () => {
         writeTree(root, { 'c.txt': 'y\n' });
         expect(((await tasks.run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
     });
+
+    it('gives a caller its own threads on request, ended by close (a shared thread never is)', async () => {
+        const root = tempDir('lcf-bg-pool-');
+        writeTree(root, { 'a.txt': 'x\n' });
+        const exited: number[] = [];
+        const own = new BackgroundTasks(1, true);
+        const seen = (w: Worker): void => void w.once('exit', (code) => exited.push(code));
+        process.on('worker', seen);
+        try {
+            expect(((await own.run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+            expect(started).toBe(1);
+            await own.close();
+            expect(exited).toHaveLength(1);
+            // Closing the shared pool's caller ends nothing.
+            const shared = new BackgroundTasks(1);
+            expect(((await shared.run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+            await shared.close();
+            expect(((await shared.run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+            expect(exited).toHaveLength(1);
+        } finally {
+            process.off('worker', seen);
+        }
+    });
 });
