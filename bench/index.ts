@@ -8,6 +8,7 @@ import { Engine } from '../src/engine/engine.js';
 import type { SearchOutcome, SearchRequest } from '../src/search/shared/types.js';
 import { SearchIndex } from '../src/search-index/search-index.js';
 import type { TreeIndex } from '../src/search-index/tree-index.js';
+import { RssPhases } from './rss-phases.js';
 import { fmtMB, fmtMs, fmtRatio, intFlag, kernelTree, machine, median, benchArgs, raiseLimits, REPO, request, rgPattern, runPeer, versionOf, loadAverages, type BenchTree } from './common.js';
 
 /**
@@ -211,10 +212,12 @@ async function build(ctx: Ctx, reuse: boolean): Promise<void> {
     quiet.stop();
     const { engine, idx } = indexedEngine(ctx);
     const watch = new LoopWatch();
+    const rss = new RssPhases();
     const t0 = performance.now();
     let last = 0;
     const tree = idx.tree(ctx.tree.root, [], [ctx.tree.root])!;
     tree.on('progress', (s: ReturnType<TreeIndex['status']>) => {
+        if (s.phase !== undefined) rss.phase = s.phase;
         const now = performance.now();
         if (now - last > 5000) {
             last = now;
@@ -224,6 +227,12 @@ async function build(ctx: Ctx, reuse: boolean): Promise<void> {
     await tree.start();
     const ms = performance.now() - t0;
     watch.stop();
+    // The merge of the segments follows the build in the background (merge.ts).
+    rss.phase = 'merge';
+    const m0 = performance.now();
+    await tree.settled();
+    const mergeMs = performance.now() - m0;
+    rss.stop();
     const st = tree.status();
     console.log(`\n## Build (${loadLine()})\n`);
     console.log(`- state: ${st.state}${st.error ? ` (${st.error})` : ''}; ${st.openMs !== undefined ? `reopened a stored index in ${st.openMs} ms` : `built in ${fmtMs(ms)} (index's own figure ${st.buildMs} ms)`}`);
@@ -232,6 +241,8 @@ async function build(ctx: Ctx, reuse: boolean): Promise<void> {
     console.log(`- on disk: ${fmtMB(disk)} (${((disk / st.textBytes) * 100).toFixed(1)}% of the bytes indexed; target < 50%)`);
     console.log(`- host event loop during the build: ${watch.summary()} (target: no turn over 20 ms)`);
     console.log(`- the same, ${QUIET_S} s with nothing running before the build (this machine's own delay): ${quiet.summary()}`);
+    console.log(`- resident memory of the process (host and threads, sampled every ${RssPhases.EVERY_MS} ms): ${rss.summary()}; the merge after the build took ${fmtMs(mergeMs)} (target ≤ 500 MB)`);
+    console.log(`- CPU time of the process: ${fmtMs((process.cpuUsage().user + process.cpuUsage().system) / 1000)}`);
     await idx.close();
     await engine.close();
 }

@@ -25,49 +25,75 @@ const IDLE_MS = 2_000;
 type PoolKind = 'idle' | 'fair';
 const shared = new Map<PoolKind, { pool: Piscina; threads: number }>();
 
+function newPool(threads: number): Piscina {
+    watchNativeGate();
+    const pool = new Piscina({ ...workerEntry(), workerData: { nativeGate }, minThreads: 0, maxThreads: threads, idleTimeout: IDLE_MS });
+    // A thread that dies outside a task is replaced on the next one; nothing to report.
+    pool.on('error', () => undefined);
+    return pool;
+}
+
 /** The shared pool of `kind`, with room for at least `threads` threads. */
 function poolFor(kind: PoolKind, threads: number): Piscina {
     // A caller wanting more threads than the pool has gets a larger one; the old one's threads
     // finish their tasks and leave once idle.
     const had = shared.get(kind);
     if (had !== undefined && had.threads >= threads) return had.pool;
-    watchNativeGate();
-    const pool = new Piscina({ ...workerEntry(), workerData: { nativeGate }, minThreads: 0, maxThreads: threads, idleTimeout: IDLE_MS });
-    // A thread that dies outside a task is replaced on the next one; nothing to report.
-    pool.on('error', () => undefined);
+    const pool = newPool(threads);
     shared.set(kind, { pool, threads });
     return pool;
 }
 
+/** What a task asks of {@link BackgroundTasks.run}. */
+export interface RunOptions {
+    /** Buffers moved to the thread, not copied (unusable here afterwards). */
+    move?: ArrayBuffer[];
+    /** Run on the fair pool at this nice value (sharing the CPU with searches run at it), not at idle priority. */
+    sharedNice?: number | undefined;
+}
+
 /**
- * One caller's tasks on the shared pools (a build, a merge, a listing). The caller limits how
- * many it runs at once; {@link stop} ends them.
+ * One caller's tasks on the shared pools (a build, a merge, a listing), or on threads of its own.
+ * The caller limits how many it runs at once; {@link stop} ends them.
  */
 export class BackgroundTasks {
     readonly #threads: number;
+    readonly #own: Map<PoolKind, Piscina> | null;
     readonly #used = new Set<Piscina>();
     readonly #abort = new AbortController();
 
-    /** @param threads - the most tasks the caller runs at once. */
-    constructor(threads: number) {
+    /**
+     * @param threads - the most tasks the caller runs at once.
+     * @param own - threads of the caller's own, which {@link close} ends (memory: a task whose
+     *   thread is left with a large heap, as the build's walk, leaves with it).
+     */
+    constructor(threads: number, own = false) {
         this.#threads = threads;
-        this.#pool('idle');
+        this.#own = own ? new Map() : null;
+        if (!own) this.#pool('idle');
     }
 
     #pool(kind: PoolKind): Piscina {
-        const pool = poolFor(kind, this.#threads);
+        let pool = this.#own?.get(kind);
+        if (pool === undefined && this.#own !== null) this.#own.set(kind, (pool = newPool(this.#threads)));
+        pool ??= poolFor(kind, this.#threads);
         this.#used.add(pool);
         return pool;
     }
 
+    /** Ends the caller's own threads once their tasks are done (nothing for the shared pools'). */
+    async close(): Promise<void> {
+        if (this.#own !== null) await Promise.all([...this.#own.values()].map((p) => p.destroy()));
+    }
+
     /**
      * Runs `task` on a thread of the idle pool, at {@link BACKGROUND_NICE} and SCHED_IDLE; with
-     * `sharedNice`, on the fair pool at that nice value (sharing the CPU with searches run at it).
-     * @throws AbortError once {@link stop} was called.
+     * `sharedNice`, on the fair pool at that nice value. @throws AbortError once {@link stop} was called.
      */
-    run(task: object, sharedNice?: number): Promise<unknown> {
-        if (sharedNice === undefined) return this.#pool('idle').run({ ...task, nice: BACKGROUND_NICE }, { signal: this.#abort.signal });
-        return this.#pool('fair').run({ ...task, nice: sharedNice, idle: false }, { signal: this.#abort.signal });
+    run(task: object, { move = [], sharedNice }: RunOptions = {}): Promise<unknown> {
+        const options = { signal: this.#abort.signal, transferList: move };
+        if (sharedNice === undefined) return this.#pool('idle').run({ ...task, nice: BACKGROUND_NICE }, options);
+        return this.#pool('fair').run({ ...task, nice: sharedNice, idle: false }, options);
     }
 
     /**

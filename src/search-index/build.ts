@@ -5,15 +5,16 @@ import { BackgroundTasks } from '../engine/background-pool.js';
 import { decodeTable, encodeTableParts, FORMAT_VERSION, Kind, type FileTable } from './shared/format.js';
 import { releaseFreedMemory } from '../engine/release-memory.js';
 import { SegmentReader } from './shared/segment.js';
-import type { IndexChunkResult, IndexChunkTask, IndexWalkResult } from './shared/protocol.js';
+import type { IndexChunkResult, IndexWalkResult } from './shared/protocol.js';
+import { ChunkCutter } from './build-chunks.js';
 import type { Manifest } from './store.js';
 import { Table } from './table.js';
 import { Turns } from '../engine/turns.js';
 
 /**
  * One build of a tree's index, a new generation in its own folder: the walk into a file table
- * (one task), then the files' contents in chunks of about `segmentBytes` (one segment file
- * each), then the table file. The tasks run the engine's worker code on the background pool
+ * (one task), then the files' contents in chunks of about `segmentBytes` (a segment file for
+ * each part of a chunk of bounded postings, index-chunk.ts), then the table file. The tasks run the engine's worker code on the background pool
  * (src/engine/background-pool.ts: at most `threads` at once, at low priority: searches keep the
  * engine's threads and the CPU before the build, and the build's memory leaves with its threads
  * once they are idle). The host only cuts chunks and writes the table, in slices of a few milliseconds (Perf: the build never
@@ -45,8 +46,6 @@ export interface Generation {
     segs: SegmentReader[];
 }
 
-/** Most regular files in one chunk task (its paths are copied to the worker). */
-const MAX_CHUNK_FILES = 20_000;
 
 /** Builds a new generation under `ctx.dir`. @throws Error when a task fails or the index is closed (the generation's folder is removed). */
 export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
@@ -59,10 +58,16 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
         // Perf: a process's first pool and its first task compile the pool's code (up to 10 ms): two turns.
         await turns.yield();
         ctx.progress('walk', 0, 0);
-        const walked = (await pool.run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries }, ctx.sharedNice?.())) as IndexWalkResult;
+        // The walk on a thread of its own, ended with it: its heap (every entry's name, the
+        // columns, their encoding: ~280 MB at ten times the Linux tree) would stay with a
+        // shared thread as it goes on to index contents.
+        const walker = new BackgroundTasks(1, true);
+        const walked = (await walker.run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries }, { sharedNice: ctx.sharedNice?.() }).finally(() => walker.close())) as IndexWalkResult;
         if (!walked.ok) throw new Error(`index walk failed: ${walked.message}`);
         const w = walked.table;
         const listed = await decodeTable(Buffer.from(w.buffer, w.byteOffset, w.length), 'the walk\'s file table', pause);
+        // Memory: what the walk's thread freed goes back to the system before the content's threads grow.
+        await releaseFreedMemory();
         const { t, segNames, textBytes } = await indexContents(ctx, pool, listed, genDir);
         ctx.progress('write', 0, 0);
         const tableParts = await encodeTableParts(t, pause);
@@ -107,69 +112,50 @@ function pause(): Promise<void> {
 }
 
 /**
- * Content phase: chunk tasks on the pool, at most `threads` at once; the table's flags are set
- * from their results. Perf: the files' relative paths live only until their chunk's path string
- * is joined (the directories' ones until the walk leaves them): paths kept for the whole phase
- * would survive the host's scavenges and make them hold its event loop (see table.ts).
+ * Content phase: chunk tasks on the pool, at most `threads` at once, each cut from the table as a
+ * thread takes it (build-chunks.ts); the table's flags are set from their results, and the
+ * chunks' segment parts are numbered in id order once all are written.
  */
 async function indexContents(ctx: BuildContext, pool: BackgroundTasks, t: FileTable, genDir: string): Promise<{ t: FileTable; segNames: string[]; textBytes: number }> {
-    const names = t.names;
-    const n = names.length;
-    // The relative paths of the directories on the way down to the current entry, by depth.
-    const dirs: { id: number; rel: string }[] = [{ id: 0, rel: '' }];
-    const chunks: IndexChunkTask[] = [];
-    let ids: number[] = [];
-    let paths: string[] = [];
-    let bytes = 0;
-    let first = 0;
-    const cut = (end: number): void => {
-        chunks.push({
-            op: 'index-chunk',
-            root: ctx.root,
-            firstId: first,
-            count: end - first,
-            ids: Int32Array.from(ids),
-            paths: paths.join('\0'),
-            maxFileSize: ctx.maxFileSize,
-            out: path.join(genDir, `seg-${String(chunks.length).padStart(4, '0')}.bin`),
-        });
-        ids = [];
-        paths = [];
-        bytes = 0;
-        first = end;
-    };
-    for (let i = 1; i < n; i++) {
-        const p = t.parent[i]!;
-        while (dirs[dirs.length - 1]!.id !== p) dirs.pop();
-        const rel = p === 0 ? names.get(i) : `${dirs[dirs.length - 1]!.rel}/${names.get(i)}`;
-        if ((i & 1023) === 0) await pause();
-        if (t.kind[i] === Kind.Dir) dirs.push({ id: i, rel });
-        if (t.kind[i] !== Kind.File) continue;
-        ids.push(i);
-        paths.push(rel);
-        if (t.size[i]! <= ctx.maxFileSize) bytes += t.size[i]!;
-        if (bytes >= ctx.segmentBytes || ids.length >= MAX_CHUNK_FILES) cut(i + 1);
-    }
-    if (ids.length > 0 || chunks.length === 0) cut(n);
-    else if (first < n) chunks[chunks.length - 1]!.count = n - chunks[chunks.length - 1]!.firstId;
-    const filesTotal = chunks.reduce((s, c) => s + c.ids.length, 0);
+    const cutter = new ChunkCutter(t, { root: ctx.root, genDir, maxFileSize: ctx.maxFileSize, segmentBytes: ctx.segmentBytes }, pause);
+    const filesTotal = await cutter.fileCount();
     let filesDone = 0;
     ctx.progress('content', 0, filesTotal);
-    let next = 0;
     let textBytes = 0;
+    const chunks: { out: string; parts: number }[] = [];
     const lane = async (): Promise<void> => {
-        while (next < chunks.length) {
+        for (;;) {
             if (ctx.closed()) throw new Error('index closed during the build');
-            const c = chunks[next++]!;
-            const r = (await pool.run(c, ctx.sharedNice?.())) as IndexChunkResult;
+            const c = await cutter.next();
+            if (c === null) return;
+            const chunk = { out: c.out, parts: 0 };
+            chunks.push(chunk);
+            const ids = c.ids.slice();
+            const r = (await pool.run(c, { move: [c.ids.buffer as ArrayBuffer, c.paths.buffer as ArrayBuffer], sharedNice: ctx.sharedNice?.() })) as IndexChunkResult;
             if (!r.ok) throw new Error(`index chunk failed: ${r.message}`);
-            for (let k = 0; k < c.ids.length; k++) t.flags[c.ids[k]!] = r.flags[k]!;
+            chunk.parts = r.segmentBytes.length;
+            for (let k = 0; k < ids.length; k++) t.flags[ids[k]!] = r.flags[k]!;
             await pause();
             textBytes += r.textBytes;
-            filesDone += c.ids.length;
+            filesDone += ids.length;
             ctx.progress('content', filesDone, filesTotal);
         }
     };
-    await Promise.all(Array.from({ length: Math.min(ctx.threads, chunks.length) }, lane));
-    return { t, segNames: chunks.map((c) => path.basename(c.out)), textBytes };
+    await Promise.all(Array.from({ length: Math.max(1, ctx.threads) }, lane));
+    // A chunk's parts (index-chunk.ts) numbered in id order, as a generation's segments are.
+    const segNames: string[] = [];
+    chunks.sort((a, b) => byNumber(a.out) - byNumber(b.out));
+    for (const c of chunks) {
+        for (let p = 0; p < c.parts; p++) {
+            const name = `seg-${String(segNames.length).padStart(4, '0')}.bin`;
+            await fsp.rename(`${c.out}-${p}.bin`, path.join(genDir, name));
+            segNames.push(name);
+        }
+    }
+    return { t, segNames, textBytes };
+}
+
+/** The number `k` of a chunk's `part-<k>` prefix. */
+function byNumber(out: string): number {
+    return Number(out.slice(out.lastIndexOf('-') + 1));
 }

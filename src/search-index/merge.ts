@@ -86,7 +86,9 @@ export class SegmentMerge {
             if (m === null || m.gen !== ctx.manifest.gen || m.segments.join('/') !== ctx.manifest.segments.join('/') || this.#stopped(ctx)) return;
             const genDir = path.join(ctx.dir, m.gen);
             await removeLeftovers(genDir, m.segments);
-            const sizes = await Promise.all(m.segments.map(async (s) => (await fsp.stat(path.join(genDir, s))).size));
+            // One at a time: a few hundred stats started (and answered) at once hold the event loop for tens of milliseconds.
+            const sizes: number[] = [];
+            for (const s of m.segments) sizes.push((await fsp.stat(path.join(genDir, s))).size);
             const names: string[] = [];
             let diskBytes = m.diskBytes;
             this.#pool = new BackgroundTasks(1);

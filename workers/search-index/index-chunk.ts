@@ -6,7 +6,7 @@ import { READ_NOFOLLOW_FLAGS } from '../../src/fs/shared/held.js';
 import { BINARY_SAMPLE_BYTES, isBinary, scanText } from '../../src/text/shared/text.js';
 import { Flag } from '../../src/search-index/shared/format.js';
 import type { IndexChunkResult, IndexChunkTask } from '../../src/search-index/shared/protocol.js';
-import { encodeSegment } from '../../src/search-index/shared/segment.js';
+import { writeSegment } from '../../src/search-index/shared/segment-encode.js';
 import { MaskedGrams } from '../../src/search-index/shared/masks.js';
 import { takeTaskPriority } from '../pool/background.js';
 import { readBuffer } from '../fs/read-buffer.js';
@@ -32,30 +32,52 @@ const oneByte = Buffer.alloc(1);
  */
 const masked = new MaskedGrams(() => (countTable ??= new Uint32Array(1 << 24)));
 
-/** Appends to growable postings (key, local id, packed masks); one per thread, emptied for each chunk. */
+/** Pairs per block of {@link Pairs} (6 MiB). */
+const PAIR_BLOCK = 1 << 20;
+
+/**
+ * A chunk's (gram, masks) pairs in file order, one per distinct gram of each indexed file, and
+ * per file its local id and number of pairs (the id is not repeated per pair); one per thread,
+ * emptied for each chunk. Memory: fixed blocks, so growing never copies nor leaves a doubled
+ * array half empty: 6 bytes a pair (it was 10, in arrays grown by doubling, up to 20).
+ */
 class Pairs {
-    keys = new Uint32Array(1 << 20);
-    ids = new Uint32Array(1 << 20);
-    masks = new Uint16Array(1 << 20);
+    readonly keys: Uint32Array[] = [];
+    readonly masks: Uint16Array[] = [];
+    fileIds = new Uint32Array(1024);
+    fileCounts = new Uint32Array(1024);
+    files = 0;
     n = 0;
+
+    clear(): void {
+        this.n = 0;
+        this.files = 0;
+    }
+
     push(grams: MaskedGrams, id: number): void {
         const count = grams.count;
-        if (this.n + count > this.keys.length) {
-            const size = Math.max(this.keys.length * 2, this.n + count);
-            const k = new Uint32Array(size);
-            k.set(this.keys.subarray(0, this.n));
-            const i = new Uint32Array(size);
-            i.set(this.ids.subarray(0, this.n));
-            const m = new Uint16Array(size);
-            m.set(this.masks.subarray(0, this.n));
-            this.keys = k;
-            this.ids = i;
-            this.masks = m;
+        if (this.files === this.fileIds.length) {
+            const ids = new Uint32Array(this.files * 2);
+            ids.set(this.fileIds);
+            const counts = new Uint32Array(this.files * 2);
+            counts.set(this.fileCounts);
+            [this.fileIds, this.fileCounts] = [ids, counts];
         }
-        this.keys.set(grams.grams.subarray(0, count), this.n);
-        this.masks.set(grams.masks.subarray(0, count), this.n);
-        this.ids.fill(id, this.n, this.n + count);
-        this.n += count;
+        this.fileIds[this.files] = id;
+        this.fileCounts[this.files++] = count;
+        for (let done = 0; done < count; ) {
+            const b = Math.floor(this.n / PAIR_BLOCK);
+            if (b === this.keys.length) {
+                this.keys.push(new Uint32Array(PAIR_BLOCK));
+                this.masks.push(new Uint16Array(PAIR_BLOCK));
+            }
+            const at = this.n % PAIR_BLOCK;
+            const k = Math.min(count - done, PAIR_BLOCK - at);
+            this.keys[b]!.set(grams.grams.subarray(done, done + k), at);
+            this.masks[b]!.set(grams.masks.subarray(done, done + k), at);
+            done += k;
+            this.n += k;
+        }
     }
 }
 
@@ -107,25 +129,45 @@ function indexFile(file: string, maxFileSize: number): { flags: number; textByte
 /** The thread's pairs (a build's threads end with it, and their memory with them). */
 let chunkPairs: Pairs | null = null;
 
-/** Indexes one id range and writes its segment file. */
+/**
+ * Postings of one part at most (memory: 6 bytes a pair while the files are read, then 4 or 6 a
+ * posting while its segment is written, ~40 MB a thread; a segment of ~13 MB). A chunk of 64 MB
+ * of the Linux tree's text holds up to 14 million, which in one piece took ~200 MB a thread.
+ */
+const PART_POSTINGS = 4_000_000;
+
+/**
+ * Indexes one id range and writes its segment files: one per part of at most `partPostings`
+ * postings, each a consecutive id range (a part ends at the next indexed file's id), the last
+ * ending where the range ends.
+ */
 export function runIndexChunk(task: IndexChunkTask): IndexChunkResult {
     takeTaskPriority(task);
     try {
         const pairs = (chunkPairs ??= new Pairs());
-        pairs.n = 0;
+        pairs.clear();
+        const most = task.partPostings ?? PART_POSTINGS;
         const flags = new Uint8Array(task.ids.length);
+        const segmentBytes: number[] = [];
+        let partFirst = task.firstId;
+        const writePart = (end: number): void => {
+            const { keys, starts, ids, masks } = invert(pairs, end - partFirst);
+            segmentBytes.push(writeSegment(`${task.out}-${segmentBytes.length}.bin`, keys, starts, ids, masks, partFirst, end - partFirst));
+            pairs.clear();
+            partFirst = end;
+        };
         let textBytes = 0;
-        const paths = task.paths.split('\0');
+        const paths = Buffer.from(task.paths.buffer, task.paths.byteOffset, task.paths.byteLength).toString('utf16le').split('\0');
         for (let i = 0; i < task.ids.length; i++) {
             const r = indexFile(path.join(task.root, paths[i]!), task.maxFileSize);
             flags[i] = r.flags;
             textBytes += r.textBytes;
-            if (r.grams !== undefined) pairs.push(r.grams, task.ids[i]! - task.firstId);
+            if (r.grams === undefined) continue;
+            if (pairs.n > 0 && pairs.n + r.grams.count > most) writePart(task.ids[i]!);
+            pairs.push(r.grams, task.ids[i]! - partFirst);
         }
-        const { keys, starts, ids, masks } = invert(pairs);
-        const bytes = encodeSegment(keys, starts, ids, masks, task.firstId, task.count);
-        fs.writeFileSync(task.out, bytes, { mode: 0o600, flag: 'wx' });
-        return { ok: true, flags, textBytes, segmentBytes: bytes.length };
+        writePart(task.firstId + task.count);
+        return { ok: true, flags, textBytes, segmentBytes };
     } catch (err) {
         // A failure inside invert may leave counts in the table: the next chunk starts a new one.
         countTable = null;
@@ -138,31 +180,36 @@ export function runIndexChunk(task: IndexChunkTask): IndexChunkResult {
 
 /** invert's counting table, all zero between chunks; kept by the thread (see chunkPairs). */
 let countTable: Uint32Array | null = null;
-/** invert's posting lists and their masks, reused by the thread's next chunk (grown as needed). */
-let postingIds = new Uint32Array(0);
+/** invert's posting lists' ids and their masks, reused by the thread's next chunk (grown as needed). */
+let postingIds = new ArrayBuffer(0);
 let postingMasks = new Uint16Array(0);
 
 /**
- * Posting lists from (gram, id) pairs given in ascending id order: distinct grams ascending, list
+ * Posting lists from a chunk's pairs (in ascending id order): distinct grams ascending, list
  * bounds, ids. Grams are below 2^24 (fold.ts), so a counting sort over a 2^24 table does it in two
- * passes. The result's `ids` and `masks` are views of the thread's buffers, valid until the next call. The
- * table (64 MiB) is the thread's, set back to zeros at its distinct grams after each chunk
+ * passes. The result's `ids` and `masks` are views of the thread's buffers, valid until the next
+ * call; the ids are 16-bit when the chunk spans at most 2^16 ids (memory: 4 bytes a posting, not 6).
+ * The table (64 MiB) is the thread's, set back to zeros at its distinct grams after each chunk
  * instead of allocated anew (Perf: no 64 MiB of fresh pages, and no sweep of them, per chunk).
  */
-function invert(pairs: Pairs): { keys: Uint32Array; starts: Uint32Array; ids: Uint32Array; masks: Uint16Array } {
+function invert(pairs: Pairs, span: number): { keys: Uint32Array; starts: Uint32Array; ids: Uint16Array | Uint32Array; masks: Uint16Array } {
     const n = pairs.n;
     const table = (countTable ??= new Uint32Array(1 << 24));
     let keys = new Uint32Array(1 << 16);
     let distinct = 0;
-    for (let i = 0; i < n; i++) {
-        const g = pairs.keys[i]!;
-        if (table[g]!++ === 0) {
-            if (distinct === keys.length) {
-                const k = new Uint32Array(keys.length * 2);
-                k.set(keys);
-                keys = k;
+    for (let b = 0; b * PAIR_BLOCK < n; b++) {
+        const block = pairs.keys[b]!;
+        const len = Math.min(PAIR_BLOCK, n - b * PAIR_BLOCK);
+        for (let i = 0; i < len; i++) {
+            const g = block[i]!;
+            if (table[g]!++ === 0) {
+                if (distinct === keys.length) {
+                    const k = new Uint32Array(keys.length * 2);
+                    k.set(keys);
+                    keys = k;
+                }
+                keys[distinct++] = g;
             }
-            keys[distinct++] = g;
         }
     }
     keys = keys.slice(0, distinct).sort();
@@ -175,16 +222,32 @@ function invert(pairs: Pairs): { keys: Uint32Array; starts: Uint32Array; ids: Ui
         table[g] = starts[r]!; // from here on: the next free slot of the gram's list
     }
     starts[distinct] = at;
-    if (postingIds.length < n) {
-        postingIds = new Uint32Array(Math.max(n, postingIds.length * 2));
-        postingMasks = new Uint16Array(postingIds.length);
+    const wide = span > 1 << 16;
+    if (postingIds.byteLength < n * (wide ? 4 : 2)) {
+        postingIds = new ArrayBuffer(Math.max(n * (wide ? 4 : 2), postingIds.byteLength * 2));
+        postingMasks = new Uint16Array(postingIds.byteLength / 2);
     }
-    const ids = postingIds.subarray(0, n);
+    const ids = wide ? new Uint32Array(postingIds, 0, n) : new Uint16Array(postingIds, 0, n);
     const masks = postingMasks.subarray(0, n);
-    for (let i = 0; i < n; i++) {
-        const at = table[pairs.keys[i]!]!++;
-        ids[at] = pairs.ids[i]!;
-        masks[at] = pairs.masks[i]!;
+    // The pairs' ids: file f's run of fileCounts[f] pairs has id fileIds[f].
+    let f = -1;
+    let left = 0;
+    let id = 0;
+    for (let b = 0; b * PAIR_BLOCK < n; b++) {
+        const blockKeys = pairs.keys[b]!;
+        const blockMasks = pairs.masks[b]!;
+        const len = Math.min(PAIR_BLOCK, n - b * PAIR_BLOCK);
+        for (let i = 0; i < len; i++) {
+            while (left === 0) {
+                f++;
+                left = pairs.fileCounts[f]!;
+                id = pairs.fileIds[f]!;
+            }
+            left--;
+            const to = table[blockKeys[i]!]!++;
+            ids[to] = id;
+            masks[to] = blockMasks[i]!;
+        }
     }
     for (let r = 0; r < distinct; r++) table[keys[r]!] = 0;
     return { keys, starts, ids, masks };

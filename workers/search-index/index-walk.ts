@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { decodeName, osPath } from '../../src/print/shared/byte-names.js';
 import { isDebrisName } from '../../src/fs/shared/debris.js';
-import { decodeTable, encodeTable, Flag, Kind, type FileTable } from '../../src/search-index/shared/format.js';
+import { decodeTable, encodeTableParts, Flag, Kind, type FileTable } from '../../src/search-index/shared/format.js';
 import { Names } from '../../src/search-index/shared/table-names.js';
 import { nameGrams } from '../../src/search-index/shared/name-grams.js';
 import type { IndexCheckResult, IndexCheckTask, IndexWalkResult, IndexWalkTask } from '../../src/search-index/shared/protocol.js';
@@ -69,9 +69,14 @@ type Failure = Extract<IndexWalkResult, { ok: false }>;
 export async function runIndexWalk(task: IndexWalkTask): Promise<IndexWalkResult> {
     const walked = walkTable(task);
     if (!walked.ok) return walked;
-    const bytes = await encodeTable({ ...walked.table, grams: nameGrams(walked.table.names) }, async () => undefined);
-    const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
-    shared.set(bytes);
+    // Memory: the parts are copied straight into the shared buffer (one copy of the table, not two).
+    const parts = await encodeTableParts({ ...walked.table, grams: nameGrams(walked.table.names) }, async () => undefined);
+    const shared = new Uint8Array(new SharedArrayBuffer(parts.reduce((sum, part) => sum + part.length, 0)));
+    let at = 0;
+    for (const part of parts) {
+        shared.set(part, at);
+        at += part.length;
+    }
     return { ok: true, table: shared, skipped: walked.skipped };
 }
 
@@ -126,14 +131,15 @@ function walkTable(task: IndexWalkTask): { ok: true; table: Omit<FileTable, 'gra
             ok: true,
             skipped,
             table: {
+                // Views, not copies: the columns are read once (encoded or compared) and dropped.
                 names: Names.of(cols.names),
-                parent: cols.parent.slice(0, n),
-                kind: cols.kind.slice(0, n),
-                flags: cols.flags.slice(0, n),
-                size: cols.size.slice(0, n),
-                mtime: cols.mtime.slice(0, n),
-                birthtime: cols.birthtime.slice(0, n),
-                end: cols.end.slice(0, n),
+                parent: cols.parent.subarray(0, n),
+                kind: cols.kind.subarray(0, n),
+                flags: cols.flags.subarray(0, n),
+                size: cols.size.subarray(0, n),
+                mtime: cols.mtime.subarray(0, n),
+                birthtime: cols.birthtime.subarray(0, n),
+                end: cols.end.subarray(0, n),
             },
         };
     } catch (err) {

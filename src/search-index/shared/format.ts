@@ -190,15 +190,24 @@ export function tableIdsOffset(t: FileTable): number {
     return TABLE_HEADER + n * 32 + g * 4 + (g + 1) * 4;
 }
 
+/** Bytes of a column copied between two calls of a {@link Pause} by {@link compactTable}. */
+const COPY_SLICE = 1 << 20;
+
 /**
  * `t` with its columns copied out of the buffer it was decoded from and without its name posting
  * lists' ids (read from the file instead, name-ids.ts): the buffer, with the names' bytes and the
- * ids, can then be freed. A column per turn, with `pause` between them.
+ * ids, can then be freed. Copied {@link COPY_SLICE} bytes at a time, with `pause` between them
+ * (Perf: a column of ten times the Linux tree is 6.7 MB, 10-30 ms of copying on a loaded machine).
  */
 export async function compactTable(t: FileTable, pause: Pause): Promise<FileTable> {
-    const copy = async <A extends { slice(): A }>(a: A): Promise<A> => {
-        const c = a.slice();
-        await pause();
+    type Column = Int32Array | Uint32Array | Uint8Array | Float64Array;
+    const copy = async <A extends Column>(a: A): Promise<A> => {
+        const c = new (a.constructor as new (n: number) => A)(a.length);
+        const step = COPY_SLICE / a.BYTES_PER_ELEMENT;
+        for (let at = 0; at < a.length; at += step) {
+            c.set(a.subarray(at, at + step), at);
+            await pause();
+        }
         return c;
     };
     return {

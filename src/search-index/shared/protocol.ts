@@ -36,15 +36,21 @@ export interface IndexChunkTask {
     count: number;
     /**
      * Ids of the regular files in the range, ascending, and their paths relative to `root`
-     * (`/`-separated), joined by NUL (Perf: one string is copied to the thread at once, not
-     * thousands cloned one by one on the host's thread).
+     * (`/`-separated), joined by NUL, as UTF-16LE (Perf: both buffers are moved to the thread,
+     * not copied: build-chunks.ts).
      */
     ids: Int32Array;
-    paths: string;
+    paths: Uint8Array;
     /** Files above this many bytes are not indexed (always candidates). */
     maxFileSize: number;
-    /** Where the segment file is written. */
+    /**
+     * Where the segment files are written: the range's first part is `${out}-0.bin`, the next
+     * `${out}-1.bin`, and so on. A part ends where its postings reach `partPostings` (memory: a
+     * thread holds one part's postings at a time, whatever the range's text).
+     */
     out: string;
+    /** Most postings of one part (default: the worker's, workers/search-index/index-chunk.ts). */
+    partPostings?: number;
     /** Nice value the thread takes first (the background pool's threads); absent: unchanged. */
     nice?: number;
     /** `false`: at `nice` alone, sharing the CPU with searches (background-pool.ts); else also SCHED_IDLE. */
@@ -58,8 +64,8 @@ export type IndexChunkResult =
           flags: Uint8Array;
           /** Bytes of text indexed. */
           textBytes: number;
-          /** Bytes of the segment file. */
-          segmentBytes: number;
+          /** Bytes of each segment file written, in order (one per part, consecutive id ranges). */
+          segmentBytes: number[];
       }
     | { ok: false; code: WorkerFailureCode; message: string };
 

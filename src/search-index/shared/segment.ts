@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { FORMAT_VERSION, IndexFormatError } from './format.js';
-import { decodePostings, MASK_BYTES, putPosting, type MaskedList } from './posting-codec.js';
+import { decodePostings, type MaskedList } from './posting-codec.js';
 
 /**
  * Segment files of the search index (immutable posting lists, one per build chunk), read with
@@ -27,49 +27,6 @@ export const DICT_BLOCK = 64;
 export const DICT_ENTRY = 16;
 /** The host stores 32-bit words little-endian (the files' byte order): their bytes can be read as a Uint32Array. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-
-/**
- * Builds one segment file's bytes from per-gram posting lists.
- * @param keys - distinct gram keys, ascending.
- * @param lists - for `keys[i]`, the local file ids holding it: `ids.subarray(starts[i], starts[i + 1])`, ascending.
- * @param masks - each posting's packed masks (./masks.ts), as `ids`.
- */
-export function encodeSegment(keys: Uint32Array, starts: Uint32Array, ids: Uint32Array, masks: Uint16Array, firstId: number, fileCount: number): Buffer {
-    const n = keys.length;
-    const blocks = Math.ceil(n / DICT_BLOCK);
-    const blockIndexAt = SEG_HEADER;
-    const dictAt = blockIndexAt + blocks * 8;
-    const postAt = dictAt + n * DICT_ENTRY;
-    // Worst case 5 bytes per id, and its masks.
-    const most = 5 + MASK_BYTES;
-    let post = Buffer.allocUnsafe(Math.max(16, ids.length * (2 + MASK_BYTES)));
-    let end = 0;
-    const dict = Buffer.alloc(n * DICT_ENTRY);
-    for (let g = 0; g < n; g++) {
-        const from = starts[g]!;
-        const to = starts[g + 1]!;
-        if (post.length - end < (to - from) * most) {
-            const bigger = Buffer.allocUnsafe(Math.max(post.length * 2, end + (to - from) * most));
-            post.copy(bigger, 0, 0, end);
-            post = bigger;
-        }
-        const start = end;
-        let prev = -1;
-        for (let k = from; k < to; k++) {
-            const id = ids[k]!;
-            end = putPosting(post, end, id - prev, masks[k]!);
-            prev = id;
-        }
-        const e = g * DICT_ENTRY;
-        dict.writeUInt32LE(keys[g]!, e);
-        dict.writeUInt32LE(start, e + 4);
-        dict.writeUInt32LE(end - start, e + 8);
-        dict.writeUInt32LE(crc32(post.subarray(start, end)), e + 12);
-    }
-    const blockIndex = blockIndexOf(dict, n);
-    const header = segmentHeader({ grams: n, firstId, fileCount, blocks, blockIndexAt, dictAt, postAt, postLen: end, blockIndexCrc: crc32(blockIndex) });
-    return Buffer.concat([header, blockIndex, dict, post.subarray(0, end)]);
-}
 
 /**
  * Reads of segment files made by this thread so far: dictionary lookups (one block read each)

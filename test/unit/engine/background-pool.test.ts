@@ -77,7 +77,7 @@ describe('background pool', () => {
     it.skipIf(!LINUX)('runs a task asked to share the CPU with searches at their nice value, not under SCHED_IDLE', async () => {
         const root = tempDir('lcf-bg-pool-');
         writeTree(root, { 'c.txt': 'y\n' });
-        expect(((await new BackgroundTasks(1).run(walkTask(root), 7)) as IndexWalkResult).ok).toBe(true);
+        expect(((await new BackgroundTasks(1).run(walkTask(root), { sharedNice: 7 })) as IndexWalkResult).ok).toBe(true);
         // A thread of the fair pool took nice 7 and kept the usual policy (SCHED_OTHER, 0).
         const shared = [...threadPriorities()].filter(([, p]) => p.nice === 7);
         expect(shared.length).toBeGreaterThanOrEqual(1);
@@ -112,5 +112,28 @@ describe('background pool', () => {
         const root = tempDir('lcf-bg-pool-');
         writeTree(root, { 'c.txt': 'y\n' });
         expect(((await tasks.run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+    });
+
+    it('gives a caller its own threads on request, ended by close (a shared thread never is)', async () => {
+        const root = tempDir('lcf-bg-pool-');
+        writeTree(root, { 'a.txt': 'x\n' });
+        const exited: number[] = [];
+        const own = new BackgroundTasks(1, true);
+        const seen = (w: Worker): void => void w.once('exit', (code) => exited.push(code));
+        process.on('worker', seen);
+        try {
+            expect(((await own.run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+            expect(started).toBe(1);
+            await own.close();
+            expect(exited).toHaveLength(1);
+            // Closing the shared pool's caller ends nothing.
+            const shared = new BackgroundTasks(1);
+            expect(((await shared.run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+            await shared.close();
+            expect(((await shared.run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+            expect(exited).toHaveLength(1);
+        } finally {
+            process.off('worker', seen);
+        }
     });
 });

@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DICT_BLOCK, encodeSegment, SegmentReader } from '../../../src/search-index/shared/segment.js';
+import { DICT_BLOCK, SegmentReader } from '../../../src/search-index/shared/segment.js';
+import { encodeSegment } from '../../../src/search-index/shared/segment-encode.js';
 import { runIndexMerge } from '../../../workers/search-index/index-merge.js';
 import { tempDir } from '../../support/helpers.js';
 import { mulberry32 } from '../../../bench/tree.js';

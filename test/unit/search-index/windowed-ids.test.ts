@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../../bench/tree.js';
 import type { NgramQuery } from '../../../src/search-index/planner.js';
 import { evaluateSegments, segmentSources } from '../../../src/search-index/postings.js';
-import { encodeSegment, SegmentReader } from '../../../src/search-index/shared/segment.js';
+import { SegmentReader } from '../../../src/search-index/shared/segment.js';
+import { encodeSegment } from '../../../src/search-index/shared/segment-encode.js';
 import { WindowedIds } from '../../../src/search-index/windowed-ids.js';
 import { tempDir } from '../../support/helpers.js';
 

@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import { crc32 } from 'node:zlib';
+import { MASK_BYTES, putPosting } from './posting-codec.js';
+import { blockIndexOf, DICT_BLOCK, DICT_ENTRY, SEG_HEADER, segmentHeader } from './segment.js';
+
+/**
+ * Encoding of one segment file (layout: ./segment.ts) from per-gram posting lists. The postings
+ * are handed to a sink in pieces of {@link POST_PIECE} bytes as they are encoded, at their file
+ * positions, then the dictionary, block index and header: a build's thread holds one piece of
+ * the postings, not the whole section and a copy of the file (memory: at ten times the Linux
+ * tree, a 64 MB chunk's segment and its copy were ~40 MB a thread).
+ */
+
+/** Bytes of postings encoded before they are handed to the sink. */
+const POST_PIECE = 1 << 20;
+/** Worst case bytes of one posting: a 5-byte varint and its masks. */
+const MOST = 5 + MASK_BYTES;
+
+/** Takes `bytes` for file position `pos` (the buffer is reused after the call). */
+export type SegmentSink = (bytes: Uint8Array, pos: number) => void;
+
+/**
+ * Encodes one segment into `sink`; returns its length in bytes.
+ * @param keys - distinct gram keys, ascending.
+ * @param lists - for `keys[i]`, the local file ids holding it: `ids.subarray(starts[i], starts[i + 1])`, ascending.
+ * @param masks - each posting's packed masks (./masks.ts), as `ids`.
+ */
+export function encodeSegmentTo(sink: SegmentSink, keys: Uint32Array, starts: Uint32Array, ids: Uint16Array | Uint32Array, masks: Uint16Array, firstId: number, fileCount: number): number {
+    const n = keys.length;
+    const blocks = Math.ceil(n / DICT_BLOCK);
+    const blockIndexAt = SEG_HEADER;
+    const dictAt = blockIndexAt + blocks * 8;
+    const postAt = dictAt + n * DICT_ENTRY;
+    let post = Buffer.allocUnsafe(POST_PIECE);
+    // Postings before `post` were handed to the sink; `end` is past the last one encoded.
+    let flushed = 0;
+    let end = 0;
+    const dict = Buffer.alloc(n * DICT_ENTRY);
+    for (let g = 0; g < n; g++) {
+        const from = starts[g]!;
+        const to = starts[g + 1]!;
+        if (post.length - (end - flushed) < (to - from) * MOST) {
+            if (end > flushed) sink(post.subarray(0, end - flushed), postAt + flushed);
+            flushed = end;
+            if (post.length < (to - from) * MOST) post = Buffer.allocUnsafe((to - from) * MOST);
+        }
+        const start = end - flushed;
+        let at = start;
+        let prev = -1;
+        for (let k = from; k < to; k++) {
+            const id = ids[k]!;
+            at = putPosting(post, at, id - prev, masks[k]!);
+            prev = id;
+        }
+        const e = g * DICT_ENTRY;
+        dict.writeUInt32LE(keys[g]!, e);
+        dict.writeUInt32LE(end, e + 4);
+        dict.writeUInt32LE(at - start, e + 8);
+        dict.writeUInt32LE(crc32(post.subarray(start, at)), e + 12);
+        end += at - start;
+    }
+    if (end > flushed) sink(post.subarray(0, end - flushed), postAt + flushed);
+    const blockIndex = blockIndexOf(dict, n);
+    sink(dict, dictAt);
+    sink(blockIndex, blockIndexAt);
+    sink(segmentHeader({ grams: n, firstId, fileCount, blocks, blockIndexAt, dictAt, postAt, postLen: end, blockIndexCrc: crc32(blockIndex) }), 0);
+    return postAt + end;
+}
+
+/** One segment file's bytes (see {@link encodeSegmentTo}). */
+export function encodeSegment(keys: Uint32Array, starts: Uint32Array, ids: Uint16Array | Uint32Array, masks: Uint16Array, firstId: number, fileCount: number): Buffer {
+    const parts: { bytes: Buffer; pos: number }[] = [];
+    const length = encodeSegmentTo((bytes, pos) => parts.push({ bytes: Buffer.from(bytes), pos }), keys, starts, ids, masks, firstId, fileCount);
+    const out = Buffer.alloc(length);
+    for (const p of parts) p.bytes.copy(out, p.pos);
+    return out;
+}
+
+/**
+ * Writes one segment file `file` (created: it must not exist, mode 0600) as it is encoded;
+ * returns its length. A failed write removes the file.
+ */
+export function writeSegment(file: string, keys: Uint32Array, starts: Uint32Array, ids: Uint16Array | Uint32Array, masks: Uint16Array, firstId: number, fileCount: number): number {
+    const fd = fs.openSync(file, 'wx', 0o600);
+    try {
+        const sink: SegmentSink = (bytes, pos) => {
+            for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done, pos + done);
+        };
+        const length = encodeSegmentTo(sink, keys, starts, ids, masks, firstId, fileCount);
+        fs.closeSync(fd);
+        return length;
+    } catch (err) {
+        fs.closeSync(fd);
+        fs.rmSync(file, { force: true });
+        throw err;
+    }
+}
