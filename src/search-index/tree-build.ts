@@ -18,8 +18,8 @@ const SHARED_CRAWL = 'another index of this process watches this tree (its watch
 
 /**
  * Builds a new generation of `s`'s tree and serves it (the caller holds the build lock);
- * `progress` is called as the build goes on. True when the watcher failed during the build: the
- * index is then marked failed. Changes noted since the build started stay dirty.
+ * `progress` is called as the build goes on. True when the watcher lost events during the build
+ * (see the end). Changes noted since the build started stay dirty.
  * @throws Error when the tree cannot be watched or built, or the index was closed meanwhile.
  */
 export async function buildAndServe(s: TreeState, progress: () => void): Promise<boolean> {
@@ -71,6 +71,10 @@ export async function buildAndServe(s: TreeState, progress: () => void): Promise
     if (oldGen !== undefined && oldGen !== g.manifest.gen) await fsp.rm(path.join(opts.dir, oldGen), { recursive: true, force: true });
     await removeOldGenerations(opts.dir, g.manifest.gen);
     s.phase = undefined;
-    s.set(blind ? 'failed' : 'ready', blind ? 'file watcher failed during the build' : undefined);
+    // Events lost during the build: with inotify the new table serves once a check of the tree has
+    // found what they were (recover.ts; searches take the scan path until then); @parcel/watcher
+    // cannot say what it missed, so the index has failed until the rebuild that follows.
+    const failed = blind && changes.watcher !== 'inotify';
+    s.set(failed ? 'failed' : 'ready', failed ? 'file watcher failed during the build' : undefined);
     return blind;
 }

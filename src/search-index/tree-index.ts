@@ -162,8 +162,8 @@ export class TreeIndex extends EventEmitter {
         try {
             const blind = await buildAndServe(this.#s, () => this.emit('progress', this.#s.status()));
             this.#startMerge();
-            // Failed, or more paths changed during the build than a rebuild waits for: again.
-            if (blind || this.#changes.overRebuildLimit) this.#scheduleRebuild();
+            if (blind && this.#changes.watcher === 'inotify') this.#recovery.start();
+            else if (blind || this.#changes.overRebuildLimit) this.#scheduleRebuild();
         } finally {
             await lock.release();
         }
