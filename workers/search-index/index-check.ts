@@ -5,7 +5,7 @@ import { CheckQueue, newCheckQueue } from '../../src/search-index/shared/check-q
 import { decodeTable, Flag, Kind, type FileTable } from '../../src/search-index/shared/format.js';
 import type { IndexCheckResult, IndexCheckTask } from '../../src/search-index/shared/protocol.js';
 import { heldAt, type HeldAt } from '../fs/held-at.js';
-import { takeBackground } from '../pool/background.js';
+import { takeTaskPriority } from '../pool/background.js';
 import { runIndexCheckByWalk } from './index-walk.js';
 
 /**
@@ -42,7 +42,7 @@ class RootFailure extends Error {
 
 /** What changed under the root since the stored table was made (see IndexCheckTask), the directories this thread took. */
 export async function runIndexCheck(task: IndexCheckTask): Promise<IndexCheckResult> {
-    takeBackground(task.nice);
+    takeTaskPriority(task);
     const queue = new CheckQueue(task.queue ?? newCheckQueue());
     try {
         const at = heldAt();
