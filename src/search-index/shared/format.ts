@@ -194,7 +194,7 @@ export function tableIdsOffset(t: FileTable): number {
 const COPY_SLICE = 1 << 20;
 
 /**
- * `t` with its columns copied out of the buffer it was decoded from and without its name posting
+ * `t` with its columns and names copied out of the buffer it was decoded from and without its name posting
  * lists' ids (read from the file instead, name-ids.ts): the buffer, with the names' bytes and the
  * ids, can then be freed. Copied {@link COPY_SLICE} bytes at a time, with `pause` between them
  * (Perf: a column of ten times the Linux tree is 6.7 MB, 10-30 ms of copying on a loaded machine).
@@ -211,7 +211,7 @@ export async function compactTable(t: FileTable, pause: Pause): Promise<FileTabl
         return c;
     };
     return {
-        names: t.names,
+        names: await t.names.compacted(pause),
         parent: await copy(t.parent),
         kind: await copy(t.kind),
         flags: await copy(t.flags),
