@@ -223,10 +223,11 @@ function invert(pairs: Pairs, span: number): { keys: Uint32Array; starts: Uint32
     }
     starts[distinct] = at;
     const wide = span > 1 << 16;
-    if (postingIds.byteLength < n * (wide ? 4 : 2)) {
-        postingIds = new ArrayBuffer(Math.max(n * (wide ? 4 : 2), postingIds.byteLength * 2));
-        postingMasks = new Uint16Array(postingIds.byteLength / 2);
-    }
+    // Memory: grown to what this part needs (rounded up to 2^20 postings), not doubled, and the
+    // masks apart from the ids (as wide as the ids were, they were 4 bytes a posting instead of 2).
+    const room = Math.ceil(n / (1 << 20)) << 20;
+    if (postingIds.byteLength < n * (wide ? 4 : 2)) postingIds = new ArrayBuffer(room * (wide ? 4 : 2));
+    if (postingMasks.length < n) postingMasks = new Uint16Array(room);
     const ids = wide ? new Uint32Array(postingIds, 0, n) : new Uint16Array(postingIds, 0, n);
     const masks = postingMasks.subarray(0, n);
     // The pairs' ids: file f's run of fileCounts[f] pairs has id fileIds[f].
