@@ -188,7 +188,7 @@ let postingMasks = new Uint16Array(0);
  * and `masks` are views of the thread's buffers, valid until the next call; the ids are 16-bit
  * when the chunk spans at most 2^16 ids (memory: 4 bytes a posting, not 6). The counts are a map
  * that grows with the part's distinct grams (gram-slots.ts; memory: a table of a slot per possible
- * gram was 64 MiB a thread, nearly all of it resident after a few parts).
+ * gram would be 64 MiB a thread, nearly all of it resident after a few parts).
  */
 function invert(pairs: Pairs, span: number): { keys: Uint32Array; starts: Uint32Array; ids: Uint16Array | Uint32Array; masks: Uint16Array } {
     const n = pairs.n;
@@ -224,7 +224,7 @@ function invert(pairs: Pairs, span: number): { keys: Uint32Array; starts: Uint32
     starts[distinct] = at;
     const wide = span > 1 << 16;
     // Memory: grown to what this part needs (rounded up to 2^20 postings), not doubled, and the
-    // masks apart from the ids (as wide as the ids were, they were 4 bytes a posting instead of 2).
+    // masks apart from the ids (sized as wide ids, they would take 4 bytes a posting instead of 2).
     const room = Math.ceil(n / (1 << 20)) << 20;
     if (postingIds.byteLength < n * (wide ? 4 : 2)) postingIds = new ArrayBuffer(room * (wide ? 4 : 2));
     if (postingMasks.length < n) postingMasks = new Uint16Array(room);

@@ -2,8 +2,8 @@
  * A map from grams (below 2^24, fold.ts) to 32-bit values, by open addressing: what a build
  * thread counts or marks per distinct gram (a part's postings per gram, a file's masks per gram).
  * Memory: it grows with the grams seen (12 bytes a slot, at most half of them used), where a
- * table of a slot per possible gram was 64 MiB a thread (32 MiB as 16-bit), and its pages stayed
- * resident once a part had touched them all. Emptied in constant time (a slot is used when its
+ * table of a slot per possible gram is 64 MiB a thread (32 MiB as 16-bit), its pages resident once
+ * a few parts have touched them. Emptied in constant time (a slot is used when its
  * stamp is the current one), so a file's few grams do not pay for a large map.
  */
 

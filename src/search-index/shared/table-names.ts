@@ -2,8 +2,8 @@
  * The file table's names (format.ts): held as their bytes, as the table file stores them, with
  * where each one starts, rather than as strings; each name is decoded when it is asked for. Perf:
  * a large tree's names as strings (one each, or one joined string of 10 MB at ten times the Linux
- * tree) live on the host's heap, where they slowed its scavenges and set off a full collection of
- * 50 ms while a built table was decoded; as bytes they are outside that heap and decoding a table
+ * tree) would live on the host's heap, slow its scavenges and set off a full collection of 50 ms
+ * or more while a built table is decoded; as bytes they are outside that heap and decoding a table
  * only finds the NULs.
  */
 
@@ -24,7 +24,7 @@ const REPLACEMENT = '\uFFFD';
 export class Names {
     /** The names' bytes joined by NUL. */
     readonly bytes: Buffer;
-    /** Where each name starts in {@link bytes}, and one past the last one's end plus one. */
+    /** Where each name starts in {@link bytes}, and the last one's end plus one. */
     readonly #starts: Uint32Array;
 
     private constructor(bytes: Buffer, starts: Uint32Array) {
