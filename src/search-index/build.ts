@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { BackgroundTasks } from '../engine/background-pool.js';
-import { decodeTable, encodeTableParts, FORMAT_VERSION, Kind, type FileTable } from './shared/format.js';
+import { compactTable, decodeTable, FORMAT_VERSION, tableIdsOffset, type FileTable } from './shared/format.js';
+import { NameIdsOnDisk } from './name-ids.js';
+import { TableFileWriter } from './table-file.js';
 import { releaseFreedMemory } from '../engine/release-memory.js';
 import { SegmentReader } from './shared/segment.js';
 import type { IndexChunkResult, IndexWalkResult } from './shared/protocol.js';
@@ -54,25 +56,17 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
     const genDir = path.join(ctx.dir, gen);
     await fsp.mkdir(genDir, { mode: 0o700 });
     const pool = new BackgroundTasks(ctx.threads);
+    let walked: Walked | undefined;
     try {
         // Perf: a process's first pool and its first task compile the pool's code (up to 10 ms): two turns.
         await turns.yield();
         ctx.progress('walk', 0, 0);
-        // The walk on a thread of its own, ended with it: its heap (every entry's name, the
-        // columns, their encoding: ~280 MB at ten times the Linux tree) would stay with a
-        // shared thread as it goes on to index contents.
-        const walker = new BackgroundTasks(1, true);
-        const walked = (await walker.run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries }, { sharedNice: ctx.sharedNice?.() }).finally(() => walker.close())) as IndexWalkResult;
-        if (!walked.ok) throw new Error(`index walk failed: ${walked.message}`);
-        const w = walked.table;
-        const listed = await decodeTable(Buffer.from(w.buffer, w.byteOffset, w.length), 'the walk\'s file table', pause);
+        walked = await walkInto(ctx, path.join(genDir, 'table.bin'));
         // Memory: what the walk's thread freed goes back to the system before the content's threads grow.
         await releaseFreedMemory();
-        const { t, segNames, textBytes } = await indexContents(ctx, pool, listed, genDir);
+        const { t, segNames, textBytes } = await indexContents(ctx, pool, walked.t, genDir);
         ctx.progress('write', 0, 0);
-        const tableParts = await encodeTableParts(t, pause);
-        await fsp.writeFile(path.join(genDir, 'table.bin'), tableParts, { mode: 0o600, flag: 'wx' });
-        let diskBytes = tableParts.reduce((sum, part) => sum + part.length, 0);
+        let diskBytes = await walked.writer.finish(t, pause);
         const segs: SegmentReader[] = [];
         for (const s of segNames) {
             const reader = new SegmentReader(path.join(genDir, s));
@@ -80,7 +74,7 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
             diskBytes += reader.bytes;
             await pause();
         }
-        const table = await Table.load(t, path.join(genDir, 'table.bin'));
+        const table = await Table.load(t, walked.idsOnDisk);
         const manifest: Manifest = {
             version: FORMAT_VERSION,
             root: ctx.root,
@@ -97,10 +91,42 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
     } catch (err) {
         // Tasks of other lanes may still write into the folder: ended before it is removed.
         await pool.stop();
+        walked?.idsOnDisk.close();
+        await walked?.writer.abort();
         await fsp.rm(genDir, { recursive: true, force: true });
         throw err;
     } finally {
         await releaseFreedMemory();
+    }
+}
+
+/** The walk's table, compact, with its table file begun and the name lists' ids read from there. */
+interface Walked {
+    t: FileTable;
+    skipped: string[];
+    writer: TableFileWriter;
+    idsOnDisk: NameIdsOnDisk;
+}
+
+/**
+ * The walk, on a thread of its own that ends after it: its heap (every entry's name, the
+ * columns, their encoding: ~280 MB at ten times the Linux tree) would stay with a shared thread
+ * as it goes on to index contents. Its table is decoded, the parts known now written to `file`,
+ * and copied out of the walk's buffer (that buffer, with the name lists' ids, is then let go).
+ */
+async function walkInto(ctx: BuildContext, file: string): Promise<Walked> {
+    const walker = new BackgroundTasks(1, true);
+    const walked = (await walker.run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries }, { sharedNice: ctx.sharedNice?.() }).finally(() => walker.close())) as IndexWalkResult;
+    if (!walked.ok) throw new Error(`index walk failed: ${walked.message}`);
+    const w = walked.table;
+    const listed = await decodeTable(Buffer.from(w.buffer, w.byteOffset, w.length), 'the walk\'s file table', pause);
+    const writer = await TableFileWriter.start(file, listed, pause);
+    try {
+        const idsOnDisk = await NameIdsOnDisk.of(file, tableIdsOffset(listed), listed.grams.ids, pause);
+        return { t: await compactTable(listed, pause), skipped: walked.skipped, writer, idsOnDisk };
+    } catch (err) {
+        await writer.abort();
+        throw err;
     }
 }
 

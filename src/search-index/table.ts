@@ -166,17 +166,18 @@ export class Table {
         return this.idOf(rel) !== undefined;
     }
 
-    /** Derives the lookups in slices of a few milliseconds between yields (Perf: never blocks the host long). */
     /**
      * The table of `t`; with `file`, the table file `t` was decoded from or written to: its
      * columns are then copied out of the decoded buffer and its name posting lists read from the
-     * file on use (memory: a table held whole is ~85 bytes an entry, ~45 without them).
+     * file on use (memory: a table held whole is ~85 bytes an entry, ~45 without them); with
+     * `idsOnDisk`, `t` is such a copy already and its lists are read from there.
      */
-    static async load(t: FileTable, file?: string): Promise<Table> {
+    static async load(t: FileTable, file?: string | NameIdsOnDisk): Promise<Table> {
         const turns = new Turns();
         const pause = (): Promise<void> => (turns.due ? turns.yield() : Promise.resolve());
         let idsOnDisk: NameIdsOnDisk | null = null;
-        if (file !== undefined) {
+        if (file instanceof NameIdsOnDisk) idsOnDisk = file;
+        else if (file !== undefined) {
             idsOnDisk = await NameIdsOnDisk.of(file, tableIdsOffset(t), t.grams.ids, pause);
             t = await compactTable(t, pause);
         }

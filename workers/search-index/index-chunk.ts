@@ -8,6 +8,7 @@ import { Flag } from '../../src/search-index/shared/format.js';
 import type { IndexChunkResult, IndexChunkTask } from '../../src/search-index/shared/protocol.js';
 import { writeSegment } from '../../src/search-index/shared/segment-encode.js';
 import { MaskedGrams } from '../../src/search-index/shared/masks.js';
+import { GramSlots } from '../../src/search-index/shared/gram-slots.js';
 import { takeTaskPriority } from '../pool/background.js';
 import { readBuffer } from '../fs/read-buffer.js';
 
@@ -26,11 +27,8 @@ let scratch: Buffer = Buffer.alloc(0); // made at the first file (see indexFile)
 /** The read past a file's end that tells whether it grew. */
 const oneByte = Buffer.alloc(1);
 
-/**
- * The thread's per-file grams and masks (its tables are reused from file to file); decoded text
- * borrows invert's counting table, all zero between chunks (memory: 64 MiB a thread, not 96).
- */
-const masked = new MaskedGrams(() => (countTable ??= new Uint32Array(1 << 24)));
+/** The thread's per-file grams and masks (its tables are reused from file to file). */
+const masked = new MaskedGrams();
 
 /** Pairs per block of {@link Pairs} (6 MiB). */
 const PAIR_BLOCK = 1 << 20;
@@ -169,8 +167,8 @@ export function runIndexChunk(task: IndexChunkTask): IndexChunkResult {
         writePart(task.firstId + task.count);
         return { ok: true, flags, textBytes, segmentBytes };
     } catch (err) {
-        // A failure inside invert may leave counts in the table: the next chunk starts a new one.
-        countTable = null;
+        // A failure inside invert may leave counts in the map: the next chunk starts a new one.
+        counts = null;
         return { ok: false, code: 'index_failed', message: err instanceof Error ? err.message : String(err) };
     } finally {
         // Perf: a chunk's buffers are large; the next chunk starts small again.
@@ -178,23 +176,23 @@ export function runIndexChunk(task: IndexChunkTask): IndexChunkResult {
     }
 }
 
-/** invert's counting table, all zero between chunks; kept by the thread (see chunkPairs). */
-let countTable: Uint32Array | null = null;
+/** invert's count per gram, empty between parts; kept by the thread (see chunkPairs). */
+let counts: GramSlots | null = null;
 /** invert's posting lists' ids and their masks, reused by the thread's next chunk (grown as needed). */
 let postingIds = new ArrayBuffer(0);
 let postingMasks = new Uint16Array(0);
 
 /**
  * Posting lists from a chunk's pairs (in ascending id order): distinct grams ascending, list
- * bounds, ids. Grams are below 2^24 (fold.ts), so a counting sort over a 2^24 table does it in two
- * passes. The result's `ids` and `masks` are views of the thread's buffers, valid until the next
- * call; the ids are 16-bit when the chunk spans at most 2^16 ids (memory: 4 bytes a posting, not 6).
- * The table (64 MiB) is the thread's, set back to zeros at its distinct grams after each chunk
- * instead of allocated anew (Perf: no 64 MiB of fresh pages, and no sweep of them, per chunk).
+ * bounds, ids: a count per gram, then each gram's next free place in its list. The result's `ids`
+ * and `masks` are views of the thread's buffers, valid until the next call; the ids are 16-bit
+ * when the chunk spans at most 2^16 ids (memory: 4 bytes a posting, not 6). The counts are a map
+ * that grows with the part's distinct grams (gram-slots.ts; memory: a table of a slot per possible
+ * gram would be 64 MiB a thread, nearly all of it resident after a few parts).
  */
 function invert(pairs: Pairs, span: number): { keys: Uint32Array; starts: Uint32Array; ids: Uint16Array | Uint32Array; masks: Uint16Array } {
     const n = pairs.n;
-    const table = (countTable ??= new Uint32Array(1 << 24));
+    const m = (counts ??= new GramSlots());
     let keys = new Uint32Array(1 << 16);
     let distinct = 0;
     for (let b = 0; b * PAIR_BLOCK < n; b++) {
@@ -202,7 +200,8 @@ function invert(pairs: Pairs, span: number): { keys: Uint32Array; starts: Uint32
         const len = Math.min(PAIR_BLOCK, n - b * PAIR_BLOCK);
         for (let i = 0; i < len; i++) {
             const g = block[i]!;
-            if (table[g]!++ === 0) {
+            const s = m.slot(g);
+            if (m.added) {
                 if (distinct === keys.length) {
                     const k = new Uint32Array(keys.length * 2);
                     k.set(keys);
@@ -210,23 +209,25 @@ function invert(pairs: Pairs, span: number): { keys: Uint32Array; starts: Uint32
                 }
                 keys[distinct++] = g;
             }
+            m.values[s]!++;
         }
     }
     keys = keys.slice(0, distinct).sort();
     const starts = new Uint32Array(distinct + 1);
     let at = 0;
     for (let r = 0; r < distinct; r++) {
-        const g = keys[r]!;
+        const s = m.slot(keys[r]!);
         starts[r] = at;
-        at += table[g]!;
-        table[g] = starts[r]!; // from here on: the next free slot of the gram's list
+        at += m.values[s]!;
+        m.values[s] = starts[r]!; // from here on: the next free place of the gram's list
     }
     starts[distinct] = at;
     const wide = span > 1 << 16;
-    if (postingIds.byteLength < n * (wide ? 4 : 2)) {
-        postingIds = new ArrayBuffer(Math.max(n * (wide ? 4 : 2), postingIds.byteLength * 2));
-        postingMasks = new Uint16Array(postingIds.byteLength / 2);
-    }
+    // Memory: grown to what this part needs (rounded up to 2^20 postings), not doubled, and the
+    // masks apart from the ids (sized as wide ids, they would take 4 bytes a posting instead of 2).
+    const room = Math.ceil(n / (1 << 20)) << 20;
+    if (postingIds.byteLength < n * (wide ? 4 : 2)) postingIds = new ArrayBuffer(room * (wide ? 4 : 2));
+    if (postingMasks.length < n) postingMasks = new Uint16Array(room);
     const ids = wide ? new Uint32Array(postingIds, 0, n) : new Uint16Array(postingIds, 0, n);
     const masks = postingMasks.subarray(0, n);
     // The pairs' ids: file f's run of fileCounts[f] pairs has id fileIds[f].
@@ -244,11 +245,11 @@ function invert(pairs: Pairs, span: number): { keys: Uint32Array; starts: Uint32
                 id = pairs.fileIds[f]!;
             }
             left--;
-            const to = table[blockKeys[i]!]!++;
+            const to = m.values[m.slot(blockKeys[i]!)]!++;
             ids[to] = id;
             masks[to] = blockMasks[i]!;
         }
     }
-    for (let r = 0; r < distinct; r++) table[keys[r]!] = 0;
+    m.clear();
     return { keys, starts, ids, masks };
 }

@@ -88,7 +88,7 @@ const TABLE_HEADER = 48;
 const CRC_SLICE = 1 << 20;
 
 /** CRC-32 of `buf` (continuing `crc`, the CRC-32 of the bytes before it), computed in slices with `pause` between them. */
-async function crcInSlices(buf: Uint8Array, pause: Pause, crc = 0): Promise<number> {
+export async function crcInSlices(buf: Uint8Array, pause: Pause, crc = 0): Promise<number> {
     for (let at = 0; at < buf.length; at += CRC_SLICE) {
         crc = crc32(buf.subarray(at, Math.min(buf.length, at + CRC_SLICE)), crc);
         await pause();
@@ -105,18 +105,18 @@ async function crcInSlices(buf: Uint8Array, pause: Pause, crc = 0): Promise<numb
  * (fresh memory faulted in and copied); a file handle writes the parts as they are.
  */
 export async function encodeTableParts(t: FileTable, pause: Pause): Promise<Buffer[]> {
+    const body = tableBody(t, await encodeNames(t.names, pause));
+    let crc = 0;
+    for (const part of body) crc = await crcInSlices(part, pause, crc);
+    return [tableHeader(t, body[body.length - 1]!.length, crc), ...body];
+}
+
+/** The body's parts of {@link encodeTableParts} in file order, views of `t`'s columns; the last two are the flags and the names' bytes `names`. */
+export function tableBody(t: FileTable, names: Buffer): Buffer[] {
     const n = t.names.length;
-    const names = await encodeNames(t.names, pause);
     const g = t.grams;
-    const header = Buffer.alloc(TABLE_HEADER);
-    TABLE_MAGIC.copy(header, 0);
-    header.writeUInt32LE(FORMAT_VERSION, 8);
-    header.writeUInt32LE(n, 12);
-    header.writeDoubleLE(names.length, 16);
-    header.writeUInt32LE(g.keys.length, 24);
-    header.writeUInt32LE(g.ids.length, 28);
     const view = (a: ArrayBufferView, bytes: number): Buffer => Buffer.from(a.buffer, a.byteOffset, bytes);
-    const body = [
+    return [
         view(t.size, n * 8),
         view(t.mtime, n * 8),
         view(t.birthtime, n * 8),
@@ -129,11 +129,20 @@ export async function encodeTableParts(t: FileTable, pause: Pause): Promise<Buff
         view(t.flags, n),
         names,
     ];
-    let crc = 0;
-    for (const part of body) crc = await crcInSlices(part, pause, crc);
+}
+
+/** The header of `t`'s table file, its names `namesBytes` long and its body's CRC-32 `crc`; `idCount`: its name lists' ids (`t`'s own, unless they were dropped). */
+export function tableHeader(t: FileTable, namesBytes: number, crc: number, idCount = t.grams.ids.length): Buffer {
+    const header = Buffer.alloc(TABLE_HEADER);
+    TABLE_MAGIC.copy(header, 0);
+    header.writeUInt32LE(FORMAT_VERSION, 8);
+    header.writeUInt32LE(t.names.length, 12);
+    header.writeDoubleLE(namesBytes, 16);
+    header.writeUInt32LE(t.grams.keys.length, 24);
+    header.writeUInt32LE(idCount, 28);
     header.writeUInt32LE(crc, 32);
     header.writeUInt32LE(crc32(header.subarray(0, TABLE_HEADER - 4)), TABLE_HEADER - 4);
-    return [header, ...body];
+    return header;
 }
 
 /** The bytes of {@link encodeTableParts} as one buffer. */
@@ -194,7 +203,7 @@ export function tableIdsOffset(t: FileTable): number {
 const COPY_SLICE = 1 << 20;
 
 /**
- * `t` with its columns copied out of the buffer it was decoded from and without its name posting
+ * `t` with its columns and names copied out of the buffer it was decoded from and without its name posting
  * lists' ids (read from the file instead, name-ids.ts): the buffer, with the names' bytes and the
  * ids, can then be freed. Copied {@link COPY_SLICE} bytes at a time, with `pause` between them
  * (Perf: a column of ten times the Linux tree is 6.7 MB, 10-30 ms of copying on a loaded machine).
@@ -211,7 +220,7 @@ export async function compactTable(t: FileTable, pause: Pause): Promise<FileTabl
         return c;
     };
     return {
-        names: t.names,
+        names: await t.names.compacted(pause),
         parent: await copy(t.parent),
         kind: await copy(t.kind),
         flags: await copy(t.flags),

@@ -1,4 +1,5 @@
 import { forEachFoldedByte, LOWER_BYTES as LOWER } from '../../search/shared/fold.js';
+import { GramSlots } from './gram-slots.js';
 import type { MaskedList } from './posting-codec.js';
 
 /**
@@ -61,21 +62,16 @@ const locBit = (pos: number): number => 1 << (pos & 7);
 
 /**
  * A file's distinct grams with their packed masks, in order of first occurrence, made one file at
- * a time on a build thread. Memory: a slot per possible gram, set back to zero at the file's grams
- * after each file (even when it fails): for ASCII bytes (each below 0x80) over 7-bit packed grams,
- * 4 MiB; for decoded text over all 2^24 grams, the table `fullTable` gives (a build thread lends
- * its counting table, all zero between its uses) or one of 32 MiB made at the first such file.
+ * a time on a build thread. Memory: for ASCII bytes (each below 0x80) over 7-bit packed grams, a
+ * slot per possible gram (4 MiB), set back to zero at the file's grams after each file (even when
+ * it fails); for decoded text over all 2^24 grams, a map that grows with the file's grams
+ * (gram-slots.ts), not a table of 32 MiB whose pages stay resident.
  * Perf: the ASCII table is 8 times denser than the full one (fewer cache and TLB misses): this
  * pass took a third less time on the Linux tree's sources.
  */
 export class MaskedGrams {
-    readonly #fullTable: (() => Uint16Array | Uint32Array) | undefined;
     #ascii: Uint16Array | null = null;
-    #table: Uint16Array | null = null;
-
-    constructor(fullTable?: () => Uint16Array | Uint32Array) {
-        this.#fullTable = fullTable;
-    }
+    #slots: GramSlots | null = null;
 
     /** The last file's grams and masks: `grams[0..count)`, `masks[0..count)` (views reused by the next file). */
     grams = new Uint32Array(1 << 14);
@@ -110,23 +106,26 @@ export class MaskedGrams {
 
     /** Decoded text, folded and encoded as fold.ts's forEachGram does. */
     text(text: string): void {
-        const t = this.#fullTable?.() ?? (this.#table ??= new Uint16Array(1 << 24));
+        const m = (this.#slots ??= new GramSlots());
         this.count = 0;
         let w = 0;
         let pos = 0;
+        // The previous gram's slot: a later slot() may move the slots, but only after it is used.
         let prev = -1;
         try {
             forEachFoldedByte(text, (b) => {
-                if (prev >= 0) t[prev] = t[prev]! | (NEXT_BIT[b]! << 8);
+                if (prev >= 0) m.values[prev] = m.values[prev]! | (NEXT_BIT[b]! << 8);
                 w = ((w << 8) | b) & 0xffffff;
                 if (++pos >= 3) {
-                    if (t[w] === 0) this.#add(w);
-                    t[w] = t[w]! | locBit(pos - 3);
-                    prev = w;
+                    const s = m.slot(w);
+                    if (m.added) this.#add(w);
+                    m.values[s] = m.values[s]! | locBit(pos - 3);
+                    prev = s;
                 }
             });
         } finally {
-            this.#collect(t);
+            for (let i = 0; i < this.count; i++) this.masks[i] = m.values[m.slot(this.grams[i]!)]!;
+            m.clear();
         }
     }
 
@@ -141,7 +140,7 @@ export class MaskedGrams {
     }
 
     /** The masks of the file's grams, their slots cleared for the next file. */
-    #collect(t: Uint16Array | Uint32Array): void {
+    #collect(t: Uint16Array): void {
         for (let i = 0; i < this.count; i++) {
             const g = this.grams[i]!;
             this.masks[i] = t[g]!;

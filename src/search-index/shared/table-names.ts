@@ -1,34 +1,34 @@
 /**
- * The file table's names (format.ts): held as one string rather than a string each, and encoded
- * or decoded in slices, so that a large tree's names neither weigh on the host's garbage
- * collector nor hold its event loop while a table is written or read.
+ * The file table's names (format.ts): held as their bytes, as the table file stores them, with
+ * where each one starts, rather than as strings; each name is decoded when it is asked for. Perf:
+ * a large tree's names as strings (one each, or one joined string of 10 MB at ten times the Linux
+ * tree) would live on the host's heap, slow its scavenges and set off a full collection of 50 ms
+ * or more while a built table is decoded; as bytes they are outside that heap and decoding a table
+ * only finds the NULs.
  */
 
-import { bytesOf, decodeName } from '../../print/shared/byte-names.js';
+import { bytesOf, decodeName, hasEscapedBytes } from '../../print/shared/byte-names.js';
 
 /** Called between slices of work; a caller on the main thread yields to the event loop there. */
 export type Pause = () => Promise<void>;
 
-/** Names encoded or decoded between two calls of a {@link Pause}. */
-const NAME_SLICE = 4096;
-/** Bytes of names decoded between two calls of a {@link Pause} (cut at the next NUL). */
+/** Bytes of names looked through (for their NULs) or copied between two calls of a {@link Pause}. */
 const NAME_BYTES_SLICE = 64 * 1024;
-const NUL = Buffer.from([0]);
+const REPLACEMENT = '\uFFFD';
 
 /**
- * The entries' names, held as one string: name `i` is the text between the `i`-th and the
- * `i + 1`-th NUL (names never hold one), a name cut from the text when it is asked for. Perf:
- * the Linux tree's 84k names as strings of their own would survive the host's scavenges (young
- * objects copied one by one) and hold its event loop for 10-12 ms each during a build.
+ * The entries' names: name `i` is the bytes between the `i`-th and the `i + 1`-th NUL of
+ * {@link bytes} (names never hold one): UTF-8, a byte that is not part of valid UTF-8 as itself
+ * (print/shared/byte-names.ts), so a name decodes to the string the walk listed.
  */
 export class Names {
-    /** The names joined by NUL. */
-    readonly text: string;
-    /** Where each name starts in {@link text} (UTF-16 code units), and one past the last one's NUL. */
+    /** The names' bytes joined by NUL. */
+    readonly bytes: Buffer;
+    /** Where each name starts in {@link bytes}, and the last one's end plus one. */
     readonly #starts: Uint32Array;
 
-    private constructor(text: string, starts: Uint32Array) {
-        this.text = text;
+    private constructor(bytes: Buffer, starts: Uint32Array) {
+        this.bytes = bytes;
         this.#starts = starts;
     }
 
@@ -38,15 +38,19 @@ export class Names {
         let at = 0;
         for (let i = 0; i < list.length; i++) {
             starts[i] = at;
-            at += list[i]!.length + 1;
+            const name = list[i]!;
+            at += (hasEscapedBytes(name) ? bytesOf(name).length : Buffer.byteLength(name, 'utf8')) + 1;
         }
         starts[list.length] = at;
-        return new Names(list.join('\0'), starts);
-    }
-
-    /** The names in `text`, joined by NUL, `count` of them, starting at `starts` (see {@link decodeNames}). */
-    static fromText(text: string, starts: Uint32Array): Names {
-        return new Names(text, starts);
+        const bytes = Buffer.allocUnsafeSlow(Math.max(0, at - 1));
+        for (let i = 0; i < list.length; i++) {
+            const name = list[i]!;
+            const from = starts[i]!;
+            if (hasEscapedBytes(name)) bytesOf(name).copy(bytes, from);
+            else bytes.write(name, from, 'utf8');
+            if (i + 1 < list.length) bytes[starts[i + 1]! - 1] = 0;
+        }
+        return new Names(bytes, starts);
     }
 
     get length(): number {
@@ -55,28 +59,52 @@ export class Names {
 
     /** Name `i` (0 ≤ i < {@link length}). */
     get(i: number): string {
-        return this.text.slice(this.#starts[i]!, this.#starts[i + 1]! - 1);
+        const a = this.#starts[i]!;
+        const b = this.#starts[i + 1]! - 1;
+        const s = this.bytes.toString('utf8', a, b);
+        // Node decodes an invalid byte as U+FFFD: such a name is decoded byte for byte.
+        return s.includes(REPLACEMENT) ? decodeName(this.bytes.subarray(a, b)) : s;
     }
 
     /**
-     * Name `i` compared with `name` by UTF-16 code units (negative: name `i` sorts first), without
-     * making a string of name `i`.
+     * Name `i` compared with `name` by UTF-16 code units (negative: name `i` sorts first); an
+     * ASCII name is compared in place, byte by byte, without making a string of it.
      */
     compare(i: number, name: string): number {
-        const text = this.text;
+        const bytes = this.bytes;
         const a = this.#starts[i]!;
         const len = this.#starts[i + 1]! - 1 - a;
         const n = Math.min(len, name.length);
         for (let k = 0; k < n; k++) {
-            const d = text.charCodeAt(a + k) - name.charCodeAt(k);
-            if (d !== 0) return d;
+            const x = bytes[a + k]!;
+            const c = name.charCodeAt(k);
+            // UTF-8 bytes order as code points, not as UTF-16 code units: past ASCII, as strings.
+            if (x >= 0x80 || c >= 0x80) return compareUnits(this.get(i), name);
+            if (x !== c) return x - c;
         }
+        // One is a prefix of the other, ASCII up to there: the shorter sorts first.
         return len - name.length;
     }
 
     /** Names `[from, to)` joined by NUL. */
     joined(from: number, to: number): string {
-        return this.text.slice(this.#starts[from]!, this.#starts[to]! - 1);
+        return decodeName(this.bytes.subarray(this.#starts[from]!, Math.max(this.#starts[from]!, this.#starts[to]! - 1)));
+    }
+
+    /** The same names in memory of their own ({@link bytes} may be a view of a larger buffer, then freed), copied in slices with `pause` between them. */
+    async compacted(pause: Pause): Promise<Names> {
+        const src = this.bytes;
+        const bytes = Buffer.allocUnsafeSlow(src.length);
+        for (let at = 0; at < src.length; at += NAME_BYTES_SLICE) {
+            src.copy(bytes, at, at, Math.min(src.length, at + NAME_BYTES_SLICE));
+            await pause();
+        }
+        return new Names(bytes, this.#starts);
+    }
+
+    /** The names in `bytes`, joined by NUL, starting at `starts` (see {@link decodeNames}). */
+    static fromBytes(bytes: Buffer, starts: Uint32Array): Names {
+        return new Names(bytes, starts);
     }
 
     *[Symbol.iterator](): IterableIterator<string> {
@@ -84,28 +112,28 @@ export class Names {
     }
 }
 
-/** The names joined by NUL as UTF-8, {@link NAME_SLICE} names between two calls of `pause`. */
-export async function encodeNames(names: Names, pause: Pause): Promise<Buffer> {
-    const parts: Buffer[] = [];
-    for (let i = 0; i < names.length; i += NAME_SLICE) {
-        if (i > 0) parts.push(NUL);
-        // A name that is not UTF-8 is stored as its bytes (print/shared/byte-names.ts).
-        parts.push(bytesOf(names.joined(i, Math.min(names.length, i + NAME_SLICE))));
-        await pause();
+/** `a` compared with `b` by UTF-16 code units. */
+function compareUnits(a: string, b: string): number {
+    const n = Math.min(a.length, b.length);
+    for (let k = 0; k < n; k++) {
+        const d = a.charCodeAt(k) - b.charCodeAt(k);
+        if (d !== 0) return d;
     }
-    return Buffer.concat(parts);
+    return a.length - b.length;
+}
+
+/** The names' bytes joined by NUL, as the table file stores them (a view, not a copy). */
+export async function encodeNames(names: Names, _pause: Pause): Promise<Buffer> {
+    return names.bytes;
 }
 
 /**
- * The names in `bytes[from, to)` (UTF-8, joined by NUL): those of `toString('utf8', from, to).split('\0')`,
- * decoded in pieces of about {@link NAME_BYTES_SLICE} bytes cut at a NUL (which UTF-8 uses for
- * U+0000 alone, so no character is cut), with `pause` between them.
+ * The names in `bytes[from, to)` (joined by NUL): those of `toString('utf8', from, to).split('\0')`,
+ * a view of `bytes` (not a copy), its NULs found {@link NAME_BYTES_SLICE} bytes between two calls of `pause`.
  */
 export async function decodeNames(bytes: Buffer, from: number, to: number, pause: Pause): Promise<Names> {
-    const pieces: string[] = [];
     let starts = new Uint32Array(1024);
     let n = 0;
-    let base = 0;
     const startAt = (at: number): void => {
         if (n === starts.length) {
             const grown = new Uint32Array(starts.length * 2);
@@ -114,22 +142,14 @@ export async function decodeNames(bytes: Buffer, from: number, to: number, pause
         }
         starts[n++] = at;
     };
-    for (let at = from; ; ) {
-        let cut = to;
-        if (at + NAME_BYTES_SLICE < to) {
-            const nul = bytes.indexOf(0, at + NAME_BYTES_SLICE);
-            if (nul !== -1 && nul < to) cut = nul;
-        }
-        let piece = bytes.toString('utf8', at, cut);
-        if (piece.includes('\uFFFD')) piece = decodeName(bytes.subarray(at, cut));
-        pieces.push(piece);
-        startAt(base);
-        for (let nul = piece.indexOf('\0'); nul !== -1; nul = piece.indexOf('\0', nul + 1)) startAt(base + nul + 1);
-        base += piece.length + 1;
-        if (cut >= to) break;
-        at = cut + 1;
+    const view = bytes.subarray(from, to);
+    startAt(0);
+    for (let at = 0; at < view.length; ) {
+        const stop = Math.min(view.length, at + NAME_BYTES_SLICE);
+        for (let nul = view.indexOf(0, at); nul !== -1 && nul < stop; nul = view.indexOf(0, nul + 1)) startAt(nul + 1);
+        at = stop;
         await pause();
     }
-    startAt(base);
-    return Names.fromText(pieces.join('\0'), starts.slice(0, n));
+    startAt(view.length + 1);
+    return Names.fromBytes(view, starts.slice(0, n));
 }

@@ -127,8 +127,8 @@ describe('index file table', () => {
         }
     });
 
-    it('names held as one string give back each name, with empty, accented and astral ones and none at all', () => {
-        for (const list of [[], [''], ['', ''], ['a', '', 'é', '😀x', ''], ['root', ...Array.from({ length: 5000 }, (_, i) => `n${i}-日本`)]]) {
+    it('names held as bytes give back each name, with empty, accented, astral and escaped ones and none at all', () => {
+        for (const list of [[], [''], ['', ''], ['a', '', 'é', '😀x', ''], ['caf\udce9.txt', 'café', 'caf', '\uFFFD', 'x\udcff\udc80y', 'ASCII'], ['root', ...Array.from({ length: 5000 }, (_, i) => `n${i}-日本`)]]) {
             const names = Names.of(list);
             expect(names.length).toBe(list.length);
             expect([...names]).toEqual(list);
