@@ -97,6 +97,7 @@ export class Engine implements TaskRunner {
     /** The search backends, asked in order (see backend.ts); none: every search walks. */
     readonly backends: readonly SearchBackend[];
     #pool: Piscina | undefined;
+    #closes = 0;
     /** Stops noting new workers' exits for the pool's descriptor ledger. */
     #ledgerOff: (() => void) | undefined;
     /** Tasks waiting for a thread and those running. */
@@ -225,8 +226,14 @@ export class Engine implements TaskRunner {
         return readMany(this, items, opts);
     }
 
+    /** How many times {@link close} was called (see TaskRunner.closes). */
+    get closes(): number {
+        return this.#closes;
+    }
+
     /** Stops the pool (running tasks are terminated). The engine can be used again; a new pool then starts. */
     async close(): Promise<void> {
+        this.#closes++;
         this.#tasks.close();
         const pool = this.#pool;
         this.#pool = undefined;

@@ -67,9 +67,12 @@ export class SearchRun {
     #reject!: (err: unknown) => void;
     #timer: ReturnType<typeof setTimeout> | undefined;
     #onAbort = (): void => void this.#finish('aborted');
+    /** The engine's closes when this search began: a task failing after another one was terminated by the close. */
+    readonly #closes: number;
 
     constructor(engine: TaskRunner, search: PreparedSearch, timeoutMs: number, signal: AbortSignal | undefined, hooks: RunHooks = {}) {
         this.#engine = engine;
+        this.#closes = engine.closes;
         this.#search = search;
         this.#timeoutMs = timeoutMs;
         this.#signal = signal;
@@ -210,6 +213,8 @@ export class SearchRun {
         const walk = this.#walk!;
         const ending = this.#stop !== null;
         if (ending && this.#stop !== 'timeout' && this.#stop !== 'aborted') return;
+        // The engine was closed under the search (its threads terminated): partial, and said so.
+        if (!res.ok && this.#engine.closes !== this.#closes) return void this.#finish('aborted');
         if (!res.ok) {
             // A task that failed as a whole (a crashed worker): its directories are reported, the walk goes on.
             for (const node of nodes) {

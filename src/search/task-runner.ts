@@ -22,6 +22,8 @@ export interface TaskRunner {
     readonly maxThreads: number;
     /** Tasks waiting for a thread (of any call). */
     readonly waiting: number;
+    /** How many times the pool was closed: a task of a call begun before a close failed because of it. */
+    readonly closes: number;
     /** Runs `task` on the pool as soon as a thread is free for it. */
     run<T>(task: object, options?: RunOptions): Promise<T>;
     /** The first backend's walk of `search`, or `null` for the scan path. */
