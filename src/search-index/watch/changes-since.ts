@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { BackgroundTasks } from '../../engine/background-pool.js';
+import { BACKGROUND_NICE, BackgroundTasks } from '../../engine/background-pool.js';
 import { newCheckQueue } from '../shared/check-queue.js';
 import type { IndexCheckResult, IndexCheckTask } from '../shared/protocol.js';
 import { Turns } from '../../engine/turns.js';
@@ -13,16 +13,20 @@ import { Turns } from '../../engine/turns.js';
 /**
  * What changed under `task.root` since the table `task.table` was made, compared on threads of
  * the background pool (two where there are two CPUs: the check is what a reopened index waits
- * for before it answers), at the build's priority (src/engine/background-pool.ts: the engine's
- * threads would keep the check's memory, tens of MB for a large tree). The threads share one
- * queue of directories (check-queue.ts).
+ * for before it answers; the engine's threads would keep the check's memory, tens of MB for a
+ * large tree). The threads share one queue of directories (check-queue.ts).
+ *
+ * Priority: `nice` (the searches' own when searches are waiting, else {@link BACKGROUND_NICE}),
+ * never SCHED_IDLE. The index answers nothing until the check ends, so the check is on the path
+ * to "ready": under SCHED_IDLE it got no CPU while anything else ran (25-31 s for ten copies of
+ * the Linux tree at load 8-16, of some 10 s of CPU); at nice 10 the host's thread still goes first.
  * @throws Error when the check fails.
  */
-export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'queue'>): Promise<{ changed: string[]; dirTimes: string[] }> {
+export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'queue' | 'idle'>, nice = BACKGROUND_NICE): Promise<{ changed: string[]; dirTimes: string[] }> {
     const threads = Math.min(2, os.availableParallelism());
     const queue = newCheckQueue();
     const tasks = new BackgroundTasks(threads);
-    const results = (await Promise.all(Array.from({ length: threads }, () => tasks.run({ op: 'index-check', ...task, queue } satisfies IndexCheckTask)))) as IndexCheckResult[];
+    const results = (await Promise.all(Array.from({ length: threads }, () => tasks.run({ op: 'index-check', ...task, queue } satisfies IndexCheckTask, { sharedNice: nice })))) as IndexCheckResult[];
     const changed: string[] = [];
     const dirTimes: string[] = [];
     for (const res of results) {
