@@ -61,7 +61,8 @@ export async function runIndexCheck(task: IndexCheckTask): Promise<IndexCheckRes
                 queue.done();
             }
         }
-        const stored = await decodeTable(fs.readFileSync(task.table), task.table, async () => undefined);
+        const bytes = task.tableBytes === undefined ? fs.readFileSync(task.table) : Buffer.from(task.tableBytes);
+        const stored = await decodeTable(bytes, task.table, async () => undefined);
         const check = new Check(task, stored, at, queue, gate);
         for (let d = queue.take(); d !== null; d = queue.take()) {
             try {

@@ -130,6 +130,12 @@ describe('the tree check', () => {
         expect(r).toMatchObject({ ok: false, code: 'check_failed' });
         if (!r.ok) expect(r.message).toMatch(/checksum/);
         await expect(changesSince({ root, skipDirs: SKIP, maxEntries: 100, table })).rejects.toThrow(/more than 100 entries/);
+        // The table read once for the pool's threads: a table gone fails the check, and so does a damaged one.
+        await expect(changesSince({ root, skipDirs: SKIP, maxEntries: 100_000, table: `${table}.gone` })).rejects.toThrow(/ENOENT/);
+        const damagedAgain = path.join(os.tmpdir(), `lcf-check-damaged-pooled-${process.pid}.bin`);
+        fs.writeFileSync(damagedAgain, bytes);
+        await expect(changesSince({ root, skipDirs: SKIP, maxEntries: 100_000, table: damagedAgain })).rejects.toThrow(/checksum/);
+        fs.rmSync(damagedAgain);
         // Nothing on disk changed.
         expect(fs.readdirSync(root).sort()).toEqual(before);
     }, 60_000);
