@@ -62,7 +62,7 @@ export async function watchAndFind(ctx: ReopenContext, m: Manifest | null, watch
     const listedFrom = c.seq;
     if (watch && !c.watching && c.watcher === 'inotify' && m !== null) {
         const gate = newCrawlGate();
-        // The crawl's first step, before it yields: the root watched. The check waits on the gate anyway.
+        // The check's threads wait on the gate: nothing is compared before the crawl has watched it.
         const subscribing = c.subscribe(ctx.skipDirs, m.skippedDirs, gate);
         listing = listedSince(ctx, m.gen, gate);
         listing.catch(() => undefined);
