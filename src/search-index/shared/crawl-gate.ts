@@ -99,7 +99,8 @@ export class CrawlGate {
             if (state !== CRAWLING) return state === WATCHED;
             this.#take();
             if (this.#names.has(name)) return true;
-            Atomics.wait(this.#q, VERSION, version);
+            // Bounded, as the check queue's waits: a thread being terminated is never left asleep.
+            Atomics.wait(this.#q, VERSION, version, 100);
         }
     }
 
