@@ -1,11 +1,11 @@
 /**
- * `npm run bench -- reopen --work DIR [--tree DIR] [--changed 100] [--runs 3]`: how long a fresh
+ * `npm run bench -- reopen --work DIR [--tree DIR] [--changed 100] [--runs 3] [--only tree]`: how long a fresh
  * process takes to reopen the index an `index-queries --keep --work DIR` run left in `DIR/index`
  * (the tree is `DIR/tree`, else the kernel tree) after `--changed` files changed while no process
  * watched, with the inotify watcher (no snapshot: the tree is checked against the stored table).
  * Each run alternates two fresh processes: the tree check (workers/search-index/index-check.ts)
  * and the walk-and-compare it replaced (`LLM_CHAT_FILE_NATIVE_AT=0`: no statx, so the check
- * falls back to it). Prints wall time, the process's CPU time (every thread), paths noted, load.
+ * falls back to it; `--only tree`: the tree check alone). Prints wall time, the process's CPU time (every thread), paths noted, load.
  *
  * The trees are hard links to the kernel corpus: a file is never written in place. A changed file
  * is a new file renamed over the old one (its original kept as a hard link beside the index), and
@@ -99,6 +99,7 @@ export async function reopenMain(argv: string[]): Promise<void> {
     const all: Record<string, RunResult[]> = { 'tree check': [], 'walk-and-compare': [] };
     for (let r = 1; r <= runs; r++) {
         for (const [name, env] of [['walk-and-compare', { LLM_CHAT_FILE_NATIVE_AT: '0' }], ['tree check', {}]] as const) {
+            if (flags.get('only') === 'tree' && name !== 'tree check') continue;
             const load = loadAverages();
             const restore = change(root, files, path.join(work, 'reopen-bench-saved'));
             let out;
@@ -116,6 +117,7 @@ export async function reopenMain(argv: string[]): Promise<void> {
     }
     console.log('');
     for (const [name, rs] of Object.entries(all)) {
+        if (rs.length === 0) continue;
         console.log(`- ${name}: median reopen ${fmtMs(median(rs.map((s) => s.ms)))}, median CPU ${fmtMs(median(rs.map((s) => s.userMs + s.systemMs)))}`);
     }
     console.log(`\nLoad average after: ${loadAverages()}.`);

@@ -2,6 +2,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Changes } from './watch/changes.js';
 import { changesSince } from './watch/changes-since.js';
+import { newCrawlGate } from './shared/crawl-gate.js';
+import { BACKGROUND_NICE } from '../engine/background-pool.js';
 import { Kind } from './shared/format.js';
 import { makePrivate } from './folder.js';
 import { releaseFreedMemory } from '../engine/release-memory.js';
@@ -23,6 +25,8 @@ export interface ReopenContext {
     maxEntries: number;
     /** The tree's changes, with the watcher on. */
     changes: Changes;
+    /** The searches' nice value while searches are waiting (tree-state.ts). */
+    sharedNice?: () => number | undefined;
 }
 
 /** The paths changed since generation `m` was served, and where that came from. @throws Error when the listing fails. */
@@ -45,10 +49,39 @@ export async function changesWhileClosed(ctx: ReopenContext, m: Manifest): Promi
     return { ...listed, from: 'listing' };
 }
 
-/** What differs on disk now from generation `gen`'s table: the tree listed again on a thread (changes-since.ts). */
-export async function listedSince(ctx: ReopenContext, gen: string): Promise<{ changed: string[]; dirTimes: string[] }> {
+/**
+ * The watcher started and what changed while no process watched found, for {@link changesWhileClosed}.
+ * Perf: with the inotify watcher (no snapshot) the tree check runs alongside its crawl and
+ * compares each of the root's subdirectories once the crawl has watched it (crawl-gate.ts),
+ * rather than after the whole crawl. `listedFrom`: the changes' sequence number the table is
+ * brought up to, taken before the crawl begins (a loss during the crawl is after it).
+ */
+export async function watchAndFind(ctx: ReopenContext, m: Manifest | null, watch: boolean, open: () => boolean): Promise<{ usable: boolean; listedFrom: number; changed: Promise<Awaited<ReturnType<typeof changesWhileClosed>> | null> | null }> {
+    const c = ctx.changes;
+    let listing: ReturnType<typeof listedSince> | null = null;
+    const listedFrom = c.seq;
+    if (watch && !c.watching && c.watcher === 'inotify' && m !== null) {
+        const gate = newCrawlGate();
+        // The check's threads wait on the gate: nothing is compared before the crawl has watched it.
+        const subscribing = c.subscribe(ctx.skipDirs, m.skippedDirs, gate);
+        listing = listedSince(ctx, m.gen, gate);
+        listing.catch(() => undefined);
+        await subscribing;
+    } else if (watch && !c.watching) await c.subscribe(ctx.skipDirs, m?.skippedDirs ?? null);
+    // Nothing is served yet and the changes are found after: a crawl of its own, by path.
+    else if (m !== null && c.byName) await c.watchByPath(m.skippedDirs, 'fresh').catch(() => undefined);
+    // By name, files named like skipped directories go unreported; another index's crawl may miss more: never served so.
+    const usable = open() && (!watch || (c.watching && !c.byName && !c.sharedCrawl));
+    if (m === null || !usable) return { usable, listedFrom: c.seq, changed: null };
+    const changed = listing !== null ? listing.then((r) => ({ ...r, from: 'listing' as const })) : changesWhileClosed(ctx, m);
+    return { usable, listedFrom: listing !== null ? listedFrom : c.seq, changed: changed.catch(() => null) };
+}
+
+/** What differs on disk now from generation `gen`'s table: the tree listed again on a thread (changes-since.ts); `gate`: alongside the watcher's crawl. */
+export async function listedSince(ctx: ReopenContext, gen: string, gate?: SharedArrayBuffer): Promise<{ changed: string[]; dirTimes: string[] }> {
     try {
-        return await changesSince({ root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, table: path.join(ctx.dir, gen, 'table.bin') });
+        const task = { root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, table: path.join(ctx.dir, gen, 'table.bin') };
+        return await changesSince(gate === undefined ? task : { ...task, gate }, ctx.sharedNice?.() ?? BACKGROUND_NICE);
     } finally {
         await releaseFreedMemory();
     }

@@ -6,7 +6,7 @@ import { Changes } from './watch/changes.js';
 import { needsMerge, SegmentMerge } from './merge.js';
 import { IndexFormatError } from './shared/format.js';
 import { changesAllow, planSearch } from './plan.js';
-import { changesWhileClosed, checkDirTimes, listedSince, saveForNextProcess, stillChanged } from './reopen.js';
+import { checkDirTimes, listedSince, saveForNextProcess, stillChanged, watchAndFind } from './reopen.js';
 import { dropManifest, loadStored, openIndexFolder, readManifest, takeLock } from './store.js';
 import type { IndexState, IndexStatus, ResolvedTreeOptions, TreeIndexOptions } from './status.js';
 import { buildAndServe, NO_WATCHER } from './tree-build.js';
@@ -108,13 +108,7 @@ export class TreeIndex extends EventEmitter {
         // Perf: the stored table loads while the watcher starts and the changes are found.
         const stored = m === null ? Promise.resolve(null) : loadStored(this.#opts.dir, this.root, this.#opts);
         // The skipped directories the stored generation's walk found are left out by path from the start.
-        if (this.#opts.watch && !this.#changes.watching) await this.#changes.subscribe(this.#opts.skipDirs, m?.skippedDirs ?? null);
-        // Nothing is served yet and the changes are found after: a crawl of its own, by path.
-        else if (m !== null && this.#changes.byName) await this.#changes.watchByPath(m.skippedDirs, 'fresh').catch(() => undefined);
-        // By name, files named like skipped directories go unreported; another index's crawl may miss more: never served so.
-        const usable = this.#s.state !== 'closed' && (!this.#opts.watch || (this.#changes.watching && !this.#changes.byName && !this.#changes.sharedCrawl));
-        const listedFrom = this.#changes.seq;
-        const changed = m !== null && usable ? changesWhileClosed(this.#s.reopenContext(), m).catch(() => null) : null;
+        const { usable, listedFrom, changed } = await watchAndFind(this.#s.reopenContext(), m, this.#opts.watch, () => this.#s.state !== 'closed');
         const [s, c] = await Promise.all([stored, changed]);
         if (s === null || c === null || s.m.gen !== m?.gen || !usable) {
             for (const seg of s?.segs ?? []) seg.close();

@@ -77,7 +77,7 @@ export class TreeState {
 
     /** What finding the changes since a generation needs (reopen.ts). */
     reopenContext(): ReopenContext {
-        return { root: this.root, dir: this.opts.dir, skipDirs: this.opts.skipDirs, maxEntries: this.opts.maxEntries, changes: this.changes };
+        return { root: this.root, dir: this.opts.dir, skipDirs: this.opts.skipDirs, maxEntries: this.opts.maxEntries, changes: this.changes, sharedNice: () => this.sharedNice() };
     }
 
     /** Serves `s` from now on; the segments and table served before are closed. */

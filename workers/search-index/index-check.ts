@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { isDebrisName } from '../../src/fs/shared/debris.js';
 import { osPath } from '../../src/print/shared/byte-names.js';
 import { CheckQueue, newCheckQueue } from '../../src/search-index/shared/check-queue.js';
+import { CrawlGate } from '../../src/search-index/shared/crawl-gate.js';
 import { decodeTable, Flag, Kind, type FileTable } from '../../src/search-index/shared/format.js';
 import type { IndexCheckResult, IndexCheckTask } from '../../src/search-index/shared/protocol.js';
 import { heldAt, type HeldAt } from '../fs/held-at.js';
@@ -33,6 +34,8 @@ function kindOfMode(mode: number): number {
 }
 
 class TooMany extends Error {}
+/** The watcher could not be started: nothing found can be trusted. */
+class Unwatched extends Error {}
 /** The root cannot be walked: failed with the walk's code. */
 class RootFailure extends Error {
     constructor(readonly code: 'not_a_directory' | 'walk_failed', message: string) {
@@ -44,19 +47,23 @@ class RootFailure extends Error {
 export async function runIndexCheck(task: IndexCheckTask): Promise<IndexCheckResult> {
     takeTaskPriority(task);
     const queue = new CheckQueue(task.queue ?? newCheckQueue());
+    const gate = task.gate === undefined ? null : new CrawlGate(task.gate);
     try {
         const at = heldAt();
         if (at.statAt === undefined) {
             const first = queue.take();
             if (first === null) return { ok: true, changed: '', dirTimes: [] };
             try {
+                // No name has a NUL: the whole crawl is waited for.
+                if (gate !== null && !gate.waitFor('\0')) throw new Unwatched();
                 return await runIndexCheckByWalk(task);
             } finally {
                 queue.done();
             }
         }
-        const stored = await decodeTable(fs.readFileSync(task.table), task.table, async () => undefined);
-        const check = new Check(task, stored, at, queue);
+        const bytes = task.tableBytes === undefined ? fs.readFileSync(task.table) : Buffer.from(task.tableBytes);
+        const stored = await decodeTable(bytes, task.table, async () => undefined);
+        const check = new Check(task, stored, at, queue, gate);
         for (let d = queue.take(); d !== null; d = queue.take()) {
             try {
                 check.queued(d.id, d.mtime, d.birthtime);
@@ -69,6 +76,7 @@ export async function runIndexCheck(task: IndexCheckTask): Promise<IndexCheckRes
         queue.fail();
         if (err instanceof TooMany) return { ok: false, code: 'too_many_entries', message: `more than ${task.maxEntries} entries under ${task.root}` };
         if (err instanceof RootFailure) return { ok: false, code: err.code, message: err.message };
+        if (err instanceof Unwatched) return { ok: false, code: 'check_failed', message: `${task.root} could not be watched` };
         return { ok: false, code: 'check_failed', message: err instanceof Error ? err.message : String(err) };
     }
 }
@@ -84,10 +92,11 @@ class Check {
     readonly #at: HeldAt;
     readonly #statAt: NonNullable<HeldAt['statAt']>;
     readonly #queue: CheckQueue;
+    readonly #gate: CrawlGate | null;
     /** The last statAt: mode, size, mtimeMs, birthtimeMs. */
     readonly #st = new Float64Array(4);
 
-    constructor(task: IndexCheckTask, t: FileTable, at: HeldAt, queue: CheckQueue) {
+    constructor(task: IndexCheckTask, t: FileTable, at: HeldAt, queue: CheckQueue, gate: CrawlGate | null) {
         this.#root = task.root;
         this.#skip = new Set(task.skipDirs);
         this.#max = task.maxEntries;
@@ -95,6 +104,15 @@ class Check {
         this.#at = at;
         this.#statAt = at.statAt!;
         this.#queue = queue;
+        this.#gate = gate;
+    }
+
+    /**
+     * Waits until the watcher's crawl has watched the root's subdirectory `name` and all below
+     * it (`''`: the root itself): a change made after its entries are compared is then reported.
+     */
+    #watched(name: string): void {
+        if (this.#gate !== null && !this.#gate.waitFor(name)) throw new Unwatched();
     }
 
     /** Compares the stored directory `id` a thread took from the queue (0: the root), opened by its path. */
@@ -102,6 +120,7 @@ class Check {
         const rel = this.#pathOf(id);
         const abs = rel === '' ? this.#root : `${this.#root}/${rel}`;
         if (id === 0) {
+            this.#watched('');
             // As the walk: the root followed if a link, its modification time alone compared.
             let st: fs.Stats;
             try {
@@ -169,6 +188,7 @@ class Check {
                 continue;
             }
             counted++;
+            if (id === 0 && kind === Kind.Dir) this.#watched(name!);
             const p = rel === '' ? name! : `${rel}/${name}`;
             if (cmp > 0) {
                 this.changed.push(p);

@@ -86,6 +86,13 @@ export interface IndexCheckTask {
      * thread's result holds the directories it compared. Absent: one thread compares them all.
      */
     queue?: SharedArrayBuffer;
+    /**
+     * The watcher's crawl running alongside (crawl-gate.ts `newCrawlGate`): the root and each of
+     * its subdirectories are compared once the crawl has watched them. Absent: all are watched.
+     */
+    gate?: SharedArrayBuffer;
+    /** The bytes of `table`, read once for all threads of the check; absent: the thread reads the file. */
+    tableBytes?: SharedArrayBuffer;
     /** Nice value the thread takes first (the background pool's threads); absent: unchanged. */
     nice?: number;
     /** `false`: at `nice` alone, sharing the CPU with searches (background-pool.ts); else also SCHED_IDLE. */

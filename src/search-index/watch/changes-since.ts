@@ -1,5 +1,6 @@
+import fsp from 'node:fs/promises';
 import os from 'node:os';
-import { BackgroundTasks } from '../../engine/background-pool.js';
+import { BACKGROUND_NICE, BackgroundTasks } from '../../engine/background-pool.js';
 import { newCheckQueue } from '../shared/check-queue.js';
 import type { IndexCheckResult, IndexCheckTask } from '../shared/protocol.js';
 import { Turns } from '../../engine/turns.js';
@@ -13,16 +14,23 @@ import { Turns } from '../../engine/turns.js';
 /**
  * What changed under `task.root` since the table `task.table` was made, compared on threads of
  * the background pool (two where there are two CPUs: the check is what a reopened index waits
- * for before it answers), at the build's priority (src/engine/background-pool.ts: the engine's
- * threads would keep the check's memory, tens of MB for a large tree). The threads share one
- * queue of directories (check-queue.ts).
+ * for before it answers; the engine's threads would keep the check's memory, tens of MB for a
+ * large tree). The threads share one queue of directories (check-queue.ts).
+ *
+ * Priority: `nice` (the searches' own when searches are waiting, else {@link BACKGROUND_NICE}),
+ * never SCHED_IDLE. The index answers nothing until the check ends, so the check is on the path
+ * to "ready": under SCHED_IDLE it got no CPU while anything else ran (25-31 s for ten copies of
+ * the Linux tree at load 8-16, of some 10 s of CPU); at nice 10 the host's thread still goes first.
  * @throws Error when the check fails.
  */
-export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'queue'>): Promise<{ changed: string[]; dirTimes: string[] }> {
+export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'queue' | 'idle' | 'tableBytes'>, nice = BACKGROUND_NICE): Promise<{ changed: string[]; dirTimes: string[] }> {
     const threads = Math.min(2, os.availableParallelism());
     const queue = newCheckQueue();
+    // Perf and memory: the table read once, its columns views of these bytes in every thread
+    // (format.ts), rather than a copy of 74 MB per thread for ten copies of the Linux tree.
+    const tableBytes = threads > 1 ? await readShared(task.table) : undefined;
     const tasks = new BackgroundTasks(threads);
-    const results = (await Promise.all(Array.from({ length: threads }, () => tasks.run({ op: 'index-check', ...task, queue } satisfies IndexCheckTask)))) as IndexCheckResult[];
+    const results = (await Promise.all(Array.from({ length: threads }, () => tasks.run({ op: 'index-check', ...task, queue, ...(tableBytes !== undefined && { tableBytes }) } satisfies IndexCheckTask, { sharedNice: nice })))) as IndexCheckResult[];
     const changed: string[] = [];
     const dirTimes: string[] = [];
     for (const res of results) {
@@ -31,6 +39,24 @@ export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'q
         for (const d of res.dirTimes) dirTimes.push(d);
     }
     return { changed, dirTimes };
+}
+
+/** The bytes of `file` in shared memory. @throws Error when it cannot be read whole. */
+async function readShared(file: string): Promise<SharedArrayBuffer> {
+    const fh = await fsp.open(file, 'r');
+    try {
+        const size = (await fh.stat()).size;
+        const sab = new SharedArrayBuffer(size);
+        const buf = Buffer.from(sab);
+        for (let at = 0; at < size; ) {
+            const { bytesRead } = await fh.read(buf, at, size - at, at);
+            if (bytesRead === 0) throw new Error(`${file}: ended after ${at} of ${size} bytes`);
+            at += bytesRead;
+        }
+        return sab;
+    } finally {
+        await fh.close();
+    }
 }
 
 /** The paths of a NUL-joined list (`''`: none) added to `out`, split in slices between yields. */

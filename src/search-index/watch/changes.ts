@@ -1,4 +1,5 @@
 import { Turns } from '../../engine/turns.js';
+import { CrawlGateWriter } from '../shared/crawl-gate.js';
 import { DirtyTops } from './dirty-tops.js';
 import { inotifyAvailable } from './inotify.js';
 import { isEntryName, relOf, skippedAbove } from './tree-paths.js';
@@ -141,12 +142,16 @@ export class Changes {
     /**
      * Starts watching the tree, directories named in `skipDirs` left out (by path when `known`
      * lists them, where the watcher needs that). Stays off when the watcher cannot run here or
-     * this was unsubscribed. True when its tree was crawled for it.
+     * this was unsubscribed. True when its tree was crawled for it. `gate` is ended either way.
      */
-    async subscribe(skipDirs: readonly string[], known: readonly string[] | null = null): Promise<boolean> {
-        if (this.#watch.watching) return false;
-        this.#skip = new Set(skipDirs.filter(isEntryName));
-        return this.#watch.subscribe(known);
+    async subscribe(skipDirs: readonly string[], known: readonly string[] | null = null, gate?: SharedArrayBuffer): Promise<boolean> {
+        try {
+            if (this.#watch.watching) return false;
+            this.#skip = new Set(skipDirs.filter(isEntryName));
+            return await this.#watch.subscribe(known, gate);
+        } finally {
+            if (gate !== undefined) new CrawlGateWriter(gate).end(this.#watch.watching);
+        }
     }
 
     /** See {@link ParcelWatch.watchByPath}. @throws Error when the new subscription fails. */

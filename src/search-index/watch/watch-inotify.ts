@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { Turns } from '../../engine/turns.js';
+import { CrawlGateWriter } from '../shared/crawl-gate.js';
 import { EACCES, EINTR, ENOENT, ENOSPC, ENOTDIR, IN, openInotify, readEvents, watchLimitMessage, type Inotify } from './inotify.js';
 import type { TreeWatch, WatchSink } from './watch.js';
 import { WatchedDirs, type Dir } from './watched-dirs.js';
@@ -80,8 +81,11 @@ export class InotifyWatch implements TreeWatch {
         return null;
     }
 
-    /** Watches every directory of the tree (skipped names left out). False when it cannot (no inotify, the watch limit). */
-    async subscribe(): Promise<boolean> {
+    /**
+     * Watches every directory of the tree (skipped names left out). False when it cannot (no inotify,
+     * the watch limit). `gate`: what is watched so far, for a tree check run alongside (crawl-gate.ts).
+     */
+    async subscribe(_known?: readonly string[] | null, gate?: SharedArrayBuffer): Promise<boolean> {
         if (this.#closed || this.#ino !== null) return false;
         try {
             this.#ino = openInotify();
@@ -91,7 +95,7 @@ export class InotifyWatch implements TreeWatch {
         this.#incomplete = false;
         this.#limitHit = false;
         this.#queue.push({ parent: null, raw: Buffer.alloc(0), note: false });
-        await this.#pump();
+        await this.#pump(gate === undefined ? undefined : new CrawlGateWriter(gate));
         if (this.#limitHit || this.#closed || this.#dirs.top === null) {
             this.#stop();
             return false;
@@ -196,15 +200,27 @@ export class InotifyWatch implements TreeWatch {
         if (mask & (IN.CREATE | IN.MOVED_TO | IN.ATTRIB) && !dir.children?.has(key) && !this.#sink.skip.has(raw.toString())) this.#queue.push({ parent: dir, raw, note: true });
     }
 
-    /** Watches and lists the queued directories, yielding between them; one run at a time. */
-    #pump(): Promise<void> {
+    /**
+     * Watches and lists the queued directories, yielding between them; one run at a time. With
+     * `gate` (a subscribe's crawl): the queue is a stack, so a root's subdirectory's subtree is
+     * watched whole when the next one is taken, or the stack is empty. Only the crawl's items
+     * count (`note` false): a directory an event brought is pushed above them, ending nothing.
+     */
+    #pump(gate?: CrawlGateWriter): Promise<void> {
         return (this.#adding ??= (async () => {
             const turns = new Turns();
+            let top: Buffer | null = null;
             while (this.#queue.length > 0 && this.#ino !== null) {
                 const { parent, raw, note } = this.#queue.pop()!;
+                if (gate !== undefined && !note && parent !== null && parent === this.#dirs.top) {
+                    if (top !== null) gate.watched(top);
+                    top = raw;
+                }
                 this.#add(parent, raw, note);
+                if (gate !== undefined && parent === null) gate.watched(raw); // the root's own watch: its files
                 if (turns.due) await turns.yield();
             }
+            if (gate !== undefined && top !== null && this.#ino !== null) gate.watched(top);
         })().finally(() => {
             this.#adding = null;
         }));
@@ -240,6 +256,8 @@ export class InotifyWatch implements TreeWatch {
         } catch {
             return;
         }
+        // The root's subdirectories taken in the order the check lists them (it waits for each).
+        if (parent === null) names.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
         for (const e of names) if (e.isDirectory() && !this.#sink.skip.has(e.name)) this.#queue.push({ parent: d, raw: Buffer.from(e.name), note });
     }
 

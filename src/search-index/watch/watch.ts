@@ -32,7 +32,8 @@ export interface TreeWatch {
     readonly reportedSinceCrawl: boolean;
     /** The directories (relative, sorted) left out by path; `null` while left out by name or not watching. */
     readonly leftOut: readonly string[] | null;
-    subscribe(known: readonly string[] | null): Promise<boolean>;
+    /** `gate` (crawl-gate.ts): where the crawl tells a tree check run alongside what is watched so far (the caller ends it). */
+    subscribe(known: readonly string[] | null, gate?: SharedArrayBuffer): Promise<boolean>;
     watchByPath(found: readonly string[], how: 'swap' | 'fresh'): Promise<boolean>;
     renew(): Promise<boolean>;
     checkLeftOut(): void;

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { changesSince } from '../../../src/search-index/watch/changes-since.js';
 import { newCheckQueue } from '../../../src/search-index/shared/check-queue.js';
+import { CrawlGateWriter, newCrawlGate } from '../../../src/search-index/shared/crawl-gate.js';
 import type { IndexCheckResult, IndexCheckTask, IndexWalkResult } from '../../../src/search-index/shared/protocol.js';
 import { runIndexCheck } from '../../../workers/search-index/index-check.js';
 import { runIndexCheckByWalk, runIndexWalk } from '../../../workers/search-index/index-walk.js';
@@ -129,7 +130,56 @@ describe('the tree check', () => {
         expect(r).toMatchObject({ ok: false, code: 'check_failed' });
         if (!r.ok) expect(r.message).toMatch(/checksum/);
         await expect(changesSince({ root, skipDirs: SKIP, maxEntries: 100, table })).rejects.toThrow(/more than 100 entries/);
+        // The table read once for the pool's threads: a table gone fails the check, and so does a damaged one.
+        await expect(changesSince({ root, skipDirs: SKIP, maxEntries: 100_000, table: `${table}.gone` })).rejects.toThrow(/ENOENT/);
+        const damagedAgain = path.join(os.tmpdir(), `lcf-check-damaged-pooled-${process.pid}.bin`);
+        fs.writeFileSync(damagedAgain, bytes);
+        await expect(changesSince({ root, skipDirs: SKIP, maxEntries: 100_000, table: damagedAgain })).rejects.toThrow(/checksum/);
+        fs.rmSync(damagedAgain);
         // Nothing on disk changed.
         expect(fs.readdirSync(root).sort()).toEqual(before);
+    }, 60_000);
+});
+
+describe('the tree check alongside the watcher crawl', () => {
+    it('compares the root and each of its subdirectories only once the crawl has watched them', async () => {
+        const { root, table } = await stored();
+        const gate = newCrawlGate();
+        const w = new CrawlGateWriter(gate);
+        const pending = changesSince({ root, skipDirs: SKIP, maxEntries: 100_000, table, gate });
+        let settled = false;
+        void pending.finally(() => (settled = true)).catch(() => undefined);
+        // Nothing watched yet: the threads have compared nothing, whatever they had time for.
+        fs.writeFileSync(path.join(root, 'top.txt'), 'changed before the root was watched\n');
+        w.watched(new Uint8Array(0));
+        // The root watched, its subdirectories not yet: a change in a queued one and a new one are still seen.
+        fs.writeFileSync(path.join(root, 'big2/sub4/f4.c'), 'changed before big2 was watched\n');
+        fs.mkdirSync(path.join(root, 'newdir'));
+        fs.writeFileSync(path.join(root, 'newdir/n.c'), 'n\n');
+        for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+        expect(settled).toBe(false);
+        const tops = fs.readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+        for (const name of tops.sort()) {
+            if (name === 'same') fs.writeFileSync(path.join(root, 'same/a.c'), 'changed before same was watched\n');
+            w.watched(Buffer.from(name));
+        }
+        const r = await pending;
+        for (const p of ['top.txt', 'big2/sub4/f4.c', 'newdir', 'newdir/n.c', 'same/a.c']) expect(r.changed, p).toContain(p);
+        expect(r.changed).toHaveLength(5);
+        // Every name published, the end not yet told: the check ended all the same.
+        w.end(true);
+    }, 60_000);
+
+    it('ends with the crawl when the watcher could not be started, and fails: nothing found can be trusted', async () => {
+        const { root, table } = await stored();
+        const gate = newCrawlGate();
+        const pending = changesSince({ root, skipDirs: SKIP, maxEntries: 100_000, table, gate });
+        new CrawlGateWriter(gate).watched(new Uint8Array(0));
+        new CrawlGateWriter(gate).end(false);
+        await expect(pending).rejects.toThrow(/could not be watched/);
+        // A crawl that ended with the watcher on lets every subdirectory through, named or not.
+        const done = newCrawlGate();
+        new CrawlGateWriter(done).end(true);
+        expect(await changesSince({ root, skipDirs: SKIP, maxEntries: 100_000, table, gate: done })).toEqual({ changed: [], dirTimes: [] });
     }, 60_000);
 });
