@@ -7,6 +7,7 @@ import type { SearchOutcome, SearchRequest } from '../src/search/shared/types.js
 import { SearchIndex } from '../src/search-index/search-index.js';
 import type { TreeIndex } from '../src/search-index/tree-index.js';
 import { benchArgs, fmtMB, fmtMs, intFlag, kernelTree, machine, median, raiseLimits, REPO, request, loadAverages, type BenchTree } from './common.js';
+import { filesOf, linkedTree, sampleIdentifiers } from './linked-tree.js';
 import { mulberry32 } from './tree.js';
 
 /**
@@ -35,22 +36,6 @@ function shape(o: SearchOutcome): string {
     return JSON.stringify({ hits: o.hits, skipped: o.skipped, tooLarge: o.tooLarge, stop: o.stop });
 }
 
-/** `n` identifiers of 10+ characters from C files of `dir`, sampled with `rand`. */
-function sampleIdentifiers(dir: string, n: number, rand: () => number): string[] {
-    const files = execFileSync('find', [dir, '-name', '*.c', '-type', 'f'], { encoding: 'utf8', maxBuffer: 1 << 28 }).split('\n').filter(Boolean).sort();
-    const out = new Set<string>();
-    while (out.size < n) {
-        const words = fs.readFileSync(files[Math.floor(rand() * files.length)]!, 'latin1').match(/\b[a-z_][a-z0-9_]{9,}\b/g) ?? [];
-        if (words.length > 0) out.add(words[Math.floor(rand() * words.length)]!);
-    }
-    return [...out];
-}
-
-/** Files of `dir` (relative), sorted. */
-function filesOf(dir: string, ext: string): string[] {
-    return execFileSync('find', ['.', '-name', `*${ext}`, '-type', 'f'], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 28 }).split('\n').filter(Boolean).sort();
-}
-
 /** Waits until the tree is ready with fewer changed paths than a rebuild waits for (the index answers again). */
 function waitServing(tree: TreeIndex, limit: number): Promise<number> {
     const t0 = performance.now();
@@ -77,10 +62,8 @@ export async function churnMain(argv: readonly string[]): Promise<void> {
         console.log(s);
         lines.push(s);
     };
-    fs.rmSync(work, { recursive: true, force: true });
-    fs.mkdirSync(root, { recursive: true });
     const t0 = performance.now();
-    for (let k = 0; k < scale; k++) execFileSync('cp', ['-al', kernel.root, path.join(root, `c${k}`)]);
+    linkedTree(kernel.root, work, scale);
     out(`# Churn, ${scale}× the Linux tree (${machine()})\n\nTree: ${scale} hard-linked copies of ${kernel.root} in ${root}, made in ${fmtMs(performance.now() - t0)}.\n`);
 
     const limits = raiseLimits(kernel.largestFile);
@@ -121,7 +104,8 @@ export async function churnMain(argv: readonly string[]): Promise<void> {
         { name: 'mv c0/drivers-moved c0/drivers', run: () => mv('c0/drivers-moved', 'c0/drivers'), tokens: ['churnCheckoutToken7\\b'] },
     ];
 
-    const ids = sampleIdentifiers(path.join(root, 'c0'), perStep * steps.length * 2, rand);
+    const c0 = path.join(root, 'c0');
+    const ids = sampleIdentifiers(filesOf(c0, '.c').map((rel) => path.join(c0, rel)), perStep * steps.length * 2, rand);
     out('| change | change took | searches right after | answered by the index | stale (differ from the scan path) | index median | scan median |\n| --- | --- | --- | --- | --- | --- | --- |');
     let stale = 0;
     let checks = 0;

@@ -150,6 +150,14 @@ export function kernelTree(flags: Map<string, string>): BenchTree {
     };
 }
 
+/** The folder an index-queries run kept (`--work`, required) and the tree its index is of: `--tree`, else its `tree/`, else the Linux tree. */
+export function keptWork(flags: Map<string, string>): { work: string; root: string } {
+    const work = flags.get('work');
+    if (work === undefined) throw new Error('--work DIR: the folder an index-queries run kept (--keep)');
+    const treeDir = path.join(work, 'tree');
+    return { work: path.resolve(work), root: fs.realpathSync(flags.get('tree') ?? (fs.existsSync(treeDir) ? treeDir : kernelTree(flags).root)) };
+}
+
 /** The deterministic synthetic tree (generated once, then reused from the cache). */
 export async function syntheticTree(flags: Map<string, string>): Promise<BenchTree> {
     const { root, manifest } = await ensureTree({

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +6,7 @@ import type { SearchRequest } from '../src/search/shared/types.js';
 import { SearchIndex } from '../src/search-index/search-index.js';
 import type { TreeIndex } from '../src/search-index/tree-index.js';
 import { benchArgs, fmtMB, fmtMs, intFlag, kernelTree, loadAverages, machine, median, raiseLimits, REPO, request, type BenchTree } from './common.js';
+import { filesOf, linkedTree, sampleIdentifiers } from './linked-tree.js';
 import { mulberry32 } from './tree.js';
 
 /**
@@ -41,16 +41,6 @@ function waitRebuilt(tree: TreeIndex): Promise<{ ms: number; state: string }> {
     });
 }
 
-/** `n` identifiers of 10+ characters from C files of `dir`, sampled with `rand`. */
-function sampleIdentifiers(files: readonly string[], n: number, rand: () => number): string[] {
-    const out = new Set<string>();
-    while (out.size < n) {
-        const words = fs.readFileSync(files[Math.floor(rand() * files.length)]!, 'latin1').match(/\b[a-z_][a-z0-9_]{9,}\b/g) ?? [];
-        if (words.length > 0) out.add(words[Math.floor(rand() * words.length)]!);
-    }
-    return [...out];
-}
-
 export async function rebuildMain(argv: readonly string[]): Promise<void> {
     const { flags } = benchArgs(argv);
     const scale = intFlag(flags, 'scale', 1);
@@ -59,15 +49,12 @@ export async function rebuildMain(argv: readonly string[]): Promise<void> {
     const rand = mulberry32(intFlag(flags, 'seed', 1));
     const kernel: BenchTree = kernelTree(flags);
     const work = path.resolve(flags.get('work') ?? path.join(os.tmpdir(), `lcf-rebuild-x${scale}`));
-    const root = path.join(work, 'tree');
     const lines: string[] = [];
     const out = (s: string): void => {
         console.log(s);
         lines.push(s);
     };
-    fs.rmSync(work, { recursive: true, force: true });
-    fs.mkdirSync(root, { recursive: true });
-    for (let k = 0; k < scale; k++) execFileSync('cp', ['-al', kernel.root, path.join(root, `c${k}`)]);
+    const root = linkedTree(kernel.root, work, scale);
     out(`# Rebuild under continuous searches, ${scale}× the Linux tree (${machine()})\n`);
 
     const limits = raiseLimits(kernel.largestFile);
@@ -79,11 +66,7 @@ export async function rebuildMain(argv: readonly string[]): Promise<void> {
     await tree.settled();
     out(`First build: ${fmtMs(performance.now() - b0)} with its merge, ${tree.status().entries} entries, state ${tree.state} (load ${loadAverages()}).\n`);
 
-    const cFiles = execFileSync('find', ['.', '-name', '*.c', '-type', 'f'], { cwd: path.join(root, 'c0'), encoding: 'utf8', maxBuffer: 1 << 28 })
-        .split('\n')
-        .filter(Boolean)
-        .sort()
-        .map((rel) => path.join(root, 'c0', rel));
+    const cFiles = filesOf(path.join(root, 'c0'), '.c').map((rel) => path.join(root, 'c0', rel));
     const ids = sampleIdentifiers(cFiles, 400, rand);
     let next = 0;
     const checkout = (tag: string): void => {

@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchArgs, fmtMs, intFlag, kernelTree, loadAverages, machine, median } from './common.js';
+import { benchArgs, fmtMs, intFlag, keptWork, loadAverages, machine, median } from './common.js';
 
 interface RunResult {
     ms: number;
@@ -83,11 +83,8 @@ function change(root: string, files: readonly string[], saved: string): () => vo
 
 export async function reopenMain(argv: string[]): Promise<void> {
     const { flags } = benchArgs(argv);
-    const work = flags.get('work');
-    if (work === undefined) throw new Error('--work DIR: the folder an index-queries run kept (--keep)');
-    const treeDir = path.join(work, 'tree');
-    const root = fs.realpathSync(flags.get('tree') ?? (fs.existsSync(treeDir) ? treeDir : kernelTree(flags).root));
-    if (flags.has('child')) return child(path.resolve(work), root);
+    const { work, root } = keptWork(flags);
+    if (flags.has('child')) return child(work, root);
     const runs = intFlag(flags, 'runs', 3);
     const n = intFlag(flags, 'changed', 100);
     const net = fs.existsSync(path.join(root, 'c0')) ? path.join(root, 'c0', 'drivers', 'net') : path.join(root, 'drivers', 'net');

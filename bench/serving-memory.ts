@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchArgs, intFlag, kernelTree, machine, loadAverages, MEMORY_PATTERNS } from './common.js';
+import { benchArgs, intFlag, keptWork, machine, loadAverages, MEMORY_PATTERNS } from './common.js';
 
 
 interface Sample {
@@ -45,11 +45,8 @@ async function child(work: string, root: string): Promise<void> {
 
 export async function servingMemoryMain(argv: string[]): Promise<void> {
     const { flags } = benchArgs(argv);
-    const work = flags.get('work');
-    if (work === undefined) throw new Error('--work DIR: the folder an index-queries run kept (--keep)');
-    const treeDir = path.join(work, 'tree');
-    const root = fs.realpathSync(flags.get('tree') ?? (fs.existsSync(treeDir) ? treeDir : kernelTree(flags).root));
-    if (flags.has('child')) return child(path.resolve(work), root);
+    const { work, root } = keptWork(flags);
+    if (flags.has('child')) return child(work, root);
     const runs = intFlag(flags, 'runs', 3);
     const mb = (b: number): string => `${Math.round(b / 1048576)} MB`;
     console.log(`# Serving memory (${machine()}, load average ${loadAverages()})\n`);
