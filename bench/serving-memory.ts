@@ -6,7 +6,6 @@
  * load average; the host's heap and the table's buffers are shown apart from the rest.
  */
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchArgs, intFlag, keptWork, machine, loadAverages, MEMORY_PATTERNS } from './common.js';
