@@ -60,7 +60,7 @@ export async function rebuildMain(argv: readonly string[]): Promise<void> {
     const limits = raiseLimits(kernel.largestFile);
     const tree0: BenchTree = { ...kernel, root: fs.realpathSync(root) };
     let idx!: SearchIndex;
-    const engine = new Engine({ backends: [(e) => (idx = new SearchIndex(e.maxThreads, limits.file.maxFileSize, { dir: path.join(work, 'index'), rebuildAfter: REBUILD_AFTER }))] });
+    const engine = new Engine({ backends: [(e) => (idx = new SearchIndex(e.maxThreads, limits.file.maxFileSize, { dir: path.join(work, 'index'), rebuildAfter: REBUILD_AFTER }, e))] });
     const b0 = performance.now();
     const tree = (await idx.warm(tree0.root, [], [tree0.root]))!;
     await tree.settled();

@@ -190,6 +190,11 @@ export class Engine implements TaskRunner {
         return this.#tasks.waiting;
     }
 
+    /** Tasks running or waiting (of any call): searches, reads, parses under way. */
+    get active(): number {
+        return this.#tasks.active;
+    }
+
     /** True when the pool has been started and not closed. */
     get started(): boolean {
         return this.#pool !== undefined;

@@ -104,6 +104,11 @@ export class TaskQueue {
         return this.#queue.length;
     }
 
+    /** Tasks running or waiting (of any call). */
+    get active(): number {
+        return this.#running.size + this.#queue.length;
+    }
+
     /** Starts waiting tasks while there is room; while some wait, looks again when a running task turns stuck. */
     #drain(): void {
         const now = performance.now();

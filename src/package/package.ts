@@ -4,6 +4,7 @@ import { Engine, type EngineOptions } from '../engine/engine.js';
 import { envBoolean } from '../config/shared/env.js';
 import { FilePool } from '../fs/file-pool.js';
 import { SearchIndex, type SearchIndexOptions } from '../search-index/search-index.js';
+import type { SearchingEngine } from '../search/backend.js';
 import type { ToolShared } from '../tools/base.js';
 import { loadToolClasses, NAVIGATION_TOOL_NAMES, OPTIONAL_TOOL_NAMES, TOOL_NAMES, type FileToolClass } from '../tools/catalog.js';
 import { TUTORIAL } from './tutorial.js';
@@ -120,7 +121,7 @@ export class FileToolPackage extends ToolPackage {
         const maxFileSize = this.fileConfig.maxFileSize;
         let searchIndex: SearchIndex | undefined;
         // The index is the engine's search backend (its builds run on the engine's number of threads).
-        const backends = index === false ? [] : [(e: { maxThreads: number; workerNice: number }) => (searchIndex = new SearchIndex(e.maxThreads, maxFileSize, index === true ? {} : index, e.workerNice))];
+        const backends = index === false ? [] : [(e: SearchingEngine) => (searchIndex = new SearchIndex(e.maxThreads, maxFileSize, index === true ? {} : index, e))];
         this.#ownsEngine = !(options.engine instanceof Engine);
         if (options.engine instanceof Engine) {
             if (index !== false) throw new TypeError('A FileToolPackage with a search index needs an engine of its own: pass engine options, not an Engine.');

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { isInside } from '../access/shared/contain.js';
 import { envString } from '../config/shared/env.js';
 import type { PreparedSearch } from '../search/shared/protocol.js';
-import type { PlannedWalk, SearchBackend, WriteEvent } from '../search/backend.js';
+import type { PlannedWalk, SearchBackend, SearchingEngine, WriteEvent } from '../search/backend.js';
 import { TreeIndex, type IndexStatus } from './tree-index.js';
 
 /**
@@ -53,16 +53,17 @@ export class SearchIndex implements SearchBackend {
     readonly #maxFileSize: number;
     readonly #trees = new Map<string, TreeIndex>();
     #closed = false;
-    readonly #searchNice: number | undefined;
+    readonly #engine: Pick<SearchingEngine, 'workerNice' | 'active'> | undefined;
 
     /**
      * @param threads - threads a build runs on at once (the background pool's, at low priority: build.ts).
      * @param maxFileSize - files above this many bytes are not indexed (the configured `maxFileSize`).
-     * @param searchNice - nice value of the searches' threads (the engine's `workerNice`): a build shares the CPU with searches that keep coming at it.
+     * @param engine - the engine whose searches it answers: a build shares the CPU with its searches
+     *   (at its `workerNice`) while they run or keep coming.
      */
-    constructor(threads: number, maxFileSize: number, options: SearchIndexOptions = {}, searchNice?: number) {
+    constructor(threads: number, maxFileSize: number, options: SearchIndexOptions = {}, engine?: Pick<SearchingEngine, 'workerNice' | 'active'>) {
         this.#threads = threads;
-        this.#searchNice = searchNice;
+        this.#engine = engine;
         this.#maxFileSize = maxFileSize;
         this.#options = options;
         this.dir = path.resolve(options.dir ?? defaultIndexDir());
@@ -81,7 +82,7 @@ export class SearchIndex implements SearchBackend {
             maxFileSize: this.#maxFileSize,
             skipDirs,
             threads: this.#threads,
-            ...(this.#searchNice !== undefined && { searchNice: this.#searchNice }),
+            ...(this.#engine !== undefined && { searchNice: this.#engine.workerNice, searching: () => this.#engine!.active > 0 }),
             ...(this.#options.watch !== undefined && { watch: this.#options.watch }),
             ...(this.#options.watcher !== undefined && { watcher: this.#options.watcher }),
             ...(this.#options.rebuildAfter !== undefined && { rebuildAfter: this.#options.rebuildAfter }),

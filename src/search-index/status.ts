@@ -58,7 +58,9 @@ export interface TreeIndexOptions {
      * keep coming, a build's tasks run at it, sharing the CPU with them, instead of at idle priority.
      */
     searchNice?: number;
+    /** Whether the engine's searches (or other tasks) are under way now: a build then shares the CPU with them. */
+    searching?: () => boolean;
 }
 
 /** {@link TreeIndexOptions} with their defaults filled in. */
-export type ResolvedTreeOptions = Required<Omit<TreeIndexOptions, 'skipDirs' | 'searchNice'>> & { skipDirs: readonly string[]; searchNice?: number };
+export type ResolvedTreeOptions = Required<Omit<TreeIndexOptions, 'skipDirs' | 'searchNice' | 'searching'>> & { skipDirs: readonly string[]; searchNice?: number; searching?: () => boolean };

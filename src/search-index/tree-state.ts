@@ -45,7 +45,8 @@ export class TreeState {
      * the last {@link SEARCHES_RECENT_MS}); `undefined`: idle priority (no search competes).
      */
     sharedNice(): number | undefined {
-        return performance.now() - this.searchedAt < SEARCHES_RECENT_MS ? (this.opts.searchNice ?? DEFAULT_WORKER_NICE) : undefined;
+        const searching = performance.now() - this.searchedAt < SEARCHES_RECENT_MS || this.opts.searching?.() === true;
+        return searching ? (this.opts.searchNice ?? DEFAULT_WORKER_NICE) : undefined;
     }
 
     status(): IndexStatus {

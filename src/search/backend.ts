@@ -41,4 +41,11 @@ export interface WriteEvent {
 }
 
 /** A backend, or a function making one from the engine being built (for backends that size their work by its threads). */
-export type BackendSource = SearchBackend | ((engine: { readonly maxThreads: number; readonly workerNice: number }) => SearchBackend);
+export type BackendSource = SearchBackend | ((engine: SearchingEngine) => SearchBackend);
+
+/** What a backend may know of the engine it serves: its threads, their nice value, and the tasks under way. */
+export interface SearchingEngine {
+    readonly maxThreads: number;
+    readonly workerNice: number;
+    readonly active: number;
+}

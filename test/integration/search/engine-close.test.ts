@@ -37,4 +37,23 @@ describe('Engine.close during a search', () => {
             await e.close();
         }
     }, 180_000);
+
+    it('counts the tasks under way in active (what an index build shares the CPU with)', async () => {
+        const e = new Engine({ maxThreads: 2 });
+        try {
+            const dir = tempDir('lcf-engine-active-');
+            write(dir, 'a/evil.txt', `${'a'.repeat(40_000)}!\n`);
+            expect(e.active).toBe(0);
+            const ac = new AbortController();
+            const pending = e.search(request(dir, { contentPattern: '(a+)+$' }), { timeoutMs: 300_000, signal: ac.signal });
+            for (let i = 0; i < 12_000 && e.active === 0; i++) await new Promise((r) => setTimeout(r, 10));
+            expect(e.active).toBeGreaterThanOrEqual(1);
+            ac.abort();
+            expect((await pending).stop).toBe('aborted');
+            for (let i = 0; i < 12_000 && e.active > 0; i++) await new Promise((r) => setTimeout(r, 10));
+            expect(e.active).toBe(0);
+        } finally {
+            await e.close();
+        }
+    }, 180_000);
 });
