@@ -3,7 +3,6 @@ import path from 'node:path';
 import type { Changes } from './watch/changes.js';
 import { changesSince } from './watch/changes-since.js';
 import { newCrawlGate } from './shared/crawl-gate.js';
-import { BACKGROUND_NICE } from '../engine/background-pool.js';
 import { Kind } from './shared/format.js';
 import { makePrivate } from './folder.js';
 import { releaseFreedMemory } from '../engine/release-memory.js';
@@ -81,7 +80,7 @@ export async function watchAndFind(ctx: ReopenContext, m: Manifest | null, watch
 export async function listedSince(ctx: ReopenContext, gen: string, gate?: SharedArrayBuffer): Promise<{ changed: string[]; dirTimes: string[] }> {
     try {
         const task = { root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, table: path.join(ctx.dir, gen, 'table.bin') };
-        return await changesSince(gate === undefined ? task : { ...task, gate }, ctx.sharedNice?.() ?? BACKGROUND_NICE);
+        return await changesSince(gate === undefined ? task : { ...task, gate }, ctx.sharedNice?.());
     } finally {
         await releaseFreedMemory();
     }

@@ -23,7 +23,7 @@ import { Turns } from '../../engine/turns.js';
  * the Linux tree at load 8-16, of some 10 s of CPU); at nice 10 the host's thread still goes first.
  * @throws Error when the check fails.
  */
-export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'queue' | 'idle' | 'tableBytes'>, nice = BACKGROUND_NICE): Promise<{ changed: string[]; dirTimes: string[] }> {
+export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'queue' | 'idle' | 'tableBytes'>, nice: number = BACKGROUND_NICE): Promise<{ changed: string[]; dirTimes: string[] }> {
     const threads = Math.min(2, os.availableParallelism());
     const queue = newCheckQueue();
     // Perf and memory: the table read once, its columns views of these bytes in every thread
