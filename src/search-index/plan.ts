@@ -119,7 +119,7 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
         gitignore: search.respectGitignore ? [...search.gitignoreAbove] : null,
         policy,
         list,
-        changed: new ChangedEntries(table, changes, relRoot, realOf, search.needTimes),
+        changed: ChangedEntries.of(table, changes, relRoot, realOf, search.needTimes),
         realOf,
         root,
         // Only while the watcher reports changes: a change it noted empties the cache.

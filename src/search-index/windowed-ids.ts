@@ -1,6 +1,6 @@
 import type { CandidateIds } from './candidate-ids.js';
 import type { NgramQuery } from './planner.js';
-import { evaluateQuery, type ListSource, type SegmentLists } from './postings.js';
+import { evaluateQuery, maskedAmong, type ListSource, type SegmentLists } from './postings.js';
 import { decodePostings, PostingCursor, type MaskedList } from './shared/posting-codec.js';
 import { countIn, isListed, lowerBound, union } from './sorted-ids.js';
 
@@ -97,7 +97,7 @@ class SegmentBytes {
             if (l === undefined) memo.set(g, (l = decode(g)));
             return l;
         };
-        return { list: (g) => get(g).ids, masks: (g) => get(g).masks, size: (g) => this.#size(g) };
+        return { list: (g) => get(g).ids, masks: (g) => get(g).masks, among: (g, ids) => maskedAmong(get(g), ids), size: (g) => this.#size(g) };
     }
 }
 

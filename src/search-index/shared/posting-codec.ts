@@ -37,6 +37,40 @@ export function decodePostings(buf: Uint8Array, firstId: number): MaskedList {
 }
 
 /**
+ * The postings of `among` (absolute ids, ascending) that the list's bytes hold, with their masks.
+ * Perf: a gram read after a rarer one only narrows the candidates left, so nothing is allocated
+ * for the list's other postings, and the decoding stops past the last id of `among` (a common
+ * gram's list in a tree ten times the kernel holds some 400,000 postings).
+ */
+export function decodeAmong(buf: Uint8Array, firstId: number, among: Uint32Array): MaskedList {
+    const ids = new Uint32Array(among.length);
+    const masks = new Uint16Array(among.length);
+    let n = 0;
+    let k = 0;
+    let want = among.length > 0 ? among[0]! - firstId : -1;
+    let prev = -1;
+    for (let i = 0; i < buf.length && k < among.length; ) {
+        let v = 0;
+        let shift = 0;
+        let c: number;
+        do {
+            c = buf[i++]!;
+            v += (c & 0x7f) * 2 ** shift;
+            shift += 7;
+        } while (c & 0x80 && i < buf.length);
+        prev += v;
+        while (want < prev && ++k < among.length) want = among[k]! - firstId;
+        if (want === prev) {
+            ids[n] = among[k]!;
+            masks[n++] = (buf[i]! << 8) | buf[i + 1]!;
+            if (++k < among.length) want = among[k]! - firstId;
+        }
+        i += MASK_BYTES;
+    }
+    return { ids: ids.subarray(0, n), masks: masks.subarray(0, n) };
+}
+
+/**
  * A posting list's bytes decoded in ascending id ranges, each posting once however many ranges
  * are asked for: a search that stops early decodes the start of a long list only.
  */

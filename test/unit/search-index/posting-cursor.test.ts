@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodePostings, PostingCursor, putPosting } from '../../../src/search-index/shared/posting-codec.js';
+import { maskedAmong } from '../../../src/search-index/postings.js';
+import { decodeAmong, decodePostings, PostingCursor, putPosting } from '../../../src/search-index/shared/posting-codec.js';
+import { mulberry32 } from '../../../bench/tree.js';
 
 /** The bytes of a posting list of `ids` (ascending, local to `firstId`), each with masks made from its id. */
 function listOf(ids: readonly number[]): Uint8Array {
@@ -35,5 +37,47 @@ describe('posting cursor', () => {
         expect(ids).toEqual(kept.map((x) => x.id));
         expect(masks).toEqual(kept.map((x) => x.m));
         expect(cursor.range(3_000_000, 4_000_000).ids.length).toBe(0);
+    });
+});
+
+describe('postings among candidates', () => {
+    /** `whole`'s postings whose ids are in `among`, by a plain filter. */
+    const filtered = (whole: { ids: Uint32Array; masks: Uint16Array }, among: readonly number[]): { ids: number[]; masks: number[] } => {
+        const keep = new Set(among);
+        const ids: number[] = [];
+        const masks: number[] = [];
+        whole.ids.forEach((id, i) => {
+            if (keep.has(id)) {
+                ids.push(id);
+                masks.push(whole.masks[i]!);
+            }
+        });
+        return { ids, masks };
+    };
+
+    it('keeps exactly the postings of the candidates, with their masks, from the bytes and from a decoded list', () => {
+        const rand = mulberry32(7);
+        for (let round = 0; round < 200; round++) {
+            const firstId = Math.floor(rand() * 50);
+            const local = [...new Set(Array.from({ length: Math.floor(rand() * 300) }, () => Math.floor(rand() * (rand() < 0.5 ? 400 : 3_000_000))))].sort((a, b) => a - b);
+            const bytes = listOf(local);
+            const whole = decodePostings(bytes, firstId);
+            // Candidates: some of the list's ids, some not in it, some below the segment's first id.
+            const among = [...new Set(Array.from({ length: Math.floor(rand() * 80) }, () => (rand() < 0.5 && local.length > 0 ? local[Math.floor(rand() * local.length)]! + firstId : Math.floor(rand() * 3_000_050))))].sort((a, b) => a - b);
+            const want = filtered(whole, among);
+            const fromBytes = decodeAmong(bytes, firstId, Uint32Array.from(among));
+            expect([...fromBytes.ids]).toEqual(want.ids);
+            expect([...fromBytes.masks]).toEqual(want.masks);
+            const fromList = maskedAmong(whole, Uint32Array.from(among));
+            expect([...fromList.ids]).toEqual(want.ids);
+            expect([...fromList.masks]).toEqual(want.masks);
+        }
+    });
+
+    it('finds nothing among no candidates, nor in an empty list', () => {
+        const bytes = listOf([3, 9, 200_000]);
+        expect(decodeAmong(bytes, 0, new Uint32Array(0)).ids.length).toBe(0);
+        expect(decodeAmong(new Uint8Array(0), 0, Uint32Array.from([1, 2])).ids.length).toBe(0);
+        expect([...decodeAmong(bytes, 0, Uint32Array.from([9, 10, 200_000, 200_001])).ids]).toEqual([9, 200_000]);
     });
 });
