@@ -81,3 +81,60 @@ describe('postings among candidates', () => {
         expect([...decodeAmong(bytes, 0, Uint32Array.from([9, 10, 200_000, 200_001])).ids]).toEqual([9, 200_000]);
     });
 });
+
+describe('posting decoding', () => {
+    /** A plain decoder: varints byte by byte, then the two mask bytes. */
+    function reference(buf: Uint8Array, firstId: number): { ids: number[]; masks: number[] } {
+        const ids: number[] = [];
+        const masks: number[] = [];
+        let prev = -1;
+        for (let i = 0; i < buf.length; ) {
+            let v = 0;
+            for (let shift = 0; ; shift += 7) {
+                const c = buf[i++]!;
+                v += (c & 0x7f) * 2 ** shift;
+                if (!(c & 0x80)) break;
+            }
+            prev += v;
+            ids.push(prev + firstId);
+            masks.push((buf[i]! << 8) | buf[i + 1]!);
+            i += 2;
+        }
+        return { ids, masks };
+    }
+
+    it('decodes deltas of one to five bytes, whole and in ranges, as a plain decoder does', () => {
+        const rand = mulberry32(3);
+        for (let round = 0; round < 100; round++) {
+            // Gaps from 1 to about 2^31: every varint length.
+            const local: number[] = [];
+            const ids: number[] = [];
+            for (let v = -1, k = 0; k < Math.floor(rand() * 3000); k++) {
+                v += 1 + Math.floor(rand() ** 6 * 2 ** [7, 14, 21, 28, 31][Math.floor(rand() * 5)]!);
+                if (v >= 2 ** 32 - 1) break;
+                ids.push(v);
+            }
+            local.push(...ids);
+            const bytes = listOf(local);
+            const firstId = Math.floor(rand() * 1000);
+            const want = reference(bytes, firstId);
+            const whole = decodePostings(bytes, firstId);
+            expect([...whole.ids]).toEqual(want.ids);
+            expect([...whole.masks]).toEqual(want.masks);
+            // Ascending ranges with random bounds, some skipped.
+            const cursor = new PostingCursor(bytes, firstId);
+            const got: number[] = [];
+            const kept: number[] = [];
+            let a = 0;
+            while (a < 2 ** 33) {
+                const b = a + Math.floor(rand() ** 4 * 2 ** 33) + 1;
+                const r = cursor.range(a, b);
+                const skip = rand() < 0.2;
+                if (!skip) got.push(...r.ids);
+                for (const x of want.ids) if (x >= a && x < b && !skip) kept.push(x);
+                a = b;
+            }
+            expect(got).toEqual(kept);
+        }
+    });
+});
