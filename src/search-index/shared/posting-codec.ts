@@ -86,7 +86,7 @@ function grow(): void {
 /** The first `n` postings of the scratch room, copied; a room grown for a long list is let go. */
 function copied(n: number): MaskedList {
     const out = { ids: scratchIds.slice(0, n), masks: scratchMasks.slice(0, n) };
-    if (scratchIds.length > 16 * SCRATCH) {
+    if (scratchIds.length > 64 * SCRATCH) {
         scratchIds = new Uint32Array(SCRATCH);
         scratchMasks = new Uint16Array(SCRATCH);
     }
@@ -158,6 +158,51 @@ export class PostingCursor {
         this.#at = i;
         this.#prev = prev;
         return copied(n);
+    }
+
+    /**
+     * The postings in [a, b) whose ids are in `among` (ascending), the cursor moved past [a, b) as
+     * {@link range} moves it. Perf: the window of a gram read after a rarer one keeps only the
+     * candidates left, not every posting of a common gram in it.
+     */
+    rangeAmong(a: number, b: number, among: Uint32Array): MaskedList {
+        const buf = this.#buf;
+        const first = this.#firstId;
+        let k = 0;
+        while (k < among.length && among[k]! < a) k++;
+        const ids = new Uint32Array(among.length - k);
+        const masks = new Uint16Array(ids.length);
+        let want = k < among.length ? among[k]! : Number.POSITIVE_INFINITY;
+        let n = 0;
+        let i = this.#at;
+        let prev = this.#prev;
+        while (i < buf.length) {
+            const v = varintAt(buf, i);
+            const id = prev + v + first;
+            if (id >= b) break;
+            prev += v;
+            i = after;
+            if (id >= want) {
+                while (want < id) want = ++k < among.length ? among[k]! : Number.POSITIVE_INFINITY;
+                if (want === id && id >= a) {
+                    ids[n] = id;
+                    masks[n++] = (buf[i]! << 8) | buf[i + 1]!;
+                    want = ++k < among.length ? among[k]! : Number.POSITIVE_INFINITY;
+                }
+            }
+            i += MASK_BYTES;
+        }
+        this.#at = i;
+        this.#prev = prev;
+        return { ids: ids.subarray(0, n), masks: masks.subarray(0, n) };
+    }
+
+    /** A cursor standing where this one stands, moved on its own. */
+    clone(): PostingCursor {
+        const c = new PostingCursor(this.#buf, this.#firstId);
+        c.#at = this.#at;
+        c.#prev = this.#prev;
+        return c;
     }
 }
 

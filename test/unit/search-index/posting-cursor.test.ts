@@ -138,3 +138,56 @@ describe('posting decoding', () => {
         }
     });
 });
+
+describe('posting ranges among candidates', () => {
+    it('keeps the candidates of each range, moves past the range as a whole range does, and a clone decodes it again', () => {
+        const rand = mulberry32(5);
+        for (let round = 0; round < 100; round++) {
+            const local = [...new Set(Array.from({ length: Math.floor(rand() * 2000) }, () => Math.floor(rand() * 50_000)))].sort((a, b) => a - b);
+            const firstId = Math.floor(rand() * 100);
+            const bytes = listOf(local);
+            const whole = decodePostings(bytes, firstId);
+            const cursor = new PostingCursor(bytes, firstId);
+            for (let a = 0; a < 60_000; ) {
+                const b = a + 1 + Math.floor(rand() * 8000);
+                // Candidates below, within and past the range, some in the list.
+                const among = Uint32Array.from([...new Set(Array.from({ length: Math.floor(rand() * 60) }, () => (rand() < 0.5 && whole.ids.length > 0 ? whole.ids[Math.floor(rand() * whole.ids.length)]! : Math.floor(rand() * 60_000))))].sort((x, y) => x - y));
+                const inRange = [...among].filter((x) => x >= a && x < b);
+                const want = filtered(whole, inRange);
+                const start = cursor.clone();
+                const mode = rand();
+                if (mode < 0.4) {
+                    const got = cursor.rangeAmong(a, b, among);
+                    expect([...got.ids]).toEqual(want.ids);
+                    expect([...got.masks]).toEqual(want.masks);
+                    // The range again from where it started: whole, as range() gives it.
+                    const again = start.range(a, b);
+                    expect([...again.ids]).toEqual([...whole.ids].filter((x) => x >= a && x < b));
+                } else if (mode < 0.7) {
+                    const got = cursor.range(a, b);
+                    expect([...got.ids]).toEqual([...whole.ids].filter((x) => x >= a && x < b));
+                    expect([...start.rangeAmong(a, b, among).ids]).toEqual(want.ids);
+                } else {
+                    // Skipped: the next range starts past it either way.
+                    cursor.rangeAmong(a, b, new Uint32Array(0));
+                }
+                a = b;
+            }
+            expect(cursor.range(0, Number.POSITIVE_INFINITY).ids.length).toBe(0);
+        }
+    });
+});
+
+/** `whole`'s postings whose ids are in `among`, by a plain filter. */
+function filtered(whole: { ids: Uint32Array; masks: Uint16Array }, among: readonly number[]): { ids: number[]; masks: number[] } {
+    const keep = new Set(among);
+    const ids: number[] = [];
+    const masks: number[] = [];
+    whole.ids.forEach((id, i) => {
+        if (keep.has(id)) {
+            ids.push(id);
+            masks.push(whole.masks[i]!);
+        }
+    });
+    return { ids, masks };
+}
