@@ -97,7 +97,7 @@ function copied(n: number): MaskedList {
  * The postings of `among` (absolute ids, ascending) that the list's bytes hold, with their masks.
  * Perf: a gram read after a rarer one only narrows the candidates left, so nothing is kept of the
  * list's other postings, and the decoding stops past the last id of `among` (a common gram's list
- * in a tree ten times the kernel holds some 400,000 postings).
+ * holds a posting for most files of the tree).
  */
 export function decodeAmong(buf: Uint8Array, firstId: number, among: Uint32Array): MaskedList {
     const ids = new Uint32Array(among.length);
