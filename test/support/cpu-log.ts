@@ -1,8 +1,9 @@
 /**
  * Per-file CPU for measuring the suite: with `LLM_CHAT_FILE_TEST_CPU_LOG=<file>` set, each test
  * file appends one JSON line (file, project, wall ms, CPU ms of its fork including the pool's
- * threads and the subprocesses it waited for). Off by default; the fork's own clock is the only
- * one that sees the pool threads a file starts, which a per-file `time` of vitest cannot split.
+ * threads and the subprocesses it waited for, worker threads started). Off by default; the fork's
+ * own clock is the only one that sees the pool threads a file starts, which a per-file `time` of
+ * vitest cannot split.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
@@ -26,6 +27,10 @@ function cpuMs(): number {
 export function logCpuPerFile(): void {
     const out = process.env[LOG_VAR];
     if (out === undefined || out === '') return;
+    // This module is evaluated for each file: the listener counts that file's threads, then goes.
+    let threads = 0;
+    const count = (): void => void threads++;
+    process.on('worker', count);
     let cpu0 = 0;
     let wall0 = 0;
     let file = '';
@@ -39,7 +44,8 @@ export function logCpuPerFile(): void {
         project = suite.file.projectName ?? '';
     });
     afterAll(() => {
-        const line = { file, project, wallMs: Math.round(performance.now() - wall0), cpuMs: cpuMs() - cpu0 };
+        process.off('worker', count);
+        const line = { file, project, wallMs: Math.round(performance.now() - wall0), cpuMs: cpuMs() - cpu0, threads };
         fs.appendFileSync(out, `${JSON.stringify(line)}\n`);
     });
 }
