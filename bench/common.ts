@@ -77,6 +77,10 @@ const BENCH_OPTIONS = {
     settle: { type: 'string' },
     // compare and event-loop: the engine's pool threads' nice value (src/engine/engine.ts workerNice)
     'worker-nice': { type: 'string' },
+    // monorepo (bench/monorepo.ts)
+    scales: { type: 'string' },
+    skip: { type: 'string' },
+    'small-files': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /**

@@ -53,6 +53,10 @@
  *   churn   [--scale 10] [--searches 6] [--seed 1] [--work DIR] [--keep]
  *           freshness under churn: copies of the Linux tree removed, copied, renamed, checked out;
  *           every search through the index compared with the scan path right after the change
+ *   monorepo [--scales 1,10] [--work DIR] [--queries 100] [--skip STEPS] [--small-files 1000000]
+ *           every figure of the index at monorepo scale on the Linux tree and N hard-linked copies
+ *           (each from its suite above, in its own process), side by side with the targets; to
+ *           bench/results/monorepo-<date>.md
  *   tree    [--files 200000] [--seed 1] [--dir PATH] [--force]
  *           generates (or finds) the synthetic tree and prints its manifest
  */
@@ -77,6 +81,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     symbols: async () => (await import('./symbols.js')).symbolsMain(rest),
     encodings: async () => (await import('./encodings.js')).encodingsMain(rest),
     media: async () => (await import('./media.js')).mediaMain(rest),
+    monorepo: async () => (await import('./monorepo.js')).monorepoMain(rest),
     'event-loop': async () => (await import('./event-loop.js')).eventLoopMain(rest),
     profile: async () => (await import('./profile.js')).profileMain(rest),
     tree: async () => {
