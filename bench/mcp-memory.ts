@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- mcp-memory --work DIR [--settle 150000]`: resident memory of the MCP server
- * (`llm-chat-file mcp`, its defaults, the index on) serving the tree `DIR/tree` with its index in
+ * (`llm-chat-file mcp`, its defaults, the index on) serving the tree `DIR/tree` (else the Linux tree) with its index in
  * `DIR/index` (built by the server on the first run; a later run reopens it). Through the official
  * SDK client over stdio: a search repeated every 10 s until the index answers it (the peak seen
  * meanwhile), `--settle` ms for a background merge, then four searches and 3 s idle; the server's
@@ -10,15 +10,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { benchArgs, intFlag, machine, REPO, loadAverages, MEMORY_PATTERNS } from './common.js';
+import { benchArgs, intFlag, keptWork, machine, REPO, loadAverages, MEMORY_PATTERNS } from './common.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export async function mcpMemoryMain(argv: string[]): Promise<void> {
     const { flags } = benchArgs(argv);
-    const work = flags.get('work');
-    if (work === undefined) throw new Error('--work DIR: a folder holding the tree in DIR/tree (index-queries --scale N --keep makes one)');
-    const root = fs.realpathSync(path.join(work, 'tree'));
+    const { work, root } = keptWork(flags);
     const settle = flags.has('settle') ? intFlag(flags, 'settle', 1) : 0;
     const transport = new StdioClientTransport({
         command: process.execPath,
