@@ -2,10 +2,9 @@
  * What counts toward a tree's next rebuild (changes.ts): its changed paths and the events inside
  * skipped directories. While a build runs, a rebuild is asked for only when the changes since the
  * build began pass the limit: what it began from is in its table, and the paths noted before it
- * are dropped when it is served (Changes.settle). Counting those too would ask for a second
- * rebuild at the first event during the build whenever the first one was asked for by the limit;
- * such a request is made at once and its timer dropped only while the build still runs, so
- * whether a second full rebuild followed depended on how fast the build ended.
+ * are dropped when it is served (Changes.settle). Counted too, they would ask for a second full
+ * rebuild at the first event during one asked for by the limit, and whether it followed would
+ * depend on the build's speed (a request is dropped only while a build still runs).
  */
 
 /** Where a build began: the last change its table holds, and the skipped directories' events counted by then. */

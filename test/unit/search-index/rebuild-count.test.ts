@@ -1,8 +1,7 @@
 /**
  * What counts toward a tree's next rebuild (rebuild-count.ts, through changes.ts): while a build
- * runs, only the changes since it began. The paths noted before it are in its table; counting them
- * again asked for a second full rebuild at the first event during the build, and whether that
- * request was made into a rebuild depended on how fast the build ended.
+ * runs, only the changes since it began (the paths noted before it are in its table), so no event
+ * during a rebuild asks for a second one unless the new table would start past the limit.
  */
 import { describe, expect, it } from 'vitest';
 import { Changes } from '../../../src/search-index/watch/changes.js';
