@@ -28,14 +28,16 @@ export async function buildAndServe(s: TreeState, progress: () => void): Promise
     s.filesTotal = 0;
     s.phase = 'walk';
     s.set('building');
+    // Every event queued before the build begins is noted first (inotify): its table holds those
+    // changes, so they are settled with it rather than left dirty and counted after it.
+    changes.drain();
     // A build starts from a crawl that watches every directory there is (Changes.renew;
     // nothing is served meanwhile), and from a subscription made anew if it was lost.
     if (changes.watching && (changes.reportedSinceCrawl || changes.blind || changes.sharedCrawl)) await changes.renew().catch(() => false);
     if (opts.watch && !changes.watching) await changes.subscribe(opts.skipDirs, s.manifest?.skippedDirs ?? null);
     if (opts.watch && !changes.watching) throw new Error(NO_WATCHER);
     if (changes.sharedCrawl) throw new Error(SHARED_CRAWL);
-    const startSeq = changes.seq;
-    const droppedAtStart = changes.dropped;
+    const start = changes.buildBegins();
     changes.blind = false;
     const g = await buildGeneration({
         ...opts,
@@ -57,7 +59,7 @@ export async function buildAndServe(s: TreeState, progress: () => void): Promise
     const oldGen = s.manifest?.gen;
     s.serve({ m: g.manifest, table: g.table, segs: g.segs });
     // Changes noted since the build started stay dirty; earlier ones are in the new generation.
-    changes.settle(startSeq, droppedAtStart);
+    changes.settle(start);
     changes.blind = blind;
     // The watcher leaves out by path what this walk left out. Until a first build it left
     // them out by name (files of those names unreported): a crawl of its own by path, then

@@ -156,9 +156,13 @@ export class TreeIndex extends EventEmitter {
         try {
             const blind = await buildAndServe(this.#s, () => this.emit('progress', this.#s.status()));
             this.#startMerge();
-            if (blind && this.#changes.watcher === 'inotify') this.#recovery.start();
-            else if (blind || this.#changes.overRebuildLimit) this.#scheduleRebuild();
+            // Lost events: a check of the tree finds them (inotify), else a rebuild. Past the limit
+            // with the changes since the build began: a rebuild (one asked for during the build was dropped).
+            const inotify = this.#changes.watcher === 'inotify';
+            if (blind && inotify) this.#recovery.start();
+            if ((blind && !inotify) || this.#changes.overRebuildLimit) this.#scheduleRebuild();
         } finally {
+            this.#changes.buildEnded();
             await lock.release();
         }
     }

@@ -1,6 +1,7 @@
 import { Turns } from '../../engine/turns.js';
 import { CrawlGateWriter } from '../shared/crawl-gate.js';
 import { DirtyTops } from './dirty-tops.js';
+import { RebuildCount, type BuildStart } from './rebuild-count.js';
 import { inotifyAvailable } from './inotify.js';
 import { isEntryName, relOf, skippedAbove } from './tree-paths.js';
 import type { TreeWatch, WatcherKind, WatchSink } from './watch.js';
@@ -44,8 +45,8 @@ export class Changes {
     #lossSeq = 0;
     #servedFrom = 0;
     #skip = new Set<string>();
-    /** Events inside skipped directories since the last build: counted toward the rebuild, never noted. */
-    #dropped = 0;
+    /** What counts toward the next rebuild (rebuild-count.ts). */
+    readonly #count = new RebuildCount();
     readonly #rebuildAfter: number;
     readonly #events: ChangeEvents;
     readonly #watch: TreeWatch;
@@ -58,7 +59,7 @@ export class Changes {
         const sink: WatchSink = {
             note: (rel) => this.note(rel),
             drop: () => {
-                this.#dropped++;
+                this.#count.dropped++;
                 this.#rebuildIfOver();
             },
             lost: () => {
@@ -206,24 +207,30 @@ export class Changes {
      * not report an inotify queue overflow (IN_Q_OVERFLOW is skipped).
      */
     get overRebuildLimit(): boolean {
-        return this.dirty.size + this.#dropped > this.#rebuildAfter;
+        return this.dirty.size + this.#count.dropped > this.#rebuildAfter;
     }
 
     note(rel: string): void {
+        this.#count.noted(this.dirty.get(rel));
         this.dirty.set(rel, ++this.#seq);
         this.tops.add(rel);
         if (rel === '.gitignore' || rel.endsWith('/.gitignore')) this.#gitignores.add(rel);
         this.#rebuildIfOver();
     }
 
-    /** Asks for a rebuild once the changes counted pass {@link overRebuildLimit}. */
+    /** Asks for a rebuild once the changes counted pass {@link overRebuildLimit} (during a build, those since it began). */
     #rebuildIfOver(): void {
-        if (this.overRebuildLimit) this.#events.onRebuild();
+        if (this.#count.over(this.dirty.size, this.#rebuildAfter)) this.#events.onRebuild();
     }
 
-    /** Events inside skipped directories so far (counted toward the rebuild, see {@link overRebuildLimit}). */
-    get dropped(): number {
-        return this.#dropped;
+    /** A build begins: its table will hold every change noted so far (see rebuild-count.ts); {@link settle} or {@link buildEnded} ends it. */
+    buildBegins(): BuildStart {
+        return this.#count.begin(this.#seq);
+    }
+
+    /** The build begun last ended without being served (it failed, or the index closed). */
+    buildEnded(): void {
+        this.#count.end();
     }
 
     /** Notes what a check found (see `changesSince` in changes-since.ts), in slices (searches take the scan path until all are noted: {@link pending}). */
@@ -263,11 +270,10 @@ export class Changes {
      */
     dirTimesPending = false;
 
-    /**
-     * A new generation holds every change up to `seq`: only later ones stay dirty, and only the
-     * events inside skipped directories counted after `dropped` (the count when it began) still count.
-     */
-    settle(seq: number, dropped: number): void {
+    /** A new generation, built from `start`, is served: only later changes stay dirty and count toward the next rebuild. */
+    settle(start: BuildStart): void {
+        const seq = start.seq;
+        this.#count.served(start);
         this.#servedFrom = seq;
         for (const [k, s] of this.dirty) if (s <= seq) this.dirty.delete(k);
         this.tops.clear();
@@ -276,7 +282,6 @@ export class Changes {
             this.tops.add(k);
             if (k === '.gitignore' || k.endsWith('/.gitignore')) this.#gitignores.add(k);
         }
-        this.#dropped = Math.max(0, this.#dropped - dropped);
         this.dirTimes.clear();
         this.dirTimesPending = false;
         this.blind = false;
