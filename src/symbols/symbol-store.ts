@@ -1,0 +1,170 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import { DIGEST_BYTES, Failure, HEADER_BYTES, kindOfCode, layoutOf, readCounts, SYMBOL_MAGIC, type SymbolCounts, type SymbolLayout } from './shared/symbol-format.js';
+import type { Definition } from './shared/types.js';
+import { Turns } from '../engine/turns.js';
+
+/** Bytes read at once while the file is checked. */
+const READ_BYTES = 1 << 20;
+
+/** A symbols file that is not whole, not this generation's, or not the index's own: it is ignored and made again. */
+export class SymbolFileError extends Error {}
+
+/**
+ * A generation's symbol table as served (symbol-format.ts): the names as one string with their
+ * offsets, the definitions' columns as typed arrays over one buffer (memory: no object per
+ * definition), the signatures left on disk and read for the lines a call prints. The whole file
+ * is checked against its digest when loaded; a file that fails is never used.
+ */
+export class SymbolStore {
+    readonly counts: SymbolCounts;
+    readonly bytes: number;
+    readonly #names: string;
+    readonly #nameOff: Uint32Array;
+    readonly #defStart: Uint32Array;
+    readonly #file: Uint32Array;
+    readonly #line: Uint32Array;
+    readonly #end: Uint32Array;
+    readonly #cont: Uint32Array;
+    readonly #kind: Uint8Array;
+    readonly #conts: string;
+    readonly #contOff: Uint32Array;
+    readonly #sigOff: Uint32Array;
+    /** Files whose parse timed out when the table was made (parsed again when asked). */
+    readonly timedOut: Uint32Array;
+    readonly #fh: fsp.FileHandle;
+    readonly #l: SymbolLayout;
+
+    private constructor(fh: fsp.FileHandle, head: Buffer, counts: SymbolCounts, bytes: number) {
+        const l = layoutOf(counts);
+        const u32 = (at: number, n: number): Uint32Array => new Uint32Array(head.buffer, head.byteOffset + at, n);
+        [this.#fh, this.#l, this.counts, this.bytes] = [fh, l, counts, bytes];
+        this.#nameOff = u32(l.nameOff, counts.names + 1);
+        this.#names = head.toString('utf8', l.nameText, l.nameText + counts.nameBytes);
+        this.#defStart = u32(l.defStart, counts.names + 1);
+        [this.#file, this.#line, this.#end, this.#cont] = [u32(l.defFile, counts.defs), u32(l.defLine, counts.defs), u32(l.defEnd, counts.defs), u32(l.defCont, counts.defs)];
+        this.#kind = new Uint8Array(head.buffer, head.byteOffset + l.defKind, counts.defs);
+        this.#contOff = u32(l.contOff, counts.containers + 1);
+        this.#conts = head.toString('utf8', l.contText, l.contText + counts.containerBytes);
+        this.#sigOff = u32(l.sigOff, counts.defs + 1);
+        const ids = u32(l.failedIds, counts.failed);
+        this.timedOut = ids.filter((_, i) => head[l.failedWhy + i] === Failure.Timeout);
+        if (this.#names.length !== this.#nameOff[counts.names] || this.#conts.length !== this.#contOff[counts.containers]) throw new SymbolFileError('symbols file: text and offsets disagree');
+    }
+
+    /**
+     * Opens and checks `file` (no link followed; a regular file of this user): its digest over
+     * every byte, its counts and layout against its size, and `tableSize` against the table it
+     * was made for. @throws SymbolFileError when it does not check out.
+     */
+    static async load(file: string, tableSize: number): Promise<SymbolStore> {
+        const fh = await fsp.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+        try {
+            const st = await fh.stat();
+            if (!st.isFile() || (process.getuid !== undefined && st.uid !== process.getuid())) throw new SymbolFileError(`${file} is not a file of this user`);
+            if (st.size < HEADER_BYTES) throw new SymbolFileError(`${file} is too short`);
+            const first = Buffer.alloc(HEADER_BYTES);
+            await fh.read(first, 0, HEADER_BYTES, 0);
+            if (!first.subarray(0, SYMBOL_MAGIC.length).equals(SYMBOL_MAGIC)) throw new SymbolFileError(`${file} is not a symbols file`);
+            const counts = readCounts(first);
+            const l = layoutOf(counts);
+            if (l.end !== st.size || counts.tableSize !== tableSize) throw new SymbolFileError(`${file} does not fit its generation`);
+            // The columns are kept; the signatures are only hashed (read from disk when shown).
+            const head = Buffer.allocUnsafeSlow(l.sigText);
+            const hash = createHash('sha256');
+            const chunk = Buffer.allocUnsafe(READ_BYTES);
+            const turns = new Turns();
+            for (let at = SYMBOL_MAGIC.length + DIGEST_BYTES; at < st.size; ) {
+                const { bytesRead } = await fh.read(chunk, 0, Math.min(READ_BYTES, st.size - at), at);
+                if (bytesRead === 0) throw new SymbolFileError(`${file} ended early`);
+                hash.update(chunk.subarray(0, bytesRead));
+                if (at < l.sigText) chunk.copy(head, at, 0, Math.min(bytesRead, l.sigText - at));
+                at += bytesRead;
+                if (turns.due) await turns.yield();
+            }
+            first.copy(head, 0);
+            if (!hash.digest().equals(first.subarray(SYMBOL_MAGIC.length, SYMBOL_MAGIC.length + DIGEST_BYTES))) throw new SymbolFileError(`${file} fails its checksum`);
+            return new SymbolStore(fh, head, counts, st.size);
+        } catch (err) {
+            await fh.close();
+            throw err instanceof SymbolFileError ? err : new SymbolFileError(err instanceof Error ? err.message : String(err));
+        }
+    }
+
+    async close(): Promise<void> {
+        await this.#fh.close().catch(() => undefined);
+    }
+
+    nameAt(n: number): string {
+        return this.#names.slice(this.#nameOff[n]!, this.#nameOff[n + 1]! - 1);
+    }
+
+    /** The number of the name `name`, or -1 (binary search in JS string order). */
+    find(name: string): number {
+        let [a, b] = [0, this.counts.names - 1];
+        while (a <= b) {
+            const m = (a + b) >>> 1;
+            const x = this.nameAt(m);
+            if (x === name) return m;
+            if (x < name) a = m + 1;
+            else b = m - 1;
+        }
+        return -1;
+    }
+
+    /**
+     * The numbers of the names `re` matches (its own flags, tested on each name alone). Perf: one
+     * global scan of the joined names finds the lines worth testing; a line with no match start in
+     * the joined text is skipped, and every line a match starts in is tested on its own.
+     */
+    matching(re: RegExp): number[] {
+        const scan = new RegExp(re.source, `gm${re.unicode ? 'u' : ''}${re.ignoreCase ? 'i' : ''}`);
+        const out: number[] = [];
+        const off = this.#nameOff;
+        const n = this.counts.names;
+        for (let at = 0; at < this.#names.length; ) {
+            scan.lastIndex = at;
+            const m = scan.exec(this.#names);
+            if (m === null) break;
+            // The line the match starts in: the last offset at or before it.
+            let [a, b] = [0, n - 1];
+            while (a < b) {
+                const mid = (a + b + 1) >>> 1;
+                if (off[mid]! <= m.index) a = mid;
+                else b = mid - 1;
+            }
+            if (re.test(this.nameAt(a))) out.push(a);
+            at = off[a + 1]!;
+        }
+        return out;
+    }
+
+    /** The definitions' numbers of name number `n`: `[from, to)`. */
+    definitionsOf(n: number): [number, number] {
+        return [this.#defStart[n]!, this.#defStart[n + 1]!];
+    }
+
+    fileOf(k: number): number {
+        return this.#file[k]!;
+    }
+
+    /** Definition `k` without its signature, with its name given. */
+    definition(k: number, name: string): Definition {
+        const c = this.#cont[k]!;
+        const container = c === 0 ? [] : this.#conts.slice(this.#contOff[c - 1]!, this.#contOff[c]! - 1).split('\0');
+        return { kind: kindOfCode(this.#kind[k]!)!, name, container, line: this.#line[k]!, endLine: this.#end[k]!, signature: '' };
+    }
+
+    /** The signatures of definitions `ks`, read from the file. */
+    async signatures(ks: readonly number[]): Promise<string[]> {
+        return Promise.all(
+            ks.map(async (k) => {
+                const [from, to] = [this.#sigOff[k]!, this.#sigOff[k + 1]!];
+                const buf = Buffer.alloc(to - from);
+                if (buf.length > 0) await this.#fh.read(buf, 0, buf.length, this.#l.sigText + from);
+                return buf.toString('utf8');
+            }),
+        );
+    }
+}

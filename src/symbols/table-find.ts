@@ -1,0 +1,175 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { WorkspaceView } from '../access/workspace.js';
+import { AccessType } from '../config/shared/configuration.js';
+import type { Engine } from '../engine/engine.js';
+import type { RealRoots } from '../fs/shared/safe-read.js';
+import { childPrefix } from '../print/shared/display.js';
+import { osPath } from '../print/shared/byte-names.js';
+import { prepareSearch } from '../search/prepare.js';
+import { EntryPolicy } from '../search/shared/entry-policy.js';
+import { compareWalk } from '../search-index/table.js';
+import { SearchIndex } from '../search-index/search-index.js';
+import type { ServedGeneration } from '../search-index/tree-state.js';
+import { LANGUAGES, languageOf } from './shared/languages.js';
+import type { Definition } from './shared/types.js';
+import type { NameQuery } from './names.js';
+import { parseFiles } from './parse.js';
+import { symbolsOf } from './symbol-table.js';
+import type { SymbolStore } from './symbol-store.js';
+
+/** Files changed since the generation parsed at most by one call; past it the call takes the scan path. */
+const MAX_FRESH_FILES = 2000;
+const SOURCE_GLOBS = LANGUAGES.flatMap((l) => l.extensions.map((e) => `*${e}`));
+
+export interface TableRequest {
+    tool: string;
+    path: string | undefined;
+    include: string | string[] | undefined;
+    exclude: string | string[] | undefined;
+    realRoots: RealRoots;
+    maxFileSize: number;
+    parseMs: number;
+    signal: AbortSignal | undefined;
+}
+
+/** A file's matching definitions as a call prints them. */
+export interface FoundFile {
+    shown: string;
+    definitions: Definition[];
+}
+
+export interface TableAnswer {
+    files: FoundFile[];
+    /** Changed files whose parse ran out of time. */
+    skipped: string[];
+}
+
+/**
+ * Definitions matching `query` from the index's symbol table, or `null` when the table cannot
+ * answer (no index, not ready, the searched directory changed, the table still being made): the
+ * caller then takes the bounded scan. Fresh: a file changed since the generation (by the tools or
+ * on disk, as the index knows) is never answered from the table's rows but parsed now (the engine's
+ * cache), a new file is parsed, a deleted one drops out. Files are in walk order, as the scan's.
+ */
+export async function findInTable(view: WorkspaceView, engine: Engine, query: NameQuery, req: TableRequest): Promise<TableAnswer | null> {
+    const index = engine.backends.find((b): b is SearchIndex => b instanceof SearchIndex);
+    if (index === undefined) return null;
+    const checked = await view.check(req.path ?? '.', AccessType.Read, req.tool);
+    const st = await fs.stat(osPath(checked.real)).catch(() => null);
+    if (st === null || !st.isDirectory()) return null;
+    const roots = (req.realRoots ?? view.accesses).map((a) => a.path);
+    const tree = index.tree(checked.real, view.skipDirs, req.realRoots === null ? null : roots);
+    const served = tree?.served() ?? null;
+    if (tree === null || served === null) return null;
+    const symbols = symbolsOf(tree);
+    const store = symbols.current(served);
+    if (store === null) return null;
+    const relRoot = path.relative(served.root, checked.real).split(path.sep).join('/');
+    if (relRoot.startsWith('..') || path.isAbsolute(relRoot)) return null;
+    const t = served.table;
+    const rootId = t.idOf(relRoot);
+    if (rootId === undefined || changedAbove(served, relRoot)) return null;
+    const search = await prepareSearch(
+        {
+            root: { real: checked.real, display: checked.display, realRoots: req.realRoots === null ? null : roots, bounds: roots },
+            type: 'file',
+            include: req.include ?? SOURCE_GLOBS,
+            ...(req.exclude !== undefined && { exclude: req.exclude }),
+            skipDirs: view.skipDirs,
+            maxResults: 1,
+            maxFileSize: req.maxFileSize,
+            maxTotalEntries: 1,
+        },
+        req.tool,
+    );
+    const policy = new EntryPolicy(search);
+    const prefix = relRoot === '' ? '' : `${relRoot}/`;
+    const kept = (rel: string): boolean => {
+        const sub = rel.slice(prefix.length);
+        const parts = sub.split('/');
+        for (let k = 1; k < parts.length; k++) if (policy.leftOut(undefined, parts.slice(0, k).join('/'), parts[k - 1]!, true)) return false;
+        const name = parts[parts.length - 1]!;
+        return languageOf(name) !== undefined && policy.kept(name, sub, false) && !policy.leftOut(undefined, sub, name, false);
+    };
+    const byFile = new Map<string, { ks: number[]; defs: Definition[] }>();
+    const end = t.t.end[rootId]!;
+    for (const n of query.regex === undefined ? [store.find(query.word!)].filter((x) => x !== -1) : store.matching(query.regex)) {
+        const name = store.nameAt(n);
+        const [from, to] = store.definitionsOf(n);
+        for (let k = from; k < to; k++) {
+            const id = store.fileOf(k);
+            if (id <= rootId || id >= end) continue;
+            const d = store.definition(k, name);
+            if (!query.matches(d)) continue;
+            const rel = t.pathOf(id);
+            if (served.changes.touches(rel) || !kept(rel)) continue;
+            let f = byFile.get(rel);
+            if (f === undefined) byFile.set(rel, (f = { ks: [], defs: [] }));
+            f.ks.push(k);
+            f.defs.push(d);
+        }
+    }
+    const fresh = await freshFiles(served, store, relRoot, kept, view.skipDirs);
+    if (fresh === null) return null;
+    const parsed = await parseFiles(
+        engine,
+        fresh.map((rel) => ({ shown: childPrefix(checked.display) + rel.slice(prefix.length), real: path.join(served.root, rel) })),
+        { realRoots: req.realRoots, maxBytes: req.maxFileSize, parseMs: req.parseMs, ...(req.signal && { signal: req.signal }) },
+    );
+    const skipped: string[] = [];
+    const out: { rel: string; defs: Definition[] }[] = [];
+    for (const [rel, f] of byFile) {
+        const sigs = await store.signatures(f.ks);
+        f.defs.forEach((d, i) => (d.signature = sigs[i]!));
+        out.push({ rel, defs: f.defs.map((d, i) => [d, i] as const).sort((a, b) => a[0].line - b[0].line || a[1] - b[1]).map(([d]) => d) });
+    }
+    parsed.forEach((r, i) => {
+        const rel = fresh[i]!;
+        if (!r.ok) {
+            if (r.kind === 'timeout') skipped.push(childPrefix(checked.display) + rel.slice(prefix.length));
+            return;
+        }
+        const defs = r.definitions.filter((d) => query.matches(d));
+        if (defs.length > 0) out.push({ rel, defs });
+    });
+    out.sort((a, b) => compareWalk(a.rel, b.rel));
+    symbols.answered++;
+    return { files: out.map((f) => ({ shown: childPrefix(checked.display) + f.rel.slice(prefix.length), definitions: f.defs })), skipped };
+}
+
+/** The searched directory or a directory above it changed (its subtree is walked from disk). */
+function changedAbove(served: ServedGeneration, relRoot: string): boolean {
+    for (let p = relRoot; ; p = p.slice(0, Math.max(0, p.lastIndexOf('/')))) {
+        if (served.changes.dirty.has(p)) return true;
+        if (p === '') return false;
+    }
+}
+
+/**
+ * The source files under `relRoot` the table cannot answer for: those on disk now under the
+ * paths changed since the generation (directories listed without following links, skipped names
+ * left out), and those whose parse timed out when the table was made. `null`: too many.
+ */
+async function freshFiles(served: ServedGeneration, store: SymbolStore, relRoot: string, kept: (rel: string) => boolean, skipDirs: readonly string[]): Promise<string[] | null> {
+    const out = new Set<string>();
+    const skip = new Set(skipDirs);
+    const visit = async (rel: string): Promise<boolean> => {
+        const st = await fs.lstat(path.join(served.root, rel)).catch(() => null);
+        if (st === null) return true;
+        if (st.isFile()) {
+            if (kept(rel)) out.add(rel);
+            return out.size <= MAX_FRESH_FILES;
+        }
+        if (!st.isDirectory()) return true;
+        const names = await fs.readdir(path.join(served.root, rel)).catch(() => [] as string[]);
+        for (const name of names) if (!skip.has(name) && !(await visit(`${rel}/${name}`))) return false;
+        return true;
+    };
+    for (const top of served.changes.tops.below(relRoot)) if (!(await visit(top))) return null;
+    for (const id of store.timedOut) {
+        const rel = served.table.pathOf(id);
+        if ((relRoot === '' || rel.startsWith(`${relRoot}/`)) && !served.changes.touches(rel) && kept(rel)) out.add(rel);
+    }
+    return [...out];
+}
