@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { WorkspaceView } from '../access/workspace.js';
+import { isInside } from '../access/shared/contain.js';
 import { AccessType } from '../config/shared/configuration.js';
 import type { Engine } from '../engine/engine.js';
 import type { RealRoots } from '../fs/shared/safe-read.js';
@@ -9,6 +10,7 @@ import { osPath } from '../print/shared/byte-names.js';
 import { prepareSearch } from '../search/prepare.js';
 import { EntryPolicy } from '../search/shared/entry-policy.js';
 import { compareWalk } from '../search-index/table.js';
+import { Kind } from '../search-index/shared/format.js';
 import { SearchIndex } from '../search-index/search-index.js';
 import type { ServedGeneration } from '../search-index/tree-state.js';
 import { LANGUAGES, languageOf } from './shared/languages.js';
@@ -110,7 +112,7 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
             f.defs.push(d);
         }
     }
-    const fresh = await freshFiles(served, store, relRoot, kept, view.skipDirs);
+    const fresh = await freshFiles(served, store, { relRoot, rootId, real: checked.real }, kept, view.skipDirs);
     if (fresh === null) return null;
     const parsed = await parseFiles(
         engine,
@@ -151,7 +153,8 @@ function changedAbove(served: ServedGeneration, relRoot: string): boolean {
  * paths changed since the generation (directories listed without following links, skipped names
  * left out), and those whose parse timed out when the table was made. `null`: too many.
  */
-async function freshFiles(served: ServedGeneration, store: SymbolStore, relRoot: string, kept: (rel: string) => boolean, skipDirs: readonly string[]): Promise<string[] | null> {
+async function freshFiles(served: ServedGeneration, store: SymbolStore, dir: { relRoot: string; rootId: number; real: string }, kept: (rel: string) => boolean, skipDirs: readonly string[]): Promise<string[] | null> {
+    const relRoot = dir.relRoot;
     const out = new Set<string>();
     const skip = new Set(skipDirs);
     const visit = async (rel: string): Promise<boolean> => {
@@ -167,6 +170,17 @@ async function freshFiles(served: ServedGeneration, store: SymbolStore, relRoot:
         return true;
     };
     for (const top of served.changes.tops.below(relRoot)) if (!(await visit(top))) return null;
+    // Links: one to a source file is parsed where it leads (as the scan lists it); one to a
+    // directory outside the searched one would be entered by the scan: the scan answers then.
+    const t = served.table.t;
+    for (const id of served.table.always) {
+        if (id <= dir.rootId || id >= t.end[dir.rootId]! || t.kind[id] !== Kind.Link) continue;
+        const rel = served.table.pathOf(id);
+        if (served.changes.touches(rel)) continue;
+        const st = await fs.stat(path.join(served.root, rel)).catch(() => null);
+        if (st?.isFile() && kept(rel)) out.add(rel);
+        if (st?.isDirectory() && !isInside(await fs.realpath(path.join(served.root, rel)), dir.real)) return null;
+    }
     for (const id of store.timedOut) {
         const rel = served.table.pathOf(id);
         if ((relRoot === '' || rel.startsWith(`${relRoot}/`)) && !served.changes.touches(rel) && kept(rel)) out.add(rel);
