@@ -38,6 +38,7 @@ export class TreeSymbols {
     #gen: string | null = null;
     #store: SymbolStore | null = null;
     #making: Promise<void> | null = null;
+    #pool: BackgroundTasks | null = null;
     /** The last build's figures, and the last failure's message. */
     figures: SymbolBuildFigures | undefined;
     error: string | undefined;
@@ -48,6 +49,8 @@ export class TreeSymbols {
         this.#tree = tree;
         tree.on('state', (status: { state: string }) => {
             if (status.state !== 'closed') return;
+            // A build under way stops with its index (its part files go with it).
+            void this.#pool?.stop();
             void this.#store?.close();
             [this.#gen, this.#store] = [null, null];
         });
@@ -94,13 +97,13 @@ export class TreeSymbols {
             // Missing, or not whole: made again (a wrong answer is never served from it).
             await fsp.rm(file, { force: true });
         }
-        this.figures = await buildSymbols(served, file);
+        this.figures = await buildSymbols(served, file, (pool) => (this.#pool = pool));
         return SymbolStore.load(file, tableSize);
     }
 }
 
 /** Parses the generation's source files in parts on the background pool and joins them into `file`. */
-export async function buildSymbols(served: ServedGeneration, file: string): Promise<SymbolBuildFigures> {
+export async function buildSymbols(served: ServedGeneration, file: string, started?: (pool: BackgroundTasks) => void): Promise<SymbolBuildFigures> {
     const t0 = performance.now();
     const turns = new Turns();
     const pause = (): Promise<void> => turns.check();
@@ -123,6 +126,7 @@ export async function buildSymbols(served: ServedGeneration, file: string): Prom
     }
     if (cur.ids.length > 0) parts.push(cur);
     const pool = new BackgroundTasks(served.threads);
+    started?.(pool);
     const tag = randomBytes(4).toString('hex');
     const outs = parts.map((_, k) => path.join(served.genDir, `symbols-part-${k}.${tag}.json`));
     try {

@@ -1,0 +1,81 @@
+/**
+ * The symbol table's file: joined from part files by the merge operation, loaded and checked by
+ * the host. Lookups by exact name and by regex agree with testing every name; a file that does not
+ * check out (a flipped byte, another generation's, a link, cut short) is refused.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { KIND_CODES, type PartFile } from '../../../src/symbols/shared/symbol-format.js';
+import { SymbolFileError, SymbolStore } from '../../../src/symbols/symbol-store.js';
+import { runSymbolsMerge } from '../../../workers/symbols/symbols-table.js';
+import { tempDir } from '../../support/helpers.js';
+
+const NAMES = ['alpha', 'alphabet', 'beta', 'Beta', 'gamma_x', 'x', 'xx', 'ünïcode', '𝒳astral', 'a$b', 'zeta'];
+
+function make(dir: string, tableSize = 100): string {
+    const parts: PartFile[][] = [
+        NAMES.slice(0, 6).map((name, i) => [i + 1, [[KIND_CODES.get('function')!, name, i % 2 ? 'Outer\0Inner' : '', i + 1, i + 3, `int ${name}(void) — ü`]]] as PartFile),
+        [...NAMES.slice(6).map((name, i) => [i + 20, [[KIND_CODES.get('macro')!, name, '', 1, 1, `#define ${name}`], [KIND_CODES.get('struct')!, 'alpha', 'S', 5, 9, 'struct alpha {']]] as PartFile), [40, 0], [41, 1]],
+    ];
+    const files = parts.map((p, k) => {
+        const f = path.join(dir, `symbols-part-${k}.00000000.json`);
+        fs.writeFileSync(f, JSON.stringify(p));
+        return f;
+    });
+    const out = path.join(dir, 'symbols.bin');
+    const r = runSymbolsMerge({ op: 'symbols-merge', parts: files, tableSize, out });
+    expect(r).toMatchObject({ ok: true, names: NAMES.length });
+    expect(files.some((f) => fs.existsSync(f)), 'the parts are removed').toBe(false);
+    expect(fs.statSync(out).mode & 0o777).toBe(0o600);
+    return out;
+}
+
+describe('the symbols file', () => {
+    it('finds names exactly and by regex as testing every name does', async () => {
+        const store = await SymbolStore.load(make(tempDir('lcf-symstore-')), 100);
+        try {
+            for (const name of NAMES) expect(store.nameAt(store.find(name))).toBe(name);
+            expect(store.find('alph')).toBe(-1);
+            expect(store.find('')).toBe(-1);
+            const alpha = store.definitionsOf(store.find('alpha'));
+            expect(alpha[1] - alpha[0]).toBe(1 + (NAMES.length - 6));
+            const defs = Array.from({ length: alpha[1] - alpha[0] }, (_, i) => store.definition(alpha[0] + i, 'alpha'));
+            expect(defs[0]).toEqual({ kind: 'function', name: 'alpha', container: [], line: 1, endLine: 3, signature: '' });
+            expect(defs[1]).toEqual({ kind: 'struct', name: 'alpha', container: ['S'], line: 5, endLine: 9, signature: '' });
+            expect(await store.signatures([alpha[0], alpha[0] + 1])).toEqual(['int alpha(void) — ü', 'struct alpha {']);
+            const inner = store.definitionsOf(store.find('alphabet'));
+            expect(store.definition(inner[0], 'alphabet').container).toEqual(['Outer', 'Inner']);
+            expect(Array.from(store.timedOut)).toEqual([40]);
+            for (const source of ['^alpha', 'a$', 'x*', '^x+$', 'a[^z]*b', '\\s|t', '(?<=a)l', 'ü', '^.{1,2}$', '[\\u{1d4b3}]', 'B', 'nomatch', '\\$']) {
+                const re = new RegExp(source, 'u');
+                const want = NAMES.filter((n) => re.test(n)).sort();
+                expect(store.matching(re).map((n) => store.nameAt(n)).sort(), source).toEqual(want);
+            }
+        } finally {
+            await store.close();
+        }
+    });
+
+    it('refuses a file that does not check out', async () => {
+        const dir = tempDir('lcf-symstore-bad-');
+        const file = make(dir);
+        await expect(SymbolStore.load(file, 101), 'another table size').rejects.toThrow(SymbolFileError);
+        const good = fs.readFileSync(file);
+        for (const at of [0, 45, good.length - 1, Math.floor(good.length / 2)]) {
+            const bad = Buffer.from(good);
+            bad[at] ^= 1;
+            fs.writeFileSync(file, bad);
+            await expect(SymbolStore.load(file, 100), `byte ${at} flipped`).rejects.toThrow(SymbolFileError);
+        }
+        fs.writeFileSync(file, good.subarray(0, good.length - 4));
+        await expect(SymbolStore.load(file, 100), 'cut short').rejects.toThrow(SymbolFileError);
+        fs.writeFileSync(file, good);
+        const link = path.join(dir, 'link.bin');
+        fs.symlinkSync(file, link);
+        await expect(SymbolStore.load(link, 100), 'a link').rejects.toThrow();
+        await expect(SymbolStore.load(path.join(dir, 'missing.bin'), 100)).rejects.toThrow();
+        const store = await SymbolStore.load(file, 100);
+        await store.close();
+    });
+});
