@@ -95,6 +95,7 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
         return languageOf(name) !== undefined && policy.kept(name, sub, false) && !policy.leftOut(undefined, sub, name, false);
     };
     const byFile = new Map<string, { ks: number[]; defs: Definition[] }>();
+    const fileRel = new Map<number, string | null>();
     const end = t.t.end[rootId]!;
     for (const n of query.regex === undefined ? [store.find(query.word!)].filter((x) => x !== -1) : store.matching(query.regex)) {
         const name = store.nameAt(n);
@@ -104,8 +105,13 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
             if (id <= rootId || id >= end) continue;
             const d = store.definition(k, name);
             if (!query.matches(d)) continue;
-            const rel = t.pathOf(id);
-            if (served.changes.touches(rel) || !kept(rel)) continue;
+            // Perf: a regex's definitions share files; each file's path and filters are decided once.
+            let rel = fileRel.get(id);
+            if (rel === undefined) {
+                const p = t.pathOf(id);
+                fileRel.set(id, (rel = served.changes.touches(p) || !kept(p) ? null : p));
+            }
+            if (rel === null) continue;
             let f = byFile.get(rel);
             if (f === undefined) byFile.set(rel, (f = { ks: [], defs: [] }));
             f.ks.push(k);
