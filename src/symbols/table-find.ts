@@ -179,17 +179,36 @@ async function freshFiles(served: ServedGeneration, store: SymbolStore, dir: { r
     // Links: one to a source file is parsed where it leads (as the scan lists it); one to a
     // directory outside the searched one would be entered by the scan: the scan answers then.
     const t = served.table.t;
-    for (const id of served.table.always) {
-        if (id <= dir.rootId || id >= t.end[dir.rootId]! || t.kind[id] !== Kind.Link) continue;
+    const links = await linksOf(served);
+    for (const [id, link] of links) {
+        if (id <= dir.rootId || id >= t.end[dir.rootId]!) continue;
         const rel = served.table.pathOf(id);
         if (served.changes.touches(rel)) continue;
-        const st = await fs.stat(path.join(served.root, rel)).catch(() => null);
-        if (st?.isFile() && kept(rel)) out.add(rel);
-        if (st?.isDirectory() && !isInside(await fs.realpath(path.join(served.root, rel)), dir.real)) return null;
+        if (link === 'file' && kept(rel)) out.add(rel);
+        if (link !== 'file' && link !== null && !isInside(link, dir.real)) return null;
     }
     for (const id of store.timedOut) {
         const rel = served.table.pathOf(id);
         if ((relRoot === '' || rel.startsWith(`${relRoot}/`)) && !served.changes.touches(rel) && kept(rel)) out.add(rel);
     }
     return [...out];
+}
+
+/** Per table: its links' targets (`'file'`, a directory's real path, `null` for anything else), valid while no change is noted. */
+const LINKS = new WeakMap<object, { seq: number; links: Map<number, string | null> }>();
+
+/** The table's links and where they lead now. Perf: resolved once until a change is noted (as the index's own link cache). */
+async function linksOf(served: ServedGeneration): Promise<Map<number, string | null>> {
+    const had = LINKS.get(served.table);
+    if (had !== undefined && had.seq === served.changes.seq) return had.links;
+    const links = new Map<number, string | null>();
+    const t = served.table.t;
+    for (const id of served.table.always) {
+        if (t.kind[id] !== Kind.Link) continue;
+        const abs = path.join(served.root, served.table.pathOf(id));
+        const st = await fs.stat(abs).catch(() => null);
+        links.set(id, st?.isFile() ? 'file' : st?.isDirectory() ? await fs.realpath(abs).catch(() => null) : null);
+    }
+    LINKS.set(served.table, { seq: served.changes.seq, links });
+    return links;
 }
