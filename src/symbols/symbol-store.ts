@@ -54,20 +54,24 @@ export class SymbolStore {
     readonly #fh: fsp.FileHandle;
     readonly #l: SymbolLayout;
 
-    private constructor(fh: fsp.FileHandle, head: Buffer, counts: SymbolCounts, bytes: number, names: string) {
+    /**
+     * @param head - the file's bytes up to the names' text (header, name offsets).
+     * @param cols - its bytes from the definitions' starts to the signatures' text.
+     */
+    private constructor(fh: fsp.FileHandle, head: Buffer, cols: Buffer, counts: SymbolCounts, bytes: number, names: string) {
         const l = layoutOf(counts);
-        const u32 = (at: number, n: number): Uint32Array => new Uint32Array(head.buffer, head.byteOffset + at, n);
+        const u32 = (at: number, n: number): Uint32Array => (at < l.nameText ? new Uint32Array(head.buffer, head.byteOffset + at, n) : new Uint32Array(cols.buffer, cols.byteOffset + at - l.defStart, n));
         [this.#fh, this.#l, this.counts, this.bytes] = [fh, l, counts, bytes];
         this.#nameOff = u32(l.nameOff, counts.names + 1);
         this.#names = names;
         this.#defStart = u32(l.defStart, counts.names + 1);
         [this.#file, this.#line, this.#end, this.#cont] = [u32(l.defFile, counts.defs), u32(l.defLine, counts.defs), u32(l.defEnd, counts.defs), u32(l.defCont, counts.defs)];
-        this.#kind = new Uint8Array(head.buffer, head.byteOffset + l.defKind, counts.defs);
+        this.#kind = new Uint8Array(cols.buffer, cols.byteOffset + l.defKind - l.defStart, counts.defs);
         this.#contOff = u32(l.contOff, counts.containers + 1);
-        this.#conts = head.toString('utf8', l.contText, l.contText + counts.containerBytes);
+        this.#conts = cols.toString('utf8', l.contText - l.defStart, l.contText - l.defStart + counts.containerBytes);
         this.#sigOff = u32(l.sigOff, counts.defs + 1);
         const ids = u32(l.failedIds, counts.failed);
-        this.timedOut = ids.filter((_, i) => head[l.failedWhy + i] === Failure.Timeout);
+        this.timedOut = ids.filter((_, i) => cols[l.failedWhy - l.defStart + i] === Failure.Timeout);
         if (this.#names.length !== this.#nameOff[counts.names] || this.#conts.length !== this.#contOff[counts.containers]) throw new SymbolFileError('symbols file: text and offsets disagree');
     }
 
@@ -88,8 +92,9 @@ export class SymbolStore {
             const counts = readCounts(first);
             const l = layoutOf(counts);
             if (l.end !== st.size || counts.tableSize !== tableSize) throw new SymbolFileError(`${file} does not fit its generation`);
-            // The columns are kept; the signatures are only hashed (read from disk when shown).
-            const head = Buffer.allocUnsafeSlow(l.sigText);
+            // Memory: the columns are kept; the names' bytes only until decoded; the signatures
+            // are only hashed (read from disk when shown).
+            const parts: [number, Buffer][] = [[0, Buffer.allocUnsafeSlow(l.nameText)], [l.nameText, Buffer.allocUnsafeSlow(l.defStart - l.nameText)], [l.defStart, Buffer.allocUnsafeSlow(l.sigText - l.defStart)]];
             const hash = createHash('sha256');
             const chunk = Buffer.allocUnsafe(READ_BYTES);
             const turns = new Turns();
@@ -97,13 +102,17 @@ export class SymbolStore {
                 const { bytesRead } = await fh.read(chunk, 0, Math.min(READ_BYTES, st.size - at), at);
                 if (bytesRead === 0) throw new SymbolFileError(`${file} ended early`);
                 hash.update(chunk.subarray(0, bytesRead));
-                if (at < l.sigText) chunk.copy(head, at, 0, Math.min(bytesRead, l.sigText - at));
+                for (const [from, buf] of parts) {
+                    const [a, b] = [Math.max(at, from), Math.min(at + bytesRead, from + buf.length)];
+                    if (a < b) chunk.copy(buf, a - from, a - at, b - at);
+                }
                 at += bytesRead;
                 if (turns.due) await turns.yield();
             }
+            const [[, head], [, nameText], [, cols]] = parts as [[number, Buffer], [number, Buffer], [number, Buffer]];
             first.copy(head, 0);
             if (!hash.digest().equals(first.subarray(SYMBOL_MAGIC.length, SYMBOL_MAGIC.length + DIGEST_BYTES))) throw new SymbolFileError(`${file} fails its checksum`);
-            return new SymbolStore(fh, head, counts, st.size, await decodeInSlices(head, l.nameText, l.nameText + counts.nameBytes, turns));
+            return new SymbolStore(fh, head, cols, counts, st.size, await decodeInSlices(nameText, 0, counts.nameBytes, turns));
         } catch (err) {
             await fh.close();
             throw err instanceof SymbolFileError ? err : new SymbolFileError(err instanceof Error ? err.message : String(err));
