@@ -120,9 +120,10 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
     }
     const fresh = await freshFiles(served, store, { relRoot, rootId, real: checked.real }, kept, view.skipDirs);
     if (fresh === null) return null;
+    const freshRels = [...fresh.keys()];
     const parsed = await parseFiles(
         engine,
-        fresh.map((rel) => ({ shown: childPrefix(checked.display) + rel.slice(prefix.length), real: path.join(served.root, rel) })),
+        [...fresh].map(([rel, real]) => ({ shown: childPrefix(checked.display) + rel.slice(prefix.length), real })),
         { realRoots: req.realRoots, maxBytes: req.maxFileSize, parseMs: req.parseMs, ...(req.signal && { signal: req.signal }) },
     );
     const skipped: string[] = [];
@@ -133,7 +134,7 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
         out.push({ rel, defs: f.defs.map((d, i) => [d, i] as const).sort((a, b) => a[0].line - b[0].line || a[1] - b[1]).map(([d]) => d) });
     }
     parsed.forEach((r, i) => {
-        const rel = fresh[i]!;
+        const rel = freshRels[i]!;
         if (!r.ok) {
             if (r.kind === 'timeout') skipped.push(childPrefix(checked.display) + rel.slice(prefix.length));
             return;
@@ -159,15 +160,20 @@ function changedAbove(served: ServedGeneration, relRoot: string): boolean {
  * paths changed since the generation (directories listed without following links, skipped names
  * left out), and those whose parse timed out when the table was made. `null`: too many.
  */
-async function freshFiles(served: ServedGeneration, store: SymbolStore, dir: { relRoot: string; rootId: number; real: string }, kept: (rel: string) => boolean, skipDirs: readonly string[]): Promise<string[] | null> {
+async function freshFiles(served: ServedGeneration, store: SymbolStore, dir: { relRoot: string; rootId: number; real: string }, kept: (rel: string) => boolean, skipDirs: readonly string[]): Promise<Map<string, string> | null> {
     const relRoot = dir.relRoot;
-    const out = new Set<string>();
+    const out = new Map<string, string>();
     const skip = new Set(skipDirs);
+    // False: stop, the scan answers (too many files, or a new link into a directory outside).
     const visit = async (rel: string): Promise<boolean> => {
-        const st = await fs.lstat(path.join(served.root, rel)).catch(() => null);
+        const abs = path.join(served.root, rel);
+        const st = await fs.lstat(abs).catch(() => null);
         if (st === null) return true;
-        if (st.isFile()) {
-            if (kept(rel)) out.add(rel);
+        if (st.isFile() || st.isSymbolicLink()) {
+            const target = st.isFile() ? st : await fs.stat(abs).catch(() => null);
+            const real = target === null ? null : await fs.realpath(abs).catch(() => null);
+            if (target?.isDirectory() && real !== null && !isInside(real, dir.real)) return false;
+            if (target?.isFile() && real !== null && kept(rel)) out.set(rel, real);
             return out.size <= MAX_FRESH_FILES;
         }
         if (!st.isDirectory()) return true;
@@ -184,30 +190,34 @@ async function freshFiles(served: ServedGeneration, store: SymbolStore, dir: { r
         if (id <= dir.rootId || id >= t.end[dir.rootId]!) continue;
         const rel = served.table.pathOf(id);
         if (served.changes.touches(rel)) continue;
-        if (link === 'file' && kept(rel)) out.add(rel);
-        if (link !== 'file' && link !== null && !isInside(link, dir.real)) return null;
+        // Perf: a link to a file is parsed at its target's real path, which the engine's parse cache keeps.
+        if (link?.file === true && kept(rel)) out.set(rel, link.real);
+        if (link?.file === false && !isInside(link.real, dir.real)) return null;
     }
     for (const id of store.timedOut) {
         const rel = served.table.pathOf(id);
-        if ((relRoot === '' || rel.startsWith(`${relRoot}/`)) && !served.changes.touches(rel) && kept(rel)) out.add(rel);
+        if ((relRoot === '' || rel.startsWith(`${relRoot}/`)) && !served.changes.touches(rel) && kept(rel)) out.set(rel, path.join(served.root, rel));
     }
-    return [...out];
+    return out;
 }
 
-/** Per table: its links' targets (`'file'`, a directory's real path, `null` for anything else), valid while no change is noted. */
-const LINKS = new WeakMap<object, { seq: number; links: Map<number, string | null> }>();
+/** A link's target: a file or a directory, by its real path; `null` for anything else. */
+type LinkTarget = { file: boolean; real: string } | null;
+/** Per table: its links' targets, valid while no change is noted. */
+const LINKS = new WeakMap<object, { seq: number; links: Map<number, LinkTarget> }>();
 
 /** The table's links and where they lead now. Perf: resolved once until a change is noted (as the index's own link cache). */
-async function linksOf(served: ServedGeneration): Promise<Map<number, string | null>> {
+async function linksOf(served: ServedGeneration): Promise<Map<number, LinkTarget>> {
     const had = LINKS.get(served.table);
     if (had !== undefined && had.seq === served.changes.seq) return had.links;
-    const links = new Map<number, string | null>();
+    const links = new Map<number, LinkTarget>();
     const t = served.table.t;
     for (const id of served.table.always) {
         if (t.kind[id] !== Kind.Link) continue;
         const abs = path.join(served.root, served.table.pathOf(id));
         const st = await fs.stat(abs).catch(() => null);
-        links.set(id, st?.isFile() ? 'file' : st?.isDirectory() ? await fs.realpath(abs).catch(() => null) : null);
+        const real = st?.isFile() || st?.isDirectory() ? await fs.realpath(abs).catch(() => null) : null;
+        links.set(id, real === null ? null : { file: st!.isFile(), real });
     }
     LINKS.set(served.table, { seq: served.changes.seq, links });
     return links;

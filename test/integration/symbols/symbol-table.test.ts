@@ -172,6 +172,13 @@ describe('the symbol table', () => {
                 if (tools) expect(await call(pkg, 'move_file', { source: some, destination: to })).toMatch(/^success/);
                 else fs.renameSync(path.join(root, some), path.join(root, to));
             }
+            if (step % 7 === 3) {
+                // A new link on disk to a source file, and one to a directory inside the tree.
+                const target = files()[0]!;
+                fs.symlinkSync(path.relative(path.join(root, 'lib'), path.join(root, target)), path.join(root, `lib/l${step}${path.extname(target)}`));
+                fs.symlinkSync('../src', path.join(root, `lib/d${step}`));
+                what += ', links made';
+            }
             await compare(`step ${step} (${tools ? 'tools' : 'disk'}): ${what}`);
         }
         expect(symbolsOf(tree).answered - answered, 'the table answered the calls').toBeGreaterThan(QUERIES.length * 10);
