@@ -33,9 +33,12 @@ export interface TableRequest {
     maxFileSize: number;
     parseMs: number;
     signal: AbortSignal | undefined;
+    /** The definitions the call wants (kind), and how many of them it prints: only those get their signatures. */
+    wanted(d: Definition): boolean;
+    shown: number;
 }
 
-/** A file's matching definitions as a call prints them. */
+/** A file's matching definitions, in file order; those past the printed ones have no signature. */
 export interface FoundFile {
     shown: string;
     definitions: Definition[];
@@ -128,9 +131,9 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
     );
     const skipped: string[] = [];
     const out: { rel: string; defs: Definition[] }[] = [];
+    const stored = new Map<Definition, number>();
     for (const [rel, f] of byFile) {
-        const sigs = await store.signatures(f.ks);
-        f.defs.forEach((d, i) => (d.signature = sigs[i]!));
+        f.defs.forEach((d, i) => stored.set(d, f.ks[i]!));
         out.push({ rel, defs: f.defs.map((d, i) => [d, i] as const).sort((a, b) => a[0].line - b[0].line || a[1] - b[1]).map(([d]) => d) });
     }
     parsed.forEach((r, i) => {
@@ -143,6 +146,11 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
         if (defs.length > 0) out.push({ rel, defs });
     });
     out.sort((a, b) => compareWalk(a.rel, b.rel));
+    // Perf: signatures are read from disk only for the definitions the call prints.
+    const shown: Definition[] = [];
+    for (const f of out) for (const d of f.defs) if (shown.length < req.shown && req.wanted(d) && stored.has(d)) shown.push(d);
+    const sigs = await store.signatures(shown.map((d) => stored.get(d)!));
+    shown.forEach((d, i) => (d.signature = sigs[i]!));
     symbols.answered++;
     return { files: out.map((f) => ({ shown: childPrefix(checked.display) + f.rel.slice(prefix.length), definitions: f.defs })), skipped };
 }

@@ -60,6 +60,8 @@ export class FindSymbolTool extends FileTool<typeof schema> {
             maxFileSize: fileConfig.maxFileSize,
             parseMs: searchConfig.timeoutMs,
             signal: call.signal,
+            wanted,
+            shown: max,
         });
         if (fromTable !== null) {
             const listed = listDefinitions(fromTable.files, wanted, max);

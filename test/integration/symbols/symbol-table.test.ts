@@ -91,6 +91,8 @@ const QUERIES: Record<string, unknown>[] = [
     { name: 'run', path: 'src' },
     { name: 'gamma', exclude: 'deep' },
     { name: 'delta', include: '*.py' },
+    { name: '^[a-z]', regex: true, max_results: 3 },
+    { name: 'run', kind: 'method', max_results: 1 },
 ];
 
 describe('the symbol table', () => {
