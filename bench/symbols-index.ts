@@ -101,7 +101,7 @@ export async function symbolsIndexMain(argv: string[]): Promise<void> {
     const out = spawnSync(process.execPath, ['--expose-gc', script, 'symbols-index', '--child', '--work', work, '--dir', root, '--runs', String(runs)], { encoding: 'utf8', maxBuffer: 1 << 26 });
     if (out.status !== 0) throw new Error(`serving process failed: ${out.stderr}`);
     const s = JSON.parse(out.stdout.trim().split('\n').pop()!) as { rss: number; heap: number; exact: Row[]; regex: Row[]; refs: Row[]; answered: number };
-    console.log(`Serving process (reopened index and symbols loaded, after a GC): RSS ${fmtMB(s.rss)}, heap ${fmtMB(s.heap)}; the table answered ${s.answered} of ${EXACT.length + REGEX.length} find_symbol queries (each run ${runs + 1} times).\n`);
+    console.log(`Serving process (reopened index and symbols loaded, after a GC): RSS ${fmtMB(s.rss)}, heap ${fmtMB(s.heap)}; the table answered ${s.answered} of ${(EXACT.length + REGEX.length) * (runs + 1)} find_symbol calls (${EXACT.length + REGEX.length} queries, each run ${runs + 1} times; a query it finds nothing for goes on to the scan, which says how many files mention the name).\n`);
     for (const [title, rows] of [['find_symbol, exact name', s.exact], ['find_symbol, regex', s.regex], ['find_references', s.refs]] as const) {
         console.log(`| ${title} | median | lines |\n| --- | ---: | ---: |`);
         for (const r of rows) console.log(`| \`${r.q}\` | ${fmtMs(r.median)} | ${r.status === 'success' ? r.lines : r.status} |`);
