@@ -37,7 +37,7 @@ function filesOf(dir: string): string[] {
 }
 
 /** `n` distinct identifiers (6+ characters) of text files of `dir`, sampled with `rand`: a file, then a token of it. */
-function sampleIdentifiers(dir: string, n: number, rand: () => number): string[] {
+export function sampleIdentifiers(dir: string, n: number, rand: () => number): string[] {
     const files = filesOf(dir);
     const out = new Set<string>();
     for (let tries = 0; out.size < n && tries < n * 100; tries++) {
@@ -49,7 +49,7 @@ function sampleIdentifiers(dir: string, n: number, rand: () => number): string[]
     return [...out];
 }
 
-function percentile(xs: readonly number[], p: number): number {
+export function percentile(xs: readonly number[], p: number): number {
     if (xs.length === 0) return NaN;
     const s = [...xs].sort((a, b) => a - b);
     return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;

@@ -30,6 +30,9 @@
  *           per-query cost of index-answered searches for identifiers sampled with a seed: latency,
  *           posting lookups, candidates, memory; the scan path (outputs compared) and rg beside it;
  *           to bench/results/index-queries[-maxN][-xN]-<date>.md
+ *   query-phases --work DIR [--max-results 50] [--queries 100] [--seed 1] [--runs 3]
+ *           where the time of an index-answered search goes (before the plan, plan parts, pool
+ *           tasks, output), per query, on the index an index-queries --keep run left in DIR
  *   serving-memory --work DIR [--runs 3]: resident memory of a fresh process serving the index an
  *           index-queries --keep run left in DIR, after its reopen, four searches and 3 s idle
  *   reopen --work DIR [--changed 100] [--runs 3]: a fresh process reopening the index an index-queries
@@ -66,6 +69,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     planner: async () => (await import('./planner.js')).plannerMain(rest),
     index: async () => (await import('./index.js')).indexMain(rest),
     'index-queries': async () => (await import('./index-queries.js')).indexQueriesMain(rest),
+    'query-phases': async () => (await import('./query-phases.js')).queryPhasesMain(rest),
     'serving-memory': async () => (await import('./serving-memory.js')).servingMemoryMain(rest),
     reopen: async () => (await import('./reopen.js')).reopenMain(rest),
     'mcp-memory': async () => (await import('./mcp-memory.js')).mcpMemoryMain(rest),

@@ -73,11 +73,12 @@ export class TableWalk {
      * (hits made here or entries handed out), or up to the end (`done`). Perf: a search stopped by
      * `max_results` takes few parts, and the table is walked only as far as its hits lie.
      */
-    next(budget: number): { segments: Segment[]; done: boolean } {
+    next(budget: number): { segments: Segment[]; done: boolean; work: number } {
         const stopAt = this.#out.decided + budget;
         const done = this.#runMain(() => this.#out.decided >= stopAt);
         if (done) this.#extrasBefore(Number.MAX_SAFE_INTEGER);
-        return { segments: this.#out.finish(), done };
+        const work = this.#out.work;
+        return { segments: this.#out.finish(), done, work };
     }
 
     /** Entries handed to the workers. */
@@ -85,9 +86,13 @@ export class TableWalk {
         return this.#out.handedOut;
     }
 
-    /** Hands an entry to the workers (grouped by directory: the job of `parent` in frame `f`). */
-    #toWalk(parent: number, f: Frame, name: string, kind: number): void {
-        this.#out.toWalk(parent, f, name, kind, () => {
+    /**
+     * Hands an entry to the workers (grouped by directory: the job of `parent` in frame `f`);
+     * `id`: its table entry, a file whose bytes tell its work, else its work is unknown.
+     */
+    #toWalk(parent: number, f: Frame, name: string, kind: number, id = -1): void {
+        const units = id === -1 ? Number.POSITIVE_INFINITY : 1 + (this.#table.t.size[id]! >> 14);
+        this.#out.toWalk(parent, f, name, kind, units, () => {
             const frames = this.#gitignore ? this.#frames(parent, f) : [];
             const rel = parent === f.rootId ? f.display : displayOf(this.#table, parent, f);
             return { real: this.#q.realOf(this.#table.pathOf(parent)), rel, jumps: f.jumps, ...(frames.length > 0 && { ignores: frames }) };
@@ -240,7 +245,7 @@ export class TableWalk {
         if (!this.#policy.kept(name, subOf(this.#table, i, f), false)) return i + 1;
         // A content search opens the file in a worker, like the scan path (times, size, binary checked there).
         if (flags & Flag.Binary || flags & Flag.Empty) return i + 1;
-        this.#toWalk(t.parent[i]!, f, name, kind);
+        this.#toWalk(t.parent[i]!, f, name, kind, i);
         return i + 1;
     }
 

@@ -50,10 +50,11 @@ export interface Served {
     maxFileSize: number;
 }
 
-/** Files the index kept as candidates under the searched directory, and entries handed to the workers. */
+/** Files the index kept as candidates under the searched directory, entries handed to the workers, and the first part's work (see `PlannedWalk.work`). */
 export interface PlanFigures {
     candidates: number;
     handedOut: number;
+    firstWork: number;
 }
 
 /**
@@ -119,24 +120,25 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
         gitignore: search.respectGitignore ? [...search.gitignoreAbove] : null,
         policy,
         list,
-        changed: new ChangedEntries(table, changes, relRoot, realOf, search.needTimes),
+        changed: ChangedEntries.of(table, changes, relRoot, realOf, search.needTimes),
         realOf,
         root,
         // Only while the watcher reports changes: a change it noted empties the cache.
         links: changes.watching && !changes.blind ? table.links.at(changes.seq) : null,
     });
-    const figures = { candidates: cands === null ? (list === null ? hi - lo : 0) : countIn(cands, lo, hi), handedOut: 0 };
+    const figures = { candidates: cands === null ? (list === null ? hi - lo : 0) : countIn(cands, lo, hi), handedOut: 0, firstWork: -1 };
     // The walk in parts: the first about what `max_results` needs, each next one four times the last.
     let budget = Math.max(MIN_PART, 2 * search.maxResults);
     const part = (): PlannedWalk => {
-        const { segments, done } = walk.next(budget);
+        const { segments, done, work } = walk.next(budget);
         budget *= 4;
         figures.handedOut = walk.handedOut;
+        if (figures.firstWork === -1) figures.firstWork = work;
         if (list instanceof WindowedIds) {
             figures.candidates = list.listed;
             list.strict = false;
         }
-        return { segments, more: done ? null : part };
+        return { segments, more: done ? null : part, work };
     };
     return { walk: part(), figures };
 }

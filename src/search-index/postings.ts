@@ -1,5 +1,5 @@
 import { keepFitting } from './shared/masks.js';
-import { MASK_BYTES, type MaskedList } from './shared/posting-codec.js';
+import { decodeAmong, decodePostings, MASK_BYTES, type MaskedList } from './shared/posting-codec.js';
 import type { SegmentReader } from './shared/segment.js';
 import type { NgramQuery } from './planner.js';
 import { intersect, union } from './sorted-ids.js';
@@ -18,32 +18,38 @@ export interface ListSource {
     size(gram: number): number;
     /** The packed masks (shared/masks.ts) of `list(gram)`'s postings, when the source has them. */
     masks?(gram: number): Uint16Array;
+    /** The postings of `list(gram)` whose ids are in `ids` (ascending), with their masks; a source with masks has it. */
+    among?(gram: number, ids: Uint32Array): MaskedList;
 }
 
 const EMPTY = new Uint32Array(0);
 const NO_POSTINGS: MaskedList = { ids: EMPTY, masks: new Uint16Array(0) };
 
-/** Candidates of `q` in one source; `null` for all of them. */
-export function evaluateQuery(q: NgramQuery, src: ListSource): Uint32Array | null {
+/**
+ * Candidates of `q` in one source; `null` for all of them. With `among` (ascending ids), only
+ * those of `among` are looked for: the result is then within it (or `null`).
+ */
+export function evaluateQuery(q: NgramQuery, src: ListSource, among: Uint32Array | null = null): Uint32Array | null {
     switch (q.op) {
         case 'all':
             return null;
         case 'none':
             return EMPTY;
         case 'gram':
-            return src.list(q.gram);
+            return among === null ? src.list(q.gram) : narrowed(src, q.gram, among).ids;
         case 'seq':
-            return literalCandidates(q.grams, src);
+            return literalCandidates(q.grams, src, among);
         case 'and': {
             // Perf: the rarest grams first; an empty intersection stops early.
             const children = q.of.map((c) => ({ c, size: c.op === 'gram' || c.op === 'seq' ? estimate(c, src) : Number.MAX_SAFE_INTEGER })).sort((x, y) => x.size - y.size);
-            let acc: Uint32Array | null = null;
+            let acc: Uint32Array | null = among;
             for (const { c, size } of children) {
                 // Perf: a list far longer than the candidates left costs more to read than the scan of those few files.
                 if (acc !== null && acc.length <= 16 && size > 64 * acc.length) break;
-                const r = evaluateQuery(c, src);
+                // Each child looks only among the candidates left (its result is within them).
+                const r = evaluateQuery(c, src, acc);
                 if (r === null) continue;
-                acc = acc === null ? r : intersect(acc, r);
+                acc = r;
                 if (acc.length === 0) return acc;
             }
             return acc;
@@ -51,7 +57,7 @@ export function evaluateQuery(q: NgramQuery, src: ListSource): Uint32Array | nul
         case 'or': {
             let acc: Uint32Array = EMPTY;
             for (const c of q.of) {
-                const r = evaluateQuery(c, src);
+                const r = evaluateQuery(c, src, among);
                 if (r === null) return null;
                 acc = union(acc, r);
             }
@@ -87,27 +93,68 @@ function estimate(q: NgramQuery, src: ListSource): number {
  * masks, each file kept only when the masks of the grams read allow them to lie side by side
  * (shared/masks.ts `keepFitting`; a gram whose list was not read is left out of that check).
  */
-function literalCandidates(grams: readonly number[], src: ListSource): Uint32Array {
+function literalCandidates(grams: readonly number[], src: ListSource, among: Uint32Array | null): Uint32Array {
     const order = [...new Set(grams)].map((g) => ({ g, size: src.size(g) })).sort((x, y) => x.size - y.size);
-    let acc: Uint32Array | null = null;
-    const read: number[] = [];
+    let acc: Uint32Array | null = among;
+    // The grams read: their postings among the candidates left when each was read (null: the whole list).
+    const read = new Map<number, MaskedList | null>();
     for (const { g, size } of order) {
         if (acc !== null && acc.length <= 16 && size > 64 * acc.length) break;
-        const r = src.list(g);
-        acc = acc === null ? r : intersect(acc, r);
-        read.push(g);
+        if (acc === null) {
+            acc = src.list(g);
+            read.set(g, null);
+        } else {
+            const r = narrowed(src, g, acc);
+            acc = r.ids;
+            read.set(g, r);
+        }
         if (acc.length === 0) return acc;
     }
-    if (acc === null || src.masks === undefined) return acc ?? EMPTY;
+    if (acc === null) return EMPTY;
+    if (src.masks === undefined || read.size === 0) return acc;
     const masks = src.masks.bind(src);
-    const wasRead = new Set(read);
-    return keepFitting(grams, acc, (g) => (wasRead.has(g) ? { ids: src.list(g), masks: masks(g) } : null));
+    // Each list read holds every id kept (they lie within the candidates left when it was read).
+    return keepFitting(grams, acc, (g) => {
+        const r = read.get(g);
+        return r === undefined ? null : (r ?? { ids: src.list(g), masks: masks(g) });
+    });
+}
+
+/** The postings of gram `g` among `ids`: from the source's own narrowed decoding, else from its whole list. */
+function narrowed(src: ListSource, g: number, ids: Uint32Array): MaskedList {
+    if (src.among !== undefined) return src.among(g, ids);
+    if (src.masks !== undefined) return maskedAmong({ ids: src.list(g), masks: src.masks(g) }, ids);
+    return { ids: intersect(ids, src.list(g)), masks: NO_MASKS };
+}
+
+const NO_MASKS = new Uint16Array(0);
+
+/** The postings of `list` whose ids are in `ids` (both ascending). */
+export function maskedAmong(list: MaskedList, ids: Uint32Array): MaskedList {
+    const out = new Uint32Array(Math.min(ids.length, list.ids.length));
+    const masks = new Uint16Array(out.length);
+    const lid = list.ids;
+    let n = 0;
+    for (let i = 0, j = 0; i < lid.length && j < ids.length; ) {
+        const x = lid[i]!;
+        const y = ids[j]!;
+        if (x < y) i++;
+        else if (x > y) j++;
+        else {
+            out[n] = x;
+            masks[n++] = list.masks[i]!;
+            i++;
+            j++;
+        }
+    }
+    return { ids: out.subarray(0, n), masks: masks.subarray(0, n) };
 }
 
 /** One segment's posting lists for one query: dictionary lookups and lists read once. */
 export class SegmentLists implements ListSource {
     readonly seg: SegmentReader;
     readonly #refs = new Map<number, ReturnType<SegmentReader['lookup']>>();
+    readonly #bytes = new Map<number, Uint8Array | null>();
     readonly #lists = new Map<number, MaskedList>();
 
     constructor(seg: SegmentReader) {
@@ -126,14 +173,32 @@ export class SegmentLists implements ListSource {
         return Math.ceil((this.ref(gram)?.len ?? 0) / (1 + MASK_BYTES));
     }
 
+    /** The list's bytes, read and checked once; `null` when no file holds the gram. */
+    #bytesOf(gram: number): Uint8Array | null {
+        let bytes = this.#bytes.get(gram);
+        if (bytes === undefined) {
+            const ref = this.ref(gram);
+            bytes = ref === null ? null : this.seg.readBytes(ref);
+            this.#bytes.set(gram, bytes);
+        }
+        return bytes;
+    }
+
     #read(gram: number): MaskedList {
         let list = this.#lists.get(gram);
         if (list === undefined) {
-            const ref = this.ref(gram);
-            list = ref === null ? NO_POSTINGS : this.seg.read(ref);
+            const bytes = this.#bytesOf(gram);
+            list = bytes === null ? NO_POSTINGS : decodePostings(bytes, this.seg.firstId);
             this.#lists.set(gram, list);
         }
         return list;
+    }
+
+    among(gram: number, ids: Uint32Array): MaskedList {
+        const whole = this.#lists.get(gram);
+        if (whole !== undefined) return maskedAmong(whole, ids);
+        const bytes = this.#bytesOf(gram);
+        return bytes === null ? NO_POSTINGS : decodeAmong(bytes, this.seg.firstId, ids);
     }
 
     list(gram: number): Uint32Array {

@@ -17,6 +17,8 @@ export class SegmentWriter {
     handedOut = 0;
     /** Entries decided so far: hits made here and entries handed to the workers. */
     decided = 0;
+    /** Work units of the entries handed out since the last {@link finish} (see `PlannedWalk.work`; infinite once one of unknown work was). */
+    work = 0;
 
     hit(h: SearchHit): void {
         this.#flushJob();
@@ -25,11 +27,12 @@ export class SegmentWriter {
     }
 
     /**
-     * Hands an entry to the workers: added to the current job when it is for the same directory
-     * (`parent` reached through `frame`), else to a new one headed by `head()`.
+     * Hands an entry to the workers, whose work is `units`: added to the current job when it is for
+     * the same directory (`parent` reached through `frame`), else to a new one headed by `head()`.
      */
-    toWalk(parent: number, frame: object, name: string, kind: number, head: () => JobHead): void {
+    toWalk(parent: number, frame: object, name: string, kind: number, units: number, head: () => JobHead): void {
         this.#flushRun();
+        this.work += units;
         if (this.#job === null || this.#job.parent !== parent || this.#job.frame !== frame) {
             this.#flushJob();
             this.#job = { parent, frame, job: { ...head(), names: [], kinds: [] } };
@@ -43,6 +46,7 @@ export class SegmentWriter {
     finish(): Segment[] {
         this.#flushRun();
         this.#flushJob();
+        this.work = 0;
         return this.#out.splice(0);
     }
 

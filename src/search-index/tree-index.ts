@@ -46,7 +46,7 @@ export class TreeIndex extends EventEmitter {
     /** Searches the index answered, and those it left to the scan path while ready. */
     readonly counts = { answered: 0, scanned: 0 };
     /** The last answered search: files the index kept as candidates under the searched directory, and entries handed to the workers. */
-    lastPlan = { candidates: 0, handedOut: 0 };
+    lastPlan = { candidates: 0, handedOut: 0, firstWork: 0 };
 
     constructor(root: string, options: TreeIndexOptions) {
         super();

@@ -1,6 +1,6 @@
 import type { CandidateIds } from './candidate-ids.js';
 import type { NgramQuery } from './planner.js';
-import { evaluateQuery, type ListSource, type SegmentLists } from './postings.js';
+import { evaluateQuery, maskedAmong, type ListSource, type SegmentLists } from './postings.js';
 import { decodePostings, PostingCursor, type MaskedList } from './shared/posting-codec.js';
 import { countIn, isListed, lowerBound, union } from './sorted-ids.js';
 
@@ -66,12 +66,35 @@ class SegmentBytes {
         }
     }
 
-    /** The postings in [a, b) (ranges asked in ascending order), as a source for the evaluation. */
+    /**
+     * The postings in [a, b) (ranges asked in ascending order), as a source for the evaluation. A
+     * gram asked for among candidates is decoded keeping those only; where its list stood at the
+     * window's start is kept, should the whole window or other candidates be asked for after.
+     */
     window(a: number, b: number): ListSource {
-        return this.#source((g) => {
+        const whole = new Map<number, MaskedList>();
+        const starts = new Map<number, PostingCursor>();
+        const wholeOf = (g: number): MaskedList => {
+            let l = whole.get(g);
+            if (l === undefined) {
+                const e = this.#entry(g);
+                l = e === 'absent' ? NO_POSTINGS : e === 'unknown' ? every(Math.max(a, this.firstId), Math.min(b, this.end)) : (starts.get(g)?.clone() ?? e.cursor).range(a, b);
+                whole.set(g, l);
+            }
+            return l;
+        };
+        const among = (g: number, ids: Uint32Array): MaskedList => {
+            const l = whole.get(g);
+            if (l !== undefined) return maskedAmong(l, ids);
             const e = this.#entry(g);
-            return e === 'absent' ? NO_POSTINGS : e === 'unknown' ? every(Math.max(a, this.firstId), Math.min(b, this.end)) : e.cursor.range(a, b);
-        });
+            if (e === 'absent') return NO_POSTINGS;
+            if (e === 'unknown') return maskedAmong(wholeOf(g), ids);
+            const start = starts.get(g);
+            if (start !== undefined) return start.clone().rangeAmong(a, b, ids);
+            starts.set(g, e.cursor.clone());
+            return e.cursor.rangeAmong(a, b, ids);
+        };
+        return { list: (g) => wholeOf(g).ids, masks: (g) => wholeOf(g).masks, among, size: (g) => this.#size(g) };
     }
 
     /** The postings of one id, decoded anew from the lists' starts. */
@@ -97,7 +120,7 @@ class SegmentBytes {
             if (l === undefined) memo.set(g, (l = decode(g)));
             return l;
         };
-        return { list: (g) => get(g).ids, masks: (g) => get(g).masks, size: (g) => this.#size(g) };
+        return { list: (g) => get(g).ids, masks: (g) => get(g).masks, among: (g, ids) => maskedAmong(get(g), ids), size: (g) => this.#size(g) };
     }
 }
 

@@ -28,6 +28,12 @@ export interface SearchBackend {
 export interface PlannedWalk {
     segments: Segment[];
     more: (() => PlannedWalk) | null;
+    /**
+     * The work the entries handed out in `segments` make, in the workers' units (1 per entry plus
+     * its bytes / 16 KiB), when the backend knows it: a part whose work one thread does in about
+     * the time another takes to start runs on one (task-shape.ts `ONE_THREAD_UNITS`). Absent: unknown.
+     */
+    work?: number;
 }
 
 /**

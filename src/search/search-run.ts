@@ -3,7 +3,7 @@ import { readCheckpoint } from './shared/checkpoint.js';
 import type { PlannedWalk } from './backend.js';
 import type { TaskRunner } from './task-runner.js';
 import { OrderedWalk, type WalkNode } from './ordered.js';
-import { expectedEntries, plannedShape, taskShape } from './task-shape.js';
+import { expectedEntries, plannedShape, plannedSlots, taskShape } from './task-shape.js';
 import { runHit, runSize } from './shared/hit-list.js';
 import type { PreparedSearch, SearchShared, SearchTaskResult, Segment, SessionTask, WalkJob } from './shared/protocol.js';
 import type { SearchHit, SearchOutcome, SearchProgress, SearchStop } from './shared/types.js';
@@ -62,6 +62,8 @@ export class SearchRun {
     #planned = false;
     /** The rest of a backend's walk, asked for once every job before it is taken (see {@link PlannedWalk}). */
     #more: (() => PlannedWalk) | null = null;
+    /** The work of the planned walk's last part placed, when its backend tells it (see {@link PlannedWalk.work}). */
+    #partWork: number | undefined = undefined;
     #stop: SearchStop | null = null;
     #resolve!: Resolve<SearchOutcome>;
     #reject!: (err: unknown) => void;
@@ -142,7 +144,7 @@ export class SearchRun {
         // and piscina starts spare threads only when other calls are waiting. While a task is stuck
         // (likely in a runaway regex), no more: the search holds one thread until it returns or times out.
         const tasks = this.#tasks;
-        const slots = tasks.stuck() ? 1 : this.#engine.maxThreads;
+        const slots = tasks.stuck() ? 1 : this.#planned ? plannedSlots(this.#partWork, this.#engine.maxThreads) : this.#engine.maxThreads;
         // Risky patterns keep one pool task per task (their checkpoints and hard aborts are per task).
         const sessions = !tasks.risky;
         if (sessions) tasks.sessions.endIdle(slots, this.#stop !== null || this.#hooks.paused?.() === true || this.#engine.waiting > 0);
@@ -191,6 +193,7 @@ export class SearchRun {
      */
     #place(node: WalkNode, part: PlannedWalk): void {
         const segments = part.segments;
+        this.#partWork = part.work;
         if (part.more !== null) {
             segments.push({ t: 'job', job: { ...node.job } });
             this.#more = part.more;

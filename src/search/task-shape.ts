@@ -75,6 +75,20 @@ export function plannedShape(pending: number, free: number): TaskShape {
 }
 
 /**
+ * Work units (entries, plus their bytes / 16 KiB) of a planned part at most that one thread takes
+ * alone. Perf: each further thread of a search is a session opened on the pool (a message
+ * channel, the search cloned to the thread, a thread woken: 0.5-1.5 ms of the host's time on a
+ * busy machine, see bench/query-phases.ts) for work that one thread does in about that time; a
+ * rare identifier's few candidates, or a capped search's first files, are such parts.
+ */
+export const ONE_THREAD_UNITS = 96;
+
+/** Tasks a search planned by the index may run at once for a part of `work` units (see {@link ONE_THREAD_UNITS}); `slots` otherwise. */
+export function plannedSlots(work: number | undefined, slots: number): number {
+    return work !== undefined && work <= ONE_THREAD_UNITS ? 1 : slots;
+}
+
+/**
  * Entries the walk of a search stopped by `max_results` is expected to visit before it has the
  * `hitsNeeded` hits it still needs, from what its tasks found so far: at the density of hits seen
  * (`visited` entries gave `found` hits); with no hit yet, as many entries again as visited (so

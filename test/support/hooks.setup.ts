@@ -5,6 +5,9 @@
  */
 import { afterAll, afterEach } from 'vitest';
 import { runAfterFile, runAfterTest } from './cleanup.js';
+import { logCpuPerFile } from './cpu-log.js';
 
+// First, so its afterAll runs last (after hooks run in reverse order) and counts the clean-up.
+logCpuPerFile();
 afterEach(runAfterTest);
 afterAll(runAfterFile);

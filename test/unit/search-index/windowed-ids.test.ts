@@ -53,6 +53,10 @@ const QUERIES: NgramQuery[] = [
     { op: 'and', of: [{ op: 'gram', gram: A }, { op: 'gram', gram: B }] },
     { op: 'seq', grams: [A, B, C] },
     { op: 'or', of: [{ op: 'gram', gram: C }, { op: 'seq', grams: [B, A] }] },
+    // A gram read among candidates, then whole in the same range, then among others again.
+    { op: 'or', of: [{ op: 'seq', grams: [C, A] }, { op: 'gram', gram: A }, { op: 'seq', grams: [B, A] }] },
+    // A gram read among candidates twice in one range (from where its list stood at the range's start).
+    { op: 'or', of: [{ op: 'seq', grams: [C, A] }, { op: 'seq', grams: [B, A] }] },
 ];
 
 /** The ids of ascending ranges of `span` ids from `from` to `to`. */

@@ -2,22 +2,18 @@
  * The scan's prefilter for an OR of literals (workers/search/literal-set.ts): LiteralSet.find against a
  * naive case-insensitive search, and the scan through it against the oracle (test/support/oracle.ts) on
  * generated alternations and texts: case variants, non-ASCII bytes, literals overlapping or
- * prefixes of each other, files above the reusable buffer streamed in chunks, and the patterns
- * that give no usable set (the whole-text regex then).
+ * prefixes of each other, and the patterns that give no usable set (the whole-text regex then).
+ * Files above the reusable buffer, streamed from disk in chunks, are
+ * test/integration/search/literal-set-files.test.ts.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compilePattern, escapeRegex, type PatternSpec } from '../../../src/search/regex.js';
 import { LiteralSet, type LiteralSearch } from '../../../workers/search/literal-set.js';
-import { scanPath } from '../../../workers/search/scan-file.js';
 import { countBytes, makeMatcher, scanBytes, type ContentMatcher, type LineHit } from '../../../workers/search/scan.js';
-import { tempDir } from '../../support/helpers.js';
 import { foldAscii, oracleDecode, oracleLines, oracleTextLines } from '../../support/oracle.js';
 
 const SEED = 20_260_412;
-const MiB = 1 << 20;
 
 /** `bytes` as {@link naive} searches them: Latin-1 (one character per byte), ASCII letters folded. */
 function hayOf(bytes: Buffer): string {
@@ -217,61 +213,4 @@ describe('the scan through a literal set, against the oracle', () => {
             expect(scanLines(text, spec), source).toEqual(oracleLines(text, source, spec.flags));
         }
     });
-});
-
-describe('files above the reusable buffer: streamed for any of the literals', () => {
-    /** `n` characters of filler lines: a prefix of one text made once (a few MiB, sliced for each case). */
-    let fillerText = '';
-    const filler = (n: number): string => {
-        if (fillerText.length < n) fillerText = 'the quick brown fox jumps over the lazy dog\n'.repeat(Math.ceil(n / 44));
-        return fillerText.slice(0, n);
-    };
-
-    const sets = [
-        ['Long_Literal_Token', 'qz'],
-        ['Descriptor_Table', 'parameters_count'],
-    ] as const;
-    for (const [literals, how] of sets.flatMap((ls) => (['anchors', 'blocks', 'simd'] as const).map((how) => [ls, how] as const))) {
-        const pattern = literals.join('|');
-        it(`finds ${pattern} (${how}) across each chunk boundary, cut anywhere, and skips a file with neither`, () => {
-            const spec = compilePattern(pattern);
-            const byDefault = makeMatcher(spec);
-            expect(byDefault.literals?.how).toBe('simd');
-            const matcher = { ...byDefault, literals: new LiteralSet(byDefault.literals!.literals, how) };
-            // Chunks of the stream: [0, M), then M - keep bytes each after the `keep` carried (longest - 1).
-            const keep = matcher.literals!.longest - 1;
-            const dir = tempDir('literal-set-');
-            const cases = streamCases(pattern, literals, keep, spec);
-            for (const { name, bytes, expected } of cases) {
-                const file = path.join(dir, `${name}.txt`);
-                fs.writeFileSync(file, bytes);
-                const r = scanPath(file, null, { matcher, mode: 'content', maxFileSize: 10 * MiB, max: 1000, context: 0 })!;
-                expect(r.lines.map((h) => ({ line: h.line, text: h.text })), name).toEqual(expected);
-                expect(r.lines.length, name).toBe(name === 'none' ? 0 : 1);
-                expect(r.scanned).toBe(true);
-            }
-        });
-    }
-
-    /** The texts of one alternation's files and the oracle's lines of each, made once for its three searches. */
-    const made = new Map<string, { name: string; bytes: Buffer; expected: { line: number; text: string }[] }[]>();
-    function streamCases(pattern: string, literals: readonly [string, string], keep: number, spec: PatternSpec): { name: string; bytes: Buffer; expected: { line: number; text: string }[] }[] {
-        const key = `${pattern} ${keep}`;
-        const known = made.get(key);
-        if (known !== undefined) return known;
-        const cases: [string, Buffer][] = [];
-        for (const [b, at] of [MiB, 2 * MiB - keep].entries()) {
-            for (const lit of literals) {
-                for (const cut of new Set([1, 2, lit.length >> 1, lit.length - 2, lit.length - 1].filter((c) => c >= 1 && c < lit.length))) {
-                    const shown = b % 2 === 0 ? lit.toUpperCase() : lit;
-                    cases.push([`${b}-${lit}-${cut}`, Buffer.from(filler(at - cut) + shown + ' x\n' + filler(MiB / 2))]);
-                }
-            }
-        }
-        // Pieces of both literals right at the boundary, never whole: no match, the file skipped.
-        cases.push(['none', Buffer.from(filler(MiB - 3) + `${literals[0].slice(0, -1)}\n${literals[0].slice(-1)} ${literals[1].slice(0, 1)}\n${literals[1].slice(1)}` + filler(2 * MiB))]);
-        const out = cases.map(([name, bytes]) => ({ name, bytes, expected: oracleLines(bytes, pattern, spec.flags) }));
-        made.set(key, out);
-        return out;
-    }
 });

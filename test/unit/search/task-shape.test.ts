@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FIRST_BUDGET, LARGE_BUDGET, MAX_JOBS_PER_TASK, NEAR_HITS, plannedShape, SMALL_BUDGET, taskShape } from '../../../src/search/task-shape.js';
+import { FIRST_BUDGET, LARGE_BUDGET, MAX_JOBS_PER_TASK, NEAR_HITS, ONE_THREAD_UNITS, plannedShape, plannedSlots, SMALL_BUDGET, taskShape } from '../../../src/search/task-shape.js';
 
 describe('taskShape', () => {
     it('gives the first task of a search a tiny budget, whatever it needs', () => {
@@ -34,5 +34,16 @@ describe('plannedShape', () => {
         expect(plannedShape(10_000, 2).jobs).toBe(MAX_JOBS_PER_TASK);
         // Never a task of no job, whatever the count of free slots said.
         expect(plannedShape(5, 0).jobs).toBe(5);
+    });
+});
+
+describe('threads of a planned part', () => {
+    it('gives a part of known small work one thread, a larger or unknown one every slot', () => {
+        expect(plannedSlots(0, 4)).toBe(1);
+        expect(plannedSlots(ONE_THREAD_UNITS, 2)).toBe(1);
+        expect(plannedSlots(ONE_THREAD_UNITS + 1, 2)).toBe(2);
+        expect(plannedSlots(Number.POSITIVE_INFINITY, 3)).toBe(3);
+        expect(plannedSlots(undefined, 2)).toBe(2);
+        expect(plannedSlots(Number.NaN, 2)).toBe(2);
     });
 });

@@ -1,0 +1,51 @@
+/**
+ * Per-file CPU for measuring the suite: with `LLM_CHAT_FILE_TEST_CPU_LOG=<file>` set, each test
+ * file appends one JSON line (file, project, wall ms, CPU ms of its fork including the pool's
+ * threads and the subprocesses it waited for, worker threads started). Off by default; the fork's
+ * own clock is the only one that sees the pool threads a file starts, which a per-file `time` of
+ * vitest cannot split.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
+
+const LOG_VAR = 'LLM_CHAT_FILE_TEST_CPU_LOG';
+
+/** utime + stime + cutime + cstime of this process, in ms (Linux /proc; 0 elsewhere). */
+function cpuMs(): number {
+    try {
+        const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        // Fields 14 to 17 of proc(5), counted from the state field (3) here.
+        const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+        return ticks * 10;
+    } catch {
+        return 0;
+    }
+}
+
+/** Registers the hooks in the calling setup file when the variable is set. */
+export function logCpuPerFile(): void {
+    const out = process.env[LOG_VAR];
+    if (out === undefined || out === '') return;
+    // This module is evaluated for each file: the listener counts that file's threads, then goes.
+    let threads = 0;
+    const count = (): void => void threads++;
+    process.on('worker', count);
+    let cpu0 = 0;
+    let wall0 = 0;
+    let file = '';
+    let project = '';
+    // vitest 4 hands the suite second; the first argument must be a destructuring pattern.
+    // eslint-disable-next-line no-empty-pattern
+    beforeAll(({}, suite) => {
+        cpu0 = cpuMs();
+        wall0 = performance.now();
+        file = suite.file.filepath;
+        project = suite.file.projectName ?? '';
+    });
+    afterAll(() => {
+        process.off('worker', count);
+        const line = { file, project, wallMs: Math.round(performance.now() - wall0), cpuMs: cpuMs() - cpu0, threads };
+        fs.appendFileSync(out, `${JSON.stringify(line)}\n`);
+    });
+}
