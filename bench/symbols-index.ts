@@ -71,7 +71,7 @@ export async function symbolsIndexMain(argv: string[]): Promise<void> {
     if (flags.has('child')) return child(work, root, runs);
     fs.mkdirSync(work, { recursive: true, mode: 0o700 });
     const { symbolsOf } = await import('../src/symbols/symbol-table.js');
-    const { SYMBOLS_FILE } = await import('../src/symbols/shared/symbol-format.js');
+    const { SYMBOLS_FILE, layoutOf } = await import('../src/symbols/shared/symbol-format.js');
     console.log(`# Symbol table on the index (${machine()}, load average ${loadAverages()})\n`);
     console.log(`Tree: ${root}; index in ${path.join(work, 'index')}.\n`);
     const { pkg, tree, indexMs } = await open(work, root);
@@ -82,10 +82,16 @@ export async function symbolsIndexMain(argv: string[]): Promise<void> {
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const symbols = symbolsOf(tree);
+    // The process's resident memory while the table is made (its merge runs on a pool thread of this process).
+    const rss0 = process.memoryUsage().rss;
+    let peak = rss0;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
     const store = await symbols.ready();
+    clearInterval(sampler);
     const ms = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
     loop.disable();
+    const hwm = Number(/^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
     if (store === null) throw new Error(`symbols failed: ${symbols.error}`);
     const file = path.join(tree.served()!.genDir, SYMBOLS_FILE);
     const f = symbols.figures;
@@ -95,6 +101,12 @@ export async function symbolsIndexMain(argv: string[]): Promise<void> {
     if (f) console.log(`| source files parsed | ${f.files} |`);
     console.log(`| definitions / names | ${store.counts.defs} / ${store.counts.names} |`);
     console.log(`| on disk | ${fmtMB(fs.statSync(file).size)} |`);
+    console.log(`| process RSS before / peak while made (sampled every 100 ms) | ${fmtMB(rss0)} / ${fmtMB(peak)} |`);
+    console.log(`| process peak RSS since start (VmHWM, index build included) | ${fmtMB(hwm)} |`);
+    const l = layoutOf(store.counts);
+    const cols = Object.entries(l).filter(([k]) => k !== 'end').sort((a, b) => a[1] - b[1]);
+    const sizes = cols.map(([k, at], i) => `${k} ${(((cols[i + 1]?.[1] ?? l.end) - at) / 1048576).toFixed(1)} MB`);
+    console.log(`| bytes per section | ${sizes.join(', ')} |`);
     console.log(`| longest event-loop wait meanwhile | ${fmtMs(loop.max / 1e6)} |\n`);
     await pkg.close();
     const script = fileURLToPath(new URL('./run.js', import.meta.url));

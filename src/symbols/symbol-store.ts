@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import { DIGEST_BYTES, Failure, HEADER_BYTES, kindOfCode, layoutOf, readCounts, SYMBOL_MAGIC, type SymbolCounts, type SymbolLayout } from './shared/symbol-format.js';
+import { signatureCheck, signatureText } from './shared/signature.js';
+import { DIGEST_BYTES, Failure, HEADER_BYTES, kindOfCode, layoutOf, readCounts, SIG_CUT, SIG_MAX_BYTES, SIG_UNKNOWN, SYMBOL_MAGIC, type SymbolCounts } from './shared/symbol-format.js';
 import type { Definition } from './shared/types.js';
 import { Turns } from '../engine/turns.js';
 
@@ -32,8 +33,8 @@ export class SymbolFileError extends Error {}
 /**
  * A generation's symbol table as served (symbol-format.ts): the names as one string with their
  * offsets, the definitions' columns as typed arrays over one buffer (memory: no object per
- * definition), the signatures left on disk and read for the lines a call prints. The whole file
- * is checked against its digest when loaded; a file that fails is never used.
+ * definition); signatures are read from the source files for the lines a call prints. The whole
+ * file is checked against its digest when loaded; a file that fails is never used.
  */
 export class SymbolStore {
     readonly counts: SymbolCounts;
@@ -48,20 +49,20 @@ export class SymbolStore {
     readonly #kind: Uint8Array;
     readonly #conts: string;
     readonly #contOff: Uint32Array;
-    readonly #sigOff: Uint32Array;
+    readonly #sig: Uint32Array;
+    readonly #sigLen: Uint16Array;
+    readonly #check: Uint16Array;
     /** Files whose parse timed out when the table was made (parsed again when asked). */
     readonly timedOut: Uint32Array;
-    readonly #fh: fsp.FileHandle;
-    readonly #l: SymbolLayout;
 
     /**
      * @param head - the file's bytes up to the names' text (header, name offsets).
-     * @param cols - its bytes from the definitions' starts to the signatures' text.
+     * @param cols - its bytes from the definitions' starts to the end.
      */
-    private constructor(fh: fsp.FileHandle, head: Buffer, cols: Buffer, counts: SymbolCounts, bytes: number, names: string) {
+    private constructor(head: Buffer, cols: Buffer, counts: SymbolCounts, bytes: number, names: string) {
         const l = layoutOf(counts);
         const u32 = (at: number, n: number): Uint32Array => (at < l.nameText ? new Uint32Array(head.buffer, head.byteOffset + at, n) : new Uint32Array(cols.buffer, cols.byteOffset + at - l.defStart, n));
-        [this.#fh, this.#l, this.counts, this.bytes] = [fh, l, counts, bytes];
+        [this.counts, this.bytes] = [counts, bytes];
         this.#nameOff = u32(l.nameOff, counts.names + 1);
         this.#names = names;
         this.#defStart = u32(l.defStart, counts.names + 1);
@@ -69,7 +70,9 @@ export class SymbolStore {
         this.#kind = new Uint8Array(cols.buffer, cols.byteOffset + l.defKind - l.defStart, counts.defs);
         this.#contOff = u32(l.contOff, counts.containers + 1);
         this.#conts = cols.toString('utf8', l.contText - l.defStart, l.contText - l.defStart + counts.containerBytes);
-        this.#sigOff = u32(l.sigOff, counts.defs + 1);
+        this.#sig = u32(l.defSig, counts.defs);
+        this.#sigLen = new Uint16Array(cols.buffer, cols.byteOffset + l.defSigLen - l.defStart, counts.defs);
+        this.#check = new Uint16Array(cols.buffer, cols.byteOffset + l.defCheck - l.defStart, counts.defs);
         const ids = u32(l.failedIds, counts.failed);
         this.timedOut = ids.filter((_, i) => cols[l.failedWhy - l.defStart + i] === Failure.Timeout);
         if (this.#names.length !== this.#nameOff[counts.names] || this.#conts.length !== this.#contOff[counts.containers]) throw new SymbolFileError('symbols file: text and offsets disagree');
@@ -92,9 +95,8 @@ export class SymbolStore {
             const counts = readCounts(first);
             const l = layoutOf(counts);
             if (l.end !== st.size || counts.tableSize !== tableSize) throw new SymbolFileError(`${file} does not fit its generation`);
-            // Memory: the columns are kept; the names' bytes only until decoded; the signatures
-            // are only hashed (read from disk when shown).
-            const parts: [number, Buffer][] = [[0, Buffer.allocUnsafeSlow(l.nameText)], [l.nameText, Buffer.allocUnsafeSlow(l.defStart - l.nameText)], [l.defStart, Buffer.allocUnsafeSlow(l.sigText - l.defStart)]];
+            // Memory: the columns are kept; the names' bytes only until decoded.
+            const parts: [number, Buffer][] = [[0, Buffer.allocUnsafeSlow(l.nameText)], [l.nameText, Buffer.allocUnsafeSlow(l.defStart - l.nameText)], [l.defStart, Buffer.allocUnsafeSlow(l.end - l.defStart)]];
             const hash = createHash('sha256');
             const chunk = Buffer.allocUnsafe(READ_BYTES);
             const turns = new Turns();
@@ -112,16 +114,16 @@ export class SymbolStore {
             const [[, head], [, nameText], [, cols]] = parts as [[number, Buffer], [number, Buffer], [number, Buffer]];
             first.copy(head, 0);
             if (!hash.digest().equals(first.subarray(SYMBOL_MAGIC.length, SYMBOL_MAGIC.length + DIGEST_BYTES))) throw new SymbolFileError(`${file} fails its checksum`);
-            return new SymbolStore(fh, head, cols, counts, st.size, await decodeInSlices(nameText, 0, counts.nameBytes, turns));
+            return new SymbolStore(head, cols, counts, st.size, await decodeInSlices(nameText, 0, counts.nameBytes, turns));
         } catch (err) {
-            await fh.close();
             throw err instanceof SymbolFileError ? err : new SymbolFileError(err instanceof Error ? err.message : String(err));
+        } finally {
+            await fh.close();
         }
     }
 
-    async close(): Promise<void> {
-        await this.#fh.close().catch(() => undefined);
-    }
+    /** Kept for callers that release a store; the store holds no file open. */
+    async close(): Promise<void> {}
 
     nameAt(n: number): string {
         return this.#names.slice(this.#nameOff[n]!, this.#nameOff[n + 1]! - 1);
@@ -183,15 +185,42 @@ export class SymbolStore {
         return { kind: kindOfCode(this.#kind[k]!)!, name, container, line: this.#line[k]!, endLine: this.#end[k]!, signature: '' };
     }
 
-    /** The signatures of definitions `ks`, read from the file. */
-    async signatures(ks: readonly number[]): Promise<string[]> {
-        return Promise.all(
-            ks.map(async (k) => {
-                const [from, to] = [this.#sigOff[k]!, this.#sigOff[k + 1]!];
-                const buf = Buffer.alloc(to - from);
-                if (buf.length > 0) await this.#fh.read(buf, 0, buf.length, this.#l.sigText + from);
-                return buf.toString('utf8');
+    /**
+     * The signatures of definitions `ks`, read back from their source files (`realOf(k)`, each
+     * unchanged since the generation): `null` for one whose text is not known or does not give
+     * the signature the table checked (the caller parses that file again).
+     */
+    async signatures(ks: readonly number[], realOf: (k: number) => string): Promise<(string | null)[]> {
+        const byFile = new Map<string, number[]>();
+        ks.forEach((k, i) => {
+            if (this.#sig[k] === SIG_UNKNOWN) return;
+            const real = realOf(k);
+            const list = byFile.get(real);
+            if (list) list.push(i);
+            else byFile.set(real, [i]);
+        });
+        const out: (string | null)[] = ks.map(() => null);
+        await Promise.all(
+            [...byFile].map(async ([real, is]) => {
+                const fh = await fsp.open(real, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW).catch(() => null);
+                if (fh === null) return;
+                try {
+                    for (const i of is) {
+                        const k = ks[i]!;
+                        const len = this.#sigLen[k]! & SIG_MAX_BYTES;
+                        const buf = Buffer.alloc(len);
+                        const { bytesRead } = len === 0 ? { bytesRead: 0 } : await fh.read(buf, 0, len, this.#sig[k]!);
+                        if (bytesRead !== len) continue;
+                        const sig = signatureText(buf.toString('utf8'), (this.#sigLen[k]! & SIG_CUT) !== 0);
+                        if (signatureCheck(sig) === this.#check[k]) out[i] = sig;
+                    }
+                } catch {
+                    // Unreadable now: parsed again by the caller.
+                } finally {
+                    await fh.close();
+                }
             }),
         );
+        return out;
     }
 }

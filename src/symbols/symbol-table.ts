@@ -102,8 +102,8 @@ export class TreeSymbols {
     }
 }
 
-/** Parses the generation's source files in parts on the background pool and joins them into `file`. */
-export async function buildSymbols(served: ServedGeneration, file: string, started?: (pool: BackgroundTasks) => void): Promise<SymbolBuildFigures> {
+/** Parses the generation's source files in parts (of `partFiles` files at most) on the background pool and joins them into `file`. */
+export async function buildSymbols(served: ServedGeneration, file: string, started?: (pool: BackgroundTasks) => void, partFiles = PART_FILES): Promise<SymbolBuildFigures> {
     const t0 = performance.now();
     const turns = new Turns();
     const pause = (): Promise<void> => turns.check();
@@ -119,7 +119,7 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
         cur.paths.push(served.table.pathOf(id));
         bytes += t.size[id]!;
         files++;
-        if (bytes >= PART_BYTES || cur.ids.length >= PART_FILES) {
+        if (bytes >= PART_BYTES || cur.ids.length >= partFiles) {
             parts.push(cur);
             [cur, bytes] = [{ ids: [], paths: [] }, 0];
         }
@@ -128,7 +128,7 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
     const pool = new BackgroundTasks(served.threads);
     started?.(pool);
     const tag = randomBytes(4).toString('hex');
-    const outs = parts.map((_, k) => path.join(served.genDir, `symbols-part-${k}.${tag}.json`));
+    const outs = parts.map((_, k) => path.join(served.genDir, `symbols-part-${k}.${tag}.ndjson`));
     try {
         let next = 0;
         const lane = async (): Promise<void> => {

@@ -1,30 +1,41 @@
 /**
  * The symbol table's file (`symbols.bin` in an index generation's folder): every definition of
  * the generation's source files, grouped by name, in columns. Written once by the pool
- * (workers/symbols/symbols-table.ts), read by the host (src/symbols/symbol-store.ts).
+ * (workers/symbols/symbols-table.ts, merging part files sorted by name), read by the host
+ * (src/symbols/symbol-store.ts).
  *
  * Layout, little-endian, every array 4-byte aligned:
- * - magic `LCFSYM01`, then the SHA-256 of every byte after the digest;
+ * - magic `LCFSYM02`, then the SHA-256 of every byte after the digest;
  * - counts (`COUNTS` u32): table entries, names, definitions, containers, failed files, bytes of
- *   the names, bytes of the containers, bytes of the signatures;
+ *   the names, bytes of the containers;
  * - names: char offsets (u32, names + 1) into the names joined by `\n` (UTF-8 bytes follow);
  *   sorted by JS string order, so a name is found by binary search and a regex runs over one string;
  * - definitions grouped by name: start per name (u32, names + 1), then per definition the file's
- *   table id, first line, last line, container (u32 each: 0 none, else 1 + its number) and kind (u8);
+ *   table id, first line, last line, container (u32 each: 0 none, else 1 + its number), where its
+ *   signature's text stands in the file (byte offset u32, {@link SIG_UNKNOWN} when not known; byte
+ *   length u16, its top bit set when the text was cut), a check of the signature (u16, signature.ts)
+ *   and kind (u8);
  * - containers: char offsets and their text (parts joined by NUL, containers by `\n`);
- * - files whose parse failed: table id (u32) and why (u8: {@link Failure});
- * - signature byte offsets (u32, definitions + 1), then the signatures' UTF-8 bytes (left on disk
- *   while serving: read for the lines a call prints).
+ * - files whose parse failed: table id (u32) and why (u8: {@link Failure}).
+ *
+ * Signatures are not stored: a file the table answers for is unchanged since the generation, so
+ * its signature is read back from the file when printed (and checked; a file that fails the check
+ * is parsed again).
  */
 import { SYMBOL_KINDS, type SymbolKind } from './types.js';
 
-export const SYMBOL_MAGIC = Buffer.from('LCFSYM01', 'latin1');
+export const SYMBOL_MAGIC = Buffer.from('LCFSYM02', 'latin1');
 export const DIGEST_BYTES = 32;
-export const COUNTS = 8;
+export const COUNTS = 7;
+/** A signature's offset when not known (a file not UTF-8, or over 4 GB): printed from a parse of the file. */
+export const SIG_UNKNOWN = 0xffffffff;
+/** A signature's byte length at most in the table (the top bit of its u16 says the text was cut). */
+export const SIG_MAX_BYTES = 0x7fff;
+export const SIG_CUT = 0x8000;
 export const HEADER_BYTES = SYMBOL_MAGIC.length + DIGEST_BYTES + COUNTS * 4;
 /** The file's name in a generation's folder, and a temporary one's while it is written. */
 export const SYMBOLS_FILE = 'symbols.bin';
-export const SYMBOLS_TMP = /^symbols(-part-\d+\.[0-9a-f]{8}\.json|\.bin\.\d+\.[0-9a-f]{8}\.tmp)$/;
+export const SYMBOLS_TMP = /^symbols(-part-\d+\.[0-9a-f]{8}\.ndjson|\.bin\.\d+\.[0-9a-f]{8}(\.\d+)?\.tmp)$/;
 
 /** Why a file has no definitions in the table: its parse ran out of time (parsed again on use), or it is not source text. */
 export const Failure = { Timeout: 0, Other: 1 } as const;
@@ -38,7 +49,6 @@ export interface SymbolCounts {
     failed: number;
     nameBytes: number;
     containerBytes: number;
-    sigBytes: number;
 }
 
 /** Byte offsets of each section, from the counts. */
@@ -50,13 +60,14 @@ export interface SymbolLayout {
     defLine: number;
     defEnd: number;
     defCont: number;
+    defSig: number;
+    defSigLen: number;
+    defCheck: number;
     defKind: number;
     contOff: number;
     contText: number;
     failedIds: number;
     failedWhy: number;
-    sigOff: number;
-    sigText: number;
     end: number;
 }
 
@@ -77,35 +88,38 @@ export function layoutOf(c: SymbolCounts): SymbolLayout {
         defLine: take(4 * c.defs),
         defEnd: take(4 * c.defs),
         defCont: take(4 * c.defs),
+        defSig: take(4 * c.defs),
+        defSigLen: take(2 * c.defs),
+        defCheck: take(2 * c.defs),
         defKind: take(c.defs),
         contOff: take(4 * (c.containers + 1)),
         contText: take(c.containerBytes),
         failedIds: take(4 * c.failed),
         failedWhy: take(c.failed),
-        sigOff: take(4 * (c.defs + 1)),
-        sigText: 0,
         end: 0,
     };
-    l.sigText = at;
-    l.end = at + c.sigBytes;
+    l.end = at;
     return l;
 }
 
 export function readCounts(header: Buffer): SymbolCounts {
     const at = SYMBOL_MAGIC.length + DIGEST_BYTES;
     const u = (k: number): number => header.readUInt32LE(at + 4 * k);
-    return { tableSize: u(0), names: u(1), defs: u(2), containers: u(3), failed: u(4), nameBytes: u(5), containerBytes: u(6), sigBytes: u(7) };
+    return { tableSize: u(0), names: u(1), defs: u(2), containers: u(3), failed: u(4), nameBytes: u(5), containerBytes: u(6) };
 }
 
 export function writeCounts(header: Buffer, c: SymbolCounts): void {
     const at = SYMBOL_MAGIC.length + DIGEST_BYTES;
-    [c.tableSize, c.names, c.defs, c.containers, c.failed, c.nameBytes, c.containerBytes, c.sigBytes].forEach((v, k) => header.writeUInt32LE(v, at + 4 * k));
+    [c.tableSize, c.names, c.defs, c.containers, c.failed, c.nameBytes, c.containerBytes].forEach((v, k) => header.writeUInt32LE(v, at + 4 * k));
 }
 
 export const KIND_CODES: ReadonlyMap<SymbolKind, number> = new Map(SYMBOL_KINDS.map((k, i) => [k, i]));
 export const kindOfCode = (code: number): SymbolKind | undefined => SYMBOL_KINDS[code];
 
-/** One file's outcome in a part file: `[id, definitions]`, or `[id, failure]` when its parse failed. */
-export type PartFile = [number, PartDefinition[]] | [number, Failure];
-/** `[kind code, name, container parts joined by NUL, line, last line, signature]`. */
-export type PartDefinition = [number, string, string, number, number, string];
+/**
+ * A part file (the `symbols-part` operation's output) holds one JSON value per line: first the
+ * failed files (`[id, Failure][]`), then one {@link PartRecord} per definition, sorted by name in
+ * JS string order (a name's definitions in file order), so that parts merge as streams.
+ */
+/** `[name, file id, kind code, container parts joined by NUL, line, last line, signature offset, length | cut, check]`. */
+export type PartRecord = [string, number, number, string, number, number, number, number, number];

@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AccessType, FileConfiguration, FileToolPackage, SearchConfiguration, Workspace } from '../../../src/index.js';
 import { DEFAULT_SKIP_DIRS } from '../../../src/internals.js';
 import type { TreeIndex } from '../../../src/search-index/tree-index.js';
-import { symbolsOf } from '../../../src/symbols/symbol-table.js';
+import { buildSymbols, symbolsOf } from '../../../src/symbols/symbol-table.js';
+import { SymbolStore } from '../../../src/symbols/symbol-store.js';
 import { SYMBOLS_FILE } from '../../../src/symbols/shared/symbol-format.js';
 import { parseFiles } from '../../../src/symbols/parse.js';
 import { languageOf } from '../../../src/symbols/shared/languages.js';
@@ -99,15 +100,23 @@ describe('the symbol table', () => {
     it('holds what a fresh parse of every source file finds', async () => {
         const root = tempDir('lcf-symtab-');
         writeTree(root, initialTree(random(7)));
+        // Signatures read back from the file: over two lines, after a BOM and wide characters; a
+        // file not UTF-8 (Latin-1) has none in the table and is parsed again to print one.
+        fs.writeFileSync(path.join(root, 'src/multi.c'), 'static int\nmulti_line(int x)\n{\n\treturn x;\n}\n\n/* ünï 𝒳 */ struct wide { int w; };\n');
+        fs.writeFileSync(path.join(root, 'src/bom.ts'), '\ufeffexport function afterBom(a: string): string {\n    return a;\n}\n');
+        fs.writeFileSync(path.join(root, 'src/latin.c'), Buffer.from('/* caf\xe9 */\nint latin_one(int x)\n{\n\treturn x;\n}\n', 'latin1'));
         const { pkg, tree } = await indexed(root);
         const store = (await symbolsOf(tree).ready())!;
         const served = tree.served()!;
+        const realOf = (k: number): string => path.join(root, served.table.pathOf(store.fileOf(k)));
         const fromTable = new Map<string, string[]>();
         for (let n = 0; n < store.counts.names; n++) {
             const [from, to] = store.definitionsOf(n);
             const ks = Array.from({ length: to - from }, (_, i) => from + i);
-            const sigs = await store.signatures(ks);
+            const sigs = await store.signatures(ks, realOf);
             ks.forEach((k, i) => {
+                expect(sigs[i] === null, `${store.nameAt(n)}: only the Latin-1 file's signatures are not read back`).toBe(served.table.pathOf(store.fileOf(k)) === 'src/latin.c');
+                if (sigs[i] === null) return;
                 const d = { ...store.definition(k, store.nameAt(n)), signature: sigs[i]! };
                 const rel = served.table.pathOf(store.fileOf(k));
                 fromTable.set(rel, [...(fromTable.get(rel) ?? []), JSON.stringify(d)]);
@@ -119,10 +128,20 @@ describe('the symbol table', () => {
         parsed.forEach((r, i) => {
             if (!r.ok) throw new Error(r.message);
             defs += r.definitions.length;
+            if (rels[i] === 'src/latin.c') return;
             expect((fromTable.get(rels[i]!) ?? []).sort(), rels[i]).toEqual(r.definitions.map((d) => JSON.stringify(d)).sort());
         });
         expect(defs).toBeGreaterThan(24);
         expect(store.counts.defs).toBe(defs);
+        expect(fromTable.get('src/multi.c')!.map((d) => JSON.parse(d) as { signature: string })).toContainEqual(expect.objectContaining({ name: 'multi_line', signature: 'static int multi_line(int x)' }));
+        const plain = pkgOf(root, false);
+        for (const name of ['latin_one', 'multi_line', 'afterBom', 'wide']) expect(await call(pkg, 'find_symbol', { name }), name).toBe(await call(plain, 'find_symbol', { name }));
+        // Merged from one part per file, the table is the same file byte for byte.
+        const many = path.join(served.genDir, 'symbols-many.bin');
+        const figures = await buildSymbols(served, many, undefined, 1);
+        expect(figures.files).toBe(rels.length);
+        expect(fs.readFileSync(many).equals(fs.readFileSync(path.join(served.genDir, SYMBOLS_FILE)))).toBe(true);
+        await (await SymbolStore.load(many, served.table.size)).close();
         expect(fs.statSync(path.join(served.genDir, SYMBOLS_FILE)).mode & 0o777).toBe(0o600);
     });
 

@@ -6,23 +6,35 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KIND_CODES, type PartFile } from '../../../src/symbols/shared/symbol-format.js';
+import { signatureCheck } from '../../../src/symbols/shared/signature.js';
+import { KIND_CODES, type PartRecord } from '../../../src/symbols/shared/symbol-format.js';
 import { SymbolFileError, SymbolStore } from '../../../src/symbols/symbol-store.js';
 import { runSymbolsMerge } from '../../../workers/symbols/symbols-table.js';
 import { tempDir } from '../../support/helpers.js';
 
 const NAMES = ['alpha', 'alphabet', 'beta', 'Beta', 'gamma_x', 'x', 'xx', 'ünïcode', '𝒳astral', 'a$b', 'zeta'];
 
+/** A source file holding `line` (its signature's text), and the part record of a definition there. */
+function def(dir: string, name: string, id: number, kind: string, container: string, line: number, end: number, sig: string): PartRecord {
+    const file = path.join(dir, `f${id}.c`);
+    const before = fs.existsSync(file) ? fs.readFileSync(file) : Buffer.alloc(0);
+    fs.writeFileSync(file, Buffer.concat([before, Buffer.from(`${sig}\n`, 'utf8')]));
+    return [name, id, KIND_CODES.get(kind as 'function')!, container, line, end, before.length, Buffer.byteLength(sig), signatureCheck(sig)];
+}
+
+/** A part file: the failed files, then the records sorted by name. */
+function writePart(file: string, failed: [number, number][], records: PartRecord[]): string {
+    const sorted = [...records].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    fs.writeFileSync(file, [failed, ...sorted].map((x) => JSON.stringify(x)).join('\n') + '\n');
+    return file;
+}
+
 function make(dir: string, tableSize = 100): string {
-    const parts: PartFile[][] = [
-        NAMES.slice(0, 6).map((name, i) => [i + 1, [[KIND_CODES.get('function')!, name, i % 2 ? 'Outer\0Inner' : '', i + 1, i + 3, `int ${name}(void) — ü`]]] as PartFile),
-        [...NAMES.slice(6).map((name, i) => [i + 20, [[KIND_CODES.get('macro')!, name, '', 1, 1, `#define ${name}`], [KIND_CODES.get('struct')!, 'alpha', 'S', 5, 9, 'struct alpha {']]] as PartFile), [40, 0], [41, 1]],
+    const parts: [[number, number][], PartRecord[]][] = [
+        [[], NAMES.slice(0, 6).map((name, i) => def(dir, name, i + 1, 'function', i % 2 ? 'Outer\0Inner' : '', i + 1, i + 3, `int ${name}(void) — ü`))],
+        [[[40, 0], [41, 1]], NAMES.slice(6).flatMap((name, i) => [def(dir, name, i + 20, 'macro', '', 1, 1, `#define ${name}`), def(dir, 'alpha', i + 20, 'struct', 'S', 5, 9, 'struct alpha {')])],
     ];
-    const files = parts.map((p, k) => {
-        const f = path.join(dir, `symbols-part-${k}.00000000.json`);
-        fs.writeFileSync(f, JSON.stringify(p));
-        return f;
-    });
+    const files = parts.map(([failed, records], k) => writePart(path.join(dir, `symbols-part-${k}.00000000.ndjson`), failed, records));
     const out = path.join(dir, 'symbols.bin');
     const r = runSymbolsMerge({ op: 'symbols-merge', parts: files, tableSize, out });
     expect(r).toMatchObject({ ok: true, names: NAMES.length });
@@ -33,7 +45,9 @@ function make(dir: string, tableSize = 100): string {
 
 describe('the symbols file', () => {
     it('finds names exactly and by regex as testing every name does', async () => {
-        const store = await SymbolStore.load(make(tempDir('lcf-symstore-')), 100);
+        const dir = tempDir('lcf-symstore-');
+        const store = await SymbolStore.load(make(dir), 100);
+        const realOf = (k: number): string => path.join(dir, `f${store.fileOf(k)}.c`);
         try {
             for (const name of NAMES) expect(store.nameAt(store.find(name))).toBe(name);
             expect(store.find('alph')).toBe(-1);
@@ -43,7 +57,10 @@ describe('the symbols file', () => {
             const defs = Array.from({ length: alpha[1] - alpha[0] }, (_, i) => store.definition(alpha[0] + i, 'alpha'));
             expect(defs[0]).toEqual({ kind: 'function', name: 'alpha', container: [], line: 1, endLine: 3, signature: '' });
             expect(defs[1]).toEqual({ kind: 'struct', name: 'alpha', container: ['S'], line: 5, endLine: 9, signature: '' });
-            expect(await store.signatures([alpha[0], alpha[0] + 1])).toEqual(['int alpha(void) — ü', 'struct alpha {']);
+            expect(await store.signatures([alpha[0], alpha[0] + 1], realOf)).toEqual(['int alpha(void) — ü', 'struct alpha {']);
+            // Bytes that no longer give the checked signature: none given (the caller parses the file).
+            fs.writeFileSync(realOf(alpha[0]), 'int other(void)\n');
+            expect(await store.signatures([alpha[0], alpha[0] + 1], realOf)).toEqual([null, 'struct alpha {']);
             const inner = store.definitionsOf(store.find('alphabet'));
             expect(store.definition(inner[0], 'alphabet').container).toEqual(['Outer', 'Inner']);
             expect(Array.from(store.timedOut)).toEqual([40]);
