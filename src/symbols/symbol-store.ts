@@ -8,6 +8,8 @@ import { Turns } from '../engine/turns.js';
 
 /** Bytes read at once while the file is checked. */
 const READ_BYTES = 1 << 20;
+/** Names a regex scans between checks of its time and yields (about 0.5 MB of the Linux tree's names). */
+const MATCH_SLICE = 1 << 15;
 
 /**
  * UTF-8 text (lines ending in `\n`) decoded a slice at a time between yields: the Linux tree's
@@ -143,30 +145,40 @@ export class SymbolStore {
     }
 
     /**
-     * The numbers of the names `re` matches (its own flags, tested on each name alone). Perf: one
-     * global scan of the joined names finds the lines worth testing; a line with no match start in
-     * the joined text is skipped, and every line a match starts in is tested on its own.
+     * The numbers of the names `re` matches (its own flags, tested on each name alone), until
+     * `stop.deadline` (epoch ms) or `stop.signal`: then `stopped` and the names found so far.
+     * Perf: one global scan over a slice of the joined names at a time finds the lines worth
+     * testing; a line with no match start is skipped, every line a match starts in is tested on its
+     * own. Between slices the call yields and checks its time.
      */
-    matching(re: RegExp): number[] {
+    async matching(re: RegExp, stop: { deadline: number; signal?: AbortSignal | undefined } = { deadline: Infinity }): Promise<{ names: number[]; stopped: boolean }> {
         const scan = new RegExp(re.source, `gm${re.unicode ? 'u' : ''}${re.ignoreCase ? 'i' : ''}`);
         const out: number[] = [];
         const off = this.#nameOff;
         const n = this.counts.names;
-        for (let at = 0; at < this.#names.length; ) {
-            scan.lastIndex = at;
-            const m = scan.exec(this.#names);
-            if (m === null) break;
-            // The line the match starts in: the last offset at or before it.
-            let [a, b] = [0, n - 1];
-            while (a < b) {
-                const mid = (a + b + 1) >>> 1;
-                if (off[mid]! <= m.index) a = mid;
-                else b = mid - 1;
+        const turns = new Turns();
+        for (let first = 0; first < n; first += MATCH_SLICE) {
+            if (Date.now() >= stop.deadline || stop.signal?.aborted === true) return { names: out, stopped: true };
+            if (turns.due) await turns.yield();
+            const last = Math.min(n, first + MATCH_SLICE);
+            const base = off[first]!;
+            const text = this.#names.slice(base, off[last]!);
+            for (let at = 0; at < text.length; ) {
+                scan.lastIndex = at;
+                const m = scan.exec(text);
+                if (m === null) break;
+                // The line the match starts in: the last offset at or before it.
+                let [a, b] = [first, last - 1];
+                while (a < b) {
+                    const mid = (a + b + 1) >>> 1;
+                    if (off[mid]! <= base + m.index) a = mid;
+                    else b = mid - 1;
+                }
+                if (re.test(this.nameAt(a))) out.push(a);
+                at = off[a + 1]! - base;
             }
-            if (re.test(this.nameAt(a))) out.push(a);
-            at = off[a + 1]!;
         }
-        return out;
+        return { names: out, stopped: false };
     }
 
     /** The definitions' numbers of name number `n`: `[from, to)`. */

@@ -4,6 +4,7 @@ import type { WorkspaceView } from '../access/workspace.js';
 import { isInside } from '../access/shared/contain.js';
 import { AccessType } from '../config/shared/configuration.js';
 import type { Engine } from '../engine/engine.js';
+import { Turns } from '../engine/turns.js';
 import type { RealRoots } from '../fs/shared/safe-read.js';
 import { childPrefix } from '../print/shared/display.js';
 import { osPath } from '../print/shared/byte-names.js';
@@ -33,6 +34,8 @@ export interface TableRequest {
     maxFileSize: number;
     parseMs: number;
     signal: AbortSignal | undefined;
+    /** When the call stops looking (epoch ms): a regex over the names answers with what it found by then. */
+    deadline: number;
     /** The definitions the call wants (kind), and how many of them it prints: only those get their signatures. */
     wanted(d: Definition): boolean;
     shown: number;
@@ -48,6 +51,8 @@ export interface TableAnswer {
     files: FoundFile[];
     /** Changed files whose parse ran out of time. */
     skipped: string[];
+    /** The names were not all looked at: the call's time ran out, or it was cancelled. */
+    stopped: boolean;
 }
 
 /**
@@ -100,10 +105,23 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
     const byFile = new Map<string, { ks: number[]; defs: Definition[] }>();
     const fileRel = new Map<number, string | null>();
     const end = t.t.end[rootId]!;
-    for (const n of query.regex === undefined ? [store.find(query.word!)].filter((x) => x !== -1) : store.matching(query.regex)) {
+    const stop = { deadline: req.deadline, signal: req.signal };
+    const found = query.regex === undefined ? { names: [store.find(query.word!)].filter((x) => x !== -1), stopped: false } : await store.matching(query.regex, stop);
+    let stopped = found.stopped;
+    const turns = new Turns();
+    let seen = 0;
+    names: for (const n of found.names) {
         const name = store.nameAt(n);
         const [from, to] = store.definitionsOf(n);
         for (let k = from; k < to; k++) {
+            // A regex matching millions of definitions stops with the call's time, as the search does.
+            if ((++seen & 1023) === 0) {
+                if (Date.now() >= stop.deadline || stop.signal?.aborted === true) {
+                    stopped = true;
+                    break names;
+                }
+                if (turns.due) await turns.yield();
+            }
             const id = store.fileOf(k);
             if (id <= rootId || id >= end) continue;
             const d = store.definition(k, name);
@@ -154,7 +172,7 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
     shown.forEach((d, i) => (d.signature = sigs[i] ?? ''));
     await signaturesByParse(engine, shown.filter((d, i) => sigs[i] === null).map((d) => ({ d, real: realOf(stored.get(d)!) })), req);
     symbols.answered++;
-    return { files: out.map((f) => ({ shown: childPrefix(checked.display) + f.rel.slice(prefix.length), definitions: f.defs })), skipped };
+    return { files: out.map((f) => ({ shown: childPrefix(checked.display) + f.rel.slice(prefix.length), definitions: f.defs })), skipped, stopped };
 }
 
 /**

@@ -16,6 +16,7 @@ import { rootsOf } from './shared.js';
 export const MAX_CANDIDATE_FILES = 2000;
 
 const globs = arg.globs;
+const TABLE_TIMEOUT_NOTE = "\n[The search timed out: these are the definitions of the names looked at so far; narrow the regex, path or kind.]";
 
 const schema = z.strictObject({
     name: z.string().min(1).describe('Exact name, a name path ("Class/method", "ns::name"), or with regex: true a regex matched against names'),
@@ -60,12 +61,16 @@ export class FindSymbolTool extends FileTool<typeof schema> {
             maxFileSize: fileConfig.maxFileSize,
             parseMs: searchConfig.timeoutMs,
             signal: call.signal,
+            deadline: started + searchConfig.timeoutMs,
             wanted,
             shown: max,
         });
         if (fromTable !== null) {
             const listed = listDefinitions(fromTable.files, wanted, max);
-            if (listed.total > 0) return ok(listDefinitionsText(listed, fromTable.skipped));
+            // Stopped by the time limit: what was found so far and a note as the search's (a scan now would stop too).
+            const note = fromTable.stopped ? TABLE_TIMEOUT_NOTE : '';
+            if (listed.total > 0) return ok(listDefinitionsText(listed, fromTable.skipped) + note);
+            if (fromTable.stopped) return ok(`No definitions of ${JSON.stringify(args.name)}${args.kind ? ` (kind ${args.kind})` : ''} found in the names looked at before the time limit.${note}`);
         }
         const candidates = await candidateFiles(view, engine, {
             tool: this.name,

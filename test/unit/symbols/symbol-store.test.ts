@@ -67,8 +67,15 @@ describe('the symbols file', () => {
             for (const source of ['^alpha', 'a$', 'x*', '^x+$', 'a[^z]*b', '\\s|t', '(?<=a)l', 'ü', '^.{1,2}$', '[\\u{1d4b3}]', 'B', 'nomatch', '\\$']) {
                 const re = new RegExp(source, 'u');
                 const want = NAMES.filter((n) => re.test(n)).sort();
-                expect(store.matching(re).map((n) => store.nameAt(n)).sort(), source).toEqual(want);
+                const got = await store.matching(re);
+                expect(got.stopped).toBe(false);
+                expect(got.names.map((n) => store.nameAt(n)).sort(), source).toEqual(want);
             }
+            // Past the call's time or cancelled: stopped, with the names found so far (none here).
+            expect(await store.matching(/./u, { deadline: 0 })).toEqual({ names: [], stopped: true });
+            const cancelled = new AbortController();
+            cancelled.abort();
+            expect(await store.matching(/./u, { deadline: Infinity, signal: cancelled.signal })).toEqual({ names: [], stopped: true });
         } finally {
             await store.close();
         }
