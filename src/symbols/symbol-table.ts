@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { BackgroundTasks } from '../engine/background-pool.js';
 import { Turns } from '../engine/turns.js';
+import { takeLock } from '../search-index/lock.js';
 import { Kind } from '../search-index/shared/format.js';
 import type { TreeIndex } from '../search-index/tree-index.js';
 import type { ServedGeneration } from '../search-index/tree-state.js';
@@ -16,6 +18,12 @@ const PART_BYTES = 4 << 20;
 const PART_FILES = 2_000;
 /** Parse time at most per file while the table is made; a file over it is parsed when a call asks for it. */
 const BUILD_PARSE_MS = 10_000;
+/** The lock file of a table's build, beside it in the generation's folder. */
+const SYMBOLS_LOCK = 'symbols.lock';
+/** How often a process waiting for another's build looks again. */
+const LOCK_POLL_MS = 500;
+/** A failed build is tried again by a call this long after. */
+const RETRY_MS = 60_000;
 
 /** What a build of the table measured (benchmarks). */
 export interface SymbolBuildFigures {
@@ -44,6 +52,9 @@ export class TreeSymbols {
     error: string | undefined;
     /** Calls the table answered. */
     answered = 0;
+    /** After a failed build, the next call's wait before the table is made again (ms). */
+    retryMs = RETRY_MS;
+    #failedAt = 0;
 
     constructor(tree: TreeIndex) {
         this.#tree = tree;
@@ -59,7 +70,8 @@ export class TreeSymbols {
     /** The table of `served`'s generation when loaded; else `null`, its loading or build started. */
     current(served: ServedGeneration): SymbolStore | null {
         if (this.#gen === served.gen && this.#store !== null) return this.#store;
-        if (this.#making === null || this.#gen !== served.gen) this.#start(served);
+        const retry = this.error !== undefined && Date.now() - this.#failedAt >= this.retryMs;
+        if (this.#making === null || this.#gen !== served.gen || retry) this.#start(served);
         return null;
     }
 
@@ -82,23 +94,47 @@ export class TreeSymbols {
                 else void store.close();
             },
             (err: unknown) => {
-                if (this.#gen === served.gen) this.error = err instanceof Error ? err.message : String(err);
+                if (this.#gen !== served.gen) return;
+                this.error = err instanceof Error ? err.message : String(err);
+                this.#failedAt = Date.now();
             },
         );
         this.#making = making;
     }
 
+    /**
+     * The generation's table loaded, made first when missing or not whole. One process makes it at
+     * a time (a lock file beside it, taken over from a process that died); another waits and then
+     * loads what the first made.
+     */
     async #make(served: ServedGeneration): Promise<SymbolStore> {
         const file = path.join(served.genDir, SYMBOLS_FILE);
         const tableSize = served.table.size;
         try {
             return await SymbolStore.load(file, tableSize);
         } catch {
-            // Missing, or not whole: made again (a wrong answer is never served from it).
-            await fsp.rm(file, { force: true });
+            // Missing, or not whole: made under the lock.
         }
-        this.figures = await buildSymbols(served, file, (pool) => (this.#pool = pool));
-        return SymbolStore.load(file, tableSize);
+        for (;;) {
+            if (this.#gen !== served.gen) throw new Error('the symbol table was stopped with its index');
+            const lock = await takeLock(served.genDir, SYMBOLS_LOCK);
+            if (lock === null) {
+                await sleep(LOCK_POLL_MS);
+                continue;
+            }
+            try {
+                try {
+                    return await SymbolStore.load(file, tableSize);
+                } catch {
+                    // Missing, or not whole: made again (a wrong answer is never served from it).
+                    await fsp.rm(file, { force: true });
+                }
+                this.figures = await buildSymbols(served, file, (pool) => (this.#pool = pool));
+                return await SymbolStore.load(file, tableSize);
+            } finally {
+                await lock.release();
+            }
+        }
     }
 }
 
