@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { signatureCheck, signatureText } from './shared/signature.js';
-import { DIGEST_BYTES, Failure, HEADER_BYTES, kindOfCode, layoutOf, readCounts, SIG_CUT, SIG_MAX_BYTES, SIG_UNKNOWN, SYMBOL_MAGIC, type SymbolCounts } from './shared/symbol-format.js';
+import { DIGEST_BYTES, Failure, HEADER_BYTES, kindOfCode, layoutOf, readCounts, SIG_CUT, SIG_MAX_BYTES, SIG_UNKNOWN, SYMBOL_MAGIC, type SymbolCounts, type SymbolLayout } from './shared/symbol-format.js';
 import type { Definition } from './shared/types.js';
 import { Turns } from '../engine/turns.js';
 
@@ -51,20 +51,19 @@ export class SymbolStore {
     readonly #kind: Uint8Array;
     readonly #conts: string;
     readonly #contOff: Uint32Array;
-    readonly #sig: Uint32Array;
-    readonly #sigLen: Uint16Array;
-    readonly #check: Uint16Array;
+    readonly #fh: fsp.FileHandle;
+    readonly #l: SymbolLayout;
     /** Files whose parse timed out when the table was made (parsed again when asked). */
     readonly timedOut: Uint32Array;
 
     /**
      * @param head - the file's bytes up to the names' text (header, name offsets).
-     * @param cols - its bytes from the definitions' starts to the end.
+     * @param cols - its bytes from the definitions' starts to the signatures' places.
      */
-    private constructor(head: Buffer, cols: Buffer, counts: SymbolCounts, bytes: number, names: string) {
+    private constructor(fh: fsp.FileHandle, head: Buffer, cols: Buffer, counts: SymbolCounts, bytes: number, names: string) {
         const l = layoutOf(counts);
         const u32 = (at: number, n: number): Uint32Array => (at < l.nameText ? new Uint32Array(head.buffer, head.byteOffset + at, n) : new Uint32Array(cols.buffer, cols.byteOffset + at - l.defStart, n));
-        [this.counts, this.bytes] = [counts, bytes];
+        [this.#fh, this.#l, this.counts, this.bytes] = [fh, l, counts, bytes];
         this.#nameOff = u32(l.nameOff, counts.names + 1);
         this.#names = names;
         this.#defStart = u32(l.defStart, counts.names + 1);
@@ -72,9 +71,6 @@ export class SymbolStore {
         this.#kind = new Uint8Array(cols.buffer, cols.byteOffset + l.defKind - l.defStart, counts.defs);
         this.#contOff = u32(l.contOff, counts.containers + 1);
         this.#conts = cols.toString('utf8', l.contText - l.defStart, l.contText - l.defStart + counts.containerBytes);
-        this.#sig = u32(l.defSig, counts.defs);
-        this.#sigLen = new Uint16Array(cols.buffer, cols.byteOffset + l.defSigLen - l.defStart, counts.defs);
-        this.#check = new Uint16Array(cols.buffer, cols.byteOffset + l.defCheck - l.defStart, counts.defs);
         const ids = u32(l.failedIds, counts.failed);
         this.timedOut = ids.filter((_, i) => cols[l.failedWhy - l.defStart + i] === Failure.Timeout);
         if (this.#names.length !== this.#nameOff[counts.names] || this.#conts.length !== this.#contOff[counts.containers]) throw new SymbolFileError('symbols file: text and offsets disagree');
@@ -97,8 +93,9 @@ export class SymbolStore {
             const counts = readCounts(first);
             const l = layoutOf(counts);
             if (l.end !== st.size || counts.tableSize !== tableSize) throw new SymbolFileError(`${file} does not fit its generation`);
-            // Memory: the columns are kept; the names' bytes only until decoded.
-            const parts: [number, Buffer][] = [[0, Buffer.allocUnsafeSlow(l.nameText)], [l.nameText, Buffer.allocUnsafeSlow(l.defStart - l.nameText)], [l.defStart, Buffer.allocUnsafeSlow(l.end - l.defStart)]];
+            // Memory: the columns are kept; the names' bytes only until decoded; the signatures'
+            // places are only hashed (read from disk for the definitions printed).
+            const parts: [number, Buffer][] = [[0, Buffer.allocUnsafeSlow(l.nameText)], [l.nameText, Buffer.allocUnsafeSlow(l.defStart - l.nameText)], [l.defStart, Buffer.allocUnsafeSlow(l.defSig - l.defStart)]];
             const hash = createHash('sha256');
             const chunk = Buffer.allocUnsafe(READ_BYTES);
             const turns = new Turns();
@@ -116,16 +113,23 @@ export class SymbolStore {
             const [[, head], [, nameText], [, cols]] = parts as [[number, Buffer], [number, Buffer], [number, Buffer]];
             first.copy(head, 0);
             if (!hash.digest().equals(first.subarray(SYMBOL_MAGIC.length, SYMBOL_MAGIC.length + DIGEST_BYTES))) throw new SymbolFileError(`${file} fails its checksum`);
-            return new SymbolStore(head, cols, counts, st.size, await decodeInSlices(nameText, 0, counts.nameBytes, turns));
+            return new SymbolStore(fh, head, cols, counts, st.size, await decodeInSlices(nameText, 0, counts.nameBytes, turns));
         } catch (err) {
-            throw err instanceof SymbolFileError ? err : new SymbolFileError(err instanceof Error ? err.message : String(err));
-        } finally {
             await fh.close();
+            throw err instanceof SymbolFileError ? err : new SymbolFileError(err instanceof Error ? err.message : String(err));
         }
     }
 
-    /** Kept for callers that release a store; the store holds no file open. */
-    async close(): Promise<void> {}
+    async close(): Promise<void> {
+        await this.#fh.close().catch(() => undefined);
+    }
+
+    /** Where definition `k`'s signature stands in its file, read from the table's file: offset, length | cut, check. */
+    async #place(k: number): Promise<[number, number, number]> {
+        const b = Buffer.alloc(8);
+        await Promise.all([this.#fh.read(b, 0, 4, this.#l.defSig + 4 * k), this.#fh.read(b, 4, 2, this.#l.defSigLen + 2 * k), this.#fh.read(b, 6, 2, this.#l.defCheck + 2 * k)]);
+        return [b.readUInt32LE(0), b.readUInt16LE(4), b.readUInt16LE(6)];
+    }
 
     nameAt(n: number): string {
         return this.#names.slice(this.#nameOff[n]!, this.#nameOff[n + 1]! - 1);
@@ -203,9 +207,10 @@ export class SymbolStore {
      * the signature the table checked (the caller parses that file again).
      */
     async signatures(ks: readonly number[], realOf: (k: number) => string): Promise<(string | null)[]> {
+        const places = await Promise.all(ks.map((k) => this.#place(k)));
         const byFile = new Map<string, number[]>();
         ks.forEach((k, i) => {
-            if (this.#sig[k] === SIG_UNKNOWN) return;
+            if (places[i]![0] === SIG_UNKNOWN) return;
             const real = realOf(k);
             const list = byFile.get(real);
             if (list) list.push(i);
@@ -218,13 +223,13 @@ export class SymbolStore {
                 if (fh === null) return;
                 try {
                     for (const i of is) {
-                        const k = ks[i]!;
-                        const len = this.#sigLen[k]! & SIG_MAX_BYTES;
+                        const [at, lenCut, check] = places[i]!;
+                        const len = lenCut & SIG_MAX_BYTES;
                         const buf = Buffer.alloc(len);
-                        const { bytesRead } = len === 0 ? { bytesRead: 0 } : await fh.read(buf, 0, len, this.#sig[k]!);
+                        const { bytesRead } = len === 0 ? { bytesRead: 0 } : await fh.read(buf, 0, len, at);
                         if (bytesRead !== len) continue;
-                        const sig = signatureText(buf.toString('utf8'), (this.#sigLen[k]! & SIG_CUT) !== 0);
-                        if (signatureCheck(sig) === this.#check[k]) out[i] = sig;
+                        const sig = signatureText(buf.toString('utf8'), (lenCut & SIG_CUT) !== 0);
+                        if (signatureCheck(sig) === check) out[i] = sig;
                     }
                 } catch {
                     // Unreadable now: parsed again by the caller.

@@ -212,6 +212,7 @@ function assemble(task: SymbolsMergeTask, tmp: string, cols: Map<Streamed, Colum
             ['failedIds', ids],
             ['failedWhy', Buffer.from(failed.map((f) => f[1]))],
         ];
+        sections.sort((a, b) => l[a[0]] - l[b[0]]);
         for (const [name, from] of sections) {
             pad(l[name]);
             if (typeof from === 'string') copyInto(fd, from, seen);

@@ -5,18 +5,19 @@
  * (src/symbols/symbol-store.ts).
  *
  * Layout, little-endian, every array 4-byte aligned:
- * - magic `LCFSYM02`, then the SHA-256 of every byte after the digest;
+ * - magic `LCFSYM03`, then the SHA-256 of every byte after the digest;
  * - counts (`COUNTS` u32): table entries, names, definitions, containers, failed files, bytes of
  *   the names, bytes of the containers;
  * - names: char offsets (u32, names + 1) into the names joined by `\n` (UTF-8 bytes follow);
  *   sorted by JS string order, so a name is found by binary search and a regex runs over one string;
  * - definitions grouped by name: start per name (u32, names + 1), then per definition the file's
- *   table id, first line, last line, container (u32 each: 0 none, else 1 + its number), where its
- *   signature's text stands in the file (byte offset u32, {@link SIG_UNKNOWN} when not known; byte
- *   length u16, its top bit set when the text was cut), a check of the signature (u16, signature.ts)
- *   and kind (u8);
+ *   table id, first line, last line, container (u32 each: 0 none, else 1 + its number) and kind (u8);
  * - containers: char offsets and their text (parts joined by NUL, containers by `\n`);
- * - files whose parse failed: table id (u32) and why (u8: {@link Failure}).
+ * - files whose parse failed: table id (u32) and why (u8: {@link Failure});
+ * - per definition, where its signature's text stands in its file (byte offset u32,
+ *   {@link SIG_UNKNOWN} when not known; byte length u16, its top bit set when the text was cut)
+ *   and a check of the signature (u16, signature.ts): last, left on disk while serving and read
+ *   for the definitions a call prints.
  *
  * Signatures are not stored: a file the table answers for is unchanged since the generation, so
  * its signature is read back from the file when printed (and checked; a file that fails the check
@@ -24,7 +25,7 @@
  */
 import { SYMBOL_KINDS, type SymbolKind } from './types.js';
 
-export const SYMBOL_MAGIC = Buffer.from('LCFSYM02', 'latin1');
+export const SYMBOL_MAGIC = Buffer.from('LCFSYM03', 'latin1');
 export const DIGEST_BYTES = 32;
 export const COUNTS = 7;
 /** A signature's offset when not known (a file not UTF-8, or over 4 GB): printed from a parse of the file. */
@@ -60,14 +61,14 @@ export interface SymbolLayout {
     defLine: number;
     defEnd: number;
     defCont: number;
-    defSig: number;
-    defSigLen: number;
-    defCheck: number;
     defKind: number;
     contOff: number;
     contText: number;
     failedIds: number;
     failedWhy: number;
+    defSig: number;
+    defSigLen: number;
+    defCheck: number;
     end: number;
 }
 
@@ -88,14 +89,14 @@ export function layoutOf(c: SymbolCounts): SymbolLayout {
         defLine: take(4 * c.defs),
         defEnd: take(4 * c.defs),
         defCont: take(4 * c.defs),
-        defSig: take(4 * c.defs),
-        defSigLen: take(2 * c.defs),
-        defCheck: take(2 * c.defs),
         defKind: take(c.defs),
         contOff: take(4 * (c.containers + 1)),
         contText: take(c.containerBytes),
         failedIds: take(4 * c.failed),
         failedWhy: take(c.failed),
+        defSig: take(4 * c.defs),
+        defSigLen: take(2 * c.defs),
+        defCheck: take(2 * c.defs),
         end: 0,
     };
     l.end = at;
