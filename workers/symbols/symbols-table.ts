@@ -212,7 +212,9 @@ function assemble(task: SymbolsMergeTask, tmp: string, cols: Map<Streamed, Colum
             ['failedIds', ids],
             ['failedWhy', Buffer.from(failed.map((f) => f[1]))],
         ];
-        sections.sort((a, b) => l[a[0]] - l[b[0]]);
+        // In the file's order; an empty section shares its offset with the next, so it is left out.
+        const size = (from: string | Buffer): number => (typeof from === 'string' ? [...cols.values()].find((w) => w.file === from)!.bytes : from.length);
+        sections.splice(0, sections.length, ...sections.filter(([, from]) => size(from) > 0).sort((a, b) => l[a[0]] - l[b[0]]));
         for (const [name, from] of sections) {
             pad(l[name]);
             if (typeof from === 'string') copyInto(fd, from, seen);

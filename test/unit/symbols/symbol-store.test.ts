@@ -81,6 +81,18 @@ describe('the symbols file', () => {
         }
     });
 
+    it('is whole with empty sections (no container, no failed file, no definition)', async () => {
+        for (const records of [[], [['solo', 1, KIND_CODES.get('function')!, '', 1, 1, 0, 3, 7] as PartRecord]]) {
+            const dir = tempDir('lcf-symstore-empty-');
+            const out = path.join(dir, 'symbols.bin');
+            const part = writePart(path.join(dir, 'symbols-part-0.00000000.ndjson'), [], records);
+            expect(runSymbolsMerge({ op: 'symbols-merge', parts: [part], tableSize: 3, out })).toMatchObject({ ok: true, names: records.length, definitions: records.length });
+            const store = await SymbolStore.load(out, 3);
+            expect(store.find('solo')).toBe(records.length - 1);
+            await store.close();
+        }
+    });
+
     it('refuses a file that does not check out', async () => {
         const dir = tempDir('lcf-symstore-bad-');
         const file = make(dir);
