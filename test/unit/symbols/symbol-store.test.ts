@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { signatureCheck } from '../../../src/symbols/shared/signature.js';
 import { KIND_CODES, type PartRecord } from '../../../src/symbols/shared/symbol-format.js';
-import { SymbolFileError, SymbolStore } from '../../../src/symbols/symbol-store.js';
+import { requiredWord, SymbolFileError, SymbolStore } from '../../../src/symbols/symbol-store.js';
 import { runSymbolsMerge } from '../../../workers/symbols/symbols-table.js';
 import { tempDir } from '../../support/helpers.js';
 
@@ -64,7 +64,7 @@ describe('the symbols file', () => {
             const inner = store.definitionsOf(store.find('alphabet'));
             expect(store.definition(inner[0], 'alphabet').container).toEqual(['Outer', 'Inner']);
             expect(Array.from(store.timedOut)).toEqual([40]);
-            for (const source of ['^alpha', 'a$', 'x*', '^x+$', 'a[^z]*b', '\\s|t', '(?<=a)l', 'ü', '^.{1,2}$', '[\\u{1d4b3}]', 'B', 'nomatch', '\\$']) {
+            for (const source of ['^alpha', 'a$', 'x*', '^x+$', 'a[^z]*b', '\\s|t', '(?<=a)l', 'ü', '^.{1,2}$', '[\\u{1d4b3}]', 'B', 'nomatch', '\\$', 'alph(a|abet)', '^a(lpha)?bet$', 'et$', 'ze{0}ta', 'a(?!l)', '^gamma_x$', 'l.*a$']) {
                 const re = new RegExp(source, 'u');
                 const want = NAMES.filter((n) => re.test(n)).sort();
                 const got = await store.matching(re);
@@ -79,6 +79,11 @@ describe('the symbols file', () => {
         } finally {
             await store.close();
         }
+    });
+
+    it('looks for the word every match holds only where it is plain to see', () => {
+        const cases: [string, string][] = [['^kvm_vcpu_', 'kvm_vcpu_'], ['_ioctl$', '_ioctl'], ['^mutex_(un)?lock$', 'mutex_'], ['^ext4_.*_super$', '_super'], ['ab*', 'a'], ['a{2}x', 'x'], ['a|b', ''], ['[ab]c', ''], ['\\bfoo', ''], ['(abc)', ''], ['(?<=ab)c', 'c'], ['x(y', '']];
+        for (const [source, word] of cases) expect(requiredWord(source), source).toBe(word);
     });
 
     it('is whole with empty sections (no container, no failed file, no definition)', async () => {
