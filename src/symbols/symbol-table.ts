@@ -16,6 +16,8 @@ import { SymbolStore } from './symbol-store.js';
 /** Bytes of source per part task: a few seconds of parsing, so the build's threads stop soon when asked. */
 const PART_BYTES = 4 << 20;
 const PART_FILES = 2_000;
+/** Files over this size are parsed on a thread of their own (see buildSymbols). */
+const BIG_FILE = 1 << 20;
 /** Parse time at most per file while the table is made; a file over it is parsed when a call asks for it. */
 const BUILD_PARSE_MS = 10_000;
 /** The lock file of a table's build, beside it in the generation's folder. */
@@ -46,7 +48,7 @@ export class TreeSymbols {
     #gen: string | null = null;
     #store: SymbolStore | null = null;
     #making: Promise<void> | null = null;
-    #pool: BackgroundTasks | null = null;
+    #stopBuild: (() => Promise<void>) | null = null;
     /** The last build's figures, and the last failure's message. */
     figures: SymbolBuildFigures | undefined;
     error: string | undefined;
@@ -61,7 +63,7 @@ export class TreeSymbols {
         tree.on('state', (status: { state: string }) => {
             if (status.state !== 'closed') return;
             // A build under way stops with its index (its part files go with it).
-            void this.#pool?.stop();
+            void this.#stopBuild?.();
             void this.#store?.close();
             [this.#gen, this.#store] = [null, null];
         });
@@ -129,7 +131,7 @@ export class TreeSymbols {
                     // Missing, or not whole: made again (a wrong answer is never served from it).
                     await fsp.rm(file, { force: true });
                 }
-                this.figures = await buildSymbols(served, file, (pool) => (this.#pool = pool));
+                this.figures = await buildSymbols(served, file, (stop) => (this.#stopBuild = stop));
                 return await SymbolStore.load(file, tableSize);
             } finally {
                 await lock.release();
@@ -139,18 +141,25 @@ export class TreeSymbols {
 }
 
 /** Parses the generation's source files in parts (of `partFiles` files at most) on the background pool and joins them into `file`. */
-export async function buildSymbols(served: ServedGeneration, file: string, started?: (pool: BackgroundTasks) => void, partFiles = PART_FILES): Promise<SymbolBuildFigures> {
+export async function buildSymbols(served: ServedGeneration, file: string, started?: (stop: () => Promise<void>) => void, partFiles = PART_FILES): Promise<SymbolBuildFigures> {
     const t0 = performance.now();
     const turns = new Turns();
     const pause = (): Promise<void> => turns.check();
     const t = served.table.t;
     const parts: { ids: number[]; paths: string[] }[] = [];
+    const big: { ids: number[]; paths: string[] } = { ids: [], paths: [] };
     let cur = { ids: [] as number[], paths: [] as string[] };
     let bytes = 0;
     let files = 0;
     for (let id = 1; id < t.names.length; id++) {
         if ((id & 1023) === 0) await pause();
         if (t.kind[id] !== Kind.File || t.size[id]! > served.maxFileSize || languageOf(t.names.get(id)) === undefined) continue;
+        if (t.size[id]! > BIG_FILE) {
+            files++;
+            big.ids.push(id);
+            big.paths.push(served.table.pathOf(id));
+            continue;
+        }
         cur.ids.push(id);
         cur.paths.push(served.table.pathOf(id));
         bytes += t.size[id]!;
@@ -162,25 +171,37 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
     }
     if (cur.ids.length > 0) parts.push(cur);
     const pool = new BackgroundTasks(served.threads);
-    started?.(pool);
+    // Memory: a parser's memory grows to its largest file's tree and stays (WebAssembly memory
+    // does not shrink: a 9 MB header leaves ~190 MB). Large files go to one thread of their own,
+    // one at a time, ended when done, so no more than one thread holds that much.
+    const own = new BackgroundTasks(1, true);
+    started?.(async () => void (await Promise.all([pool.stop(), own.stop()])));
+    const bigParts = big.ids.map((id, i) => ({ ids: [id], paths: [big.paths[i]!] }));
+    parts.push(...bigParts);
     const tag = randomBytes(4).toString('hex');
     const outs = parts.map((_, k) => path.join(served.genDir, `symbols-part-${k}.${tag}.ndjson`));
     try {
+        const small = parts.length - bigParts.length;
+        const runPart = async (k: number, on: BackgroundTasks): Promise<void> => {
+            const task: SymbolsPartTask = { op: 'symbols-part', root: served.root, ...parts[k]!, maxBytes: served.maxFileSize, parseMs: BUILD_PARSE_MS, out: outs[k]! };
+            const r = (await on.run(task, { sharedNice: served.sharedNice() })) as SymbolsPartResult;
+            if (!r.ok) throw new Error(`symbols part failed: ${r.message}`);
+        };
         let next = 0;
         const lane = async (): Promise<void> => {
-            for (let k = next++; k < parts.length; k = next++) {
-                const task: SymbolsPartTask = { op: 'symbols-part', root: served.root, ...parts[k]!, maxBytes: served.maxFileSize, parseMs: BUILD_PARSE_MS, out: outs[k]! };
-                const r = (await pool.run(task, { sharedNice: served.sharedNice() })) as SymbolsPartResult;
-                if (!r.ok) throw new Error(`symbols part failed: ${r.message}`);
-            }
+            for (let k = next++; k < small; k = next++) await runPart(k, pool);
         };
-        await Promise.all(Array.from({ length: Math.max(1, served.threads) }, lane));
+        const bigLane = async (): Promise<void> => {
+            for (let k = small; k < parts.length; k++) await runPart(k, own);
+            await own.close();
+        };
+        await Promise.all([bigLane(), ...Array.from({ length: Math.max(1, served.threads - (bigParts.length > 0 ? 1 : 0)) }, lane)]);
         const merge: SymbolsMergeTask = { op: 'symbols-merge', parts: outs, tableSize: served.table.size, out: file };
         const r = (await pool.run(merge, { sharedNice: served.sharedNice() })) as SymbolsMergeResult;
         if (!r.ok) throw new Error(`symbols merge failed: ${r.message}`);
         return { files, definitions: r.definitions, names: r.names, bytes: r.bytes, ms: Math.round(performance.now() - t0) };
     } catch (err) {
-        await pool.stop();
+        await Promise.all([pool.stop(), own.stop()]);
         await Promise.all(outs.map((o) => fsp.rm(o, { force: true })));
         throw err;
     }

@@ -64,13 +64,13 @@ function writeNew(file: string, bytes: Buffer): void {
 const STREAMED = ['nameOff', 'nameText', 'defStart', 'defFile', 'defLine', 'defEnd', 'defCont', 'defSig', 'defSigLen', 'defCheck', 'defKind'] as const;
 type Streamed = (typeof STREAMED)[number];
 
-/** A part's next definition: its record, and the part's number (ties in name keep part order, which is file order). */
+/** A part's next definition: its record, and the part's number. A name's definitions come in file id order (a file is in one part, in file order there). */
 interface Head {
     rec: PartRecord;
     k: number;
 }
 
-const before = (a: Head, b: Head): boolean => (a.rec[0] < b.rec[0] ? true : a.rec[0] > b.rec[0] ? false : a.k < b.k);
+const before = (a: Head, b: Head): boolean => (a.rec[0] !== b.rec[0] ? a.rec[0] < b.rec[0] : a.rec[1] !== b.rec[1] ? a.rec[1] < b.rec[1] : a.k < b.k);
 
 /**
  * The `symbols-merge` operation: the part files (each sorted by name) merged into the
