@@ -45,7 +45,9 @@ function manyNames(n: number, per: number): Record<string, string> {
 describe('the symbol table bounds', () => {
     it('stops a regex matching every name at the time limit, with the note, and changes nothing', async () => {
         const root = tempDir('lcf-symbound-');
-        writeTree(root, manyNames(80_000, 10_000));
+        // src/m0.h is over 1 MB: parsed on the build's thread for large files.
+        writeTree(root, manyNames(80_000, 50_000));
+        expect(fs.statSync(path.join(root, 'src/m0.h')).size).toBeGreaterThan(1 << 20);
         // A 1 ms limit: looking at 80,000 names and their definitions takes longer on any machine.
         const pkg = pkgOf(root, { dir: tempDir('lcf-symbound-index-') }, 1);
         const tree = (await pkg.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
@@ -66,7 +68,8 @@ describe('the symbol table bounds', () => {
         const one = pkgOf(root, { dir: tempDir('lcf-symbound-index2-') }, 600_000);
         const tree2 = (await one.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
         await symbolsOf(tree2).ready();
-        expect(await call(one, { name: 'NAME_79999' })).toBe('success: src/m7.h:10000: macro NAME_79999 — #define NAME_79999 79999');
+        expect(await call(one, { name: 'NAME_79999' })).toBe('success: src/m1.h:30000: macro NAME_79999 — #define NAME_79999 79999');
+        expect(await call(one, { name: 'NAME_49999' })).toBe('success: src/m0.h:50000: macro NAME_49999 — #define NAME_49999 49999');
         expect(snapshot(root)).toEqual(before);
     });
 
