@@ -21,7 +21,7 @@ async function open(work: string, root: string) {
     const { AccessType, FileToolPackage, Workspace } = await import('../src/index.js');
     const { DEFAULT_SKIP_DIRS } = await import('../src/internals.js');
     const ws = new Workspace({ accesses: [{ type: AccessType.Read, path: root }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, { index: { dir: path.join(work, 'index') }, navigation: true });
+    const pkg = new FileToolPackage(ws, { index: { dir: path.join(work, 'index'), symbols: true }, navigation: true });
     const t0 = performance.now();
     const tree = (await pkg.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
     if (tree.state !== 'ready') throw new Error(`index not ready: ${JSON.stringify(tree.status())}`);

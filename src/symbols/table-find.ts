@@ -64,7 +64,7 @@ export interface TableAnswer {
  */
 export async function findInTable(view: WorkspaceView, engine: Engine, query: NameQuery, req: TableRequest): Promise<TableAnswer | null> {
     const index = engine.backends.find((b): b is SearchIndex => b instanceof SearchIndex);
-    if (index === undefined) return null;
+    if (index === undefined || !index.symbols) return null;
     const checked = await view.check(req.path ?? '.', AccessType.Read, req.tool);
     const st = await fs.stat(osPath(checked.real)).catch(() => null);
     if (st === null || !st.isDirectory()) return null;

@@ -6,7 +6,7 @@ import { symbolsOf } from '../../dist/src/symbols/symbol-table.js';
 
 const [root, dir, name] = process.argv.slice(2);
 const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-const pkg = new FileToolPackage(ws, { index: { dir }, navigation: true });
+const pkg = new FileToolPackage(ws, { index: { dir, symbols: true }, navigation: true });
 const tree = await pkg.searchIndex.warm(root, DEFAULT_SKIP_DIRS, [root]);
 const symbols = symbolsOf(tree);
 const store = await symbols.ready();

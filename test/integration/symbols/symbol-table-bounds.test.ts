@@ -18,9 +18,9 @@ afterEach(async () => {
     await Promise.all(open.splice(0).map((p) => p.close()));
 });
 
-function pkgOf(root: string, index: false | { dir: string }, timeoutMs: number): FileToolPackage {
+function pkgOf(root: string, index: false | { dir: string; symbols?: boolean }, timeoutMs: number): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, timeoutMs), fileConfig: new FileConfiguration(undefined, undefined, false), index, navigation: true });
+    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, timeoutMs), fileConfig: new FileConfiguration(undefined, undefined, false), index: index && { ...index, symbols: true }, navigation: true });
     open.push(pkg);
     return pkg;
 }
@@ -71,6 +71,19 @@ describe('the symbol table bounds', () => {
         expect(await call(one, { name: 'NAME_79999' })).toBe('success: src/m1.h:30000: macro NAME_79999 — #define NAME_79999 79999');
         expect(await call(one, { name: 'NAME_49999' })).toBe('success: src/m0.h:50000: macro NAME_49999 — #define NAME_49999 49999');
         expect(snapshot(root)).toEqual(before);
+    });
+
+    it('is off by default: the index on, find_symbol takes the scan and makes no table', async () => {
+        const root = tempDir('lcf-symbound-off-');
+        writeTree(root, manyNames(100, 50));
+        const dir = tempDir('lcf-symbound-off-index-');
+        const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
+        const pkg = new FileToolPackage(ws, { index: { dir }, navigation: true });
+        open.push(pkg);
+        const tree = (await pkg.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
+        expect(await call(pkg, { name: 'NAME_7' })).toBe('success: src/m0.h:8: macro NAME_7 — #define NAME_7 7');
+        expect(symbolsOf(tree).answered).toBe(0);
+        expect(fs.readdirSync(tree.served()!.genDir).filter((f) => f.startsWith('symbols'))).toEqual([]);
     });
 
     it('is made by one of two processes at once; the other loads it', async () => {

@@ -23,9 +23,9 @@ afterEach(async () => {
     await Promise.all(open.splice(0).map((p) => p.close()));
 });
 
-function pkgOf(root: string, index: false | { dir: string }): FileToolPackage {
+function pkgOf(root: string, index: false | { dir: string; symbols?: boolean }): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS), fileConfig: new FileConfiguration(undefined, undefined, false), index, navigation: true });
+    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS), fileConfig: new FileConfiguration(undefined, undefined, false), index: index && { ...index, symbols: true }, navigation: true });
     open.push(pkg);
     return pkg;
 }
