@@ -40,6 +40,7 @@
  *   mcp-memory --work DIR [--settle MS]: the MCP server's resident memory serving DIR/tree with its
  *           index in DIR/index, until the index answers, after four searches and 3 s idle
  *   symbols [--corpora c=DIR,python=DIR] [--files 150] [--seed 1]
+ *   symbols-index --work DIR [--dir TREE] [--runs 5]: the index's symbol table on the Linux tree (build, disk, serving RSS, find_symbol and find_references medians)
  *           definitions found by code navigation against Universal Ctags, per language and kind
  *   encodings [--seeds 4] [--dir TREE]
  *           encoding detectors (the package's jschardet, jschardet, chardet) on generated legacy
@@ -79,6 +80,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     churn: async () => (await import('./churn.js')).churnMain(rest),
     rebuild: async () => (await import('./rebuild.js')).rebuildMain(rest),
     symbols: async () => (await import('./symbols.js')).symbolsMain(rest),
+    'symbols-index': async () => (await import('./symbols-index.js')).symbolsIndexMain(rest),
     encodings: async () => (await import('./encodings.js')).encodingsMain(rest),
     media: async () => (await import('./media.js')).mediaMain(rest),
     monorepo: async () => (await import('./monorepo.js')).monorepoMain(rest),

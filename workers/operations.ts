@@ -10,6 +10,7 @@ import { runSearchSession } from './search/search-session.js';
 import { runSearchTask } from './search/walk.js';
 import { runMentionsTask } from './symbols/mentions.js';
 import { runSymbolsTask } from './symbols/symbols.js';
+import { runSymbolsMerge, runSymbolsPart } from './symbols/symbols-table.js';
 
 /**
  * The pool's operations by name (a task's `op`): a new operation is its own module plus one line
@@ -27,6 +28,8 @@ export const OPERATIONS = {
     'index-merge': runIndexMerge,
     symbols: runSymbolsTask,
     mentions: runMentionsTask,
+    'symbols-part': runSymbolsPart,
+    'symbols-merge': runSymbolsMerge,
     image: runImageTask,
     pdf: runPdfTask,
     notebook: runNotebookTask,

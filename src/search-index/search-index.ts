@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { isInside } from '../access/shared/contain.js';
-import { envString } from '../config/shared/env.js';
+import { envBoolean, envString } from '../config/shared/env.js';
 import type { PreparedSearch } from '../search/shared/protocol.js';
 import type { PlannedWalk, SearchBackend, SearchingEngine, WriteEvent } from '../search/backend.js';
 import { TreeIndex, type IndexStatus } from './tree-index.js';
@@ -36,6 +36,12 @@ export interface SearchIndexOptions {
     segmentBytes?: number;
     /** Merge a build's segment files into one in the background, one dictionary for all (default true; `false` keeps them as built). */
     merge?: boolean;
+    /**
+     * With code navigation on, make a symbol table per generation and answer `find_symbol` from it
+     * (docs/search-index.md, "The symbol table"). Default `LLM_CHAT_FS_INDEX_SYMBOLS` (off when
+     * unset): on the Linux tree its build holds about 800 MB for a while.
+     */
+    symbols?: boolean;
 }
 
 /** The default index directory: `LLM_CHAT_FS_INDEX_DIR`, else under the user's cache directory. */
@@ -48,6 +54,8 @@ export function defaultIndexDir(env: NodeJS.ProcessEnv = process.env): string {
 
 export class SearchIndex implements SearchBackend {
     readonly dir: string;
+    /** Whether code navigation uses a symbol table (the option `symbols`). */
+    readonly symbols: boolean;
     readonly #options: SearchIndexOptions;
     readonly #threads: number;
     readonly #maxFileSize: number;
@@ -67,6 +75,7 @@ export class SearchIndex implements SearchBackend {
         this.#maxFileSize = maxFileSize;
         this.#options = options;
         this.dir = path.resolve(options.dir ?? defaultIndexDir());
+        this.symbols = options.symbols ?? envBoolean('LLM_CHAT_FS_INDEX_SYMBOLS', false);
     }
 
     /** The index of the tree holding `rootReal` for a search skipping `skipDirs`, created (and its build started) when missing; `null` when that tree may not be indexed. */

@@ -10,7 +10,7 @@ import { checkDirTimes, listedSince, saveForNextProcess, stillChanged, watchAndF
 import { dropManifest, loadStored, openIndexFolder, readManifest, takeLock } from './store.js';
 import type { IndexState, IndexStatus, ResolvedTreeOptions, TreeIndexOptions } from './status.js';
 import { buildAndServe, NO_WATCHER } from './tree-build.js';
-import { TreeState } from './tree-state.js';
+import { TreeState, type ServedGeneration } from './tree-state.js';
 import { LossRecovery } from './recover.js';
 
 export type { IndexState, IndexStatus, TreeIndexOptions } from './status.js';
@@ -134,6 +134,11 @@ export class TreeIndex extends EventEmitter {
         const m = this.#s.manifest;
         if (m === null || this.#s.state !== 'ready') return;
         await this.#changes.noteAll(await listedSince(this.#s.reopenContext(), m.gen));
+    }
+
+    /** The served generation (tree-state.ts), every change reported so far noted first; `null` while the index may not answer. */
+    served(): ServedGeneration | null {
+        return this.#s.served();
     }
 
     /** The tools report a path they are about to change or have changed (absolute, real or as written). */

@@ -5,6 +5,8 @@ import type { ReopenContext } from './reopen.js';
 import type { Manifest, Stored } from './store.js';
 import type { Table } from './table.js';
 import type { IndexState, IndexStatus, ResolvedTreeOptions } from './status.js';
+import { changesAllow } from './plan.js';
+import path from 'node:path';
 
 /**
  * What one tree's index is and serves: its state and figures, as its status reports them, and
@@ -13,6 +15,18 @@ import type { IndexState, IndexStatus, ResolvedTreeOptions } from './status.js';
  */
 /** Searches asked within this long compete with a build for the CPU (an agent's next call comes within seconds). */
 const SEARCHES_RECENT_MS = 3_000;
+
+/** A served generation: its folder, file table and the paths changed since it was built. */
+export interface ServedGeneration {
+    root: string;
+    gen: string;
+    genDir: string;
+    table: Table;
+    changes: Changes;
+    maxFileSize: number;
+    threads: number;
+    sharedNice(): number | undefined;
+}
 
 export class TreeState {
     readonly root: string;
@@ -67,6 +81,16 @@ export class TreeState {
             ...(this.reopenedFrom !== undefined && { reopenedFrom: this.reopenedFrom }),
             ...(this.#error !== undefined && { error: this.#error }),
         };
+    }
+
+    /** The served generation as code navigation reads it (src/symbols/), or `null` while the index may not answer. */
+    served(): ServedGeneration | null {
+        this.searchedAt = performance.now();
+        this.changes.drain();
+        const m = this.manifest;
+        if (m === null || this.table === null || !changesAllow(this.state, this.changes)) return null;
+        const o = this.opts;
+        return { root: this.root, gen: m.gen, genDir: path.join(o.dir, m.gen), table: this.table, changes: this.changes, maxFileSize: o.maxFileSize, threads: o.threads, sharedNice: () => this.sharedNice() };
     }
 
     /** Changes the state (with why, when it fails) and tells of it. */

@@ -14,6 +14,8 @@ export interface NameQuery {
     matches(d: Definition): boolean;
     /** The regex source to search file contents with. */
     contentPattern: string;
+    /** The name's regex, for a regex query. */
+    regex?: RegExp;
 }
 
 export function nameQuery(name: string, regex: boolean, tool: string): NameQuery {
@@ -27,7 +29,7 @@ export function nameQuery(name: string, regex: boolean, tool: string): NameQuery
         if (mayBacktrack(compilePattern(name))) {
             throw errors.invalidArgument(tool, `name ${JSON.stringify(name)} may backtrack without bound (nested repetition): write it without a repeated group inside a repetition.`);
         }
-        return { word: undefined, matches: (d) => re.test(d.name), contentPattern: name.replace(/^\^/, '\\b').replace(/(?<!\\)\$$/, '\\b') };
+        return { word: undefined, regex: re, matches: (d) => re.test(d.name), contentPattern: name.replace(/^\^/, '\\b').replace(/(?<!\\)\$$/, '\\b') };
     }
     const parts = name.split(/::|\/|\./).filter((p) => p.length > 0);
     const last = parts.pop();

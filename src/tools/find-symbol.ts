@@ -5,6 +5,7 @@ import { candidateFiles, cutNote } from '../symbols/candidates.js';
 import { nameQuery } from '../symbols/names.js';
 import { formatDefinition } from '../symbols/outline.js';
 import { parseFiles } from '../symbols/parse.js';
+import { findInTable } from '../symbols/table-find.js';
 import { SYMBOL_KINDS, type Definition } from '../symbols/shared/types.js';
 import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './declaration.js';
@@ -15,6 +16,7 @@ import { rootsOf } from './shared.js';
 export const MAX_CANDIDATE_FILES = 2000;
 
 const globs = arg.globs;
+const TABLE_TIMEOUT_NOTE = "\n[The search timed out: these are the definitions of the names looked at so far; narrow the regex, path or kind.]";
 
 const schema = z.strictObject({
     name: z.string().min(1).describe('Exact name, a name path ("Class/method", "ns::name"), or with regex: true a regex matched against names'),
@@ -46,6 +48,30 @@ export class FindSymbolTool extends FileTool<typeof schema> {
         const engine = await this.ctx.engine();
         const realRoots = await rootsOf(view);
         const started = Date.now();
+        const max = args.max_results ?? 100;
+        const wanted = (d: Definition): boolean => query.matches(d) && (args.kind === undefined || d.kind === args.kind);
+        // From the index's symbol table when it can answer; a call that finds nothing there takes the
+        // scan too, whose message says how many files mention the name.
+        const fromTable = await findInTable(view, engine, query, {
+            tool: this.name,
+            path: args.path,
+            include: args.include,
+            exclude: args.exclude,
+            realRoots,
+            maxFileSize: fileConfig.maxFileSize,
+            parseMs: searchConfig.timeoutMs,
+            signal: call.signal,
+            deadline: started + searchConfig.timeoutMs,
+            wanted,
+            shown: max,
+        });
+        if (fromTable !== null) {
+            const listed = listDefinitions(fromTable.files, wanted, max);
+            // Stopped by the time limit: what was found so far and a note as the search's (a scan now would stop too).
+            const note = fromTable.stopped ? TABLE_TIMEOUT_NOTE : '';
+            if (listed.total > 0) return ok(listDefinitionsText(listed, fromTable.skipped) + note);
+            if (fromTable.stopped) return ok(`No definitions of ${JSON.stringify(args.name)}${args.kind ? ` (kind ${args.kind})` : ''} found in the names looked at before the time limit.${note}`);
+        }
         const candidates = await candidateFiles(view, engine, {
             tool: this.name,
             path: args.path,
@@ -65,25 +91,40 @@ export class FindSymbolTool extends FileTool<typeof schema> {
             parseMs: Math.max(1, searchConfig.timeoutMs - (Date.now() - started)),
             ...(call.signal && { signal: call.signal }),
         });
-        const max = args.max_results ?? 100;
-        const lines: string[] = [];
-        let total = 0;
         const skipped: string[] = [];
+        const files: { shown: string; definitions: readonly Definition[] }[] = [];
         parsed.forEach((r, i) => {
             const shown = candidates.files[i]!.shown;
-            if (!r.ok) {
-                if (r.kind === 'timeout') skipped.push(shown);
-                return;
-            }
-            for (const d of r.definitions as Definition[]) {
-                if (!query.matches(d) || (args.kind !== undefined && d.kind !== args.kind)) continue;
-                total++;
-                if (lines.length < max) lines.push(formatDefinition(shown, d));
-            }
+            if (r.ok) files.push({ shown, definitions: r.definitions });
+            else if (r.kind === 'timeout') skipped.push(shown);
         });
-        let out = lines.length > 0 ? lines.join('\n') : `No definitions of ${JSON.stringify(args.name)}${args.kind ? ` (kind ${args.kind})` : ''} found in ${candidates.display} (${candidates.files.length} source ${candidates.files.length === 1 ? 'file mentions' : 'files mention'} it).`;
-        if (total > lines.length) out += `\n[${total - lines.length} more definitions not shown: raise max_results, or narrow path, kind or the name path.]`;
-        if (skipped.length > 0) out += `\n[Not parsed within the time limit: ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''}]`;
+        const listed = listDefinitions(files, wanted, max);
+        const out =
+            listed.total > 0
+                ? listDefinitionsText(listed, skipped)
+                : `No definitions of ${JSON.stringify(args.name)}${args.kind ? ` (kind ${args.kind})` : ''} found in ${candidates.display} (${candidates.files.length} source ${candidates.files.length === 1 ? 'file mentions' : 'files mention'} it).` + listDefinitionsText({ lines: [], total: 0 }, skipped);
         return ok(out + cutNote(candidates, MAX_CANDIDATE_FILES));
     }
+}
+
+/** The wanted definitions of `files` as printed lines, at most `max`, and how many there are. */
+function listDefinitions(files: readonly { shown: string; definitions: readonly Definition[] }[], wanted: (d: Definition) => boolean, max: number): { lines: string[]; total: number } {
+    const lines: string[] = [];
+    let total = 0;
+    for (const f of files) {
+        for (const d of f.definitions) {
+            if (!wanted(d)) continue;
+            total++;
+            if (lines.length < max) lines.push(formatDefinition(f.shown, d));
+        }
+    }
+    return { lines, total };
+}
+
+/** The lines, then the notes: definitions not shown, files not parsed in time. */
+function listDefinitionsText(listed: { lines: string[]; total: number }, skipped: readonly string[]): string {
+    let out = listed.lines.join('\n');
+    if (listed.total > listed.lines.length) out += `\n[${listed.total - listed.lines.length} more definitions not shown: raise max_results, or narrow path, kind or the name path.]`;
+    if (skipped.length > 0) out += `\n[Not parsed within the time limit: ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''}]`;
+    return out;
 }

@@ -3,14 +3,13 @@ import { toToolError, ToolError } from '../../src/errors/shared/errors.js';
 import { readRegularFileSync } from '../../src/fs/shared/safe-read.js';
 import { languageOf, supportedLanguages, type LanguageInfo } from '../../src/symbols/shared/languages.js';
 import type { Definition, FileSymbols, Reference, SymbolKind, SymbolsResult, SymbolsTask } from '../../src/symbols/shared/types.js';
+import { byteSpans, capped, SIGNATURE_CHARS, signatureText } from '../../src/symbols/shared/signature.js';
 import { decodeText } from '../../src/text/shared/text.js';
 import { loaded, parseWithin } from './parser.js';
 import { FILE_SCOPE } from './queries.js';
 import { lostMacros, realName } from './repairs.js';
 import type { Node, QueryMatch } from 'web-tree-sitter';
 
-/** Characters of a definition's first line kept as its signature. */
-const SIGNATURE_CHARS = 200;
 /** Kinds whose definitions contain others as their members. */
 const CONTAINERS: ReadonlySet<string> = new Set(['class', 'struct', 'union', 'interface', 'module', 'scope', 'enum']);
 /** Kinds inside which a function is a method. */
@@ -48,11 +47,13 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask): Prom
         throw new ToolError('timeout', `Parsing ${shown} took longer than ${task.parseMs} ms: the file was skipped.`);
     }
     try {
-        const definitions = definitionsOf(query.matches(tree.rootNode), info, text, tree.rootNode);
+        const spans = task.spans === true ? [] : undefined;
+        const definitions = definitionsOf(query.matches(tree.rootNode), info, text, tree.rootNode, spans);
         // A final line end does not start another line.
         const lines = 1 + countLines(text, 0, text.length - 1);
         const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references);
-        return { ok: true, language: info.id, lines: text.length === 0 ? 0 : lines, chars: text.length, definitions, ...(references && { references }) };
+        const sigSpans = spans && byteSpans(text, spans, decoded.info.encoding === 'utf8' ? (decoded.info.bom ? 3 : 0) : null);
+        return { ok: true, language: info.id, lines: text.length === 0 ? 0 : lines, chars: text.length, definitions, ...(references && { references }), ...(sigSpans && { sigSpans }) };
     } finally {
         tree.delete();
     }
@@ -100,7 +101,7 @@ function mergeOverloads(found: Found[], source: string): Found[] {
     return out;
 }
 
-function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string, root: Node): Definition[] {
+function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string, root: Node, spans?: number[]): Definition[] {
     const found: Found[] = [];
     const seen = new Set<number>();
     const cLike = info.id === 'c' || info.id === 'cpp';
@@ -157,7 +158,7 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
         enclosing.push(f);
         if (f.kind !== 'scope') {
             const kind: SymbolKind = f.kind === 'function' && inClass ? 'method' : f.kind;
-            out.push({ kind, name: f.name, container, line: f.line, endLine: f.endLine, signature: signatureOf(source, f.start, f.nameEnd) });
+            out.push({ kind, name: f.name, container, line: f.line, endLine: f.endLine, signature: signatureOf(source, f.start, f.nameEnd, spans) });
         }
         if (CONTAINERS.has(f.kind)) open.push(f);
     }
@@ -264,16 +265,11 @@ function shownLine(text: string, lineStart: number, lineEnd: number, at: number)
     return capped(text.slice(from, to).trim(), to < lineEnd);
 }
 
-/** `line` cut to SIGNATURE_CHARS and marked `…` where longer, or where the text it was taken from goes on (`cut`). */
-function capped(line: string, cut: boolean): string {
-    return line.length > SIGNATURE_CHARS || cut ? `${line.slice(0, SIGNATURE_CHARS)}…` : line;
-}
-
 /**
  * The lines of a definition up to the end of its name's line, as one line: `export function f(a)`,
  * or a C definition whose return type stands on the line before its name.
  */
-function signatureOf(source: string, start: number, nameEnd: number): string {
+function signatureOf(source: string, start: number, nameEnd: number, spans?: number[]): string {
     // Perf: only SIGNATURE_CHARS around the definition are looked at. Scanning to the line's ends
     // made a minified file's outline quadratic (a 2 MB line of 70,000 definitions: minutes).
     let from = start;
@@ -287,5 +283,6 @@ function signatureOf(source: string, start: number, nameEnd: number): string {
     const nl = ahead.indexOf('\n');
     const to = nl === -1 ? nameEnd + ahead.length : nameEnd + nl;
     const cut = nl === -1 && to < source.length;
-    return capped(source.slice(from, to).replace(/\s*\n\s*/g, ' ').trim(), cut);
+    spans?.push(from, to, cut ? 1 : 0);
+    return signatureText(source.slice(from, to), cut);
 }

@@ -28,7 +28,7 @@ export interface Reference {
 
 /** The outcome for one file of a `symbols` task. */
 export type FileSymbols =
-    | { ok: true; language: string; lines: number; chars: number; definitions: Definition[]; references?: Reference[] }
+    | { ok: true; language: string; lines: number; chars: number; definitions: Definition[]; references?: Reference[]; sigSpans?: number[] }
     | { ok: false; kind: ToolErrorKind; message: string };
 
 /** A `symbols` task: parse each file and list its definitions (workers/symbols/symbols.ts). */
@@ -42,6 +42,8 @@ export interface SymbolsTask {
     parseMs: number;
     /** Also list the uses of this identifier in each file. */
     references?: string;
+    /** Also give where each signature's text stands in the file (`sigSpans`: byte offset, byte length, cut; offset -1 when unknown). */
+    spans?: boolean;
 }
 
 export interface SymbolsResult {

@@ -9,7 +9,7 @@ import { OPERATIONS } from '../../../workers/operations.js';
 
 describe('worker operations', () => {
     it('are registered under the op names the host sends', () => {
-        expect(Object.keys(OPERATIONS).sort()).toEqual(['image', 'index-check', 'index-chunk', 'index-merge', 'index-walk', 'mentions', 'notebook', 'pdf', 'read', 'search', 'search-session', 'symbols']);
+        expect(Object.keys(OPERATIONS).sort()).toEqual(['image', 'index-check', 'index-chunk', 'index-merge', 'index-walk', 'mentions', 'notebook', 'pdf', 'read', 'search', 'search-session', 'symbols', 'symbols-merge', 'symbols-part']);
     });
 
     it('answer an unknown op, or a prototype property, with a failure result', async () => {

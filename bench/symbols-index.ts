@@ -1,0 +1,129 @@
+/**
+ * `npm run bench -- symbols-index --work DIR [--dir TREE] [--runs 5]`: the symbol table of the
+ * index on the Linux tree (or TREE). In this process: the index built (or reopened) in
+ * `DIR/index`, then the symbol table made for its generation, with the time, CPU time, the
+ * longest wait of the event loop meanwhile and the file's size. Then, in a fresh process that
+ * reopens both: resident memory with the index and symbols loaded, and the medians of
+ * `find_symbol` by exact name and by regex, and of `find_references`, through the tools.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { benchArgs, fmtMB, fmtMs, intFlag, kernelTree, loadAverages, machine, median } from './common.js';
+
+const EXACT = ['kvm_vcpu_ioctl', 'mutex_lock', 'schedule', 'kmalloc', 'task_struct', 'spin_lock_irqsave', 'ext4_fill_super', 'PAGE_SIZE', 'list_head', 'tcp_sendmsg', 'usb_register_driver', 'pci_enable_device', 'inode_operations', 'copy_from_user', 'kvm_arch_vcpu_ioctl', 'file_operations/read'];
+const REGEX = ['^kvm_vcpu_', '_ioctl$', '^mutex_(un)?lock$', '^ext4_.*_super$', 'xyzzy_none'];
+const REFERENCES = ['kvm_make_request', 'mutex_destroy', 'kvm_vcpu_ioctl'];
+
+async function open(work: string, root: string) {
+    const { AccessType, FileToolPackage, Workspace } = await import('../src/index.js');
+    const { DEFAULT_SKIP_DIRS } = await import('../src/internals.js');
+    const ws = new Workspace({ accesses: [{ type: AccessType.Read, path: root }], workspacePath: root });
+    const pkg = new FileToolPackage(ws, { index: { dir: path.join(work, 'index'), symbols: true }, navigation: true });
+    const t0 = performance.now();
+    const tree = (await pkg.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
+    if (tree.state !== 'ready') throw new Error(`index not ready: ${JSON.stringify(tree.status())}`);
+    return { pkg, tree, indexMs: performance.now() - t0 };
+}
+
+/** The serving process: reopen, load the symbols, measure memory, then the calls. */
+async function child(work: string, root: string, runs: number): Promise<void> {
+    const { symbolsOf } = await import('../src/symbols/symbol-table.js');
+    const { pkg, tree } = await open(work, root);
+    const store = await symbolsOf(tree).ready();
+    if (store === null) throw new Error(`symbols not loaded: ${symbolsOf(tree).error}`);
+    (globalThis as { gc?: () => void }).gc?.();
+    const rss = process.memoryUsage().rss;
+    const tool = (name: string) => pkg.tools().find((t) => t.name === name)!;
+    const timed = async (name: string, args: Record<string, unknown>): Promise<{ ms: number; lines: number; status: string }> => {
+        const t0 = performance.now();
+        const [r] = await tool(name).execute(args);
+        return { ms: performance.now() - t0, lines: String(r!.result).split('\n').length, status: r!.status };
+    };
+    const answered0 = symbolsOf(tree).answered;
+    const series = async (name: string, list: readonly Record<string, unknown>[], n: number) => {
+        const out: { q: string; median: number; lines: number; status: string }[] = [];
+        for (const q of list) {
+            await timed(name, q);
+            const xs: { ms: number; lines: number; status: string }[] = [];
+            for (let i = 0; i < n; i++) xs.push(await timed(name, q));
+            out.push({ q: JSON.stringify(q), median: median(xs.map((x) => x.ms)), lines: xs[0]!.lines, status: xs[0]!.status });
+        }
+        return out;
+    };
+    const exact = await series('find_symbol', EXACT.map((name) => ({ name })), runs);
+    const regex = await series('find_symbol', REGEX.map((name) => ({ name, regex: true })), runs);
+    const answered = symbolsOf(tree).answered - answered0;
+    const refs = await series('find_references', REFERENCES.map((name) => ({ name })), Math.min(runs, 3));
+    process.stdout.write(`${JSON.stringify({ rss, heap: process.memoryUsage().heapUsed, names: store.counts.names, defs: store.counts.defs, exact, regex, refs, answered })}\n`);
+    await pkg.close();
+    process.exit(0);
+}
+
+export async function symbolsIndexMain(argv: string[]): Promise<void> {
+    const { flags } = benchArgs(argv);
+    const work = flags.get('work');
+    if (work === undefined) throw new Error('--work DIR: a folder of its own for the index (made when missing)');
+    const root = kernelTree(flags).root;
+    const runs = intFlag(flags, 'runs', 5);
+    if (flags.has('child')) return child(work, root, runs);
+    fs.mkdirSync(work, { recursive: true, mode: 0o700 });
+    const { symbolsOf } = await import('../src/symbols/symbol-table.js');
+    const { SYMBOLS_FILE, layoutOf } = await import('../src/symbols/shared/symbol-format.js');
+    console.log(`# Symbol table on the index (${machine()}, load average ${loadAverages()})\n`);
+    console.log(`Tree: ${root}; index in ${path.join(work, 'index')}.\n`);
+    const { pkg, tree, indexMs } = await open(work, root);
+    const status = tree.status();
+    console.log(`Index: ${status.reopenedFrom ? `reopened in ${fmtMs(indexMs)}` : `built in ${fmtMs(status.buildMs ?? indexMs)}`}, ${status.entries} entries, ${fmtMB(status.diskBytes)} on disk.\n`);
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    loop.enable();
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const symbols = symbolsOf(tree);
+    // The process's resident memory while the table is made (its merge runs on a pool thread of this process).
+    const rss0 = process.memoryUsage().rss;
+    let peak = rss0;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
+    const store = await symbols.ready();
+    clearInterval(sampler);
+    const ms = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    loop.disable();
+    const hwm = Number(/^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
+    if (store === null) throw new Error(`symbols failed: ${symbols.error}`);
+    const file = path.join(tree.served()!.genDir, SYMBOLS_FILE);
+    const f = symbols.figures;
+    console.log('| symbol table | value |\n| --- | ---: |');
+    console.log(`| ${f ? 'built' : 'loaded'} in (wall) | ${fmtMs(ms)} |`);
+    console.log(`| CPU time (all threads) | ${fmtMs((cpu.user + cpu.system) / 1000)} |`);
+    if (f) console.log(`| source files parsed | ${f.files} |`);
+    console.log(`| definitions / names | ${store.counts.defs} / ${store.counts.names} |`);
+    console.log(`| on disk | ${fmtMB(fs.statSync(file).size)} |`);
+    console.log(`| process RSS before / peak while made (sampled every 100 ms) | ${fmtMB(rss0)} / ${fmtMB(peak)} |`);
+    console.log(`| process peak RSS since start (VmHWM, index build included) | ${fmtMB(hwm)} |`);
+    const l = layoutOf(store.counts);
+    const cols = Object.entries(l).filter(([k]) => k !== 'end').sort((a, b) => a[1] - b[1]);
+    const sizes = cols.map(([k, at], i) => `${k} ${(((cols[i + 1]?.[1] ?? l.end) - at) / 1048576).toFixed(1)} MB`);
+    console.log(`| bytes per section | ${sizes.join(', ')} |`);
+    console.log(`| longest event-loop wait meanwhile | ${fmtMs(loop.max / 1e6)} |\n`);
+    await pkg.close();
+    const script = fileURLToPath(new URL('./run.js', import.meta.url));
+    const out = spawnSync(process.execPath, ['--expose-gc', script, 'symbols-index', '--child', '--work', work, '--dir', root, '--runs', String(runs)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (out.status !== 0) throw new Error(`serving process failed: ${out.stderr}`);
+    const s = JSON.parse(out.stdout.trim().split('\n').pop()!) as { rss: number; heap: number; exact: Row[]; regex: Row[]; refs: Row[]; answered: number };
+    console.log(`Serving process (reopened index and symbols loaded, after a GC): RSS ${fmtMB(s.rss)}, heap ${fmtMB(s.heap)}; the table answered ${s.answered} of ${(EXACT.length + REGEX.length) * (runs + 1)} find_symbol calls (${EXACT.length + REGEX.length} queries, each run ${runs + 1} times; a query it finds nothing for goes on to the scan, which says how many files mention the name).\n`);
+    for (const [title, rows] of [['find_symbol, exact name', s.exact], ['find_symbol, regex', s.regex], ['find_references', s.refs]] as const) {
+        console.log(`| ${title} | median | lines |\n| --- | ---: | ---: |`);
+        for (const r of rows) console.log(`| \`${r.q}\` | ${fmtMs(r.median)} | ${r.status === 'success' ? r.lines : r.status} |`);
+        console.log(`| **median of medians** | **${fmtMs(median(rows.map((r) => r.median)))}** | |\n`);
+    }
+}
+
+interface Row {
+    q: string;
+    median: number;
+    lines: number;
+    status: string;
+}

@@ -1,0 +1,37 @@
+import type { WorkerFailureCode } from '../../errors/shared/errors.js';
+
+/**
+ * Tasks of the symbol table's build (workers/symbols/symbols-table.ts), run on the index's
+ * background pool: parts of the generation's source files parsed into part files, then the parts
+ * joined into the generation's `symbols.bin` (symbol-format.ts).
+ */
+
+/** Parses `paths` (relative to `root`, table ids `ids`) and writes their definitions to `out` as JSON (`PartFile[]`). */
+export interface SymbolsPartTask {
+    op: 'symbols-part';
+    root: string;
+    ids: number[];
+    paths: string[];
+    /** Bytes at most per file (the index's `maxFileSize`). */
+    maxBytes: number;
+    /** Parse time at most per file, in milliseconds. */
+    parseMs: number;
+    out: string;
+    nice?: number;
+    idle?: boolean;
+}
+
+export type SymbolsPartResult = { ok: true; definitions: number } | { ok: false; code: WorkerFailureCode; message: string };
+
+/** Joins the part files `parts` into the symbol table `out` (written under a temporary name, synced, renamed). */
+export interface SymbolsMergeTask {
+    op: 'symbols-merge';
+    parts: string[];
+    /** Entries of the generation's file table (a table file of another size is another generation's). */
+    tableSize: number;
+    out: string;
+    nice?: number;
+    idle?: boolean;
+}
+
+export type SymbolsMergeResult = { ok: true; bytes: number; names: number; definitions: number } | { ok: false; code: WorkerFailureCode; message: string };

@@ -1,0 +1,217 @@
+import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import path from 'node:path';
+import { BackgroundTasks } from '../engine/background-pool.js';
+import { Turns } from '../engine/turns.js';
+import { takeLock } from '../search-index/lock.js';
+import { Kind } from '../search-index/shared/format.js';
+import type { TreeIndex } from '../search-index/tree-index.js';
+import type { ServedGeneration } from '../search-index/tree-state.js';
+import { languageOf } from './shared/languages.js';
+import { SYMBOLS_FILE } from './shared/symbol-format.js';
+import type { SymbolsMergeResult, SymbolsMergeTask, SymbolsPartResult, SymbolsPartTask } from './shared/table-tasks.js';
+import { SymbolStore } from './symbol-store.js';
+
+/** Bytes of source per part task: a few seconds of parsing, so the build's threads stop soon when asked. */
+const PART_BYTES = 4 << 20;
+const PART_FILES = 2_000;
+/** Files over this size are parsed on a thread of their own (see buildSymbols). */
+const BIG_FILE = 1 << 20;
+/** Parse time at most per file while the table is made; a file over it is parsed when a call asks for it. */
+const BUILD_PARSE_MS = 10_000;
+/** The lock file of a table's build, beside it in the generation's folder. */
+const SYMBOLS_LOCK = 'symbols.lock';
+/** How often a process waiting for another's build looks again. */
+const LOCK_POLL_MS = 500;
+/** A failed build is tried again by a call this long after. */
+const RETRY_MS = 60_000;
+
+/** What a build of the table measured (benchmarks). */
+export interface SymbolBuildFigures {
+    files: number;
+    definitions: number;
+    names: number;
+    bytes: number;
+    ms: number;
+}
+
+/**
+ * The symbol table of one tree's index: built for each served generation on the index's
+ * background pool (at the build's priority: idle, or the searches' nice while they keep coming),
+ * right after the generation is first asked for, and stored in its folder (`symbols.bin`, checked
+ * when loaded; a file that fails is removed and made again). Until it is loaded, calls take the
+ * bounded scan.
+ */
+export class TreeSymbols {
+    readonly #tree: TreeIndex;
+    #gen: string | null = null;
+    #store: SymbolStore | null = null;
+    #making: Promise<void> | null = null;
+    #stopBuild: (() => Promise<void>) | null = null;
+    /** The last build's figures, and the last failure's message. */
+    figures: SymbolBuildFigures | undefined;
+    error: string | undefined;
+    /** Calls the table answered. */
+    answered = 0;
+    /** After a failed build, the next call's wait before the table is made again (ms). */
+    retryMs = RETRY_MS;
+    #failedAt = 0;
+
+    constructor(tree: TreeIndex) {
+        this.#tree = tree;
+        tree.on('state', (status: { state: string }) => {
+            if (status.state !== 'closed') return;
+            // A build under way stops with its index (its part files go with it).
+            void this.#stopBuild?.();
+            void this.#store?.close();
+            [this.#gen, this.#store] = [null, null];
+        });
+    }
+
+    /** The table of `served`'s generation when loaded; else `null`, its loading or build started. */
+    current(served: ServedGeneration): SymbolStore | null {
+        if (this.#gen === served.gen && this.#store !== null) return this.#store;
+        const retry = this.error !== undefined && Date.now() - this.#failedAt >= this.retryMs;
+        if (this.#making === null || this.#gen !== served.gen || retry) this.#start(served);
+        return null;
+    }
+
+    /** Resolves once the table of the generation served now is loaded, or its build failed. */
+    async ready(): Promise<SymbolStore | null> {
+        const served = this.#tree.served();
+        if (served === null) return null;
+        this.current(served);
+        await this.#making;
+        return this.#gen === served.gen ? this.#store : null;
+    }
+
+    #start(served: ServedGeneration): void {
+        const old = this.#store;
+        [this.#gen, this.#store, this.error] = [served.gen, null, undefined];
+        void old?.close();
+        const making = this.#make(served).then(
+            (store) => {
+                if (this.#gen === served.gen) this.#store = store;
+                else void store.close();
+            },
+            (err: unknown) => {
+                if (this.#gen !== served.gen) return;
+                this.error = err instanceof Error ? err.message : String(err);
+                this.#failedAt = Date.now();
+            },
+        );
+        this.#making = making;
+    }
+
+    /**
+     * The generation's table loaded, made first when missing or not whole. One process makes it at
+     * a time (a lock file beside it, taken over from a process that died); another waits and then
+     * loads what the first made.
+     */
+    async #make(served: ServedGeneration): Promise<SymbolStore> {
+        const file = path.join(served.genDir, SYMBOLS_FILE);
+        const tableSize = served.table.size;
+        try {
+            return await SymbolStore.load(file, tableSize);
+        } catch {
+            // Missing, or not whole: made under the lock.
+        }
+        for (;;) {
+            if (this.#gen !== served.gen) throw new Error('the symbol table was stopped with its index');
+            const lock = await takeLock(served.genDir, SYMBOLS_LOCK);
+            if (lock === null) {
+                await sleep(LOCK_POLL_MS);
+                continue;
+            }
+            try {
+                try {
+                    return await SymbolStore.load(file, tableSize);
+                } catch {
+                    // Missing, or not whole: made again (a wrong answer is never served from it).
+                    await fsp.rm(file, { force: true });
+                }
+                this.figures = await buildSymbols(served, file, (stop) => (this.#stopBuild = stop));
+                return await SymbolStore.load(file, tableSize);
+            } finally {
+                await lock.release();
+            }
+        }
+    }
+}
+
+/** Parses the generation's source files in parts (of `partFiles` files at most) on the background pool and joins them into `file`. */
+export async function buildSymbols(served: ServedGeneration, file: string, started?: (stop: () => Promise<void>) => void, partFiles = PART_FILES): Promise<SymbolBuildFigures> {
+    const t0 = performance.now();
+    const turns = new Turns();
+    const pause = (): Promise<void> => turns.check();
+    const t = served.table.t;
+    const parts: { ids: number[]; paths: string[] }[] = [];
+    const big: { ids: number[]; paths: string[] } = { ids: [], paths: [] };
+    let cur = { ids: [] as number[], paths: [] as string[] };
+    let bytes = 0;
+    let files = 0;
+    for (let id = 1; id < t.names.length; id++) {
+        if ((id & 1023) === 0) await pause();
+        if (t.kind[id] !== Kind.File || t.size[id]! > served.maxFileSize || languageOf(t.names.get(id)) === undefined) continue;
+        if (t.size[id]! > BIG_FILE) {
+            files++;
+            big.ids.push(id);
+            big.paths.push(served.table.pathOf(id));
+            continue;
+        }
+        cur.ids.push(id);
+        cur.paths.push(served.table.pathOf(id));
+        bytes += t.size[id]!;
+        files++;
+        if (bytes >= PART_BYTES || cur.ids.length >= partFiles) {
+            parts.push(cur);
+            [cur, bytes] = [{ ids: [], paths: [] }, 0];
+        }
+    }
+    if (cur.ids.length > 0) parts.push(cur);
+    const pool = new BackgroundTasks(served.threads);
+    // Memory: a parser's memory grows to its largest file's tree and stays (WebAssembly memory
+    // does not shrink: a 9 MB header leaves ~190 MB). Large files go to one thread of their own,
+    // one at a time, ended when done, so no more than one thread holds that much.
+    const own = new BackgroundTasks(1, true);
+    started?.(async () => void (await Promise.all([pool.stop(), own.stop()])));
+    const bigParts = big.ids.map((id, i) => ({ ids: [id], paths: [big.paths[i]!] }));
+    parts.push(...bigParts);
+    const tag = randomBytes(4).toString('hex');
+    const outs = parts.map((_, k) => path.join(served.genDir, `symbols-part-${k}.${tag}.ndjson`));
+    try {
+        const small = parts.length - bigParts.length;
+        const runPart = async (k: number, on: BackgroundTasks): Promise<void> => {
+            const task: SymbolsPartTask = { op: 'symbols-part', root: served.root, ...parts[k]!, maxBytes: served.maxFileSize, parseMs: BUILD_PARSE_MS, out: outs[k]! };
+            const r = (await on.run(task, { sharedNice: served.sharedNice() })) as SymbolsPartResult;
+            if (!r.ok) throw new Error(`symbols part failed: ${r.message}`);
+        };
+        let next = 0;
+        const lane = async (): Promise<void> => {
+            for (let k = next++; k < small; k = next++) await runPart(k, pool);
+        };
+        const bigLane = async (): Promise<void> => {
+            for (let k = small; k < parts.length; k++) await runPart(k, own);
+            await own.close();
+        };
+        await Promise.all([bigLane(), ...Array.from({ length: Math.max(1, served.threads - (bigParts.length > 0 ? 1 : 0)) }, lane)]);
+        const merge: SymbolsMergeTask = { op: 'symbols-merge', parts: outs, tableSize: served.table.size, out: file };
+        const r = (await pool.run(merge, { sharedNice: served.sharedNice() })) as SymbolsMergeResult;
+        if (!r.ok) throw new Error(`symbols merge failed: ${r.message}`);
+        return { files, definitions: r.definitions, names: r.names, bytes: r.bytes, ms: Math.round(performance.now() - t0) };
+    } catch (err) {
+        await Promise.all([pool.stop(), own.stop()]);
+        await Promise.all(outs.map((o) => fsp.rm(o, { force: true })));
+        throw err;
+    }
+}
+
+const TABLES = new WeakMap<TreeIndex, TreeSymbols>();
+
+/** The symbol table of `tree`. */
+export function symbolsOf(tree: TreeIndex): TreeSymbols {
+    let s = TABLES.get(tree);
+    if (s === undefined) TABLES.set(tree, (s = new TreeSymbols(tree)));
+    return s;
+}

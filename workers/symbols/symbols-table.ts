@@ -1,0 +1,233 @@
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { AccessType } from '../../src/config/shared/configuration.js';
+import { signatureCheck } from '../../src/symbols/shared/signature.js';
+import { DIGEST_BYTES, Failure, HEADER_BYTES, KIND_CODES, layoutOf, SIG_CUT, SIG_MAX_BYTES, SIG_UNKNOWN, SYMBOL_MAGIC, writeCounts, type PartRecord, type SymbolLayout } from '../../src/symbols/shared/symbol-format.js';
+import type { SymbolsMergeResult, SymbolsMergeTask, SymbolsPartResult, SymbolsPartTask } from '../../src/symbols/shared/table-tasks.js';
+import { takeTaskPriority } from '../pool/background.js';
+import { runSymbolsTask } from './symbols.js';
+import { ColumnWriter, copyInto, LineReader, writeAll, WRITE_FLAGS } from './table-io.js';
+
+/** Files parsed per call of the `symbols` operation (its outcomes are then encoded and let go). */
+const BATCH = 64;
+
+/**
+ * The `symbols-part` operation: a part of a generation's source files parsed as the tools parse
+ * them (the `symbols` operation: same reads, size limit, binary detection and grammars), their
+ * definitions written to a part file sorted by name (symbol-format.ts). No link is followed out
+ * of the indexed tree.
+ */
+export async function runSymbolsPart(task: SymbolsPartTask): Promise<SymbolsPartResult> {
+    takeTaskPriority(task);
+    try {
+        const realRoots = [{ path: task.root, type: AccessType.Read }];
+        const failed: [number, Failure][] = [];
+        const records: PartRecord[] = [];
+        for (let i = 0; i < task.paths.length; i += BATCH) {
+            const files = task.paths.slice(i, i + BATCH).map((p) => ({ shown: p, real: path.join(task.root, p) }));
+            const r = await runSymbolsTask({ op: 'symbols', files, realRoots, maxBytes: task.maxBytes, parseMs: task.parseMs, spans: true });
+            r.files.forEach((f, k) => {
+                const id = task.ids[i + k]!;
+                if (!f.ok) {
+                    failed.push([id, f.kind === 'timeout' ? Failure.Timeout : Failure.Other]);
+                    return;
+                }
+                f.definitions.forEach((d, j) => {
+                    const [at, len, cut] = [f.sigSpans![3 * j]!, f.sigSpans![3 * j + 1]!, f.sigSpans![3 * j + 2]!];
+                    const known = at >= 0 && at < SIG_UNKNOWN && len <= SIG_MAX_BYTES;
+                    records.push([d.name, id, KIND_CODES.get(d.kind)!, d.container.join('\0'), d.line, d.endLine, known ? at : SIG_UNKNOWN, known ? len | (cut ? SIG_CUT : 0) : 0, signatureCheck(d.signature)]);
+                });
+            });
+        }
+        // Stable: a name's definitions stay in file order.
+        records.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+        const lines = [JSON.stringify(failed), ...records.map((r) => JSON.stringify(r))];
+        writeNew(task.out, Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
+        return { ok: true, definitions: records.length };
+    } catch (err) {
+        return { ok: false, code: 'index_failed', message: err instanceof Error ? err.message : String(err) };
+    }
+}
+
+function writeNew(file: string, bytes: Buffer): void {
+    const fd = fs.openSync(file, WRITE_FLAGS, 0o600);
+    try {
+        writeAll(fd, bytes);
+        fs.fsyncSync(fd);
+    } finally {
+        fs.closeSync(fd);
+    }
+}
+
+/** The columns the merge streams out, in the file's order. */
+const STREAMED = ['nameOff', 'nameText', 'defStart', 'defFile', 'defLine', 'defEnd', 'defCont', 'defSig', 'defSigLen', 'defCheck', 'defKind'] as const;
+type Streamed = (typeof STREAMED)[number];
+
+/** A part's next definition: its record, and the part's number. A name's definitions come in file id order (a file is in one part, in file order there). */
+interface Head {
+    rec: PartRecord;
+    k: number;
+}
+
+const before = (a: Head, b: Head): boolean => (a.rec[0] !== b.rec[0] ? a.rec[0] < b.rec[0] : a.rec[1] !== b.rec[1] ? a.rec[1] < b.rec[1] : a.k < b.k);
+
+/**
+ * The `symbols-merge` operation: the part files (each sorted by name) merged into the
+ * generation's symbol table (symbol-format.ts). Memory: a k-way merge reading each part through a
+ * small buffer and writing each column to a temporary file as it goes; only the containers'
+ * dictionary and the failed files are held. The columns are then joined under a temporary name,
+ * synced, and renamed: a crash leaves no file under its name that is not whole. The part files
+ * are removed.
+ */
+export function runSymbolsMerge(task: SymbolsMergeTask): SymbolsMergeResult {
+    takeTaskPriority(task);
+    const stem = `${task.out}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    const tmp = `${stem}.tmp`;
+    const cols = new Map<Streamed, ColumnWriter>();
+    const readers: LineReader[] = [];
+    try {
+        STREAMED.forEach((name, i) => cols.set(name, new ColumnWriter(`${stem}.${i}.tmp`)));
+        const col = (name: Streamed): ColumnWriter => cols.get(name)!;
+        const failed: [number, Failure][] = [];
+        const heap: Head[] = [];
+        for (const [k, part] of task.parts.entries()) {
+            const r = new LineReader(part);
+            readers.push(r);
+            failed.push(...(JSON.parse(r.next() ?? '[]') as [number, Failure][]));
+            const line = r.next();
+            if (line !== null) push(heap, { rec: JSON.parse(line) as PartRecord, k });
+        }
+        const containers = new Map<string, number>();
+        let [names, defs, chars] = [0, 0, 0];
+        let name: string | null = null;
+        while (heap.length > 0) {
+            const top = heap[0]!;
+            const [n, file, kind, cont, line, end, sig, sigLen, check] = top.rec;
+            if (n !== name) {
+                col('nameOff').u32(chars);
+                col('defStart').u32(defs);
+                col('nameText').bytesOf(Buffer.from(`${n}\n`, 'utf8'));
+                [name, chars, names] = [n, chars + n.length + 1, names + 1];
+            }
+            let c = 0;
+            if (cont !== '') {
+                c = containers.get(cont) ?? containers.size + 1;
+                if (c > containers.size) containers.set(cont, c);
+            }
+            for (const [k, v] of [['defFile', file], ['defLine', line], ['defEnd', end], ['defCont', c], ['defSig', sig]] as const) col(k).u32(v);
+            col('defSigLen').u16(sigLen);
+            col('defCheck').u16(check);
+            col('defKind').u8(kind);
+            defs++;
+            const next = readers[top.k]!.next();
+            if (next !== null) top.rec = JSON.parse(next) as PartRecord;
+            else if (heap.length === 1) heap.pop();
+            else heap[0] = heap.pop()!;
+            down(heap, 0);
+        }
+        col('nameOff').u32(chars);
+        col('defStart').u32(defs);
+        for (const w of cols.values()) w.flush();
+        const bytes = assemble(task, tmp, cols, { names, defs, chars }, [...containers.keys()], failed);
+        fs.renameSync(tmp, task.out);
+        for (const part of task.parts) fs.rmSync(part, { force: true });
+        return { ok: true, bytes, names, definitions: defs };
+    } catch (err) {
+        fs.rmSync(tmp, { force: true });
+        return { ok: false, code: 'index_failed', message: err instanceof Error ? err.message : String(err) };
+    } finally {
+        for (const r of readers) r.close();
+        for (const w of cols.values()) {
+            w.close();
+            fs.rmSync(w.file, { force: true });
+        }
+    }
+}
+
+function push(heap: Head[], h: Head): void {
+    heap.push(h);
+    for (let i = heap.length - 1; i > 0; ) {
+        const p = (i - 1) >> 1;
+        if (!before(heap[i]!, heap[p]!)) break;
+        [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+        i = p;
+    }
+}
+
+function down(heap: Head[], i: number): void {
+    for (;;) {
+        const [l, r] = [2 * i + 1, 2 * i + 2];
+        let m = i;
+        if (l < heap.length && before(heap[l]!, heap[m]!)) m = l;
+        if (r < heap.length && before(heap[r]!, heap[m]!)) m = r;
+        if (m === i) return;
+        [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+        i = m;
+    }
+}
+
+/** Strings joined by `\n` with their char offsets (one more than the strings). */
+function joined(strings: readonly string[]): { text: Buffer; offsets: Buffer } {
+    const offsets = Buffer.alloc(4 * (strings.length + 1));
+    let at = 0;
+    strings.forEach((s, i) => {
+        offsets.writeUInt32LE(at, 4 * i);
+        at += s.length + 1;
+    });
+    offsets.writeUInt32LE(at, 4 * strings.length);
+    return { text: Buffer.from(strings.length === 0 ? '' : `${strings.join('\n')}\n`, 'utf8'), offsets };
+}
+
+/** Writes the table to `tmp`: the header, then each section at its place (streamed columns copied), the digest last; synced. Its size. */
+function assemble(task: SymbolsMergeTask, tmp: string, cols: Map<Streamed, ColumnWriter>, n: { names: number; defs: number; chars: number }, containers: string[], failed: [number, Failure][]): number {
+    const cont = joined(containers);
+    failed.sort((a, b) => a[0] - b[0]);
+    const ids = Buffer.alloc(4 * failed.length);
+    failed.forEach((f, i) => ids.writeUInt32LE(f[0], 4 * i));
+    const counts = { tableSize: task.tableSize, names: n.names, defs: n.defs, containers: containers.length, failed: failed.length, nameBytes: cols.get('nameText')!.bytes, containerBytes: cont.text.length };
+    const l = layoutOf(counts);
+    const header = Buffer.alloc(HEADER_BYTES);
+    SYMBOL_MAGIC.copy(header, 0);
+    writeCounts(header, counts);
+    const hash = createHash('sha256');
+    const fd = fs.openSync(tmp, WRITE_FLAGS, 0o600);
+    try {
+        writeAll(fd, header);
+        hash.update(header.subarray(SYMBOL_MAGIC.length + DIGEST_BYTES));
+        let at = HEADER_BYTES;
+        const seen = (b: Buffer): void => {
+            hash.update(b);
+            at += b.length;
+        };
+        const pad = (to: number): void => {
+            const zeros = Buffer.alloc(to - at);
+            writeAll(fd, zeros);
+            seen(zeros);
+        };
+        const sections: [keyof SymbolLayout, string | Buffer][] = [
+            ...STREAMED.map((c) => [c, cols.get(c)!.file] as [Streamed, string]),
+            ['contOff', cont.offsets],
+            ['contText', cont.text],
+            ['failedIds', ids],
+            ['failedWhy', Buffer.from(failed.map((f) => f[1]))],
+        ];
+        // In the file's order; an empty section shares its offset with the next, so it is left out.
+        const size = (from: string | Buffer): number => (typeof from === 'string' ? [...cols.values()].find((w) => w.file === from)!.bytes : from.length);
+        sections.splice(0, sections.length, ...sections.filter(([, from]) => size(from) > 0).sort((a, b) => l[a[0]] - l[b[0]]));
+        for (const [name, from] of sections) {
+            pad(l[name]);
+            if (typeof from === 'string') copyInto(fd, from, seen);
+            else {
+                writeAll(fd, from);
+                seen(from);
+            }
+        }
+        pad(l.end);
+        writeAll(fd, hash.digest(), SYMBOL_MAGIC.length);
+        fs.fsyncSync(fd);
+        return at;
+    } finally {
+        fs.closeSync(fd);
+    }
+}
