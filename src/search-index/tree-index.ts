@@ -17,17 +17,14 @@ export type { IndexState, IndexStatus, TreeIndexOptions } from './status.js';
 export { compareWalk } from './table.js';
 
 /**
- * The search index of one directory tree (see README "Search index"): a file table in walk
- * order and posting lists (trigram -> files) in immutable segment files, built on the engine's
- * worker pool (build.ts, run by tree-build.ts), persisted in a private cache directory
- * (store.ts), kept fresh by the tools and a file watcher (changes.ts); a search's walk is
- * answered from it (answer.ts). Its state and served generation are tree-state.ts's.
+ * The search index of one directory tree: a file table in walk order and posting lists (trigram
+ * -> files) in immutable segment files, built on the engine's pool (build.ts, run by tree-build.ts),
+ * stored in a private cache directory (store.ts), kept fresh by the tools and a file watcher
+ * (watch/changes.ts); answer.ts answers a search's walk. State and served generation: tree-state.ts.
  *
- * Freshness: a changed path is "dirty" until the next rebuild. A dirty file is always a
- * candidate (its current content is scanned), a dirty directory is walked as the scan path walks
- * it; deleted entries disappear; paths under a dirty root of the search make the whole search
- * take the scan path. Nothing is ever answered from stale data: when the watcher is unavailable,
- * every search takes the scan path; after it lost events, until the tree is checked (recover.ts).
+ * Freshness: a changed path stays "dirty" until the next rebuild and is answered as the scan path
+ * answers it; without a watcher, or after lost events until the tree is checked (recover.ts),
+ * every search takes the scan path (docs/search-index.md, "Always fresh").
  */
 
 /** One tree's index. Events: `state` (IndexStatus) on every state change, `progress` during a build, `change` after outside changes are noted. */

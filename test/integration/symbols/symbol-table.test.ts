@@ -215,7 +215,7 @@ describe('the symbol table', () => {
         const file = path.join(tree.served()!.genDir, SYMBOLS_FILE);
         await first.close();
         const bytes = fs.readFileSync(file);
-        bytes[bytes.length - 3] ^= 0x5a;
+        bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 0x5a;
         fs.writeFileSync(file, bytes);
         const again = pkgOf(root, { dir });
         const plain = pkgOf(root, false);

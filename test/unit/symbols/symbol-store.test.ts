@@ -105,7 +105,7 @@ describe('the symbols file', () => {
         const good = fs.readFileSync(file);
         for (const at of [0, 45, good.length - 1, Math.floor(good.length / 2)]) {
             const bad = Buffer.from(good);
-            bad[at] ^= 1;
+            bad[at] = bad[at]! ^ 1;
             fs.writeFileSync(file, bad);
             await expect(SymbolStore.load(file, 100), `byte ${at} flipped`).rejects.toThrow(SymbolFileError);
         }
