@@ -15,6 +15,7 @@ import { SymbolStore } from '../../../src/symbols/symbol-store.js';
 import { SYMBOLS_FILE } from '../../../src/symbols/shared/symbol-format.js';
 import { parseFiles } from '../../../src/symbols/parse.js';
 import { languageOf } from '../../../src/symbols/shared/languages.js';
+import { mulberry32 } from '../../../bench/tree.js';
 import { snapshot, tempDir, writeTree } from '../../support/helpers.js';
 import { COMPARED_TIMEOUT_MS } from '../../support/scan-path.js';
 
@@ -35,17 +36,8 @@ async function call(pkg: FileToolPackage, tool: string, args: Record<string, unk
     return `${r!.status}: ${r!.result}`;
 }
 
-/** Seeded generator (mulberry32): the same run for the same seed. */
-function random(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-        a = (a + 0x6d2b79f5) >>> 0;
-        let t = a;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-}
+/** Seeded generator: the same run for the same seed. */
+const random = mulberry32;
 
 const NAMES = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'Widget', 'Engine'];
 
