@@ -112,9 +112,9 @@ export async function saveForNextProcess(ctx: ReopenContext, m: Manifest): Promi
 }
 
 /**
- * The paths among `rels` that differ from the table now: a file whose type, size and
- * modification time are the table's again (changed, then restored) is what the listing would
- * call unchanged. The watcher is on, so a change after this look is noted anyway.
+ * The paths among `rels` that differ from the table now: a file whose type, size, modification
+ * and birth times are the table's again (changed, then restored) is what the listing would call
+ * unchanged. The watcher is on, so a change after this look is noted anyway.
  */
 export async function stillChanged(root: string, table: Table, rels: string[]): Promise<string[]> {
     const t = table.t;
@@ -125,7 +125,7 @@ export async function stillChanged(root: string, table: Table, rels: string[]): 
                 const id = table.idOf(rel);
                 if (id !== undefined && t.kind[id] === Kind.File) {
                     const st = await fsp.lstat(path.join(root, rel)).catch(() => null);
-                    if (st !== null && st.isFile() && st.size === t.size[id] && st.mtimeMs === t.mtime[id]) return;
+                    if (st !== null && st.isFile() && st.size === t.size[id] && st.mtimeMs === t.mtime[id] && st.birthtimeMs === t.birthtime[id]) return;
                 }
                 out.push(rel);
             }),

@@ -102,7 +102,8 @@ export class SymbolStore {
      * was made for. @throws SymbolFileError when it does not check out.
      */
     static async load(file: string, tableSize: number): Promise<SymbolStore> {
-        const fh = await fsp.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+        // O_NONBLOCK: a FIFO put in its place must not hold the open (and the process) forever.
+        const fh = await fsp.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
         try {
             const st = await fh.stat();
             if (!st.isFile() || (process.getuid !== undefined && st.uid !== process.getuid())) throw new SymbolFileError(`${file} is not a file of this user`);

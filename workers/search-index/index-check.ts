@@ -201,7 +201,9 @@ class Check {
                 if (was === Kind.Dir) this.#below(c, p);
                 if (kind === Kind.Dir) this.#added(fd, name!, p);
             } else if (kind !== Kind.Dir) {
-                if (st[1] !== t.size[c] || st[2] !== t.mtime[c]) this.changed.push(p);
+                // The birth time too: a file replaced (sed -i, rsync, an editor's save) with its size and
+                // modification time set back is a new file.
+                if (st[1] !== t.size[c] || st[2] !== t.mtime[c] || st[3] !== t.birthtime[c]) this.changed.push(p);
             } else if (t.end[c]! - c <= SPLIT || !this.#queue.push(c, st[2]!, st[3]!)) {
                 this.#sub(fd, name!, c, p, st[2]!, st[3]!);
             }

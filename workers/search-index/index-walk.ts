@@ -189,7 +189,7 @@ export async function runIndexCheckByWalk(task: IndexCheckTask): Promise<IndexCh
             before.delete(p);
             const kind = now.kind[i]!;
             if (kind !== stored.kind[j] || (now.flags[i]! & Flag.Unreadable) !== (stored.flags[j]! & Flag.Unreadable)) changed.push(p);
-            else if (kind !== Kind.Dir && (now.size[i] !== stored.size[j] || now.mtime[i] !== stored.mtime[j])) changed.push(p);
+            else if (kind !== Kind.Dir && (now.size[i] !== stored.size[j] || now.mtime[i] !== stored.mtime[j] || now.birthtime[i] !== stored.birthtime[j])) changed.push(p);
             else if (kind === Kind.Dir && (now.mtime[i] !== stored.mtime[j] || now.birthtime[i] !== stored.birthtime[j])) dirTimes.push(p);
         }
         for (const p of before.keys()) if (p !== '') changed.push(p);

@@ -57,6 +57,35 @@ describe('search index across processes', () => {
         expect(fs.existsSync(path.join(dir, 'closed.json'))).toBe(false); // taken once
     });
 
+    it.each(['inotify', 'parcel'] as const)('counts a file replaced while closed with its size and modification time set back as changed: its birth time is new (%s watcher, from the listing)', async (watcher) => {
+        const indexDir = tempDir('lcf-index-');
+        // A time that survives a round trip through utimes (whole seconds).
+        const lib = (root: string): string => path.join(root, 'src/lib.ts');
+        const p = await pair(FILES, indexDir, (root) => fs.utimesSync(lib(root), 1_700_000_000, 1_700_000_000), watcher);
+        await p.indexed.close();
+        const dir = path.join(indexDir, fs.readdirSync(indexDir)[0]!);
+        fs.rmSync(path.join(dir, 'closed.json'), { force: true });
+        // As `sed -i` then `touch -r` (or rsync -t) leave it: a new file, same size, same mtime.
+        const file = lib(p.root);
+        const was = fs.statSync(file);
+        const text = fs.readFileSync(file, 'utf8').replace('alphaBeta', 'omegaPsi_');
+        expect(Buffer.byteLength(text)).toBe(was.size);
+        fs.writeFileSync(`${file}.new`, text);
+        fs.renameSync(`${file}.new`, file);
+        fs.utimesSync(file, 1_700_000_000, 1_700_000_000);
+        expect(fs.statSync(file).mtimeMs).toBe(was.mtimeMs);
+        const again = pkgOf(p.root, { dir: indexDir, watcher });
+        const tree = (await again.searchIndex!.warm(p.root, DEFAULT_SKIP_DIRS, [p.root]))!;
+        expect(tree.status().state).toBe('ready');
+        expect(tree.status().reopenedFrom).toBe('listing');
+        const q = { ...p, indexed: again, tree };
+        const r = await same(q, { content_pattern: 'omegaPsi_' });
+        expect(r.text).toContain('src/lib.ts:1:');
+        expect(r.answered).toBe(true);
+        expect((await same(q, { content_pattern: 'function alphaBeta' })).text).not.toContain('src/lib.ts');
+        await again.close();
+    });
+
     it('reopens watching skipped directories by path: a .git file edited and a node_modules made while closed (@parcel/watcher)', async () => {
         const indexDir = tempDir('lcf-index-');
         const watcher = 'parcel';

@@ -3,6 +3,7 @@
  * the host. Lookups by exact name and by regex agree with testing every name; a file that does not
  * check out (a flipped byte, another generation's, a link, cut short) is refused.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -116,6 +117,10 @@ describe('the symbols file', () => {
         fs.symlinkSync(file, link);
         await expect(SymbolStore.load(link, 100), 'a link').rejects.toThrow();
         await expect(SymbolStore.load(path.join(dir, 'missing.bin'), 100)).rejects.toThrow();
+        // A FIFO in its place: refused at once, not an open that waits for a writer forever.
+        const fifo = path.join(dir, 'fifo.bin');
+        execFileSync('mkfifo', [fifo]);
+        await expect(SymbolStore.load(fifo, 100), 'a FIFO').rejects.toThrow(SymbolFileError);
         const store = await SymbolStore.load(file, 100);
         await store.close();
     });
