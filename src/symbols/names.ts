@@ -1,4 +1,5 @@
 import { errors } from '../errors/shared/errors.js';
+import { MAX_PATTERN_LENGTH } from '../search/prepare.js';
 import { compilePattern, mayBacktrack } from '../search/regex.js';
 import type { Definition } from './shared/types.js';
 
@@ -19,6 +20,8 @@ export interface NameQuery {
 }
 
 export function nameQuery(name: string, regex: boolean, tool: string): NameQuery {
+    // Said here, naming `name`: the content search the name becomes would name its own parameter.
+    if (name.length > MAX_PATTERN_LENGTH) throw errors.invalidArgument(tool, `name is ${name.length.toLocaleString('en-US')} characters long, above the limit of ${MAX_PATTERN_LENGTH.toLocaleString('en-US')}.`);
     if (regex) {
         let re: RegExp;
         try {

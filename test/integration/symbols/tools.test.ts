@@ -141,6 +141,8 @@ describe('code navigation tools', () => {
             ['find_symbol', { name: 'x', kind: 'widget' }, 'invalid_argument', /kind/],
             ['find_symbol', { name: '(a+)+$', regex: true }, 'invalid_argument', /may backtrack without bound/],
             ['find_symbol', { name: '(', regex: true }, 'invalid_argument', /not a valid regex/],
+            ['find_symbol', { name: 'a'.repeat(5000) }, 'invalid_argument', /name is 5,000 characters long, above the limit of 4,096/],
+            ['find_references', { name: 'a'.repeat(5000) }, 'invalid_argument', /name is 5,000 characters long, above the limit of 4,096/],
             ['find_references', { name: 'util_add', path: '../outside' }, 'outside_access', /./],
             ['repo_map', { path: '../outside' }, 'outside_access', /./],
             ['repo_map', { path: 'no/such/dir' }, 'not_found', /./],
