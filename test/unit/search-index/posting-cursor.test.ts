@@ -41,20 +41,6 @@ describe('posting cursor', () => {
 });
 
 describe('postings among candidates', () => {
-    /** `whole`'s postings whose ids are in `among`, by a plain filter. */
-    const filtered = (whole: { ids: Uint32Array; masks: Uint16Array }, among: readonly number[]): { ids: number[]; masks: number[] } => {
-        const keep = new Set(among);
-        const ids: number[] = [];
-        const masks: number[] = [];
-        whole.ids.forEach((id, i) => {
-            if (keep.has(id)) {
-                ids.push(id);
-                masks.push(whole.masks[i]!);
-            }
-        });
-        return { ids, masks };
-    };
-
     it('keeps exactly the postings of the candidates, with their masks, from the bytes and from a decoded list', () => {
         const rand = mulberry32(7);
         for (let round = 0; round < 200; round++) {
