@@ -7,7 +7,7 @@ import type { Engine } from '../engine/engine.js';
 import { childPrefix } from '../print/shared/display.js';
 import { prepareSearch } from '../search/prepare.js';
 import type { SearchStop } from '../search/shared/types.js';
-import { LANGUAGES, languageOf } from './shared/languages.js';
+import { languageOf, SOURCE_GLOBS } from './shared/languages.js';
 import { osPath } from '../print/shared/byte-names.js';
 
 /** The files a navigation call parses: those of a supported language that mention the name. */
@@ -35,7 +35,6 @@ export interface CandidateRequest {
     signal: AbortSignal | undefined;
 }
 
-const SOURCE_GLOBS = LANGUAGES.flatMap((l) => l.extensions.map((e) => `*${e}`));
 
 /**
  * Candidate files by a content search on the engine (the index answers it when it is on): files
@@ -56,7 +55,7 @@ export async function candidateFiles(view: WorkspaceView, engine: Engine, req: C
             root: { real: checked.real, display: checked.display, realRoots: req.realRoots === null ? null : roots, bounds: roots },
             type: 'file',
             ...(req.contentPattern !== undefined && { contentPattern: req.contentPattern, outputMode: 'files_with_matches' as const }),
-            include: req.include ?? SOURCE_GLOBS,
+            include: req.include ?? [...SOURCE_GLOBS],
             ...(req.exclude !== undefined && { exclude: req.exclude }),
             maxResults: req.maxFiles,
             maxFileSize: req.maxFileSize,

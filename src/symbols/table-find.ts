@@ -14,7 +14,7 @@ import { compareWalk } from '../search-index/table.js';
 import { Kind } from '../search-index/shared/format.js';
 import { SearchIndex } from '../search-index/search-index.js';
 import type { ServedGeneration } from '../search-index/tree-state.js';
-import { LANGUAGES, languageOf } from './shared/languages.js';
+import { languageOf, SOURCE_GLOBS } from './shared/languages.js';
 import type { Definition } from './shared/types.js';
 import type { NameQuery } from './names.js';
 import { parseFiles } from './parse.js';
@@ -23,7 +23,6 @@ import type { SymbolStore } from './symbol-store.js';
 
 /** Files changed since the generation parsed at most by one call; past it the call takes the scan path. */
 const MAX_FRESH_FILES = 2000;
-const SOURCE_GLOBS = LANGUAGES.flatMap((l) => l.extensions.map((e) => `*${e}`));
 
 export interface TableRequest {
     tool: string;
@@ -84,7 +83,7 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
         {
             root: { real: checked.real, display: checked.display, realRoots: req.realRoots === null ? null : roots, bounds: roots },
             type: 'file',
-            include: req.include ?? SOURCE_GLOBS,
+            include: req.include ?? [...SOURCE_GLOBS],
             ...(req.exclude !== undefined && { exclude: req.exclude }),
             skipDirs: view.skipDirs,
             maxResults: 1,

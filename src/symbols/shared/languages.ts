@@ -24,6 +24,8 @@ export const LANGUAGES: readonly LanguageInfo[] = [
     { id: 'java', extensions: ['.java'], grammar: 'tree-sitter-java.wasm' },
 ];
 
+/** Globs of every supported language's files: what navigation calls search when not told. */
+export const SOURCE_GLOBS: readonly string[] = LANGUAGES.flatMap((l) => l.extensions.map((e) => `*${e}`));
 const BY_EXTENSION = new Map(LANGUAGES.flatMap((l) => l.extensions.map((e) => [e, l] as const)));
 
 /** The language of a file by its name, or `undefined` when no grammar parses it. */
