@@ -18,6 +18,7 @@ import { languageOf, SOURCE_GLOBS } from './shared/languages.js';
 import type { Definition } from './shared/types.js';
 import type { NameQuery } from './names.js';
 import { parseFiles } from './parse.js';
+import { signStored } from './table-signatures.js';
 import { symbolsOf } from './symbol-table.js';
 import type { SymbolStore } from './symbol-store.js';
 
@@ -163,31 +164,10 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
         if (defs.length > 0) out.push({ rel, defs });
     });
     out.sort((a, b) => compareWalk(a.rel, b.rel));
-    // Perf: signatures are read from disk only for the definitions the call prints.
-    const shown: Definition[] = [];
-    for (const f of out) for (const d of f.defs) if (shown.length < req.shown && req.wanted(d) && stored.has(d)) shown.push(d);
     const realOf = (k: number): string => path.join(served.root, t.pathOf(store.fileOf(k)));
-    const sigs = await store.signatures(shown.map((d) => stored.get(d)!), realOf);
-    shown.forEach((d, i) => (d.signature = sigs[i] ?? ''));
-    await signaturesByParse(engine, shown.filter((d, i) => sigs[i] === null).map((d) => ({ d, real: realOf(stored.get(d)!) })), req);
+    await signStored(engine, { out, stored, store, realOf, query, req, dropped: (rel) => skipped.push(childPrefix(checked.display) + rel.slice(prefix.length)) });
     symbols.answered++;
-    return { files: out.map((f) => ({ shown: childPrefix(checked.display) + f.rel.slice(prefix.length), definitions: f.defs })), skipped, stopped };
-}
-
-/**
- * Signatures the table could not read back (a file not UTF-8, or whose bytes no longer give the
- * signature checked): from a parse of their files, the definition at the same line with the name.
- */
-async function signaturesByParse(engine: Engine, missing: { d: Definition; real: string }[], req: TableRequest): Promise<void> {
-    const reals = [...new Set(missing.map((m) => m.real))];
-    if (reals.length === 0) return;
-    const parsed = await parseFiles(engine, reals.map((real) => ({ shown: real, real })), { realRoots: req.realRoots, maxBytes: req.maxFileSize, parseMs: req.parseMs, ...(req.signal && { signal: req.signal }) });
-    const byReal = new Map(reals.map((r, i) => [r, parsed[i]!]));
-    for (const { d, real } of missing) {
-        const r = byReal.get(real);
-        const same = r?.ok === true ? r.definitions.find((x) => x.line === d.line && x.name === d.name && x.kind === d.kind) : undefined;
-        if (same !== undefined) d.signature = same.signature;
-    }
+    return { files: out.filter((f) => f.defs.length > 0).map((f) => ({ shown: childPrefix(checked.display) + f.rel.slice(prefix.length), definitions: f.defs })), skipped, stopped };
 }
 
 /** The searched directory or a directory above it changed (its subtree is walked from disk). */

@@ -4,6 +4,7 @@
  * seeded property run against the package without the index), and a corrupt symbols file is
  * ignored with the answer still exact.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -221,6 +222,42 @@ describe('the symbol table', () => {
         const before = symbols.answered;
         for (const q of QUERIES) expect(await call(again, 'find_symbol', q)).toBe(await call(plain, 'find_symbol', q));
         expect(symbols.answered).toBeGreaterThan(before);
+    });
+
+    it('answers a file rewritten in place while closed (same size and times) as a fresh parse, never with its old rows', async () => {
+        const root = tempDir('lcf-symtab-inplace-');
+        const old = 'int alpha(int x)\n{\n\treturn x;\n}\n\nint gamma(int y)\n{\n\treturn y;\n}\n';
+        // Same length: alpha becomes a function of another name, gamma moves down a line.
+        const now = 'int omega(int x)\n{\n\treturn x;\n}\nint gamma(int y)\n\n{\n\treturn y;\n}\n';
+        expect(now.length).toBe(old.length);
+        writeTree(root, { 'src/a.c': old, 'src/b.c': 'int alpha(void)\n{\n\treturn 0;\n}\n' });
+        const dir = tempDir('lcf-symtab-inplace-index-');
+        const first = pkgOf(root, { dir });
+        const tree = (await first.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
+        expect(await symbolsOf(tree).ready(), symbolsOf(tree).error).not.toBeNull();
+        await first.close();
+        const file = path.join(root, 'src/a.c');
+        // touch -r keeps the times to the nanosecond (fs.utimesSync rounds them).
+        const times = path.join(dir, 'times');
+        fs.writeFileSync(times, '');
+        execFileSync('touch', ['-r', file, times]);
+        const fd = fs.openSync(file, 'r+');
+        fs.writeSync(fd, now, 0);
+        fs.closeSync(fd);
+        execFileSync('touch', ['-r', times, file]);
+        expect(fs.statSync(file, { bigint: true }).mtimeNs).toBe(fs.statSync(times, { bigint: true }).mtimeNs);
+        const again = pkgOf(root, { dir });
+        const tree2 = (await again.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
+        const symbols = symbolsOf(tree2);
+        expect(await symbols.ready(), symbols.error).not.toBeNull();
+        const plain = pkgOf(root, false);
+        const before = symbols.answered;
+        for (const q of [{ name: 'alpha' }, { name: 'gamma' }, { name: '^(alpha|gamma)$', regex: true }, { name: 'gamma', max_results: 1 }]) {
+            const answer = await call(again, 'find_symbol', q);
+            expect(answer, JSON.stringify(q)).toBe(await call(plain, 'find_symbol', q));
+            expect(answer).not.toMatch(/ — $|—\s*\n/m);
+        }
+        expect(symbols.answered, 'the table answered').toBeGreaterThan(before);
     });
 
     it('refuses bad input from the index as without it, and changes nothing', async () => {
