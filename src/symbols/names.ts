@@ -30,7 +30,7 @@ export function nameQuery(name: string, regex: boolean, tool: string): NameQuery
             throw errors.invalidArgument(tool, `name is not a valid regex: ${(err as Error).message}`);
         }
         if (mayBacktrack(compilePattern(name))) {
-            throw errors.invalidArgument(tool, `name ${JSON.stringify(name)} may backtrack without bound (nested repetition): write it without a repeated group inside a repetition.`);
+            throw errors.invalidArgument(tool, `name ${JSON.stringify(name)} may backtrack without bound (a repeated group holding a quantifier or an alternation, or a backreference): write it without one.`);
         }
         return { word: undefined, regex: re, matches: (d) => re.test(d.name), contentPattern: name.replace(/^\^/, '\\b').replace(/(?<!\\)\$$/, '\\b') };
     }

@@ -102,7 +102,7 @@ export class FindSymbolTool extends FileTool<typeof schema> {
         const out =
             listed.total > 0
                 ? listDefinitionsText(listed, skipped)
-                : `No definitions of ${JSON.stringify(args.name)}${args.kind ? ` (kind ${args.kind})` : ''} found in ${candidates.display} (${candidates.files.length} source ${candidates.files.length === 1 ? 'file mentions' : 'files mention'} it).` + listDefinitionsText({ lines: [], total: 0 }, skipped);
+                : `No definitions of ${JSON.stringify(args.name)}${args.kind ? ` (kind ${args.kind})` : ''} found in ${candidates.display} (${candidates.files.length} source ${candidates.files.length === 1 ? 'file mentions' : 'files mention'} it, in any case).` + listDefinitionsText({ lines: [], total: 0 }, skipped);
         return ok(out + cutNote(candidates, MAX_CANDIDATE_FILES));
     }
 }

@@ -39,7 +39,10 @@ Directories: the tools may use exactly the directories named by --workspace, --w
 named, the LLM_CHAT_FS_WORKSPACE, LLM_CHAT_FS_WRITE_DIRS and LLM_CHAT_FS_READ_DIRS variables
 apply, and when those are unset too, the current directory is the writable workspace.
 Arguments are a JSON object, e.g. '{"content_pattern":"TODO"}'; "-" reads them from standard input.
-Limits come from LLM_CHAT_FS_* variables (see README). Exit code: 0 when every result succeeded,
+Limits come from LLM_CHAT_FS_* variables (see README). The search index: LLM_CHAT_FS_INDEX (on for
+mcp unless false, off for tool calls unless true), LLM_CHAT_FS_INDEX_DIR (where it is kept),
+LLM_CHAT_FS_INDEX_SYMBOLS (true: a symbol table for find_symbol); LLM_CHAT_FS_NAVIGATION=false
+leaves out the code-navigation tools. Exit code: 0 when every result succeeded,
 2 for a usage error; when a result is an error, the code of the kind of the first failed one:
 ${exitCodeList()}.
 Example: llm-chat-file search_entries '{"content_pattern":"Workspace","max_results":5}'`;

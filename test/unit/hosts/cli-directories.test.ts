@@ -174,6 +174,11 @@ describe('start-up errors', () => {
         const help = await run(cwd, ['--help']);
         expect(help.code).toBe(0);
         expect(help.stdout).toContain('exactly the directories named');
+        // Every variable that turns the index or navigation on or off is named (the others: "see README").
+        const source = ['search-index/search-index.ts', 'package/package.ts', 'hosts/cli/main.ts'].map((f) => fs.readFileSync(path.join(import.meta.dirname, '../../../src', f), 'utf8')).join('');
+        const vars = new Set(source.match(/LLM_CHAT_FS_(INDEX\w*|NAVIGATION)/g));
+        expect([...vars].sort()).toEqual(['LLM_CHAT_FS_INDEX', 'LLM_CHAT_FS_INDEX_DIR', 'LLM_CHAT_FS_INDEX_SYMBOLS', 'LLM_CHAT_FS_NAVIGATION']);
+        for (const v of vars) expect(help.stdout).toMatch(new RegExp(`\\b${v}\\b`));
         expect((await run(cwd, [])).code).toBe(2);
     });
 });
