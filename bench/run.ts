@@ -40,8 +40,11 @@
  *   mcp-memory --work DIR [--settle MS]: the MCP server's resident memory serving DIR/tree with its
  *           index in DIR/index, until the index answers, after four searches and 3 s idle
  *   symbols [--corpora c=DIR,python=DIR] [--files 150] [--seed 1]
- *   symbols-index --work DIR [--dir TREE] [--runs 5]: the index's symbol table on the Linux tree (build, disk, serving RSS, find_symbol and find_references medians)
  *           definitions found by code navigation against Universal Ctags, per language and kind
+ *   symbols-index --work DIR [--dir TREE] [--runs 5]: the index's symbol table on the Linux tree
+ *           (build, disk, serving RSS, find_symbol and find_references medians)
+ *   symbols-mcp --work DIR [--dir TREE] [--runs 5]: find_symbol through the MCP server on the
+ *           index and table a symbols-index run left in DIR, and the server's resident memory
  *   encodings [--seeds 4] [--dir TREE]
  *           encoding detectors (the package's jschardet, jschardet, chardet) on generated legacy
  *           files: right %, speed; with --dir, the encoding decision's cost on a tree's text files
@@ -81,6 +84,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     rebuild: async () => (await import('./rebuild.js')).rebuildMain(rest),
     symbols: async () => (await import('./symbols.js')).symbolsMain(rest),
     'symbols-index': async () => (await import('./symbols-index.js')).symbolsIndexMain(rest),
+    'symbols-mcp': async () => (await import('./symbols-mcp.js')).symbolsMcpMain(rest),
     encodings: async () => (await import('./encodings.js')).encodingsMain(rest),
     media: async () => (await import('./media.js')).mediaMain(rest),
     monorepo: async () => (await import('./monorepo.js')).monorepoMain(rest),

@@ -13,8 +13,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchArgs, fmtMB, fmtMs, intFlag, kernelTree, loadAverages, machine, median } from './common.js';
 
-const EXACT = ['kvm_vcpu_ioctl', 'mutex_lock', 'schedule', 'kmalloc', 'task_struct', 'spin_lock_irqsave', 'ext4_fill_super', 'PAGE_SIZE', 'list_head', 'tcp_sendmsg', 'usb_register_driver', 'pci_enable_device', 'inode_operations', 'copy_from_user', 'kvm_arch_vcpu_ioctl', 'file_operations/read'];
-const REGEX = ['^kvm_vcpu_', '_ioctl$', '^mutex_(un)?lock$', '^ext4_.*_super$', 'xyzzy_none'];
+export const EXACT = ['kvm_vcpu_ioctl', 'mutex_lock', 'schedule', 'kmalloc', 'task_struct', 'spin_lock_irqsave', 'ext4_fill_super', 'PAGE_SIZE', 'list_head', 'tcp_sendmsg', 'usb_register_driver', 'pci_enable_device', 'inode_operations', 'copy_from_user', 'kvm_arch_vcpu_ioctl', 'file_operations/read'];
+export const REGEX = ['^kvm_vcpu_', '_ioctl$', '^mutex_(un)?lock$', '^ext4_.*_super$', 'xyzzy_none'];
 const REFERENCES = ['kvm_make_request', 'mutex_destroy', 'kvm_vcpu_ioctl'];
 
 async function open(work: string, root: string) {
