@@ -17,10 +17,10 @@ import {
     type Access,
     type FileToolPackageOptions,
 } from '../../src/index.js';
+import { Engine } from '../../src/engine/engine.js';
 import { envBoolean } from '../../src/config/shared/env.js';
 import type { ImageLimits } from '../../src/config/shared/configuration.js';
-import { afterEachTest } from './cleanup.js';
-import { sharedEngine } from './shared-engine.js';
+import { afterEachFile, afterEachTest } from './cleanup.js';
 
 const dirs: string[] = [];
 const packages: FileToolPackage[] = [];
@@ -28,6 +28,17 @@ const packages: FileToolPackage[] = [];
 afterEachTest(async () => {
     await Promise.all(packages.splice(0).map((p) => p.close().catch(() => undefined)));
     for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/**
+ * The engine the packages of one test file share (see {@link makePackage}): its pool starts once
+ * per file, not once per package. Each start of a pool thread costs about 0.2 s of CPU (the
+ * thread's start-up and its first, unoptimized tasks), and most tests make a package.
+ */
+let fileEngine: Engine | undefined;
+afterEachFile(async () => {
+    await fileEngine?.close();
+    fileEngine = undefined;
 });
 
 /** A fresh real directory, removed after the test. */
@@ -63,7 +74,7 @@ export interface PackageOptions {
     search?: SearchConfiguration;
     /**
      * Package options beyond the reference's (edit_file, diffs). With neither `engine` nor `index`
-     * (and no index from `LLM_CHAT_FS_INDEX`) the package runs on the fork's shared engine (shared-engine.ts).
+     * (and no index from `LLM_CHAT_FS_INDEX`) the package runs on the file's shared engine.
      */
     packageOptions?: FileToolPackageOptions;
 }
@@ -80,7 +91,7 @@ export interface Fixture {
 
 /**
  * Workspace + FileToolPackage + FilePool on `root` (write access by default), closed after the
- * test; the package runs on the fork's shared engine unless its options ask for an engine
+ * test; the package runs on the test file's shared engine unless its options ask for an engine
  * or an index of its own.
  */
 export function makePackage(root: string, opts: PackageOptions = {}): Fixture {
@@ -96,7 +107,7 @@ export function makePackage(root: string, opts: PackageOptions = {}): Fixture {
     });
     const pool = new FilePool(fileConfig);
     const own = opts.packageOptions?.engine !== undefined || opts.packageOptions?.index !== undefined || envBoolean('LLM_CHAT_FS_INDEX', false);
-    const packageOptions = own ? opts.packageOptions : { ...opts.packageOptions, engine: sharedEngine() };
+    const packageOptions = own ? opts.packageOptions : { ...opts.packageOptions, engine: (fileEngine ??= new Engine()) };
     const pkg = new FileToolPackage(ws, opts.search ?? new SearchConfiguration(50, 200, 5000, 120_000), fileConfig, pool, packageOptions);
     packages.push(pkg);
     const tool = (name: string): Tool => {

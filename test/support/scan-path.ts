@@ -1,11 +1,18 @@
 /**
  * The scan path as the reference the search index tests compare with: `search_entries` built as
- * FileToolPackage builds it, without an index, on the fork's shared engine (shared-engine.ts): its
- * pool starts once per fork, not once per compared tree.
+ * FileToolPackage builds it, without an index, on one engine for the whole test file. Its pool
+ * starts once per file, not once per compared tree (each start is a thread start per core).
  */
 import type { Tool } from '@johannes.latzel/llm-chat';
 import { AccessType, FileConfiguration, FileToolPackage, SearchConfiguration, SearchEntriesTool, Workspace } from '../../src/index.js';
-import { sharedEngine } from './shared-engine.js';
+import { Engine } from '../../src/engine/engine.js';
+import { afterEachFile } from './cleanup.js';
+
+let engine: Engine | undefined;
+afterEachFile(async () => {
+    await engine?.close();
+    engine = undefined;
+});
 
 /**
  * File limits with an output budget no compared output reaches: the index tests compare whole
@@ -22,18 +29,18 @@ export const COMPARED_TIMEOUT_MS = 600_000;
 
 /**
  * `search_entries` of a package with no index on a workspace with write access to `root` (as the
- * compared package's), with `searchConfig`, on the fork's engine (`new Engine()`'s defaults, as a
+ * compared package's), with `searchConfig`, on this file's engine (`new Engine()`'s defaults, as a
  * package's).
  */
 export function scanPathSearch(root: string, searchConfig: SearchConfiguration): Tool {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    return new SearchEntriesTool(ws, { searchConfig, fileConfig: WIDE_OUTPUT(), engine: sharedEngine() });
+    return new SearchEntriesTool(ws, { searchConfig, fileConfig: WIDE_OUTPUT(), engine: (engine ??= new Engine()) });
 }
 
-/** A package without an index on a workspace with write access to `root`, on the fork's engine (closing it leaves the engine running). */
+/** A package without an index on a workspace with write access to `root`, on this file's engine (closing it leaves the engine running). */
 export function scanPathPackage(root: string, searchConfig: SearchConfiguration): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    return new FileToolPackage(ws, searchConfig, WIDE_OUTPUT(), undefined, { index: false, engine: sharedEngine() });
+    return new FileToolPackage(ws, searchConfig, WIDE_OUTPUT(), undefined, { index: false, engine: (engine ??= new Engine()) });
 }
 
 /** Runs `tool` with `args`: `status: result` of its one result. */

@@ -18,17 +18,15 @@ import { languageOf } from '../../../src/symbols/shared/languages.js';
 import { mulberry32 } from '../../../bench/tree.js';
 import { snapshot, tempDir, writeTree } from '../../support/helpers.js';
 import { COMPARED_TIMEOUT_MS } from '../../support/scan-path.js';
-import { sharedEngine } from '../../support/shared-engine.js';
 
 const open: FileToolPackage[] = [];
 afterEach(async () => {
     await Promise.all(open.splice(0).map((p) => p.close()));
 });
 
-/** A package with the index and its own engine, or one without it on the fork's engine (the reference the index is compared with). */
 function pkgOf(root: string, index: false | { dir: string; symbols?: boolean }): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS), fileConfig: new FileConfiguration(undefined, undefined, false), index: index && { ...index, symbols: true }, navigation: true, ...(index === false && { engine: sharedEngine() }) });
+    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS), fileConfig: new FileConfiguration(undefined, undefined, false), index: index && { ...index, symbols: true }, navigation: true });
     open.push(pkg);
     return pkg;
 }
