@@ -27,41 +27,42 @@ const HELD_PATH_FILES = [
 
 /**
  * The files that take longest, longest first (seconds of one npm test on the 2-core machine,
- * vitest's JSON reporter, summed over the projects a file runs in, load 8 to 10). They start
+ * vitest's JSON reporter, summed over the projects a file runs in, load 10 to 12). They start
  * first, so the run does not end waiting on one long file started last; vitest orders by the
  * durations it cached only when a cache exists (not on a clean clone).
  */
 const LONGEST_FIRST = [
-    'test/hardening/races.test.ts', // 107: a swapper process spins a core while the tools race it
-    'test/integration/search-index/walk-parts.test.ts', // 70
-    'test/e2e/package.test.ts', // 56: npm pack and install, subprocesses
-    'test/integration/search-index/reopen.test.ts', // 44
-    'test/integration/search-index/changes.test.ts', // 41
-    'test/integration/search-index/freshness.test.ts', // 38
-    'test/integration/search-index/merge.test.ts', // 37
-    'test/integration/search-index/legacy-encoding.test.ts', // 34
-    'test/property/fuzz-tools.test.ts', // 30
-    'test/integration/search-index/scan-path.test.ts', // 29
+    'test/integration/symbols/symbol-table.test.ts', // 113: index builds with symbols, a seeded property run against the plain parse
+    'test/integration/symbols/symbol-table-bounds.test.ts', // 80
+    'test/hardening/races.test.ts', // 76: a swapper process spins a core while the tools race it
+    'test/integration/search-index/freshness.test.ts', // 57: bursts that overflow the inotify queue
+    'test/e2e/package.test.ts', // 49: npm pack and install, subprocesses
+    'test/integration/search-index/merge.test.ts', // 40
+    'test/integration/search-index/reopen.test.ts', // 39
+    'test/integration/search-index/changes.test.ts', // 35
+    'test/hardening/index-faults.test.ts', // 35
+    'test/property/search.test.ts', // 32
     'test/integration/search-index/store.test.ts', // 29
-    'test/hardening/index-faults.test.ts', // 26
-    'test/integration/search/search-entries.test.ts', // 25 (in two projects)
-    'test/integrity/output.test.ts', // 25
-    'test/integration/search/engine-runaway.test.ts', // 24
-    'test/integration/search-index/byte-names.test.ts', // 22
-    'test/e2e/mcp.test.ts', // 22
-    'test/hardening/data.test.ts', // 20
-    'test/property/edits.test.ts', // 20
-    'test/integration/search/search-options.test.ts', // 20
-    'test/integration/symbols/index.test.ts', // 19
-    'test/property/search.test.ts', // 19
+    'test/integrity/output.test.ts', // 27
+    'test/hardening/mcp-protocol.test.ts', // 26
+    'test/integration/search-index/scan-path.test.ts', // 25
+    'test/hardening/odd-files.test.ts', // 24 (in two projects)
+    'test/integration/search-index/walk-parts.test.ts', // 23
+    'test/integration/search-index/masks.test.ts', // 22
+    'test/integration/search/engine-order.test.ts', // 22
+    'test/integration/tools/read-large.test.ts', // 20
+    'test/property/fuzz-tools.test.ts', // 18
+    'test/hardening/data.test.ts', // 17
+    'test/property/edits.test.ts', // 17
+    'test/integration/search/search-entries.test.ts', // 15 (in two projects)
+    'test/integration/search/engine-walk.test.ts', // 15
+    'test/integration/search-index/legacy-encoding.test.ts', // 15
     // The unit project's longest, by their seconds in the same run.
-    'test/unit/search/literal-set.test.ts', // 52
-    'test/unit/search-index/planner.test.ts', // 38
-    'test/unit/tools/read-large.test.ts', // 29
-    'test/unit/search/walk.test.ts', // 27 (in two projects)
-    'test/unit/fs/held-at.test.ts', // 12 (in two projects)
-    'test/unit/tools/legacy-encoding.test.ts', // 9
-    'test/unit/search-index/table.test.ts', // 8
+    'test/unit/search/walk.test.ts', // 45 (in two projects)
+    'test/unit/search-index/planner.test.ts', // 29
+    'test/unit/search/literal-set.test.ts', // 28
+    'test/unit/fs/held-at.test.ts', // 23 (in two projects)
+    'test/unit/tools/read-large.test.ts', // 19
 ];
 
 /** vitest's order (failed first, then cached durations, then size), the files above first in their order. */

@@ -57,8 +57,13 @@ const EXTRA_FOLDS = new Map<number, number>([
     [0xfb05, 0xfb06],
 ]);
 
-/** Non-ASCII folds computed so far (the rule calls toUpperCase/toLowerCase, which allocate). */
-const foldCache = new Map<number, number>();
+/**
+ * Non-ASCII folds computed so far, by plane of 65,536 code points (a table made on the plane's
+ * first fold; 0 where none is computed yet: nothing but U+0000 folds to U+0000). The rule calls
+ * toUpperCase/toLowerCase, which allocate; a table lookup is cheaper than a Map's and the
+ * collector never walks it, for 256 KB a plane (text rarely reaches more than the first).
+ */
+const foldPlanes: (Uint32Array | undefined)[] = [];
 
 /** The single code point of `s`, or -1 when `s` is not exactly one code point. */
 function single(s: string): number {
@@ -71,8 +76,9 @@ function single(s: string): number {
 export function foldCodePoint(cp: number): number {
     if (cp < 128) return ASCII_FOLD[cp]!;
     if (cp >= 0xd800 && cp <= 0xdfff) return 0xfffd;
-    const cached = foldCache.get(cp);
-    if (cached !== undefined) return cached;
+    const plane = (foldPlanes[cp >> 16] ??= new Uint32Array(0x10000));
+    const cached = plane[cp & 0xffff]!;
+    if (cached !== 0) return cached;
     const extra = EXTRA_FOLDS.get(cp);
     if (extra !== undefined) return extra;
     const s = String.fromCodePoint(cp);
@@ -80,7 +86,7 @@ export function foldCodePoint(cp: number): number {
     if (u === -1) u = cp;
     let l = single(String.fromCodePoint(u).toLowerCase());
     if (l === -1) l = u;
-    foldCache.set(cp, l);
+    plane[cp & 0xffff] = l;
     return l;
 }
 
