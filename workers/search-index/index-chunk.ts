@@ -129,10 +129,12 @@ let chunkPairs: Pairs | null = null;
 
 /**
  * Postings of one part at most (memory: 6 bytes a pair while the files are read, then 4 or 6 a
- * posting while its segment is written, ~40 MB a thread; a segment of ~13 MB). A chunk of 64 MB
- * of the Linux tree's text holds up to 14 million, which in one piece took ~200 MB a thread.
+ * posting while its segment is written, with the part's gram map: ~30 MB a thread; a segment of
+ * ~7 MB). A chunk of 64 MB of the Linux tree's text holds up to 14 million, which in one piece
+ * took ~200 MB a thread; parts of 4 million took ~25 MB a thread more than these (and twice as
+ * many parts, joined by the merge that follows the build).
  */
-const PART_POSTINGS = 4_000_000;
+const PART_POSTINGS = 2_000_000;
 
 /**
  * Indexes one id range and writes its segment files: one per part of at most `partPostings`

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BACKGROUND_NICE, BackgroundTasks } from '../../../src/engine/background-pool.js';
+import { BACKGROUND_NICE, BackgroundTasks, SHARED_YOUNG_GENERATION_MB } from '../../../src/engine/background-pool.js';
 import type { IndexWalkResult } from '../../../src/search-index/shared/protocol.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
 
@@ -134,6 +134,27 @@ describe('background pool', () => {
             expect(exited).toHaveLength(1);
         } finally {
             process.off('worker', seen);
+        }
+    });
+
+    it("keeps the shared threads' young generation small, and a caller's own threads at V8's default", async () => {
+        const root = tempDir('lcf-bg-pool-');
+        writeTree(root, { 'a.txt': 'x\n' });
+        const seen: Worker[] = [];
+        const onStart = (w: Worker): void => void seen.push(w);
+        process.on('worker', onStart);
+        try {
+            // Room for more threads than the earlier tests asked for: a new shared pool, a new thread.
+            expect(((await new BackgroundTasks(5).run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+            expect(seen).toHaveLength(1);
+            expect(seen[0]!.resourceLimits?.maxYoungGenerationSizeMb).toBe(SHARED_YOUNG_GENERATION_MB);
+            const own = new BackgroundTasks(1, true);
+            expect(((await own.run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+            expect(seen).toHaveLength(2);
+            expect(seen[1]!.resourceLimits?.maxYoungGenerationSizeMb).toBeGreaterThan(SHARED_YOUNG_GENERATION_MB);
+            await own.close();
+        } finally {
+            process.off('worker', onStart);
         }
     });
 });
