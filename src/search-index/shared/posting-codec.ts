@@ -1,4 +1,4 @@
-import { ListBytes, postingEnd } from './posting-list.js';
+import { forEachPosting, ListBytes } from './posting-list.js';
 
 /**
  * The body of one posting list in a segment file (./posting-list.ts frames it): per file holding
@@ -265,15 +265,13 @@ export function listSpan(body: Uint8Array): { first: number; masked: boolean; re
     let first = -1;
     let masked = false;
     let restAt = 0;
-    for (let i = 0; i < body.length; ) {
-        const p = postingEnd(body, i);
+    forEachPosting(body, (delta, varintEnd, end) => {
         if (first === -1) {
-            first = p.delta;
-            masked = p.masked;
-            restAt = p.varintEnd;
+            first = delta;
+            masked = end > varintEnd;
+            restAt = varintEnd;
         }
-        sum += p.delta;
-        i = p.end;
-    }
+        sum += delta;
+    });
     return { first: Math.max(0, first), masked, restAt, sum };
 }

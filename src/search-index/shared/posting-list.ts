@@ -31,18 +31,22 @@ export interface ListFrame {
 const NO_HEAD = new Uint8Array(0);
 
 /**
- * The posting at `i` of a body: the delta of its id and where it ends. A posting is the varint of
- * `delta * 2 + m`, then, when `m` is 1, its two mask bytes (./posting-codec.ts).
+ * Walks a body's postings: `each(delta, varintEnd, end)` per posting, in order. A posting is the
+ * varint of `delta * 2 + m`, then, when `m` is 1, its two mask bytes (./posting-codec.ts).
+ * Perf: no object per posting (a merge at ten times the Linux tree walks a billion).
  */
-export function postingEnd(body: Uint8Array, i: number): { delta: number; masked: boolean; varintEnd: number; end: number } {
-    let v = 0;
-    for (let shift = 0; ; shift += 7) {
-        const b = body[i++]!;
-        v += (b & 0x7f) * 2 ** shift;
-        if (!(b & 0x80) || i >= body.length) break;
+export function forEachPosting(body: Uint8Array, each: (delta: number, varintEnd: number, end: number) => void): void {
+    for (let i = 0; i < body.length; ) {
+        let v = 0;
+        for (let shift = 0; ; shift += 7) {
+            const b = body[i++]!;
+            v += (b & 0x7f) * 2 ** shift;
+            if (!(b & 0x80) || i >= body.length) break;
+        }
+        const varintEnd = i;
+        if (v % 2 === 1) i += 2;
+        each(Math.floor(v / 2), varintEnd, i);
     }
-    const masked = v % 2 === 1;
-    return { delta: Math.floor(v / 2), masked, varintEnd: i, end: i + (masked ? 2 : 0) };
 }
 
 /** The frame of a list's body (see the layout above). */
@@ -52,16 +56,14 @@ export function frameList(body: Uint8Array): ListFrame {
     const ends: number[] = [];
     let start = 0;
     let prev = -1;
-    for (let i = 0; i < body.length; ) {
-        if (i - start >= LIST_BLOCK) {
-            ends.push(i);
+    forEachPosting(body, (delta, _varintEnd, end) => {
+        prev += delta;
+        if (end - start >= LIST_BLOCK && end < body.length) {
+            ends.push(end);
             bases.push(prev + 1);
-            start = i;
+            start = end;
         }
-        const p = postingEnd(body, i);
-        prev += p.delta;
-        i = p.end;
-    }
+    });
     ends.push(body.length);
     const head = Buffer.alloc(4 + ENTRY * ends.length);
     head.writeUInt32LE(ends.length, 0);
