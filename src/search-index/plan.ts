@@ -48,6 +48,8 @@ export interface Served {
     changes: Changes;
     skipDirs: readonly string[];
     maxFileSize: number;
+    /** Told of a list that failed its check after the search's first part (see WindowedIds). */
+    failed?: (err: unknown) => void;
 }
 
 /** Files the index kept as candidates under the searched directory, entries handed to the workers, and the first part's work (see `PlannedWalk.work`). */
@@ -104,7 +106,7 @@ export function planSearch(s: Served, search: PreparedSearch, rootReal: string):
         // Estimated from the dictionaries to keep more than 60% of the files: broad, left to the names
         // or the scan path. Many candidates: made as the walk goes (windowed-ids.ts), which costs what
         // the search reads, so the scan path would not be faster.
-        if (byName === null && guess >= LAZY_FROM && guess <= 0.6 * n) list = new WindowedIds(sources, q, mergeIds(new Uint32Array(0), table.always, 1, n, big));
+        if (byName === null && guess >= LAZY_FROM && guess <= 0.6 * n) list = new WindowedIds(sources, q, mergeIds(new Uint32Array(0), table.always, 1, n, big), s.failed);
         else if (guess <= 0.6 * n) {
             const found = evaluateSegments(sources, q, 1, n)!;
             cands = byName === null ? found : intersect(found, byName);

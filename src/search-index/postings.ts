@@ -1,5 +1,6 @@
 import { keepFitting } from './shared/masks.js';
-import { decodeAmong, decodePostings, MASK_BYTES, type MaskedList } from './shared/posting-codec.js';
+import { decodeAmong, decodePostings, type MaskedList } from './shared/posting-codec.js';
+import { storedLength, type ListBytes } from './shared/posting-list.js';
 import type { SegmentReader } from './shared/segment.js';
 import type { NgramQuery } from './planner.js';
 import { intersect, union } from './sorted-ids.js';
@@ -154,7 +155,7 @@ export function maskedAmong(list: MaskedList, ids: Uint32Array): MaskedList {
 export class SegmentLists implements ListSource {
     readonly seg: SegmentReader;
     readonly #refs = new Map<number, ReturnType<SegmentReader['lookup']>>();
-    readonly #bytes = new Map<number, Uint8Array | null>();
+    readonly #bytes = new Map<number, ListBytes | null>();
     readonly #lists = new Map<number, MaskedList>();
 
     constructor(seg: SegmentReader) {
@@ -168,17 +169,22 @@ export class SegmentLists implements ListSource {
         return ref;
     }
 
-    /** At most this many files hold the gram: a posting takes a byte of delta or more and its mask bytes. */
+    /**
+     * About this many files hold the gram: the list's bytes at the segment's bytes per posting (a
+     * posting carries mask bytes only for files masks pay in). An estimate, for the order of reads
+     * and for the broad searches left to the scan path.
+     */
     size(gram: number): number {
-        return Math.ceil((this.ref(gram)?.len ?? 0) / (1 + MASK_BYTES));
+        const seg = this.seg;
+        return Math.ceil((storedLength(this.ref(gram)?.len ?? 0) * seg.postings) / Math.max(1, seg.postingsLength));
     }
 
-    /** The list's bytes, read and checked once; `null` when no file holds the gram. */
-    #bytesOf(gram: number): Uint8Array | null {
+    /** The list, read once (its blocks checked as they are decoded); `null` when no file holds the gram. */
+    #bytesOf(gram: number): ListBytes | null {
         let bytes = this.#bytes.get(gram);
         if (bytes === undefined) {
             const ref = this.ref(gram);
-            bytes = ref === null ? null : this.seg.readBytes(ref);
+            bytes = ref === null ? null : this.seg.readList(ref);
             this.#bytes.set(gram, bytes);
         }
         return bytes;

@@ -122,10 +122,8 @@ export class TreeIndex extends EventEmitter {
     }
 
     /**
-     * Brings the index up to date with the disk now: the tree is listed again (on a thread) and
-     * every entry whose type, size or modification time differs from the table is noted as
-     * changed. Use it where waiting for the watcher's event is not possible (tests, after a bulk
-     * change); a reopened index does the same once.
+     * Brings the index up to date with the disk now: the tree listed again (on a thread), each entry
+     * differing from the table noted as changed (tests, after a bulk change; a reopen does it once).
      */
     async sync(): Promise<void> {
         const m = this.#s.manifest;
@@ -280,7 +278,10 @@ export class TreeIndex extends EventEmitter {
         if (!changesAllow(this.#s.state, this.#changes) || table === null) return null;
         this.#changes.checkLeftOut();
         try {
-            const planned = planSearch({ root: this.root, table, segments: this.#s.segments, changes: this.#changes, skipDirs: this.#opts.skipDirs, maxFileSize: this.#opts.maxFileSize }, search, rootReal);
+            const m = this.#s.manifest;
+            // A list failing its check after the first part: that search goes on without it; the generation is dropped if still served.
+            const failed = (err: unknown): void => void (err instanceof IndexFormatError && this.#s.manifest === m && this.#corrupt(err));
+            const planned = planSearch({ root: this.root, table, segments: this.#s.segments, changes: this.#changes, skipDirs: this.#opts.skipDirs, maxFileSize: this.#opts.maxFileSize, failed }, search, rootReal);
             if (planned === undefined) return null;
             if (planned === null) {
                 this.counts.scanned++;
@@ -290,11 +291,9 @@ export class TreeIndex extends EventEmitter {
             this.lastPlan = planned.figures;
             return planned.walk;
         } catch (err) {
-            if (err instanceof IndexFormatError) {
-                this.#corrupt(err);
-                return null;
-            }
-            throw err;
+            if (!(err instanceof IndexFormatError)) throw err;
+            this.#corrupt(err);
+            return null;
         }
     }
 }

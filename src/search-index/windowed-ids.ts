@@ -2,6 +2,7 @@ import type { CandidateIds } from './candidate-ids.js';
 import type { NgramQuery } from './planner.js';
 import { evaluateQuery, maskedAmong, type ListSource, type SegmentLists } from './postings.js';
 import { decodePostings, PostingCursor, type MaskedList } from './shared/posting-codec.js';
+import type { ListBytes } from './shared/posting-list.js';
 import { countIn, isListed, lowerBound, union } from './sorted-ids.js';
 
 /**
@@ -18,7 +19,7 @@ const AHEAD = 16_384;
 const NO_POSTINGS: MaskedList = { ids: new Uint32Array(0), masks: new Uint16Array(0) };
 
 /** A gram's list in one segment: its bytes and where their decoding stands; `unknown` when a read after the first part failed. */
-type Entry = { bytes: Uint8Array; cursor: PostingCursor } | 'absent' | 'unknown';
+type Entry = { bytes: ListBytes; cursor: PostingCursor } | 'absent' | 'unknown';
 
 /** One segment's lists of a query's grams, each read and checked when first needed. */
 class SegmentBytes {
@@ -26,11 +27,13 @@ class SegmentBytes {
     readonly end: number;
     readonly #src: SegmentLists;
     readonly #strict: () => boolean;
+    readonly #failed: (err: unknown) => void;
     readonly #lists = new Map<number, Entry>();
 
-    constructor(src: SegmentLists, strict: () => boolean) {
+    constructor(src: SegmentLists, strict: () => boolean, failed: (err: unknown) => void) {
         this.#src = src;
         this.#strict = strict;
+        this.#failed = failed;
         this.firstId = src.seg.firstId;
         this.end = src.seg.firstId + src.seg.fileCount;
     }
@@ -45,15 +48,38 @@ class SegmentBytes {
         if (e === undefined) {
             try {
                 const ref = this.#src.ref(g);
-                const bytes = ref === null ? null : this.#src.seg.readBytes(ref);
+                const bytes = ref === null ? null : this.#src.seg.readList(ref);
                 e = bytes === null ? 'absent' : { bytes, cursor: new PostingCursor(bytes, this.firstId) };
             } catch (err) {
-                if (this.#strict()) throw err;
-                e = 'unknown';
+                e = this.#fail(err);
             }
             this.#lists.set(g, e);
         }
         return e;
+    }
+
+    /** A failed read: thrown while strict, else 'unknown' from now on (and reported). */
+    #fail(err: unknown): 'unknown' {
+        if (this.#strict()) throw err;
+        this.#failed(err);
+        return 'unknown';
+    }
+
+    /**
+     * Gram `g`'s postings decoded by `run`; `unknown` when its list could not be read, or a block
+     * of it fails its check as it is decoded (blocks are checked as they are entered, posting-list.ts).
+     */
+    #decode(g: number, run: (e: { bytes: ListBytes; cursor: PostingCursor }) => MaskedList, unknown: () => MaskedList): MaskedList {
+        const e = this.#entry(g);
+        if (e === 'absent') return NO_POSTINGS;
+        if (e !== 'unknown') {
+            try {
+                return run(e);
+            } catch (err) {
+                this.#lists.set(g, this.#fail(err));
+            }
+        }
+        return unknown();
     }
 
     /** An estimate of the list's length, for the order of the intersection only (0 when the lookup fails after the first part). */
@@ -74,11 +100,11 @@ class SegmentBytes {
     window(a: number, b: number): ListSource {
         const whole = new Map<number, MaskedList>();
         const starts = new Map<number, PostingCursor>();
+        const all = (): MaskedList => every(Math.max(a, this.firstId), Math.min(b, this.end));
         const wholeOf = (g: number): MaskedList => {
             let l = whole.get(g);
             if (l === undefined) {
-                const e = this.#entry(g);
-                l = e === 'absent' ? NO_POSTINGS : e === 'unknown' ? every(Math.max(a, this.firstId), Math.min(b, this.end)) : (starts.get(g)?.clone() ?? e.cursor).range(a, b);
+                l = this.#decode(g, (e) => (starts.get(g)?.clone() ?? e.cursor).range(a, b), all);
                 whole.set(g, l);
             }
             return l;
@@ -86,31 +112,28 @@ class SegmentBytes {
         const among = (g: number, ids: Uint32Array): MaskedList => {
             const l = whole.get(g);
             if (l !== undefined) return maskedAmong(l, ids);
-            const e = this.#entry(g);
-            if (e === 'absent') return NO_POSTINGS;
-            if (e === 'unknown') return maskedAmong(wholeOf(g), ids);
-            const start = starts.get(g);
-            if (start !== undefined) return start.clone().rangeAmong(a, b, ids);
-            starts.set(g, e.cursor.clone());
-            return e.cursor.rangeAmong(a, b, ids);
+            return this.#decode(
+                g,
+                (e) => {
+                    const start = starts.get(g);
+                    if (start !== undefined) return start.clone().rangeAmong(a, b, ids);
+                    starts.set(g, e.cursor.clone());
+                    return e.cursor.rangeAmong(a, b, ids);
+                },
+                () => maskedAmong(wholeOf(g), ids),
+            );
         };
         return { list: (g) => wholeOf(g).ids, masks: (g) => wholeOf(g).masks, among, size: (g) => this.#size(g) };
     }
 
     /** The postings of one id, decoded anew from the lists' starts. */
     at(id: number): ListSource {
-        return this.#source((g) => {
-            const e = this.#entry(g);
-            return e === 'absent' ? NO_POSTINGS : e === 'unknown' ? every(id, id + 1) : new PostingCursor(e.bytes, this.firstId).range(id, id + 1);
-        });
+        return this.#source((g) => this.#decode(g, (e) => new PostingCursor(e.bytes, this.firstId).range(id, id + 1), () => every(id, id + 1)));
     }
 
     /** The whole lists, decoded anew from their bytes. */
     whole(): ListSource {
-        return this.#source((g) => {
-            const e = this.#entry(g);
-            return e === 'absent' ? NO_POSTINGS : e === 'unknown' ? every(this.firstId, this.end) : decodePostings(e.bytes, this.firstId);
-        });
+        return this.#source((g) => this.#decode(g, (e) => decodePostings(e.bytes, this.firstId), () => every(this.firstId, this.end)));
     }
 
     #source(decode: (g: number) => MaskedList): ListSource {
@@ -156,9 +179,13 @@ export class WindowedIds implements CandidateIds {
     /** While set, a failed read fails the search (see SegmentBytes); cleared once its first part is made. */
     strict = true;
 
-    constructor(sources: readonly SegmentLists[], q: NgramQuery, extra: Uint32Array) {
+    /**
+     * @param failed - told of a read or check that failed after the first part (the search goes on
+     *   without that list; the index is rebuilt).
+     */
+    constructor(sources: readonly SegmentLists[], q: NgramQuery, extra: Uint32Array, failed: (err: unknown) => void = () => undefined) {
         this.#q = q;
-        this.#segs = sources.map((src) => new SegmentBytes(src, () => this.strict));
+        this.#segs = sources.map((src) => new SegmentBytes(src, () => this.strict, failed));
         this.#extra = extra;
     }
 

@@ -7,7 +7,7 @@ import { BINARY_SAMPLE_BYTES, isBinary, scanText } from '../../src/text/shared/t
 import { Flag } from '../../src/search-index/shared/format.js';
 import type { IndexChunkResult, IndexChunkTask } from '../../src/search-index/shared/protocol.js';
 import { writeSegment } from '../../src/search-index/shared/segment-encode.js';
-import { MaskedGrams } from '../../src/search-index/shared/masks.js';
+import { MaskedGrams, masksPay } from '../../src/search-index/shared/masks.js';
 import { GramSlots } from '../../src/search-index/shared/gram-slots.js';
 import { takeTaskPriority } from '../pool/background.js';
 import { readBuffer } from '../fs/read-buffer.js';
@@ -116,6 +116,8 @@ function indexFile(file: string, maxFileSize: number): { flags: number; textByte
         // (most source files) those are the byte trigrams with A-Z lower-cased, without decoding.
         if (isAscii(bytes)) masked.ascii(bytes);
         else masked.text(scanText(bytes));
+        // Masks 0: stored without them (masks.ts masksPay).
+        if (!masksPay(got)) masked.masks.fill(0, 0, masked.count);
         return { flags: Flag.Indexed, textBytes: got, grams: masked };
     } catch {
         return { flags: Flag.Unindexed, textBytes: 0 };

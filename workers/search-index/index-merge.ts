@@ -4,6 +4,7 @@ import { crc32 } from 'node:zlib';
 import { IndexFormatError } from '../../src/search-index/shared/format.js';
 import type { IndexMergeResult, IndexMergeTask } from '../../src/search-index/shared/protocol.js';
 import { listSpan, putVarint } from '../../src/search-index/shared/posting-codec.js';
+import { BLOCKED, checkedBody, entryLength, frameList, storedLength } from '../../src/search-index/shared/posting-list.js';
 import { blockIndexOf, DICT_BLOCK, DICT_ENTRY, SEG_HEADER, segmentHeader, SegmentReader } from '../../src/search-index/shared/segment.js';
 import { takeBackground } from '../pool/background.js';
 
@@ -58,11 +59,12 @@ class Input {
         this.key = this.#dict.readUInt32LE(this.#at * DICT_ENTRY);
     }
 
-    /** The current entry's posting list bytes (checked against its CRC; valid until the next call). */
-    list(): Buffer {
+    /** The current entry's posting list body (every block checked against its CRC; valid until the next call). */
+    list(): Uint8Array {
         const e = this.#at * DICT_ENTRY;
         const off = this.#dict.readUInt32LE(e + 4);
-        const len = this.#dict.readUInt32LE(e + 8);
+        const field = this.#dict.readUInt32LE(e + 8);
+        const len = storedLength(field);
         if (off < this.#postFrom || off + len > this.#postFrom + this.#postLen) {
             if (this.#post.length < len) this.#post = Buffer.alloc(len);
             this.#postLen = Math.min(this.#post.length, this.seg.bytes - this.seg.postingsAt - off);
@@ -70,9 +72,8 @@ class Input {
             this.seg.postingBytes(this.#post, off, this.#postLen);
             this.#postFrom = off;
         }
-        const bytes = this.#post.subarray(off - this.#postFrom, off - this.#postFrom + len);
-        if (crc32(bytes) !== this.#dict.readUInt32LE(e + 12)) throw new IndexFormatError(this.#file, 'posting list checksum mismatch');
-        return bytes;
+        const stored = this.#post.subarray(off - this.#postFrom, off - this.#postFrom + len);
+        return checkedBody(stored, (field & BLOCKED) !== 0, this.#dict.readUInt32LE(e + 12), this.#file);
     }
 
     next(): void {
@@ -109,6 +110,13 @@ class Writer {
         writeAll(this.#fd, this.#buf.subarray(0, this.#len), this.pos - this.#len);
         this.#len = 0;
     }
+}
+
+/** `buf`'s bytes in a buffer of at least `size` bytes. */
+function grown(buf: Buffer, size: number): Buffer {
+    const out = Buffer.allocUnsafe(Math.max(size, 2 * buf.length));
+    buf.copy(out);
+    return out;
 }
 
 function writeAll(fd: number, bytes: Uint8Array, pos: number): void {
@@ -159,7 +167,8 @@ export function runIndexMerge(task: IndexMergeTask): IndexMergeResult {
         fd = fs.openSync(tmp, 'wx', 0o600);
         const out = new Writer(fd, postAt);
         const dict = Buffer.alloc(n * DICT_ENTRY);
-        const head = Buffer.allocUnsafe(5);
+        // One gram's merged body (its block table is made from it before it is written).
+        let body: Buffer = Buffer.allocUnsafe(1 << 16);
         let g = 0;
         for (;;) {
             let key = 2 ** 32;
@@ -167,31 +176,33 @@ export function runIndexMerge(task: IndexMergeTask): IndexMergeResult {
             if (key === 2 ** 32) break;
             if (g === n) throw new Error('more grams than counted');
             const start = out.pos;
-            let crc = 0;
+            let len = 0;
             let prev = firstId - 1;
             for (const i of inputs) {
                 if (i.key !== key) continue;
                 const bytes = i.list();
                 // The list's first delta (local id + 1), then the sum of all deltas: its last id.
-                const { first, restAt: p, sum } = listSpan(bytes);
+                const { first, masked, restAt: p, sum } = listSpan(bytes);
                 const abs = i.seg.firstId + first - 1;
                 const last = i.seg.firstId + sum - 1;
-                const h = head.subarray(0, putVarint(head, 0, abs - prev));
-                crc = crc32(h, crc);
-                out.write(h);
                 const rest = bytes.subarray(p);
-                crc = crc32(rest, crc);
-                out.write(rest);
+                if (body.length < len + 5 + rest.length) body = grown(body, len + 5 + rest.length);
+                len = putVarint(body, len, (abs - prev) * 2 + (masked ? 1 : 0));
+                body.set(rest, len);
+                len += rest.length;
                 prev = last;
                 i.next();
             }
-            const len = out.pos - start;
-            if (start - postAt + len > 0xffffffff) throw new Error('merged postings above 4 GiB');
+            const frame = frameList(body.subarray(0, len));
+            out.write(frame.head);
+            out.write(body.subarray(0, len));
+            const stored = out.pos - start;
+            if (start - postAt + stored > 0xffffffff) throw new Error('merged postings above 4 GiB');
             const e = g * DICT_ENTRY;
             dict.writeUInt32LE(key, e);
             dict.writeUInt32LE(start - postAt, e + 4);
-            dict.writeUInt32LE(len, e + 8);
-            dict.writeUInt32LE(crc, e + 12);
+            dict.writeUInt32LE(entryLength(stored, frame.blocked), e + 8);
+            dict.writeUInt32LE(frame.crc, e + 12);
             g++;
         }
         if (g !== n) throw new Error('fewer grams than counted');
@@ -200,7 +211,7 @@ export function runIndexMerge(task: IndexMergeTask): IndexMergeResult {
         writeAll(fd, blockIndex, SEG_HEADER);
         writeAll(fd, dict, dictAt);
         const postLen = out.pos - postAt;
-        writeAll(fd, segmentHeader({ grams: n, firstId, fileCount: end - firstId, blocks, blockIndexAt: SEG_HEADER, dictAt, postAt, postLen, blockIndexCrc: crc32(blockIndex) }), 0);
+        writeAll(fd, segmentHeader({ grams: n, firstId, fileCount: end - firstId, blocks, blockIndexAt: SEG_HEADER, dictAt, postAt, postLen, postings: inputs.reduce((sum, i) => sum + i.seg.postings, 0), blockIndexCrc: crc32(blockIndex) }), 0);
         fs.fsyncSync(fd);
         fs.closeSync(fd);
         fd = null;

@@ -57,6 +57,19 @@ export function keepFitting(grams: readonly number[], ids: Uint32Array, listOf: 
     return out.subarray(0, n);
 }
 
+/**
+ * Bytes of text from which a file's postings carry masks; a smaller file's are stored without
+ * them (posting-codec.ts). Why (docs/search-index.md, "Masks where they pay"): in a small file a
+ * literal's grams rarely all occur apart, so the grams alone already rule it out, and a posting's
+ * mask bytes are two of its three; at a million small files they made the index 136% of the text.
+ */
+export const MASKS_FROM = 4096;
+
+/** Whether a file of `textBytes` bytes of text keeps its postings' masks. */
+export function masksPay(textBytes: number): boolean {
+    return textBytes >= MASKS_FROM;
+}
+
 /** The bit of a byte position in the location mask. */
 const locBit = (pos: number): number => 1 << (pos & 7);
 

@@ -1,7 +1,12 @@
+import { forEachPosting, ListBytes } from './posting-list.js';
+
 /**
- * The bytes of one posting list in a segment file: per file holding the gram, ascending, the
- * varint-encoded delta of its local id (from the segment's first id; the first delta is
- * `id + 1`), then its two mask bytes (./masks.ts: the next-byte mask, then the location mask).
+ * The body of one posting list in a segment file (./posting-list.ts frames it): per file holding
+ * the gram, ascending, the varint of `delta * 2 + m`, where `delta` is the step of its local id
+ * (from the segment's first id; the first delta is `id + 1`) and `m` tells whether its two mask
+ * bytes follow (./masks.ts: the next-byte mask, then the location mask). A posting without mask
+ * bytes decodes with {@link NO_MASKS}, which rules nothing out: the build stores masks only for
+ * files where they pay (workers/search-index/index-chunk.ts).
  */
 
 /** Bytes of a posting after its varint: the next-byte mask and the location mask. */
@@ -17,9 +22,13 @@ export function putVarint(buf: Uint8Array, at: number, v: number): number {
     return at;
 }
 
-/** Appends one posting (delta and packed masks, ./masks.ts) at `at`; returns the new end. */
+/** Packed masks of a posting stored without them: every bit set, ruling nothing out. */
+export const NO_MASKS = 0xffff;
+
+/** Appends one posting (delta and packed masks, ./masks.ts; 0: none stored) at `at`; returns the new end. */
 export function putPosting(buf: Uint8Array, at: number, delta: number, masks: number): number {
-    at = putVarint(buf, at, delta);
+    if (masks === 0) return putVarint(buf, at, delta * 2);
+    at = putVarint(buf, at, delta * 2 + 1);
     buf[at++] = masks >>> 8;
     buf[at++] = masks & 0xff;
     return at;
@@ -32,8 +41,8 @@ export interface MaskedList {
 }
 
 /** Decodes a posting list into absolute ids (`firstId` + local id) and their packed masks. */
-export function decodePostings(buf: Uint8Array, firstId: number): MaskedList {
-    return new PostingCursor(buf, firstId).range(0, Number.POSITIVE_INFINITY);
+export function decodePostings(list: ListBytes | Uint8Array, firstId: number): MaskedList {
+    return new PostingCursor(list, firstId).range(0, Number.POSITIVE_INFINITY);
 }
 
 /** Where the varint read by the last {@link varintAt} ends. */
@@ -94,80 +103,92 @@ function copied(n: number): MaskedList {
 }
 
 /**
- * The postings of `among` (absolute ids, ascending) that the list's bytes hold, with their masks.
+ * The postings of `among` (absolute ids, ascending) that the list holds, with their masks.
  * Perf: a gram read after a rarer one only narrows the candidates left, so nothing is kept of the
  * list's other postings, and the decoding stops past the last id of `among` (a common gram's list
  * holds a posting for most files of the tree).
  */
-export function decodeAmong(buf: Uint8Array, firstId: number, among: Uint32Array): MaskedList {
-    const ids = new Uint32Array(among.length);
-    const masks = new Uint16Array(among.length);
-    let n = 0;
-    let k = 0;
-    let want = among.length > 0 ? among[0]! - firstId : -1;
-    let prev = -1;
-    for (let i = 0; i < buf.length && k < among.length; i += MASK_BYTES) {
-        prev += varintAt(buf, i);
-        i = after;
-        while (want < prev && ++k < among.length) want = among[k]! - firstId;
-        if (want === prev) {
-            ids[n] = among[k]!;
-            masks[n++] = (buf[i]! << 8) | buf[i + 1]!;
-            if (++k < among.length) want = among[k]! - firstId;
-        }
-    }
-    return { ids: ids.subarray(0, n), masks: masks.subarray(0, n) };
+export function decodeAmong(list: ListBytes | Uint8Array, firstId: number, among: Uint32Array): MaskedList {
+    return new PostingCursor(list, firstId).rangeAmong(0, Number.POSITIVE_INFINITY, among);
 }
 
 /**
- * A posting list's bytes decoded in ascending id ranges, each posting once however many ranges
- * are asked for: a search that stops early decodes the start of a long list only.
+ * A posting list's body decoded in ascending id ranges, each posting once however many ranges
+ * are asked for: a search that stops early decodes the start of a long list only. Blocks of a
+ * blocked list (./posting-list.ts) are read and checked as the decoding enters them; blocks whose
+ * postings all lie below what is asked for are passed over unread.
  */
 export class PostingCursor {
-    readonly #buf: Uint8Array;
+    readonly #list: ListBytes;
     readonly #firstId: number;
     #at = 0;
     /** Local id of the last posting decoded. */
     #prev = -1;
+    /** The block `#at` lies in (or at whose end it stands). */
+    #j = 0;
 
-    constructor(buf: Uint8Array, firstId: number) {
-        this.#buf = buf;
+    constructor(list: ListBytes | Uint8Array, firstId: number) {
+        this.#list = list instanceof Uint8Array ? ListBytes.whole(list) : list;
         this.#firstId = firstId;
     }
 
     /** The postings with ids in [a, b), from where the last call stopped (ids below `a` passed over). */
     range(a: number, b: number): MaskedList {
-        const buf = this.#buf;
+        const L = this.#list;
+        const buf = L.body;
         const first = this.#firstId;
+        const nb = L.blocks;
         let n = 0;
         let i = this.#at;
         let prev = this.#prev;
-        while (i < buf.length) {
+        let j = this.#j;
+        if (j + 1 < nb && L.base(j + 1) + first < a) {
+            while (j + 1 < nb && L.base(j + 1) + first < a) j++;
+            i = L.start(j);
+            prev = L.base(j);
+        }
+        let end = L.end(j);
+        if (i < end) L.ensure(j);
+        for (;;) {
+            if (i >= end) {
+                if (j + 1 >= nb) break;
+                end = L.end(++j);
+                L.ensure(j);
+            }
             const v = varintAt(buf, i);
-            const id = prev + v + first;
+            const d = v >>> 1;
+            const id = prev + d + first;
             if (id >= b) break;
-            prev += v;
+            prev += d;
             i = after;
+            let m = NO_MASKS;
+            if (v & 1) {
+                m = (buf[i]! << 8) | buf[i + 1]!;
+                i += MASK_BYTES;
+            }
             if (id >= a) {
                 if (n === scratchIds.length) grow();
                 scratchIds[n] = id;
-                scratchMasks[n++] = (buf[i]! << 8) | buf[i + 1]!;
+                scratchMasks[n++] = m;
             }
-            i += MASK_BYTES;
         }
         this.#at = i;
         this.#prev = prev;
+        this.#j = j;
         return copied(n);
     }
 
     /**
      * The postings in [a, b) whose ids are in `among` (ascending), the cursor moved past [a, b) as
      * {@link range} moves it. Perf: the window of a gram read after a rarer one keeps only the
-     * candidates left, not every posting of a common gram in it.
+     * candidates left, not every posting of a common gram in it, and blocks holding none of them
+     * are neither read nor decoded.
      */
     rangeAmong(a: number, b: number, among: Uint32Array): MaskedList {
-        const buf = this.#buf;
+        const L = this.#list;
+        const buf = L.body;
         const first = this.#firstId;
+        const nb = L.blocks;
         let k = 0;
         while (k < among.length && among[k]! < a) k++;
         const ids = new Uint32Array(among.length - k);
@@ -176,57 +197,81 @@ export class PostingCursor {
         let n = 0;
         let i = this.#at;
         let prev = this.#prev;
-        while (i < buf.length) {
+        let j = this.#j;
+        let end = L.end(j);
+        if (i < end) L.ensure(j);
+        // The last id of block j: the block holds nothing wanted when it lies below both `want` and `b`.
+        let last = j + 1 < nb ? L.base(j + 1) + first : Number.POSITIVE_INFINITY;
+        for (;;) {
+            if (last < want && last < b) {
+                do last = ++j + 1 < nb ? L.base(j + 1) + first : Number.POSITIVE_INFINITY;
+                while (last < want && last < b);
+                i = L.start(j);
+                prev = L.base(j);
+                end = L.end(j);
+                L.ensure(j);
+            }
+            if (i >= end) {
+                if (j + 1 >= nb) break;
+                end = L.end(++j);
+                last = j + 1 < nb ? L.base(j + 1) + first : Number.POSITIVE_INFINITY;
+                L.ensure(j);
+                continue;
+            }
+            if (want === Number.POSITIVE_INFINITY && b === Number.POSITIVE_INFINITY) break;
             const v = varintAt(buf, i);
-            const id = prev + v + first;
+            const d = v >>> 1;
+            const id = prev + d + first;
             if (id >= b) break;
-            prev += v;
+            prev += d;
             i = after;
+            let m = NO_MASKS;
+            if (v & 1) {
+                m = (buf[i]! << 8) | buf[i + 1]!;
+                i += MASK_BYTES;
+            }
             if (id >= want) {
                 while (want < id) want = ++k < among.length ? among[k]! : Number.POSITIVE_INFINITY;
                 if (want === id && id >= a) {
                     ids[n] = id;
-                    masks[n++] = (buf[i]! << 8) | buf[i + 1]!;
+                    masks[n++] = m;
                     want = ++k < among.length ? among[k]! : Number.POSITIVE_INFINITY;
                 }
             }
-            i += MASK_BYTES;
         }
         this.#at = i;
         this.#prev = prev;
+        this.#j = j;
         return { ids: ids.subarray(0, n), masks: masks.subarray(0, n) };
     }
 
     /** A cursor standing where this one stands, moved on its own. */
     clone(): PostingCursor {
-        const c = new PostingCursor(this.#buf, this.#firstId);
+        const c = new PostingCursor(this.#list, this.#firstId);
         c.#at = this.#at;
         c.#prev = this.#prev;
+        c.#j = this.#j;
         return c;
     }
 }
 
 /**
- * The first delta of a list's bytes, where the bytes after it start, and the sum of all its
- * deltas (the last local id + 1): what a merge needs to re-encode the first delta and copy the rest.
+ * The first delta of a list's body, whether its masks follow, where the bytes after its varint
+ * start, and the sum of all its deltas (the last local id + 1): what a merge needs to re-encode the
+ * first posting's varint and copy the rest.
  */
-export function listSpan(bytes: Uint8Array): { first: number; restAt: number; sum: number } {
-    let p = 0;
-    let first = 0;
-    for (let shift = 0; ; shift += 7) {
-        const b = bytes[p++]!;
-        first += (b & 0x7f) * 2 ** shift;
-        if (!(b & 0x80) || p >= bytes.length) break;
-    }
-    let sum = first;
-    for (let q = p + MASK_BYTES; q < bytes.length; q += MASK_BYTES) {
-        let v = 0;
-        for (let shift = 0; ; shift += 7) {
-            const b = bytes[q++]!;
-            v += (b & 0x7f) * 2 ** shift;
-            if (!(b & 0x80) || q >= bytes.length) break;
+export function listSpan(body: Uint8Array): { first: number; masked: boolean; restAt: number; sum: number } {
+    let sum = 0;
+    let first = -1;
+    let masked = false;
+    let restAt = 0;
+    forEachPosting(body, (delta, varintEnd, end) => {
+        if (first === -1) {
+            first = delta;
+            masked = end > varintEnd;
+            restAt = varintEnd;
         }
-        sum += v;
-    }
-    return { first, restAt: p, sum };
+        sum += delta;
+    });
+    return { first: Math.max(0, first), masked, restAt, sum };
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { MASK_BYTES, putPosting } from './posting-codec.js';
+import { entryLength, frameList } from './posting-list.js';
 import { blockIndexOf, DICT_BLOCK, DICT_ENTRY, SEG_HEADER, segmentHeader } from './segment.js';
 
 /**
@@ -23,7 +24,7 @@ export type SegmentSink = (bytes: Uint8Array, pos: number) => void;
  * Encodes one segment into `sink`; returns its length in bytes.
  * @param keys - distinct gram keys, ascending.
  * @param lists - for `keys[i]`, the local file ids holding it: `ids.subarray(starts[i], starts[i + 1])`, ascending.
- * @param masks - each posting's packed masks (./masks.ts), as `ids`.
+ * @param masks - each posting's packed masks (./masks.ts; 0: stored without masks), as `ids`.
  */
 export function encodeSegmentTo(sink: SegmentSink, keys: Uint32Array, starts: Uint32Array, ids: Uint16Array | Uint32Array, masks: Uint16Array, firstId: number, fileCount: number): number {
     const n = keys.length;
@@ -36,34 +37,40 @@ export function encodeSegmentTo(sink: SegmentSink, keys: Uint32Array, starts: Ui
     let flushed = 0;
     let end = 0;
     const dict = Buffer.alloc(n * DICT_ENTRY);
+    let body = Buffer.allocUnsafe(1 << 16);
     for (let g = 0; g < n; g++) {
         const from = starts[g]!;
         const to = starts[g + 1]!;
-        if (post.length - (end - flushed) < (to - from) * MOST) {
-            if (end > flushed) sink(post.subarray(0, end - flushed), postAt + flushed);
-            flushed = end;
-            if (post.length < (to - from) * MOST) post = Buffer.allocUnsafe((to - from) * MOST);
-        }
-        const start = end - flushed;
-        let at = start;
+        if (body.length < (to - from) * MOST) body = Buffer.allocUnsafe((to - from) * MOST);
+        let len = 0;
         let prev = -1;
         for (let k = from; k < to; k++) {
             const id = ids[k]!;
-            at = putPosting(post, at, id - prev, masks[k]!);
+            len = putPosting(body, len, id - prev, masks[k]!);
             prev = id;
         }
+        const frame = frameList(body.subarray(0, len));
+        const stored = frame.head.length + len;
+        if (post.length - (end - flushed) < stored) {
+            if (end > flushed) sink(post.subarray(0, end - flushed), postAt + flushed);
+            flushed = end;
+            if (post.length < stored) post = Buffer.allocUnsafe(stored);
+        }
+        const start = end - flushed;
+        post.set(frame.head, start);
+        body.copy(post, start + frame.head.length, 0, len);
         const e = g * DICT_ENTRY;
         dict.writeUInt32LE(keys[g]!, e);
         dict.writeUInt32LE(end, e + 4);
-        dict.writeUInt32LE(at - start, e + 8);
-        dict.writeUInt32LE(crc32(post.subarray(start, at)), e + 12);
-        end += at - start;
+        dict.writeUInt32LE(entryLength(stored, frame.blocked), e + 8);
+        dict.writeUInt32LE(frame.crc, e + 12);
+        end += stored;
     }
     if (end > flushed) sink(post.subarray(0, end - flushed), postAt + flushed);
     const blockIndex = blockIndexOf(dict, n);
     sink(dict, dictAt);
     sink(blockIndex, blockIndexAt);
-    sink(segmentHeader({ grams: n, firstId, fileCount, blocks, blockIndexAt, dictAt, postAt, postLen: end, blockIndexCrc: crc32(blockIndex) }), 0);
+    sink(segmentHeader({ grams: n, firstId, fileCount, blocks, blockIndexAt, dictAt, postAt, postLen: end, postings: starts[n] ?? 0, blockIndexCrc: crc32(blockIndex) }), 0);
     return postAt + end;
 }
 

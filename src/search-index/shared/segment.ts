@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { FORMAT_VERSION, IndexFormatError } from './format.js';
 import { decodePostings, type MaskedList } from './posting-codec.js';
+import { BLOCKED, ListBytes, storedLength } from './posting-list.js';
 
 /**
  * Segment files of the search index (immutable posting lists, one per build chunk), read with
@@ -11,18 +12,18 @@ import { decodePostings, type MaskedList } from './posting-codec.js';
  * Layout (little-endian):
  * - header, {@link SEG_HEADER} bytes: magic `LCFSEG\0\0`, version, gram count, first file id,
  *   file count, block count, then the offsets of the block index, dictionary and postings, the
- *   postings' length, the block index's CRC and the header's own CRC;
+ *   postings' length and count, the block index's CRC and the header's own CRC;
  * - block index: per block of {@link DICT_BLOCK} dictionary entries, its first gram key and the
  *   CRC of its bytes (kept in memory: 8 bytes per 64 grams);
  * - dictionary: per gram, sorted by key, 16 bytes: key, offset and length of its posting list in
  *   the postings, and the list's CRC (read one 1 KiB block per lookup, with a positional read);
- * - postings: per gram, the files holding it, ascending: each a varint-encoded delta (local ids,
- *   from `first id`; the first delta is `id + 1`) and its two mask bytes (./posting-codec.ts,
- *   ./masks.ts).
+ * - postings: per gram, its list (./posting-list.ts: a block table before a long one's body;
+ *   bit 31 of the dictionary's length tells), the files holding it, ascending: each a varint of its
+ *   local id's delta and whether its two mask bytes follow (./posting-codec.ts, ./masks.ts).
  */
 
 const SEG_MAGIC = Buffer.from('LCFSEG\0\0', 'latin1');
-export const SEG_HEADER = 64;
+export const SEG_HEADER = 72;
 export const DICT_BLOCK = 64;
 export const DICT_ENTRY = 16;
 /** The host stores 32-bit words little-endian (the files' byte order): their bytes can be read as a Uint32Array. */
@@ -49,7 +50,7 @@ export function blockIndexOf(dict: Uint8Array, n: number): Buffer {
 }
 
 /** A segment file's header (see the layout above). */
-export function segmentHeader(h: { grams: number; firstId: number; fileCount: number; blocks: number; blockIndexAt: number; dictAt: number; postAt: number; postLen: number; blockIndexCrc: number }): Buffer {
+export function segmentHeader(h: { grams: number; firstId: number; fileCount: number; blocks: number; blockIndexAt: number; dictAt: number; postAt: number; postLen: number; postings: number; blockIndexCrc: number }): Buffer {
     const header = Buffer.alloc(SEG_HEADER);
     SEG_MAGIC.copy(header, 0);
     header.writeUInt32LE(FORMAT_VERSION, 8);
@@ -61,8 +62,9 @@ export function segmentHeader(h: { grams: number; firstId: number; fileCount: nu
     header.writeDoubleLE(h.dictAt, 32);
     header.writeDoubleLE(h.postAt, 40);
     header.writeDoubleLE(h.postLen, 48);
-    header.writeUInt32LE(h.blockIndexCrc, 56);
-    header.writeUInt32LE(crc32(header.subarray(0, 60)), 60);
+    header.writeDoubleLE(h.postings, 56);
+    header.writeUInt32LE(h.blockIndexCrc, 64);
+    header.writeUInt32LE(crc32(header.subarray(0, 68)), 68);
     return header;
 }
 
@@ -87,6 +89,10 @@ export class SegmentReader {
     readonly #grams: number;
     readonly #dictAt: number;
     readonly #postAt: number;
+    /** Postings in the segment: with the postings' bytes, what a list's length tells of its file count. */
+    readonly postings: number;
+    /** Bytes of the postings' section. */
+    readonly postingsLength: number;
     /** Bytes of the file (checked against the header at open). */
     readonly bytes: number;
 
@@ -104,7 +110,7 @@ export class SegmentReader {
             const header = Buffer.alloc(SEG_HEADER);
             if (size < SEG_HEADER || fs.readSync(fd, header, 0, SEG_HEADER, 0) !== SEG_HEADER) throw new IndexFormatError(file, 'truncated header');
             if (!header.subarray(0, 8).equals(SEG_MAGIC)) throw new IndexFormatError(file, 'not a segment file');
-            if (header.readUInt32LE(60) !== crc32(header.subarray(0, 60))) throw new IndexFormatError(file, 'header checksum mismatch');
+            if (header.readUInt32LE(68) !== crc32(header.subarray(0, 68))) throw new IndexFormatError(file, 'header checksum mismatch');
             const version = header.readUInt32LE(8);
             if (version !== FORMAT_VERSION) throw new IndexFormatError(file, `format version ${version}, expected ${FORMAT_VERSION}`);
             this.#grams = header.readUInt32LE(12);
@@ -115,10 +121,11 @@ export class SegmentReader {
             this.#dictAt = header.readDoubleLE(32);
             this.#postAt = header.readDoubleLE(40);
             const postLen = header.readDoubleLE(48);
+            this.postings = header.readDoubleLE(56);
             if (this.#postAt + postLen !== size) throw new IndexFormatError(file, `size ${size} bytes, expected ${this.#postAt + postLen}`);
             const bi = Buffer.alloc(blocks * 8);
             if (fs.readSync(fd, bi, 0, bi.length, blockIndexAt) !== bi.length) throw new IndexFormatError(file, 'truncated block index');
-            if (crc32(bi) !== header.readUInt32LE(56)) throw new IndexFormatError(file, 'block index checksum mismatch');
+            if (crc32(bi) !== header.readUInt32LE(64)) throw new IndexFormatError(file, 'block index checksum mismatch');
             this.#blockKeys = new Uint32Array(blocks);
             this.#blockCrcs = new Uint32Array(blocks);
             // Perf: typed-array reads (a segment has some 30,000 blocks; Buffer's checked reads took milliseconds).
@@ -127,6 +134,7 @@ export class SegmentReader {
                 this.#blockKeys[b] = words ? words[2 * b]! : bi.readUInt32LE(b * 8);
                 this.#blockCrcs[b] = words ? words[2 * b + 1]! : bi.readUInt32LE(b * 8 + 4);
             }
+            this.postingsLength = postLen;
             this.bytes = size;
         } catch (err) {
             fs.closeSync(fd);
@@ -197,16 +205,36 @@ export class SegmentReader {
 
     /** The (absolute) ids of the files holding the gram, ascending, with their masks. */
     read(ref: ListRef): MaskedList {
-        return decodePostings(this.readBytes(ref), this.firstId);
+        return decodePostings(this.readList(ref), this.firstId);
     }
 
-    /** A posting list's bytes, checked against its CRC (posting-codec.ts decodes them). */
-    readBytes(ref: ListRef): Buffer {
+    /**
+     * A posting list: a short one read and checked against its CRC; a blocked one's table read and
+     * checked, its blocks read and checked as they are decoded (posting-list.ts).
+     */
+    readList(ref: ListRef): ListBytes {
         segmentReads.lists++;
-        const buf = Buffer.allocUnsafe(ref.len);
-        if (fs.readSync(this.#fd, buf, 0, ref.len, this.#postAt + ref.off) !== ref.len) throw new IndexFormatError(this.#file, 'truncated posting list');
-        if (crc32(buf) !== ref.crc) throw new IndexFormatError(this.#file, 'posting list checksum mismatch');
-        return buf;
+        const stored = storedLength(ref.len);
+        const at = this.#postAt + ref.off;
+        if (!(ref.len & BLOCKED)) {
+            const buf = Buffer.allocUnsafe(stored);
+            if (fs.readSync(this.#fd, buf, 0, stored, at) !== stored) throw new IndexFormatError(this.#file, 'truncated posting list');
+            if (crc32(buf) !== ref.crc) throw new IndexFormatError(this.#file, 'posting list checksum mismatch');
+            return ListBytes.whole(buf);
+        }
+        const count = Buffer.allocUnsafe(4);
+        if (stored < 4 || fs.readSync(this.#fd, count, 0, 4, at) !== 4) throw new IndexFormatError(this.#file, 'truncated posting list');
+        const headLen = 4 + 12 * count.readUInt32LE(0);
+        if (headLen > stored) throw new IndexFormatError(this.#file, 'posting list block table malformed');
+        const head = Buffer.allocUnsafe(headLen);
+        if (fs.readSync(this.#fd, head, 0, headLen, at) !== headLen) throw new IndexFormatError(this.#file, 'truncated posting list');
+        if (crc32(head) !== ref.crc) throw new IndexFormatError(this.#file, 'posting list checksum mismatch');
+        const bodyAt = at + headLen;
+        const fd = this.#fd;
+        const file = this.#file;
+        return ListBytes.blocked(head, stored - headLen, (dst, from, len) => {
+            if (fs.readSync(fd, dst, from, len, bodyAt + from) !== len) throw new IndexFormatError(file, 'truncated posting list');
+        }, file);
     }
 
     close(): void {

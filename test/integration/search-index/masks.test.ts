@@ -1,8 +1,8 @@
 /**
  * The index's per-posting masks on a real build: a file holding every trigram of a literal, but
  * never side by side, is ruled out of the candidates, a file holding the literal kept, and every
- * answer is the scan path's; an index of the previous format version (postings without masks) is
- * rebuilt, never read.
+ * answer is the scan path's, also where small files' postings are stored without masks; an index
+ * of the previous format version is rebuilt, never read.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,15 +10,22 @@ import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SKIP_DIRS } from '../../../src/internals.js';
 import { FORMAT_VERSION } from '../../../src/search-index/shared/format.js';
+import { MASKS_FROM } from '../../../src/search-index/shared/masks.js';
+import { SEG_HEADER } from '../../../src/search-index/shared/segment.js';
 import { pair, pkgOf, same, type Pair } from '../../support/index-pair.js';
+
+const APART = 'xtroy ronx ponny zonne znes\nxstrx xtrax raßx ßex\n';
+/** Lines holding none of the literals' grams, up to the size from which masks are stored. */
+const PAD = 'qqqq\n'.repeat(Math.ceil(MASKS_FROM / 5));
 
 /** Files holding none of the literals' grams, so that the few candidates are well under half the files. */
 const FILLER: Record<string, string> = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`filler/f${i}.txt`, `plain words ${i}\nnothing to see\n`]));
 
 const FILES: Record<string, string> = {
     ...FILLER,
-    // Every trigram of "tronnes" and of "straße" (folded UTF-8), none next to the one after it.
-    'apart.txt': 'xtroy ronx ponny zonne znes\nxstrx xtrax raßx ßex\n',
+    // Every trigram of "tronnes" and of "straße" (folded UTF-8), none next to the one after it; a
+    // file large enough for its postings to keep their masks (shared/masks.ts masksPay).
+    'apart.txt': `${APART}${PAD}`,
     // The literals, in other cases.
     'holder.txt': 'Noralf TRONNES\n',
     'strasse.txt': 'Die STRAßE\n',
@@ -56,7 +63,19 @@ describe('search index masks', () => {
         expect((await candidatesOf(p, 'xtr')).candidates).toBe(1);
     });
 
-    it('rebuilds an index of the previous format version (its postings have no masks), never reads it', async () => {
+    it('stores a small file\'s postings without masks: such a file holding the grams apart is a candidate, and the answer is still the scan path\'s', async () => {
+        const p = await pair({ ...FILES, 'small/apart.txt': APART, 'small/holder.txt': 'tronnes and straße\n' });
+        const t = await candidatesOf(p, 'tronnes');
+        expect(t.text).toContain('small/holder.txt:1: tronnes and straße');
+        expect(t.text).not.toContain('apart.txt');
+        // holder.txt, small/holder.txt and small/apart.txt (no masks to rule it out); the large apart.txt ruled out.
+        expect(t.candidates).toBe(3);
+        expect((await candidatesOf(p, 'straße')).candidates).toBe(3);
+        // A literal whose grams' lists mix postings with and without masks, within an AND.
+        expect((await candidatesOf(p, 'noralf.*tronnes')).candidates).toBe(1);
+    });
+
+    it('rebuilds an index of the previous format version (its lists have no blocks), never reads it', async () => {
         for (const stale of ['every file', 'segment files only'] as const) {
             const p = await pair(FILES);
             await p.indexed.close();
@@ -73,7 +92,7 @@ describe('search index masks', () => {
             };
             const segments = fs.readdirSync(genDir).filter((n) => n.endsWith('.bin') && n !== 'table.bin');
             expect(segments.length).toBeGreaterThan(0);
-            for (const s of segments) restamp(path.join(genDir, s), 60);
+            for (const s of segments) restamp(path.join(genDir, s), SEG_HEADER - 4);
             if (stale === 'every file') {
                 restamp(path.join(genDir, 'table.bin'), 44);
                 m.version = FORMAT_VERSION - 1;
