@@ -20,7 +20,7 @@ function def(dir: string, name: string, id: number, kind: string, container: str
     const file = path.join(dir, `f${id}.c`);
     const before = fs.existsSync(file) ? fs.readFileSync(file) : Buffer.alloc(0);
     fs.writeFileSync(file, Buffer.concat([before, Buffer.from(`${sig}\n`, 'utf8')]));
-    return [name, id, KIND_CODES.get(kind as 'function')!, container, line, end, before.length, Buffer.byteLength(sig), signatureCheck(sig)];
+    return [name, id, KIND_CODES.get(kind as 'function')!, container, line, end, before.length, 2 * Buffer.byteLength(sig), signatureCheck(sig)];
 }
 
 /** A part file: the failed files, then the records sorted by name. */
