@@ -73,10 +73,10 @@ const before = (a: Head, b: Head): boolean => (a.rec[0] !== b.rec[0] ? a.rec[0] 
 /**
  * The `symbols-merge` operation: the part files (each sorted by name) merged into the
  * generation's symbol table (symbol-format.ts). Memory: a k-way merge reading each part through a
- * small buffer and writing each column to a temporary file as it goes; only the containers'
- * dictionary and the failed files are held. The columns are then joined under a temporary name,
- * synced, and renamed: a crash leaves no file under its name that is not whole. The part files
- * are removed.
+ * small buffer and writing each section to a temporary file as it goes (table-encode.ts); only
+ * one name's definitions, the containers' dictionary and the failed files are held. The
+ * sections are then joined under a temporary name, synced, and renamed: a crash leaves no file
+ * under its name that is not whole. The part files are removed.
  */
 export function runSymbolsMerge(task: SymbolsMergeTask): SymbolsMergeResult {
     takeTaskPriority(task);
