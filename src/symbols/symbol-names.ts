@@ -3,8 +3,8 @@ import { Turns } from '../engine/turns.js';
 
 /** Bytes of names a regex scans between checks of its time and yields (about 1 MB: 36,000 of the Linux tree's names). */
 const MATCH_BYTES = 1 << 20;
-/** A hit this close after the last one is placed by counting line ends; farther, by a binary search of the blocks. */
-const NEAR_BYTES = 4096;
+/** Bytes of the names sampled for how often each byte occurs (one in this many). */
+const SAMPLE_EVERY = 61;
 
 /**
  * The longest run of word characters every match of the regex `source` holds, or `''` when that
@@ -42,11 +42,16 @@ export function anchoredPrefix(source: string): string {
  * made of them); other regexes run over a megabyte of names decoded at a time.
  */
 export class NameList {
+    /** How often each byte occurs in a sample of the names. */
+    readonly freq = new Uint32Array(256);
+
     private constructor(
         readonly bytes: Buffer,
         readonly blockAt: Uint32Array,
         readonly count: number,
-    ) {}
+    ) {
+        for (let at = 0; at < bytes.length; at += SAMPLE_EVERY) this.freq[bytes[at]!]!++;
+    }
 
     /** The names decoded from their front coding (`coded`), yielding between blocks. @throws RangeError when the coding does not give `count` names in `bytes` bytes. */
     static async decode(coded: Uint8Array, count: number, bytes: number, turns: Turns): Promise<NameList> {
@@ -115,19 +120,30 @@ export class NameList {
         return n < this.count && this.nameAt(n) === name ? n : -1;
     }
 
-    /** The number of the name whose bytes hold byte `at`, counted on from name `from` (starting at byte `fromAt`) when near. */
-    #nameHolding(at: number, from: number, fromAt: number): number {
-        if (at < fromAt || at - fromAt >= NEAR_BYTES) {
-            let [a, b] = [0, this.blockAt.length - 2];
-            while (a < b) {
-                const m = (a + b + 1) >>> 1;
-                if (this.blockAt[m]! <= at) a = m;
-                else b = m - 1;
-            }
-            [from, fromAt] = [a << BLOCK_SHIFT, this.blockAt[a]!];
+    /** The number of the name whose bytes hold byte `at`: its block by a binary search, then the line ends before it in the block. */
+    #nameHolding(at: number): number {
+        let [a, b] = [0, this.blockAt.length - 2];
+        while (a < b) {
+            const m = (a + b + 1) >>> 1;
+            if (this.blockAt[m]! <= at) a = m;
+            else b = m - 1;
         }
-        for (let p = this.bytes.indexOf(0x0a, fromAt); p !== -1 && p < at; p = this.bytes.indexOf(0x0a, p + 1)) from++;
-        return from;
+        let n = a << BLOCK_SHIFT;
+        for (let p = this.blockAt[a]!; p < at; p++) if (this.bytes[p] === 0x0a) n++;
+        return n;
+    }
+
+    /**
+     * The part of `word` to look for: from its rarest byte in the names on. Perf: a byte search
+     * is fast when the needle's first byte is rare and slow when it is common (on the Linux tree's
+     * names, `ioctl` is found in 24 ms and `_ioctl` in 190 ms); every name holding the word holds
+     * that part, and each one found is tested with the regex.
+     */
+    #needle(word: string): Buffer {
+        const lit = Buffer.from(word, 'utf8');
+        let best = 0;
+        for (let i = 1; i + Math.min(3, lit.length) <= lit.length; i++) if (this.freq[lit[i]!]! < this.freq[lit[best]!]!) best = i;
+        return lit.subarray(best);
     }
 
     /**
@@ -160,18 +176,15 @@ export class NameList {
         const word = re.ignoreCase ? '' : requiredWord(re.source);
         if (word !== '') {
             // Perf: the word's bytes are looked for in the names' bytes; only the names holding it are decoded and tested.
-            const lit = Buffer.from(word, 'utf8');
-            let [n, nAt] = [0, 0];
+            const lit = this.#needle(word);
             for (let from = 0; from < this.bytes.length; ) {
                 if (await halt()) return { names: out, stopped: true };
                 const window = this.bytes.subarray(0, Math.min(this.bytes.length, from + MATCH_BYTES + lit.length));
                 let at = from;
                 for (let hit = window.indexOf(lit, at); hit !== -1; hit = window.indexOf(lit, at)) {
                     const start = this.bytes.lastIndexOf(0x0a, hit) + 1;
-                    n = this.#nameHolding(start, n, nAt);
-                    nAt = start;
                     const end = this.bytes.indexOf(0x0a, hit);
-                    if (re.test(this.bytes.toString('utf8', start, end))) out.push(n);
+                    if (re.test(this.bytes.toString('utf8', start, end))) out.push(this.#nameHolding(start));
                     at = end + 1;
                 }
                 from = Math.max(at, from + MATCH_BYTES);
