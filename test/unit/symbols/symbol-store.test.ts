@@ -115,6 +115,9 @@ describe('the symbols file', () => {
         }
         fs.writeFileSync(file, good.subarray(0, good.length - 4));
         await expect(SymbolStore.load(file, 100), 'cut short').rejects.toThrow(SymbolFileError);
+        // A table of the format before (its magic) is made again, never read.
+        fs.writeFileSync(file, Buffer.concat([Buffer.from('LCFSYM03', 'latin1'), good.subarray(8)]));
+        await expect(SymbolStore.load(file, 100), 'the format before').rejects.toThrow(/not a symbols file/);
         fs.writeFileSync(file, good);
         const link = path.join(dir, 'link.bin');
         fs.symlinkSync(file, link);
