@@ -8,16 +8,17 @@ const SAMPLE_EVERY = 61;
 
 /**
  * The longest run of word characters every match of the regex `source` holds, or `''` when that
- * is not plain to see: only a source without alternation, classes or escapes, and a run outside
- * any group, whose last character no quantifier follows.
+ * is not plain to see: a source without alternation (`v` mode's classes are not read), and a run
+ * outside any group, whose last character no quantifier follows. Classes and escapes end a run.
  */
 export function requiredWord(source: string): string {
-    if (/[|[\\]/.test(source)) return '';
+    if (source.includes('|')) return '';
     let [best, depth] = ['', 0];
-    for (const m of source.matchAll(/\(|\)|\{[^}]*\}|\w+/g)) {
+    // An escape is read whole (`\x41`, `\u{1F600}`, `\cJ`, `\p{L}`, `\k<n>`, `\12`): its letters are not a run.
+    for (const m of source.matchAll(/\\(?:x[0-9a-fA-F]{2}|u\{[^}]*\}|u[0-9a-fA-F]{4}|c[A-Za-z]|[pPk](?:\{[^}]*\}|<[^>]*>)?|\d+|.)|\[(?:\\.|[^\]\\])*\]|\(|\)|\{[^}]*\}|\w+/gsu)) {
         if (m[0] === '(') depth++;
         else if (m[0] === ')') depth--;
-        else if (depth === 0 && m[0][0] !== '{') {
+        else if (depth === 0 && /^\w/.test(m[0])) {
             const quantified = /^[?*+{]/.test(source.slice(m.index + m[0].length));
             const run = quantified ? m[0].slice(0, -1) : m[0];
             if (run.length > best.length) best = run;
@@ -159,7 +160,7 @@ export class NameList {
             if (turns.due) await turns.yield();
             return false;
         };
-        const prefix = re.ignoreCase ? '' : anchoredPrefix(re.source);
+        const prefix = re.ignoreCase || re.flags.includes('v') ? '' : anchoredPrefix(re.source);
         if (prefix !== '') {
             // Perf: names starting with a word are side by side in the sorted names.
             let n = this.lowerBound(prefix);
@@ -173,7 +174,7 @@ export class NameList {
             }
             return { names: out, stopped: false };
         }
-        const word = re.ignoreCase ? '' : requiredWord(re.source);
+        const word = re.ignoreCase || re.flags.includes('v') ? '' : requiredWord(re.source);
         if (word !== '') {
             // Perf: the word's bytes are looked for in the names' bytes; only the names holding it are decoded and tested.
             const lit = this.#needle(word);
