@@ -1,99 +1,63 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { BLOCK_NAMES, BLOCK_SHIFT, checkRows, decodeRows, decodeSigs, SIG_NONE, type BlockRows, type SigPlace } from './shared/symbol-codec.js';
 import { signatureCheck, signatureText } from './shared/signature.js';
-import { DIGEST_BYTES, Failure, HEADER_BYTES, kindOfCode, layoutOf, readCounts, SIG_CUT, SIG_MAX_BYTES, SIG_UNKNOWN, SYMBOL_MAGIC, type SymbolCounts, type SymbolLayout } from './shared/symbol-format.js';
+import { blocksOf, DIGEST_BYTES, Failure, HEADER_BYTES, kindOfCode, layoutOf, readCounts, SYMBOL_MAGIC, type SymbolCounts, type SymbolLayout } from './shared/symbol-format.js';
 import type { Definition } from './shared/types.js';
+import { NameList } from './symbol-names.js';
 import { Turns } from '../engine/turns.js';
+
+export { requiredWord } from './symbol-names.js';
 
 /** Bytes read at once while the file is checked. */
 const READ_BYTES = 1 << 20;
-/** Names a regex scans between checks of its time and yields (about 0.5 MB of the Linux tree's names). */
-const MATCH_SLICE = 1 << 15;
-
-/**
- * UTF-8 text (lines ending in `\n`) decoded a slice at a time between yields: the Linux tree's
- * 3.2 million names are 64 MB, whose decoding in one call held the event loop over 100 ms.
- */
-async function decodeInSlices(buf: Buffer, from: number, to: number, turns: Turns): Promise<string> {
-    const parts: string[] = [];
-    for (let at = from; at < to; ) {
-        let cut = Math.min(to, at + READ_BYTES);
-        // A slice ends after a line end, never inside a character.
-        if (cut < to) cut = buf.lastIndexOf(0x0a, cut - 1) + 1 || to;
-        if (cut <= at) cut = to;
-        parts.push(buf.toString('utf8', at, cut));
-        at = cut;
-        if (turns.due) await turns.yield();
-    }
-    return parts.join('');
-}
-
-/**
- * The longest run of word characters every match of the regex `source` holds, or `''` when that
- * is not plain to see: only a source without alternation, classes or escapes, and a run outside
- * any group, whose last character no quantifier follows.
- */
-export function requiredWord(source: string): string {
-    if (/[|[\\]/.test(source)) return '';
-    let [best, depth] = ['', 0];
-    for (const m of source.matchAll(/\(|\)|\{[^}]*\}|\w+/g)) {
-        if (m[0] === '(') depth++;
-        else if (m[0] === ')') depth--;
-        else if (depth === 0 && m[0][0] !== '{') {
-            const quantified = /^[?*+{]/.test(source.slice(m.index + m[0].length));
-            const run = quantified ? m[0].slice(0, -1) : m[0];
-            if (run.length > best.length) best = run;
-        }
-    }
-    return depth === 0 ? best : '';
-}
 
 /** A symbols file that is not whole, not this generation's, or not the index's own: it is ignored and made again. */
 export class SymbolFileError extends Error {}
 
 /**
- * A generation's symbol table as served (symbol-format.ts): the names as one string with their
- * offsets, the definitions' columns as typed arrays over one buffer (memory: no object per
- * definition); signatures are read from the source files for the lines a call prints. The whole
- * file is checked against its digest when loaded; a file that fails is never used.
+ * A generation's symbol table as served (symbol-format.ts): the names' bytes with their blocks'
+ * starts (symbol-names.ts), the definitions' rows as the file codes them, decoded a block at a
+ * time (memory: no object per definition); signatures' places stay on disk, read for the lines a
+ * call prints, and the signatures from the source files. The whole file is checked against its
+ * digest when loaded; a file that fails is never used.
  */
 export class SymbolStore {
     readonly counts: SymbolCounts;
     readonly bytes: number;
-    readonly #names: string;
-    readonly #nameOff: Uint32Array;
-    readonly #defStart: Uint32Array;
-    readonly #file: Uint32Array;
-    readonly #line: Uint32Array;
-    readonly #end: Uint32Array;
-    readonly #cont: Uint32Array;
-    readonly #kind: Uint8Array;
+    readonly names: NameList;
+    readonly #rows: Buffer;
+    readonly #blockRows: Uint32Array;
+    readonly #blockDefs: Uint32Array;
+    readonly #blockSigs: Uint32Array;
     readonly #conts: string;
     readonly #contOff: Uint32Array;
     readonly #fh: fsp.FileHandle;
     readonly #l: SymbolLayout;
+    /** The block decoded last: definitions are asked for a name's rows in order. */
+    #cached: { b: number; rows: BlockRows } | null = null;
     /** Files whose parse timed out when the table was made (parsed again when asked). */
     readonly timedOut: Uint32Array;
 
     /**
-     * @param head - the file's bytes up to the names' text (header, name offsets).
-     * @param cols - its bytes from the definitions' starts to the signatures' places.
+     * @param head - the file's bytes up to the names (header, blocks' starts).
+     * @param cols - its bytes from the rows to the signatures' places.
      */
-    private constructor(fh: fsp.FileHandle, head: Buffer, cols: Buffer, counts: SymbolCounts, bytes: number, names: string) {
+    private constructor(fh: fsp.FileHandle, head: Buffer, cols: Buffer, counts: SymbolCounts, bytes: number, names: NameList) {
         const l = layoutOf(counts);
-        const u32 = (at: number, n: number): Uint32Array => (at < l.nameText ? new Uint32Array(head.buffer, head.byteOffset + at, n) : new Uint32Array(cols.buffer, cols.byteOffset + at - l.defStart, n));
-        [this.#fh, this.#l, this.counts, this.bytes] = [fh, l, counts, bytes];
-        this.#nameOff = u32(l.nameOff, counts.names + 1);
-        this.#names = names;
-        this.#defStart = u32(l.defStart, counts.names + 1);
-        [this.#file, this.#line, this.#end, this.#cont] = [u32(l.defFile, counts.defs), u32(l.defLine, counts.defs), u32(l.defEnd, counts.defs), u32(l.defCont, counts.defs)];
-        this.#kind = new Uint8Array(cols.buffer, cols.byteOffset + l.defKind - l.defStart, counts.defs);
+        const blocks = blocksOf(counts.names) + 1;
+        const u32 = (at: number, n: number): Uint32Array => (at < l.names ? new Uint32Array(head.buffer, head.byteOffset + at, n) : new Uint32Array(cols.buffer, cols.byteOffset + at - l.rows, n));
+        [this.#fh, this.#l, this.counts, this.bytes, this.names] = [fh, l, counts, bytes, names];
+        [this.#blockRows, this.#blockDefs, this.#blockSigs] = [u32(l.blockRows, blocks), u32(l.blockDefs, blocks), u32(l.blockSigs, blocks)];
+        this.#rows = cols.subarray(0, counts.rowBytes);
         this.#contOff = u32(l.contOff, counts.containers + 1);
-        this.#conts = cols.toString('utf8', l.contText - l.defStart, l.contText - l.defStart + counts.containerBytes);
+        this.#conts = cols.toString('utf8', l.contText - l.rows, l.contText - l.rows + counts.containerBytes);
         const ids = u32(l.failedIds, counts.failed);
-        this.timedOut = ids.filter((_, i) => cols[l.failedWhy - l.defStart + i] === Failure.Timeout);
-        if (this.#names.length !== this.#nameOff[counts.names] || this.#conts.length !== this.#contOff[counts.containers]) throw new SymbolFileError('symbols file: text and offsets disagree');
+        this.timedOut = ids.filter((_, i) => cols[l.failedWhy - l.rows + i] === Failure.Timeout);
+        const ends = [this.#blockRows[blocks - 1], this.#blockDefs[blocks - 1], this.#blockSigs[blocks - 1]];
+        if (ends[0] !== counts.rowBytes || ends[1] !== counts.defs || ends[2] !== counts.sigBytes) throw new SymbolFileError('symbols file: blocks and counts disagree');
+        if (this.#conts.length !== this.#contOff[counts.containers]) throw new SymbolFileError('symbols file: text and offsets disagree');
     }
 
     /**
@@ -114,9 +78,9 @@ export class SymbolStore {
             const counts = readCounts(first);
             const l = layoutOf(counts);
             if (l.end !== st.size || counts.tableSize !== tableSize) throw new SymbolFileError(`${file} does not fit its generation`);
-            // Memory: the columns are kept; the names' bytes only until decoded; the signatures'
+            // Memory: the rows are kept; the coded names only until decoded; the signatures'
             // places are only hashed (read from disk for the definitions printed).
-            const parts: [number, Buffer][] = [[0, Buffer.allocUnsafeSlow(l.nameText)], [l.nameText, Buffer.allocUnsafeSlow(l.defStart - l.nameText)], [l.defStart, Buffer.allocUnsafeSlow(l.defSig - l.defStart)]];
+            const parts: [number, Buffer][] = [[0, Buffer.allocUnsafeSlow(l.names)], [l.names, Buffer.allocUnsafeSlow(l.rows - l.names)], [l.rows, Buffer.allocUnsafeSlow(l.sigs - l.rows)]];
             const hash = createHash('sha256');
             const chunk = Buffer.allocUnsafe(READ_BYTES);
             const turns = new Turns();
@@ -131,13 +95,26 @@ export class SymbolStore {
                 at += bytesRead;
                 if (turns.due) await turns.yield();
             }
-            const [[, head], [, nameText], [, cols]] = parts as [[number, Buffer], [number, Buffer], [number, Buffer]];
+            const [[, head], [, coded], [, cols]] = parts as [[number, Buffer], [number, Buffer], [number, Buffer]];
             first.copy(head, 0);
             if (!hash.digest().equals(first.subarray(SYMBOL_MAGIC.length, SYMBOL_MAGIC.length + DIGEST_BYTES))) throw new SymbolFileError(`${file} fails its checksum`);
-            return new SymbolStore(fh, head, cols, counts, st.size, await decodeInSlices(nameText, 0, counts.nameBytes, turns));
+            const names = await NameList.decode(coded.subarray(0, counts.codedBytes), counts.names, counts.nameBytes, turns);
+            const store = new SymbolStore(fh, head, cols, counts, st.size, names);
+            await store.#check(turns);
+            return store;
         } catch (err) {
             await fh.close();
             throw err instanceof SymbolFileError ? err : new SymbolFileError(err instanceof Error ? err.message : String(err));
+        }
+    }
+
+    /** Every block's rows read through once (a digest that checks out does not prove the writer right). @throws RangeError when one does not fit. */
+    async #check(turns: Turns): Promise<void> {
+        const [starts, defs] = [this.#blockRows, this.#blockDefs];
+        for (let b = 0; b + 1 < starts.length; b++) {
+            if (starts[b]! > starts[b + 1]! || defs[b]! > defs[b + 1]! || this.#blockSigs[b]! > this.#blockSigs[b + 1]!) throw new SymbolFileError('symbols file: blocks out of order');
+            checkRows(this.#rows, starts[b]!, starts[b + 1]!, Math.min(BLOCK_NAMES, this.counts.names - (b << BLOCK_SHIFT)), defs[b + 1]! - defs[b]!);
+            if ((b & 1023) === 0 && turns.due) await turns.yield();
         }
     }
 
@@ -145,87 +122,96 @@ export class SymbolStore {
         await this.#fh.close().catch(() => undefined);
     }
 
-    /** Where definition `k`'s signature stands in its file, read from the table's file: offset, length | cut, check. */
-    async #place(k: number): Promise<[number, number, number]> {
-        const b = Buffer.alloc(8);
-        await Promise.all([this.#fh.read(b, 0, 4, this.#l.defSig + 4 * k), this.#fh.read(b, 4, 2, this.#l.defSigLen + 2 * k), this.#fh.read(b, 6, 2, this.#l.defCheck + 2 * k)]);
-        return [b.readUInt32LE(0), b.readUInt16LE(4), b.readUInt16LE(6)];
-    }
-
     nameAt(n: number): string {
-        return this.#names.slice(this.#nameOff[n]!, this.#nameOff[n + 1]! - 1);
+        return this.names.nameAt(n);
     }
 
-    /** The number of the name `name`, or -1 (binary search in JS string order). */
+    /** The number of the name `name`, or -1. */
     find(name: string): number {
-        let [a, b] = [0, this.counts.names - 1];
-        while (a <= b) {
-            const m = (a + b) >>> 1;
-            const x = this.nameAt(m);
-            if (x === name) return m;
-            if (x < name) a = m + 1;
+        return this.names.find(name);
+    }
+
+    /** The numbers of the names `re` matches, until the call's time or cancellation (symbol-names.ts). */
+    matching(re: RegExp, stop: { deadline: number; signal?: AbortSignal | undefined } = { deadline: Infinity }): Promise<{ names: number[]; stopped: boolean }> {
+        return this.names.matching(re, stop);
+    }
+
+    /** Block `b`'s rows, decoded (the last block asked for is kept). */
+    #block(b: number): BlockRows {
+        if (this.#cached?.b === b) return this.#cached.rows;
+        const names = Math.min(BLOCK_NAMES, this.counts.names - (b << BLOCK_SHIFT));
+        try {
+            const rows = decodeRows(this.#rows, this.#blockRows[b]!, this.#blockRows[b + 1]!, names, this.#blockDefs[b + 1]! - this.#blockDefs[b]!);
+            this.#cached = { b, rows };
+            return rows;
+        } catch (err) {
+            throw new SymbolFileError(`symbols file: block ${b}: ${err instanceof Error ? err.message : String(err)}`);
+        }
+    }
+
+    /** The block holding definition `k`. */
+    #blockOf(k: number): number {
+        const c = this.#cached?.b;
+        if (c !== undefined && this.#blockDefs[c]! <= k && k < this.#blockDefs[c + 1]!) return c;
+        let [a, b] = [0, this.#blockDefs.length - 2];
+        while (a < b) {
+            const m = (a + b + 1) >>> 1;
+            if (this.#blockDefs[m]! <= k) a = m;
             else b = m - 1;
         }
-        return -1;
-    }
-
-    /**
-     * The numbers of the names `re` matches (its own flags, tested on each name alone), until
-     * `stop.deadline` (epoch ms) or `stop.signal`: then `stopped` and the names found so far.
-     * Perf: one global scan over a slice of the joined names at a time finds the lines worth
-     * testing; a line with no match start is skipped, every line a match starts in is tested on its
-     * own. Between slices the call yields and checks its time.
-     */
-    async matching(re: RegExp, stop: { deadline: number; signal?: AbortSignal | undefined } = { deadline: Infinity }): Promise<{ names: number[]; stopped: boolean }> {
-        const scan = new RegExp(re.source, `gm${re.unicode ? 'u' : ''}${re.ignoreCase ? 'i' : ''}`);
-        // Perf: a word every match holds is looked for with indexOf, faster than the regex's scan.
-        const lit = re.ignoreCase ? '' : requiredWord(re.source);
-        const next = (text: string, at: number): number => {
-            if (lit !== '') return text.indexOf(lit, at);
-            scan.lastIndex = at;
-            return scan.exec(text)?.index ?? -1;
-        };
-        const out: number[] = [];
-        const off = this.#nameOff;
-        const n = this.counts.names;
-        const turns = new Turns();
-        for (let first = 0; first < n; first += MATCH_SLICE) {
-            if (Date.now() >= stop.deadline || stop.signal?.aborted === true) return { names: out, stopped: true };
-            if (turns.due) await turns.yield();
-            const last = Math.min(n, first + MATCH_SLICE);
-            const base = off[first]!;
-            const text = this.#names.slice(base, off[last]!);
-            for (let at = 0; at < text.length; ) {
-                const hit = next(text, at);
-                if (hit === -1) break;
-                // The line the match starts in: the last offset at or before it.
-                let [a, b] = [first, last - 1];
-                while (a < b) {
-                    const mid = (a + b + 1) >>> 1;
-                    if (off[mid]! <= base + hit) a = mid;
-                    else b = mid - 1;
-                }
-                if (re.test(this.nameAt(a))) out.push(a);
-                at = off[a + 1]! - base;
-            }
-        }
-        return { names: out, stopped: false };
+        return a;
     }
 
     /** The definitions' numbers of name number `n`: `[from, to)`. */
     definitionsOf(n: number): [number, number] {
-        return [this.#defStart[n]!, this.#defStart[n + 1]!];
+        const b = n >> BLOCK_SHIFT;
+        const rows = this.#block(b);
+        const base = this.#blockDefs[b]!;
+        return [base + rows.nameStart[n & (BLOCK_NAMES - 1)]!, base + rows.nameStart[(n & (BLOCK_NAMES - 1)) + 1]!];
     }
 
     fileOf(k: number): number {
-        return this.#file[k]!;
+        const b = this.#blockOf(k);
+        return this.#block(b).file[k - this.#blockDefs[b]!]!;
     }
 
     /** Definition `k` without its signature, with its name given. */
     definition(k: number, name: string): Definition {
-        const c = this.#cont[k]!;
+        const b = this.#blockOf(k);
+        const rows = this.#block(b);
+        const i = k - this.#blockDefs[b]!;
+        const c = rows.cont[i]!;
         const container = c === 0 ? [] : this.#conts.slice(this.#contOff[c - 1]!, this.#contOff[c]! - 1).split('\0');
-        return { kind: kindOfCode(this.#kind[k]!)!, name, container, line: this.#line[k]!, endLine: this.#end[k]!, signature: '' };
+        return { kind: kindOfCode(rows.kind[i]!)!, name, container, line: rows.line[i]!, endLine: rows.end[i]!, signature: '' };
+    }
+
+    /** Where the signatures of definitions `ks` stand in their files, read from the table's file a block at a time; `null` where the bytes do not decode. */
+    async #places(ks: readonly number[]): Promise<(SigPlace | null)[]> {
+        const byBlock = new Map<number, number[]>();
+        ks.forEach((k, i) => {
+            const b = this.#blockOf(k);
+            const list = byBlock.get(b);
+            if (list) list.push(i);
+            else byBlock.set(b, [i]);
+        });
+        const out: (SigPlace | null)[] = ks.map(() => null);
+        await Promise.all(
+            [...byBlock].map(async ([b, is]) => {
+                const files = this.#block(b).file;
+                const [from, to] = [this.#blockSigs[b]!, this.#blockSigs[b + 1]!];
+                const buf = Buffer.alloc(to - from);
+                const { bytesRead } = await this.#fh.read(buf, 0, buf.length, this.#l.sigs + from);
+                if (bytesRead !== buf.length) return;
+                let places: SigPlace[];
+                try {
+                    places = decodeSigs(buf, 0, buf.length, files);
+                } catch {
+                    return;
+                }
+                for (const i of is) out[i] = places[ks[i]! - this.#blockDefs[b]!]!;
+            }),
+        );
+        return out;
     }
 
     /**
@@ -234,10 +220,10 @@ export class SymbolStore {
      * the signature the table checked (the caller parses that file again).
      */
     async signatures(ks: readonly number[], realOf: (k: number) => string): Promise<(string | null)[]> {
-        const places = await Promise.all(ks.map((k) => this.#place(k)));
+        const places = await this.#places(ks);
         const byFile = new Map<string, number[]>();
         ks.forEach((k, i) => {
-            if (places[i]![0] === SIG_UNKNOWN) return;
+            if (places[i] === null || places[i]![0] === SIG_NONE) return;
             const real = realOf(k);
             const list = byFile.get(real);
             if (list) list.push(i);
@@ -251,11 +237,11 @@ export class SymbolStore {
                 try {
                     for (const i of is) {
                         const [at, lenCut, check] = places[i]!;
-                        const len = lenCut & SIG_MAX_BYTES;
+                        const len = Math.floor(lenCut / 2);
                         const buf = Buffer.alloc(len);
                         const { bytesRead } = len === 0 ? { bytesRead: 0 } : await fh.read(buf, 0, len, at);
                         if (bytesRead !== len) continue;
-                        const sig = signatureText(buf.toString('utf8'), (lenCut & SIG_CUT) !== 0);
+                        const sig = signatureText(buf.toString('utf8'), lenCut % 2 === 1);
                         if (signatureCheck(sig) === check) out[i] = sig;
                     }
                 } catch {

@@ -3,11 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AccessType } from '../../src/config/shared/configuration.js';
 import { signatureCheck } from '../../src/symbols/shared/signature.js';
-import { DIGEST_BYTES, Failure, HEADER_BYTES, KIND_CODES, layoutOf, SIG_CUT, SIG_MAX_BYTES, SIG_UNKNOWN, SYMBOL_MAGIC, writeCounts, type PartRecord, type SymbolLayout } from '../../src/symbols/shared/symbol-format.js';
+import { SIG_NONE, type Row, type SigPlace } from '../../src/symbols/shared/symbol-codec.js';
+import { DIGEST_BYTES, Failure, HEADER_BYTES, KIND_CODES, layoutOf, SIG_MAX_BYTES, SYMBOL_MAGIC, writeCounts, type PartRecord, type SymbolLayout } from '../../src/symbols/shared/symbol-format.js';
 import type { SymbolsMergeResult, SymbolsMergeTask, SymbolsPartResult, SymbolsPartTask } from '../../src/symbols/shared/table-tasks.js';
 import { takeTaskPriority } from '../pool/background.js';
 import { runSymbolsTask } from './symbols.js';
-import { ColumnWriter, copyInto, LineReader, writeAll, WRITE_FLAGS } from './table-io.js';
+import { STREAMED, TableEncoder, type Streamed } from './table-encode.js';
+import { copyInto, LineReader, writeAll, WRITE_FLAGS } from './table-io.js';
 
 /** Files parsed per call of the `symbols` operation (its outcomes are then encoded and let go). */
 const BATCH = 64;
@@ -35,8 +37,8 @@ export async function runSymbolsPart(task: SymbolsPartTask): Promise<SymbolsPart
                 }
                 f.definitions.forEach((d, j) => {
                     const [at, len, cut] = [f.sigSpans![3 * j]!, f.sigSpans![3 * j + 1]!, f.sigSpans![3 * j + 2]!];
-                    const known = at >= 0 && at < SIG_UNKNOWN && len <= SIG_MAX_BYTES;
-                    records.push([d.name, id, KIND_CODES.get(d.kind)!, d.container.join('\0'), d.line, d.endLine, known ? at : SIG_UNKNOWN, known ? len | (cut ? SIG_CUT : 0) : 0, signatureCheck(d.signature)]);
+                    const known = at >= 0 && len <= SIG_MAX_BYTES;
+                    records.push([d.name, id, KIND_CODES.get(d.kind)!, d.container.join('\0'), d.line, d.endLine, known ? at : SIG_NONE, known ? 2 * len + (cut ? 1 : 0) : 0, signatureCheck(d.signature)]);
                 });
             });
         }
@@ -60,10 +62,6 @@ function writeNew(file: string, bytes: Buffer): void {
     }
 }
 
-/** The columns the merge streams out, in the file's order. */
-const STREAMED = ['nameOff', 'nameText', 'defStart', 'defFile', 'defLine', 'defEnd', 'defCont', 'defSig', 'defSigLen', 'defCheck', 'defKind'] as const;
-type Streamed = (typeof STREAMED)[number];
-
 /** A part's next definition: its record, and the part's number. A name's definitions come in file id order (a file is in one part, in file order there). */
 interface Head {
     rec: PartRecord;
@@ -75,20 +73,19 @@ const before = (a: Head, b: Head): boolean => (a.rec[0] !== b.rec[0] ? a.rec[0] 
 /**
  * The `symbols-merge` operation: the part files (each sorted by name) merged into the
  * generation's symbol table (symbol-format.ts). Memory: a k-way merge reading each part through a
- * small buffer and writing each column to a temporary file as it goes; only the containers'
- * dictionary and the failed files are held. The columns are then joined under a temporary name,
- * synced, and renamed: a crash leaves no file under its name that is not whole. The part files
- * are removed.
+ * small buffer and writing each section to a temporary file as it goes (table-encode.ts); only
+ * one name's definitions, the containers' dictionary and the failed files are held. The
+ * sections are then joined under a temporary name, synced, and renamed: a crash leaves no file
+ * under its name that is not whole. The part files are removed.
  */
 export function runSymbolsMerge(task: SymbolsMergeTask): SymbolsMergeResult {
     takeTaskPriority(task);
     const stem = `${task.out}.${process.pid}.${randomBytes(4).toString('hex')}`;
     const tmp = `${stem}.tmp`;
-    const cols = new Map<Streamed, ColumnWriter>();
+    let enc: TableEncoder | undefined;
     const readers: LineReader[] = [];
     try {
-        STREAMED.forEach((name, i) => cols.set(name, new ColumnWriter(`${stem}.${i}.tmp`)));
-        const col = (name: Streamed): ColumnWriter => cols.get(name)!;
+        enc = new TableEncoder(stem);
         const failed: [number, Failure][] = [];
         const heap: Head[] = [];
         for (const [k, part] of task.parts.entries()) {
@@ -99,46 +96,42 @@ export function runSymbolsMerge(task: SymbolsMergeTask): SymbolsMergeResult {
             if (line !== null) push(heap, { rec: JSON.parse(line) as PartRecord, k });
         }
         const containers = new Map<string, number>();
-        let [names, defs, chars] = [0, 0, 0];
         let name: string | null = null;
+        // Memory: one name's definitions at a time (a name's count is written before its rows).
+        let rows: Row[] = [];
+        let sigs: SigPlace[] = [];
         while (heap.length > 0) {
             const top = heap[0]!;
             const [n, file, kind, cont, line, end, sig, sigLen, check] = top.rec;
             if (n !== name) {
-                col('nameOff').u32(chars);
-                col('defStart').u32(defs);
-                col('nameText').bytesOf(Buffer.from(`${n}\n`, 'utf8'));
-                [name, chars, names] = [n, chars + n.length + 1, names + 1];
+                if (name !== null) enc.add(name, rows, sigs);
+                [name, rows, sigs] = [n, [], []];
             }
             let c = 0;
             if (cont !== '') {
                 c = containers.get(cont) ?? containers.size + 1;
                 if (c > containers.size) containers.set(cont, c);
             }
-            for (const [k, v] of [['defFile', file], ['defLine', line], ['defEnd', end], ['defCont', c], ['defSig', sig]] as const) col(k).u32(v);
-            col('defSigLen').u16(sigLen);
-            col('defCheck').u16(check);
-            col('defKind').u8(kind);
-            defs++;
+            rows.push({ file, line, end, cont: c, kind });
+            sigs.push([sig, sigLen, check]);
             const next = readers[top.k]!.next();
             if (next !== null) top.rec = JSON.parse(next) as PartRecord;
             else if (heap.length === 1) heap.pop();
             else heap[0] = heap.pop()!;
             down(heap, 0);
         }
-        col('nameOff').u32(chars);
-        col('defStart').u32(defs);
-        for (const w of cols.values()) w.flush();
-        const bytes = assemble(task, tmp, cols, { names, defs, chars }, [...containers.keys()], failed);
+        if (name !== null) enc.add(name, rows, sigs);
+        enc.finish();
+        const bytes = assemble(task, tmp, enc, [...containers.keys()], failed);
         fs.renameSync(tmp, task.out);
         for (const part of task.parts) fs.rmSync(part, { force: true });
-        return { ok: true, bytes, names, definitions: defs };
+        return { ok: true, bytes, names: enc.names, definitions: enc.defs };
     } catch (err) {
         fs.rmSync(tmp, { force: true });
         return { ok: false, code: 'index_failed', message: err instanceof Error ? err.message : String(err) };
     } finally {
         for (const r of readers) r.close();
-        for (const w of cols.values()) {
+        for (const w of enc?.cols.values() ?? []) {
             w.close();
             fs.rmSync(w.file, { force: true });
         }
@@ -180,12 +173,14 @@ function joined(strings: readonly string[]): { text: Buffer; offsets: Buffer } {
 }
 
 /** Writes the table to `tmp`: the header, then each section at its place (streamed columns copied), the digest last; synced. Its size. */
-function assemble(task: SymbolsMergeTask, tmp: string, cols: Map<Streamed, ColumnWriter>, n: { names: number; defs: number; chars: number }, containers: string[], failed: [number, Failure][]): number {
+function assemble(task: SymbolsMergeTask, tmp: string, enc: TableEncoder, containers: string[], failed: [number, Failure][]): number {
+    const cols = enc.cols;
     const cont = joined(containers);
     failed.sort((a, b) => a[0] - b[0]);
     const ids = Buffer.alloc(4 * failed.length);
     failed.forEach((f, i) => ids.writeUInt32LE(f[0], 4 * i));
-    const counts = { tableSize: task.tableSize, names: n.names, defs: n.defs, containers: containers.length, failed: failed.length, nameBytes: cols.get('nameText')!.bytes, containerBytes: cont.text.length };
+    const size = (c: Streamed): number => cols.get(c)!.bytes;
+    const counts = { tableSize: task.tableSize, names: enc.names, defs: enc.defs, containers: containers.length, failed: failed.length, nameBytes: enc.nameBytes, containerBytes: cont.text.length, codedBytes: size('names'), rowBytes: size('rows'), sigBytes: size('sigs') };
     const l = layoutOf(counts);
     const header = Buffer.alloc(HEADER_BYTES);
     SYMBOL_MAGIC.copy(header, 0);
@@ -213,8 +208,8 @@ function assemble(task: SymbolsMergeTask, tmp: string, cols: Map<Streamed, Colum
             ['failedWhy', Buffer.from(failed.map((f) => f[1]))],
         ];
         // In the file's order; an empty section shares its offset with the next, so it is left out.
-        const size = (from: string | Buffer): number => (typeof from === 'string' ? [...cols.values()].find((w) => w.file === from)!.bytes : from.length);
-        sections.splice(0, sections.length, ...sections.filter(([, from]) => size(from) > 0).sort((a, b) => l[a[0]] - l[b[0]]));
+        const bytesOf = (from: string | Buffer): number => (typeof from === 'string' ? [...cols.values()].find((w) => w.file === from)!.bytes : from.length);
+        sections.splice(0, sections.length, ...sections.filter(([, from]) => bytesOf(from) > 0).sort((a, b) => l[a[0]] - l[b[0]]));
         for (const [name, from] of sections) {
             pad(l[name]);
             if (typeof from === 'string') copyInto(fd, from, seen);

@@ -1,38 +1,38 @@
 /**
  * The symbol table's file (`symbols.bin` in an index generation's folder): every definition of
- * the generation's source files, grouped by name, in columns. Written once by the pool
- * (workers/symbols/symbols-table.ts, merging part files sorted by name), read by the host
- * (src/symbols/symbol-store.ts).
+ * the generation's source files, grouped by name, in blocks of {@link BLOCK_NAMES} names. Written
+ * once by the pool (workers/symbols/symbols-table.ts, merging part files sorted by name), read by
+ * the host (src/symbols/symbol-store.ts). Encodings in symbol-codec.ts.
  *
- * Layout, little-endian, every array 4-byte aligned:
- * - magic `LCFSYM03`, then the SHA-256 of every byte after the digest;
+ * Layout, little-endian, every section 4-byte aligned:
+ * - magic `LCFSYM04`, then the SHA-256 of every byte after the digest;
  * - counts (`COUNTS` u32): table entries, names, definitions, containers, failed files, bytes of
- *   the names, bytes of the containers;
- * - names: char offsets (u32, names + 1) into the names joined by `\n` (UTF-8 bytes follow);
- *   sorted by JS string order, so a name is found by binary search and a regex runs over one string;
- * - definitions grouped by name: start per name (u32, names + 1), then per definition the file's
- *   table id, first line, last line, container (u32 each: 0 none, else 1 + its number) and kind (u8);
- * - containers: char offsets and their text (parts joined by NUL, containers by `\n`);
+ *   the names joined by `\n`, bytes of the containers, then the bytes of the coded names, of the
+ *   rows and of the signature places;
+ * - per block (and one past the last): where its rows start, its first definition's number, and
+ *   where its signature places start (u32 each);
+ * - names, sorted by JS string order, front coded: per name the bytes it shares with the one
+ *   before (0 for a block's first) and the length of the rest (varints), then the rest's UTF-8;
+ * - rows: per block, per name its definitions' count, then per definition file id, lines,
+ *   container and kind as varints (symbol-codec.ts, `RowEncoder`);
+ * - containers: char offsets (u32) and their text (parts joined by NUL, containers by `\n`);
  * - files whose parse failed: table id (u32) and why (u8: {@link Failure});
- * - per definition, where its signature's text stands in its file (byte offset u32,
- *   {@link SIG_UNKNOWN} when not known; byte length u16, its top bit set when the text was cut)
- *   and a check of the signature (u16, signature.ts): last, left on disk while serving and read
- *   for the definitions a call prints.
+ * - per block, per definition where its signature's text stands in its file and a 16-bit check
+ *   (symbol-codec.ts, `SigEncoder`): last, left on disk while serving and read for the
+ *   definitions a call prints.
  *
  * Signatures are not stored: a file the table answers for is unchanged since the generation, so
  * its signature is read back from the file when printed (and checked; a file that fails the check
  * is parsed again).
  */
+import { BLOCK_NAMES } from './symbol-codec.js';
 import { SYMBOL_KINDS, type SymbolKind } from './types.js';
 
-export const SYMBOL_MAGIC = Buffer.from('LCFSYM03', 'latin1');
+export const SYMBOL_MAGIC = Buffer.from('LCFSYM04', 'latin1');
 export const DIGEST_BYTES = 32;
-export const COUNTS = 7;
-/** A signature's offset when not known (a file not UTF-8, or over 4 GB): printed from a parse of the file. */
-export const SIG_UNKNOWN = 0xffffffff;
-/** A signature's byte length at most in the table (the top bit of its u16 says the text was cut). */
+export const COUNTS = 10;
+/** A signature's byte length at most in the table (the low bit of its varint says the text was cut). */
 export const SIG_MAX_BYTES = 0x7fff;
-export const SIG_CUT = 0x8000;
 export const HEADER_BYTES = SYMBOL_MAGIC.length + DIGEST_BYTES + COUNTS * 4;
 /** The file's name in a generation's folder, and a temporary one's while it is written. */
 export const SYMBOLS_FILE = 'symbols.bin';
@@ -50,25 +50,25 @@ export interface SymbolCounts {
     failed: number;
     nameBytes: number;
     containerBytes: number;
+    codedBytes: number;
+    rowBytes: number;
+    sigBytes: number;
 }
+
+export const blocksOf = (names: number): number => Math.ceil(names / BLOCK_NAMES);
 
 /** Byte offsets of each section, from the counts. */
 export interface SymbolLayout {
-    nameOff: number;
-    nameText: number;
-    defStart: number;
-    defFile: number;
-    defLine: number;
-    defEnd: number;
-    defCont: number;
-    defKind: number;
+    blockRows: number;
+    blockDefs: number;
+    blockSigs: number;
+    names: number;
+    rows: number;
     contOff: number;
     contText: number;
     failedIds: number;
     failedWhy: number;
-    defSig: number;
-    defSigLen: number;
-    defCheck: number;
+    sigs: number;
     end: number;
 }
 
@@ -81,37 +81,34 @@ export function layoutOf(c: SymbolCounts): SymbolLayout {
         at = align(at + bytes);
         return from;
     };
+    const blocks = 4 * (blocksOf(c.names) + 1);
     const l = {
-        nameOff: take(4 * (c.names + 1)),
-        nameText: take(c.nameBytes),
-        defStart: take(4 * (c.names + 1)),
-        defFile: take(4 * c.defs),
-        defLine: take(4 * c.defs),
-        defEnd: take(4 * c.defs),
-        defCont: take(4 * c.defs),
-        defKind: take(c.defs),
+        blockRows: take(blocks),
+        blockDefs: take(blocks),
+        blockSigs: take(blocks),
+        names: take(c.codedBytes),
+        rows: take(c.rowBytes),
         contOff: take(4 * (c.containers + 1)),
         contText: take(c.containerBytes),
         failedIds: take(4 * c.failed),
         failedWhy: take(c.failed),
-        defSig: take(4 * c.defs),
-        defSigLen: take(2 * c.defs),
-        defCheck: take(2 * c.defs),
+        sigs: take(c.sigBytes),
         end: 0,
     };
     l.end = at;
     return l;
 }
 
+const COUNT_KEYS = ['tableSize', 'names', 'defs', 'containers', 'failed', 'nameBytes', 'containerBytes', 'codedBytes', 'rowBytes', 'sigBytes'] as const;
+
 export function readCounts(header: Buffer): SymbolCounts {
     const at = SYMBOL_MAGIC.length + DIGEST_BYTES;
-    const u = (k: number): number => header.readUInt32LE(at + 4 * k);
-    return { tableSize: u(0), names: u(1), defs: u(2), containers: u(3), failed: u(4), nameBytes: u(5), containerBytes: u(6) };
+    return Object.fromEntries(COUNT_KEYS.map((k, i) => [k, header.readUInt32LE(at + 4 * i)])) as unknown as SymbolCounts;
 }
 
 export function writeCounts(header: Buffer, c: SymbolCounts): void {
     const at = SYMBOL_MAGIC.length + DIGEST_BYTES;
-    [c.tableSize, c.names, c.defs, c.containers, c.failed, c.nameBytes, c.containerBytes].forEach((v, k) => header.writeUInt32LE(v, at + 4 * k));
+    COUNT_KEYS.forEach((k, i) => header.writeUInt32LE(c[k], at + 4 * i));
 }
 
 export const KIND_CODES: ReadonlyMap<SymbolKind, number> = new Map(SYMBOL_KINDS.map((k, i) => [k, i]));
@@ -122,5 +119,5 @@ export const kindOfCode = (code: number): SymbolKind | undefined => SYMBOL_KINDS
  * failed files (`[id, Failure][]`), then one {@link PartRecord} per definition, sorted by name in
  * JS string order (a name's definitions in file order), so that parts merge as streams.
  */
-/** `[name, file id, kind code, container parts joined by NUL, line, last line, signature offset, length | cut, check]`. */
+/** `[name, file id, kind code, container parts joined by NUL, line, last line, signature offset (-1: not known), length << 1 | cut, check]`. */
 export type PartRecord = [string, number, number, string, number, number, number, number, number];

@@ -4,11 +4,14 @@
  * check out (a flipped byte, another generation's, a link, cut short) is refused.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { signatureCheck } from '../../../src/symbols/shared/signature.js';
-import { KIND_CODES, type PartRecord } from '../../../src/symbols/shared/symbol-format.js';
+import { BLOCK_NAMES } from '../../../src/symbols/shared/symbol-codec.js';
+import { HEADER_BYTES, KIND_CODES, layoutOf, readCounts, SYMBOL_MAGIC, type PartRecord } from '../../../src/symbols/shared/symbol-format.js';
+import { anchoredPrefix } from '../../../src/symbols/symbol-names.js';
 import { requiredWord, SymbolFileError, SymbolStore } from '../../../src/symbols/symbol-store.js';
 import { runSymbolsMerge } from '../../../workers/symbols/symbols-table.js';
 import { tempDir } from '../../support/helpers.js';
@@ -20,7 +23,7 @@ function def(dir: string, name: string, id: number, kind: string, container: str
     const file = path.join(dir, `f${id}.c`);
     const before = fs.existsSync(file) ? fs.readFileSync(file) : Buffer.alloc(0);
     fs.writeFileSync(file, Buffer.concat([before, Buffer.from(`${sig}\n`, 'utf8')]));
-    return [name, id, KIND_CODES.get(kind as 'function')!, container, line, end, before.length, Buffer.byteLength(sig), signatureCheck(sig)];
+    return [name, id, KIND_CODES.get(kind as 'function')!, container, line, end, before.length, 2 * Buffer.byteLength(sig), signatureCheck(sig)];
 }
 
 /** A part file: the failed files, then the records sorted by name. */
@@ -83,7 +86,7 @@ describe('the symbols file', () => {
     });
 
     it('looks for the word every match holds only where it is plain to see', () => {
-        const cases: [string, string][] = [['^kvm_vcpu_', 'kvm_vcpu_'], ['_ioctl$', '_ioctl'], ['^mutex_(un)?lock$', 'mutex_'], ['^ext4_.*_super$', '_super'], ['ab*', 'a'], ['a{2}x', 'x'], ['a|b', ''], ['[ab]c', ''], ['\\bfoo', ''], ['(abc)', ''], ['(?<=ab)c', 'c'], ['x(y', '']];
+        const cases: [string, string][] = [['^kvm_vcpu_', 'kvm_vcpu_'], ['_ioctl$', '_ioctl'], ['^mutex_(un)?lock$', 'mutex_'], ['^ext4_.*_super$', '_super'], ['ab*', 'a'], ['a{2}x', 'x'], ['a|b', ''], ['[ab]c', 'c'], ['\\bfoo', 'foo'], ['(abc)', ''], ['(?<=ab)c', 'c'], ['x(y', ''], ['^[a-z]+_ioctl$', '_ioctl'], ['[(]ab', 'ab'], ['\\(xy', 'xy'], ['[\\]a]+bc', 'bc'], ['[]ab', 'ab'], ['a\\p{L}bcd', 'bcd'], ['ab\\d{2}', 'ab'], ['\\x41bc', 'bc'], ['\\u0041\\cJ', ''], ['\\u{41}x', 'x'], ['\\k<nm>', ''], ['\\12', '']];
         for (const [source, word] of cases) expect(requiredWord(source), source).toBe(word);
     });
 
@@ -112,6 +115,9 @@ describe('the symbols file', () => {
         }
         fs.writeFileSync(file, good.subarray(0, good.length - 4));
         await expect(SymbolStore.load(file, 100), 'cut short').rejects.toThrow(SymbolFileError);
+        // A table of the format before (its magic) is made again, never read.
+        fs.writeFileSync(file, Buffer.concat([Buffer.from('LCFSYM03', 'latin1'), good.subarray(8)]));
+        await expect(SymbolStore.load(file, 100), 'the format before').rejects.toThrow(/not a symbols file/);
         fs.writeFileSync(file, good);
         const link = path.join(dir, 'link.bin');
         fs.symlinkSync(file, link);
@@ -125,3 +131,144 @@ describe('the symbols file', () => {
         await store.close();
     });
 });
+
+/** Names that share long prefixes, at the edges of their length and of the blocks, not all ASCII. */
+function edgeNames(): string[] {
+    const names = new Set<string>(['a', 'b'.repeat(4096), `${'b'.repeat(4095)}c`, 'ü', 'üb', '𝒳', '\uffff', 'Z', '_']);
+    for (let i = 0; names.size < 3 * BLOCK_NAMES + 1; i++) names.add(`${'x'.repeat(300)}_${String(i).padStart(3, '0')}`);
+    for (let i = 0; i < 2 * BLOCK_NAMES; i++) names.add(`ünï_${i}_ioctl`);
+    return [...names];
+}
+
+/** Records for `names`: 1-3 definitions each, in files spread over three parts; the table's order of them. */
+function recordsOf(names: string[]): PartRecord[] {
+    const out: PartRecord[] = [];
+    names.forEach((name, i) => {
+        for (let j = 0; j <= i % 3; j++) {
+            const file = 1 + ((i * 7 + j * 13) % 50);
+            const line = 1 + ((i * 31 + j) % 5000);
+            out.push([name, file, i % 12, i % 5 === 0 ? `C${i % 4}\0D` : '', line, line + (j % 4), i % 9 === 0 ? -1 : 4096 * j + i, i % 9 === 0 ? 0 : 2 * (i % 300) + (i % 2), (i * 977) & 0xffff]);
+        }
+    });
+    return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
+}
+
+function merged(dir: string, records: PartRecord[], failed: [number, number][] = []): string {
+    const parts = [0, 1, 2].map((k) => writePart(path.join(dir, `symbols-part-${k}.00000000.ndjson`), k === 0 ? failed : [], records.filter((r) => r[1] % 3 === k)));
+    const out = path.join(dir, 'symbols.bin');
+    expect(runSymbolsMerge({ op: 'symbols-merge', parts, tableSize: 100, out })).toMatchObject({ ok: true, definitions: records.length });
+    return out;
+}
+
+/** The file with its digest made again over its bytes (a table whose writer erred). */
+function redigest(bytes: Buffer): Buffer {
+    const out = Buffer.from(bytes);
+    createHash('sha256').update(out.subarray(SYMBOL_MAGIC.length + 32)).digest().copy(out, SYMBOL_MAGIC.length);
+    return out;
+}
+
+describe('the compact encoding', () => {
+    it('gives back every name and definition: shared prefixes, 1 and 4,096 characters, not ASCII, across blocks', async () => {
+        const dir = tempDir('lcf-symstore-edges-');
+        const names = edgeNames();
+        const records = recordsOf(names);
+        const store = await SymbolStore.load(merged(dir, records), 100);
+        try {
+            expect(store.counts.names).toBe(names.length);
+            const sorted = [...names].sort();
+            sorted.forEach((name, n) => {
+                expect(store.find(name), name.slice(0, 20)).toBe(n);
+                expect(store.nameAt(n)).toBe(name);
+            });
+            for (const absent of ['', 'b', 'b'.repeat(4097), 'x'.repeat(300), 'ü_', '\u{10ffff}', '~']) expect(store.find(absent)).toBe(-1);
+            let k = 0;
+            for (const name of sorted) {
+                const [from, to] = store.definitionsOf(store.find(name));
+                expect(from).toBe(k);
+                for (; k < to; k++) {
+                    const r = records[k]!;
+                    expect(r[0]).toBe(name);
+                    expect(store.fileOf(k)).toBe(r[1]);
+                    expect(store.definition(k, name)).toEqual({ kind: kindName(r[2]), name, container: r[3] === '' ? [] : r[3].split('\0'), line: r[4], endLine: r[5], signature: '' });
+                }
+            }
+            expect(k).toBe(records.length);
+            // Rows asked for out of order decode their blocks again.
+            expect(store.fileOf(records.length - 1)).toBe(records[records.length - 1]![1]);
+            expect(store.fileOf(0)).toBe(records[0]![1]);
+            for (const source of ['^x{3}', '^xxx_01', '_ioctl$', 'ioctl', '^ü', 'c$', '^b+$', '^.$', '^[^x]', '0(?=5)', '^ünï_1', '^a$', 'i_1\\d_', 'zzz', '^ZZ', '^b{4096}$', '^\\x5a$', '\\u0061$', '[a-z]_ioctl$', '\\x78_0', '\\x5f\\d']) {
+                const re = new RegExp(source, 'u');
+                const got = await store.matching(re);
+                expect(got.names.map((n) => store.nameAt(n)), source).toEqual(sorted.filter((n) => re.test(n)));
+            }
+        } finally {
+            await store.close();
+        }
+    });
+
+    it('finds by regex in more than one slice of names as testing every name does', async () => {
+        const dir = tempDir('lcf-symstore-many-');
+        const names = Array.from({ length: 60_000 }, (_, i) => `drv${i % 97}_${'reg'.repeat(i % 5)}_${i}${i % 1000 === 0 ? '_ioctl' : ''}`);
+        const records: PartRecord[] = names.map((name, i) => [name, 1 + (i % 90), 8, '', 1 + i, 1 + i, i, 20, 1] as PartRecord).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+        const store = await SymbolStore.load(merged(dir, records), 100);
+        try {
+            expect(store.names.bytes.length, 'over one slice').toBeGreaterThan(1 << 20);
+            const sorted = records.map((r) => r[0]);
+            for (const source of ['_ioctl$', '^drv5_', '^drv9', 'reg{2}_1', '9_5\d*9$', '^drv1\d_reg_', '[_]4{3}']) {
+                const re = new RegExp(source, 'u');
+                const got = await store.matching(re);
+                expect(got.stopped).toBe(false);
+                expect(got.names.map((n) => store.nameAt(n)), source).toEqual(sorted.filter((n) => re.test(n)));
+            }
+        } finally {
+            await store.close();
+        }
+    });
+
+    it('looks for an anchored start only where every match must begin with it', () => {
+        const cases: [string, string][] = [['^kvm_vcpu_', 'kvm_vcpu_'], ['^mutex_(un)?lock$', 'mutex_'], ['^ab*', 'a'], ['^a|b', ''], ['a', ''], ['^(ab)', ''], ['^a\\d', 'a'], ['^ab{2}', 'a']];
+        for (const [source, word] of cases) expect(anchoredPrefix(source), source).toBe(word);
+    });
+
+    it('refuses corrupt bytes in each section, and a table its digest checks but its writer got wrong', async () => {
+        const dir = tempDir('lcf-symstore-sections-');
+        const file = merged(dir, recordsOf(edgeNames()), [[60, 0]]);
+        const good = fs.readFileSync(file);
+        const l = layoutOf(readCounts(good.subarray(0, HEADER_BYTES)));
+        const sections = Object.entries(l).filter(([k]) => k !== 'end').sort((a, b) => a[1] - b[1]);
+        sections.forEach(([name, at], i) => {
+            const to = sections[i + 1]?.[1] ?? l.end;
+            expect(to, `${name} is not empty here`).toBeGreaterThan(at);
+        });
+        for (const [name, at] of sections) {
+            const bad = Buffer.from(good);
+            bad[at + 1] = bad[at + 1]! ^ 0x10;
+            fs.writeFileSync(file, bad);
+            await expect(SymbolStore.load(file, 100), name).rejects.toThrow(SymbolFileError);
+        }
+        const wrong: [string, (b: Buffer) => void][] = [
+            ['a name longer than counted', (b) => b.writeUInt32LE(readCounts(b).nameBytes - 1, SYMBOL_MAGIC.length + 32 + 4 * 5)],
+            ['a name count of 0', (b) => (b[l.rows] = 0)],
+            ['blocks out of order', (b) => b.writeUInt32LE(0xffff, l.blockRows + 4)],
+            ['the last block past the rows', (b) => b.writeUInt32LE(readCounts(b).defs + 1, l.blockSigs - 4)],
+        ];
+        for (const [what, spoil] of wrong) {
+            const bad = Buffer.from(good);
+            spoil(bad);
+            fs.writeFileSync(file, redigest(bad));
+            await expect(SymbolStore.load(file, 100), what).rejects.toThrow(SymbolFileError);
+        }
+        // Signature places that do not decode: the table loads, and no signature is given from them (the caller parses the file).
+        const bad = Buffer.from(good);
+        bad.fill(0xff, l.sigs, l.end);
+        fs.writeFileSync(file, redigest(bad));
+        const store = await SymbolStore.load(file, 100);
+        try {
+            expect(await store.signatures([0, 1], () => file)).toEqual([null, null]);
+        } finally {
+            await store.close();
+        }
+    });
+});
+
+const kindName = (code: number): string => [...KIND_CODES].find(([, c]) => c === code)![0];
