@@ -36,7 +36,7 @@ function sourceFiles(corpus: Corpus): string[] {
     const walk = (d: string): void => {
         for (const e of fs.readdirSync(d, { withFileTypes: true })) {
             const p = path.join(d, e.name);
-            if (e.isDirectory() && e.name !== '.git' && (e.name !== 'node_modules' || d === corpus.dirs[0])) walk(p);
+            if (e.isDirectory() && e.name !== '.git' && e.name !== 'node_modules') walk(p);
             else if (e.isFile() && languageOf(p)?.id === corpus.lang && !corpus.skip?.(p) && fs.statSync(p).size < 1 << 20) out.push(p);
         }
     };
