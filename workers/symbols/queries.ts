@@ -73,7 +73,9 @@ const JS_COMMON = `
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
 (class_body (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.function)
-(object (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.function) @in_object
+(object (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method) @in_object
+(function_expression name: (identifier) @name) @definition.function
+(generator_function name: (identifier) @name) @definition.function
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 (variable_declarator name: (identifier) @name value: (class !name) @definition.class)
 (assignment_expression left: (member_expression object: (member_expression object: (identifier) @receiver property: (property_identifier) @prototype) property: (property_identifier) @name) right: [(function_expression) (arrow_function)] (#eq? @prototype "prototype")) @definition.method
@@ -100,6 +102,7 @@ const TYPESCRIPT =
 (function_signature name: (identifier) @name) @definition.function
 (method_signature name: (property_identifier) @name) @definition.method
 (abstract_method_signature name: (property_identifier) @name) @definition.method
+(construct_signature "new" @name) @definition.method
 (internal_module name: [(identifier) (nested_identifier)] @name) @definition.module
 (module name: [(identifier) (nested_identifier)] @name) @definition.module
 `;

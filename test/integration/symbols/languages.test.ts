@@ -90,9 +90,9 @@ describe('definitions per language', () => {
         expect(await defs('A.java', src)).toEqual(['1 interface Shape', '1 method Shape.area', '2 enum Color', '2 constant Color.RED', '3 class Circle', '4 method Circle.Circle', '5 method Circle.area']);
     });
 
-    it('Python: a function nested in a method is a function, as ctags has it, not a method', async () => {
+    it('Python: a function nested in a method is a function of the method, as ctags has it', async () => {
         const src = ['class Parser:', '    def parse(self):', '        def helper():', '            pass', '        return helper', ''].join('\n');
-        expect(await defs('n.py', src)).toEqual(['1 class Parser', '2 method Parser.parse', '3 function Parser.helper']);
+        expect(await defs('n.py', src)).toEqual(['1 class Parser', '2 method Parser.parse', '3 function Parser.parse.helper']);
     });
 
     it('C++: a template specialization is a definition of the template it specializes, with its methods', async () => {
