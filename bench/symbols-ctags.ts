@@ -4,6 +4,7 @@
  * comparable there and is reported as such. docs/symbols-ctags.md explains each choice and quirk.
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 
 export const CATEGORIES = ['functions', 'methods', 'classes/structs', 'enums', 'macros', 'types'] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -20,6 +21,8 @@ export interface Tag {
     /** Ours: the kind of the innermost definition around this one, and the signature line. */
     within?: string;
     signature?: string;
+    /** Ours: whether a function or method is around it (a local class, an anonymous class's method). */
+    inBody?: boolean;
     /** Why ctags is plainly wrong here (a tag that is no definition, a definition it lacks), else undefined. */
     ctagsWrong?: string;
 }
@@ -61,7 +64,7 @@ function functionValued(t: CtagsTag): boolean {
 /** The source line ctags gives for a tag, without its search-pattern delimiters and indentation. */
 const patternLine = (t: CtagsTag): string => (t.pattern ?? '').replace(/^\/\^\s*|\$\/$/g, '');
 
-const escaped = (name: string): string => name.replace(/\$/g, '\\$');
+const escaped = (name: string): string => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A JavaScript tag whose line declares or assigns a function of its name: `function Foo(`, `proto.route = function route(`. */
 function functionSyntax(t: CtagsTag): boolean {
@@ -98,6 +101,8 @@ const CLASSIFY: Record<string, (t: CtagsTag) => Category | undefined> = {
     python: byKind({ function: 'functions', member: 'methods', class: 'classes/structs' }),
     go: (t) => {
         if (t.kind === 'func') return t.scopeKind === undefined || t.scopeKind === 'package' ? 'functions' : 'methods';
+        // ctags calls a generic struct (`type T[P any] struct {`) a type.
+        if (t.kind === 'type' && /^type\s+[\w$]+\s*\[.*\]\s*struct\b/.test(patternLine(t))) return 'classes/structs';
         return byKind({ struct: 'classes/structs', interface: 'types', type: 'types', talias: 'types' })(t);
     },
     rust: byKind({ function: 'functions', method: 'methods', struct: 'classes/structs', enum: 'enums', macro: 'macros', typedef: 'types', interface: 'types' }),
@@ -142,6 +147,31 @@ function wrongTag(lang: string, t: CtagsTag, category: Category): string | undef
     return undefined;
 }
 
+const implLines = new Map<string, Set<number>>();
+
+/** The lines inside the braces of a Rust file's `impl` blocks (braces counted outside comments, strings and char literals). */
+function implLinesOf(file: string): Set<number> {
+    let out = implLines.get(file);
+    if (out !== undefined) return out;
+    out = new Set<number>();
+    const text = fs.readFileSync(file, 'utf8').replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\/|"(\\.|[^"\\])*"|'(\\.|[^'\\\n])'/g, (m) => m.replace(/[^\n]/g, ' '));
+    const impl = /^\s*(pub(\([^)]*\))?\s+)?(unsafe\s+)?impl\b/gm;
+    for (let m = impl.exec(text); m !== null; m = impl.exec(text)) {
+        let depth = 0;
+        const open = text.indexOf('{', m.index);
+        let line = text.slice(0, open).split('\n').length;
+        for (let i = open; i !== -1 && i < text.length; i++) {
+            const c = text[i];
+            if (c === '\n') line++;
+            else if (c === '{') depth++;
+            else if (c === '}' && --depth === 0) break;
+            if (depth > 0) out.add(line);
+        }
+    }
+    implLines.set(file, out);
+    return out;
+}
+
 /**
  * The lines of `source` in an `#else` or `#elif` branch, which ctags' C and C++ parser does not
  * read (it follows the first branch of each conditional): a definition there is one ctags lacks.
@@ -181,7 +211,9 @@ export function ctagsTags(files: readonly string[], lang: string): { tags: Tag[]
             const k = `${t.path}\0${t.scope.split(/\.|::/).pop()!}`;
             lastMember.set(k, Math.max(lastMember.get(k) ?? 0, t.line));
         }
-        const category = CLASSIFY[lang]!(t);
+        let category = CLASSIFY[lang]!(t);
+        // ctags' Rust parser loses the `impl` after a `where` clause and calls its fns functions.
+        if (lang === 'rust' && category === 'functions' && t.scope === undefined && implLinesOf(t.path).has(t.line)) category = 'methods';
         // ctags names anonymous structs and enums __anon...: they have no name to find.
         if (category === undefined || t.name.startsWith('__anon')) continue;
         const ctagsWrong = wrongTag(lang, t, category);
@@ -202,6 +234,10 @@ export function lacksDefinition(lang: string, t: Tag, lastMember: ReadonlyMap<st
     const last = lastTag.get(t.file);
     // A file ctags tags nothing in (fdir's dist/index.cjs, 600 lines of plain functions and classes): its parser gave up on it.
     if (last === undefined) return 'in a file ctags tags nothing in';
+    const inBody = t.within === 'function' || t.within === 'method';
+    if (lang === 'go' && inBody && (t.category === 'classes/structs' || t.category === 'types')) return "type declared in a function body, which ctags' Go parser does not tag";
+    if (lang === 'java' && t.inBody === true && t.category === 'classes/structs') return "class declared in a method body, which ctags' Java parser does not tag";
+    if (lang === 'java' && t.inBody === true && t.category === 'methods') return "method of a local or anonymous class in a method body, which ctags' Java parser does not tag";
     if (lang !== 'typescript' && lang !== 'tsx' && lang !== 'javascript') return undefined;
     // These parsers tag every local variable too: after a definition past the last tag, they read nothing more.
     if (t.line > last) return 'after the last line ctags tags anything at in the file';
@@ -209,7 +245,7 @@ export function lacksDefinition(lang: string, t: Tag, lastMember: ReadonlyMap<st
         if (t.category === 'methods' && t.within === 'variable') return "method of an object literal, which ctags' TypeScript parser does not tag";
         if (t.category === 'methods' && t.within === 'type') return "member of an object type, which ctags' TypeScript parser does not tag";
         const declared = /^(export\s+)?(default\s+)?(async\s+)?function\b/.test(t.signature ?? '');
-        if (t.category === 'functions' && (t.within === 'function' || t.within === 'method') && declared) return "function declared in a function, which ctags' TypeScript parser skips";
+        if (t.category === 'functions' && inBody && declared) return "function declared in a function, which ctags' TypeScript parser skips";
         if (t.category === 'functions' && !declared && new RegExp(`\\bfunction\\s*\\*?\\s*${escaped(t.name)}\\s*[(<]`).test(t.signature ?? '')) return "named function expression, which ctags' TypeScript parser does not tag";
     }
     if (t.category !== 'methods' || t.container === undefined) return undefined;

@@ -63,12 +63,13 @@ async function ourTags(files: readonly string[]): Promise<{ tags: Tag[]; ms: num
             for (const d of f.definitions as Definition[]) {
                 while (around.length > 0 && !(around[around.length - 1]!.line <= d.line && d.endLine <= around[around.length - 1]!.endLine)) around.pop();
                 const within = around[around.length - 1]?.kind;
+                const inBody = around.some((a) => a.kind === 'function' || a.kind === 'method');
                 around.push(d);
                 const category = OURS[d.kind];
                 const ctagsWrong = unread?.has(d.line) ? 'in an #else branch, which ctags does not read' : undefined;
                 const container = d.container[d.container.length - 1];
                 if (category === undefined) continue;
-                tags.push({ file, name: d.name, line: d.line, endLine: d.endLine, category, signature: d.signature, ...(within && { within }), ...(container !== undefined && { container }), ...(ctagsWrong && { ctagsWrong }) });
+                tags.push({ file, name: d.name, line: d.line, endLine: d.endLine, category, signature: d.signature, inBody, ...(within && { within }), ...(container !== undefined && { container }), ...(ctagsWrong && { ctagsWrong }) });
             }
         });
     }

@@ -137,6 +137,9 @@ const RUST = `
 (mod_item name: (identifier) @name) @definition.module
 (macro_definition name: (identifier) @name) @definition.macro
 (impl_item type: [(type_identifier) @name (generic_type type: (type_identifier) @name) (scoped_type_identifier name: (type_identifier) @name)]) @scope
+(impl_item type: (reference_type type: [(type_identifier) @name (generic_type type: (type_identifier) @name)])) @scope
+(impl_item type: [(primitive_type) (unit_type) (tuple_type) (array_type) (pointer_type) (function_type) (dynamic_type) (abstract_type)] @name) @scope
+(impl_item type: (reference_type type: [(primitive_type) (array_type) (tuple_type) (dynamic_type) (function_type)]) @name) @scope
 `;
 
 const JAVA = `
@@ -145,6 +148,7 @@ const JAVA = `
 (enum_declaration name: (identifier) @name) @definition.enum
 (record_declaration name: (identifier) @name) @definition.class
 (annotation_type_declaration name: (identifier) @name) @definition.interface
+(annotation_type_element_declaration name: (identifier) @name) @definition.method
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.method
 (enum_constant name: (identifier) @name) @definition.constant
