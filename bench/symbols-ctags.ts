@@ -132,7 +132,7 @@ export const COMPARABLE: Record<string, readonly Category[]> = {
  */
 function wrongTag(lang: string, t: CtagsTag, category: Category): string | undefined {
     const line = (t.pattern ?? '').replace(/^\/\^\s*|\$\/$/g, '');
-    if ((lang === 'c' || lang === 'cpp') && category === 'functions' && /^[A-Z][A-Z0-9_]*$/.test(t.name) && /^[A-Z][A-Z0-9_]*\s*\(/.test(line)) {
+    if ((lang === 'c' || lang === 'cpp') && (category === 'functions' || category === 'methods') && /^[A-Z][A-Z0-9_]*$/.test(t.name) && /^[A-Z][A-Z0-9_]*\s*\(/.test(line)) {
         return 'macro call taken for a function';
     }
     if (lang === 'javascript' && t.name.startsWith('AnonymousFunction')) return 'made-up name of an anonymous function';
@@ -241,6 +241,9 @@ export function lacksDefinition(lang: string, t: Tag, lastMember: ReadonlyMap<st
     if (lang !== 'typescript' && lang !== 'tsx' && lang !== 'javascript') return undefined;
     // These parsers tag every local variable too: after a definition past the last tag, they read nothing more.
     if (t.line > last) return 'after the last line ctags tags anything at in the file';
+    if (lang === 'javascript' && t.category === 'functions' && new RegExp(`\\.\\s*${escaped(t.name)}\\s*=\\s*(async\\s+)?(\\(|[\\w$]+\\s*=>)`).test(t.signature ?? '')) {
+        return "arrow function set on a member (`module.exports.f = (a) =>`), which ctags' JavaScript parser does not tag";
+    }
     if (lang !== 'javascript') {
         if (t.category === 'methods' && t.within === 'variable') return "method of an object literal, which ctags' TypeScript parser does not tag";
         if (t.category === 'methods' && t.within === 'type') return "member of an object type, which ctags' TypeScript parser does not tag";
