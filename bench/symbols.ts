@@ -97,7 +97,11 @@ function matchTags(ctags: Tag[], ours: Tag[]): { matched: number; missed: Tag[];
     const within = (t: Tag) => (o: Tag) => o.line <= t.line && t.line <= o.endLine;
     for (const t of ctags) {
         const list = pool.get(key(t)) ?? [];
-        const i = list.findIndex(within(t));
+        // The innermost of ours that holds ctags' line (`module.exports.parseRange = str => {` holds a local `parseRange`).
+        let i = -1;
+        list.forEach((o, j) => {
+            if (within(t)(o) && (i === -1 || o.line > list[i]!.line)) i = j;
+        });
         if (i !== -1) {
             matched++;
             paired.set(key(t), [...(paired.get(key(t)) ?? []), ...list.splice(i, 1)]);
