@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { kernelTree, REPO } from './common.js';
+import { kernelTree } from './common.js';
 
 export interface Corpus {
     lang: string;
@@ -23,6 +23,40 @@ export interface Corpus {
 
 const CACHE = path.join(os.homedir(), '.cache', 'llm-chat-file-corpora');
 const TLDRAW = '5.4.2';
+
+/** npm packages whose plain, unminified, hand-written sources are a corpus: the package, its version, the folders of it sampled. */
+interface NpmSource {
+    pkg: string;
+    version: string;
+    dirs: string[];
+}
+
+/** JavaScript: ES classes and modules (three), CommonJS classes with JSDoc (webpack), ES5 prototypes (express). */
+const JS_PACKAGES: NpmSource[] = [
+    { pkg: 'three', version: '0.170.0', dirs: ['src'] },
+    { pkg: 'webpack', version: '5.97.1', dirs: ['lib'] },
+    { pkg: 'express', version: '4.21.2', dirs: ['lib'] },
+];
+/** TypeScript: operator functions and classes (rxjs), a client library's classes (query-core), a server's generics (trpc). */
+const TS_PACKAGES: NpmSource[] = [
+    { pkg: 'rxjs', version: '7.8.1', dirs: ['src'] },
+    { pkg: '@tanstack/query-core', version: '5.62.8', dirs: ['src'] },
+    { pkg: '@trpc/server', version: '10.45.2', dirs: ['src'] },
+];
+
+/** The folder `npm pack` names after a package: `@tanstack/query-core@5.62.8` is `tanstack-query-core-5.62.8`. */
+const packed = (s: NpmSource): string => `${s.pkg.replace(/^@/, '').replace('/', '-')}-${s.version}`;
+
+function npmCorpus(lang: string, sources: NpmSource[], skip?: (f: string) => boolean): Corpus {
+    const dirs = sources.flatMap((s) => s.dirs.map((d) => path.join(CACHE, packed(s), 'package', d)));
+    return {
+        lang,
+        dirs: dirs.every((d) => fs.existsSync(d)) ? dirs : [],
+        source: `the npm packages ${sources.map((s) => `${s.pkg} ${s.version} (${s.dirs.join(', ')})`).join(', ')}, unpacked in ${CACHE}`,
+        install: `cd ${CACHE} && ${sources.map((s) => `npm pack ${s.pkg}@${s.version} && mkdir ${packed(s)} && tar -xzf ${packed(s)}.tgz -C ${packed(s)}`).join(' && ')}`,
+        ...(skip && { skip }),
+    };
+}
 
 function newest(parent: string, pattern: RegExp): string | undefined {
     if (!fs.existsSync(parent)) return undefined;
@@ -64,18 +98,11 @@ export function defaultCorpora(flags: Map<string, string>): Corpus[] {
     const py = newest('/usr/lib', /^python3\.\d+$/);
     const go = newest('/usr/share', /^go-1\.\d+$/);
     const boost = '/usr/include/boost';
-    const modules = path.join(REPO, 'node_modules');
     return [
         { lang: 'c', dirs: kernel(flags), source: 'Linux 6.1: kernel/, mm/, fs/ext4/, net/ipv4/', install: 'the kernel tree of ../shared/tools/kernel-corpus.sh (or --dir / KERNEL_TREE)' },
         { lang: 'cpp', dirs: existing([boost]), source: `Boost headers (${boost}, .hpp .ipp)`, install: 'apt-get install libboost1.81-dev' },
-        {
-            lang: 'javascript',
-            dirs: existing([modules]),
-            source: "this repository's node_modules (package-lock.json's versions), no minified files",
-            install: 'npm ci',
-            skip: (f) => /[.-]min\.[cm]?js$/.test(f),
-        },
-        { lang: 'typescript', dirs: existing([modules]), source: "TypeScript sources shipped in this repository's node_modules, no .d.ts", install: 'npm ci', skip: declarationFile },
+        npmCorpus('javascript', JS_PACKAGES),
+        npmCorpus('typescript', TS_PACKAGES, declarationFile),
         {
             lang: 'tsx',
             dirs: existing([path.join(CACHE, `tldraw-${TLDRAW}`)]),

@@ -4,6 +4,7 @@
  * comparable there and is reported as such. docs/symbols-ctags.md explains each choice and quirk.
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 
 export const CATEGORIES = ['functions', 'methods', 'classes/structs', 'enums', 'macros', 'types'] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -17,6 +18,11 @@ export interface Tag {
     category: Category;
     /** Ours: the innermost container's name. */
     container?: string;
+    /** Ours: the kind of the innermost definition around this one, and the signature line. */
+    within?: string;
+    signature?: string;
+    /** Ours: whether a function or method is around it (a local class, an anonymous class's method). */
+    inBody?: boolean;
     /** Why ctags is plainly wrong here (a tag that is no definition, a definition it lacks), else undefined. */
     ctagsWrong?: string;
 }
@@ -55,6 +61,17 @@ function functionValued(t: CtagsTag): boolean {
     return /^(async\s+)?(function\b|\([^()]*(\([^()]*\)[^()]*)*\)\s*(:[^=]+)?=>|[\w$]+\s*=>|\(\s*\{?\s*$|<)/.test(value);
 }
 
+/** The source line ctags gives for a tag, without its search-pattern delimiters and indentation. */
+const patternLine = (t: CtagsTag): string => (t.pattern ?? '').replace(/^\/\^\s*|\$\/$/g, '');
+
+const escaped = (name: string): string => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A JavaScript tag whose line declares or assigns a function of its name: `function Foo(`, `proto.route = function route(`. */
+function functionSyntax(t: CtagsTag): boolean {
+    const name = escaped(t.name);
+    return new RegExp(`(^|[^\\w$])(function\\s*\\*?\\s*${name}\\s*\\(|${name}\\s*[:=]\\s*(async\\s+)?function\\b)`).test(patternLine(t));
+}
+
 function byKind(kinds: Readonly<Record<string, Category>>): (t: CtagsTag) => Category | undefined {
     return (t) => (Object.hasOwn(kinds, t.kind) ? kinds[t.kind] : undefined);
 }
@@ -68,19 +85,24 @@ const CLASSIFY: Record<string, (t: CtagsTag) => Category | undefined> = {
     },
     javascript: (t) => {
         if (t.kind === 'function' || t.kind === 'generator') return 'functions';
-        if (t.kind === 'method' || t.kind === 'getter' || t.kind === 'setter') return 'methods';
-        if ((t.kind === 'constant' || t.kind === 'variable') && t.scopeKind === undefined && functionValued(t)) return 'functions';
+        // A `function` declaration ctags puts in a class when it loses its place in a method body.
+        if (t.kind === 'method' || t.kind === 'getter' || t.kind === 'setter') return /^(async\s+)?function\b/.test(patternLine(t)) ? 'functions' : 'methods';
+        if ((t.kind === 'constant' || t.kind === 'variable') && functionValued(t)) return 'functions';
+        // ctags guesses an ES5 constructor from a function's body (`this.x =`); the syntax is a function.
+        if (t.kind === 'class' && functionSyntax(t)) return 'functions';
         return t.kind === 'class' ? 'classes/structs' : undefined;
     },
     typescript: (t) => {
         if (t.kind === 'function' || t.kind === 'generator') return 'functions';
         if (t.kind === 'method') return 'methods';
-        if ((t.kind === 'constant' || t.kind === 'variable') && t.scopeKind === undefined && functionValued(t)) return 'functions';
+        if ((t.kind === 'constant' || t.kind === 'variable') && functionValued(t)) return 'functions';
         return byKind({ class: 'classes/structs', enum: 'enums', interface: 'types', alias: 'types' })(t);
     },
     python: byKind({ function: 'functions', member: 'methods', class: 'classes/structs' }),
     go: (t) => {
         if (t.kind === 'func') return t.scopeKind === undefined || t.scopeKind === 'package' ? 'functions' : 'methods';
+        // ctags calls a generic struct (`type T[P any] struct {`) a type.
+        if (t.kind === 'type' && /^type\s+[\w$]+\s*\[.*\]\s*struct\b/.test(patternLine(t))) return 'classes/structs';
         return byKind({ struct: 'classes/structs', interface: 'types', type: 'types', talias: 'types' })(t);
     },
     rust: byKind({ function: 'functions', method: 'methods', struct: 'classes/structs', enum: 'enums', macro: 'macros', typedef: 'types', interface: 'types' }),
@@ -110,14 +132,44 @@ export const COMPARABLE: Record<string, readonly Category[]> = {
  */
 function wrongTag(lang: string, t: CtagsTag, category: Category): string | undefined {
     const line = (t.pattern ?? '').replace(/^\/\^\s*|\$\/$/g, '');
-    if ((lang === 'c' || lang === 'cpp') && category === 'functions' && /^[A-Z][A-Z0-9_]*$/.test(t.name) && /^[A-Z][A-Z0-9_]*\s*\(/.test(line)) {
+    if ((lang === 'c' || lang === 'cpp') && (category === 'functions' || category === 'methods') && /^[A-Z][A-Z0-9_]*$/.test(t.name) && /^[A-Z][A-Z0-9_]*\s*\(/.test(line)) {
         return 'macro call taken for a function';
     }
     if (lang === 'javascript' && t.name.startsWith('AnonymousFunction')) return 'made-up name of an anonymous function';
-    if (lang === 'javascript' && category === 'classes/structs' && new RegExp(`(^|[^\\w$])${t.name.replace(/\$/g, '\\$')}\\s*[:=]\\s*\\{`).test(line) && !/\bclass\b/.test(line)) return 'object literal taken for a class';
+    const name = escaped(t.name);
+    // `name = {`, `name: {`, also through members or an index: `data.uniforms[ key ] = {`.
+    if (lang === 'javascript' && category === 'classes/structs' && new RegExp(`(^|[^\\w$])${name}(\\s*(\\.\\s*[\\w$]+|\\[[^\\]]*\\]))*\\s*[:=]\\s*\\{`).test(line) && !/\bclass\b/.test(line)) return 'object literal taken for a class';
+    const named = new RegExp(`(^|[^\\w$])${name}\\s*=\\s*class\\s+([\\w$]+)`).exec(line);
+    if (lang === 'javascript' && category === 'classes/structs' && named !== null && named[2] !== t.name) return `the member a class named ${named[2]} is assigned to`;
+    if (lang === 'javascript' && t.name === 'exports' && /\bmodule\.exports\s*=/.test(line)) return 'module.exports, which names no definition';
     if ((lang === 'typescript' || lang === 'tsx') && t.kind === 'alias' && /^(\{\s*)?type\s+[\w$]+(\s+as\s+[\w$]+)?\s*,?\s*(\}.*)?$/.test(line.trim())) return 'import or export list entry';
     if ((lang === 'typescript' || lang === 'tsx') && t.kind === 'alias' && /^(import|export)\s+(type\s+)?\{/.test(line.trim()) && !/=/.test(line)) return 'import or export list entry';
     return undefined;
+}
+
+const implLines = new Map<string, Set<number>>();
+
+/** The lines inside the braces of a Rust file's `impl` blocks (braces counted outside comments, strings and char literals). */
+function implLinesOf(file: string): Set<number> {
+    let out = implLines.get(file);
+    if (out !== undefined) return out;
+    out = new Set<number>();
+    const text = fs.readFileSync(file, 'utf8').replace(/\/\/[^\n]*|\/\*[\s\S]*?\*\/|"(\\.|[^"\\])*"|'(\\.|[^'\\\n])'/g, (m) => m.replace(/[^\n]/g, ' '));
+    const impl = /^\s*(pub(\([^)]*\))?\s+)?(unsafe\s+)?impl\b/gm;
+    for (let m = impl.exec(text); m !== null; m = impl.exec(text)) {
+        let depth = 0;
+        const open = text.indexOf('{', m.index);
+        let line = text.slice(0, open).split('\n').length;
+        for (let i = open; i !== -1 && i < text.length; i++) {
+            const c = text[i];
+            if (c === '\n') line++;
+            else if (c === '{') depth++;
+            else if (c === '}' && --depth === 0) break;
+            if (depth > 0) out.add(line);
+        }
+    }
+    implLines.set(file, out);
+    return out;
 }
 
 /**
@@ -142,40 +194,65 @@ export function ctagsVersion(): string {
     return execFileSync('ctags', ['--version'], { encoding: 'utf8' }).split('\n')[0]!.split(',')[0]!;
 }
 
-/** ctags' definitions in `files`, of the categories compared; the last line at which it tags a member of each class (`file\0class`); the files where it tags anything. */
-export function ctagsTags(files: readonly string[], lang: string): { tags: Tag[]; lastMember: Map<string, number>; tagged: Set<string> } {
+/** ctags' definitions in `files`, of the categories compared; the last line at which it tags a member of each class (`file\0class`); the last line it tags anything at, per file. */
+export function ctagsTags(files: readonly string[], lang: string): { tags: Tag[]; lastMember: Map<string, number>; lastTag: Map<string, number> } {
     const parser = PARSER[lang]!;
     const args = [...parser.options, '--output-format=json', '--fields=+nKsZ', `--languages=${parser.name}`, '-L', '-', '-f', '-'];
     const out = execFileSync('ctags', args, { input: files.join('\n'), encoding: 'utf8', maxBuffer: 1 << 30 });
     const tags: Tag[] = [];
     const lastMember = new Map<string, number>();
-    const tagged = new Set<string>();
+    const lastTag = new Map<string, number>();
     for (const line of out.split('\n')) {
         if (!line.startsWith('{')) continue;
         const t = JSON.parse(line) as CtagsTag;
         if (t._type !== 'tag') continue;
-        tagged.add(t.path);
+        lastTag.set(t.path, Math.max(lastTag.get(t.path) ?? 0, t.line));
         if (t.scopeKind === 'class' && t.scope !== undefined) {
             const k = `${t.path}\0${t.scope.split(/\.|::/).pop()!}`;
             lastMember.set(k, Math.max(lastMember.get(k) ?? 0, t.line));
         }
-        const category = CLASSIFY[lang]!(t);
+        let category = CLASSIFY[lang]!(t);
+        // ctags' Rust parser loses the `impl` after a `where` clause and calls its fns functions.
+        if (lang === 'rust' && category === 'functions' && t.scope === undefined && implLinesOf(t.path).has(t.line)) category = 'methods';
         // ctags names anonymous structs and enums __anon...: they have no name to find.
         if (category === undefined || t.name.startsWith('__anon')) continue;
         const ctagsWrong = wrongTag(lang, t, category);
         tags.push({ file: t.path, name: t.name, line: t.line, endLine: t.line, category, ...(ctagsWrong && { ctagsWrong }) });
     }
-    return { tags, lastMember, tagged };
+    return { tags, lastMember, lastTag };
 }
 
 /**
- * Why ctags lacks one of our TypeScript or TSX methods, if it plainly does: its parser never tags
- * a constructor, and stops reading a class's members after some constructs (a property whose
- * value is a `new` expression, an overload list), so it tags none of them from there on.
+ * Why ctags lacks one of our JavaScript, TypeScript or TSX definitions, if it plainly does. Its
+ * TypeScript parser never tags a constructor, an object literal's methods, an object type's
+ * members or a function declared in a function. Both parsers stop reading a class's members after
+ * some constructs (TypeScript: a property whose value is a `new` expression, an overload list;
+ * JavaScript: a method named `set` or `get`, a list of declarations over several lines), so they
+ * tag none of them from there on.
  */
-export function lacksMember(lang: string, t: Tag, lastMember: ReadonlyMap<string, number>): string | undefined {
-    if ((lang !== 'typescript' && lang !== 'tsx') || t.category !== 'methods' || t.container === undefined) return undefined;
-    if (t.name === 'constructor') return 'constructor, which ctags does not tag';
-    const last = lastMember.get(`${t.file}\0${t.container}`);
-    return last === undefined || last < t.line ? 'class member after ctags stops reading the class' : undefined;
+export function lacksDefinition(lang: string, t: Tag, lastMember: ReadonlyMap<string, number>, lastTag: ReadonlyMap<string, number>): string | undefined {
+    const last = lastTag.get(t.file);
+    // A file ctags tags nothing in (fdir's dist/index.cjs, 600 lines of plain functions and classes): its parser gave up on it.
+    if (last === undefined) return 'in a file ctags tags nothing in';
+    const inBody = t.within === 'function' || t.within === 'method';
+    if (lang === 'go' && inBody && (t.category === 'classes/structs' || t.category === 'types')) return "type declared in a function body, which ctags' Go parser does not tag";
+    if (lang === 'java' && t.inBody === true && t.category === 'classes/structs') return "class declared in a method body, which ctags' Java parser does not tag";
+    if (lang === 'java' && t.inBody === true && t.category === 'methods') return "method of a local or anonymous class in a method body, which ctags' Java parser does not tag";
+    if (lang !== 'typescript' && lang !== 'tsx' && lang !== 'javascript') return undefined;
+    // These parsers tag every local variable too: after a definition past the last tag, they read nothing more.
+    if (t.line > last) return 'after the last line ctags tags anything at in the file';
+    if (lang === 'javascript' && t.category === 'functions' && new RegExp(`\\.\\s*${escaped(t.name)}\\s*=\\s*(async\\s+)?(\\(|[\\w$]+\\s*=>)`).test(t.signature ?? '')) {
+        return "arrow function set on a member (`module.exports.f = (a) =>`), which ctags' JavaScript parser does not tag";
+    }
+    if (lang !== 'javascript') {
+        if (t.category === 'methods' && t.within === 'variable') return "method of an object literal, which ctags' TypeScript parser does not tag";
+        if (t.category === 'methods' && t.within === 'type') return "member of an object type, which ctags' TypeScript parser does not tag";
+        const declared = /^(export\s+)?(default\s+)?(async\s+)?function\b/.test(t.signature ?? '');
+        if (t.category === 'functions' && inBody && declared) return "function declared in a function, which ctags' TypeScript parser skips";
+        if (t.category === 'functions' && !declared && new RegExp(`\\bfunction\\s*\\*?\\s*${escaped(t.name)}\\s*[(<]`).test(t.signature ?? '')) return "named function expression, which ctags' TypeScript parser does not tag";
+    }
+    if (t.category !== 'methods' || t.container === undefined) return undefined;
+    if (t.name === 'constructor' && lang !== 'javascript') return 'constructor, which ctags does not tag';
+    const lastOfClass = lastMember.get(`${t.file}\0${t.container}`);
+    return lastOfClass === undefined || lastOfClass < t.line ? 'class member after ctags stops reading the class' : undefined;
 }

@@ -15,7 +15,7 @@ import { runSymbolsTask } from '../workers/symbols/symbols.js';
 import { languageOf } from '../src/symbols/shared/languages.js';
 import type { Definition } from '../src/symbols/shared/types.js';
 import { benchArgs, have, intFlag, loadAverages, REPO } from './common.js';
-import { CATEGORIES, COMPARABLE, ctagsTags, ctagsVersion, elseBranchLines, lacksMember, type Category, type Tag } from './symbols-ctags.js';
+import { CATEGORIES, COMPARABLE, ctagsTags, ctagsVersion, elseBranchLines, lacksDefinition, type Category, type Tag } from './symbols-ctags.js';
 import { defaultCorpora, givenCorpora, type Corpus } from './symbols-corpora.js';
 
 const OURS: Record<string, Category> = { function: 'functions', method: 'methods', class: 'classes/structs', struct: 'classes/structs', union: 'classes/structs', enum: 'enums', macro: 'macros', type: 'types', interface: 'types' };
@@ -36,7 +36,7 @@ function sourceFiles(corpus: Corpus): string[] {
     const walk = (d: string): void => {
         for (const e of fs.readdirSync(d, { withFileTypes: true })) {
             const p = path.join(d, e.name);
-            if (e.isDirectory() && e.name !== '.git' && (e.name !== 'node_modules' || d === corpus.dirs[0])) walk(p);
+            if (e.isDirectory() && e.name !== '.git' && e.name !== 'node_modules') walk(p);
             else if (e.isFile() && languageOf(p)?.id === corpus.lang && !corpus.skip?.(p) && fs.statSync(p).size < 1 << 20) out.push(p);
         }
     };
@@ -58,11 +58,18 @@ async function ourTags(files: readonly string[]): Promise<{ tags: Tag[]; ms: num
             bytes += f.chars;
             const file = batch[k]!.real;
             const unread = f.language === 'c' || f.language === 'cpp' ? elseBranchLines(fs.readFileSync(file, 'utf8')) : undefined;
+            // The definitions around the current one, outermost first (they come in source order).
+            const around: Definition[] = [];
             for (const d of f.definitions as Definition[]) {
+                while (around.length > 0 && !(around[around.length - 1]!.line <= d.line && d.endLine <= around[around.length - 1]!.endLine)) around.pop();
+                const within = around[around.length - 1]?.kind;
+                const inBody = around.some((a) => a.kind === 'function' || a.kind === 'method');
+                around.push(d);
                 const category = OURS[d.kind];
                 const ctagsWrong = unread?.has(d.line) ? 'in an #else branch, which ctags does not read' : undefined;
                 const container = d.container[d.container.length - 1];
-                if (category !== undefined) tags.push({ file, name: d.name, line: d.line, endLine: d.endLine, category, ...(container !== undefined && { container }), ...(ctagsWrong && { ctagsWrong }) });
+                if (category === undefined) continue;
+                tags.push({ file, name: d.name, line: d.line, endLine: d.endLine, category, signature: d.signature, inBody, ...(within && { within }), ...(container !== undefined && { container }), ...(ctagsWrong && { ctagsWrong }) });
             }
         });
     }
@@ -72,23 +79,34 @@ async function ourTags(files: readonly string[]): Promise<{ tags: Tag[]; ms: num
 /** A tag's key: ctags writes `operator ()`, we keep the source's `operator()`. */
 const key = (t: Tag): string => `${t.file}\0${t.name.replace(/\s+/g, '')}\0${t.category}`;
 
-/** Pairs tags of the same file, name and category where ctags' line lies within our definition's lines. */
+/**
+ * Pairs tags of the same file, name and category where ctags' line lies within our definition's
+ * lines. A ctags tag that finds only a definition paired already is a second tag of it
+ * (`exports.parse = function parse(`, `Matrix3.prototype.isMatrix3 = true` in class `Matrix3`):
+ * ctags is wrong to count one definition twice.
+ */
 function matchTags(ctags: Tag[], ours: Tag[]): { matched: number; missed: Tag[]; extra: Tag[] } {
     const pool = new Map<string, Tag[]>();
+    const paired = new Map<string, Tag[]>();
     for (const t of ours) {
         const k = key(t);
         pool.set(k, [...(pool.get(k) ?? []), t]);
     }
     const missed: Tag[] = [];
     let matched = 0;
+    const within = (t: Tag) => (o: Tag) => o.line <= t.line && t.line <= o.endLine;
     for (const t of ctags) {
         const list = pool.get(key(t)) ?? [];
-        const i = list.findIndex((o) => o.line <= t.line && t.line <= o.endLine);
-        if (i === -1) missed.push(t);
-        else {
+        // The innermost of ours that holds ctags' line (`module.exports.parseRange = str => {` holds a local `parseRange`).
+        let i = -1;
+        list.forEach((o, j) => {
+            if (within(t)(o) && (i === -1 || o.line > list[i]!.line)) i = j;
+        });
+        if (i !== -1) {
             matched++;
-            list.splice(i, 1);
-        }
+            paired.set(key(t), [...(paired.get(key(t)) ?? []), ...list.splice(i, 1)]);
+        } else if (t.ctagsWrong === undefined && paired.get(key(t))?.some(within(t))) t.ctagsWrong = 'a second tag of one definition';
+        else missed.push(t);
     }
     return { matched, missed, extra: [...pool.values()].flat() };
 }
@@ -119,10 +137,9 @@ export async function symbolsMain(argv: readonly string[]): Promise<void> {
             continue;
         }
         sources.push(`- ${lang}: ${corpus.source}; install: \`${corpus.install}\``);
-        const { tags: theirs, lastMember, tagged } = ctagsTags(files, lang);
+        const { tags: theirs, lastMember, lastTag } = ctagsTags(files, lang);
         const ours = await ourTags(files);
-        // A file ctags gives no tag at all (fdir's dist/index.cjs, 600 lines of plain functions and classes): its parser gave up on it.
-        for (const t of ours.tags) t.ctagsWrong ??= tagged.has(t.file) ? lacksMember(lang, t, lastMember) : 'in a file ctags tags nothing in';
+        for (const t of ours.tags) t.ctagsWrong ??= lacksDefinition(lang, t, lastMember, lastTag);
         const speed = `${files.length} | ${(ours.bytes / 1e6).toFixed(1)} | ${(ours.bytes / 1e3 / ours.ms).toFixed(2)}`;
         for (const category of CATEGORIES) {
             const o = ours.tags.filter((t) => t.category === category);
@@ -132,6 +149,7 @@ export async function symbolsMain(argv: readonly string[]): Promise<void> {
             }
             const c = theirs.filter((t) => t.category === category);
             const m = matchTags(c, o);
+            // After matching, which marks second tags of one definition.
             const wrong = c.filter((t) => t.ctagsWrong !== undefined);
             const missed = m.missed.filter((t) => t.ctagsWrong === undefined);
             const lacks = m.extra.filter((t) => t.ctagsWrong !== undefined);
@@ -141,6 +159,7 @@ export async function symbolsMain(argv: readonly string[]): Promise<void> {
             for (const t of extra.slice(0, 8)) missLines.push(`- ${lang} ${category} not in ctags: ${shown(t)}`);
             for (const t of [...wrong.slice(0, 2), ...lacks.slice(0, 2)]) missLines.push(`- ${lang} ${category} ctags wrong: ${shown(t)}`);
             for (const t of m.missed) allLines.push(`${lang} ${category} missed ${shown(t)}`);
+            for (const t of wrong.filter((w) => !m.missed.includes(w))) allLines.push(`${lang} ${category} second ${shown(t)}`);
             for (const t of m.extra) allLines.push(`${lang} ${category} extra ${shown(t)}`);
         }
     }

@@ -73,7 +73,9 @@ const JS_COMMON = `
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
 (class_body (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.function)
-(object (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.function) @in_object
+(object (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method) @in_object
+(function_expression name: (identifier) @name) @definition.function
+(generator_function name: (identifier) @name) @definition.function
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
 (variable_declarator name: (identifier) @name value: (class !name) @definition.class)
 (assignment_expression left: (member_expression object: (member_expression object: (identifier) @receiver property: (property_identifier) @prototype) property: (property_identifier) @name) right: [(function_expression) (arrow_function)] (#eq? @prototype "prototype")) @definition.method
@@ -100,6 +102,7 @@ const TYPESCRIPT =
 (function_signature name: (identifier) @name) @definition.function
 (method_signature name: (property_identifier) @name) @definition.method
 (abstract_method_signature name: (property_identifier) @name) @definition.method
+(construct_signature "new" @name) @definition.method
 (internal_module name: [(identifier) (nested_identifier)] @name) @definition.module
 (module name: [(identifier) (nested_identifier)] @name) @definition.module
 `;
@@ -134,6 +137,9 @@ const RUST = `
 (mod_item name: (identifier) @name) @definition.module
 (macro_definition name: (identifier) @name) @definition.macro
 (impl_item type: [(type_identifier) @name (generic_type type: (type_identifier) @name) (scoped_type_identifier name: (type_identifier) @name)]) @scope
+(impl_item type: (reference_type type: [(type_identifier) @name (generic_type type: (type_identifier) @name)])) @scope
+(impl_item type: [(primitive_type) (unit_type) (tuple_type) (array_type) (pointer_type) (function_type) (dynamic_type) (abstract_type)] @name) @scope
+(impl_item type: (reference_type type: [(primitive_type) (array_type) (tuple_type) (dynamic_type) (function_type)]) @name) @scope
 `;
 
 const JAVA = `
@@ -142,6 +148,7 @@ const JAVA = `
 (enum_declaration name: (identifier) @name) @definition.enum
 (record_declaration name: (identifier) @name) @definition.class
 (annotation_type_declaration name: (identifier) @name) @definition.interface
+(annotation_type_element_declaration name: (identifier) @name) @definition.method
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.method
 (enum_constant name: (identifier) @name) @definition.constant

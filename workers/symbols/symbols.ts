@@ -6,12 +6,12 @@ import type { Definition, FileSymbols, Reference, SymbolKind, SymbolsResult, Sym
 import { byteSpans, capped, SIGNATURE_CHARS, signatureText } from '../../src/symbols/shared/signature.js';
 import { decodeText } from '../../src/text/shared/text.js';
 import { loaded, parseWithin } from './parser.js';
-import { FILE_SCOPE } from './queries.js';
+import { atFileScope, keep, objectOwner } from './keep.js';
 import { lostMacros, realName } from './repairs.js';
 import type { Node, QueryMatch } from 'web-tree-sitter';
 
-/** Kinds whose definitions contain others as their members. */
-const CONTAINERS: ReadonlySet<string> = new Set(['class', 'struct', 'union', 'interface', 'module', 'scope', 'enum']);
+/** Kinds whose definitions contain others: a class's members, a function's nested functions and local classes (`f.inner`, as ctags scopes them). */
+const CONTAINERS: ReadonlySet<string> = new Set(['class', 'struct', 'union', 'interface', 'module', 'scope', 'enum', 'function', 'method']);
 /** Kinds inside which a function is a method. */
 const CLASS_LIKE: ReadonlySet<string> = new Set(['class', 'struct', 'union', 'interface', 'scope']);
 
@@ -124,14 +124,14 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
         // One definition per node (two patterns may match one typedef).
         if (seen.has(node.id)) continue;
         if (inObject && !atFileScope(node)) continue;
-        if (!keep(node, kind, info)) continue;
+        if (!keep(node, kind, name, info)) continue;
         seen.add(node.id);
         if (cLike) {
             if (kind === 'macro') macroNames.add(name.startIndex);
             const real = realName(node, name);
             found.push(foundAt(kind as Found['kind'], real.text, node, real.node.endIndex, real.owner));
         } else {
-            found.push(foundAt(kind as Found['kind'], name.text, node, name.endIndex, receiver?.text, typed));
+            found.push(foundAt(kind as Found['kind'], name.text, node, name.endIndex, inObject ? objectOwner(node) : receiver?.text, typed));
         }
     }
     if (cLike && root.hasError) {
@@ -160,7 +160,8 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
             const kind: SymbolKind = f.kind === 'function' && inClass ? 'method' : f.kind;
             out.push({ kind, name: f.name, container, line: f.line, endLine: f.endLine, signature: signatureOf(source, f.start, f.nameEnd, spans) });
         }
-        if (CONTAINERS.has(f.kind)) open.push(f);
+        // A C or C++ function holds no definitions, but one the grammar misread may span the next ones.
+        if (CONTAINERS.has(f.kind) && !(cLike && (f.kind === 'function' || f.kind === 'method'))) open.push(f);
     }
     return out;
 }
@@ -169,61 +170,6 @@ function countLines(source: string, from: number, to: number): number {
     let n = 0;
     for (let i = source.indexOf('\n', from); i !== -1 && i < to; i = source.indexOf('\n', i + 1)) n++;
     return n;
-}
-
-/** Whether a match is a definition: variables and constants only at file scope, no `extern` declarations, no member of an inline type. */
-function keep(node: Node, kind: string, info: LanguageInfo): boolean {
-    if (node.type === 'method_signature' && inAnnotation(node)) return false;
-    if (node.type === 'assignment_expression') return kind === 'method' || memberFunction(node);
-    const fileScoped = kind === 'variable' || (kind === 'constant' && node.type !== 'enumerator' && node.type !== 'enum_constant') || node.type === 'variable_declarator';
-    if (!fileScoped) return true;
-    // Perf: the enclosing nodes first, since most matches are a function's locals, ruled out by
-    // their first parent; the node's children are materialized only for file-scope declarations.
-    const scope = FILE_SCOPE[info.id];
-    for (let p = node.parent; p !== null; p = p.parent) {
-        if (!scope?.has(p.type)) return false;
-    }
-    // A declaration the parser had to patch (`notrace u64 __weak f(void)` read as `notrace u64;` and a function): a macro misread, not a variable.
-    if (node.hasError) return false;
-    if ((info.id === 'c' || info.id === 'cpp') && node.children.some((c) => c?.type === 'storage_class_specifier' && c.text === 'extern')) return false;
-    return true;
-}
-
-const LOCAL_SCOPES: ReadonlySet<string> = new Set(['function_declaration', 'function_expression', 'function', 'arrow_function', 'method_definition', 'generator_function', 'generator_function_declaration', 'class_body']);
-
-/**
- * Whether a node lies outside any function or class. An object literal's methods in a function
- * (`new TransformStream({ transform(chunk) {…} })`, `return { get id() {…} }`) are locals, left
- * out as a function's local variables are; in a class property's value (`options = { getX() {…} }`)
- * they are the value's, not the class's methods.
- */
-function atFileScope(node: Node): boolean {
-    for (let p = node.parent; p !== null; p = p.parent) {
-        if (LOCAL_SCOPES.has(p.type)) return false;
-    }
-    return true;
-}
-
-/**
- * `UPNG.encode.compress = function (…) {` at file scope defines `compress`; a prototype's member
- * is a method (its own pattern), and one assigned in a function (`this.onload = () => …`) a local.
- */
-function memberFunction(node: Node): boolean {
-    const left = node.childForFieldName('left');
-    const target = left?.childForFieldName('object');
-    if (target?.type === 'member_expression' && target.childForFieldName('property')?.text === 'prototype') return false;
-    // `module.exports = () => …` names no function: the module exports an anonymous one.
-    if (left?.text === 'module.exports') return false;
-    return node.parent?.type === 'expression_statement' && node.parent.parent?.type === 'program';
-}
-
-/** Whether a member signature belongs to an inline type (`f(x: { at(): void })`, `[…] as { at(): void }[]`), not to a declared interface or type. */
-function inAnnotation(node: Node): boolean {
-    for (let p = node.parent; p !== null; p = p.parent) {
-        if (p.type === 'type_annotation' || p.type === 'formal_parameters' || p.type === 'type_arguments' || p.type === 'as_expression' || p.type === 'satisfies_expression') return true;
-        if (p.type === 'interface_declaration' || p.type === 'type_alias_declaration') return false;
-    }
-    return false;
 }
 
 /** Node types that are a name in code, in the grammars parsed (a comment or string never is one). */

@@ -131,7 +131,7 @@ describe('TypeScript definitions listed once, locals left out', () => {
         expect(await defs('t.ts', src)).toEqual(['5 type A', '5 method keep']);
     });
 
-    it("an object literal's methods in a function or a class property are not definitions; at file scope they are", async () => {
+    it("an object literal's methods in a function or a class property are not definitions; at file scope they are methods of the variable that holds it", async () => {
         const src = [
             'export const api = { run() {} };',
             'function make() {',
@@ -143,7 +143,7 @@ describe('TypeScript definitions listed once, locals left out', () => {
             '}',
             '',
         ].join('\n');
-        const expected = ['1 variable api', '1 function run', '2 function make', '5 class A', '5 method A.m', '6 class B'];
+        const expected = ['1 variable api', '1 method api.run', '2 function make', '5 class A', '5 method A.m', '6 class B'];
         expect(await defs('l.ts', src)).toEqual(expected);
         expect(await defs('l.js', src)).toEqual(expected);
     });

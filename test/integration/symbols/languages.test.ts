@@ -90,9 +90,70 @@ describe('definitions per language', () => {
         expect(await defs('A.java', src)).toEqual(['1 interface Shape', '1 method Shape.area', '2 enum Color', '2 constant Color.RED', '3 class Circle', '4 method Circle.Circle', '5 method Circle.area']);
     });
 
-    it('Python: a function nested in a method is a function, as ctags has it, not a method', async () => {
+    it('Python: a function nested in a method is a function of the method, as ctags has it', async () => {
         const src = ['class Parser:', '    def parse(self):', '        def helper():', '            pass', '        return helper', ''].join('\n');
-        expect(await defs('n.py', src)).toEqual(['1 class Parser', '2 method Parser.parse', '3 function Parser.helper']);
+        expect(await defs('n.py', src)).toEqual(['1 class Parser', '2 method Parser.parse', '3 function Parser.parse.helper']);
+    });
+
+    it('JavaScript: functions nested in a function or method are named under it, local function variables and named function expressions too, as ctags has them', async () => {
+        const src = [
+            'class A {',
+            '  m() {',
+            '    function inner() {}',
+            '    const arrow = () => 2;',
+            '    const count = 1;',
+            '  }',
+            '}',
+            'function outer() {',
+            '  function nested() {}',
+            '  const local = function () {};',
+            '  return function named() {};',
+            '}',
+            'exports.parse = function parse(s) {};',
+            'req.host = wrap(function host() {});',
+            'var same = function same() {};',
+            '',
+        ].join('\n');
+        expect(await defs('n.js', src)).toEqual([
+            '1 class A',
+            '2 method A.m',
+            '3 function A.m.inner',
+            '4 function A.m.arrow',
+            '8 function outer',
+            '9 function outer.nested',
+            '10 function outer.local',
+            '11 function outer.named',
+            '13 function parse',
+            '14 function host',
+            '15 function same',
+        ]);
+    });
+
+    it("JavaScript and TypeScript: an object literal's methods at file scope are methods of the variable or keys that hold it", async () => {
+        const src = ['const api = {', '  run() {},', '  v1: { get(id) {} },', '};', 'module.exports = { close() {} };', ''].join('\n');
+        const expected = ['1 variable api', '2 method api.run', '3 method api.v1.get', '5 method close'];
+        expect(await defs('o.js', src)).toEqual(expected);
+        expect(await defs('o.ts', src)).toEqual(expected);
+    });
+
+    it('TypeScript: a construct signature is a method new; a nested function is named under its function', async () => {
+        const src = ['interface Ctor {', '  new (info?: string): Error;', '}', 'export function audit() {', '  const end = (): void => {};', '}', ''].join('\n');
+        expect(await defs('c.ts', src)).toEqual(['1 interface Ctor', '2 method Ctor.new', '4 function audit', '5 function audit.end']);
+    });
+
+    it('C and C++: a definition after a function the grammar misread is not named under that function', async () => {
+        const src = ['int f(void) { return 0; }', 'struct s { int x; };', '#define M 1', ''].join('\n');
+        expect(await defs('f.c', src)).toEqual(['1 function f', '2 struct s', '3 macro M']);
+    });
+
+    it('Rust: the methods of an impl for a primitive, unit, slice or reference type are methods', async () => {
+        const src = ['impl Deserialize for () {', '    fn deserialize() {}', '}', 'impl Read for &[u8] {', '    fn consume() {}', '}', 'impl Thing for u8 {', '    fn one() {}', '}', "impl<'a> Thing for &'a Bytes {", '    fn two() {}', '}', ''].join('\n');
+        expect(await defs('i.rs', src)).toEqual(['2 method ().deserialize', '5 method &[u8].consume', '8 method u8.one', '11 method Bytes.two']);
+    });
+
+    it('Java: the elements of an annotation type are its methods; a local class in a method is named under it', async () => {
+        const src = ['@interface Prop {', '  boolean bound() default true;', '}', 'class Ops {', '  Object make() {', '    class Sink { void begin() {} }', '    return new Sink();', '  }', '}', ''].join('\n');
+        expect(await defs('P.java', src)).toEqual(['1 interface Prop', '2 method Prop.bound', '4 class Ops', '5 method Ops.make', '6 class Ops.make.Sink', '6 method Ops.make.Sink.begin']);
     });
 
     it('C++: a template specialization is a definition of the template it specializes, with its methods', async () => {
