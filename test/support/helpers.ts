@@ -41,6 +41,14 @@ afterEachFile(async () => {
     fileEngine = undefined;
 });
 
+/**
+ * Polls `done` every `ms` until it holds. No bound of its own: a wait that never ends is ended by
+ * the test's timeout, so a slow, loaded machine only waits longer instead of failing.
+ */
+export async function until(done: () => boolean | Promise<boolean>, ms = 50): Promise<void> {
+    while (!(await done())) await new Promise((r) => setTimeout(r, ms));
+}
+
 /** A fresh real directory, removed after the test. */
 export function tempDir(prefix = 'lcf-'): string {
     const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), prefix));

@@ -9,7 +9,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SKIP_DIRS } from '../../../src/internals.js';
-import { tempDir, writeTree } from '../../support/helpers.js';
+import { tempDir, until, writeTree } from '../../support/helpers.js';
 import { call, FILES, pair, pkgOf, plainOf, same, type Pair } from '../../support/index-pair.js';
 
 describe('search index after changes', () => {
@@ -75,7 +75,7 @@ describe('search index after changes', () => {
         const p: Pair = { root, indexDir: '', indexed, plain, tree };
         /** Polls the indexed search until its result contains `text` (the watcher has reported the change). */
         const seen = async (pattern: string, text: string): Promise<void> => {
-            for (let i = 0; i < 200 && !(await call(indexed, 'search_entries', { content_pattern: pattern })).includes(text); i++) await new Promise((r) => setTimeout(r, 50));
+            await until(async () => (await call(indexed, 'search_entries', { content_pattern: pattern })).includes(text));
         };
         const states: string[] = [];
         tree.on('state', (st: { state: string }) => states.push(st.state));
@@ -84,7 +84,7 @@ describe('search index after changes', () => {
         expect((await same(p, { content_pattern: 'beforeRebuild' })).text).toBe('success: moved/y/z/deep.ts:1: const beforeRebuild = 1;');
         // More changed paths than rebuildAfter: a rebuild in the background; wait until it is served.
         for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(root, `extra${i}.txt`), `extra ${i}\n`);
-        for (let i = 0; i < 400 && !(states.includes('building') && states.at(-1) === 'ready'); i++) await new Promise((r) => setTimeout(r, 50));
+        await until(() => states.includes('building') && states.at(-1) === 'ready');
         expect(states).toContain('building');
         expect(states.at(-1)).toBe('ready');
         // An edit deep in the moved directory, then a new file at the top: once the watcher has
@@ -112,8 +112,7 @@ describe('search index after changes', () => {
         expect(r.answered).toBe(false);
         expect(r.text).toContain('burst3.txt:1: burstToken 3');
         // Rebuilt: answered from the index again.
-        for (let i = 0; i < 400 && tree.status().dirty > 3; i++) await new Promise((res) => setTimeout(res, 50));
-        for (let i = 0; i < 400 && tree.status().state !== 'ready'; i++) await new Promise((res) => setTimeout(res, 50));
+        await until(() => tree.status().dirty <= 3 && tree.status().state === 'ready');
         expect(tree.status().dirty).toBeLessThanOrEqual(3);
         expect((await same(p, { content_pattern: 'burstToken' })).answered).toBe(true);
     });

@@ -12,6 +12,7 @@ import { workerYoungGenerationMb } from '../../../src/engine/pool.js';
 import type { SearchHit } from '../../../src/search/shared/types.js';
 import { CHILD_NODE_ARGS, childModule } from '../../support/child-source.js';
 import { fileTempDir as tempDir, request, write } from '../../support/engine-fixture.js';
+import { until } from '../../support/helpers.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const engine = new Engine({ maxThreads: 2 });
@@ -36,7 +37,7 @@ describe('Engine.stream', () => {
         const first = await it.next();
         expect(first.done).toBe(false);
         // 6,000 hits: the stream stops handing out work at 2,048 waiting ones; its threads go back to the pool.
-        for (let i = 0; i < 3000 && engine.pool.idleThreads < engine.pool.threads.length; i++) await new Promise((r) => setTimeout(r, 20));
+        await until(() => engine.pool.idleThreads >= engine.pool.threads.length, 20);
         expect(engine.pool.idleThreads).toBe(engine.pool.threads.length);
         // Another call runs meanwhile.
         const other = await engine.search(request(dir, { namePattern: '^f7\\.txt$' }), { timeoutMs: 120_000 });

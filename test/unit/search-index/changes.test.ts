@@ -14,14 +14,9 @@ import { ignoreOf, ignorePathsOf } from '../../../src/search-index/watch/parcel.
 import { decodeTable } from '../../../src/search-index/shared/format.js';
 import { Table } from '../../../src/search-index/table.js';
 import { runIndexWalk } from '../../../workers/search-index/index-walk.js';
-import { tempDir, writeTree } from '../../support/helpers.js';
+import { tempDir, until, writeTree } from '../../support/helpers.js';
 
 const SKIP = ['.git', 'node_modules'];
-
-/** Waits (polling, 10 s at most) until `done()` holds. */
-async function until(done: () => boolean): Promise<void> {
-    for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
-}
 
 /** The dirty paths inside a directory of a skipped name. */
 const inside = (c: Changes): string[] => [...c.dirty.keys()].filter((p) => p.split('/').slice(0, -1).some((part) => SKIP.includes(part)));
@@ -60,7 +55,7 @@ describe('index changes', () => {
         fs.writeFileSync(path.join(root, 'pkg/.git/HEAD'), 'changed\n');
         fs.writeFileSync(path.join(root, 'src/a.ts'), 'changed\n');
         // Waits for the watcher's report of the last write (events come in batches, in order).
-        for (let i = 0; i < 200 && !c.dirty.has('src/a.ts'); i++) await new Promise((r) => setTimeout(r, 50));
+        await until(() => c.dirty.has('src/a.ts'));
         expect(c.dirty.has('src/a.ts')).toBe(true);
         expect(changed).toBeGreaterThan(0);
         expect([...c.dirty.keys()].filter((p) => p.split('/').some((part) => part === '.git' || part === 'node_modules'))).toEqual([]);
