@@ -1,7 +1,7 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
 import type { WorkspaceView } from '../access/workspace.js';
-import { candidateFiles, cutNote } from '../symbols/candidates.js';
+import { candidateFiles, cutNote, type Candidates } from '../symbols/candidates.js';
 import { nameQuery } from '../symbols/names.js';
 import { formatDefinition } from '../symbols/outline.js';
 import { parseFiles } from '../symbols/parse.js';
@@ -50,8 +50,9 @@ export class FindSymbolTool extends FileTool<typeof schema> {
         const started = Date.now();
         const max = args.max_results ?? 100;
         const wanted = (d: Definition): boolean => query.matches(d) && (args.kind === undefined || d.kind === args.kind);
-        // From the index's symbol table when it can answer; a call that finds nothing there takes the
-        // scan too, whose message says how many files mention the name.
+        // From the index's symbol table when it can answer. When it finds nothing, the content
+        // search alone says how many files mention the name: parsing them (seconds for a common
+        // word) would find what the table found, since it holds what a parse of each file finds.
         const fromTable = await findInTable(view, engine, query, {
             tool: this.name,
             path: args.path,
@@ -85,6 +86,7 @@ export class FindSymbolTool extends FileTool<typeof schema> {
             realRoots,
             signal: call.signal,
         });
+        if (fromTable !== null) return ok(noDefinitions(args, candidates, fromTable.skipped));
         const parsed = await parseFiles(engine, candidates.files, {
             realRoots,
             maxBytes: fileConfig.maxFileSize,
@@ -99,12 +101,18 @@ export class FindSymbolTool extends FileTool<typeof schema> {
             else if (r.kind === 'timeout') skipped.push(shown);
         });
         const listed = listDefinitions(files, wanted, max);
-        const out =
-            listed.total > 0
-                ? listDefinitionsText(listed, skipped)
-                : `No definitions of ${JSON.stringify(args.name)}${args.kind ? ` (kind ${args.kind})` : ''} found in ${candidates.display} (${candidates.files.length} source ${candidates.files.length === 1 ? 'file mentions' : 'files mention'} it, in any case).` + listDefinitionsText({ lines: [], total: 0 }, skipped);
-        return ok(out + cutNote(candidates, MAX_CANDIDATE_FILES));
+        return ok(listed.total > 0 ? listDefinitionsText(listed, skipped) + cutNote(candidates, MAX_CANDIDATE_FILES) : noDefinitions(args, candidates, skipped));
     }
+}
+
+/** The answer when no definition was found: how many source files mention the name, and the notes. */
+function noDefinitions(args: { name: string; kind?: string | undefined }, candidates: Candidates, skipped: readonly string[]): string {
+    const n = candidates.files.length;
+    return (
+        `No definitions of ${JSON.stringify(args.name)}${args.kind ? ` (kind ${args.kind})` : ''} found in ${candidates.display} (${n} source ${n === 1 ? 'file mentions' : 'files mention'} it, in any case).` +
+        listDefinitionsText({ lines: [], total: 0 }, skipped) +
+        cutNote(candidates, MAX_CANDIDATE_FILES)
+    );
 }
 
 /** The wanted definitions of `files` as printed lines, at most `max`, and how many there are. */

@@ -26,10 +26,14 @@ const C_COMMON = `
 
 /**
  * Functions, and `T f(…) MACRO {…}`: a macro after the parameters (`BOOST_NOEXCEPT`) makes the
- * grammar take the macro for the declarator and leave `f(…)` in an error node before it.
+ * grammar take the macro for the declarator and leave `f(…)` in an error node before it. And
+ * `static int __init f(void) {`: an annotation macro before the name makes it end a declaration
+ * there (`static int __init`, its `;` missing) and read `f(void)` as a definition of type `f`
+ * whose declarator is `(void)` (repairs.ts, `patchedStart`, gives it its first line back).
  */
 const C_FUNCTIONS = (name: string, macro: string) => `
 (function_definition declarator: (function_declarator declarator: ${name} @name)) @definition.function
+(function_definition type: (type_identifier) @name declarator: (parenthesized_declarator (identifier) @void) body: (compound_statement) (#eq? @void "void")) @definition.function
 (function_definition declarator: (pointer_declarator declarator: (function_declarator declarator: ${name} @name))) @definition.function
 (function_definition declarator: (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: ${name} @name)))) @definition.function
 (function_definition (ERROR (function_declarator declarator: ${name} @name)) declarator: ${macro} body: (compound_statement)) @definition.function

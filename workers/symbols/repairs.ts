@@ -110,6 +110,19 @@ function declaredInError(def: Node, name: Node): Node | undefined {
     return undefined;
 }
 
+/**
+ * Where a definition whose name the grammar read as its type (`static int __init f(void) {`, see
+ * queries.ts) begins: at the declaration the grammar ended at the macro (`static int __init`, its
+ * `;` missing) when that ends on the definition's line or the line before (`static int __init` on
+ * a line of its own), else at the definition.
+ */
+export function patchedStart(def: Node, name: Node): Node {
+    if (def.type !== 'function_definition' || def.childForFieldName('type')?.id !== name.id) return def;
+    const prev = def.previousNamedSibling;
+    if (prev?.type !== 'declaration' || prev.text.endsWith(';') || prev.endPosition.row < def.startPosition.row - 1) return def;
+    return prev;
+}
+
 /** A `#define` the tree does not show. */
 export interface LostMacro {
     name: string;

@@ -7,7 +7,7 @@ import { byteSpans, capped, SIGNATURE_CHARS, signatureText } from '../../src/sym
 import { decodeText } from '../../src/text/shared/text.js';
 import { loaded, parseWithin } from './parser.js';
 import { atFileScope, keep, objectOwner } from './keep.js';
-import { lostMacros, realName } from './repairs.js';
+import { lostMacros, patchedStart, realName } from './repairs.js';
 import type { Node, QueryMatch } from 'web-tree-sitter';
 
 /** Kinds whose definitions contain others: a class's members, a function's nested functions and local classes (`f.inner`, as ctags scopes them). */
@@ -129,7 +129,10 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
         if (cLike) {
             if (kind === 'macro') macroNames.add(name.startIndex);
             const real = realName(node, name);
-            found.push(foundAt(kind as Found['kind'], real.text, node, real.node.endIndex, real.owner));
+            const f = foundAt(kind as Found['kind'], real.text, node, real.node.endIndex, real.owner);
+            const start = patchedStart(node, name);
+            if (start !== node) [f.start, f.line] = [start.startIndex, start.startPosition.row + 1];
+            found.push(f);
         } else {
             found.push(foundAt(kind as Found['kind'], name.text, node, name.endIndex, inObject ? objectOwner(node) : receiver?.text, typed));
         }

@@ -45,6 +45,19 @@ describe('definitions per language', () => {
         expect(await defs('clock.c', src)).toEqual(['1 function running_clock', '5 variable sched_features']);
     });
 
+    it('C and C++: one annotation macro between the type and a function taking (void) (__init, __sched, __weak) leaves the function its name and first line', async () => {
+        const src = [
+            'static int __init foo_init(void)', '{', '\treturn 0;', '}',
+            'asmlinkage __visible void __sched schedule(void)', '{', '\tfoo();', '}',
+            'static int __init', 'split_init(void)', '{', '\treturn 1;', '}',
+            'int __weak arch_foo(void)', '{', '\treturn 2;', '}',
+            'int (x);', 'void plain(void)', '{', '}', '',
+        ].join('\n');
+        const want = ['1 function foo_init', '5 function schedule', '9 function split_init', '14 function arch_foo', '19 function plain'];
+        expect(await defs('init.c', src)).toEqual(want);
+        expect(await defs('init.cpp', src)).toEqual(want);
+    });
+
     it('C++: namespaces, classes with methods, out-of-line methods, aliases', async () => {
         const src = ['namespace app {', 'class Engine {', ' public:', '  int run() { return 0; }', '};', 'using Id = int;', '}', 'int app::Engine::stop() { return 1; }', ''].join('\n');
         expect(await defs('a.cpp', src)).toEqual(['1 module app', '2 class app.Engine', '4 method app.Engine.run', '6 type app.Id', '8 method app.Engine.stop']);

@@ -15,6 +15,7 @@ import { buildSymbols, symbolsOf } from '../../../src/symbols/symbol-table.js';
 import { SymbolStore } from '../../../src/symbols/symbol-store.js';
 import { SYMBOLS_FILE } from '../../../src/symbols/shared/symbol-format.js';
 import { parseFiles } from '../../../src/symbols/parse.js';
+import { symbolCacheOf } from '../../../src/symbols/cache.js';
 import { languageOf } from '../../../src/symbols/shared/languages.js';
 import { mulberry32 } from '../../../bench/tree.js';
 import { snapshot, tempDir, writeTree } from '../../support/helpers.js';
@@ -258,6 +259,22 @@ describe('the symbol table', () => {
             expect(answer).not.toMatch(/ — $|—\s*\n/m);
         }
         expect(symbols.answered, 'the table answered').toBeGreaterThan(before);
+    });
+
+    it('answers a name it holds no definition of without parsing the files that mention it, as the scan answers', async () => {
+        const root = tempDir('lcf-symtab-none-');
+        writeTree(root, { ...initialTree(random(11)), 'src/talk.c': '/* alpha_none is only mentioned */\nint talk(void) { return 0; }\n', 'lib/more.py': '# alpha_none\n' });
+        const { pkg, tree } = await indexed(root);
+        const plain = pkgOf(root, false);
+        const cache = symbolCacheOf(pkg.engine);
+        const [parsedBefore, answered] = [cache.size, symbolsOf(tree).answered];
+        const q = { name: 'alpha_none' };
+        const a = await call(pkg, 'find_symbol', q);
+        expect(a).toBe('success: No definitions of "alpha_none" found in . (2 source files mention it, in any case).');
+        expect(symbolsOf(tree).answered).toBe(answered + 1);
+        expect(cache.size, 'no file parsed').toBe(parsedBefore);
+        expect(a).toBe(await call(plain, 'find_symbol', q));
+        expect(await call(pkg, 'find_symbol', { name: 'alpha', kind: 'class' })).toBe(await call(plain, 'find_symbol', { name: 'alpha', kind: 'class' }));
     });
 
     it('refuses bad input from the index as without it, and changes nothing', async () => {
