@@ -89,8 +89,10 @@ export class WorkspaceView {
         let granted = lexical;
         if (this.resolveSymlinks) {
             // Security: decide on the real path, so a symlink inside an access pointing outside grants nothing.
-            real = await realPathOf(abs, opts.followFinal ?? true);
-            granted = accessFor(real, await this.realAccesses());
+            // Perf: the path and the roots are resolved at once (a call's first check waits for both).
+            const [resolved, roots] = await Promise.all([realPathOf(abs, opts.followFinal ?? true), this.realAccesses()]);
+            real = resolved;
+            granted = accessFor(real, roots);
         }
         if (!allows(granted, needed)) {
             if (granted === AccessType.Read || (lexical === AccessType.Read && needed === AccessType.Write)) {

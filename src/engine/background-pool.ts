@@ -2,6 +2,8 @@ import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { nativeGate, watchNativeGate, workerEntry } from './pool.js';
+import { WASM_CHANNEL_FIELD } from './shared/wasm-modules.js';
+import { wasmModuleChannel } from './wasm-modules.js';
 
 /**
  * The process's pools for the index's background work: builds, merges and the listings of a
@@ -36,7 +38,7 @@ const shared = new Map<PoolKind, { pool: Piscina; threads: number }>();
 function newPool(threads: number, youngMb?: number): Piscina {
     watchNativeGate();
     const limits = youngMb === undefined ? {} : { resourceLimits: { maxYoungGenerationSizeMb: youngMb } };
-    const pool = new Piscina({ ...workerEntry(), workerData: { nativeGate }, minThreads: 0, maxThreads: threads, idleTimeout: IDLE_MS, ...limits });
+    const pool = new Piscina({ ...workerEntry(), workerData: { nativeGate, [WASM_CHANNEL_FIELD]: wasmModuleChannel() }, minThreads: 0, maxThreads: threads, idleTimeout: IDLE_MS, ...limits });
     // A thread that dies outside a task is replaced on the next one; nothing to report.
     pool.on('error', () => undefined);
     return pool;

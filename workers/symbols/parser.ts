@@ -3,13 +3,18 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Language as LanguageType, Parser as ParserType, Query as QueryType, Tree } from 'web-tree-sitter';
 import type { LanguageInfo } from '../../src/symbols/shared/languages.js';
+import { wasm, type WasmModule } from '../../src/engine/shared/wasm-modules.js';
+import { sharedWasmModule } from '../pool/wasm-modules.js';
 import { QUERIES } from './queries.js';
 
 /**
  * tree-sitter on a pool thread: web-tree-sitter (WASM) is loaded on the first parse, each
  * grammar and its query on the first file of its language, and kept for the thread's life.
  * WASM rather than native bindings: the same speed here (about 3 MB/s of kernel C per thread
- * for either), no build or native addon on any platform, and safe in worker threads.
+ * for either), no build or native addon on any platform, and safe in worker threads. The runtime
+ * and the grammars are instantiated from modules the host compiled once for the process
+ * (workers/pool/wasm-modules.ts), when it serves them: the optimized code of their hot functions
+ * is then made once, not once per thread (Perf: some 2 s of CPU per thread for the C++ grammar).
  */
 
 interface Loaded {
@@ -26,14 +31,59 @@ function grammarsDir(): string {
     return path.join(path.dirname(require.resolve('tree-sitter-wasms/package.json')), 'out');
 }
 
+/** Modules to instantiate in place of the bytes `Language.load` is given (see {@link loadLanguage}). */
+const compiledFor = new WeakMap<Uint8Array, WasmModule>();
+let instantiateHooked = false;
+
+/**
+ * `Language.load` from a compiled module: web-tree-sitter 0.25 takes only bytes or a path and
+ * instantiates the bytes it was given, so `WebAssembly.instantiate` is wrapped, for this thread,
+ * to use the module registered for exactly those bytes (any other call goes through unchanged).
+ */
+async function loadLanguage(Language: typeof LanguageType, file: string): Promise<LanguageType> {
+    const bytes = readFileSync(file);
+    const module = await sharedWasmModule(file);
+    if (module === null) return Language.load(bytes);
+    if (!instantiateHooked) {
+        instantiateHooked = true;
+        const instantiate = wasm.instantiate.bind(wasm);
+        wasm.instantiate = (b: unknown, imports?: object): Promise<unknown> => {
+            const m = b instanceof Uint8Array ? compiledFor.get(b) : undefined;
+            return m === undefined ? instantiate(b, imports) : instantiate(m, imports).then((instance) => ({ module: m, instance }));
+        };
+    }
+    compiledFor.set(bytes, module);
+    try {
+        return await Language.load(bytes);
+    } finally {
+        compiledFor.delete(bytes);
+    }
+}
+
+async function loadRuntime(): Promise<typeof import('web-tree-sitter')> {
+    const m = require('web-tree-sitter') as typeof import('web-tree-sitter');
+    const module = await sharedWasmModule(path.join(path.dirname(require.resolve('web-tree-sitter')), 'tree-sitter.wasm'));
+    if (module !== null) {
+        // Emscripten's hook for a module its host instantiates: it waits for `done` (instance,
+        // module), so a failed instantiation is raced here and the plain load taken instead.
+        let failed: (err: unknown) => void = () => undefined;
+        const failure = new Promise<never>((_, reject) => (failed = reject));
+        const hooked = m.Parser.init({
+            instantiateWasm(imports: object, done: (instance: unknown, module: WasmModule) => void) {
+                wasm.instantiate(module, imports).then((instance) => done(instance, module), failed);
+                return {};
+            },
+        });
+        if (await Promise.race([hooked, failure]).then(() => true, () => false)) return m;
+    }
+    await m.Parser.init();
+    return m;
+}
+
 async function load(info: LanguageInfo): Promise<Loaded> {
-    runtime ??= (async () => {
-        const m = require('web-tree-sitter') as typeof import('web-tree-sitter');
-        await m.Parser.init();
-        return m;
-    })();
+    runtime ??= loadRuntime();
     const { Parser, Language, Query } = await runtime;
-    const language: LanguageType = await Language.load(readFileSync(path.join(grammarsDir(), info.grammar)));
+    const language: LanguageType = await loadLanguage(Language, path.join(grammarsDir(), info.grammar));
     const parser = new Parser();
     parser.setLanguage(language);
     return { parser, query: new Query(language, QUERIES[info.id]!) };
