@@ -19,7 +19,8 @@ import { runIndexCheckByWalk } from './index-walk.js';
  * of index-walk.ts makes all three: 12.8-14.3 s on ten copies of the Linux tree, one thread).
  *
  * Its result is the walk-and-compare's (the same paths, in another order): an entry new, gone,
- * of another kind or readability, or with another size or modification time (a file), and a
+ * of another kind or readability, or with another size, modification, birth or change time (a
+ * file), and a
  * directory's times apart. Where statx cannot be called, the thread that takes the root runs
  * the walk-and-compare instead.
  */
