@@ -20,8 +20,7 @@ import { runIndexCheckByWalk } from './index-walk.js';
  *
  * Its result is the walk-and-compare's (the same paths, in another order): an entry new, gone,
  * of another kind or readability, or with another size, modification, birth or change time (a
- * file), and a
- * directory's times apart. Where statx cannot be called, the thread that takes the root runs
+ * file), and a directory's times apart. Where statx cannot be called, the thread that takes the root runs
  * the walk-and-compare instead.
  */
 
