@@ -3,6 +3,7 @@ import { entersLinkedDir, type EntryPolicy, type EntryStat } from '../search/sha
 import type { PreparedSearch, Segment } from '../search/shared/protocol.js';
 import type { IgnoreFrame, SearchHit } from '../search/shared/types.js';
 import { Flag, Kind } from './shared/format.js';
+import { foldChangeTime } from './shared/change-time.js';
 import type { ChangedEntries, Extra } from './changed-entries.js';
 import { linkInTable, resolveLink, type ResolvedLink } from './resolved-link.js';
 import { SegmentWriter } from './segment-writer.js';
@@ -214,7 +215,7 @@ export class TableWalk {
         if (!this.#policy.kept(name, subOf(this.#table, i, f), false) || !this.#policy.statOk(st)) return;
         if (!st.isFile()) return; // the walk opens no FIFO, socket or device
         const { tRel, tId } = linkInTable(resolved, this.#q.root, (rel) => table.idOf(rel));
-        const vouched = tId !== undefined && t.kind[tId] === Kind.File && !changed.touches(tRel) && st.size === t.size[tId] && st.mtimeMs === t.mtime[tId] && st.birthtimeMs === t.birthtime[tId] && st.size <= search.maxFileSize;
+        const vouched = tId !== undefined && t.kind[tId] === Kind.File && !changed.touches(tRel) && st.size === t.size[tId] && st.mtimeMs === t.mtime[tId] && st.birthtimeMs === t.birthtime[tId] && foldChangeTime(st.ctimeMs) === t.ctime[tId] && st.size <= search.maxFileSize;
         if (vouched && t.flags[tId]! & (Flag.Binary | Flag.Empty)) return;
         if (vouched && t.flags[tId]! & Flag.Indexed && list !== null && !list.has(tId)) return;
         this.#toWalk(t.parent[i]!, f, name, Kind.Link);

@@ -4,6 +4,7 @@ import type { Changes } from './watch/changes.js';
 import { changesSince } from './watch/changes-since.js';
 import { newCrawlGate } from './shared/crawl-gate.js';
 import { Kind } from './shared/format.js';
+import { foldChangeTime } from './shared/change-time.js';
 import { makePrivate } from './folder.js';
 import { releaseFreedMemory } from '../engine/release-memory.js';
 import { saveClosedState, takeClosedState, type Manifest } from './store.js';
@@ -28,6 +29,14 @@ export interface ReopenContext {
     sharedNice?: () => number | undefined;
 }
 
+/**
+ * Whether @parcel/watcher's snapshot reports every change made while closed: on macOS it replays
+ * the FSEvents journal, which notes every write. Elsewhere it walks the tree and compares
+ * modification times alone, blind to a file rewritten in place with its time set back (`cp -p`
+ * over it, `rsync --inplace -t`): the stored table is then checked too (its change times see it).
+ */
+const SNAPSHOT_SEES_ALL = process.platform === 'darwin';
+
 /** The paths changed since generation `m` was served, and where that came from. @throws Error when the listing fails. */
 export async function changesWhileClosed(ctx: ReopenContext, m: Manifest): Promise<{ changed: string[]; dirTimes: string[]; from: 'snapshot' | 'listing' }> {
     const closed = ctx.changes.watching ? await takeClosedState(ctx.dir, m.gen) : null;
@@ -37,7 +46,9 @@ export async function changesWhileClosed(ctx: ReopenContext, m: Manifest): Promi
             const since = await ctx.changes.changesSinceSnapshot(snap);
             // A snapshot tells entries, not directory times: those are compared afterwards (checkDirTimes).
             ctx.changes.dirTimesPending = true;
-            return { changed: [...closed.dirty, ...since], dirTimes: closed.dirTimes, from: 'snapshot' };
+            if (SNAPSHOT_SEES_ALL) return { changed: [...closed.dirty, ...since], dirTimes: closed.dirTimes, from: 'snapshot' };
+            const listed = await listedSince(ctx, m.gen);
+            return { changed: [...closed.dirty, ...since, ...listed.changed], dirTimes: [...closed.dirTimes, ...listed.dirTimes], from: 'snapshot' };
         } catch {
             // the snapshot is unusable: list the tree
         } finally {
@@ -112,9 +123,9 @@ export async function saveForNextProcess(ctx: ReopenContext, m: Manifest): Promi
 }
 
 /**
- * The paths among `rels` that differ from the table now: a file whose type, size, modification
- * and birth times are the table's again (changed, then restored) is what the listing would call
- * unchanged. The watcher is on, so a change after this look is noted anyway.
+ * The paths among `rels` that differ from the table now: a file whose type, size, modification,
+ * birth and change times are the table's again (a change time is never restored: the file was
+ * not changed after all) is what the listing would call unchanged. The watcher is on, so a change after this look is noted anyway.
  */
 export async function stillChanged(root: string, table: Table, rels: string[]): Promise<string[]> {
     const t = table.t;
@@ -125,7 +136,7 @@ export async function stillChanged(root: string, table: Table, rels: string[]): 
                 const id = table.idOf(rel);
                 if (id !== undefined && t.kind[id] === Kind.File) {
                     const st = await fsp.lstat(path.join(root, rel)).catch(() => null);
-                    if (st !== null && st.isFile() && st.size === t.size[id] && st.mtimeMs === t.mtime[id] && st.birthtimeMs === t.birthtime[id]) return;
+                    if (st !== null && st.isFile() && st.size === t.size[id] && st.mtimeMs === t.mtime[id] && st.birthtimeMs === t.birthtime[id] && foldChangeTime(st.ctimeMs) === t.ctime[id]) return;
                 }
                 out.push(rel);
             }),

@@ -70,7 +70,7 @@ export interface HeldAt {
     /**
      * Native layer only, where the C library has statx(2): entry `name` of `dirFd` as
      * `fs.lstatSync` of it sees it (the same call libuv makes: links not followed, the basic
-     * fields and the birth time), into `out`: mode, size, mtimeMs, birthtimeMs (Node's
+     * fields and the birth time), into `out`: mode, size, mtimeMs, birthtimeMs, ctimeMs (Node's
      * arithmetic). Returns 0, or the errno of the failure. Perf: no path string, no Stats object.
      */
     statAt?(dirFd: number, name: string, out: Float64Array): number;
@@ -233,10 +233,11 @@ function loadNative(): HeldAt | null {
     return { kind: 'native', open, close, list, addressOf, ...statAt };
 }
 
-/** struct statx's offsets (include/uapi/linux/stat.h): stx_mode, stx_size, stx_btime, stx_mtime. */
+/** struct statx's offsets (include/uapi/linux/stat.h): stx_mode, stx_size, stx_btime, stx_ctime, stx_mtime. */
 const STX_MODE = 28;
 const STX_SIZE = 40;
 const STX_BTIME = 80;
+const STX_CTIME = 96;
 const STX_MTIME = 112;
 /** libuv's lstat: STATX_BASIC_STATS | STATX_BTIME, AT_SYMLINK_NOFOLLOW. */
 const STATX_MASK = 0xfff;
@@ -264,6 +265,7 @@ function statAtOf(koffi: Koffi, libc: ReturnType<Koffi['load']>): Pick<HeldAt, '
                 out[1] = st.size;
                 out[2] = st.mtimeMs;
                 out[3] = st.birthtimeMs;
+                out[4] = st.ctimeMs;
                 return 0;
             } catch (err) {
                 return -((err as NodeJS.ErrnoException).errno ?? -1);
@@ -274,6 +276,7 @@ function statAtOf(koffi: Koffi, libc: ReturnType<Koffi['load']>): Pick<HeldAt, '
         out[1] = u32[(STX_SIZE >> 2) + 1]! * 4294967296 + u32[STX_SIZE >> 2]!;
         out[2] = ms(STX_MTIME);
         out[3] = ms(STX_BTIME);
+        out[4] = ms(STX_CTIME);
         return 0;
     };
     return { statAt };

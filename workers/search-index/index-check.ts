@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { isDebrisName } from '../../src/fs/shared/debris.js';
 import { osPath } from '../../src/print/shared/byte-names.js';
 import { CheckQueue, newCheckQueue } from '../../src/search-index/shared/check-queue.js';
+import { foldChangeTime } from '../../src/search-index/shared/change-time.js';
 import { CrawlGate } from '../../src/search-index/shared/crawl-gate.js';
 import { decodeTable, Flag, Kind, type FileTable } from '../../src/search-index/shared/format.js';
 import type { IndexCheckResult, IndexCheckTask } from '../../src/search-index/shared/protocol.js';
@@ -18,8 +19,8 @@ import { runIndexCheckByWalk } from './index-walk.js';
  * of index-walk.ts makes all three: 12.8-14.3 s on ten copies of the Linux tree, one thread).
  *
  * Its result is the walk-and-compare's (the same paths, in another order): an entry new, gone,
- * of another kind or readability, or with another size or modification time (a file), and a
- * directory's times apart. Where statx cannot be called, the thread that takes the root runs
+ * of another kind or readability, or with another size, modification, birth or change time (a
+ * file), and a directory's times apart. Where statx cannot be called, the thread that takes the root runs
  * the walk-and-compare instead.
  */
 
@@ -93,8 +94,8 @@ class Check {
     readonly #statAt: NonNullable<HeldAt['statAt']>;
     readonly #queue: CheckQueue;
     readonly #gate: CrawlGate | null;
-    /** The last statAt: mode, size, mtimeMs, birthtimeMs. */
-    readonly #st = new Float64Array(4);
+    /** The last statAt: mode, size, mtimeMs, birthtimeMs, ctimeMs. */
+    readonly #st = new Float64Array(5);
 
     constructor(task: IndexCheckTask, t: FileTable, at: HeldAt, queue: CheckQueue, gate: CrawlGate | null) {
         this.#root = task.root;
@@ -202,8 +203,9 @@ class Check {
                 if (kind === Kind.Dir) this.#added(fd, name!, p);
             } else if (kind !== Kind.Dir) {
                 // The birth time too: a file replaced (sed -i, rsync, an editor's save) with its size and
-                // modification time set back is a new file.
-                if (st[1] !== t.size[c] || st[2] !== t.mtime[c] || st[3] !== t.birthtime[c]) this.changed.push(p);
+                // modification time set back is a new file; and the change time: one rewritten in
+                // place so (cp -p over it, rsync --inplace -t) keeps its birth time, not its ctime.
+                if (st[1] !== t.size[c] || st[2] !== t.mtime[c] || st[3] !== t.birthtime[c] || foldChangeTime(st[4]!) !== t.ctime[c]) this.changed.push(p);
             } else if (t.end[c]! - c <= SPLIT || !this.#queue.push(c, st[2]!, st[3]!)) {
                 this.#sub(fd, name!, c, p, st[2]!, st[3]!);
             }

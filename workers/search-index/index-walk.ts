@@ -4,6 +4,7 @@ import { isDebrisName } from '../../src/fs/shared/debris.js';
 import { decodeTable, encodeTableParts, Flag, Kind, type FileTable } from '../../src/search-index/shared/format.js';
 import { Names } from '../../src/search-index/shared/table-names.js';
 import { nameGrams } from '../../src/search-index/shared/name-grams.js';
+import { foldChangeTime } from '../../src/search-index/shared/change-time.js';
 import type { IndexCheckResult, IndexCheckTask, IndexWalkResult, IndexWalkTask } from '../../src/search-index/shared/protocol.js';
 import { takeTaskPriority } from '../pool/background.js';
 
@@ -25,6 +26,7 @@ class Columns {
     size = new Float64Array(1024);
     mtime = new Float64Array(1024);
     birthtime = new Float64Array(1024);
+    ctime = new Uint32Array(1024);
     end = new Int32Array(1024);
 
     add(name: string, parent: number, kind: number, st: fs.Stats | null): number {
@@ -36,13 +38,15 @@ class Columns {
         this.size[i] = st ? st.size : 0;
         this.mtime[i] = st ? st.mtimeMs : 0;
         this.birthtime[i] = st ? st.birthtimeMs : 0;
+        // Not the root's (its own stat follows a link; only its modification time is compared).
+        this.ctime[i] = st && parent >= 0 ? foldChangeTime(st.ctimeMs) : 0;
         this.end[i] = i + 1;
         return i;
     }
 
     #grow(): void {
         const m = this.parent.length * 2;
-        const g = <T extends Int32Array | Uint8Array | Float64Array>(a: T, ctor: new (n: number) => T): T => {
+        const g = <T extends Int32Array | Uint32Array | Uint8Array | Float64Array>(a: T, ctor: new (n: number) => T): T => {
             const b = new ctor(m);
             b.set(a);
             return b;
@@ -53,6 +57,7 @@ class Columns {
         this.size = g(this.size, Float64Array);
         this.mtime = g(this.mtime, Float64Array);
         this.birthtime = g(this.birthtime, Float64Array);
+        this.ctime = g(this.ctime, Uint32Array);
         this.end = g(this.end, Int32Array);
     }
 }
@@ -139,6 +144,7 @@ function walkTable(task: IndexWalkTask): { ok: true; table: Omit<FileTable, 'gra
                 size: cols.size.subarray(0, n),
                 mtime: cols.mtime.subarray(0, n),
                 birthtime: cols.birthtime.subarray(0, n),
+                ctime: cols.ctime.subarray(0, n),
                 end: cols.end.subarray(0, n),
             },
         };
@@ -189,7 +195,7 @@ export async function runIndexCheckByWalk(task: IndexCheckTask): Promise<IndexCh
             before.delete(p);
             const kind = now.kind[i]!;
             if (kind !== stored.kind[j] || (now.flags[i]! & Flag.Unreadable) !== (stored.flags[j]! & Flag.Unreadable)) changed.push(p);
-            else if (kind !== Kind.Dir && (now.size[i] !== stored.size[j] || now.mtime[i] !== stored.mtime[j] || now.birthtime[i] !== stored.birthtime[j])) changed.push(p);
+            else if (kind !== Kind.Dir && (now.size[i] !== stored.size[j] || now.mtime[i] !== stored.mtime[j] || now.birthtime[i] !== stored.birthtime[j] || now.ctime[i] !== stored.ctime[j])) changed.push(p);
             else if (kind === Kind.Dir && (now.mtime[i] !== stored.mtime[j] || now.birthtime[i] !== stored.birthtime[j])) dirTimes.push(p);
         }
         for (const p of before.keys()) if (p !== '') changed.push(p);

@@ -13,7 +13,7 @@ import { decodeNames, encodeNames, type Names, type Pause } from './table-names.
  * Version of the index format, in every file's header: an index of another version is rebuilt,
  * never read. Raise it whenever what a build stores changes (the versions so far: CHANGELOG.md).
  */
-export const FORMAT_VERSION = 6;
+export const FORMAT_VERSION = 7;
 const TABLE_MAGIC = Buffer.from('LCFTBL\0\0', 'latin1');
 
 /** A file of the index is not what its header and checksums say. */
@@ -71,6 +71,8 @@ export interface FileTable {
     /** Epoch milliseconds, from lstat. */
     mtime: Float64Array;
     birthtime: Float64Array;
+    /** The change time, folded (change-time.ts): 0 for the root and entries without a stat. */
+    ctime: Uint32Array;
     /** One past the last id of the entry's subtree (`id + 1` for anything but a listed directory). */
     end: Int32Array;
     /** Posting lists of the names (name-grams.ts). */
@@ -98,7 +100,7 @@ export async function crcInSlices(buf: Uint8Array, pause: Pause, crc = 0): Promi
 
 /**
  * Bytes of a file table: header, then the columns (size, mtime, birthtime as f64; parent, end,
- * gram keys, list starts and list ids as 32-bit words; kind, flags as bytes), then the names
+ * folded ctime, gram keys, list starts and list ids as 32-bit words; kind, flags as bytes), then the names
  * joined by NUL; little-endian. Made in slices with `pause` between them, as the parts to write
  * one after the other (the columns are views of `t`'s arrays, not copies). Perf: concatenating
  * the Linux tree's 7.6 MB table into one buffer would hold the host's event loop for 9-12 ms
@@ -122,6 +124,7 @@ export function tableBody(t: FileTable, names: Buffer): Buffer[] {
         view(t.birthtime, n * 8),
         view(t.parent, n * 4),
         view(t.end, n * 4),
+        view(t.ctime, n * 4),
         view(g.keys, g.keys.length * 4),
         view(g.starts, (g.keys.length + 1) * 4),
         view(g.ids, g.ids.length * 4),
@@ -161,7 +164,7 @@ export async function decodeTable(buf: Buffer, file: string, pause: Pause): Prom
     const gramCount = buf.readUInt32LE(24);
     const idCount = buf.readUInt32LE(28);
     const body = buf.subarray(TABLE_HEADER);
-    const expected = n * 34 + (2 * gramCount + 1 + idCount) * 4 + namesLen;
+    const expected = n * 38 + (2 * gramCount + 1 + idCount) * 4 + namesLen;
     if (body.length !== expected) throw new IndexFormatError(file, `size ${buf.length} bytes, expected ${TABLE_HEADER + expected}`);
     if ((await crcInSlices(body, pause)) !== buf.readUInt32LE(32)) throw new IndexFormatError(file, 'checksum mismatch');
     // Memory: the columns are views of the file's bytes when they are aligned (a fresh read's are), else copies.
@@ -180,6 +183,7 @@ export async function decodeTable(buf: Buffer, file: string, pause: Pause): Prom
     const birthtime = new Float64Array(...take(n * 8), n);
     const parent = new Int32Array(...take(n * 4), n);
     const end = new Int32Array(...take(n * 4), n);
+    const ctime = new Uint32Array(...take(n * 4), n);
     const keys = new Uint32Array(...take(gramCount * 4), gramCount);
     const starts = new Uint32Array(...take((gramCount + 1) * 4), gramCount + 1);
     const ids = new Uint32Array(...take(idCount * 4), idCount);
@@ -189,14 +193,14 @@ export async function decodeTable(buf: Buffer, file: string, pause: Pause): Prom
     await pause();
     const names = await decodeNames(body, at, at + namesLen, pause);
     if (names.length !== n) throw new IndexFormatError(file, 'name count mismatch');
-    return { names, parent, kind, flags, size, mtime, birthtime, end, grams: { keys, starts, ids } };
+    return { names, parent, kind, flags, size, mtime, birthtime, ctime, end, grams: { keys, starts, ids } };
 }
 
 /** Where the ids of `t`'s name posting lists start in its table file (see {@link encodeTableParts}). */
 export function tableIdsOffset(t: FileTable): number {
     const n = t.names.length;
     const g = t.grams.keys.length;
-    return TABLE_HEADER + n * 32 + g * 4 + (g + 1) * 4;
+    return TABLE_HEADER + n * 36 + g * 4 + (g + 1) * 4;
 }
 
 /** Bytes of a column copied between two calls of a {@link Pause} by {@link compactTable}. */
@@ -227,6 +231,7 @@ export async function compactTable(t: FileTable, pause: Pause): Promise<FileTabl
         size: await copy(t.size),
         mtime: await copy(t.mtime),
         birthtime: await copy(t.birthtime),
+        ctime: await copy(t.ctime),
         end: await copy(t.end),
         grams: { keys: await copy(t.grams.keys), starts: await copy(t.grams.starts), ids: new Uint32Array(0) },
     };

@@ -93,7 +93,7 @@ describe('build chunks', () => {
         const t = await walked(root);
         // A table of 300,000 entries: columns of 2.4 MB (f64) each.
         const n = 300_000;
-        const big: FileTable = { ...t, size: new Float64Array(n).fill(7), mtime: new Float64Array(n), birthtime: new Float64Array(n), parent: new Int32Array(n), end: new Int32Array(n), kind: new Uint8Array(n), flags: new Uint8Array(n) };
+        const big: FileTable = { ...t, size: new Float64Array(n).fill(7), mtime: new Float64Array(n), birthtime: new Float64Array(n), ctime: new Uint32Array(n), parent: new Int32Array(n), end: new Int32Array(n), kind: new Uint8Array(n), flags: new Uint8Array(n) };
         let pauses = 0;
         const c = await compactTable(big, async () => void pauses++);
         expect(c.size).not.toBe(big.size);

@@ -2,9 +2,10 @@
  * The tree check (workers/search-index/index-check.ts: the stored table's directories listed and
  * merged by name, entries stat'ed by descriptor, on threads sharing a queue) gives what the
  * walk-and-compare gives (index-walk.ts `runIndexCheckByWalk`), whatever changed: added, removed,
- * retyped, resized and touched entries, a renamed directory, one made unreadable, names that are
+ * retyped, resized and touched entries, files rewritten in place with their times set back or chmod'ed, a renamed directory, one made unreadable, names that are
  * not UTF-8, links, skipped directories, the library's temporary files; and fails alike.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,7 +27,7 @@ async function stored(): Promise<{ root: string; table: string }> {
     const files: Record<string, string | Buffer> = { 'top.txt': 'top\n', 'gone.txt': 'x\n', 'same/a.c': 'a\n', 'same/b.c': 'b\n', 'node_modules/m.js': 'm\n' };
     // Big enough to be queued for any thread (more than 1,024 entries below one directory).
     for (let d = 0; d < 3; d++) for (let f = 0; f < 450; f++) files[`big${d}/sub${f % 5}/f${f}.c`] = `int f${f};\n`;
-    for (const d of ['resize', 'touch', 'retype', 'oldname', 'locked', 'dirgone', 'bytes']) files[`${d}/x.txt`] = `${d}\n`;
+    for (const d of ['resize', 'touch', 'retype', 'oldname', 'locked', 'dirgone', 'bytes', 'inplace', 'mode']) files[`${d}/x.txt`] = `${d}\n`;
     files['oldname/deep/y.txt'] = 'y\n';
     files['dirgone/deep/z.txt'] = 'z\n';
     files['big1/sub2/tofile/inner.c'] = 'i\n';
@@ -60,6 +61,15 @@ function change(root: string): void {
     fs.rmSync(at('big1/sub2/tofile'), { recursive: true });
     fs.writeFileSync(at('big1/sub2/tofile'), 'a file now\n');
     fs.writeFileSync(at('big2/sub4/f4.c'), 'changed in a queued directory\n');
+    // Rewritten in place with the same size and its modification time set back to the nanosecond
+    // (same inode, same birth time): only its change time moved. Once in a queued directory too.
+    for (const [rel, text] of [['inplace/x.txt', 'INPLACE\n'], ['big0/sub1/f1.c', 'int g1;\n']] as const) {
+        execFileSync('touch', ['-r', at(rel), `${at(rel)}.ref`]);
+        fs.writeFileSync(at(rel), text);
+        execFileSync('touch', ['-r', `${at(rel)}.ref`, at(rel)]);
+        fs.rmSync(`${at(rel)}.ref`);
+    }
+    fs.chmodSync(at('mode/x.txt'), 0o600);
     fs.renameSync(at('oldname'), at('newname'));
     fs.chmodSync(at('locked'), 0o000);
     fs.writeFileSync(Buffer.from(at('bytes') + '/na\xefve.txt', 'latin1'), 'another latin1 name\n');
@@ -91,7 +101,7 @@ describe('the tree check', () => {
         try {
             const reference = sorted(await runIndexCheckByWalk(task(root, table)));
             // The reference itself: each kind of change is there.
-            for (const p of ['added.txt', 'newdir', 'newdir/inner', 'newdir/inner/n.c', 'gone.txt', 'dirgone', 'dirgone/deep/z.txt', 'resize/x.txt', 'touch/x.txt', 'retype/x.txt', 'retype/x.txt/under.txt', 'big1/sub2/tofile', 'big1/sub2/tofile/inner.c', 'big2/sub4/f4.c', 'oldname/deep/y.txt', 'newname/x.txt', 'link', 'newlink', 'bytes/na\udcefve.txt', 'bytes/caf\udce9.txt']) {
+            for (const p of ['added.txt', 'newdir', 'newdir/inner', 'newdir/inner/n.c', 'gone.txt', 'dirgone', 'dirgone/deep/z.txt', 'resize/x.txt', 'touch/x.txt', 'retype/x.txt', 'retype/x.txt/under.txt', 'big1/sub2/tofile', 'big1/sub2/tofile/inner.c', 'big2/sub4/f4.c', 'oldname/deep/y.txt', 'newname/x.txt', 'link', 'newlink', 'bytes/na\udcefve.txt', 'bytes/caf\udce9.txt', 'inplace/x.txt', 'big0/sub1/f1.c', 'mode/x.txt']) {
                 expect(reference.changed, p).toContain(p);
             }
             if (!asRoot) expect(reference.changed).toContain('locked/x.txt');

@@ -3,7 +3,7 @@
  * the watcher's snapshot or a listing), skipped directories watched by path, a change made right
  * before close, and two processes sharing one index directory.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -34,7 +34,7 @@ describe('search index across processes', () => {
         fs.writeFileSync(path.join(p.root, 'src/lib.ts'), 'changed while closed: kappaLambda\n');
         fs.writeFileSync(path.join(p.root, 'added.txt'), 'kappaLambda added while closed\n');
         fs.rmSync(path.join(p.root, 'README.md'));
-        // Changed and restored (type, size and time as the table has them): not a change.
+        // Its times changed and restored: its change time moved, so it counts as changed.
         fs.utimesSync(main(p.root), new Date(), new Date());
         fs.utimesSync(main(p.root), 1_700_000_000, 1_700_000_000);
         const again = pkgOf(p.root, { dir: indexDir, watcher });
@@ -45,7 +45,8 @@ describe('search index across processes', () => {
         // Opened, not rebuilt: the build figures are those stored.
         expect(st.openMs).toBeDefined();
         expect(st.buildMs).toBe(built.buildMs);
-        expect(st.dirty).toBe(4); // guide.md, lib.ts, added.txt, README.md
+        // guide.md, lib.ts, added.txt, README.md, main.ts (re-read: more work, the same answer).
+        expect(st.dirty).toBe(5);
         const q = { ...p, indexed: again, tree };
         const r = await same(q, { content_pattern: 'kappaLambda' });
         expect(r.text).toContain('added.txt:1:');
@@ -83,6 +84,65 @@ describe('search index across processes', () => {
         expect(r.text).toContain('src/lib.ts:1:');
         expect(r.answered).toBe(true);
         expect((await same(q, { content_pattern: 'function alphaBeta' })).text).not.toContain('src/lib.ts');
+        await again.close();
+    });
+
+    it.each([
+        ['inotify', 'listing'],
+        ['parcel', 'listing'],
+        ['parcel', 'snapshot'],
+    ] as const)('counts a file rewritten in place while closed, same size, modification time set back to the nanosecond, as changed: its change time moved (%s watcher, from the %s)', async (watcher, how) => {
+        const indexDir = tempDir('lcf-index-');
+        const p = await pair(FILES, indexDir, undefined, watcher);
+        await p.indexed.close();
+        const dir = path.join(indexDir, fs.readdirSync(indexDir)[0]!);
+        if (how === 'listing') fs.rmSync(path.join(dir, 'closed.json'), { force: true });
+        // As `cp -p` over an existing file or `rsync --inplace -t` leave it: same inode (so the
+        // same birth time), same size, the modification time of a reference made before the write.
+        const file = path.join(p.root, 'src/lib.ts');
+        const ref = path.join(indexDir, 'ref');
+        execFileSync('touch', ['-r', file, ref]);
+        const was = fs.statSync(file, { bigint: true });
+        const text = fs.readFileSync(file, 'utf8').replace('alphaBeta', 'omegaPsi_');
+        expect(Buffer.byteLength(text)).toBe(Number(was.size));
+        fs.writeFileSync(file, text); // truncates and writes the same inode
+        execFileSync('touch', ['-r', ref, file]);
+        const now = fs.statSync(file, { bigint: true });
+        expect([now.ino, now.size, now.mtimeNs, now.birthtimeNs]).toEqual([was.ino, was.size, was.mtimeNs, was.birthtimeNs]);
+        expect(now.ctimeNs).not.toBe(was.ctimeNs);
+        const again = pkgOf(p.root, { dir: indexDir, watcher });
+        const tree = (await again.searchIndex!.warm(p.root, DEFAULT_SKIP_DIRS, [p.root]))!;
+        expect(tree.status().state).toBe('ready');
+        expect(tree.status().reopenedFrom).toBe(how === 'snapshot' && watcher === 'parcel' ? 'snapshot' : 'listing');
+        expect(tree.status().dirty).toBe(1);
+        const q = { ...p, indexed: again, tree };
+        const r = await same(q, { content_pattern: 'omegaPsi_' });
+        expect(r.text).toBe('success: src/lib.ts:1: export function omegaPsi_(x: number) {');
+        expect(r.answered).toBe(true);
+        expect((await same(q, { content_pattern: 'function alphaBeta' })).text).not.toContain('src/lib.ts');
+        await again.close();
+    });
+
+    it.each(['inotify', 'parcel'] as const)('counts a file whose mode changed while closed as changed, and answers exactly (%s watcher, from the listing)', async (watcher) => {
+        const indexDir = tempDir('lcf-index-');
+        const p = await pair(FILES, indexDir, undefined, watcher);
+        await p.indexed.close();
+        const dir = path.join(indexDir, fs.readdirSync(indexDir)[0]!);
+        fs.rmSync(path.join(dir, 'closed.json'), { force: true });
+        const file = path.join(p.root, 'src/deep/a/b.txt');
+        const was = fs.statSync(file, { bigint: true });
+        fs.chmodSync(file, 0o600);
+        const now = fs.statSync(file, { bigint: true });
+        expect([now.size, now.mtimeNs, now.birthtimeNs]).toEqual([was.size, was.mtimeNs, was.birthtimeNs]);
+        const again = pkgOf(p.root, { dir: indexDir, watcher });
+        const tree = (await again.searchIndex!.warm(p.root, DEFAULT_SKIP_DIRS, [p.root]))!;
+        expect(tree.status().state).toBe('ready');
+        expect(tree.status().reopenedFrom).toBe('listing');
+        expect(tree.status().dirty).toBe(1); // re-read: more work, the same answer
+        const q = { ...p, indexed: again, tree };
+        const r = await same(q, { content_pattern: 'gammaDelta', output_mode: 'files_with_matches' });
+        expect(r.text).toContain('src/deep/a/b.txt');
+        expect(r.answered).toBe(true);
         await again.close();
     });
 

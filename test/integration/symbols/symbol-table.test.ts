@@ -253,11 +253,14 @@ describe('the symbol table', () => {
         expect(await symbols.ready(), symbols.error).not.toBeNull();
         const plain = pkgOf(root, false);
         const before = symbols.answered;
-        for (const q of [{ name: 'alpha' }, { name: 'gamma' }, { name: '^(alpha|gamma)$', regex: true }, { name: 'gamma', max_results: 1 }]) {
+        for (const q of [{ name: 'alpha' }, { name: 'gamma' }, { name: '^(alpha|gamma)$', regex: true }, { name: 'gamma', max_results: 1 }, { name: 'omega' }, { name: '^(omega|alpha)$', regex: true }]) {
             const answer = await call(again, 'find_symbol', q);
             expect(answer, JSON.stringify(q)).toBe(await call(plain, 'find_symbol', q));
             expect(answer).not.toMatch(/ — $|—\s*\n/m);
         }
+        // The new name, which the table did not hold: the file counts as changed (its change time moved).
+        expect(await call(again, 'find_symbol', { name: 'omega' })).toContain('src/a.c');
+        expect(await call(again, 'find_symbol', { name: 'alpha' })).not.toContain('src/a.c');
         expect(symbols.answered, 'the table answered').toBeGreaterThan(before);
     });
 

@@ -60,10 +60,10 @@ async function walked(root: string): Promise<Buffer> {
     return Buffer.from(r.table.buffer, r.table.byteOffset, r.table.length);
 }
 
-/** Offsets of the names in a table file (format.ts layout: 48-byte header, 34 bytes of columns per entry and the name posting lists in 32-bit words, then the names). */
+/** Offsets of the names in a table file (format.ts layout: 48-byte header, 38 bytes of columns per entry and the name posting lists in 32-bit words, then the names). */
 function namesRange(bytes: Buffer): [number, number] {
     const n = bytes.readUInt32LE(12);
-    const from = 48 + n * 34 + (2 * bytes.readUInt32LE(24) + 1 + bytes.readUInt32LE(28)) * 4;
+    const from = 48 + n * 38 + (2 * bytes.readUInt32LE(24) + 1 + bytes.readUInt32LE(28)) * 4;
     return [from, from + bytes.readDoubleLE(16)];
 }
 
@@ -198,7 +198,7 @@ describe('index file table', () => {
         const absent = [...'qqq'].reduce((w, c) => (w << 8) | c.charCodeAt(0), 0);
         expect(paged.nameIds(absent).length).toBe(0);
         // A byte of the second block changed under the index: reading a list in that block fails, one in the first block still reads.
-        const idsAt = 48 + held.size * 32 + keys.length * 8 + 4;
+        const idsAt = 48 + held.size * 36 + keys.length * 8 + 4;
         const starts = held.t.grams.starts;
         const inSecond = keys.findIndex((_, r) => starts[r]! >= 16384 && starts[r + 1]! <= 2 * 16384 && starts[r + 1]! > starts[r]!);
         const inFirst = keys.findIndex((_, r) => starts[r + 1]! <= 16384 && starts[r + 1]! > starts[r]!);
