@@ -179,7 +179,8 @@ function joined(strings: readonly string[]): { text: Buffer; offsets: Buffer } {
 
 /** The checkpoints' sections: per table entry where its bytes start (one more than the entries), and the bytes. Memory: a few bytes per checkpoint. */
 function pointSections(tableSize: number, points: [number, string][]): { offsets: Buffer; data: Buffer } {
-    points.sort((a, b) => a[0] - b[0]);
+    // An id outside the table is none of its files.
+    points = points.filter((p) => p[0] >= 0 && p[0] < tableSize).sort((a, b) => a[0] - b[0]);
     const data = Buffer.concat(points.map((p) => Buffer.from(p[1], 'base64')));
     const offsets = Buffer.alloc(4 * (tableSize + 1));
     let [at, k] = [0, 0];

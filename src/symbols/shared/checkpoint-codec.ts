@@ -27,6 +27,8 @@ export function encodePoints(chars: number, points: readonly number[]): Buffer {
 export function decodePoints(bytes: Uint8Array, from: number, to: number): FilePoints {
     const r = new VarintReader(bytes, from, to);
     const chars = r.next();
+    // A file the table holds is at most maxFileSize bytes: 2^31 characters is past any.
+    if (chars > 0x7fffffff) throw new RangeError('checkpoints of a file too long');
     const points: number[] = [];
     let [index, row] = [0, 0];
     while (r.at < to) {
