@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { WorkspaceView } from '../access/workspace.js';
 import { AccessType } from '../config/shared/configuration.js';
 import type { Engine } from '../engine/engine.js';
+import { osPath } from '../print/shared/byte-names.js';
 import { Kind } from '../search-index/shared/format.js';
 import { SearchIndex } from '../search-index/search-index.js';
 import { symbolsOf } from './symbol-table.js';
@@ -25,6 +26,8 @@ export async function withCheckpoints(view: WorkspaceView, engine: Engine, dir: 
     const index = engine.backends.find((b): b is SearchIndex => b instanceof SearchIndex);
     if (index === undefined || !index.symbols || files.length === 0) return [...files];
     const checked = await view.check(dir ?? '.', AccessType.Read, 'find_references');
+    // One file named: the index serves directories (its tree is looked up by one).
+    if ((await fs.stat(osPath(checked.real)).catch(() => null))?.isDirectory() !== true) return [...files];
     const roots = (realRoots ?? view.accesses).map((a) => a.path);
     const tree = index.tree(checked.real, view.skipDirs, realRoots === null ? null : roots);
     const served = tree?.served() ?? null;

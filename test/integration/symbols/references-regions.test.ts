@@ -171,7 +171,8 @@ describe('references from regions', () => {
         const pointed = Object.entries(files).filter(([rel, text]) => store!.pointsOf(table.idOf(rel)!)?.chars === text.length);
         expect(pointed.length).toBe(Object.keys(files).length);
         const before = snapshot(root);
-        for (const args of [{ name: NAME }, { name: NAME, path: 'src' }, { name: NAME, max_results: 5 }, { name: 'pad3' }]) {
+        const one = Object.keys(files).find((f) => f.endsWith('.py'))!;
+        for (const args of [{ name: NAME }, { name: NAME, path: 'src' }, { name: NAME, max_results: 5 }, { name: 'pad3' }, { name: NAME, path: one }, { name: 'Holder1', include: '*.py' }]) {
             expect(await call(withTable, args), JSON.stringify(args)).toBe(await call(plain, args));
         }
         // An edit through the tools: that file is parsed whole, the rest from their regions.
