@@ -14,13 +14,14 @@ export interface PointedFile {
     /** Where a parse of the file stood between top-level items when the table was made (workers/symbols/regions.ts), and its length then. */
     checkpoints?: number[];
     chars?: number;
+    crc?: number;
 }
 
 /**
  * `files` (under the directory `dir` names) with their checkpoints from the index's symbol table
  * where it has them and vouches for the file: a regular file of the served generation, not
  * changed since as the index knows, with the size and times it had then. Any other file is
- * given back as it came, and is parsed whole. The pool checks the rest (length, rows).
+ * given back as it came, and is parsed whole. The pool checks the rest (length, CRC, rows).
  */
 export async function withCheckpoints(view: WorkspaceView, engine: Engine, dir: string | undefined, files: readonly { shown: string; real: string }[], realRoots: readonly { path: string }[] | null): Promise<PointedFile[]> {
     const index = engine.backends.find((b): b is SearchIndex => b instanceof SearchIndex);
@@ -43,7 +44,7 @@ export async function withCheckpoints(view: WorkspaceView, engine: Engine, dir: 
             const st = await fs.lstat(f.real).catch(() => null);
             if (st === null || !st.isFile() || st.size !== t.t.size[id] || st.mtimeMs !== t.t.mtime[id] || st.birthtimeMs !== t.t.birthtime[id]) return f;
             const p = store.pointsOf(id);
-            return p === null ? f : { ...f, checkpoints: p.points, chars: p.chars };
+            return p === null ? f : { ...f, checkpoints: p.points, chars: p.chars, crc: p.crc };
         }),
     );
 }

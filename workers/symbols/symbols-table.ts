@@ -37,7 +37,7 @@ export async function runSymbolsPart(task: SymbolsPartTask): Promise<SymbolsPart
                     failed.push([id, f.kind === 'timeout' ? Failure.Timeout : Failure.Other]);
                     return;
                 }
-                if (f.checkpoints!.length > 0) points.push([id, encodePoints(f.chars, f.checkpoints!).toString('base64')]);
+                if (f.checkpoints!.length > 0) points.push([id, encodePoints(f.chars, f.crc!, f.checkpoints!).toString('base64')]);
                 f.definitions.forEach((d, j) => {
                     const [at, len, cut] = [f.sigSpans![3 * j]!, f.sigSpans![3 * j + 1]!, f.sigSpans![3 * j + 2]!];
                     const known = at >= 0 && len <= SIG_MAX_BYTES;

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
 import { toToolError, ToolError } from '../../src/errors/shared/errors.js';
 import { readRegularFileSync } from '../../src/fs/shared/safe-read.js';
 import { languageOf, supportedLanguages, type LanguageInfo } from '../../src/symbols/shared/languages.js';
@@ -30,7 +31,7 @@ export async function runSymbolsTask(task: SymbolsTask): Promise<SymbolsResult> 
     return { ok: true, files };
 }
 
-async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken: { checkpoints?: number[]; chars?: number } = {}): Promise<FileSymbols> {
+async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken: { checkpoints?: number[]; chars?: number; crc?: number } = {}): Promise<FileSymbols> {
     const info = languageOf(real);
     if (info === undefined) {
         // A directory, or what is not a regular file, gets the error a read of it gets.
@@ -42,8 +43,9 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
     if (!decoded.ok) throw new ToolError('binary', `Binary file: ${shown} is not source text.`);
     const text = decoded.text;
     const { parser, query } = await loaded(info);
-    // Checkpoints taken of a text of another length are not this text's.
-    const tree = parseUses(parser, text, task, taken.chars === text.length ? taken.checkpoints : undefined);
+    // Checkpoints taken of another text are not this one's.
+    const fits = taken.checkpoints !== undefined && taken.chars === text.length && taken.crc === crc32(bytes);
+    const tree = parseUses(parser, text, task, fits ? taken.checkpoints : undefined);
     if (tree === null) {
         parser.reset();
         throw new ToolError('timeout', `Parsing ${shown} took longer than ${task.parseMs} ms: the file was skipped.`);
@@ -56,7 +58,7 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
         const lines = 1 + countLines(text, 0, text.length - 1);
         const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references);
         const sigSpans = spans && byteSpans(text, spans, decoded.info.encoding === 'utf8' ? (decoded.info.bom ? 3 : 0) : null);
-        return { ok: true, language: info.id, lines: text.length === 0 ? 0 : lines, chars: text.length, definitions, ...(references && { references }), ...(sigSpans && { sigSpans }), ...(points && { checkpoints: points }), ...(tree.regions && { regions: true as const }) };
+        return { ok: true, language: info.id, lines: text.length === 0 ? 0 : lines, chars: text.length, definitions, ...(references && { references }), ...(sigSpans && { sigSpans }), ...(points && { checkpoints: points, crc: crc32(bytes) }), ...(tree.regions && { regions: true as const }) };
     } finally {
         tree.delete();
     }

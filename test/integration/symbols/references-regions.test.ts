@@ -88,7 +88,7 @@ function shown(r: FileSymbols): string {
         .join('\n');
 }
 
-const task = (root: string, files: { shown: string; real: string; checkpoints?: number[]; chars?: number }[], extra: { checkpoints?: boolean } = {}) =>
+const task = (root: string, files: { shown: string; real: string; checkpoints?: number[]; chars?: number; crc?: number }[], extra: { checkpoints?: boolean } = {}) =>
     runSymbolsTask({ op: 'symbols', files, realRoots: [{ path: root, type: AccessType.Read }], maxBytes: 1 << 22, parseMs: 60_000, references: NAME, ...extra });
 
 describe('references from regions', () => {
@@ -106,7 +106,7 @@ describe('references from regions', () => {
             expect(whole.ok, `seed ${seed}`).toBe(true);
             if (!whole.ok) continue;
             const chars = fs.readFileSync(file, 'utf8').length;
-            const regions = (await task(root, [{ ...f, checkpoints: whole.checkpoints!, chars }])).files[0]!;
+            const regions = (await task(root, [{ ...f, checkpoints: whole.checkpoints!, chars, crc: whole.crc! }])).files[0]!;
             expect(shown(regions), `seed ${seed} (${lang})`).toBe(shown(whole));
             if ((whole.references ?? []).length > 0) withHits++;
             if (regions.ok && regions.regions) usedRegions++;
@@ -116,7 +116,7 @@ describe('references from regions', () => {
         expect(usedRegions).toBeGreaterThan(withHits / 2);
     });
 
-    it('does not use checkpoints that no longer fit the file: another length, moved lines, a checkpoint mid-line', async () => {
+    it('does not use checkpoints that no longer fit the file: another length or CRC, moved lines, a checkpoint mid-line', async () => {
         const root = tempDir('lcf-regions-stale-');
         for (const lang of ['c', 'ts', 'py'] as const) {
             const file = path.join(root, `g${EXT[lang]}`);
@@ -129,12 +129,16 @@ describe('references from regions', () => {
             expect(points.length).toBeGreaterThan(2);
             const shifted = points.map((v, i) => (i % 2 === 0 ? v + 3 : v));
             const rowsOff = points.map((v, i) => (i % 2 === 1 ? v + 1 : v));
-            for (const [why, cp, chars] of [
-                ['length', points, text.length + 1],
-                ['mid-line', shifted, text.length],
-                ['rows', rowsOff, text.length],
+            const crc = whole.crc!;
+            const fine = (await task(root, [{ ...f, checkpoints: points, chars: text.length, crc }])).files[0]!;
+            expect(fine.ok && fine.regions, `${lang}: the checkpoints as taken are used`).toBe(true);
+            for (const [why, cp, chars, check] of [
+                ['length', points, text.length + 1, crc],
+                ['crc (rewritten in place)', points, text.length, (crc + 1) % 2 ** 32],
+                ['mid-line', shifted, text.length, crc],
+                ['rows', rowsOff, text.length, crc],
             ] as const) {
-                const r = (await task(root, [{ ...f, checkpoints: [...cp], chars }])).files[0]!;
+                const r = (await task(root, [{ ...f, checkpoints: [...cp], chars, crc: check }])).files[0]!;
                 expect(shown(r), `${lang}: ${why}`).toBe(shown(whole));
                 expect(r.ok && r.regions, `${lang}: ${why}`).toBeFalsy();
             }

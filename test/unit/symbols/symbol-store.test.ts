@@ -158,7 +158,7 @@ function recordsOf(names: string[]): PartRecord[] {
 const pointsOf = (id: number): number[] => Array.from({ length: 1 + (id % 5) }, (_, i) => [1000 * (i + 1) + id, 40 * (i + 1)]).flat();
 
 function merged(dir: string, records: PartRecord[], failed: [number, number][] = []): string {
-    const points = (k: number): [number, string][] => [k + 3, k + 30, k + 96].map((id) => [id, encodePoints(100_000 + id, pointsOf(id)).toString('base64')]);
+    const points = (k: number): [number, string][] => [k + 3, k + 30, k + 96].map((id) => [id, encodePoints(100_000 + id, 0xfffffff0 + (id % 16), pointsOf(id)).toString('base64')]);
     const parts = [0, 1, 2].map((k) => writePart(path.join(dir, `symbols-part-${k}.00000000.ndjson`), k === 0 ? failed : [], records.filter((r) => r[1] % 3 === k), points(k)));
     const out = path.join(dir, 'symbols.bin');
     expect(runSymbolsMerge({ op: 'symbols-merge', parts, tableSize: 100, out })).toMatchObject({ ok: true, definitions: records.length });
@@ -269,7 +269,7 @@ describe('the compact encoding', () => {
         fs.writeFileSync(file, good);
         const fine = await SymbolStore.load(file, 100);
         try {
-            for (const id of [3, 4, 5, 30, 31, 32, 96, 97, 98]) expect(fine.pointsOf(id), `file ${id}`).toEqual({ chars: 100_000 + id, points: pointsOf(id) });
+            for (const id of [3, 4, 5, 30, 31, 32, 96, 97, 98]) expect(fine.pointsOf(id), `file ${id}`).toEqual({ chars: 100_000 + id, crc: 0xfffffff0 + (id % 16), points: pointsOf(id) });
             for (const id of [0, 2, 6, 50, 99, 100, 1000, -1]) expect(fine.pointsOf(id), `file ${id}`).toBeNull();
         } finally {
             await fine.close();
@@ -280,7 +280,7 @@ describe('the compact encoding', () => {
         const partly = await SymbolStore.load(file, 100);
         try {
             expect(partly.pointsOf(3)).toBeNull();
-            expect(partly.pointsOf(98)).toEqual({ chars: 100_000 + 98, points: pointsOf(98) });
+            expect(partly.pointsOf(98)).toEqual({ chars: 100_000 + 98, crc: 0xfffffff0 + (98 % 16), points: pointsOf(98) });
         } finally {
             await partly.close();
         }
