@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AccessType, FileConfiguration, FileToolPackage, SearchConfiguration, Workspace } from '../../../src/index.js';
 import { DEFAULT_SKIP_DIRS } from '../../../src/internals.js';
 import { symbolsOf } from '../../../src/symbols/symbol-table.js';
+import { withCheckpoints } from '../../../src/symbols/table-points.js';
 import type { FileSymbols } from '../../../src/symbols/shared/types.js';
 import { runSymbolsTask } from '../../../workers/symbols/symbols.js';
 import { mulberry32 } from '../../../bench/tree.js';
@@ -174,6 +175,9 @@ describe('references from regions', () => {
         const table = tree.served()!.table;
         const pointed = Object.entries(files).filter(([rel, text]) => store!.pointsOf(table.idOf(rel)!)?.chars === text.length);
         expect(pointed.length).toBe(Object.keys(files).length);
+        // The tool's own path to them: each file is vouched for and gets its checkpoints.
+        const given = await withCheckpoints(withTable.workspace.view(), withTable.engine, undefined, Object.keys(files).map((rel) => ({ shown: rel, real: path.join(fs.realpathSync(root), rel) })), null);
+        expect(given.filter((f) => f.checkpoints !== undefined && f.crc !== undefined).length).toBe(Object.keys(files).length);
         const before = snapshot(root);
         const one = Object.keys(files).find((f) => f.endsWith('.py'))!;
         for (const args of [{ name: NAME }, { name: NAME, path: 'src' }, { name: NAME, max_results: 5 }, { name: 'pad3' }, { name: NAME, path: one }, { name: 'Holder1', include: '*.py' }]) {
