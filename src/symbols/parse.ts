@@ -21,7 +21,7 @@ export interface ParseOptions {
  * file unchanged since its last parse, else parsed on the pool (and remembered when no references
  * were asked for).
  */
-export async function parseFiles(engine: TaskRunner, files: readonly { shown: string; real: string }[], opts: ParseOptions): Promise<FileSymbols[]> {
+export async function parseFiles(engine: TaskRunner, files: readonly { shown: string; real: string; checkpoints?: number[]; chars?: number; crc?: number }[], opts: ParseOptions): Promise<FileSymbols[]> {
     const cache = opts.references === undefined ? symbolCacheOf(engine) : undefined;
     const roots = JSON.stringify(opts.realRoots);
     const stamps = cache ? await Promise.all(files.map((f) => SymbolCache.stampOf(f.real))) : [];
@@ -32,7 +32,7 @@ export async function parseFiles(engine: TaskRunner, files: readonly { shown: st
         if (hit) out[i] = hit;
         else missed.push(i);
     });
-    const parsed = await inTasks<{ shown: string; real: string }, SymbolsResult, FileSymbols>(
+    const parsed = await inTasks<(typeof files)[number], SymbolsResult, FileSymbols>(
         engine,
         missed.map((i) => files[i]!),
         FILES_PER_TASK,

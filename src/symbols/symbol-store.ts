@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { BLOCK_NAMES, BLOCK_SHIFT, checkRows, decodeRows, decodeSigs, SIG_NONE, type BlockRows, type SigPlace } from './shared/symbol-codec.js';
 import { signatureCheck, signatureText } from './shared/signature.js';
+import { decodePoints, type FilePoints } from './shared/checkpoint-codec.js';
 import { blocksOf, DIGEST_BYTES, Failure, HEADER_BYTES, kindOfCode, layoutOf, readCounts, SYMBOL_MAGIC, type SymbolCounts, type SymbolLayout } from './shared/symbol-format.js';
 import type { Definition } from './shared/types.js';
 import { NameList } from './symbol-names.js';
@@ -39,6 +40,8 @@ export class SymbolStore {
     #cached: { b: number; rows: BlockRows } | null = null;
     /** Files whose parse timed out when the table was made (parsed again when asked). */
     readonly timedOut: Uint32Array;
+    readonly #pointOff: Uint32Array;
+    readonly #points: Buffer;
 
     /**
      * @param head - the file's bytes up to the names (header, blocks' starts).
@@ -55,6 +58,10 @@ export class SymbolStore {
         this.#conts = cols.toString('utf8', l.contText - l.rows, l.contText - l.rows + counts.containerBytes);
         const ids = u32(l.failedIds, counts.failed);
         this.timedOut = ids.filter((_, i) => cols[l.failedWhy - l.rows + i] === Failure.Timeout);
+        this.#pointOff = u32(l.pointOff, counts.tableSize + 1);
+        this.#points = cols.subarray(l.points - l.rows, l.points - l.rows + counts.pointBytes);
+        for (let id = 0; id < counts.tableSize; id++) if (this.#pointOff[id]! > this.#pointOff[id + 1]!) throw new SymbolFileError('symbols file: checkpoints out of order');
+        if (this.#pointOff[counts.tableSize] !== counts.pointBytes) throw new SymbolFileError('symbols file: checkpoints and counts disagree');
         const ends = [this.#blockRows[blocks - 1], this.#blockDefs[blocks - 1], this.#blockSigs[blocks - 1]];
         if (ends[0] !== counts.rowBytes || ends[1] !== counts.defs || ends[2] !== counts.sigBytes) throw new SymbolFileError('symbols file: blocks and counts disagree');
         if (this.#conts.length !== this.#contOff[counts.containers]) throw new SymbolFileError('symbols file: text and offsets disagree');
@@ -115,6 +122,18 @@ export class SymbolStore {
             if (starts[b]! > starts[b + 1]! || defs[b]! > defs[b + 1]! || this.#blockSigs[b]! > this.#blockSigs[b + 1]!) throw new SymbolFileError('symbols file: blocks out of order');
             checkRows(this.#rows, starts[b]!, starts[b + 1]!, Math.min(BLOCK_NAMES, this.counts.names - (b << BLOCK_SHIFT)), defs[b + 1]! - defs[b]!);
             if ((b & 1023) === 0 && turns.due) await turns.yield();
+        }
+    }
+
+    /** File `id`'s checkpoints as the table was made (checkpoint-codec.ts), or `null` when it has none or they do not decode. */
+    pointsOf(id: number): FilePoints | null {
+        if (id < 0 || id >= this.counts.tableSize) return null;
+        const [from, to] = [this.#pointOff[id]!, this.#pointOff[id + 1]!];
+        if (from === to) return null;
+        try {
+            return decodePoints(this.#points, from, to);
+        } catch {
+            return null;
         }
     }
 

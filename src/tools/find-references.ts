@@ -5,6 +5,7 @@ import type { WorkspaceView } from '../access/workspace.js';
 import { candidateFiles, cutNote } from '../symbols/candidates.js';
 import { dotted, nameQuery } from '../symbols/names.js';
 import { parseFiles, type ParseOptions } from '../symbols/parse.js';
+import { withCheckpoints } from '../symbols/table-points.js';
 import { AccessType } from '../config/shared/configuration.js';
 import { errors, ToolError } from '../errors/shared/errors.js';
 import type { TaskRunner } from '../search/task-runner.js';
@@ -94,7 +95,9 @@ export class FindReferencesTool extends FileTool<typeof schema> {
             realRoots,
             signal: call.signal,
         });
-        const parsed = await parseFiles(engine, candidates.files, {
+        // With the index's symbol table, a file it vouches for is parsed only around the name's occurrences.
+        const files = await withCheckpoints(view, engine, args.line === undefined || at?.local ? args.path : '.', candidates.files, realRoots);
+        const parsed = await parseFiles(engine, files, {
             realRoots,
             maxBytes: fileConfig.maxFileSize,
             parseMs: Math.max(1, searchConfig.timeoutMs - (Date.now() - started)),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Language as LanguageType, Parser as ParserType, Query as QueryType, Tree } from 'web-tree-sitter';
+import type { Language as LanguageType, Parser as ParserType, Query as QueryType, Range, Tree } from 'web-tree-sitter';
 import type { LanguageInfo } from '../../src/symbols/shared/languages.js';
 import { wasm, type WasmModule } from '../../src/engine/shared/wasm-modules.js';
 import { sharedWasmModule } from '../pool/wasm-modules.js';
@@ -101,10 +101,10 @@ export function loaded(info: LanguageInfo): Promise<Loaded> {
     return l;
 }
 
-/** Parses `text`, or returns `null` when it takes longer than `ms` milliseconds. */
-export function parseWithin(parser: ParserType, text: string, ms: number): Tree | null {
+/** Parses `text` (only `ranges` of it when given), or returns `null` when it takes longer than `ms` milliseconds. */
+export function parseWithin(parser: ParserType, text: string, ms: number, ranges?: Range[]): Tree | null {
     const end = performance.now() + ms;
     // The progress callback cancels the parse when it returns true.
     const progressCallback = ((): boolean => performance.now() > end) as unknown as () => void;
-    return parser.parse(text, null, { progressCallback });
+    return parser.parse(text, null, { progressCallback, ...(ranges && { includedRanges: ranges }) });
 }

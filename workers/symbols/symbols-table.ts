@@ -9,6 +9,7 @@ import type { SymbolsMergeResult, SymbolsMergeTask, SymbolsPartResult, SymbolsPa
 import { takeTaskPriority } from '../pool/background.js';
 import { runSymbolsTask } from './symbols.js';
 import { STREAMED, TableEncoder, type Streamed } from './table-encode.js';
+import { encodePoints } from '../../src/symbols/shared/checkpoint-codec.js';
 import { copyInto, LineReader, writeAll, WRITE_FLAGS } from './table-io.js';
 
 /** Files parsed per call of the `symbols` operation (its outcomes are then encoded and let go). */
@@ -25,16 +26,18 @@ export async function runSymbolsPart(task: SymbolsPartTask): Promise<SymbolsPart
     try {
         const realRoots = [{ path: task.root, type: AccessType.Read }];
         const failed: [number, Failure][] = [];
+        const points: [number, string][] = [];
         const records: PartRecord[] = [];
         for (let i = 0; i < task.paths.length; i += BATCH) {
             const files = task.paths.slice(i, i + BATCH).map((p) => ({ shown: p, real: path.join(task.root, p) }));
-            const r = await runSymbolsTask({ op: 'symbols', files, realRoots, maxBytes: task.maxBytes, parseMs: task.parseMs, spans: true });
+            const r = await runSymbolsTask({ op: 'symbols', files, realRoots, maxBytes: task.maxBytes, parseMs: task.parseMs, spans: true, checkpoints: true });
             r.files.forEach((f, k) => {
                 const id = task.ids[i + k]!;
                 if (!f.ok) {
                     failed.push([id, f.kind === 'timeout' ? Failure.Timeout : Failure.Other]);
                     return;
                 }
+                if (f.checkpoints!.length > 0) points.push([id, encodePoints(f.chars, f.crc!, f.checkpoints!).toString('base64')]);
                 f.definitions.forEach((d, j) => {
                     const [at, len, cut] = [f.sigSpans![3 * j]!, f.sigSpans![3 * j + 1]!, f.sigSpans![3 * j + 2]!];
                     const known = at >= 0 && len <= SIG_MAX_BYTES;
@@ -44,7 +47,7 @@ export async function runSymbolsPart(task: SymbolsPartTask): Promise<SymbolsPart
         }
         // Stable: a name's definitions stay in file order.
         records.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-        const lines = [JSON.stringify(failed), ...records.map((r) => JSON.stringify(r))];
+        const lines = [JSON.stringify(failed), JSON.stringify(points), ...records.map((r) => JSON.stringify(r))];
         writeNew(task.out, Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
         return { ok: true, definitions: records.length };
     } catch (err) {
@@ -87,11 +90,13 @@ export function runSymbolsMerge(task: SymbolsMergeTask): SymbolsMergeResult {
     try {
         enc = new TableEncoder(stem);
         const failed: [number, Failure][] = [];
+        const points: [number, string][] = [];
         const heap: Head[] = [];
         for (const [k, part] of task.parts.entries()) {
             const r = new LineReader(part);
             readers.push(r);
             failed.push(...(JSON.parse(r.next() ?? '[]') as [number, Failure][]));
+            points.push(...(JSON.parse(r.next() ?? '[]') as [number, string][]));
             const line = r.next();
             if (line !== null) push(heap, { rec: JSON.parse(line) as PartRecord, k });
         }
@@ -122,7 +127,7 @@ export function runSymbolsMerge(task: SymbolsMergeTask): SymbolsMergeResult {
         }
         if (name !== null) enc.add(name, rows, sigs);
         enc.finish();
-        const bytes = assemble(task, tmp, enc, [...containers.keys()], failed);
+        const bytes = assemble(task, tmp, enc, [...containers.keys()], failed, pointSections(task.tableSize, points));
         fs.renameSync(tmp, task.out);
         for (const part of task.parts) fs.rmSync(part, { force: true });
         return { ok: true, bytes, names: enc.names, definitions: enc.defs };
@@ -172,15 +177,29 @@ function joined(strings: readonly string[]): { text: Buffer; offsets: Buffer } {
     return { text: Buffer.from(strings.length === 0 ? '' : `${strings.join('\n')}\n`, 'utf8'), offsets };
 }
 
+/** The checkpoints' sections: per table entry where its bytes start (one more than the entries), and the bytes. Memory: a few bytes per checkpoint. */
+function pointSections(tableSize: number, points: [number, string][]): { offsets: Buffer; data: Buffer } {
+    // An id outside the table is none of its files.
+    points = points.filter((p) => p[0] >= 0 && p[0] < tableSize).sort((a, b) => a[0] - b[0]);
+    const data = Buffer.concat(points.map((p) => Buffer.from(p[1], 'base64')));
+    const offsets = Buffer.alloc(4 * (tableSize + 1));
+    let [at, k] = [0, 0];
+    for (let id = 0; id <= tableSize; id++) {
+        offsets.writeUInt32LE(at, 4 * id);
+        if (k < points.length && points[k]![0] === id) at += Buffer.byteLength(points[k++]![1], 'base64');
+    }
+    return { offsets, data };
+}
+
 /** Writes the table to `tmp`: the header, then each section at its place (streamed columns copied), the digest last; synced. Its size. */
-function assemble(task: SymbolsMergeTask, tmp: string, enc: TableEncoder, containers: string[], failed: [number, Failure][]): number {
+function assemble(task: SymbolsMergeTask, tmp: string, enc: TableEncoder, containers: string[], failed: [number, Failure][], points: { offsets: Buffer; data: Buffer }): number {
     const cols = enc.cols;
     const cont = joined(containers);
     failed.sort((a, b) => a[0] - b[0]);
     const ids = Buffer.alloc(4 * failed.length);
     failed.forEach((f, i) => ids.writeUInt32LE(f[0], 4 * i));
     const size = (c: Streamed): number => cols.get(c)!.bytes;
-    const counts = { tableSize: task.tableSize, names: enc.names, defs: enc.defs, containers: containers.length, failed: failed.length, nameBytes: enc.nameBytes, containerBytes: cont.text.length, codedBytes: size('names'), rowBytes: size('rows'), sigBytes: size('sigs') };
+    const counts = { tableSize: task.tableSize, names: enc.names, defs: enc.defs, containers: containers.length, failed: failed.length, nameBytes: enc.nameBytes, containerBytes: cont.text.length, codedBytes: size('names'), rowBytes: size('rows'), sigBytes: size('sigs'), pointBytes: points.data.length };
     const l = layoutOf(counts);
     const header = Buffer.alloc(HEADER_BYTES);
     SYMBOL_MAGIC.copy(header, 0);
@@ -206,6 +225,8 @@ function assemble(task: SymbolsMergeTask, tmp: string, enc: TableEncoder, contai
             ['contText', cont.text],
             ['failedIds', ids],
             ['failedWhy', Buffer.from(failed.map((f) => f[1]))],
+            ['pointOff', points.offsets],
+            ['points', points.data],
         ];
         // In the file's order; an empty section shares its offset with the next, so it is left out.
         const bytesOf = (from: string | Buffer): number => (typeof from === 'string' ? [...cols.values()].find((w) => w.file === from)!.bytes : from.length);

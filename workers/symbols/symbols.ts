@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
 import { toToolError, ToolError } from '../../src/errors/shared/errors.js';
 import { readRegularFileSync } from '../../src/fs/shared/safe-read.js';
 import { languageOf, supportedLanguages, type LanguageInfo } from '../../src/symbols/shared/languages.js';
@@ -6,9 +7,10 @@ import type { Definition, FileSymbols, Reference, SymbolKind, SymbolsResult, Sym
 import { byteSpans, capped, SIGNATURE_CHARS, signatureText } from '../../src/symbols/shared/signature.js';
 import { decodeText } from '../../src/text/shared/text.js';
 import { loaded, parseWithin } from './parser.js';
+import { checkpointsOf, regionsFor, regionsHold } from './regions.js';
 import { atFileScope, keep, objectOwner } from './keep.js';
 import { lostMacros, patchedStart, realName } from './repairs.js';
-import type { Node, QueryMatch } from 'web-tree-sitter';
+import type { Node, Parser, QueryMatch, Tree } from 'web-tree-sitter';
 
 /** Kinds whose definitions contain others: a class's members, a function's nested functions and local classes (`f.inner`, as ctags scopes them). */
 const CONTAINERS: ReadonlySet<string> = new Set(['class', 'struct', 'union', 'interface', 'module', 'scope', 'enum', 'function', 'method']);
@@ -20,7 +22,7 @@ export async function runSymbolsTask(task: SymbolsTask): Promise<SymbolsResult> 
     const files: FileSymbols[] = [];
     for (const f of task.files) {
         try {
-            files.push(await fileSymbols(f.shown, f.real, task));
+            files.push(await fileSymbols(f.shown, f.real, task, f));
         } catch (err) {
             const e = toToolError(err, f.shown);
             files.push({ ok: false, kind: e.kind, message: e.message });
@@ -29,7 +31,7 @@ export async function runSymbolsTask(task: SymbolsTask): Promise<SymbolsResult> 
     return { ok: true, files };
 }
 
-async function fileSymbols(shown: string, real: string, task: SymbolsTask): Promise<FileSymbols> {
+async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken: { checkpoints?: number[]; chars?: number; crc?: number } = {}): Promise<FileSymbols> {
     const info = languageOf(real);
     if (info === undefined) {
         // A directory, or what is not a regular file, gets the error a read of it gets.
@@ -41,22 +43,41 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask): Prom
     if (!decoded.ok) throw new ToolError('binary', `Binary file: ${shown} is not source text.`);
     const text = decoded.text;
     const { parser, query } = await loaded(info);
-    const tree = parseWithin(parser, text, task.parseMs);
+    // Checkpoints taken of another text are not this one's.
+    const fits = taken.checkpoints !== undefined && taken.chars === text.length && taken.crc === crc32(bytes);
+    const tree = parseUses(parser, text, task, fits ? taken.checkpoints : undefined);
     if (tree === null) {
         parser.reset();
         throw new ToolError('timeout', `Parsing ${shown} took longer than ${task.parseMs} ms: the file was skipped.`);
     }
     try {
+        const points = task.checkpoints === true && !tree.regions ? checkpointsOf(tree.rootNode) : undefined;
         const spans = task.spans === true ? [] : undefined;
         const definitions = definitionsOf(query.matches(tree.rootNode), info, text, tree.rootNode, spans);
         // A final line end does not start another line.
         const lines = 1 + countLines(text, 0, text.length - 1);
         const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references);
         const sigSpans = spans && byteSpans(text, spans, decoded.info.encoding === 'utf8' ? (decoded.info.bom ? 3 : 0) : null);
-        return { ok: true, language: info.id, lines: text.length === 0 ? 0 : lines, chars: text.length, definitions, ...(references && { references }), ...(sigSpans && { sigSpans }) };
+        return { ok: true, language: info.id, lines: text.length === 0 ? 0 : lines, chars: text.length, definitions, ...(references && { references }), ...(sigSpans && { sigSpans }), ...(points && { checkpoints: points, crc: crc32(bytes) }), ...(tree.regions && { regions: true as const }) };
     } finally {
         tree.delete();
     }
+}
+
+/**
+ * The tree to look for `task.references` in: with the file's checkpoints, only the regions around
+ * the name's occurrences are parsed (one parse of those ranges, positions the file's own); the
+ * whole file when they cover most of it, or when the regions' parse meets an error (error
+ * recovery may read a region otherwise than the whole parse did). `regions` says which.
+ */
+function parseUses(parser: Parser, text: string, task: SymbolsTask, checkpoints: readonly number[] | undefined): (Tree & { regions?: boolean }) | null {
+    const ranges = task.references !== undefined && checkpoints !== undefined ? regionsFor(text, task.references, checkpoints) : undefined;
+    if (ranges !== undefined) {
+        const tree = parseWithin(parser, text, task.parseMs, ranges);
+        if (tree !== null && regionsHold(tree.rootNode, ranges)) return Object.assign(tree, { regions: true });
+        tree?.delete();
+    }
+    return parseWithin(parser, text, task.parseMs);
 }
 
 interface Found {

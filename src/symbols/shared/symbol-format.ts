@@ -5,7 +5,7 @@
  * the host (src/symbols/symbol-store.ts). Encodings in symbol-codec.ts.
  *
  * Layout, little-endian, every section 4-byte aligned:
- * - magic `LCFSYM04`, then the SHA-256 of every byte after the digest;
+ * - magic `LCFSYM05`, then the SHA-256 of every byte after the digest;
  * - counts (`COUNTS` u32): table entries, names, definitions, containers, failed files, bytes of
  *   the names joined by `\n`, bytes of the containers, then the bytes of the coded names, of the
  *   rows and of the signature places;
@@ -17,6 +17,9 @@
  *   container and kind as varints (symbol-codec.ts, `RowEncoder`);
  * - containers: char offsets (u32) and their text (parts joined by NUL, containers by `\n`);
  * - files whose parse failed: table id (u32) and why (u8: {@link Failure});
+ * - per table entry (and one past the last), where its checkpoints start (u32), then the
+ *   checkpoints (checkpoint-codec.ts): where a parse of the file stood between top-level items,
+ *   so that `find_references` parses only the regions around a name's occurrences;
  * - per block, per definition where its signature's text stands in its file and a 16-bit check
  *   (symbol-codec.ts, `SigEncoder`): last, left on disk while serving and read for the
  *   definitions a call prints.
@@ -28,9 +31,9 @@
 import { BLOCK_NAMES } from './symbol-codec.js';
 import { SYMBOL_KINDS, type SymbolKind } from './types.js';
 
-export const SYMBOL_MAGIC = Buffer.from('LCFSYM04', 'latin1');
+export const SYMBOL_MAGIC = Buffer.from('LCFSYM05', 'latin1');
 export const DIGEST_BYTES = 32;
-export const COUNTS = 10;
+export const COUNTS = 11;
 /** A signature's byte length at most in the table (the low bit of its varint says the text was cut). */
 export const SIG_MAX_BYTES = 0x7fff;
 export const HEADER_BYTES = SYMBOL_MAGIC.length + DIGEST_BYTES + COUNTS * 4;
@@ -53,6 +56,7 @@ export interface SymbolCounts {
     codedBytes: number;
     rowBytes: number;
     sigBytes: number;
+    pointBytes: number;
 }
 
 export const blocksOf = (names: number): number => Math.ceil(names / BLOCK_NAMES);
@@ -68,6 +72,8 @@ export interface SymbolLayout {
     contText: number;
     failedIds: number;
     failedWhy: number;
+    pointOff: number;
+    points: number;
     sigs: number;
     end: number;
 }
@@ -92,6 +98,8 @@ export function layoutOf(c: SymbolCounts): SymbolLayout {
         contText: take(c.containerBytes),
         failedIds: take(4 * c.failed),
         failedWhy: take(c.failed),
+        pointOff: take(4 * (c.tableSize + 1)),
+        points: take(c.pointBytes),
         sigs: take(c.sigBytes),
         end: 0,
     };
@@ -99,7 +107,7 @@ export function layoutOf(c: SymbolCounts): SymbolLayout {
     return l;
 }
 
-const COUNT_KEYS = ['tableSize', 'names', 'defs', 'containers', 'failed', 'nameBytes', 'containerBytes', 'codedBytes', 'rowBytes', 'sigBytes'] as const;
+const COUNT_KEYS = ['tableSize', 'names', 'defs', 'containers', 'failed', 'nameBytes', 'containerBytes', 'codedBytes', 'rowBytes', 'sigBytes', 'pointBytes'] as const;
 
 export function readCounts(header: Buffer): SymbolCounts {
     const at = SYMBOL_MAGIC.length + DIGEST_BYTES;
@@ -116,7 +124,7 @@ export const kindOfCode = (code: number): SymbolKind | undefined => SYMBOL_KINDS
 
 /**
  * A part file (the `symbols-part` operation's output) holds one JSON value per line: first the
- * failed files (`[id, Failure][]`), then one {@link PartRecord} per definition, sorted by name in
+ * failed files (`[id, Failure][]`), then the checkpoints (`[id, base64 of checkpoint-codec.ts's bytes][]`), then one {@link PartRecord} per definition, sorted by name in
  * JS string order (a name's definitions in file order), so that parts merge as streams.
  */
 /** `[name, file id, kind code, container parts joined by NUL, line, last line, signature offset (-1: not known), length << 1 | cut, check]`. */

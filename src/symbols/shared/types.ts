@@ -28,13 +28,18 @@ export interface Reference {
 
 /** The outcome for one file of a `symbols` task. */
 export type FileSymbols =
-    | { ok: true; language: string; lines: number; chars: number; definitions: Definition[]; references?: Reference[]; sigSpans?: number[] }
+    | { ok: true; language: string; lines: number; chars: number; definitions: Definition[]; references?: Reference[]; sigSpans?: number[]; checkpoints?: number[]; crc?: number; regions?: true }
     | { ok: false; kind: ToolErrorKind; message: string };
 
 /** A `symbols` task: parse each file and list its definitions (workers/symbols/symbols.ts). */
 export interface SymbolsTask {
     op: 'symbols';
-    files: { shown: string; real: string }[];
+    /**
+     * With `checkpoints` (from a parse of the file when it was `chars` long and its bytes had the
+     * CRC-32 `crc`, see `checkpoints` below), only the regions around `references` are parsed;
+     * `definitions` then holds only theirs.
+     */
+    files: { shown: string; real: string; checkpoints?: number[]; chars?: number; crc?: number }[];
     realRoots: RealRoots;
     /** Bytes at most per file (`maxFileSize`). */
     maxBytes: number;
@@ -44,6 +49,8 @@ export interface SymbolsTask {
     references?: string;
     /** Also give where each signature's text stands in the file (`sigSpans`: byte offset, byte length, cut; offset -1 when unknown). */
     spans?: boolean;
+    /** Also give where the parse stood between top-level items (`checkpoints`: `[index, row, …]`, workers/symbols/regions.ts) and the bytes' CRC-32 (`crc`). */
+    checkpoints?: boolean;
 }
 
 export interface SymbolsResult {

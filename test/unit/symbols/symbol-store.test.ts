@@ -10,6 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { signatureCheck } from '../../../src/symbols/shared/signature.js';
 import { BLOCK_NAMES } from '../../../src/symbols/shared/symbol-codec.js';
+import { encodePoints } from '../../../src/symbols/shared/checkpoint-codec.js';
 import { HEADER_BYTES, KIND_CODES, layoutOf, readCounts, SYMBOL_MAGIC, type PartRecord } from '../../../src/symbols/shared/symbol-format.js';
 import { anchoredPrefix } from '../../../src/symbols/symbol-names.js';
 import { requiredWord, SymbolFileError, SymbolStore } from '../../../src/symbols/symbol-store.js';
@@ -26,10 +27,10 @@ function def(dir: string, name: string, id: number, kind: string, container: str
     return [name, id, KIND_CODES.get(kind as 'function')!, container, line, end, before.length, 2 * Buffer.byteLength(sig), signatureCheck(sig)];
 }
 
-/** A part file: the failed files, then the records sorted by name. */
-function writePart(file: string, failed: [number, number][], records: PartRecord[]): string {
+/** A part file: the failed files, the checkpoints, then the records sorted by name. */
+function writePart(file: string, failed: [number, number][], records: PartRecord[], points: [number, string][] = []): string {
     const sorted = [...records].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    fs.writeFileSync(file, [failed, ...sorted].map((x) => JSON.stringify(x)).join('\n') + '\n');
+    fs.writeFileSync(file, [failed, points, ...sorted].map((x) => JSON.stringify(x)).join('\n') + '\n');
     return file;
 }
 
@@ -153,8 +154,12 @@ function recordsOf(names: string[]): PartRecord[] {
     return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
 }
 
+/** Checkpoints of file `id` (as the pool takes them: increasing indexes and rows). */
+const pointsOf = (id: number): number[] => Array.from({ length: 1 + (id % 5) }, (_, i) => [1000 * (i + 1) + id, 40 * (i + 1)]).flat();
+
 function merged(dir: string, records: PartRecord[], failed: [number, number][] = []): string {
-    const parts = [0, 1, 2].map((k) => writePart(path.join(dir, `symbols-part-${k}.00000000.ndjson`), k === 0 ? failed : [], records.filter((r) => r[1] % 3 === k)));
+    const points = (k: number): [number, string][] => [k + 3, k + 30, k + 96].map((id) => [id, encodePoints(100_000 + id, 0xfffffff0 + (id % 16), pointsOf(id)).toString('base64')]);
+    const parts = [0, 1, 2].map((k) => writePart(path.join(dir, `symbols-part-${k}.00000000.ndjson`), k === 0 ? failed : [], records.filter((r) => r[1] % 3 === k), points(k)));
     const out = path.join(dir, 'symbols.bin');
     expect(runSymbolsMerge({ op: 'symbols-merge', parts, tableSize: 100, out })).toMatchObject({ ok: true, definitions: records.length });
     return out;
@@ -251,12 +256,33 @@ describe('the compact encoding', () => {
             ['a name count of 0', (b) => (b[l.rows] = 0)],
             ['blocks out of order', (b) => b.writeUInt32LE(0xffff, l.blockRows + 4)],
             ['the last block past the rows', (b) => b.writeUInt32LE(readCounts(b).defs + 1, l.blockSigs - 4)],
+            ['checkpoints out of order', (b) => b.writeUInt32LE(0xffff, l.pointOff + 4 * 10)],
+            ['checkpoints past their section', (b) => b.writeUInt32LE(readCounts(b).pointBytes + 1, l.pointOff + 4 * 100)],
         ];
         for (const [what, spoil] of wrong) {
             const bad = Buffer.from(good);
             spoil(bad);
             fs.writeFileSync(file, redigest(bad));
             await expect(SymbolStore.load(file, 100), what).rejects.toThrow(SymbolFileError);
+        }
+        // Checkpoints as stored; bytes that do not decode give none (the file is parsed whole).
+        fs.writeFileSync(file, good);
+        const fine = await SymbolStore.load(file, 100);
+        try {
+            for (const id of [3, 4, 5, 30, 31, 32, 96, 97, 98]) expect(fine.pointsOf(id), `file ${id}`).toEqual({ chars: 100_000 + id, crc: 0xfffffff0 + (id % 16), points: pointsOf(id) });
+            for (const id of [0, 2, 6, 50, 99, 100, 1000, -1]) expect(fine.pointsOf(id), `file ${id}`).toBeNull();
+        } finally {
+            await fine.close();
+        }
+        const spoilt = Buffer.from(good);
+        spoilt.fill(0xff, l.points, l.points + 8);
+        fs.writeFileSync(file, redigest(spoilt));
+        const partly = await SymbolStore.load(file, 100);
+        try {
+            expect(partly.pointsOf(3)).toBeNull();
+            expect(partly.pointsOf(98)).toEqual({ chars: 100_000 + 98, crc: 0xfffffff0 + (98 % 16), points: pointsOf(98) });
+        } finally {
+            await partly.close();
         }
         // Signature places that do not decode: the table loads, and no signature is given from them (the caller parses the file).
         const bad = Buffer.from(good);
