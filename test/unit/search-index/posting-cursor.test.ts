@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { maskedAmong } from '../../../src/search-index/postings.js';
-import { decodeAmong, decodePostings, PostingCursor, putPosting } from '../../../src/search-index/shared/posting-codec.js';
+import { decodeAmong, decodePostings, PostingCursor } from '../../../src/search-index/shared/posting-codec.js';
+import { postingBytes } from '../../support/postings.js';
 import { mulberry32 } from '../../../bench/tree.js';
 
-/** The bytes of a posting list of `ids` (ascending, local to `firstId`), each with masks made from its id. */
-function listOf(ids: readonly number[]): Uint8Array {
-    const buf = new Uint8Array(ids.length * 8);
-    let at = 0;
-    let prev = -1;
-    for (const id of ids) {
-        // Every third posting stored without masks (0), as the build stores a small file's.
-        at = putPosting(buf, at, id - prev, id % 3 === 0 ? 0 : (id * 7919) & 0xffff || 1);
-        prev = id;
-    }
-    return buf.subarray(0, at);
-}
+/** The list's bytes, masks made with the file's own factor. */
+const listOf = (ids: readonly number[]): Uint8Array => postingBytes(ids, 7919);
 
 describe('posting cursor', () => {
     it('decodes ascending id ranges as the whole list decodes them, ids below a range passed over', () => {

@@ -5,21 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { IndexFormatError } from '../../../src/search-index/shared/format.js';
-import { decodeAmong, decodePostings, PostingCursor, putPosting } from '../../../src/search-index/shared/posting-codec.js';
+import { decodeAmong, decodePostings, PostingCursor } from '../../../src/search-index/shared/posting-codec.js';
+import { postingBytes } from '../../support/postings.js';
 import { checkedBody, frameList, ListBytes, LIST_BLOCK } from '../../../src/search-index/shared/posting-list.js';
 import { mulberry32 } from '../../../bench/tree.js';
 
-/** A body of `ids` (ascending local ids), every third posting without masks. */
-function bodyOf(ids: readonly number[]): Uint8Array {
-    const buf = new Uint8Array(ids.length * 8 + 8);
-    let at = 0;
-    let prev = -1;
-    for (const id of ids) {
-        at = putPosting(buf, at, id - prev, id % 3 === 0 ? 0 : (id * 40_503) & 0xffff || 1);
-        prev = id;
-    }
-    return buf.subarray(0, at);
-}
+/** The list's bytes, masks made with the file's own factor. */
+const bodyOf = (ids: readonly number[]): Uint8Array => postingBytes(ids, 40_503);
 
 /** The stored bytes of a body (table and body), and a list read from them block by block, counting the blocks' bytes read. */
 function stored(body: Uint8Array): { bytes: Uint8Array; crc: number; headLen: number; open: () => { list: ListBytes; read: { bytes: number } } } {
