@@ -11,7 +11,7 @@ import { AccessType, FileConfiguration, FileToolPackage, SearchConfiguration, Wo
 import { DEFAULT_SKIP_DIRS } from '../../../src/internals.js';
 import { symbolsOf } from '../../../src/symbols/symbol-table.js';
 import { SYMBOLS_FILE } from '../../../src/symbols/shared/symbol-format.js';
-import { snapshot, tempDir, writeTree } from '../../support/helpers.js';
+import { SHARED_POOL, snapshot, tempDir, writeTree } from '../../support/helpers.js';
 
 const open: FileToolPackage[] = [];
 afterEach(async () => {
@@ -20,7 +20,7 @@ afterEach(async () => {
 
 function pkgOf(root: string, index: false | { dir: string; symbols?: boolean }, timeoutMs: number): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, timeoutMs), fileConfig: new FileConfiguration(undefined, undefined, false), index: index && { ...index, symbols: true }, navigation: true });
+    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, timeoutMs), fileConfig: new FileConfiguration(undefined, undefined, false), index: index && { ...index, symbols: true }, navigation: true, engine: SHARED_POOL });
     open.push(pkg);
     return pkg;
 }
@@ -78,7 +78,7 @@ describe('the symbol table bounds', () => {
         writeTree(root, manyNames(100, 50));
         const dir = tempDir('lcf-symbound-off-index-');
         const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-        const pkg = new FileToolPackage(ws, { index: { dir }, navigation: true });
+        const pkg = new FileToolPackage(ws, { index: { dir }, navigation: true, engine: SHARED_POOL });
         open.push(pkg);
         const tree = (await pkg.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
         expect(await call(pkg, { name: 'NAME_7' })).toBe('success: src/m0.h:8: macro NAME_7 — #define NAME_7 7');
