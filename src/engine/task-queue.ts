@@ -137,7 +137,10 @@ export class TaskQueue {
             const settled = (): void => {
                 this.#running.delete(slot);
                 // Aborting a settled task's own controller only removes its listener on the task's signal.
-                if (q.ending) this.#endings.delete(q.ending), q.ending.abort();
+                if (q.ending) {
+                    this.#endings.delete(q.ending);
+                    q.ending.abort();
+                }
             };
             pool.run(q.task, runOptions).then(
                 (value: unknown) => {
