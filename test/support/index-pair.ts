@@ -55,7 +55,7 @@ export async function pair(files: Record<string, string | Buffer>, indexDir = te
     const indexed = pkgOf(root, { dir: indexDir, ...(watcher && { watcher }) });
     const plain = plainOf(root);
     const tree = (await indexed.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
-    expect(tree.status().state).toBe('ready');
+    expect(tree.status().state, tree.status().error).toBe('ready');
     return { root, indexDir, indexed, plain, tree };
 }
 
