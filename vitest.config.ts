@@ -26,43 +26,41 @@ const HELD_PATH_FILES = [
 ];
 
 /**
- * The files that take longest, longest first (seconds of one npm test on the 2-core machine,
- * vitest's JSON reporter, summed over the projects a file runs in, load 10 to 12). They start
- * first, so the run does not end waiting on one long file started last; vitest orders by the
- * durations it cached only when a cache exists (not on a clean clone).
+ * The files that take longest, longest first (seconds of wall time in one npm test on the 2-core
+ * machine, vitest's JSON reporter, summed over the projects a file runs in, load 11 to 16). They
+ * start first, so the run does not end waiting on one long file started last; vitest orders by
+ * the durations it cached only when a cache exists (not on a clean clone).
  */
 const LONGEST_FIRST = [
-    'test/integration/symbols/symbol-table.test.ts', // 113: index builds with symbols, a seeded property run against the plain parse
-    'test/integration/symbols/symbol-table-bounds.test.ts', // 80
-    'test/hardening/races.test.ts', // 76: a swapper process spins a core while the tools race it
-    'test/integration/search-index/freshness.test.ts', // 57: bursts that overflow the inotify queue
-    'test/e2e/package.test.ts', // 49: npm pack and install, subprocesses
-    'test/integration/search-index/merge.test.ts', // 40
+    'test/hardening/races.test.ts', // 70: a swapper process spins a core while the tools race it
+    'test/integration/search-index/list-blocks.test.ts', // 49 in the run before (5,000 directories, rebuilt twice)
+    'test/integration/search-index/freshness.test.ts', // 46: bursts that overflow the inotify queue
+    'test/e2e/package.test.ts', // 45: npm pack and install, subprocesses
     'test/integration/search-index/reopen.test.ts', // 39
-    'test/integration/search-index/changes.test.ts', // 35
-    'test/hardening/index-faults.test.ts', // 35
-    'test/property/search.test.ts', // 32
-    'test/integration/search-index/store.test.ts', // 29
-    'test/integrity/output.test.ts', // 27
-    'test/hardening/mcp-protocol.test.ts', // 26
-    'test/integration/search-index/scan-path.test.ts', // 25
-    'test/hardening/odd-files.test.ts', // 24 (in two projects)
-    'test/integration/search-index/walk-parts.test.ts', // 23
-    'test/integration/search-index/masks.test.ts', // 22
-    'test/integration/search/engine-order.test.ts', // 22
-    'test/integration/tools/read-large.test.ts', // 20
-    'test/property/fuzz-tools.test.ts', // 18
-    'test/hardening/data.test.ts', // 17
+    'test/integration/symbols/symbol-table.test.ts', // 28: index builds with symbols, a seeded property run against the plain parse
+    'test/property/search.test.ts', // 25
+    'test/integration/search-index/planned-threads.test.ts', // 25
+    'test/integration/search/large-files.test.ts', // 25
+    'test/e2e/cli-save-images.test.ts', // 22
+    'test/integration/symbols/references-regions.test.ts', // 22
+    'test/integrity/output.test.ts', // 19
     'test/property/edits.test.ts', // 17
-    'test/integration/search/search-entries.test.ts', // 15 (in two projects)
-    'test/integration/search/engine-walk.test.ts', // 15
-    'test/integration/search-index/legacy-encoding.test.ts', // 15
+    'test/hardening/data.test.ts', // 17
+    'test/integration/search/search-entries.test.ts', // 16 (in two projects)
+    'test/hardening/odd-files.test.ts', // 16 (in two projects)
+    'test/e2e/mcp.test.ts', // 16
+    'test/integration/search/engine-runaway.test.ts', // 16
+    'test/integration/search-index/build-parts.test.ts', // 16
+    'test/integration/search-index/merge.test.ts', // 15
+    'test/integration/symbols/symbol-table-bounds.test.ts', // 13
+    'test/property/fuzz-tools.test.ts', // 13
+    'test/integration/search-index/store.test.ts', // 12
     // The unit project's longest, by their seconds in the same run.
-    'test/unit/search/walk.test.ts', // 45 (in two projects)
-    'test/unit/search-index/planner.test.ts', // 29
-    'test/unit/search/literal-set.test.ts', // 28
+    'test/unit/search-index/planner.test.ts', // 36
+    'test/unit/search/walk.test.ts', // 32 (in two projects)
     'test/unit/fs/held-at.test.ts', // 23 (in two projects)
-    'test/unit/tools/read-large.test.ts', // 19
+    'test/unit/search/literal-set.test.ts', // 22
+    'test/unit/tools/read-large.test.ts', // 14
 ];
 
 /** vitest's order (failed first, then cached durations, then size), the files above first in their order. */

@@ -13,7 +13,7 @@ import { wasmModuleChannel } from './wasm-modules.js';
  * the fair pool instead, whose threads run at the searches' own nice value: continuous searches
  * would otherwise leave a SCHED_IDLE build no CPU at all, and its index would never serve them
  * (a thread never raises its priority back, hence two pools). Each starts on first use with no
- * thread; a thread idle for {@link IDLE_MS} exits, so the memory of a build leaves soon after it,
+ * thread; a thread idle for {@link IDLE_MS} (or {@link setBackgroundIdleMs}) exits, so the memory of a build leaves soon after it,
  * while the tasks of one build, and builds close together, reuse the threads instead of starting
  * new ones (a start costs some 90 ms of CPU). Idle threads never keep the process alive (piscina
  * unrefs them).
@@ -21,8 +21,20 @@ import { wasmModuleChannel } from './wasm-modules.js';
 
 /** Nice value of the background threads (Linux: per thread). */
 export const BACKGROUND_NICE = 10;
-/** How long an idle thread stays for the next task. */
+/** How long an idle thread stays for the next task, by default (see {@link setBackgroundIdleMs}). */
 const IDLE_MS = 2_000;
+let idleMs = IDLE_MS;
+
+/**
+ * Sets how long the idle threads of the background pools made from now on stay for the next task
+ * (default 2 s). A process that builds indexes often, one after another (a test suite), keeps
+ * them longer and starts fewer threads, each of which loads the workers' code and the grammars
+ * again; a build's memory then stays that much longer. @throws RangeError for a negative or non-finite value.
+ */
+export function setBackgroundIdleMs(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`Invalid background idle time: ${ms}; expected a finite number of milliseconds, at least 0.`);
+    idleMs = ms;
+}
 /**
  * Young-generation size of the shared pools' threads, in MiB. Memory: a build's content task
  * makes little short-lived garbage (its data is in typed arrays), yet V8's default let the young
@@ -38,7 +50,7 @@ const shared = new Map<PoolKind, { pool: Piscina; threads: number }>();
 function newPool(threads: number, youngMb?: number): Piscina {
     watchNativeGate();
     const limits = youngMb === undefined ? {} : { resourceLimits: { maxYoungGenerationSizeMb: youngMb } };
-    const pool = new Piscina({ ...workerEntry(), workerData: { nativeGate, [WASM_CHANNEL_FIELD]: wasmModuleChannel() }, minThreads: 0, maxThreads: threads, idleTimeout: IDLE_MS, ...limits });
+    const pool = new Piscina({ ...workerEntry(), workerData: { nativeGate, [WASM_CHANNEL_FIELD]: wasmModuleChannel() }, minThreads: 0, maxThreads: threads, idleTimeout: idleMs, ...limits });
     // A thread that dies outside a task is replaced on the next one; nothing to report.
     pool.on('error', () => undefined);
     return pool;

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import os from 'node:os';
+import type { Worker } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 import { asPrepared } from '../search/prepare.js';
 import type { PreparedSearch } from '../search/shared/protocol.js';
@@ -8,7 +10,8 @@ import { SearchRun } from '../search/search-run.js';
 import { streamHits } from '../search/stream.js';
 import type { RunOptions, TaskRunner } from '../search/task-runner.js';
 import type { ReadItem, ReadOutcome, ReadRender, SearchHit, SearchOptions, SearchOutcome, SearchRequest, ShownReadOutcome } from '../search/shared/types.js';
-import { createPool } from './pool.js';
+import { createPool, threadCap } from './pool.js';
+import { type SharedPool, sharedPool } from './shared-pool.js';
 import { TaskQueue } from './task-queue.js';
 
 export type { ReadManyOptions } from '../read/read-many.js';
@@ -50,6 +53,7 @@ export interface EngineOptions {
     maxThreads?: number;
     maxPoolThreads?: number;
     workerNice?: number;
+    sharedPool?: boolean;
     /** Search backends, asked in this order (default none: every search walks). */
     backends?: readonly BackendSource[];
 }
@@ -96,7 +100,10 @@ export class Engine implements TaskRunner {
     readonly workerNice: number;
     /** The search backends, asked in order (see backend.ts); none: every search walks. */
     readonly backends: readonly SearchBackend[];
+    /** Whether the pool is the process's shared one for this maxThreads and workerNice (shared-pool.ts). */
+    readonly sharedPool: boolean;
     #pool: Piscina | undefined;
+    #sharing: SharedPool | undefined;
     #closes = 0;
     /** Stops noting new workers' exits for the pool's descriptor ledger. */
     #ledgerOff: (() => void) | undefined;
@@ -119,8 +126,13 @@ export class Engine implements TaskRunner {
      *   {@link DEFAULT_WORKER_NICE}; 0: they keep the host's priority). Linux only: a
      *   nice value is per thread there; elsewhere it would lower the whole process, so threads
      *   keep their priority (workers/pool/background.ts).
+     * @param options.sharedPool - run on the process's pool for engines with this option and the
+     *   same `maxThreads` and `workerNice` (default false: a pool of the engine's own). A second
+     *   such engine starts no thread while the pool has an idle one; each engine still runs at
+     *   most its own threads, and {@link close} ends its running tasks, not the pool's threads.
      * @throws Error when `maxThreads` or `maxPoolThreads` is not a positive whole number,
-     *   `maxPoolThreads < maxThreads`, or `workerNice` is not a whole number from 0 to 19.
+     *   `maxPoolThreads < maxThreads`, `workerNice` is not a whole number from 0 to 19, or
+     *   `sharedPool` is neither true nor false.
      */
     constructor(options: EngineOptions = {}) {
         const n = options.maxThreads ?? Math.min(os.availableParallelism(), DEFAULT_MAX_THREADS);
@@ -132,11 +144,20 @@ export class Engine implements TaskRunner {
             const shown = typeof nice === 'number' ? String(nice) : `${JSON.stringify(nice) ?? String(nice)} (${typeof nice})`;
             throw new Error(`Invalid workerNice: ${shown}; expected a whole number from 0 to 19.`);
         }
+        const shared = options.sharedPool ?? false;
+        if (typeof shared !== 'boolean') throw new Error(`Invalid sharedPool: ${JSON.stringify(shared) ?? String(shared)} (${typeof shared}); expected true or false.`);
         this.maxThreads = n;
         this.maxPoolThreads = max;
         this.workerNice = nice;
+        this.sharedPool = shared;
         this.backends = (options.backends ?? []).map((b) => (typeof b === 'function' ? b(this) : b));
-        this.#tasks = new TaskQueue(n, max, () => this.pool);
+        this.#tasks = new TaskQueue(n, max, () => this.pool, (threads) => this.#cap(threads), shared);
+    }
+
+    /** Lets the pool run `threads` threads for this engine's tasks (0: none running; an own pool keeps its cap). */
+    #cap(threads: number): void {
+        if (this.#sharing) this.#sharing.ask(this, threads);
+        else if (this.#pool && threads > 0) threadCap(this.#pool, threads);
     }
 
     /** The first backend's walk of `search`, or `null` for the scan path (also when a backend fails: it only ever narrows). */
@@ -158,7 +179,10 @@ export class Engine implements TaskRunner {
      * pool never keeps the process alive.
      */
     get pool(): Piscina {
-        if (!this.#pool) {
+        if (!this.#pool && this.sharedPool) {
+            this.#sharing = sharedPool(this.maxThreads, this.workerNice);
+            this.#pool = this.#sharing.pool;
+        } else if (!this.#pool) {
             const { pool, ledgerOff } = createPool(this.maxThreads, this.workerNice);
             this.#ledgerOff = ledgerOff;
             this.#pool = pool;
@@ -236,14 +260,29 @@ export class Engine implements TaskRunner {
         return this.#closes;
     }
 
-    /** Stops the pool (running tasks are terminated). The engine can be used again; a new pool then starts. */
+    /**
+     * Stops the pool (running tasks are terminated). The engine can be used again; a new pool then
+     * starts. A shared pool goes on: this engine's running tasks are terminated, and this resolves
+     * once their threads have exited.
+     */
     async close(): Promise<void> {
         this.#closes++;
-        this.#tasks.close();
         const pool = this.#pool;
+        const before = this.#sharing ? [...this.#sharing.pool.threads] : [];
+        this.#tasks.close();
         this.#pool = undefined;
-        if (pool) await pool.destroy();
+        if (this.#sharing) {
+            this.#sharing.ask(this, 0);
+            this.#sharing = undefined;
+            await threadsExited(before, pool!);
+        } else if (pool) await pool.destroy();
         this.#ledgerOff?.();
         this.#ledgerOff = undefined;
     }
+}
+
+/** Resolves when the threads of `before` that `pool` no longer has (terminated) have exited. */
+async function threadsExited(before: readonly Worker[], pool: Piscina): Promise<void> {
+    const still = new Set(pool.threads);
+    await Promise.all(before.filter((w) => !still.has(w) && w.threadId !== -1).map((w) => once(w, 'exit').catch(() => undefined)));
 }

@@ -2,7 +2,6 @@ import type { TransferListItem } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 import { STUCK_MS } from '../search/search-tasks.js';
 import type { RunOptions } from '../search/task-runner.js';
-import { threadCap } from './pool.js';
 import { releaseFreedMemory } from './release-memory.js';
 
 /** Idle time of the whole pool after which the C heap's free pages are handed back (release-memory.ts). */
@@ -26,6 +25,8 @@ interface QueuedTask {
     resolve: (value: unknown) => void;
     reject: (err: unknown) => void;
     signal?: AbortSignal;
+    /** Ends the task on a shared pool when the engine closes (see {@link TaskQueue.close}). */
+    ending?: AbortController;
     onAbort?: () => void;
     onStart?: () => void;
 }
@@ -56,6 +57,12 @@ export class TaskQueue {
     readonly #maxPoolThreads: number;
     /** The pool, started when a first task leaves the queue. */
     readonly #pool: () => Piscina;
+    /** Lets the pool run this many threads for this queue (0 once it is idle; see `threadCap` in pool.ts). */
+    readonly #cap: (threads: number) => void;
+    /** The pool is shared with other engines: a close ends this queue's running tasks, not the pool. */
+    readonly #shared: boolean;
+    /** Running tasks' controllers on a shared pool. */
+    readonly #endings = new Set<AbortController>();
     /** Tasks handed to the pool and not yet settled: when each started and when it counts as stuck. */
     readonly #running = new Set<RunningTask>();
     /** Tasks waiting for a thread, first come first served. */
@@ -63,10 +70,12 @@ export class TaskQueue {
     #wakeTimer: ReturnType<typeof setTimeout> | undefined;
     #idleTimer: ReturnType<typeof setTimeout> | undefined;
 
-    constructor(maxThreads: number, maxPoolThreads: number, pool: () => Piscina) {
+    constructor(maxThreads: number, maxPoolThreads: number, pool: () => Piscina, cap: (threads: number) => void, shared = false) {
         this.#maxThreads = maxThreads;
         this.#maxPoolThreads = maxPoolThreads;
         this.#pool = pool;
+        this.#cap = cap;
+        this.#shared = shared;
     }
 
     /** Runs `task` on the pool as soon as a thread is free for it (see `Engine.run` in engine.ts). */
@@ -121,17 +130,26 @@ export class TaskQueue {
             q.onStart?.();
             const runOptions: { signal?: AbortSignal; transferList?: TransferListItem[] } = {};
             if (q.signal) runOptions.signal = q.signal;
+            if (this.#shared) runOptions.signal = this.#ending(q);
             if (q.transferList) runOptions.transferList = q.transferList;
             const pool = this.#pool();
-            threadCap(pool, Math.max(this.#maxThreads, this.#running.size));
+            this.#cap(Math.max(this.#maxThreads, this.#running.size));
+            const settled = (): void => {
+                this.#running.delete(slot);
+                // Aborting a settled task's own controller only removes its listener on the task's signal.
+                if (q.ending) {
+                    this.#endings.delete(q.ending);
+                    q.ending.abort();
+                }
+            };
             pool.run(q.task, runOptions).then(
                 (value: unknown) => {
-                    this.#running.delete(slot);
+                    settled();
                     q.resolve(value);
                     this.#drain();
                 },
                 (err: unknown) => {
-                    this.#running.delete(slot);
+                    settled();
                     q.reject(err);
                     this.#drain();
                 },
@@ -142,6 +160,7 @@ export class TaskQueue {
         clearTimeout(this.#idleTimer);
         this.#idleTimer = undefined;
         if (this.#queue.length === 0 && this.#running.size === 0) {
+            this.#cap(0);
             this.#idleTimer = setTimeout(() => void releaseFreedMemory(), IDLE_RELEASE_MS);
             this.#idleTimer.unref();
         }
@@ -153,8 +172,28 @@ export class TaskQueue {
         this.#wakeTimer.unref();
     }
 
-    /** Rejects every waiting task: the pool is closing. */
+    /** A signal that aborts `q` when its own does or when the queue closes (a task on a shared pool). */
+    #ending(q: QueuedTask): AbortSignal {
+        const ac = new AbortController();
+        q.ending = ac;
+        this.#endings.add(ac);
+        const { signal } = q;
+        if (signal?.aborted) ac.abort();
+        else if (signal) {
+            const abort = (): void => ac.abort();
+            signal.addEventListener('abort', abort, { once: true });
+            ac.signal.addEventListener('abort', () => signal.removeEventListener('abort', abort), { once: true });
+        }
+        return ac.signal;
+    }
+
+    /**
+     * Rejects every waiting task: the pool is closing. On a shared pool, which the close does not
+     * destroy, also aborts the running tasks (piscina terminates their threads).
+     */
     close(): void {
+        for (const ac of this.#endings) ac.abort();
+        this.#endings.clear();
         const waiting = this.#queue;
         this.#queue = [];
         clearTimeout(this.#idleTimer);

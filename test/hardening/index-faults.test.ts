@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../../src/index.js';
 import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../../src/internals.js';
 import { takeLock } from '../../src/search-index/store.js';
-import { tempDir, writeTree } from '../support/helpers.js';
+import { SHARED_POOL, tempDir, writeTree } from '../support/helpers.js';
 import { COMPARED_TIMEOUT_MS, scanPathSearch, statusAndResult, WIDE_OUTPUT } from '../support/scan-path.js';
 import type { WatcherKind } from '../../src/search-index/watch/watch.js';
 import { itIf, noUsers, runNode, SOURCE, testUsers } from '../support/real-fs.js';
@@ -32,7 +32,7 @@ const LIMITS = (): SearchConfiguration => new SearchConfiguration(100_000, 100_0
 
 function pkgOf(root: string, dir: string, watcher?: WatcherKind): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, LIMITS(), WIDE_OUTPUT(), undefined, { index: { dir, ...(watcher && { watcher }) } });
+    const pkg = new FileToolPackage(ws, LIMITS(), WIDE_OUTPUT(), undefined, { index: { dir, ...(watcher && { watcher }) }, engine: SHARED_POOL });
     open.push(pkg);
     return pkg;
 }

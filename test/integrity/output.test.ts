@@ -2,7 +2,7 @@
  * What the tools print: every path in every output is quoted the way listings quote it (a name
  * with a control character cannot forge a line), and errors name the user's path and the cause,
  * never an internal /proc/self/fd path or an empty path. Open descriptors stay bounded on a
- * 5,000-level tree under a low `ulimit -n`.
+ * 2,500-level tree (paths past PATH_MAX, ten times the descriptor limit) under a low `ulimit -n`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -76,7 +76,7 @@ describe('errors name the user\'s path and the cause', () => {
     });
 });
 
-describe('bounded descriptors on a 5,000-level tree', () => {
+describe('bounded descriptors on a 2,500-level tree', () => {
     it('lists, searches and deletes it recursively under ulimit -n 256, saying what it could not do', async () => {
         const root = tempDir('lcf-deep-');
         // The child builds the tree (chdir, since its paths are longer than PATH_MAX), then runs
@@ -87,11 +87,11 @@ describe('bounded descriptors on a 5,000-level tree', () => {
             process.chdir(${JSON.stringify(root)});
             fs.mkdirSync('tree');
             process.chdir('tree');
-            for (let i = 0; i < 5000; i++) { fs.mkdirSync('d'); process.chdir('d'); }
+            for (let i = 0; i < 2500; i++) { fs.mkdirSync('d'); process.chdir('d'); }
             fs.writeFileSync('bottom.txt', 'deepest\\n');
             process.chdir(${JSON.stringify(root)});
             const pkg = new FileToolPackage(new Workspace({ accesses: [{ type: AccessType.Write, path: ${JSON.stringify(root)} }], workspacePath: ${JSON.stringify(root)} }),
-                // The listing is whole: 5,001 paths of up to 10,000 characters, far above the default output budget.
+                // The listing is whole: 2,501 paths of up to 5,000 characters, far above the default output budget.
                 new SearchConfiguration(100, 10_000, 100_000, 120_000), new FileConfiguration(undefined, undefined, undefined, { maxCharsPerCall: 1_000_000_000 }));
             const tool = (n) => pkg.tools().find((t) => t.name === n);
             const list = (await tool('list_directory').execute({ path: 'tree', recursive: true }))[0];
@@ -103,8 +103,8 @@ describe('bounded descriptors on a 5,000-level tree', () => {
         const r = await runNode(script, { nofile: 256 });
         expect(r.code, r.stderr).toBe(0);
         const out = JSON.parse(r.stdout) as { list: { status: string; lines: number; last: string }; search: { status: string; result: string }; del: { status: string; result: string }; left: boolean };
-        // 5,000 directories and the file: all listed, nothing skipped.
-        expect(out.list).toEqual({ status: 'success', lines: 5001, last: `${'d/'.repeat(20)}bottom.txt`.slice(-40) });
+        // 2,500 directories and the file: all listed, nothing skipped.
+        expect(out.list).toEqual({ status: 'success', lines: 2501, last: `${'d/'.repeat(20)}bottom.txt`.slice(-40) });
         expect(out.del).toEqual({ tool: 'delete_file', status: 'success', result: `Deleted directory: ${path.join(root, 'tree')}` });
         expect(out.left).toBe(false);
         // The search either finds the file or says exactly which directory it could not enter and why.

@@ -31,9 +31,15 @@ afterEachTest(async () => {
 });
 
 /**
- * The engine the packages of one test file share (see {@link makePackage}): its pool starts once
- * per file, not once per package. Each start of a pool thread costs about 0.2 s of CPU (the
- * thread's start-up and its first, unoptimized tasks), and most tests make a package.
+ * Engine options of the tests' packages that need no pool of their own: the fork's shared pool
+ * (Engine `sharedPool`), whose threads every such engine of the fork reuses. A thread start costs
+ * 50-90 ms of CPU, and the index tests make an engine per tree (the index is its backend).
+ */
+export const SHARED_POOL = { sharedPool: true } as const;
+
+/**
+ * The engine the packages of one test file share (see {@link makePackage}), on the fork's shared
+ * pool: its threads outlive the file for the next one.
  */
 let fileEngine: Engine | undefined;
 afterEachFile(async () => {
@@ -115,7 +121,7 @@ export function makePackage(root: string, opts: PackageOptions = {}): Fixture {
     });
     const pool = new FilePool(fileConfig);
     const own = opts.packageOptions?.engine !== undefined || opts.packageOptions?.index !== undefined || envBoolean('LLM_CHAT_FS_INDEX', false);
-    const packageOptions = own ? opts.packageOptions : { ...opts.packageOptions, engine: (fileEngine ??= new Engine()) };
+    const packageOptions = own ? opts.packageOptions : { ...opts.packageOptions, engine: (fileEngine ??= new Engine(SHARED_POOL)) };
     const pkg = new FileToolPackage(ws, opts.search ?? new SearchConfiguration(50, 200, 5000, 120_000), fileConfig, pool, packageOptions);
     packages.push(pkg);
     const tool = (name: string): Tool => {

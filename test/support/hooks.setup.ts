@@ -4,6 +4,7 @@
  * and after each file.
  */
 import { afterAll, afterEach } from 'vitest';
+import { setBackgroundIdleMs } from '../../src/engine/background-pool.js';
 import { runAfterFile, runAfterTest } from './cleanup.js';
 import { logCpuPerFile } from './cpu-log.js';
 
@@ -11,3 +12,8 @@ import { logCpuPerFile } from './cpu-log.js';
 logCpuPerFile();
 afterEach(runAfterTest);
 afterAll(runAfterFile);
+
+// The index tests build one index after another, seconds apart: background threads kept for
+// 30 s (not 2) serve the next build instead of a new thread that loads the workers' code and
+// its grammars again. Pools made from now on; the fork's are made by its test files.
+setBackgroundIdleMs(30_000);

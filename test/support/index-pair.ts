@@ -10,7 +10,7 @@ import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../
 import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../../src/internals.js';
 import type { WatcherKind } from '../../src/search-index/watch/watch.js';
 import { afterEachTest } from './cleanup.js';
-import { tempDir, writeTree } from './helpers.js';
+import { SHARED_POOL, tempDir, writeTree } from './helpers.js';
 import { COMPARED_TIMEOUT_MS, scanPathSearch, statusAndResult, WIDE_OUTPUT } from './scan-path.js';
 
 const open: FileToolPackage[] = [];
@@ -36,10 +36,10 @@ export interface Pair {
 
 export const LIMITS = (): SearchConfiguration => new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS);
 
-/** A package with the index on `root`, closed after the test. */
+/** A package with the index on `root`, closed after the test; its engine on the fork's shared pool. */
 export function pkgOf(root: string, index: { dir: string; rebuildAfter?: number; segmentBytes?: number; watcher?: WatcherKind }): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    return closeAfterTest(new FileToolPackage(ws, LIMITS(), WIDE_OUTPUT(), undefined, { index }));
+    return closeAfterTest(new FileToolPackage(ws, LIMITS(), WIDE_OUTPUT(), undefined, { index, engine: SHARED_POOL }));
 }
 
 /** The scan path on `root`: a package's search_entries without the index (support/scan-path.ts). */
@@ -55,7 +55,7 @@ export async function pair(files: Record<string, string | Buffer>, indexDir = te
     const indexed = pkgOf(root, { dir: indexDir, ...(watcher && { watcher }) });
     const plain = plainOf(root);
     const tree = (await indexed.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
-    expect(tree.status().state).toBe('ready');
+    expect(tree.status().state, tree.status().error).toBe('ready');
     return { root, indexDir, indexed, plain, tree };
 }
 

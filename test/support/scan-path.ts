@@ -1,12 +1,13 @@
 /**
  * The scan path as the reference the search index tests compare with: `search_entries` built as
- * FileToolPackage builds it, without an index, on one engine for the whole test file. Its pool
- * starts once per file, not once per compared tree (each start is a thread start per core).
+ * FileToolPackage builds it, without an index, on one engine for the whole test file, on the
+ * fork's shared pool (helpers.ts).
  */
 import type { Tool } from '@johannes.latzel/llm-chat';
 import { AccessType, FileConfiguration, FileToolPackage, SearchConfiguration, SearchEntriesTool, Workspace } from '../../src/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import { afterEachFile } from './cleanup.js';
+import { SHARED_POOL } from './helpers.js';
 
 let engine: Engine | undefined;
 afterEachFile(async () => {
@@ -34,13 +35,13 @@ export const COMPARED_TIMEOUT_MS = 600_000;
  */
 export function scanPathSearch(root: string, searchConfig: SearchConfiguration): Tool {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    return new SearchEntriesTool(ws, { searchConfig, fileConfig: WIDE_OUTPUT(), engine: (engine ??= new Engine()) });
+    return new SearchEntriesTool(ws, { searchConfig, fileConfig: WIDE_OUTPUT(), engine: (engine ??= new Engine(SHARED_POOL)) });
 }
 
 /** A package without an index on a workspace with write access to `root`, on this file's engine (closing it leaves the engine running). */
 export function scanPathPackage(root: string, searchConfig: SearchConfiguration): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    return new FileToolPackage(ws, searchConfig, WIDE_OUTPUT(), undefined, { index: false, engine: (engine ??= new Engine()) });
+    return new FileToolPackage(ws, searchConfig, WIDE_OUTPUT(), undefined, { index: false, engine: (engine ??= new Engine(SHARED_POOL)) });
 }
 
 /** Runs `tool` with `args`: `status: result` of its one result. */

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../../../src/index.js';
 import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../../../src/internals.js';
 import { inotifyAvailable } from '../../../src/search-index/watch/inotify.js';
-import { tempDir, writeTree } from '../../support/helpers.js';
+import { SHARED_POOL, tempDir, writeTree } from '../../support/helpers.js';
 import { COMPARED_TIMEOUT_MS, scanPathSearch, statusAndResult, WIDE_OUTPUT } from '../../support/scan-path.js';
 
 const open: FileToolPackage[] = [];
@@ -25,7 +25,7 @@ const LIMITS = (): SearchConfiguration => new SearchConfiguration(1_000_000, 1_0
 
 function pkgOf(root: string, index: { dir: string; rebuildAfter?: number }): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, LIMITS(), WIDE_OUTPUT(), undefined, { index });
+    const pkg = new FileToolPackage(ws, LIMITS(), WIDE_OUTPUT(), undefined, { index, engine: SHARED_POOL });
     open.push(pkg);
     return pkg;
 }

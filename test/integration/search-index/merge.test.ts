@@ -11,7 +11,7 @@ import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../
 import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../../../src/internals.js';
 import { SegmentReader } from '../../../src/search-index/shared/segment.js';
 import { gramsOf } from '../../../src/search/shared/fold.js';
-import { tempDir, writeTree } from '../../support/helpers.js';
+import { SHARED_POOL, tempDir, writeTree } from '../../support/helpers.js';
 import { COMPARED_TIMEOUT_MS, scanPathPackage, WIDE_OUTPUT } from '../../support/scan-path.js';
 
 const open: FileToolPackage[] = [];
@@ -23,7 +23,7 @@ afterEach(async () => {
 function pkgOf(root: string, index: false | { dir: string; segmentBytes?: number; merge?: boolean }): FileToolPackage {
     if (index === false) return scanPathPackage(root, new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS));
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS), WIDE_OUTPUT(), undefined, { index });
+    const pkg = new FileToolPackage(ws, new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS), WIDE_OUTPUT(), undefined, { index, engine: SHARED_POOL });
     open.push(pkg);
     return pkg;
 }

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../../../src/index.js';
 import { DEFAULT_SKIP_DIRS } from '../../../src/internals.js';
 import { symbolsOf } from '../../../src/symbols/symbol-table.js';
-import { tempDir, writeTree } from '../../support/helpers.js';
+import { SHARED_POOL, tempDir, writeTree } from '../../support/helpers.js';
 import { COMPARED_TIMEOUT_MS } from '../../support/scan-path.js';
 
 const open: FileToolPackage[] = [];
@@ -19,7 +19,7 @@ afterEach(async () => {
 
 function pkgOf(root: string, index: false | { dir: string }): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS), index, navigation: true });
+    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS), index, navigation: true, engine: SHARED_POOL });
     open.push(pkg);
     return pkg;
 }

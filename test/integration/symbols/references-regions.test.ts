@@ -15,7 +15,7 @@ import { withCheckpoints } from '../../../src/symbols/table-points.js';
 import type { FileSymbols } from '../../../src/symbols/shared/types.js';
 import { runSymbolsTask } from '../../../workers/symbols/symbols.js';
 import { mulberry32 } from '../../../bench/tree.js';
-import { snapshot, tempDir, writeTree } from '../../support/helpers.js';
+import { SHARED_POOL, snapshot, tempDir, writeTree } from '../../support/helpers.js';
 import { COMPARED_TIMEOUT_MS } from '../../support/scan-path.js';
 
 const NAME = 'target';
@@ -157,7 +157,7 @@ describe('references from regions', () => {
         writeTree(root, files);
         const pkgOf = (index: false | { dir: string; symbols: boolean }): FileToolPackage => {
             const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-            const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS), fileConfig: new FileConfiguration(undefined, undefined, false), index, navigation: true });
+            const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS), fileConfig: new FileConfiguration(undefined, undefined, false), index, navigation: true, engine: SHARED_POOL });
             open.push(pkg);
             return pkg;
         };

@@ -11,7 +11,7 @@ import { AccessType, FileConfiguration, FileToolPackage, SearchConfiguration, Wo
 import { DEFAULT_SKIP_DIRS } from '../../../src/internals.js';
 import { symbolsOf } from '../../../src/symbols/symbol-table.js';
 import { SYMBOLS_FILE } from '../../../src/symbols/shared/symbol-format.js';
-import { snapshot, tempDir, writeTree } from '../../support/helpers.js';
+import { SHARED_POOL, snapshot, tempDir, writeTree } from '../../support/helpers.js';
 
 const open: FileToolPackage[] = [];
 afterEach(async () => {
@@ -20,7 +20,7 @@ afterEach(async () => {
 
 function pkgOf(root: string, index: false | { dir: string; symbols?: boolean }, timeoutMs: number): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, timeoutMs), fileConfig: new FileConfiguration(undefined, undefined, false), index: index && { ...index, symbols: true }, navigation: true });
+    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, timeoutMs), fileConfig: new FileConfiguration(undefined, undefined, false), index: index && { ...index, symbols: true }, navigation: true, engine: SHARED_POOL });
     open.push(pkg);
     return pkg;
 }
@@ -49,7 +49,8 @@ describe('the symbol table bounds', () => {
         writeTree(root, manyNames(80_000, 50_000));
         expect(fs.statSync(path.join(root, 'src/m0.h')).size).toBeGreaterThan(1 << 20);
         // A 1 ms limit: looking at 80,000 names and their definitions takes longer on any machine.
-        const pkg = pkgOf(root, { dir: tempDir('lcf-symbound-index-') }, 1);
+        const indexDir = tempDir('lcf-symbound-index-');
+        const pkg = pkgOf(root, { dir: indexDir }, 1);
         const tree = (await pkg.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
         const symbols = symbolsOf(tree);
         const store = await symbols.ready();
@@ -64,10 +65,15 @@ describe('the symbol table bounds', () => {
             expect(r.split('\n').length, name).toBeLessThanOrEqual(7);
         }
         expect(symbols.answered - answered, 'the table answered, stopped').toBe(3);
-        // An exact name is one look-up: no time limit reached, no note.
-        const one = pkgOf(root, { dir: tempDir('lcf-symbound-index2-') }, 600_000);
+        // An exact name is one look-up: no time limit reached, no note. A package with a longer
+        // timeout loads the index and table just made (a second build of 80,000 names checks nothing more).
+        const gen = tree.served()!.gen;
+        await pkg.close();
+        const one = pkgOf(root, { dir: indexDir }, 600_000);
         const tree2 = (await one.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
-        await symbolsOf(tree2).ready();
+        expect(tree2.served()!.gen).toBe(gen);
+        expect(await symbolsOf(tree2).ready()).not.toBeNull();
+        expect(symbolsOf(tree2).figures, 'loaded, not built again').toBeUndefined();
         expect(await call(one, { name: 'NAME_79999' })).toBe('success: src/m1.h:30000: macro NAME_79999 — #define NAME_79999 79999');
         expect(await call(one, { name: 'NAME_49999' })).toBe('success: src/m0.h:50000: macro NAME_49999 — #define NAME_49999 49999');
         expect(snapshot(root)).toEqual(before);
@@ -78,7 +84,7 @@ describe('the symbol table bounds', () => {
         writeTree(root, manyNames(100, 50));
         const dir = tempDir('lcf-symbound-off-index-');
         const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-        const pkg = new FileToolPackage(ws, { index: { dir }, navigation: true });
+        const pkg = new FileToolPackage(ws, { index: { dir }, navigation: true, engine: SHARED_POOL });
         open.push(pkg);
         const tree = (await pkg.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root]))!;
         expect(await call(pkg, { name: 'NAME_7' })).toBe('success: src/m0.h:8: macro NAME_7 — #define NAME_7 7');

@@ -18,7 +18,7 @@ import { parseFiles } from '../../../src/symbols/parse.js';
 import { symbolCacheOf } from '../../../src/symbols/cache.js';
 import { languageOf } from '../../../src/symbols/shared/languages.js';
 import { mulberry32 } from '../../../bench/tree.js';
-import { snapshot, tempDir, writeTree } from '../../support/helpers.js';
+import { SHARED_POOL, snapshot, tempDir, writeTree } from '../../support/helpers.js';
 import { COMPARED_TIMEOUT_MS } from '../../support/scan-path.js';
 
 const open: FileToolPackage[] = [];
@@ -28,7 +28,7 @@ afterEach(async () => {
 
 function pkgOf(root: string, index: false | { dir: string; symbols?: boolean }): FileToolPackage {
     const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS), fileConfig: new FileConfiguration(undefined, undefined, false), index: index && { ...index, symbols: true }, navigation: true });
+    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS), fileConfig: new FileConfiguration(undefined, undefined, false), index: index && { ...index, symbols: true }, navigation: true, engine: SHARED_POOL });
     open.push(pkg);
     return pkg;
 }

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BACKGROUND_NICE, BackgroundTasks, SHARED_YOUNG_GENERATION_MB } from '../../../src/engine/background-pool.js';
+import { BACKGROUND_NICE, BackgroundTasks, setBackgroundIdleMs, SHARED_YOUNG_GENERATION_MB } from '../../../src/engine/background-pool.js';
 import type { IndexWalkResult } from '../../../src/search-index/shared/protocol.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
 
@@ -47,6 +47,12 @@ function threadPriorities(): Map<string, { nice: number; policy: number }> {
 }
 
 describe('background pool', () => {
+    it('takes an idle time of 0 ms or more, finite, and nothing else', () => {
+        for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => setBackgroundIdleMs(bad)).toThrow(/^Invalid background idle time: .*; expected a finite number of milliseconds, at least 0\.$/);
+        // What the test setup set (hooks.setup.ts) stays.
+        expect(() => setBackgroundIdleMs(30_000)).not.toThrow();
+    });
+
     it('runs the tasks of one caller after another on the threads the first one started', async () => {
         const root = tempDir('lcf-bg-pool-');
         writeTree(root, { 'a/b.txt': 'x\n', 'c.txt': 'y\n' });
