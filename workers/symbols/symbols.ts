@@ -21,8 +21,13 @@ const CLASS_LIKE: ReadonlySet<string> = new Set(['class', 'struct', 'union', 'in
 export async function runSymbolsTask(task: SymbolsTask): Promise<SymbolsResult> {
     const files: FileSymbols[] = [];
     for (const f of task.files) {
+        const ms = task.deadline === undefined ? task.parseMs : Math.min(task.parseMs, task.deadline - Date.now());
+        if (ms <= 0) {
+            files.push({ ok: false, kind: 'timeout', message: `The time limit was reached before ${f.shown} was parsed.`, late: true });
+            continue;
+        }
         try {
-            files.push(await fileSymbols(f.shown, f.real, task, f));
+            files.push(await fileSymbols(f.shown, f.real, { ...task, parseMs: ms }, f));
         } catch (err) {
             const e = toToolError(err, f.shown);
             files.push({ ok: false, kind: e.kind, message: e.message });
@@ -72,12 +77,15 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
  */
 function parseUses(parser: Parser, text: string, task: SymbolsTask, checkpoints: readonly number[] | undefined): (Tree & { regions?: boolean }) | null {
     const ranges = task.references !== undefined && checkpoints !== undefined ? regionsFor(text, task.references, checkpoints) : undefined;
+    const end = performance.now() + task.parseMs;
     if (ranges !== undefined) {
         const tree = parseWithin(parser, text, task.parseMs, ranges);
         if (tree !== null && regionsHold(tree.rootNode, ranges)) return Object.assign(tree, { regions: true });
         tree?.delete();
     }
-    return parseWithin(parser, text, task.parseMs);
+    // Both parses share the file's time.
+    const left = end - performance.now();
+    return left <= 0 ? null : parseWithin(parser, text, left);
 }
 
 interface Found {
