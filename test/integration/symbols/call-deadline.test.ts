@@ -104,6 +104,17 @@ describe('a navigation call within the search timeout', () => {
         expect(all).not.toMatch(/\[The search timed out|\[Not parsed/);
     });
 
+    it('repo_map stops at a 1 ms limit with a note; with time enough it maps every file', async () => {
+        const root = tempDir('lcf-deadline-map-');
+        writeTree(root, callers(300));
+        const r = await call(pkgOf(root, 1), 'repo_map', {});
+        expect(r).toMatch(/^success: /);
+        expect(r).toMatch(/\n\[(The walk for source files timed out: the map covers the files found so far; map a subdirectory\.|The time limit was reached before \d+ source files were parsed: the map covers the files parsed so far; map a subdirectory\.)\]/);
+        const full = await call(pkgOf(root, 600_000), 'repo_map', { max_chars: 100_000 });
+        expect(full).toMatch(/^success: --- Map of \.: 300 of 300 definitions in 300 of 300 source files/);
+        expect(full).not.toMatch(/timed out|time limit/);
+    });
+
     it('find_references names a file whose parse outlasts the limit (it was skipped), where it said nothing', async () => {
         const root = tempDir('lcf-deadline-big-');
         // About 2 MB of C: its parse takes far longer than 1 ms on any machine.
