@@ -113,9 +113,8 @@ const MAX_QUERIED_LINES = 64;
  * The matches of `query` whose nodes hold a part of the lines `rows` (0-based, ascending) or of
  * the lines next to each (a C definition whose node begins on the next line may begin on this one,
  * see repairs.ts `patchedStart`): every definition enclosing those lines, at a fraction of the
- * whole tree's query. Ranges by rows:
- * the query's indexes are the grammar's bytes, not the text's characters. Duplicates are left to
- * the caller, which keeps one definition per node.
+ * whole tree's query. Ranges by rows: the query's indexes are the grammar's bytes, not the text's
+ * characters. Duplicates are left to the caller, which keeps one definition per node.
  */
 export function matchesAround(query: Query, root: Node, rows: readonly number[]): QueryMatch[] {
     if (rows.length > MAX_QUERIED_LINES) return query.matches(root);
