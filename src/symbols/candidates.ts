@@ -80,3 +80,9 @@ export function cutNote(c: Candidates, maxFiles: number): string {
     if (c.stop === 'too_many_entries') return '\n[The search for files stopped at the walk limit (maxTotalEntries): narrow path or include, or raise LLM_CHAT_FS_MAX_TOTAL_ENTRIES.]';
     return `\n[The search stopped early (${c.stop}): narrow path or include.]`;
 }
+
+/** A line saying how many files the call's time ran out before, or `''`. */
+export function lateNote(late: number, found: 'definitions' | 'references'): string {
+    if (late === 0) return '';
+    return `\n[The search timed out before ${late} source ${late === 1 ? 'file was' : 'files were'} parsed: these are the ${found} found so far; narrow path or include.]`;
+}

@@ -11,6 +11,8 @@ export interface ParseOptions {
     maxBytes: number;
     /** Parse time at most per file, in milliseconds. */
     parseMs: number;
+    /** When the call's time ends (epoch ms): files not parsed by then come back `late` (SymbolsTask). */
+    deadline?: number;
     /** Also list the uses of this identifier. */
     references?: string;
     signal?: AbortSignal;
@@ -36,7 +38,7 @@ export async function parseFiles(engine: TaskRunner, files: readonly { shown: st
         engine,
         missed.map((i) => files[i]!),
         FILES_PER_TASK,
-        (batch) => ({ op: 'symbols', files: batch, realRoots: opts.realRoots, maxBytes: opts.maxBytes, parseMs: opts.parseMs, ...(opts.references !== undefined && { references: opts.references }) }) satisfies SymbolsTask,
+        (batch) => ({ op: 'symbols', files: batch, realRoots: opts.realRoots, maxBytes: opts.maxBytes, parseMs: opts.parseMs, ...(opts.deadline !== undefined && { deadline: opts.deadline }), ...(opts.references !== undefined && { references: opts.references }) }) satisfies SymbolsTask,
         (r, k) => r.files[k]!,
         (message) => ({ ok: false, kind: 'io', message }),
         opts.signal,

@@ -53,6 +53,8 @@ export interface TableAnswer {
     skipped: string[];
     /** The names were not all looked at: the call's time ran out, or it was cancelled. */
     stopped: boolean;
+    /** Changed or new files the call's time ran out before parsing. */
+    late: number;
 }
 
 /**
@@ -145,9 +147,10 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
     const parsed = await parseFiles(
         engine,
         [...fresh].map(([rel, real]) => ({ shown: childPrefix(checked.display) + rel.slice(prefix.length), real })),
-        { realRoots: req.realRoots, maxBytes: req.maxFileSize, parseMs: req.parseMs, ...(req.signal && { signal: req.signal }) },
+        { realRoots: req.realRoots, maxBytes: req.maxFileSize, parseMs: req.parseMs, deadline: req.deadline, ...(req.signal && { signal: req.signal }) },
     );
     const skipped: string[] = [];
+    let late = 0;
     const out: { rel: string; defs: Definition[] }[] = [];
     const stored = new Map<Definition, number>();
     for (const [rel, f] of byFile) {
@@ -157,7 +160,8 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
     parsed.forEach((r, i) => {
         const rel = freshRels[i]!;
         if (!r.ok) {
-            if (r.kind === 'timeout') skipped.push(childPrefix(checked.display) + rel.slice(prefix.length));
+            if (r.late) late++;
+            else if (r.kind === 'timeout') skipped.push(childPrefix(checked.display) + rel.slice(prefix.length));
             return;
         }
         const defs = r.definitions.filter((d) => query.matches(d));
@@ -165,9 +169,9 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
     });
     out.sort((a, b) => compareWalk(a.rel, b.rel));
     const realOf = (k: number): string => path.join(served.root, t.pathOf(store.fileOf(k)));
-    await signStored(engine, { out, stored, store, realOf, query, req, dropped: (rel) => skipped.push(childPrefix(checked.display) + rel.slice(prefix.length)) });
+    await signStored(engine, { out, stored, store, realOf, query, req, dropped: (rel, cut) => (cut ? late++ : skipped.push(childPrefix(checked.display) + rel.slice(prefix.length))) });
     symbols.answered++;
-    return { files: out.filter((f) => f.defs.length > 0).map((f) => ({ shown: childPrefix(checked.display) + f.rel.slice(prefix.length), definitions: f.defs })), skipped, stopped };
+    return { files: out.filter((f) => f.defs.length > 0).map((f) => ({ shown: childPrefix(checked.display) + f.rel.slice(prefix.length), definitions: f.defs })), skipped, stopped, late };
 }
 
 /** The searched directory or a directory above it changed (its subtree is walked from disk). */

@@ -12,9 +12,9 @@ export interface Signing {
     store: SymbolStore;
     realOf(k: number): string;
     query: NameQuery;
-    req: { realRoots: RealRoots; maxFileSize: number; parseMs: number; signal: AbortSignal | undefined; wanted(d: Definition): boolean; shown: number };
-    /** A file parsed again whose parse ran out of time. */
-    dropped(rel: string): void;
+    req: { realRoots: RealRoots; maxFileSize: number; parseMs: number; deadline: number; signal: AbortSignal | undefined; wanted(d: Definition): boolean; shown: number };
+    /** A file parsed again whose parse ran out of time (`late`: the call's time). */
+    dropped(rel: string, late: boolean): void;
 }
 
 /**
@@ -51,12 +51,12 @@ export async function signStored(engine: Engine, a: Signing): Promise<void> {
         if (stale.size === 0) return;
         const files = [...stale];
         const { req } = a;
-        const parsed = await parseFiles(engine, files.map(([f, real]) => ({ shown: f.rel, real })), { realRoots: req.realRoots, maxBytes: req.maxFileSize, parseMs: req.parseMs, ...(req.signal && { signal: req.signal }) });
+        const parsed = await parseFiles(engine, files.map(([f, real]) => ({ shown: f.rel, real })), { realRoots: req.realRoots, maxBytes: req.maxFileSize, parseMs: req.parseMs, deadline: req.deadline, ...(req.signal && { signal: req.signal }) });
         parsed.forEach((r, i) => {
             const f = files[i]![0];
             for (const d of f.defs) a.stored.delete(d);
             f.defs = r.ok ? r.definitions.filter((d) => a.query.matches(d)) : [];
-            if (!r.ok && r.kind === 'timeout') a.dropped(f.rel);
+            if (!r.ok && r.kind === 'timeout') a.dropped(f.rel, r.late === true);
         });
     }
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
 import type { WorkspaceView } from '../access/workspace.js';
-import { candidateFiles, cutNote } from '../symbols/candidates.js';
+import { candidateFiles, cutNote, lateNote } from '../symbols/candidates.js';
 import { dotted, nameQuery } from '../symbols/names.js';
 import { parseFiles, type ParseOptions } from '../symbols/parse.js';
 import { withCheckpoints } from '../symbols/table-points.js';
@@ -80,8 +80,9 @@ export class FindReferencesTool extends FileTool<typeof schema> {
         const { fileConfig, searchConfig } = this.ctx;
         const engine = await this.ctx.engine();
         const realRoots = await rootsOf(view);
-        const started = Date.now();
-        const at = args.line === undefined ? undefined : await definitionAt(view, engine, args, query.word!, { realRoots, maxBytes: fileConfig.maxFileSize, parseMs: searchConfig.timeoutMs, ...(call.signal && { signal: call.signal }) });
+        // The whole call, search and parses, ends at the search timeout with what it found.
+        const deadline = Date.now() + searchConfig.timeoutMs;
+        const at = args.line === undefined ? undefined : await definitionAt(view, engine, args, query.word!, { realRoots, maxBytes: fileConfig.maxFileSize, parseMs: searchConfig.timeoutMs, deadline, ...(call.signal && { signal: call.signal }) });
         const candidates = await candidateFiles(view, engine, {
             tool: this.name,
             path: args.line === undefined || at?.local ? args.path : '.',
@@ -91,7 +92,7 @@ export class FindReferencesTool extends FileTool<typeof schema> {
             maxFiles: MAX_CANDIDATE_FILES,
             maxFileSize: fileConfig.maxFileSize,
             maxTotalEntries: searchConfig.maxTotalEntries,
-            timeoutMs: searchConfig.timeoutMs,
+            timeoutMs: Math.max(1, deadline - Date.now()),
             realRoots,
             signal: call.signal,
         });
@@ -100,15 +101,22 @@ export class FindReferencesTool extends FileTool<typeof schema> {
         const parsed = await parseFiles(engine, files, {
             realRoots,
             maxBytes: fileConfig.maxFileSize,
-            parseMs: Math.max(1, searchConfig.timeoutMs - (Date.now() - started)),
+            parseMs: searchConfig.timeoutMs,
+            deadline,
             references: query.word!,
             ...(call.signal && { signal: call.signal }),
         });
         const max = args.max_results ?? 200;
         const lines: string[] = [];
         let total = 0;
+        let late = 0;
+        const skipped: string[] = [];
         parsed.forEach((r, i) => {
-            if (!r.ok) return;
+            if (!r.ok) {
+                if (r.late) late++;
+                else if (r.kind === 'timeout') skipped.push(candidates.files[i]!.shown);
+                return;
+            }
             for (const ref of r.references ?? []) {
                 total++;
                 if (lines.length >= max) continue;
@@ -118,7 +126,8 @@ export class FindReferencesTool extends FileTool<typeof schema> {
         });
         let out = lines.length > 0 ? lines.join('\n') : `No references to ${JSON.stringify(args.name)} found in ${candidates.display}.`;
         if (total > lines.length) out += `\n[${total - lines.length} more references not shown: raise max_results, or narrow path or include.]`;
+        if (skipped.length > 0) out += `\n[Not parsed within the time limit: ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''}]`;
         if (at?.local) out += `\n[${args.name} is file-local (static) at ${at.shown}:${at.definition.line}: only that file was searched.]`;
-        return ok(out + cutNote(candidates, MAX_CANDIDATE_FILES));
+        return ok(out + cutNote(candidates, MAX_CANDIDATE_FILES) + lateNote(late, 'references'));
     }
 }

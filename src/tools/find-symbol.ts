@@ -1,7 +1,7 @@
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
 import type { WorkspaceView } from '../access/workspace.js';
-import { candidateFiles, cutNote, type Candidates } from '../symbols/candidates.js';
+import { candidateFiles, cutNote, lateNote, type Candidates } from '../symbols/candidates.js';
 import { nameQuery } from '../symbols/names.js';
 import { formatDefinition } from '../symbols/outline.js';
 import { parseFiles } from '../symbols/parse.js';
@@ -48,6 +48,8 @@ export class FindSymbolTool extends FileTool<typeof schema> {
         const engine = await this.ctx.engine();
         const realRoots = await rootsOf(view);
         const started = Date.now();
+        // The whole call, table, search and parses, ends at the search timeout with what it found.
+        const deadline = started + searchConfig.timeoutMs;
         const max = args.max_results ?? 100;
         const wanted = (d: Definition): boolean => query.matches(d) && (args.kind === undefined || d.kind === args.kind);
         // From the index's symbol table when it can answer. When it finds nothing, the content
@@ -62,14 +64,14 @@ export class FindSymbolTool extends FileTool<typeof schema> {
             maxFileSize: fileConfig.maxFileSize,
             parseMs: searchConfig.timeoutMs,
             signal: call.signal,
-            deadline: started + searchConfig.timeoutMs,
+            deadline,
             wanted,
             shown: max,
         });
         if (fromTable !== null) {
             const listed = listDefinitions(fromTable.files, wanted, max);
             // Stopped by the time limit: what was found so far and a note as the search's (a scan now would stop too).
-            const note = fromTable.stopped ? TABLE_TIMEOUT_NOTE : '';
+            const note = (fromTable.stopped ? TABLE_TIMEOUT_NOTE : '') + lateNote(fromTable.late, 'definitions');
             if (listed.total > 0) return ok(listDefinitionsText(listed, fromTable.skipped) + note);
             if (fromTable.stopped) return ok(`No definitions of ${JSON.stringify(args.name)}${args.kind ? ` (kind ${args.kind})` : ''} found in the names looked at before the time limit.${note}`);
         }
@@ -82,26 +84,30 @@ export class FindSymbolTool extends FileTool<typeof schema> {
             maxFiles: MAX_CANDIDATE_FILES,
             maxFileSize: fileConfig.maxFileSize,
             maxTotalEntries: searchConfig.maxTotalEntries,
-            timeoutMs: searchConfig.timeoutMs,
+            timeoutMs: Math.max(1, deadline - Date.now()),
             realRoots,
             signal: call.signal,
         });
-        if (fromTable !== null) return ok(noDefinitions(args, candidates, fromTable.skipped));
+        if (fromTable !== null) return ok(noDefinitions(args, candidates, fromTable.skipped) + lateNote(fromTable.late, 'definitions'));
         const parsed = await parseFiles(engine, candidates.files, {
             realRoots,
             maxBytes: fileConfig.maxFileSize,
-            parseMs: Math.max(1, searchConfig.timeoutMs - (Date.now() - started)),
+            parseMs: searchConfig.timeoutMs,
+            deadline,
             ...(call.signal && { signal: call.signal }),
         });
         const skipped: string[] = [];
+        let late = 0;
         const files: { shown: string; definitions: readonly Definition[] }[] = [];
         parsed.forEach((r, i) => {
             const shown = candidates.files[i]!.shown;
             if (r.ok) files.push({ shown, definitions: r.definitions });
+            else if (r.late) late++;
             else if (r.kind === 'timeout') skipped.push(shown);
         });
         const listed = listDefinitions(files, wanted, max);
-        return ok(listed.total > 0 ? listDefinitionsText(listed, skipped) + cutNote(candidates, MAX_CANDIDATE_FILES) : noDefinitions(args, candidates, skipped));
+        const notes = cutNote(candidates, MAX_CANDIDATE_FILES) + lateNote(late, 'definitions');
+        return ok(listed.total > 0 ? listDefinitionsText(listed, skipped) + notes : noDefinitions(args, candidates, skipped) + lateNote(late, 'definitions'));
     }
 }
 

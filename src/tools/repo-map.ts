@@ -41,8 +41,8 @@ export class RepoMapTool extends FileTool<typeof schema> {
         const { fileConfig, searchConfig } = this.ctx;
         const engine = await this.ctx.engine();
         const realRoots = await rootsOf(view);
-        const started = Date.now();
-        const left = () => Math.max(1, searchConfig.timeoutMs - (Date.now() - started));
+        // The walk and the parses end at the search timeout; the map covers what was parsed by then.
+        const deadline = Date.now() + searchConfig.timeoutMs;
         const sources = await candidateFiles(view, engine, {
             tool: this.name,
             path: args.path,
@@ -57,14 +57,15 @@ export class RepoMapTool extends FileTool<typeof schema> {
             signal: call.signal,
         });
         const signal = call.signal ? { signal: call.signal } : {};
-        const parsed = await parseFiles(engine, sources.files, { realRoots, maxBytes: fileConfig.maxFileSize, parseMs: left(), ...signal });
+        const parsed = await parseFiles(engine, sources.files, { realRoots, maxBytes: fileConfig.maxFileSize, parseMs: searchConfig.timeoutMs, deadline, ...signal });
         const names = [...new Set(parsed.flatMap((r) => (r.ok ? r.definitions.map((d) => d.name) : [])))];
         const mentions = names.length === 0 ? [] : await countMentions(engine, sources.files, names, { realRoots, maxBytes: fileConfig.maxFileSize, ...signal });
         const mapped: MappedFile[] = [];
-        let skipped = 0;
+        const skipped = { failed: 0, late: 0 };
         parsed.forEach((r, i) => {
             if (r.ok) mapped.push({ shown: sources.files[i]!.shown, definitions: r.definitions, mentions: mentions[i] ?? null });
-            else skipped++;
+            else if (r.late) skipped.late++;
+            else skipped.failed++;
         });
         const maxChars = args.max_chars ?? DEFAULT_MAX_CHARS;
         const total = mapped.reduce((n, f) => n + f.definitions.length, 0);
@@ -81,9 +82,10 @@ export class RepoMapTool extends FileTool<typeof schema> {
     }
 }
 
-function notes(stop: string, skipped: number): string {
+function notes(stop: string, skipped: { failed: number; late: number }): string {
     let out = '';
-    if (skipped > 0) out += `\n[${skipped} source files could not be parsed (binary, too large or over the time limit) and are left out.]`;
+    if (skipped.failed > 0) out += `\n[${skipped.failed} source files could not be parsed (binary, too large or over the time limit) and are left out.]`;
+    if (skipped.late > 0) out += `\n[The time limit was reached before ${skipped.late} source files were parsed: the map covers the files parsed so far; map a subdirectory.]`;
     if (stop === 'max_results') out += `\n[Only the first ${MAX_MAP_FILES} source files were read: map a subdirectory, or narrow include.]`;
     else if (stop === 'timeout') out += '\n[The walk for source files timed out: the map covers the files found so far; map a subdirectory.]';
     else if (stop !== 'done') out += `\n[The walk for source files stopped early (${stop}): map a subdirectory, or narrow include.]`;

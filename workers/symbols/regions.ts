@@ -1,4 +1,4 @@
-import type { Node, Range } from 'web-tree-sitter';
+import type { Node, Query, QueryMatch, Range } from 'web-tree-sitter';
 
 /** Checkpoints at least this many characters apart: fewer to store, regions a little larger. */
 export const CHECKPOINT_GAP = 512;
@@ -104,4 +104,28 @@ export function regionsHold(root: Node, ranges: readonly Range[]): boolean {
         if (last.hasError || last.endIndex > r.endIndex) return false;
     }
     return true;
+}
+
+/** Reference lines past which the whole tree is queried at once (each range's query walks down from the root). */
+const MAX_QUERIED_LINES = 64;
+
+/**
+ * The matches of `query` whose nodes hold a part of the lines `rows` (0-based, ascending) or of
+ * the lines next to each (a C definition whose node begins on the next line may begin on this one,
+ * see repairs.ts `patchedStart`): every definition enclosing those lines, at a fraction of the
+ * whole tree's query. Ranges by rows: the query's indexes are the grammar's bytes, not the text's
+ * characters. Duplicates are left to the caller, which keeps one definition per node.
+ */
+export function matchesAround(query: Query, root: Node, rows: readonly number[]): QueryMatch[] {
+    if (rows.length > MAX_QUERIED_LINES) return query.matches(root);
+    const out: QueryMatch[] = [];
+    let k = 0;
+    while (k < rows.length) {
+        const first = Math.max(0, rows[k]! - 1);
+        let last = rows[k]!;
+        // Ranges that touch are queried as one.
+        for (k++; k < rows.length && rows[k]! - 1 <= last + 2; k++) last = rows[k]!;
+        out.push(...query.matches(root, { startPosition: { row: first, column: 0 }, endPosition: { row: last + 2, column: 0 } }));
+    }
+    return out;
 }

@@ -7,7 +7,7 @@ import type { Definition, FileSymbols, Reference, SymbolKind, SymbolsResult, Sym
 import { byteSpans, capped, SIGNATURE_CHARS, signatureText } from '../../src/symbols/shared/signature.js';
 import { decodeText } from '../../src/text/shared/text.js';
 import { loaded, parseWithin } from './parser.js';
-import { checkpointsOf, regionsFor, regionsHold } from './regions.js';
+import { checkpointsOf, matchesAround, regionsFor, regionsHold } from './regions.js';
 import { atFileScope, keep, objectOwner } from './keep.js';
 import { lostMacros, patchedStart, realName } from './repairs.js';
 import type { Node, Parser, QueryMatch, Tree } from 'web-tree-sitter';
@@ -21,8 +21,13 @@ const CLASS_LIKE: ReadonlySet<string> = new Set(['class', 'struct', 'union', 'in
 export async function runSymbolsTask(task: SymbolsTask): Promise<SymbolsResult> {
     const files: FileSymbols[] = [];
     for (const f of task.files) {
+        const ms = task.deadline === undefined ? task.parseMs : Math.min(task.parseMs, task.deadline - Date.now());
+        if (ms <= 0) {
+            files.push({ ok: false, kind: 'timeout', message: `The time limit was reached before ${f.shown} was parsed.`, late: true });
+            continue;
+        }
         try {
-            files.push(await fileSymbols(f.shown, f.real, task, f));
+            files.push(await fileSymbols(f.shown, f.real, { ...task, parseMs: ms }, f));
         } catch (err) {
             const e = toToolError(err, f.shown);
             files.push({ ok: false, kind: e.kind, message: e.message });
@@ -53,10 +58,12 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
     try {
         const points = task.checkpoints === true && !tree.regions ? checkpointsOf(tree.rootNode) : undefined;
         const spans = task.spans === true ? [] : undefined;
-        const definitions = definitionsOf(query.matches(tree.rootNode), info, text, tree.rootNode, spans);
+        const around: number[] = [];
+        const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references, around);
+        // With references asked, only the definitions on their lines (the enclosing ones) are wanted.
+        const definitions = definitionsOf(references === undefined ? query.matches(tree.rootNode) : matchesAround(query, tree.rootNode, around), info, text, tree.rootNode, spans);
         // A final line end does not start another line.
         const lines = 1 + countLines(text, 0, text.length - 1);
-        const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references);
         const sigSpans = spans && byteSpans(text, spans, decoded.info.encoding === 'utf8' ? (decoded.info.bom ? 3 : 0) : null);
         return { ok: true, language: info.id, lines: text.length === 0 ? 0 : lines, chars: text.length, definitions, ...(references && { references }), ...(sigSpans && { sigSpans }), ...(points && { checkpoints: points, crc: crc32(bytes) }), ...(tree.regions && { regions: true as const }) };
     } finally {
@@ -72,12 +79,15 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
  */
 function parseUses(parser: Parser, text: string, task: SymbolsTask, checkpoints: readonly number[] | undefined): (Tree & { regions?: boolean }) | null {
     const ranges = task.references !== undefined && checkpoints !== undefined ? regionsFor(text, task.references, checkpoints) : undefined;
+    const end = performance.now() + task.parseMs;
     if (ranges !== undefined) {
         const tree = parseWithin(parser, text, task.parseMs, ranges);
         if (tree !== null && regionsHold(tree.rootNode, ranges)) return Object.assign(tree, { regions: true });
         tree?.delete();
     }
-    return parseWithin(parser, text, task.parseMs);
+    // Both parses share the file's time.
+    const left = end - performance.now();
+    return left <= 0 ? null : parseWithin(parser, text, left);
 }
 
 interface Found {
@@ -206,7 +216,7 @@ function isIdentifier(type: string): boolean {
  * an identifier of exactly that text. Perf: only the occurrences are looked up in the tree, not
  * every node walked.
  */
-function referencesIn(root: Node, text: string, name: string): Reference[] {
+function referencesIn(root: Node, text: string, name: string, around: number[]): Reference[] {
     const out: Reference[] = [];
     const word = /[\p{L}\p{N}_$]/u;
     // The line of the last reference: found once per line, so many references on one long line
@@ -221,6 +231,7 @@ function referencesIn(root: Node, text: string, name: string): Reference[] {
             lineStart = text.lastIndexOf('\n', i) + 1;
             const nl = text.indexOf('\n', i);
             lineEnd = nl === -1 ? text.length : nl;
+            around.push(node.startPosition.row);
         }
         out.push({ line: node.startPosition.row + 1, column: i - lineStart + 1, text: shownLine(text, lineStart, lineEnd, i) });
     }

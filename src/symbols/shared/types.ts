@@ -29,7 +29,7 @@ export interface Reference {
 /** The outcome for one file of a `symbols` task. */
 export type FileSymbols =
     | { ok: true; language: string; lines: number; chars: number; definitions: Definition[]; references?: Reference[]; sigSpans?: number[]; checkpoints?: number[]; crc?: number; regions?: true }
-    | { ok: false; kind: ToolErrorKind; message: string };
+    | { ok: false; kind: ToolErrorKind; message: string; late?: true };
 
 /** A `symbols` task: parse each file and list its definitions (workers/symbols/symbols.ts). */
 export interface SymbolsTask {
@@ -45,6 +45,11 @@ export interface SymbolsTask {
     maxBytes: number;
     /** Parse time at most per file, in milliseconds; a file over it is reported as `timeout`. */
     parseMs: number;
+    /**
+     * When the call's time ends (epoch ms): no file's parse runs past it, and a file not begun by
+     * then is reported as `timeout` with `late`, so a call of thousands of files ends on time.
+     */
+    deadline?: number;
     /** Also list the uses of this identifier in each file. */
     references?: string;
     /** Also give where each signature's text stands in the file (`sigSpans`: byte offset, byte length, cut; offset -1 when unknown). */

@@ -117,6 +117,35 @@ describe('references from regions', () => {
         expect(usedRegions).toBeGreaterThan(withHits / 2);
     });
 
+    it('with references asked, the definitions given are those on their lines: each reference encloses as with all the file\'s definitions', async () => {
+        const root = tempDir('lcf-regions-around-');
+        // A name on the line before its definition's node (`static int target` then `f(void)`:
+        // the definition begins at that line, repairs.ts), and more reference lines than are
+        // queried one by one.
+        const extra: Record<Lang, string> = {
+            c: `static int ${NAME}\nsplit_user(void)\n{\n    return 0;\n}\n` + Array.from({ length: 70 }, (_, i) => `int many${i}(void) { return ${NAME}(${i}); }\n`).join(''),
+            ts: Array.from({ length: 70 }, (_, i) => `export const many${i} = (): number => ${NAME}(${i});\n`).join(''),
+            py: Array.from({ length: 70 }, (_, i) => `def many${i}():\n    return ${NAME}(${i})\n`).join(''),
+        };
+        let compared = 0;
+        for (let seed = 1; seed <= 60; seed++) {
+            const rnd = mulberry32(seed);
+            const lang = (['c', 'ts', 'py'] as const)[seed % 3]!;
+            const file = path.join(root, `f${seed}${EXT[lang]}`);
+            fs.writeFileSync(file, sourceOf(lang, rnd) + (seed <= 6 ? `\n${extra[lang]}` : ''));
+            const f = { shown: path.basename(file), real: file };
+            const refs = (await task(root, [f])).files[0]!;
+            const all = (await runSymbolsTask({ op: 'symbols', files: [f], realRoots: [{ path: root, type: AccessType.Read }], maxBytes: 1 << 22, parseMs: 60_000 })).files[0]!;
+            if (!refs.ok || !all.ok) throw new Error(`seed ${seed}: ${JSON.stringify([refs, all])}`);
+            expect(shown(refs), `seed ${seed} (${lang})`).toBe(shown({ ...refs, definitions: all.definitions }));
+            expect(refs.definitions.length, `seed ${seed}: no definition is lost from the file`).toBeLessThanOrEqual(all.definitions.length);
+            if ((refs.references ?? []).length > 0) compared++;
+        }
+        expect(compared).toBeGreaterThan(30);
+        const split = (await task(root, [{ shown: 'f3.c', real: path.join(root, 'f3.c') }])).files[0]!;
+        expect(shown(split)).toMatch(/\n\d+:12: \[function split_user\] static int target\n/);
+    });
+
     it('does not use checkpoints that no longer fit the file: another length or CRC, moved lines, a checkpoint mid-line', async () => {
         const root = tempDir('lcf-regions-stale-');
         for (const lang of ['c', 'ts', 'py'] as const) {
