@@ -101,7 +101,8 @@ function kindOfMode(mode: number): number {
  * times, then its listing, are taken after its watch is on.
  */
 export function look(statAt: NonNullable<HeldAt['statAt']>, st: Float64Array, skip: ReadonlySet<string>, w: CheckWatches | null, fd: number, name: string, listed: number, rel: string): number {
-    if (isDebrisName(name)) return -1;
+    // Perf: the library's temporary names start with a dot; most names are tested no further.
+    if (name.charCodeAt(0) === 0x2e && isDebrisName(name)) return -1;
     const skipped = skip.has(name);
     const watched = w !== null && listed === Kind.Dir && !skipped && w.add(rel === '' ? name : `${rel}/${name}`);
     let kind = statAt(fd, name, st) !== 0 ? -1 : kindOfMode(st[0]!);

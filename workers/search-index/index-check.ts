@@ -5,6 +5,7 @@ import { foldChangeTime } from '../../src/search-index/shared/change-time.js';
 import { CrawlGate } from '../../src/search-index/shared/crawl-gate.js';
 import { decodeTable, Flag, Kind, type FileTable } from '../../src/search-index/shared/format.js';
 import type { IndexCheckResult, IndexCheckTask } from '../../src/search-index/shared/protocol.js';
+import type { Listing } from '../fs/dirent-records.js';
 import { heldAt, type HeldAt } from '../fs/held-at.js';
 import { takeTaskPriority } from '../pool/background.js';
 import { CheckWatches, look, WatchFailed } from './check-watches.js';
@@ -264,7 +265,7 @@ class Check {
             return; // unreadable: the directory alone, as the walk lists it
         }
         try {
-            let listing: { names: string[]; kinds: number[] };
+            let listing: Listing;
             try {
                 listing = this.#at.list(sub);
             } catch {

@@ -56,20 +56,30 @@ export class WatchedDirs {
      * Takes the watches a tree check added instead of a crawl (watch-inotify.ts): `wds[i]` on the
      * directory at `paths[i]` (relative, `''`: the root). A thread lists a directory's watch
      * before those below it, but a queued directory's parent may be in another thread's list:
-     * taken by depth. One whose parent was not watched (gone meanwhile: its parent's watch
-     * reported that) or whose descriptor is taken already (the same directory twice) is left out.
+     * those are taken in a further pass. One whose parent was not watched (gone meanwhile: its
+     * parent's watch reported that) or whose descriptor is taken already (the same directory
+     * twice) is left out.
      */
     adopt(wds: readonly number[], paths: readonly string[]): void {
-        const depth = paths.map((p) => (p === '' ? 0 : p.split('/').length));
-        const order = paths.map((_, i) => i).sort((a, b) => depth[a]! - depth[b]!);
         const byPath = new Map<string, Dir>();
-        for (const i of order) {
-            const p = paths[i]!;
-            const slash = p.lastIndexOf('/');
-            const parent = p === '' ? null : byPath.get(slash < 0 ? '' : p.slice(0, slash));
-            if (parent === undefined || (parent === null && this.top !== null)) continue;
-            const d = this.add(wds[i]!, parent, parent === null ? Buffer.alloc(0) : bytesOf(p.slice(slash + 1)));
-            if (d !== null) byPath.set(p, d);
+        let left = paths.map((_, i) => i);
+        for (let taken = true; taken && left.length > 0; ) {
+            taken = false;
+            const later: number[] = [];
+            for (const i of left) {
+                const p = paths[i]!;
+                const slash = p.lastIndexOf('/');
+                const parent = p === '' ? null : byPath.get(slash < 0 ? '' : p.slice(0, slash));
+                if (parent === undefined) {
+                    later.push(i);
+                    continue;
+                }
+                taken = true;
+                if (parent === null && this.top !== null) continue;
+                const d = this.add(wds[i]!, parent, parent === null ? Buffer.alloc(0) : bytesOf(p.slice(slash + 1)));
+                if (d !== null) byPath.set(p, d);
+            }
+            left = later;
         }
     }
 
