@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { IndexWalkResult } from '../../../src/search-index/shared/protocol.js';
 import { changesSince } from '../../../src/search-index/watch/changes-since.js';
-import { IN, openInotify, readEvents } from '../../../src/search-index/watch/inotify.js';
+import { checkCanWatch, IN, openInotify, readEvents } from '../../../src/search-index/watch/inotify.js';
 import type { WatchSink } from '../../../src/search-index/watch/watch.js';
 import { InotifyWatch } from '../../../src/search-index/watch/watch-inotify.js';
 import { WatchedDirs } from '../../../src/search-index/watch/watched-dirs.js';
@@ -129,6 +129,21 @@ describe.runIf(linux)('the tree check adding the watcher\'s watches', () => {
             }
         }
     }, 60_000);
+});
+
+describe.runIf(linux)('whether a reopen lets the check add the watches', () => {
+    it('does where the threads stat by descriptor, not when they are kept to held paths (the crawl and the gate then)', () => {
+        const saved = process.env['LLM_CHAT_FILE_NATIVE_AT'];
+        try {
+            delete process.env['LLM_CHAT_FILE_NATIVE_AT'];
+            expect(checkCanWatch()).toBe(process.arch === 'x64' || process.arch === 'arm64');
+            process.env['LLM_CHAT_FILE_NATIVE_AT'] = '0';
+            expect(checkCanWatch()).toBe(false);
+        } finally {
+            if (saved === undefined) delete process.env['LLM_CHAT_FILE_NATIVE_AT'];
+            else process.env['LLM_CHAT_FILE_NATIVE_AT'] = saved;
+        }
+    });
 });
 
 describe('the watched directories taken from a check', () => {
