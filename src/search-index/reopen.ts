@@ -3,12 +3,15 @@ import path from 'node:path';
 import type { Changes } from './watch/changes.js';
 import { changesSince } from './watch/changes-since.js';
 import { newCrawlGate } from './shared/crawl-gate.js';
+import { checkCanWatch } from './watch/inotify.js';
 import { Kind } from './shared/format.js';
 import { foldChangeTime } from './shared/change-time.js';
 import { makePrivate } from './folder.js';
 import { releaseFreedMemory } from '../engine/release-memory.js';
 import { saveClosedState, takeClosedState, type Manifest } from './store.js';
 import type { Table } from './table.js';
+import type { IndexCheckTask } from './shared/protocol.js';
+import type { CheckedWatches } from './watch/watch.js';
 import { nextTurn } from '../engine/turns.js';
 
 /**
@@ -61,20 +64,26 @@ export async function changesWhileClosed(ctx: ReopenContext, m: Manifest): Promi
 
 /**
  * The watcher started and what changed while no process watched found, for {@link changesWhileClosed}.
- * Perf: with the inotify watcher (no snapshot) the tree check runs alongside its crawl and
- * compares each of the root's subdirectories once the crawl has watched it (crawl-gate.ts),
- * rather than after the whole crawl. `listedFrom`: the changes' sequence number the table is
- * brought up to, taken before the crawl begins (a loss during the crawl is after it).
+ * Perf: with the inotify watcher (no snapshot) the tree check adds the watches itself, each
+ * directory's before it compares it (workers/search-index/check-watches.ts), rather than after a
+ * crawl that listed every directory once more; where its threads cannot (no statx), it runs
+ * alongside the crawl and compares each of the root's subdirectories once the crawl has watched
+ * it (crawl-gate.ts). `listedFrom`: the changes' sequence number the table is brought up to,
+ * taken before the watches are added (a loss meanwhile is after it).
  */
 export async function watchAndFind(ctx: ReopenContext, m: Manifest | null, watch: boolean, open: () => boolean): Promise<{ usable: boolean; listedFrom: number; changed: Promise<Awaited<ReturnType<typeof changesWhileClosed>> | null> | null }> {
     const c = ctx.changes;
     let listing: ReturnType<typeof listedSince> | null = null;
     const listedFrom = c.seq;
-    if (watch && !c.watching && c.watcher === 'inotify' && m !== null) {
+    if (watch && !c.watching && c.watcher === 'inotify' && m !== null && checkCanWatch()) {
+        let found: ReturnType<typeof listedSince> | null = null;
+        await c.subscribe(ctx.skipDirs, m.skippedDirs, async (fd, mask) => (await (found = listedSince(ctx, m.gen, { watch: { fd, mask } }))).watched!);
+        listing = found;
+    } else if (watch && !c.watching && c.watcher === 'inotify' && m !== null) {
         const gate = newCrawlGate();
         // The check's threads wait on the gate: nothing is compared before the crawl has watched it.
         const subscribing = c.subscribe(ctx.skipDirs, m.skippedDirs, gate);
-        listing = listedSince(ctx, m.gen, gate);
+        listing = listedSince(ctx, m.gen, { gate });
         listing.catch(() => undefined);
         await subscribing;
     } else if (watch && !c.watching) await c.subscribe(ctx.skipDirs, m?.skippedDirs ?? null);
@@ -83,15 +92,18 @@ export async function watchAndFind(ctx: ReopenContext, m: Manifest | null, watch
     // By name, files named like skipped directories go unreported; another index's crawl may miss more: never served so.
     const usable = open() && (!watch || (c.watching && !c.byName && !c.sharedCrawl));
     if (m === null || !usable) return { usable, listedFrom: c.seq, changed: null };
-    const changed = listing !== null ? listing.then((r) => ({ ...r, from: 'listing' as const })) : changesWhileClosed(ctx, m);
+    const changed = listing !== null ? listing.then((r) => ({ changed: r.changed, dirTimes: r.dirTimes, from: 'listing' as const })) : changesWhileClosed(ctx, m);
     return { usable, listedFrom: listing !== null ? listedFrom : c.seq, changed: changed.catch(() => null) };
 }
 
-/** What differs on disk now from generation `gen`'s table: the tree listed again on a thread (changes-since.ts); `gate`: alongside the watcher's crawl. */
-export async function listedSince(ctx: ReopenContext, gen: string, gate?: SharedArrayBuffer): Promise<{ changed: string[]; dirTimes: string[] }> {
+/**
+ * What differs on disk now from generation `gen`'s table: the tree listed again on a thread
+ * (changes-since.ts); `gate`: alongside the watcher's crawl; `watch`: adding the watcher's watches.
+ */
+export async function listedSince(ctx: ReopenContext, gen: string, extra: Pick<IndexCheckTask, 'gate' | 'watch'> = {}): Promise<{ changed: string[]; dirTimes: string[]; watched?: CheckedWatches }> {
     try {
-        const task = { root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, table: path.join(ctx.dir, gen, 'table.bin') };
-        return await changesSince(gate === undefined ? task : { ...task, gate }, ctx.sharedNice?.());
+        const task = { root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, table: path.join(ctx.dir, gen, 'table.bin'), ...extra };
+        return await changesSince(task, ctx.sharedNice?.());
     } finally {
         await releaseFreedMemory();
     }

@@ -1,13 +1,14 @@
 import fs from 'node:fs';
-import { isDebrisName } from '../../src/fs/shared/debris.js';
 import { osPath } from '../../src/print/shared/byte-names.js';
 import { CheckQueue, newCheckQueue } from '../../src/search-index/shared/check-queue.js';
 import { foldChangeTime } from '../../src/search-index/shared/change-time.js';
 import { CrawlGate } from '../../src/search-index/shared/crawl-gate.js';
 import { decodeTable, Flag, Kind, type FileTable } from '../../src/search-index/shared/format.js';
 import type { IndexCheckResult, IndexCheckTask } from '../../src/search-index/shared/protocol.js';
+import type { Listing } from '../fs/dirent-records.js';
 import { heldAt, type HeldAt } from '../fs/held-at.js';
 import { takeTaskPriority } from '../pool/background.js';
+import { CheckWatches, look, WatchFailed } from './check-watches.js';
 import { runIndexCheckByWalk } from './index-walk.js';
 
 /**
@@ -21,18 +22,13 @@ import { runIndexCheckByWalk } from './index-walk.js';
  * Its result is the walk-and-compare's (the same paths, in another order): an entry new, gone,
  * of another kind or readability, or with another size, modification, birth or change time (a
  * file), and a directory's times apart. Where statx cannot be called, the thread that takes the root runs
- * the walk-and-compare instead.
+ * the walk-and-compare instead. With `task.watch` each directory is watched before it is stat'ed
+ * and listed (check-watches.ts): the reopen's watcher needs no crawl of its own.
  */
 
 /** A stored subdirectory with more entries than this is queued for any thread rather than compared in place. */
 const SPLIT = 1024;
 const O_DIR = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW;
-const S_IFMT = 0o170000;
-
-function kindOfMode(mode: number): number {
-    const t = mode & S_IFMT;
-    return t === fs.constants.S_IFDIR ? Kind.Dir : t === fs.constants.S_IFREG ? Kind.File : t === fs.constants.S_IFLNK ? Kind.Link : Kind.Other;
-}
 
 class TooMany extends Error {}
 /** The watcher could not be started: nothing found can be trusted. */
@@ -51,6 +47,7 @@ export async function runIndexCheck(task: IndexCheckTask): Promise<IndexCheckRes
     const gate = task.gate === undefined ? null : new CrawlGate(task.gate);
     try {
         const at = heldAt();
+        if (at.statAt === undefined && task.watch !== undefined) throw new Error('the tree check cannot watch directories here (no statx)');
         if (at.statAt === undefined) {
             const first = queue.take();
             if (first === null) return { ok: true, changed: '', dirTimes: [] };
@@ -64,7 +61,8 @@ export async function runIndexCheck(task: IndexCheckTask): Promise<IndexCheckRes
         }
         const bytes = task.tableBytes === undefined ? fs.readFileSync(task.table) : Buffer.from(task.tableBytes);
         const stored = await decodeTable(bytes, task.table, async () => undefined);
-        const check = new Check(task, stored, at, queue, gate);
+        const watches = task.watch === undefined ? null : new CheckWatches(task.root, task.watch.fd, task.watch.mask);
+        const check = new Check(task, stored, at, queue, gate, watches);
         for (let d = queue.take(); d !== null; d = queue.take()) {
             try {
                 check.queued(d.id, d.mtime, d.birthtime);
@@ -72,9 +70,10 @@ export async function runIndexCheck(task: IndexCheckTask): Promise<IndexCheckRes
                 queue.done();
             }
         }
-        return { ok: true, changed: check.changed.join('\0'), dirTimes: check.dirTimes };
+        return { ok: true, changed: check.changed.join('\0'), dirTimes: check.dirTimes, ...(watches !== null && { watched: { wds: watches.wds, paths: watches.paths.join('\0') } }) };
     } catch (err) {
         queue.fail();
+        if (err instanceof WatchFailed) return { ok: false, code: 'check_failed', message: `${task.root}: ${err.message}` };
         if (err instanceof TooMany) return { ok: false, code: 'too_many_entries', message: `more than ${task.maxEntries} entries under ${task.root}` };
         if (err instanceof RootFailure) return { ok: false, code: err.code, message: err.message };
         if (err instanceof Unwatched) return { ok: false, code: 'check_failed', message: `${task.root} could not be watched` };
@@ -94,10 +93,11 @@ class Check {
     readonly #statAt: NonNullable<HeldAt['statAt']>;
     readonly #queue: CheckQueue;
     readonly #gate: CrawlGate | null;
+    readonly #watches: CheckWatches | null;
     /** The last statAt: mode, size, mtimeMs, birthtimeMs, ctimeMs. */
     readonly #st = new Float64Array(5);
 
-    constructor(task: IndexCheckTask, t: FileTable, at: HeldAt, queue: CheckQueue, gate: CrawlGate | null) {
+    constructor(task: IndexCheckTask, t: FileTable, at: HeldAt, queue: CheckQueue, gate: CrawlGate | null, watches: CheckWatches | null) {
         this.#root = task.root;
         this.#skip = new Set(task.skipDirs);
         this.#max = task.maxEntries;
@@ -106,6 +106,7 @@ class Check {
         this.#statAt = at.statAt!;
         this.#queue = queue;
         this.#gate = gate;
+        this.#watches = watches;
     }
 
     /**
@@ -122,6 +123,7 @@ class Check {
         const abs = rel === '' ? this.#root : `${this.#root}/${rel}`;
         if (id === 0) {
             this.#watched('');
+            this.#watches?.add('');
             // As the walk: the root followed if a link, its modification time alone compared.
             let st: fs.Stats;
             try {
@@ -152,9 +154,10 @@ class Check {
     #dir(id: number, fd: number, rel: string, mtime: number, birthtime: number): void {
         const t = this.#t;
         let names: string[] | null = null;
+        let kinds: number[] = [];
         if (fd >= 0) {
             try {
-                names = this.#at.list(fd).names;
+                ({ names, kinds } = this.#at.list(fd));
             } catch {
                 // unreadable
             }
@@ -177,11 +180,10 @@ class Check {
                 c = t.end[c]!;
                 continue;
             }
-            k++;
             // Left out as the walk leaves them out: the library's temporary files, skipped
             // directories, entries gone since listed. A stored entry left out so is gone.
-            const kind = isDebrisName(name!) || this.#statAt(fd, name!, st) !== 0 ? -1 : kindOfMode(st[0]!);
-            if (kind < 0 || (kind === Kind.Dir && this.#skip.has(name!))) {
+            const kind = this.#look(fd, name!, kinds[k++]!, rel);
+            if (kind < 0) {
                 if (cmp === 0) {
                     this.#gone(c, rel);
                     c = t.end[c]!;
@@ -212,6 +214,11 @@ class Check {
             c = t.end[c]!;
         }
         if (this.#queue.count(counted) > this.#max) throw new TooMany();
+    }
+
+    /** The kind of entry `name` of `fd` (in the directory at `rel`), listed as `listed`, in `#st` (check-watches.ts `look`). */
+    #look(fd: number, name: string, listed: number, rel: string): number {
+        return look(this.#statAt, this.#st, this.#skip, this.#watches, fd, name, listed, rel);
     }
 
     /** Compares the stored subdirectory `c`, entry `name` of `fd`, in place. */
@@ -258,17 +265,17 @@ class Check {
             return; // unreadable: the directory alone, as the walk lists it
         }
         try {
-            let names: string[];
+            let listing: Listing;
             try {
-                names = this.#at.list(sub).names;
+                listing = this.#at.list(sub);
             } catch {
                 return;
             }
             let counted = 0;
-            for (const n of names) {
-                if (isDebrisName(n) || this.#statAt(sub, n, this.#st) !== 0) continue;
-                const kind = kindOfMode(this.#st[0]!);
-                if (kind === Kind.Dir && this.#skip.has(n)) continue;
+            for (let i = 0; i < listing.names.length; i++) {
+                const n = listing.names[i]!;
+                const kind = this.#look(sub, n, listing.kinds[i]!, p);
+                if (kind < 0) continue;
                 counted++;
                 this.changed.push(`${p}/${n}`);
                 if (kind === Kind.Dir) this.#added(sub, n, `${p}/${n}`);

@@ -93,6 +93,12 @@ export interface IndexCheckTask {
     gate?: SharedArrayBuffer;
     /** The bytes of `table`, read once for all threads of the check; absent: the thread reads the file. */
     tableBytes?: SharedArrayBuffer;
+    /**
+     * The host watcher's inotify instance (its descriptor, the events' mask): each directory
+     * compared is watched first (workers/search-index/check-watches.ts), the watches handed back
+     * in the result. Needs the native statx layer (the walk-and-compare adds none).
+     */
+    watch?: { fd: number; mask: number };
     /** Nice value the thread takes first (the background pool's threads); absent: unchanged. */
     nice?: number;
     /** `false`: at `nice` alone, sharing the CPU with searches (background-pool.ts); else also SCHED_IDLE. */
@@ -106,6 +112,8 @@ export type IndexCheckResult =
           changed: string;
           /** Directories whose modification time differs. */
           dirTimes: string[];
+          /** With `watch`: the watches this thread added, and their directories' relative paths joined by NUL (the root's is `''`). */
+          watched?: { wds: number[]; paths: string };
       }
     | { ok: false; code: WorkerFailureCode; message: string };
 

@@ -3,6 +3,7 @@ import os from 'node:os';
 import { BACKGROUND_NICE, BackgroundTasks } from '../../engine/background-pool.js';
 import { newCheckQueue } from '../shared/check-queue.js';
 import type { IndexCheckResult, IndexCheckTask } from '../shared/protocol.js';
+import type { CheckedWatches } from './watch.js';
 import { Turns } from '../../engine/turns.js';
 
 /**
@@ -21,9 +22,11 @@ import { Turns } from '../../engine/turns.js';
  * never SCHED_IDLE. The index answers nothing until the check ends, so the check is on the path
  * to "ready": under SCHED_IDLE it got no CPU while anything else ran (25-31 s for ten copies of
  * the Linux tree at load 8-16, of some 10 s of CPU); at nice 10 the host's thread still goes first.
- * @throws Error when the check fails.
+ * With `task.watch`, the watches the threads added (workers/search-index/check-watches.ts) are
+ * handed back in `watched`.
+ * @throws Error when the check fails (a watch too).
  */
-export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'queue' | 'idle' | 'tableBytes'>, nice: number = BACKGROUND_NICE): Promise<{ changed: string[]; dirTimes: string[] }> {
+export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'queue' | 'idle' | 'tableBytes'>, nice: number = BACKGROUND_NICE): Promise<{ changed: string[]; dirTimes: string[]; watched?: CheckedWatches }> {
     const threads = Math.min(2, os.availableParallelism());
     const queue = newCheckQueue();
     // Perf and memory: the table read once, its columns views of these bytes in every thread
@@ -33,13 +36,19 @@ export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'q
     const results = (await Promise.all(Array.from({ length: threads }, () => tasks.run({ op: 'index-check', ...task, queue, ...(tableBytes !== undefined && { tableBytes }) } satisfies IndexCheckTask, { sharedNice: nice })))) as IndexCheckResult[];
     const changed: string[] = [];
     const dirTimes: string[] = [];
+    const watched: CheckedWatches = { wds: [], paths: [] };
     for (const res of results) {
         if (!res.ok) throw new Error(`index check failed: ${res.message}`);
         await splitJoined(res.changed, changed);
         for (const d of res.dirTimes) dirTimes.push(d);
+        if (res.watched === undefined) continue;
+        for (const wd of res.watched.wds) watched.wds.push(wd);
+        // The root's path is '': one list of one empty path joined is '' too, so the count comes from the descriptors.
+        if (res.watched.wds.length > 0) await splitJoined(res.watched.paths, watched.paths, true);
     }
-    return { changed, dirTimes };
+    return { changed, dirTimes, ...(task.watch !== undefined && { watched }) };
 }
+
 
 /** The bytes of `file` in shared memory. @throws Error when it cannot be read whole. */
 async function readShared(file: string): Promise<SharedArrayBuffer> {
@@ -59,9 +68,9 @@ async function readShared(file: string): Promise<SharedArrayBuffer> {
     }
 }
 
-/** The paths of a NUL-joined list (`''`: none) added to `out`, split in slices between yields. */
-async function splitJoined(text: string, out: string[]): Promise<void> {
-    if (text === '') return;
+/** The paths of a NUL-joined list (`''`: none, unless `some`) added to `out`, split in slices between yields. */
+async function splitJoined(text: string, out: string[], some = false): Promise<void> {
+    if (text === '' && !some) return;
     const turns = new Turns();
     for (let at = 0; ; ) {
         const nul = text.indexOf('\0', at);

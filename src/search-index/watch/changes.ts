@@ -4,7 +4,7 @@ import { DirtyTops } from './dirty-tops.js';
 import { RebuildCount, type BuildStart } from './rebuild-count.js';
 import { inotifyAvailable } from './inotify.js';
 import { isEntryName, relOf, skippedAbove } from './tree-paths.js';
-import type { TreeWatch, WatcherKind, WatchSink } from './watch.js';
+import type { TreeWatch, WatcherKind, WatchingCheck, WatchSink } from './watch.js';
 import { InotifyWatch } from './watch-inotify.js';
 import { ParcelWatch } from './watch-parcel.js';
 
@@ -143,15 +143,16 @@ export class Changes {
     /**
      * Starts watching the tree, directories named in `skipDirs` left out (by path when `known`
      * lists them, where the watcher needs that). Stays off when the watcher cannot run here or
-     * this was unsubscribed. True when its tree was crawled for it. `gate` is ended either way.
+     * this was unsubscribed. True when its tree was crawled for it. A `gate` is ended either way;
+     * a {@link WatchingCheck} adds the watches instead of a crawl (inotify).
      */
-    async subscribe(skipDirs: readonly string[], known: readonly string[] | null = null, gate?: SharedArrayBuffer): Promise<boolean> {
+    async subscribe(skipDirs: readonly string[], known: readonly string[] | null = null, gate?: SharedArrayBuffer | WatchingCheck): Promise<boolean> {
         try {
             if (this.#watch.watching) return false;
             this.#skip = new Set(skipDirs.filter(isEntryName));
             return await this.#watch.subscribe(known, gate);
         } finally {
-            if (gate !== undefined) new CrawlGateWriter(gate).end(this.#watch.watching);
+            if (gate instanceof SharedArrayBuffer) new CrawlGateWriter(gate).end(this.#watch.watching);
         }
     }
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import { CAN_HOLD } from '../../fs/shared/held.js';
 
 /**
  * Linux inotify(7) through the koffi FFI package (already loaded by the workers for getdents):
@@ -59,6 +60,8 @@ interface Libc {
     read: (fd: number, buf: Buffer, len: number) => number | bigint;
     close: (fd: number) => number;
     errno: () => number;
+    /** The C library exports statx (what the tree check's threads stat with). */
+    statx: boolean;
 }
 
 let libc: Libc | null | undefined;
@@ -77,11 +80,31 @@ function load(): Libc | null {
             read: c.func('long read(int, void *, size_t)') as Libc['read'],
             close: c.func('int close(int)') as Libc['close'],
             errno: () => koffi.errno(),
+            statx: exports(c, 'int statx(int, const char *, int, unsigned int, void *)'),
         };
     } catch {
         libc = null;
     }
     return libc;
+}
+
+function exports(c: ReturnType<Koffi['load']>, signature: string): boolean {
+    try {
+        c.func(signature);
+        return true;
+    } catch {
+        return false;
+    }
+}
+
+/**
+ * Whether a tree check's threads can add the watches themselves (workers/search-index/check-watches.ts):
+ * they need the native layer of workers/fs/held-at.ts with its statx, which loads where this
+ * module's koffi does, descriptors can be held, and the C library exports statx, unless
+ * `LLM_CHAT_FILE_NATIVE_AT=0` keeps the threads to the held-path layer.
+ */
+export function checkCanWatch(): boolean {
+    return CAN_HOLD && process.env['LLM_CHAT_FILE_NATIVE_AT'] !== '0' && load()?.statx === true;
 }
 
 /** Whether inotify can be used here (Linux x86-64 or arm64 with koffi loadable). */

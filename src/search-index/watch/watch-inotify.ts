@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { Turns } from '../../engine/turns.js';
 import { CrawlGateWriter } from '../shared/crawl-gate.js';
 import { EACCES, EINTR, ENOENT, ENOSPC, ENOTDIR, IN, openInotify, readEvents, watchLimitMessage, type Inotify } from './inotify.js';
-import type { TreeWatch, WatchSink } from './watch.js';
+import type { TreeWatch, WatchingCheck, WatchSink } from './watch.js';
 import { WatchedDirs, type Dir } from './watched-dirs.js';
 
 /**
@@ -83,9 +83,10 @@ export class InotifyWatch implements TreeWatch {
 
     /**
      * Watches every directory of the tree (skipped names left out). False when it cannot (no inotify,
-     * the watch limit). `gate`: what is watched so far, for a tree check run alongside (crawl-gate.ts).
+     * the watch limit). `gate`: what is watched so far, for a tree check run alongside (crawl-gate.ts);
+     * or the tree check that adds the watches instead of the crawl.
      */
-    async subscribe(_known?: readonly string[] | null, gate?: SharedArrayBuffer): Promise<boolean> {
+    async subscribe(_known?: readonly string[] | null, gate?: SharedArrayBuffer | WatchingCheck): Promise<boolean> {
         if (this.#closed || this.#ino !== null) return false;
         try {
             this.#ino = openInotify();
@@ -94,8 +95,10 @@ export class InotifyWatch implements TreeWatch {
         }
         this.#incomplete = false;
         this.#limitHit = false;
-        this.#queue.push({ parent: null, raw: Buffer.alloc(0), note: false });
-        await this.#pump(gate === undefined ? undefined : new CrawlGateWriter(gate));
+        if (typeof gate !== 'function' || !(await this.#adopt(gate))) {
+            this.#queue.push({ parent: null, raw: Buffer.alloc(0), note: false });
+            await this.#pump(gate instanceof SharedArrayBuffer ? new CrawlGateWriter(gate) : undefined);
+        }
         if (this.#limitHit || this.#closed || this.#dirs.top === null) {
             this.#stop();
             return false;
@@ -103,6 +106,22 @@ export class InotifyWatch implements TreeWatch {
         this.#timer = setInterval(() => this.drain(), DRAIN_MS);
         this.#timer.unref();
         return true;
+    }
+
+    /**
+     * The watches `check` adds, taken instead of a crawl; false when it failed (the watch limit, a
+     * damaged table...): the crawl then watches the tree (the check's watches, on this instance
+     * still, are found again), and meets what made a watch fail.
+     */
+    async #adopt(check: WatchingCheck): Promise<boolean> {
+        const ino = this.#ino!;
+        try {
+            const got = await check(ino.fd, MASK);
+            if (this.#ino === ino) this.#dirs.adopt(got.wds, got.paths);
+            return true;
+        } catch {
+            return this.#ino !== ino; // closed meanwhile: nothing to crawl
+        }
     }
 
     async watchByPath(): Promise<boolean> {
@@ -173,32 +192,11 @@ export class InotifyWatch implements TreeWatch {
             if (mask & IN.UNMOUNT) this.#sink.note(this.#dirs.relOf(dir, null));
             return (mask & IN.UNMOUNT) !== 0;
         }
-        if (mask & IN.ISDIR) this.#dirEvent(dir, mask, cookie, raw);
+        // Made, moved in from outside, or given read permission (a watch needs it): watched.
+        if (mask & IN.ISDIR && this.#dirs.dirEvent(dir, mask, cookie, raw, this.#movedOut, (old) => this.#forget(old, true)) && !this.#sink.skip.has(raw.toString())) this.#queue.push({ parent: dir, raw, note: true });
         this.#sink.note(this.#dirs.relOf(dir, raw));
         return true;
     };
-
-    /** Keeps the watched tree in step with a subdirectory made, moved or made readable. */
-    #dirEvent(dir: Dir, mask: number, cookie: number, raw: Buffer): void {
-        const key = raw.toString('latin1');
-        if (mask & IN.MOVED_FROM) {
-            const child = dir.children?.get(key);
-            if (child !== undefined) {
-                this.#dirs.detach(child);
-                this.#movedOut.set(cookie, child);
-            }
-        }
-        if (mask & IN.MOVED_TO) {
-            const moved = this.#movedOut.get(cookie);
-            if (moved !== undefined) {
-                this.#movedOut.delete(cookie);
-                this.#dirs.move(moved, dir, raw, (old) => this.#forget(old, true));
-                return;
-            }
-        }
-        // Made, moved in from outside, or given read permission (a watch needs it).
-        if (mask & (IN.CREATE | IN.MOVED_TO | IN.ATTRIB) && !dir.children?.has(key) && !this.#sink.skip.has(raw.toString())) this.#queue.push({ parent: dir, raw, note: true });
-    }
 
     /**
      * Watches and lists the queued directories, yielding between them; one run at a time. With

@@ -20,6 +20,19 @@ export interface WatchSink {
     readonly skip: ReadonlySet<string>;
 }
 
+/** Watches a tree check added for an inotify watcher (workers/search-index/check-watches.ts): descriptors and their directories' relative paths (the root's `''`). */
+export interface CheckedWatches {
+    wds: number[];
+    paths: string[];
+}
+
+/**
+ * A tree check run for an inotify watcher's subscription instead of its crawl: it watches each
+ * directory on the instance `fd` with `mask` before comparing it, and gives the watches back.
+ * @throws Error when it fails (a watch too).
+ */
+export type WatchingCheck = (fd: number, mask: number) => Promise<CheckedWatches>;
+
 /** A file watcher of one tree. */
 export interface TreeWatch {
     /** A live subscription is on. */
@@ -32,8 +45,11 @@ export interface TreeWatch {
     readonly reportedSinceCrawl: boolean;
     /** The directories (relative, sorted) left out by path; `null` while left out by name or not watching. */
     readonly leftOut: readonly string[] | null;
-    /** `gate` (crawl-gate.ts): where the crawl tells a tree check run alongside what is watched so far (the caller ends it). */
-    subscribe(known: readonly string[] | null, gate?: SharedArrayBuffer): Promise<boolean>;
+    /**
+     * `gate` (crawl-gate.ts): where the crawl tells a tree check run alongside what is watched so
+     * far (the caller ends it); or the check that adds the watches instead of a crawl (inotify only).
+     */
+    subscribe(known: readonly string[] | null, gate?: SharedArrayBuffer | WatchingCheck): Promise<boolean>;
     watchByPath(found: readonly string[], how: 'swap' | 'fresh'): Promise<boolean>;
     renew(): Promise<boolean>;
     checkLeftOut(): void;

@@ -1,4 +1,6 @@
 import { isUtf8 } from 'node:buffer';
+import { bytesOf } from '../../print/shared/byte-names.js';
+import { IN } from './inotify.js';
 
 /**
  * The directories an inotify watcher watches, by watch descriptor, as a tree of parent links: a
@@ -48,6 +50,63 @@ export class WatchedDirs {
         if (parent === null) this.top = d;
         else (parent.children ??= new Map()).set(key, d);
         return d;
+    }
+
+    /**
+     * Takes the watches a tree check added instead of a crawl (watch-inotify.ts): `wds[i]` on the
+     * directory at `paths[i]` (relative, `''`: the root). A thread lists a directory's watch
+     * before those below it, but a queued directory's parent may be in another thread's list:
+     * those are taken in a further pass. One whose parent was not watched (gone meanwhile: its
+     * parent's watch reported that) or whose descriptor is taken already (the same directory
+     * twice) is left out.
+     */
+    adopt(wds: readonly number[], paths: readonly string[]): void {
+        const byPath = new Map<string, Dir>();
+        let left = paths.map((_, i) => i);
+        for (let taken = true; taken && left.length > 0; ) {
+            taken = false;
+            const later: number[] = [];
+            for (const i of left) {
+                const p = paths[i]!;
+                const slash = p.lastIndexOf('/');
+                const parent = p === '' ? null : byPath.get(slash < 0 ? '' : p.slice(0, slash));
+                if (parent === undefined) {
+                    later.push(i);
+                    continue;
+                }
+                taken = true;
+                if (parent === null && this.top !== null) continue;
+                const d = this.add(wds[i]!, parent, parent === null ? Buffer.alloc(0) : bytesOf(p.slice(slash + 1)));
+                if (d !== null) byPath.set(p, d);
+            }
+            left = later;
+        }
+    }
+
+    /**
+     * Keeps the tree in step with an event on subdirectory `raw` of `dir`: moved away (held in
+     * `movedOut` by the move's cookie until its arrival is read), moved within the tree (what it
+     * replaced handed to `drop`). True when it is to be watched: made, moved in from outside, or
+     * given read permission, and not watched yet.
+     */
+    dirEvent(dir: Dir, mask: number, cookie: number, raw: Buffer, movedOut: Map<number, Dir>, drop: (old: Dir) => void): boolean {
+        const key = raw.toString('latin1');
+        if (mask & IN.MOVED_FROM) {
+            const child = dir.children?.get(key);
+            if (child !== undefined) {
+                this.detach(child);
+                movedOut.set(cookie, child);
+            }
+        }
+        if (mask & IN.MOVED_TO) {
+            const moved = movedOut.get(cookie);
+            if (moved !== undefined) {
+                movedOut.delete(cookie);
+                this.move(moved, dir, raw, drop);
+                return false;
+            }
+        }
+        return (mask & (IN.CREATE | IN.MOVED_TO | IN.ATTRIB)) !== 0 && !dir.children?.has(key);
     }
 
     /** Moves `d` to `raw` in `parent` (a rename within the tree); what was there is handed to `drop`. */
