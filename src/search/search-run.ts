@@ -209,7 +209,9 @@ export class SearchRun {
     /** The work of a task over `nodes`, as a session takes it; a pool task adds what the session shares. */
     #work(nodes: WalkNode[], budget: number): SessionTask {
         const walk = this.#walk!;
-        return { deadline: this.#deadline, jobs: nodes.map((n) => n.job), budget, sliceMs: SLICE_MS, capHits: walk.hitsNeeded, capEntries: walk.entriesNeeded };
+        // With no task in flight its first job is the cursor's (see LastTask); `all` when no job is left after it.
+        const last = this.#tasks.inflight.size > 0 ? undefined : walk.pending === 0 ? 'all' : 'capped';
+        return { deadline: this.#deadline, jobs: nodes.map((n) => n.job), budget, sliceMs: SLICE_MS, capHits: walk.hitsNeeded, capEntries: walk.entriesNeeded, ...(last && { last }) };
     }
 
     #onResult(nodes: WalkNode[], res: SearchTaskResult): void {

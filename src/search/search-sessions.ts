@@ -1,7 +1,7 @@
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { WalkNode } from './ordered.js';
 import { NEAR_HITS } from './task-shape.js';
-import type { SearchSessionResult, SearchSessionTask, SearchShared, SearchTaskResult, SessionTask } from './shared/protocol.js';
+import { endsSession, type LastTask, type SearchSessionResult, type SearchSessionTask, type SearchShared, type SearchTaskResult, type SessionTask } from './shared/protocol.js';
 import type { TaskRunner } from './task-runner.js';
 
 /**
@@ -50,8 +50,10 @@ export interface Session {
     wake: Int32Array;
     /** Tasks posted and not answered yet, in order. */
     queue: Inflight[];
-    /** No more tasks are posted (`null` was, or its thread is gone). */
+    /** No more tasks are posted (`null` was, its thread is gone, or it returns by itself). */
     ended: boolean;
+    /** Its task in flight may be its last (see {@link LastTask}): nothing is posted to it until answered. */
+    last: LastTask | undefined;
     /** Its task left the engine's queue for a thread. */
     started: boolean;
     /** Settles when its thread has returned (or was terminated). */
@@ -93,7 +95,7 @@ export class SearchSessions {
         const yielding = this.#host.engine.waiting > 0;
         let best: Session | null = null;
         for (const s of this.#all) {
-            if (!s.ended && !yielding && s.queue.length < PIPELINE && (best === null || s.queue.length < best.queue.length)) best = s;
+            if (!s.ended && s.last === undefined && !yielding && s.queue.length < PIPELINE && (best === null || s.queue.length < best.queue.length)) best = s;
         }
         if (best !== null && best.queue.length === 0) return best;
         if (this.#live() < slots) return this.#open();
@@ -135,7 +137,7 @@ export class SearchSessions {
     #open(): Session {
         const { port1, port2 } = new MessageChannel();
         const wake = new Int32Array(new SharedArrayBuffer(4));
-        const session: Session = { port: port1, wake, queue: [], ended: false, started: false, done: Promise.resolve() };
+        const session: Session = { port: port1, wake, queue: [], ended: false, last: undefined, started: false, done: Promise.resolve() };
         const task: SearchSessionTask = { ...this.#host.shared(), op: 'search-session', port: port2, wake: wake.buffer as SharedArrayBuffer };
         port1.on('message', (res: SearchTaskResult) => this.#onResult(session, res));
         const onStart = (): void => {
@@ -162,6 +164,7 @@ export class SearchSessions {
         const entry: Inflight = { done, settle, since, nodes, killed: false };
         session.queue.push(entry);
         this.#inflight.add(entry);
+        session.last = work.last;
         send(session, work);
     }
 
@@ -181,12 +184,17 @@ export class SearchSessions {
         if (next) next.since = performance.now();
         this.#inflight.delete(entry);
         entry.settle!();
+        // The thread returns by itself after this answer: no `null` is posted to it.
+        if (endsSession(session.last, res)) session.ended = true;
+        session.last = undefined;
         if (entry.killed) return;
         this.#host.onResult(entry.nodes, res);
     }
 
     /** A session's thread has returned (`err` null) or is gone: tasks it did not answer fail, unless the search is over. */
     #close(session: Session, err: unknown): void {
+        // A thread's answers may be read after its return (another port): they are taken first.
+        for (let m = receiveMessageOnPort(session.port); m !== undefined && session.queue.length > 0; m = receiveMessageOnPort(session.port)) this.#onResult(session, m.message as SearchTaskResult);
         session.ended = true;
         session.port.close();
         this.#all.delete(session);

@@ -1,5 +1,5 @@
 import { receiveMessageOnPort } from 'node:worker_threads';
-import { searchTask, type SearchSessionResult, type SearchSessionTask, type SessionTask } from '../../src/search/shared/protocol.js';
+import { endsSession, searchTask, type SearchSessionResult, type SearchSessionTask, type SessionTask } from '../../src/search/shared/protocol.js';
 import { runSearchTask } from './walk.js';
 
 /** How long an idle run waits for its next task before it looks at the cancel flag again, in milliseconds. */
@@ -26,8 +26,10 @@ export function runSearchSession(task: SearchSessionTask): SearchSessionResult {
             }
             const next = got.message as SessionTask | null;
             if (next === null) break;
-            task.port.postMessage(runSearchTask(searchTask(next, task)));
+            const res = runSearchTask(searchTask(next, task));
+            task.port.postMessage(res);
             answered++;
+            if (endsSession(next.last, res)) break;
         }
     } finally {
         task.port.close();

@@ -50,18 +50,9 @@ let after = 0;
 
 /**
  * The varint at `i` (`i` within `buf`); its end goes to {@link after}. A varint cut short by the
- * end of the bytes ends there. Perf: deltas of one or two bytes, the rule, take no loop.
+ * end of the bytes ends there. The decodings read those of one or two bytes, the rule, in place.
  */
 function varintAt(buf: Uint8Array, i: number): number {
-    const c0 = buf[i]!;
-    if (c0 < 0x80) {
-        after = i + 1;
-        return c0;
-    }
-    if (i + 1 < buf.length && buf[i + 1]! < 0x80) {
-        after = i + 2;
-        return (c0 & 0x7f) | (buf[i + 1]! << 7);
-    }
     let v = 0;
     let shift = 0;
     let c: number;
@@ -138,39 +129,49 @@ export class PostingCursor {
         const buf = L.body;
         const first = this.#firstId;
         const nb = L.blocks;
+        const lo = a - first;
+        const hi = b - first;
         let n = 0;
         let i = this.#at;
         let prev = this.#prev;
         let j = this.#j;
-        if (j + 1 < nb && L.base(j + 1) + first < a) {
-            while (j + 1 < nb && L.base(j + 1) + first < a) j++;
+        if (j + 1 < nb && L.base(j + 1) < lo) {
+            while (j + 1 < nb && L.base(j + 1) < lo) j++;
             i = L.start(j);
             prev = L.base(j);
         }
-        let end = L.end(j);
-        if (i < end) L.ensure(j);
-        for (;;) {
-            if (i >= end) {
-                if (j + 1 >= nb) break;
-                end = L.end(++j);
+        // Perf: one tight loop per block for the postings passed over, one for those kept (local
+        // ids, varints of one or two bytes read in place): 3-4 times the speed of a call per posting.
+        blocks: for (let end = L.end(j); ; end = L.end(++j)) {
+            if (i < end) {
                 L.ensure(j);
+                while (i < end) {
+                    let v = buf[i]!;
+                    let next = i + 1;
+                    if (v >= 0x80) {
+                        if (next < end && buf[next]! < 0x80) v = (v & 0x7f) | (buf[next++]! << 7);
+                        else {
+                            v = varintAt(buf, i);
+                            next = after;
+                        }
+                    }
+                    const local = prev + (v >>> 1);
+                    if (local >= hi) break blocks;
+                    prev = local;
+                    let m = NO_MASKS;
+                    if (v & 1) {
+                        m = (buf[next]! << 8) | buf[next + 1]!;
+                        next += MASK_BYTES;
+                    }
+                    i = next;
+                    if (local >= lo) {
+                        if (n === scratchIds.length) grow();
+                        scratchIds[n] = local + first;
+                        scratchMasks[n++] = m;
+                    }
+                }
             }
-            const v = varintAt(buf, i);
-            const d = v >>> 1;
-            const id = prev + d + first;
-            if (id >= b) break;
-            prev += d;
-            i = after;
-            let m = NO_MASKS;
-            if (v & 1) {
-                m = (buf[i]! << 8) | buf[i + 1]!;
-                i += MASK_BYTES;
-            }
-            if (id >= a) {
-                if (n === scratchIds.length) grow();
-                scratchIds[n] = id;
-                scratchMasks[n++] = m;
-            }
+            if (j + 1 >= nb) break;
         }
         this.#at = i;
         this.#prev = prev;
@@ -182,13 +183,15 @@ export class PostingCursor {
      * The postings in [a, b) whose ids are in `among` (ascending), the cursor moved past [a, b) as
      * {@link range} moves it. Perf: the window of a gram read after a rarer one keeps only the
      * candidates left, not every posting of a common gram in it, and blocks holding none of them
-     * are neither read nor decoded.
+     * are neither read nor decoded; the postings between two candidates are passed over in a
+     * tight loop.
      */
     rangeAmong(a: number, b: number, among: Uint32Array): MaskedList {
         const L = this.#list;
         const buf = L.body;
         const first = this.#firstId;
         const nb = L.blocks;
+        const hi = b - first;
         let k = 0;
         while (k < among.length && among[k]! < a) k++;
         const ids = new Uint32Array(among.length - k);
@@ -219,24 +222,41 @@ export class PostingCursor {
                 continue;
             }
             if (want === Number.POSITIVE_INFINITY && b === Number.POSITIVE_INFINITY) break;
-            const v = varintAt(buf, i);
-            const d = v >>> 1;
-            const id = prev + d + first;
-            if (id >= b) break;
-            prev += d;
-            i = after;
+            // The postings below the next candidate (and below `b`) are passed over.
+            const lim = (want < b ? want : b) - first;
+            let v = 0;
+            let next = i;
+            let local = 0;
+            while (i < end) {
+                v = buf[i]!;
+                next = i + 1;
+                if (v >= 0x80) {
+                    if (next < end && buf[next]! < 0x80) v = (v & 0x7f) | (buf[next++]! << 7);
+                    else {
+                        v = varintAt(buf, i);
+                        next = after;
+                    }
+                }
+                local = prev + (v >>> 1);
+                if (local >= lim) break;
+                prev = local;
+                i = v & 1 ? next + MASK_BYTES : next;
+            }
+            if (i >= end) continue;
+            if (local >= hi) break;
+            prev = local;
             let m = NO_MASKS;
             if (v & 1) {
-                m = (buf[i]! << 8) | buf[i + 1]!;
-                i += MASK_BYTES;
+                m = (buf[next]! << 8) | buf[next + 1]!;
+                next += MASK_BYTES;
             }
-            if (id >= want) {
-                while (want < id) want = ++k < among.length ? among[k]! : Number.POSITIVE_INFINITY;
-                if (want === id && id >= a) {
-                    ids[n] = id;
-                    masks[n++] = m;
-                    want = ++k < among.length ? among[k]! : Number.POSITIVE_INFINITY;
-                }
+            i = next;
+            const id = local + first;
+            while (want < id) want = ++k < among.length ? among[k]! : Number.POSITIVE_INFINITY;
+            if (want === id) {
+                ids[n] = id;
+                masks[n++] = m;
+                want = ++k < among.length ? among[k]! : Number.POSITIVE_INFINITY;
             }
         }
         this.#at = i;

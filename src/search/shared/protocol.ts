@@ -115,7 +115,21 @@ export interface SearchSessionTask extends SearchShared {
 }
 
 /** One task of a {@link SearchSessionTask}: a {@link SearchTask} without what the run shares. */
-export type SessionTask = Pick<SearchTask, 'deadline' | 'jobs' | 'budget' | 'sliceMs' | 'capHits' | 'capEntries'>;
+export type SessionTask = Pick<SearchTask, 'deadline' | 'jobs' | 'budget' | 'sliceMs' | 'capHits' | 'capEntries'> & { last?: LastTask };
+
+/**
+ * Why a session's task may be its thread's last: `capped`, it starts at the ordered walk's cursor
+ * (no job before it unanswered), so a stop at its caps ends the search; `all`, it also holds every
+ * job left, so its jobs done with none handed back end it too. Perf: the thread returns with its
+ * answer (see {@link endsSession}) instead of a round trip through the host to end the session.
+ */
+export type LastTask = 'capped' | 'all';
+
+/** Whether answer `res` to a task posted with `last` ends its session: its thread returns after it, the host posts it nothing more. */
+export function endsSession(last: LastTask | undefined, res: SearchTaskResult): boolean {
+    if (last === undefined || !res.ok || res.timedOut) return false;
+    return res.capped || (last === 'all' && res.results.every((r) => r !== null && r.every((seg) => seg.t !== 'job')));
+}
 
 /** What every task of one search shares: the search, its cancel flag and its hunger count. */
 export type SearchShared = Pick<SearchTask, 'search' | 'cancel'> & { hunger: SharedArrayBuffer };
