@@ -1,38 +1,21 @@
-import { forEachPosting, ListBytes } from './posting-list.js';
+import { ListBytes } from './posting-list.js';
+import { NO_MASKS, PACK, unpack } from './posting-pack.js';
+
+export { NO_MASKS, putPosting, putPostings, putVarint } from './posting-pack.js';
 
 /**
  * The body of one posting list in a segment file (./posting-list.ts frames it): per file holding
- * the gram, ascending, the varint of `delta * 2 + m`, where `delta` is the step of its local id
- * (from the segment's first id; the first delta is `id + 1`) and `m` tells whether its two mask
- * bytes follow (./masks.ts: the next-byte mask, then the location mask). A posting without mask
- * bytes decodes with {@link NO_MASKS}, which rules nothing out: the build stores masks only for
- * files where they pay (workers/search-index/index-chunk.ts).
+ * the gram, ascending, either a single posting, the varint of `delta * 2 + m`, where `delta` is
+ * the step of its local id (from the segment's first id; the first delta is `id + 1`) and `m`
+ * tells whether its two mask bytes follow (./masks.ts: the next-byte mask, then the location
+ * mask), or a pack of 128 postings, their deltas bit-packed (./posting-pack.ts: a run of 128 is
+ * packed where that is shorter). A posting without mask bytes decodes with {@link NO_MASKS},
+ * which rules nothing out: the build stores masks only for files where they pay
+ * (workers/search-index/index-chunk.ts).
  */
 
 /** Bytes of a posting after its varint: the next-byte mask and the location mask. */
 export const MASK_BYTES = 2;
-
-/** Appends the varint of `v` (non-negative, < 2^32) at `at`; returns the new end. */
-export function putVarint(buf: Uint8Array, at: number, v: number): number {
-    while (v >= 0x80) {
-        buf[at++] = (v & 0x7f) | 0x80;
-        v >>>= 7;
-    }
-    buf[at++] = v;
-    return at;
-}
-
-/** Packed masks of a posting stored without them: every bit set, ruling nothing out. */
-export const NO_MASKS = 0xffff;
-
-/** Appends one posting (delta and packed masks, ./masks.ts; 0: none stored) at `at`; returns the new end. */
-export function putPosting(buf: Uint8Array, at: number, delta: number, masks: number): number {
-    if (masks === 0) return putVarint(buf, at, delta * 2);
-    at = putVarint(buf, at, delta * 2 + 1);
-    buf[at++] = masks >>> 8;
-    buf[at++] = masks & 0xff;
-    return at;
-}
 
 /** A decoded posting list: absolute ids ascending, and each one's packed masks. */
 export interface MaskedList {
@@ -126,10 +109,22 @@ export class PostingCursor {
     #prev = -1;
     /** The block `#at` lies in (or at whose end it stands). */
     #j = 0;
+    /** The pack last decoded (local ids and masks; made at the first pack), its postings from #u on not yet taken; #at is past it. */
+    #packIds: Uint32Array | null = null;
+    #packMasks: Uint16Array | null = null;
+    #u = 0;
+    #ulen = 0;
 
     constructor(list: ListBytes | Uint8Array, firstId: number) {
         this.#list = list instanceof Uint8Array ? ListBytes.whole(list) : list;
         this.#firstId = firstId;
+    }
+
+    /** The pack at `i` decoded after local id `prev` into the cursor's room; returns its end. */
+    #unpack(buf: Uint8Array, i: number, prev: number): number {
+        this.#packIds ??= new Uint32Array(PACK);
+        this.#packMasks ??= new Uint16Array(PACK);
+        return unpack(buf, i, prev, this.#packIds, this.#packMasks);
     }
 
     /** The postings with ids in [a, b), from where the last call stopped (ids below `a` passed over). */
@@ -142,29 +137,47 @@ export class PostingCursor {
         let i = this.#at;
         let prev = this.#prev;
         let j = this.#j;
+        let u = this.#u;
+        let ulen = this.#ulen;
         if (j + 1 < nb && L.base(j + 1) + first < a) {
             while (j + 1 < nb && L.base(j + 1) + first < a) j++;
             i = L.start(j);
             prev = L.base(j);
+            u = ulen = 0;
         }
         let end = L.end(j);
         if (i < end) L.ensure(j);
         for (;;) {
-            if (i >= end) {
-                if (j + 1 >= nb) break;
-                end = L.end(++j);
-                L.ensure(j);
-            }
-            const v = varintAt(buf, i);
-            const d = v >>> 1;
-            const id = prev + d + first;
-            if (id >= b) break;
-            prev += d;
-            i = after;
+            let id: number;
             let m = NO_MASKS;
-            if (v & 1) {
-                m = (buf[i]! << 8) | buf[i + 1]!;
-                i += MASK_BYTES;
+            if (u < ulen) {
+                const local = this.#packIds![u]!;
+                id = local + first;
+                if (id >= b) break;
+                prev = local;
+                m = this.#packMasks![u++]!;
+            } else {
+                if (i >= end) {
+                    if (j + 1 >= nb) break;
+                    end = L.end(++j);
+                    L.ensure(j);
+                }
+                const v = varintAt(buf, i);
+                if (v <= 1) {
+                    i = this.#unpack(buf, i, prev);
+                    u = 0;
+                    ulen = PACK;
+                    continue;
+                }
+                const d = v < 0x100000000 ? v >>> 1 : Math.floor(v / 2);
+                id = prev + d + first;
+                if (id >= b) break;
+                prev += d;
+                i = after;
+                if (v & 1) {
+                    m = (buf[i]! << 8) | buf[i + 1]!;
+                    i += MASK_BYTES;
+                }
             }
             if (id >= a) {
                 if (n === scratchIds.length) grow();
@@ -172,10 +185,16 @@ export class PostingCursor {
                 scratchMasks[n++] = m;
             }
         }
+        this.#save(i, prev, j, u, ulen);
+        return copied(n);
+    }
+
+    #save(i: number, prev: number, j: number, u: number, ulen: number): void {
         this.#at = i;
         this.#prev = prev;
         this.#j = j;
-        return copied(n);
+        this.#u = u;
+        this.#ulen = ulen;
     }
 
     /**
@@ -198,6 +217,8 @@ export class PostingCursor {
         let i = this.#at;
         let prev = this.#prev;
         let j = this.#j;
+        let u = this.#u;
+        let ulen = this.#ulen;
         let end = L.end(j);
         if (i < end) L.ensure(j);
         // The last id of block j: the block holds nothing wanted when it lies below both `want` and `b`.
@@ -209,26 +230,42 @@ export class PostingCursor {
                 i = L.start(j);
                 prev = L.base(j);
                 end = L.end(j);
+                u = ulen = 0;
                 L.ensure(j);
             }
-            if (i >= end) {
-                if (j + 1 >= nb) break;
-                end = L.end(++j);
-                last = j + 1 < nb ? L.base(j + 1) + first : Number.POSITIVE_INFINITY;
-                L.ensure(j);
-                continue;
-            }
-            if (want === Number.POSITIVE_INFINITY && b === Number.POSITIVE_INFINITY) break;
-            const v = varintAt(buf, i);
-            const d = v >>> 1;
-            const id = prev + d + first;
-            if (id >= b) break;
-            prev += d;
-            i = after;
+            let id: number;
             let m = NO_MASKS;
-            if (v & 1) {
-                m = (buf[i]! << 8) | buf[i + 1]!;
-                i += MASK_BYTES;
+            if (u < ulen) {
+                const local = this.#packIds![u]!;
+                id = local + first;
+                if (id >= b) break;
+                prev = local;
+                m = this.#packMasks![u++]!;
+            } else {
+                if (i >= end) {
+                    if (j + 1 >= nb) break;
+                    end = L.end(++j);
+                    last = j + 1 < nb ? L.base(j + 1) + first : Number.POSITIVE_INFINITY;
+                    L.ensure(j);
+                    continue;
+                }
+                if (want === Number.POSITIVE_INFINITY && b === Number.POSITIVE_INFINITY) break;
+                const v = varintAt(buf, i);
+                if (v <= 1) {
+                    i = this.#unpack(buf, i, prev);
+                    u = 0;
+                    ulen = PACK;
+                    continue;
+                }
+                const d = v < 0x100000000 ? v >>> 1 : Math.floor(v / 2);
+                id = prev + d + first;
+                if (id >= b) break;
+                prev += d;
+                i = after;
+                if (v & 1) {
+                    m = (buf[i]! << 8) | buf[i + 1]!;
+                    i += MASK_BYTES;
+                }
             }
             if (id >= want) {
                 while (want < id) want = ++k < among.length ? among[k]! : Number.POSITIVE_INFINITY;
@@ -239,39 +276,18 @@ export class PostingCursor {
                 }
             }
         }
-        this.#at = i;
-        this.#prev = prev;
-        this.#j = j;
+        this.#save(i, prev, j, u, ulen);
         return { ids: ids.subarray(0, n), masks: masks.subarray(0, n) };
     }
 
     /** A cursor standing where this one stands, moved on its own. */
     clone(): PostingCursor {
         const c = new PostingCursor(this.#list, this.#firstId);
-        c.#at = this.#at;
-        c.#prev = this.#prev;
-        c.#j = this.#j;
+        c.#save(this.#at, this.#prev, this.#j, this.#u, this.#ulen);
+        if (this.#u < this.#ulen) {
+            c.#packIds = this.#packIds!.slice();
+            c.#packMasks = this.#packMasks!.slice();
+        }
         return c;
     }
-}
-
-/**
- * The first delta of a list's body, whether its masks follow, where the bytes after its varint
- * start, and the sum of all its deltas (the last local id + 1): what a merge needs to re-encode the
- * first posting's varint and copy the rest.
- */
-export function listSpan(body: Uint8Array): { first: number; masked: boolean; restAt: number; sum: number } {
-    let sum = 0;
-    let first = -1;
-    let masked = false;
-    let restAt = 0;
-    forEachPosting(body, (delta, varintEnd, end) => {
-        if (first === -1) {
-            first = delta;
-            masked = end > varintEnd;
-            restAt = varintEnd;
-        }
-        sum += delta;
-    });
-    return { first: Math.max(0, first), masked, restAt, sum };
 }
