@@ -3,7 +3,7 @@ import path from 'node:path';
 import { decodePostings } from '../src/search-index/shared/posting-codec.js';
 import { BLOCKED, checkedBody, storedLength } from '../src/search-index/shared/posting-list.js';
 import { DICT_ENTRY, SEG_HEADER, SegmentReader } from '../src/search-index/shared/segment.js';
-import { benchArgs, fmtMB, loadAverages, machine } from './common.js';
+import { benchArgs, fmtMB, machine } from './common.js';
 
 /**
  * Where the bytes of a stored index go, for choosing what to make smaller:
@@ -148,7 +148,8 @@ export async function indexBytesMain(argv: string[]): Promise<void> {
     for (const [k, t] of tally.entries()) {
         if (t.lists === 0) continue;
         const label = `lists of ${className(k)} postings (${t.lists.toLocaleString('en')} lists, ${t.postings.toLocaleString('en')} postings, ${t.packs.toLocaleString('en')} packs)`;
-        parts.push({ name: `${label}: deltas`, bytes: t.deltas }, { name: `${label}: masks`, bytes: t.masks });
+        parts.push({ name: `${label}: deltas`, bytes: t.deltas });
+        if (t.masks > 0) parts.push({ name: `${label}: masks`, bytes: t.masks });
         if (t.tables > 0) parts.push({ name: `${label}: block tables`, bytes: t.tables });
     }
     parts.push({ name: 'dictionary (key, offset, length per gram)', bytes: dictionary }, { name: 'dictionary block index (first keys)', bytes: blockIndexKeys }, { name: 'checksums (dictionary entries and blocks, list blocks)', bytes: crcs }, { name: 'segment headers', bytes: headers });
@@ -160,7 +161,7 @@ export async function indexBytesMain(argv: string[]): Promise<void> {
     const listBytes = tally.reduce((sum, t) => sum + t.deltas + t.masks + t.tables, 0);
     const pct = (b: number, of: number): string => `${((100 * b) / of).toFixed(1)}%`;
     const lines = [
-        `# Index bytes (${machine()}, load average ${loadAverages()})`,
+        `# Index bytes (${machine()})`,
         '',
         `\`npm run bench -- index-bytes ${argv.join(' ')}\`: format ${m.version}, ${m.segments.length} segment file(s), ${fmtMB(m.textBytes)} of text indexed, ${fmtMB(onDisk)} on disk (${pct(onDisk, m.textBytes)} of the text); ${postings.toLocaleString('en')} postings in ${fmtMB(listBytes)} (${(listBytes / Math.max(1, postings)).toFixed(2)} bytes each, block tables included).`,
         '',

@@ -1,5 +1,5 @@
 import { ListBytes } from './posting-list.js';
-import { NO_MASKS, PACK, unpack } from './posting-pack.js';
+import { NO_MASKS, PACK, packEnd, unpack, unpackIds, unpackMasks } from './posting-pack.js';
 
 export { NO_MASKS, putPosting, putPostings, putVarint } from './posting-pack.js';
 
@@ -120,13 +120,6 @@ export class PostingCursor {
         this.#firstId = firstId;
     }
 
-    /** The pack at `i` decoded after local id `prev` into the cursor's room; returns its end. */
-    #unpack(buf: Uint8Array, i: number, prev: number): number {
-        this.#packIds ??= new Uint32Array(PACK);
-        this.#packMasks ??= new Uint16Array(PACK);
-        return unpack(buf, i, prev, this.#packIds, this.#packMasks);
-    }
-
     /** The postings with ids in [a, b), from where the last call stopped (ids below `a` passed over). */
     range(a: number, b: number): MaskedList {
         const L = this.#list;
@@ -164,7 +157,7 @@ export class PostingCursor {
                 }
                 const v = varintAt(buf, i);
                 if (v <= 1) {
-                    i = this.#unpack(buf, i, prev);
+                    i = unpack(buf, i, prev, (this.#packIds ??= new Uint32Array(PACK)), (this.#packMasks ??= new Uint16Array(PACK)));
                     u = 0;
                     ulen = PACK;
                     continue;
@@ -252,7 +245,16 @@ export class PostingCursor {
                 if (want === Number.POSITIVE_INFINITY && b === Number.POSITIVE_INFINITY) break;
                 const v = varintAt(buf, i);
                 if (v <= 1) {
-                    i = this.#unpack(buf, i, prev);
+                    // Perf: a pack holding no candidate (its last id below `want` and `b`) is passed over without its masks.
+                    const ids = (this.#packIds ??= new Uint32Array(PACK));
+                    const valuesEnd = unpackIds(buf, i, prev, ids);
+                    const lastId = ids[PACK - 1]! + first;
+                    if (lastId < want && lastId < b) {
+                        prev = ids[PACK - 1]!;
+                        i = packEnd(buf, i);
+                        continue;
+                    }
+                    i = unpackMasks(buf, i, valuesEnd, (this.#packMasks ??= new Uint16Array(PACK)));
                     u = 0;
                     ulen = PACK;
                     continue;

@@ -146,7 +146,11 @@ export function putPack(buf: Uint8Array, at: number, ids: ArrayLike<number>, mas
  * read as 0 (a body is checked against its CRC before it is decoded).
  */
 export function unpack(buf: Uint8Array, i: number, prev: number, ids: Uint32Array, masks: Uint16Array): number {
-    const masked = buf[i] === PACK_MASKED;
+    return unpackMasks(buf, i, unpackIds(buf, i, prev, ids), masks);
+}
+
+/** The local ids of the pack at `i` (see {@link unpack}) into `ids`; returns where its values end. */
+export function unpackIds(buf: Uint8Array, i: number, prev: number, ids: Uint32Array): number {
     const w = buf[i + 1]! & 0x3f;
     let p = i + 2;
     if (w === 0) {
@@ -189,8 +193,12 @@ export function unpack(buf: Uint8Array, i: number, prev: number, ids: Uint32Arra
             have -= hi;
         }
     }
-    p = i + 2 + 16 * w;
-    if (!masked) {
+    return i + 2 + 16 * w;
+}
+
+/** The masks of the pack at `i`, whose values end at `p` (see {@link unpack}), into `masks`; returns the pack's end. */
+export function unpackMasks(buf: Uint8Array, i: number, p: number, masks: Uint16Array): number {
+    if (buf[i] !== PACK_MASKED) {
         masks.fill(NO_MASKS);
         return p;
     }
@@ -225,8 +233,7 @@ export function packEnd(buf: Uint8Array, i: number): number {
 
 /** The last local id of the pack at `i`, its postings following local id `prev`. */
 export function packLast(buf: Uint8Array, i: number, prev: number): number {
-    unpack(buf, i, prev, lastIds, lastMasks);
+    unpackIds(buf, i, prev, lastIds);
     return lastIds[PACK - 1]!;
 }
 const lastIds = new Uint32Array(PACK);
-const lastMasks = new Uint16Array(PACK);
