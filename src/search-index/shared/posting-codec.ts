@@ -1,7 +1,7 @@
 import { ListBytes } from './posting-list.js';
-import { NO_MASKS, PACK, packEnd, unpack, unpackIds, unpackMasks } from './posting-pack.js';
+import { MASK_BYTES, NO_MASKS, PACK, packEnd, unpack, unpackIds, unpackMasks } from './posting-pack.js';
 
-export { NO_MASKS, putPosting, putPostings, putVarint } from './posting-pack.js';
+export { MASK_BYTES, NO_MASKS, putPosting, putPostings, putVarint } from './posting-pack.js';
 
 /**
  * The body of one posting list in a segment file (./posting-list.ts frames it): per file holding
@@ -13,9 +13,6 @@ export { NO_MASKS, putPosting, putPostings, putVarint } from './posting-pack.js'
  * which rules nothing out: the build stores masks only for files where they pay
  * (workers/search-index/index-chunk.ts).
  */
-
-/** Bytes of a posting after its varint: the next-byte mask and the location mask. */
-export const MASK_BYTES = 2;
 
 /** A decoded posting list: absolute ids ascending, and each one's packed masks. */
 export interface MaskedList {
@@ -132,6 +129,8 @@ export class PostingCursor {
         let j = this.#j;
         let u = this.#u;
         let ulen = this.#ulen;
+        let pIds = this.#packIds;
+        let pMasks = this.#packMasks;
         if (j + 1 < nb && L.base(j + 1) + first < a) {
             while (j + 1 < nb && L.base(j + 1) + first < a) j++;
             i = L.start(j);
@@ -144,11 +143,11 @@ export class PostingCursor {
             let id: number;
             let m = NO_MASKS;
             if (u < ulen) {
-                const local = this.#packIds![u]!;
+                const local = pIds![u]!;
                 id = local + first;
                 if (id >= b) break;
                 prev = local;
-                m = this.#packMasks![u++]!;
+                m = pMasks![u++]!;
             } else {
                 if (i >= end) {
                     if (j + 1 >= nb) break;
@@ -157,7 +156,9 @@ export class PostingCursor {
                 }
                 const v = varintAt(buf, i);
                 if (v <= 1) {
-                    i = unpack(buf, i, prev, (this.#packIds ??= new Uint32Array(PACK)), (this.#packMasks ??= new Uint16Array(PACK)));
+                    pIds = this.#packIds ??= new Uint32Array(PACK);
+                    pMasks = this.#packMasks ??= new Uint16Array(PACK);
+                    i = unpack(buf, i, prev, pIds, pMasks);
                     u = 0;
                     ulen = PACK;
                     continue;
@@ -212,6 +213,8 @@ export class PostingCursor {
         let j = this.#j;
         let u = this.#u;
         let ulen = this.#ulen;
+        let pIds = this.#packIds;
+        let pMasks = this.#packMasks;
         let end = L.end(j);
         if (i < end) L.ensure(j);
         // The last id of block j: the block holds nothing wanted when it lies below both `want` and `b`.
@@ -229,11 +232,11 @@ export class PostingCursor {
             let id: number;
             let m = NO_MASKS;
             if (u < ulen) {
-                const local = this.#packIds![u]!;
+                const local = pIds![u]!;
                 id = local + first;
                 if (id >= b) break;
                 prev = local;
-                m = this.#packMasks![u++]!;
+                m = pMasks![u++]!;
             } else {
                 if (i >= end) {
                     if (j + 1 >= nb) break;
@@ -246,15 +249,16 @@ export class PostingCursor {
                 const v = varintAt(buf, i);
                 if (v <= 1) {
                     // Perf: a pack holding no candidate (its last id below `want` and `b`) is passed over without its masks.
-                    const ids = (this.#packIds ??= new Uint32Array(PACK));
-                    const valuesEnd = unpackIds(buf, i, prev, ids);
-                    const lastId = ids[PACK - 1]! + first;
+                    pIds = this.#packIds ??= new Uint32Array(PACK);
+                    const valuesEnd = unpackIds(buf, i, prev, pIds);
+                    const lastId = pIds[PACK - 1]! + first;
                     if (lastId < want && lastId < b) {
-                        prev = ids[PACK - 1]!;
+                        prev = pIds[PACK - 1]!;
                         i = packEnd(buf, i);
                         continue;
                     }
-                    i = unpackMasks(buf, i, valuesEnd, (this.#packMasks ??= new Uint16Array(PACK)));
+                    pMasks = this.#packMasks ??= new Uint16Array(PACK);
+                    i = unpackMasks(buf, i, valuesEnd, pMasks);
                     u = 0;
                     ulen = PACK;
                     continue;

@@ -22,6 +22,8 @@ export const PACK_MASKED = 1;
 const BITMAP = PACK / 8;
 /** Packed masks of a posting stored without them: every bit set, ruling nothing out. */
 export const NO_MASKS = 0xffff;
+/** Bytes of a single posting after its varint when it carries masks: the next-byte mask and the location mask. */
+export const MASK_BYTES = 2;
 
 /** Bits of `v`'s binary form (0 for 0). */
 function widthOf(v: number): number {
