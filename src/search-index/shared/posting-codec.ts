@@ -1,8 +1,7 @@
 import { ListBytes } from './posting-list.js';
-import { MASK_BYTES, NO_MASKS, PACK, packEnd, unpack, unpackIds, unpackMasks } from './posting-pack.js';
+import { MASK_BYTES, NO_MASKS, PACK, packEnd, unpackIds, unpackMasks } from './posting-pack.js';
 
 export { MASK_BYTES, NO_MASKS, putPosting, putPostings, putVarint } from './posting-pack.js';
-
 /**
  * The body of one posting list in a segment file (./posting-list.ts frames it): per file holding
  * the gram, ascending, either a single posting, the varint of `delta * 2 + m`, where `delta` is
@@ -27,7 +26,6 @@ export function decodePostings(list: ListBytes | Uint8Array, firstId: number): M
 
 /** Where the varint read by the last {@link varintAt} ends. */
 let after = 0;
-
 /**
  * The varint at `i` (`i` within `buf`); its end goes to {@link after}. A varint cut short by the
  * end of the bytes ends there. Perf: deltas of one or two bytes, the rule, take no loop.
@@ -54,22 +52,17 @@ function varintAt(buf: Uint8Array, i: number): number {
     return v;
 }
 
-/**
- * Reusable room for the postings of one decoding, copied out at its end. Perf: how many postings
- * a range holds is known only once decoded; arrays sized for the most its bytes could hold cost
- * more to allocate and collect than the decoding (the windows of a common gram's list).
- */
+/** Reusable room for one decoding's postings, copied out at its end. Perf: arrays sized for the most a range's bytes could hold cost more than the decoding. */
 const SCRATCH = 4096;
 let scratchIds = new Uint32Array(SCRATCH);
 let scratchMasks = new Uint16Array(SCRATCH);
 
 function grow(): void {
     const ids = new Uint32Array(scratchIds.length * 2);
-    ids.set(scratchIds);
     const masks = new Uint16Array(scratchMasks.length * 2);
+    ids.set(scratchIds);
     masks.set(scratchMasks);
-    scratchIds = ids;
-    scratchMasks = masks;
+    [scratchIds, scratchMasks] = [ids, masks];
 }
 
 /** The first `n` postings of the scratch room, copied; a room grown for a long list is let go. */
@@ -83,28 +76,24 @@ function copied(n: number): MaskedList {
 }
 
 /**
- * The postings of `among` (absolute ids, ascending) that the list holds, with their masks.
- * Perf: a gram read after a rarer one only narrows the candidates left, so nothing is kept of the
- * list's other postings, and the decoding stops past the last id of `among` (a common gram's list
- * holds a posting for most files of the tree).
+ * The postings of `among` (absolute ids, ascending) that the list holds, with their masks. Perf:
+ * nothing is kept of the list's other postings, and the decoding stops past the last of `among`.
  */
 export function decodeAmong(list: ListBytes | Uint8Array, firstId: number, among: Uint32Array): MaskedList {
     return new PostingCursor(list, firstId).rangeAmong(0, Number.POSITIVE_INFINITY, among);
 }
 
 /**
- * A posting list's body decoded in ascending id ranges, each posting once however many ranges
- * are asked for: a search that stops early decodes the start of a long list only. Blocks of a
- * blocked list (./posting-list.ts) are read and checked as the decoding enters them; blocks whose
- * postings all lie below what is asked for are passed over unread.
+ * A posting list's body decoded in ascending id ranges, each posting once: a search that stops
+ * early decodes the start of a long list only. Blocks (./posting-list.ts) are read and checked as
+ * the decoding enters them; blocks wholly below what is asked for are passed over unread.
  */
 export class PostingCursor {
     readonly #list: ListBytes;
     readonly #firstId: number;
     #at = 0;
-    /** Local id of the last posting decoded. */
+    /** Local id of the last posting decoded; the block `#at` lies in (or at whose end it stands). */
     #prev = -1;
-    /** The block `#at` lies in (or at whose end it stands). */
     #j = 0;
     /** The pack last decoded (local ids and masks; made at the first pack), its postings from #u on not yet taken; #at is past it. */
     #packIds: Uint32Array | null = null;
@@ -156,9 +145,19 @@ export class PostingCursor {
                 }
                 const v = varintAt(buf, i);
                 if (v <= 1) {
+                    // Perf: a pack wholly within [a, b) goes straight to the scratch room.
+                    while (n + PACK > scratchIds.length) grow();
+                    const valuesEnd = unpackIds(buf, i, prev, scratchIds, n, first);
+                    if (scratchIds[n]! >= a && scratchIds[n + PACK - 1]! < b) {
+                        i = unpackMasks(buf, i, valuesEnd, scratchMasks, n);
+                        prev = scratchIds[n + PACK - 1]! - first;
+                        n += PACK;
+                        continue;
+                    }
                     pIds = this.#packIds ??= new Uint32Array(PACK);
                     pMasks = this.#packMasks ??= new Uint16Array(PACK);
-                    i = unpack(buf, i, prev, pIds, pMasks);
+                    for (let q = 0; q < PACK; q++) pIds[q] = scratchIds[n + q]! - first;
+                    i = unpackMasks(buf, i, valuesEnd, pMasks);
                     u = 0;
                     ulen = PACK;
                     continue;

@@ -151,18 +151,19 @@ export function unpack(buf: Uint8Array, i: number, prev: number, ids: Uint32Arra
     return unpackMasks(buf, i, unpackIds(buf, i, prev, ids), masks);
 }
 
-/** The local ids of the pack at `i` (see {@link unpack}) into `ids`; returns where its values end. */
-export function unpackIds(buf: Uint8Array, i: number, prev: number, ids: Uint32Array): number {
+/** The local ids of the pack at `i` (see {@link unpack}) plus `add` into `ids` from `at` on; returns where its values end. */
+export function unpackIds(buf: Uint8Array, i: number, prev: number, ids: Uint32Array, at = 0, add = 0): number {
     const w = buf[i + 1]! & 0x3f;
     let p = i + 2;
+    prev += add;
     if (w === 0) {
-        for (let k = 0; k < PACK; k++) ids[k] = ++prev;
+        for (let k = at; k < at + PACK; k++) ids[k] = ++prev;
     } else if (w <= 24) {
         // Perf: one 32-bit accumulator, a byte added while fewer than `w` bits are held.
         const mask = (1 << w) - 1;
         let acc = 0;
         let have = 0;
-        for (let k = 0; k < PACK; k++) {
+        for (let k = at; k < at + PACK; k++) {
             while (have < w) {
                 acc |= (buf[p++]! | 0) << have;
                 have += 8;
@@ -177,7 +178,7 @@ export function unpackIds(buf: Uint8Array, i: number, prev: number, ids: Uint32A
         const hiMask = 2 ** hi - 1;
         let acc = 0;
         let have = 0;
-        for (let k = 0; k < PACK; k++) {
+        for (let k = at; k < at + PACK; k++) {
             while (have < 16) {
                 acc |= (buf[p++]! | 0) << have;
                 have += 8;
@@ -198,24 +199,27 @@ export function unpackIds(buf: Uint8Array, i: number, prev: number, ids: Uint32A
     return i + 2 + 16 * w;
 }
 
-/** The masks of the pack at `i`, whose values end at `p` (see {@link unpack}), into `masks`; returns the pack's end. */
-export function unpackMasks(buf: Uint8Array, i: number, p: number, masks: Uint16Array): number {
+/** The masks of the pack at `i`, whose values end at `p` (see {@link unpack}), into `masks` from `at` on; returns the pack's end. */
+export function unpackMasks(buf: Uint8Array, i: number, p: number, masks: Uint16Array, at = 0): number {
     if (buf[i] !== PACK_MASKED) {
-        masks.fill(NO_MASKS);
+        masks.fill(NO_MASKS, at, at + PACK);
         return p;
     }
     const bitmap = p;
     p += BITMAP;
     for (let k = 0; k < PACK; k++) {
         if (buf[bitmap + (k >>> 3)]! & (1 << (k & 7))) {
-            masks[k] = ((buf[p]! | 0) << 8) | (buf[p + 1]! | 0);
+            masks[at + k] = ((buf[p]! | 0) << 8) | (buf[p + 1]! | 0);
             p += 2;
         } else {
-            masks[k] = NO_MASKS;
+            masks[at + k] = NO_MASKS;
         }
     }
     return p;
 }
+
+/** Set bits of each byte value. */
+const ONES = new Uint8Array(256).map((_, x) => x.toString(2).replace(/0/g, '').length);
 
 /** Where the pack at `i` ends, without decoding its values (the masks' bitmap counted). */
 export function packEnd(buf: Uint8Array, i: number): number {
@@ -223,13 +227,7 @@ export function packEnd(buf: Uint8Array, i: number): number {
     let p = i + 2 + 16 * w;
     if (buf[i] !== PACK_MASKED) return p;
     let masked = 0;
-    for (let b = 0; b < BITMAP; b++) {
-        let x = buf[p + b]! | 0;
-        while (x !== 0) {
-            x &= x - 1;
-            masked++;
-        }
-    }
+    for (let b = 0; b < BITMAP; b++) masked += ONES[buf[p + b]! | 0]!;
     return p + BITMAP + 2 * masked;
 }
 
