@@ -45,8 +45,11 @@ function splitBody(body: Uint8Array, t: ClassTally): void {
         if (body[i]! <= 1) {
             const masked = body[i] === 1;
             const w = body[i + 1]!;
-            let p = i + 2 + 16 * w;
-            t.deltas += 2 + 16 * w;
+            // Format 8: the pack's span, a varint, follows its width.
+            let p = i + 2;
+            while (body[p++]! >= 0x80);
+            p += 16 * w;
+            t.deltas += p - i;
             t.packs++;
             if (masked) {
                 let n = 0;

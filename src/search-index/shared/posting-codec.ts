@@ -1,5 +1,5 @@
 import { ListBytes } from './posting-list.js';
-import { MASK_BYTES, NO_MASKS, PACK, packEnd, unpackIds, unpackMasks } from './posting-pack.js';
+import { MASK_BYTES, NO_MASKS, PACK, packEnd, packSpan, unpackIds, unpackMasks } from './posting-pack.js';
 
 export { MASK_BYTES, NO_MASKS, putPosting, putPostings, putVarint } from './posting-pack.js';
 /**
@@ -24,12 +24,8 @@ export function decodePostings(list: ListBytes | Uint8Array, firstId: number): M
     return new PostingCursor(list, firstId).range(0, Number.POSITIVE_INFINITY);
 }
 
-/** Where the varint read by the last {@link varintAt} ends. */
 let after = 0;
-/**
- * The varint at `i` (`i` within `buf`); its end goes to {@link after}. A varint cut short by the
- * end of the bytes ends there. Perf: deltas of one or two bytes, the rule, take no loop.
- */
+/** The varint at `i` (within `buf`; one cut short ends there), its end to {@link after}. Perf: one or two bytes, the rule, take no loop. */
 function varintAt(buf: Uint8Array, i: number): number {
     const c0 = buf[i]!;
     if (c0 < 0x80) {
@@ -145,7 +141,13 @@ export class PostingCursor {
                 }
                 const v = varintAt(buf, i);
                 if (v <= 1) {
-                    // Perf: a pack wholly within [a, b) goes straight to the scratch room.
+                    // Perf: a pack wholly below `a` is passed over undecoded; one wholly within [a, b) goes straight to the scratch room.
+                    const last = prev + packSpan(buf, i);
+                    if (last + first < a) {
+                        prev = last;
+                        i = packEnd(buf, i);
+                        continue;
+                    }
                     while (n + PACK > scratchIds.length) grow();
                     const valuesEnd = unpackIds(buf, i, prev, scratchIds, n, first);
                     if (scratchIds[n]! >= a && scratchIds[n + PACK - 1]! < b) {
@@ -247,15 +249,15 @@ export class PostingCursor {
                 if (want === Number.POSITIVE_INFINITY && b === Number.POSITIVE_INFINITY) break;
                 const v = varintAt(buf, i);
                 if (v <= 1) {
-                    // Perf: a pack holding no candidate (its last id below `want` and `b`) is passed over without its masks.
-                    pIds = this.#packIds ??= new Uint32Array(PACK);
-                    const valuesEnd = unpackIds(buf, i, prev, pIds);
-                    const lastId = pIds[PACK - 1]! + first;
-                    if (lastId < want && lastId < b) {
-                        prev = pIds[PACK - 1]!;
+                    // Perf: a pack holding no candidate (its last id below `want` and `b`) is passed over undecoded.
+                    const last = prev + packSpan(buf, i);
+                    if (last + first < want && last + first < b) {
+                        prev = last;
                         i = packEnd(buf, i);
                         continue;
                     }
+                    pIds = this.#packIds ??= new Uint32Array(PACK);
+                    const valuesEnd = unpackIds(buf, i, prev, pIds);
                     pMasks = this.#packMasks ??= new Uint16Array(PACK);
                     i = unpackMasks(buf, i, valuesEnd, pMasks);
                     u = 0;

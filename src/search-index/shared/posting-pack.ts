@@ -5,8 +5,9 @@
  * its mask bytes when `m` is 1): a pack starts with a byte no single posting starts with, the
  * varint of a delta of 0 ({@link PACK_PLAIN}, or {@link PACK_MASKED} when masks follow).
  *
- * A pack's bytes: that first byte, the width `w` (0-32), `16 * w` bytes of values (value `k` at
- * bits `k * w` to `k * w + w - 1`, little-endian); for a masked pack, a bitmap of the postings
+ * A pack's bytes: that first byte, the width `w` (0-32), the varint of its span less 128 (its last local
+ * id less the one before it, at least 128), `16 * w` bytes of values (value `k` at bits `k * w` to `k * w + w - 1`,
+ * little-endian); for a masked pack, a bitmap of the postings
  * that carry masks (16 bytes, bit `k % 8` of byte `k / 8`), then their two mask bytes each, in
  * order. Why: in a tree of small files most postings are in long lists of common grams, whose
  * deltas are small; their varints take a byte where 2 to 6 bits hold the delta.
@@ -77,7 +78,7 @@ export function putPostings(buf: Uint8Array, at: number, ids: ArrayLike<number>,
             singles += varintBytes(d * 2 + (m !== 0 ? 1 : 0)) + (m !== 0 ? 2 : 0);
         }
         const w = widthOf(most);
-        if (2 + 16 * w + (masked > 0 ? BITMAP + 2 * masked : 0) > singles) {
+        if (2 + varintBytes(p - prev - PACK) + 16 * w + (masked > 0 ? BITMAP + 2 * masked : 0) > singles) {
             for (let q = k; q < k + PACK; q++) {
                 const id = ids[q]! - sub;
                 at = putPosting(buf, at, id - prev, masks[q]!);
@@ -103,6 +104,7 @@ export function putPostings(buf: Uint8Array, at: number, ids: ArrayLike<number>,
 export function putPack(buf: Uint8Array, at: number, ids: ArrayLike<number>, masks: ArrayLike<number>, k: number, prev: number, sub: number, w: number, masked: boolean): number {
     buf[at++] = masked ? PACK_MASKED : PACK_PLAIN;
     buf[at++] = w;
+    at = putVarint(buf, at, ids[k + PACK - 1]! - sub - prev - PACK);
     // Values of more than 24 bits go in two pieces (16 bits, then the rest): the accumulator stays within 32 bits.
     const split = w > 24;
     let acc = 0;
@@ -154,7 +156,8 @@ export function unpack(buf: Uint8Array, i: number, prev: number, ids: Uint32Arra
 /** The local ids of the pack at `i` (see {@link unpack}) plus `add` into `ids` from `at` on; returns where its values end. */
 export function unpackIds(buf: Uint8Array, i: number, prev: number, ids: Uint32Array, at = 0, add = 0): number {
     const w = buf[i + 1]! & 0x3f;
-    let p = i + 2;
+    let p = valuesAt(buf, i);
+    const valuesEnd = p + 16 * w;
     prev += add;
     if (w === 0) {
         for (let k = at; k < at + PACK; k++) ids[k] = ++prev;
@@ -196,7 +199,7 @@ export function unpackIds(buf: Uint8Array, i: number, prev: number, ids: Uint32A
             have -= hi;
         }
     }
-    return i + 2 + 16 * w;
+    return valuesEnd;
 }
 
 /** The masks of the pack at `i`, whose values end at `p` (see {@link unpack}), into `masks` from `at` on; returns the pack's end. */
@@ -224,16 +227,31 @@ const ONES = new Uint8Array(256).map((_, x) => x.toString(2).replace(/0/g, '').l
 /** Where the pack at `i` ends, without decoding its values (the masks' bitmap counted). */
 export function packEnd(buf: Uint8Array, i: number): number {
     const w = buf[i + 1]! & 0x3f;
-    let p = i + 2 + 16 * w;
+    const p = valuesAt(buf, i) + 16 * w;
     if (buf[i] !== PACK_MASKED) return p;
     let masked = 0;
     for (let b = 0; b < BITMAP; b++) masked += ONES[buf[p + b]! | 0]!;
     return p + BITMAP + 2 * masked;
 }
 
+/** The last local id of the pack at `i` less the one before it: what a decoding passing over the pack adds to its last id. */
+export function packSpan(buf: Uint8Array, i: number): number {
+    let v = 0;
+    for (let p = i + 2, shift = 0; ; shift += 7) {
+        const c = buf[p++]! | 0;
+        v += (c & 0x7f) * 2 ** shift;
+        if (c < 0x80 || p >= buf.length) return v + PACK;
+    }
+}
+
 /** The last local id of the pack at `i`, its postings following local id `prev`. */
 export function packLast(buf: Uint8Array, i: number, prev: number): number {
-    unpackIds(buf, i, prev, lastIds);
-    return lastIds[PACK - 1]!;
+    return prev + packSpan(buf, i);
 }
-const lastIds = new Uint32Array(PACK);
+
+/** Where the values of the pack at `i` start, past its span's varint. */
+function valuesAt(buf: Uint8Array, i: number): number {
+    let p = i + 2;
+    while ((buf[p++]! | 0) >= 0x80 && p < buf.length);
+    return p;
+}

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodeAmong, decodePostings, NO_MASKS, PostingCursor, putPostings } from '../../../src/search-index/shared/posting-codec.js';
-import { PACK, PACK_MASKED, PACK_PLAIN, packEnd, packLast, putPack, unpack } from '../../../src/search-index/shared/posting-pack.js';
+import { PACK, PACK_MASKED, PACK_PLAIN, packEnd, packLast, packSpan, putPack, unpack } from '../../../src/search-index/shared/posting-pack.js';
 import { forEachUnit, frameList } from '../../../src/search-index/shared/posting-list.js';
 import { mulberry32 } from '../../../bench/tree.js';
 
@@ -46,13 +46,18 @@ describe('posting packs', () => {
                 const ids = idsOf(values.map((v) => v + 1));
                 expect(ids[PACK - 1]!).toBeLessThan(2 ** 32);
                 const masks = ids.map((_, k) => (masked && k % 5 !== 0 ? (k * 40_503) & 0xffff || 1 : 0));
-                const buf = new Uint8Array(2 + 16 * 32 + 16 + 2 * PACK + 3).fill(0xee);
+                const buf = new Uint8Array(2 + 5 + 16 * 32 + 16 + 2 * PACK + 3).fill(0xee);
                 const end = putPack(buf, 3, ids, masks, 0, -1, 0, w, masked);
                 const maskedCount = masks.filter((m) => m !== 0).length;
-                expect(end - 3).toBe(2 + 16 * w + (masked ? 16 + 2 * maskedCount : 0));
+                // The span (last id less the id before the pack, -1) less 128 as a varint after the width.
+                const span = ids[PACK - 1]! + 1;
+                const stored = span - PACK;
+                const spanBytes = stored < 2 ** 7 ? 1 : stored < 2 ** 14 ? 2 : stored < 2 ** 21 ? 3 : stored < 2 ** 28 ? 4 : 5;
+                expect(end - 3).toBe(2 + spanBytes + 16 * w + (masked ? 16 + 2 * maskedCount : 0));
                 expect(buf[3]).toBe(masked ? PACK_MASKED : PACK_PLAIN);
                 expect(buf[4]).toBe(w);
-                const packed = buf.subarray(5, 5 + 16 * w);
+                expect(packSpan(buf, 3)).toBe(span);
+                const packed = buf.subarray(5 + spanBytes, 5 + spanBytes + 16 * w);
                 for (let k = 0; k < PACK; k++) expect(valueAt(packed, k, w), `width ${w}, value ${k}`).toBe(values[k]);
                 const got = new Uint32Array(PACK);
                 const gotMasks = new Uint16Array(PACK);
@@ -99,8 +104,8 @@ describe('posting packs', () => {
             const singles = postingBytesOf(local, masks);
             // Never longer than single postings; shorter wherever a full run packs.
             expect(bytes.length, shape).toBeLessThanOrEqual(singles.length);
-            // Consecutive ids from 0 without masks: a pack of width 0 (2 bytes) per full run, a byte per posting after them.
-            if (shape === 'consecutive' && top === 0 && round % 3 === 0) expect(bytes.length).toBe(2 * Math.floor(local.length / PACK) + (local.length % PACK));
+            // Consecutive ids from 0 without masks: a pack of width 0 (3 bytes with its span, 0) per full run, a byte per posting after them.
+            if (shape === 'consecutive' && top === 0 && round % 3 === 0) expect(bytes.length).toBe(3 * Math.floor(local.length / PACK) + (local.length % PACK));
             const firstId = Math.floor(rand() * 1000);
             const want = { ids: local.map((id) => id + firstId), masks: masks.map((m) => m || NO_MASKS) };
             const whole = decodePostings(bytes, firstId);
