@@ -1,5 +1,5 @@
 import { workerData } from 'node:worker_threads';
-import { OPERATIONS, type OperationName, type ResultOf } from './operations.js';
+import { isOperation, loadOperation, type OperationName, type ResultOf } from './operations.js';
 import { takeNice } from './pool/background.js';
 
 // The engine's pool threads run at its workerNice (src/engine/engine.ts): entry.cts takes it as
@@ -14,8 +14,8 @@ takeNice((workerData as { nice?: number } | null | undefined)?.nice);
  */
 export default async function handle(task: { op: string }): Promise<ResultOf<OperationName> | { ok: false; code: string; message: string }> {
     try {
-        const run = Object.hasOwn(OPERATIONS, task.op) ? (OPERATIONS[task.op as OperationName] as (t: unknown) => ResultOf<OperationName> | Promise<ResultOf<OperationName>>) : undefined;
-        if (run === undefined) return { ok: false, code: 'unknown_op', message: `Unknown task: ${JSON.stringify(task.op)}` };
+        if (!isOperation(task.op)) return { ok: false, code: 'unknown_op', message: `Unknown task: ${JSON.stringify(task.op)}` };
+        const run = (await loadOperation(task.op)) as (t: unknown) => ResultOf<OperationName> | Promise<ResultOf<OperationName>>;
         return await run(task);
     } catch (err) {
         return { ok: false, code: 'worker_failed', message: err instanceof Error ? err.message : String(err) };

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { SymbolCache } from '../../../src/symbols/cache.js';
 import { parseFiles } from '../../../src/symbols/parse.js';
 import type { TaskRunner } from '../../../src/search/task-runner.js';
-import { OPERATIONS } from '../../../workers/operations.js';
+import { loadOperation, type OperationName } from '../../../workers/operations.js';
 import { tempDir } from '../../support/helpers.js';
 
 /** A runner that runs each task in this thread and counts the files it parsed. */
@@ -14,7 +14,7 @@ function countingRunner() {
     const runner = {
         run: async (task: { op: string; files: { shown: string }[] }) => {
             parsed.push(...task.files.map((f) => f.shown));
-            return (OPERATIONS as Record<string, (t: unknown) => unknown>)[task.op]!(task);
+            return ((await loadOperation(task.op as OperationName)) as (t: unknown) => unknown)(task);
         },
     } as unknown as TaskRunner;
     return { runner, parsed };

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../../src/engine/engine.js';
@@ -67,12 +68,43 @@ describe('worker pool under test', () => {
         expect(res.hits).toEqual([{ path: 'a.txt', kind: 'file', line: 1, text: 'needle' }]);
     });
 
+    it("the bundle evaluates an operation's modules on the thread's first task of it, not at the thread's start", async () => {
+        const bundle = process.env[WORKER_BUNDLE_VAR]!;
+        // Inside one bundle no file shows in require.cache; the built-in modules a thread has
+        // loaded do show (process.moduleLoadList), and node:zlib is loaded by the index's merge
+        // (segment files) and the symbol table, not by the pool's entry.
+        const worker = new Worker(
+            `const { parentPort } = require('node:worker_threads');
+            const handle = require(${JSON.stringify(bundle)}).default;
+            parentPort.on('message', async (task) => {
+                const result = await handle(task);
+                parentPort.postMessage({ result, zlib: process.moduleLoadList.includes('NativeModule zlib') });
+            });`,
+            { eval: true },
+        );
+        const run = (task: { op: string }) =>
+            new Promise<{ result: { ok: boolean; code?: string }; zlib: boolean }>((resolve, reject) => {
+                worker.once('message', resolve);
+                worker.once('error', reject);
+                worker.postMessage(task);
+            });
+        try {
+            expect(await run({ op: 'nope' })).toEqual({ result: { ok: false, code: 'unknown_op', message: 'Unknown task: "nope"' }, zlib: false });
+            const merged = await run({ op: 'index-merge' });
+            expect(merged.result.ok).toBe(false);
+            expect(merged.zlib).toBe(true);
+        } finally {
+            await worker.terminate();
+        }
+    });
+
     it('without a bundle, loads every worker module from src/ or workers/ through tsx, none from dist/', async () => {
         const entry = withoutBundle(workerEntry);
         expect(entry.filename).toBe(path.join(repo, 'workers', 'pool-worker.ts'));
         expect(entry.execArgv).toEqual(['--require', expect.stringMatching(/node_modules\/tsx\/dist\/cjs\/index\.cjs$/)]);
-        // A probe worker started the same way: it loads pool-worker.ts (and with it every worker
-        // module), runs a task through it and reports every file the thread loaded.
+        // A probe worker started the same way: it loads pool-worker.ts, runs a task through it
+        // (each operation loads its modules on its first task) and reports every file the thread
+        // loaded.
         const dir = tempDir('lcf-worker-probe-');
         const probe = path.join(dir, 'probe.cts');
         fs.writeFileSync(
@@ -85,11 +117,20 @@ describe('worker pool under test', () => {
         );
         const pool = new Piscina({ filename: probe, execArgv: entry.execArgv, minThreads: 1, maxThreads: 1 });
         try {
-            const { result, loaded } = (await pool.run({ op: 'nope' })) as { result: SearchTaskResult; loaded: string[] };
-            expect(result).toEqual({ ok: false, code: 'unknown_op', message: 'Unknown task: "nope"' });
-            const ours = loaded.filter((f) => f.startsWith(repo + path.sep) && !f.includes(`${path.sep}node_modules${path.sep}`));
-            expect(ours).toEqual(expect.arrayContaining(['pool-worker.ts', 'search/walk.ts', 'read/read.ts'].map((f) => path.join(repo, 'workers', f))));
-            for (const f of ours) expect(f).toMatch(new RegExp(`^${repo}/(src|workers)/.+\\.ts$`));
+            const ours = (loaded: string[]) => loaded.filter((f) => f.startsWith(repo + path.sep) && !f.includes(`${path.sep}node_modules${path.sep}`));
+            const inWorkers = (...files: string[]) => files.map((f) => path.join(repo, 'workers', f));
+            const first = (await pool.run({ op: 'nope' })) as { result: SearchTaskResult; loaded: string[] };
+            expect(first.result).toEqual({ ok: false, code: 'unknown_op', message: 'Unknown task: "nope"' });
+            expect(ours(first.loaded)).toContain(path.join(repo, 'workers', 'pool-worker.ts'));
+            // No operation's module before its first task.
+            for (const f of inWorkers('search/walk.ts', 'read/read.ts', 'symbols/symbols.ts', 'search-index/index-merge.ts')) expect(ours(first.loaded)).not.toContain(f);
+            // Malformed tasks: they fail, but only after their operation's module is loaded.
+            await pool.run({ op: 'search' });
+            const { result, loaded } = (await pool.run({ op: 'read' })) as { result: SearchTaskResult; loaded: string[] };
+            expect(result).toMatchObject({ ok: false, code: 'worker_failed' });
+            expect(ours(loaded)).toEqual(expect.arrayContaining(inWorkers('pool-worker.ts', 'search/walk.ts', 'read/read.ts')));
+            expect(ours(loaded)).not.toContain(path.join(repo, 'workers', 'symbols', 'symbols.ts'));
+            for (const f of ours(loaded)) expect(f).toMatch(new RegExp(`^${repo}/(src|workers)/.+\\.ts$`));
         } finally {
             await pool.destroy();
         }
