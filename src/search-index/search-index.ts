@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { isInside } from '../access/shared/contain.js';
-import { envBoolean, envString } from '../config/shared/env.js';
+import { checkPositiveInt, envBoolean, envString } from '../config/shared/env.js';
 import type { PreparedSearch } from '../search/shared/protocol.js';
 import type { PlannedWalk, SearchBackend, SearchingEngine, WriteEvent } from '../search/backend.js';
 import { TreeIndex, type IndexStatus } from './tree-index.js';
@@ -44,6 +44,36 @@ export interface SearchIndexOptions {
     symbols?: boolean;
 }
 
+const WATCHERS: ReadonlySet<string> = new Set(['auto', 'inotify', 'parcel']);
+const BOOLEANS = ['watch', 'merge', 'symbols'] as const;
+const INTEGERS = ['rebuildAfter', 'segmentBytes'] as const;
+const KNOWN: ReadonlySet<string> = new Set(['dir', 'watcher', ...BOOLEANS, ...INTEGERS]);
+
+/**
+ * Checks the package's `index` options before anything is made on disk, as the engine's options
+ * are checked: a wrong value here would otherwise shape every build silently (a negative
+ * `segmentBytes` writes one segment file per file).
+ * @throws TypeError for a setting it does not know or options that are not an object; Error naming the setting for a wrong value.
+ */
+export function checkIndexOptions(options: unknown): SearchIndexOptions {
+    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+        throw new TypeError(`Invalid index: ${String(options)}; expected true, false or an object of options (${[...KNOWN].join(', ')}).`);
+    }
+    const o = options as Record<string, unknown>;
+    for (const key of Object.keys(o)) {
+        if (!KNOWN.has(key)) throw new TypeError(`Unknown index setting: ${key}. Settings: ${[...KNOWN].join(', ')}.`);
+    }
+    if (o.dir !== undefined && (typeof o.dir !== 'string' || o.dir.trim() === '')) throw new Error(`Invalid index.dir: ${String(o.dir)}; expected a directory path.`);
+    if (o.watcher !== undefined && !WATCHERS.has(o.watcher as string)) throw new Error(`Invalid index.watcher: ${String(o.watcher)}; expected ${[...WATCHERS].join(', ')}.`);
+    for (const key of BOOLEANS) {
+        if (o[key] !== undefined && typeof o[key] !== 'boolean') throw new Error(`Invalid index.${key}: ${String(o[key])}; expected true or false.`);
+    }
+    for (const key of INTEGERS) {
+        if (o[key] !== undefined) checkPositiveInt(`index.${key}`, typeof o[key] === 'number' ? o[key] : NaN);
+    }
+    return o as SearchIndexOptions;
+}
+
 /** The default index directory: `LLM_CHAT_FS_INDEX_DIR`, else under the user's cache directory. */
 export function defaultIndexDir(env: NodeJS.ProcessEnv = process.env): string {
     const explicit = envString('LLM_CHAT_FS_INDEX_DIR', env);
@@ -73,7 +103,7 @@ export class SearchIndex implements SearchBackend {
         this.#threads = threads;
         this.#engine = engine;
         this.#maxFileSize = maxFileSize;
-        this.#options = options;
+        this.#options = checkIndexOptions(options);
         this.dir = path.resolve(options.dir ?? defaultIndexDir());
         this.symbols = options.symbols ?? envBoolean('LLM_CHAT_FS_INDEX_SYMBOLS', false);
     }
