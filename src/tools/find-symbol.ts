@@ -114,8 +114,11 @@ export class FindSymbolTool extends FileTool<typeof schema> {
 /** The answer when no definition was found: how many source files mention the name, and the notes. */
 function noDefinitions(args: { name: string; kind?: string | undefined }, candidates: Candidates, skipped: readonly string[]): string {
     const n = candidates.files.length;
+    const files = `${n} source ${n === 1 ? 'file' : 'files'}`;
+    // A count from a search that stopped early is a lower bound, not the number of files that mention the name.
+    const mentions = candidates.stop === 'done' ? `${files} ${n === 1 ? 'mentions' : 'mention'} it, in any case` : `${files} found mentioning it before the search stopped`;
     return (
-        `No definitions of ${JSON.stringify(args.name)}${args.kind ? ` (kind ${args.kind})` : ''} found in ${candidates.display} (${n} source ${n === 1 ? 'file mentions' : 'files mention'} it, in any case).` +
+        `No definitions of ${JSON.stringify(args.name)}${args.kind ? ` (kind ${args.kind})` : ''} found in ${candidates.display} (${mentions}).` +
         listDefinitionsText({ lines: [], total: 0 }, skipped) +
         cutNote(candidates, MAX_CANDIDATE_FILES)
     );

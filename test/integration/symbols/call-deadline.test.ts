@@ -97,6 +97,13 @@ describe('a navigation call within the search timeout', () => {
         const refLines = refs.slice('success: '.length).split('\n').filter((l) => l.startsWith('src/'));
         expect(refLines.length).toBeLessThan(300);
         for (const line of refLines) expect(line).toMatch(/^src\/c\d{3}\.c:3: \[function f_\d+\] return shared_name\(\d+\);$/);
+        // No definition found: the count of files that mention the name is a total only when the search for them ended.
+        const none = await call(pkg, 'find_symbol', { name: 'shared_name', kind: 'class' });
+        expect(none).toMatch(/^success: No definitions of "shared_name" \(kind class\) found in \. \(/);
+        if (none.includes('\n[The search timed out: these are the files searched so far')) {
+            expect(none).toMatch(/\(\d+ source files? found mentioning it before the search stopped\)\./);
+            expect(none).not.toMatch(/in any case/);
+        } else expect(none).toMatch(/\(300 source files mention it, in any case\)\./);
         // With time enough, all of them and no note.
         const full = pkgOf(root, 600_000);
         const all = await call(full, 'find_references', { name: 'shared_name', max_results: 1000 });
