@@ -70,8 +70,10 @@ export class RepoMapTool extends FileTool<typeof schema> {
         const maxChars = args.max_chars ?? DEFAULT_MAX_CHARS;
         const total = mapped.reduce((n, f) => n + f.definitions.length, 0);
         if (total === 0) return ok(`No definitions found in ${sources.display} (${mapped.length} source files parsed).` + notes(sources.stop, skipped));
+        // Files left unparsed are named in the head too, so its counts are not read as the directory's.
+        const of = skipped.failed + skipped.late > 0 ? ` parsed (of ${sources.files.length})` : '';
         const head = (shown: number, files: number) =>
-            `--- Map of ${sources.display}: ${shown} of ${total} definitions in ${files} of ${mapped.length} source files, ranked by the other files that mention each name ---`;
+            `--- Map of ${sources.display}: ${shown} of ${total} definitions in ${files} of ${mapped.length} source files${of}, ranked by the other files that mention each name ---`;
         const cut = (left: number) => `\n[${left} more definitions not shown (max_chars ${maxChars}): raise max_chars, map a subdirectory, or use file_outline on one file.]`;
         const tail = notes(sources.stop, skipped);
         // The whole answer within max_chars: the head and notes at their longest, the map in what is left.

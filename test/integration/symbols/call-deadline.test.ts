@@ -122,6 +122,14 @@ describe('a navigation call within the search timeout', () => {
         expect(full).not.toMatch(/timed out|time limit/);
     });
 
+    it('repo_map\'s head over files left unparsed counts the source files found, not only those parsed', async () => {
+        const root = tempDir('lcf-map-unparsed-');
+        writeTree(root, { ...callers(3), 'src/blob.c': Buffer.from([0x69, 0x6e, 0x74, 0, 1, 2, 0, 0x0a]) });
+        const r = await call(pkgOf(root, 600_000), 'repo_map', { max_chars: 100_000 });
+        expect(r).toMatch(/^success: --- Map of \.: 3 of 3 definitions in 3 of 3 source files parsed \(of 4\), ranked by the other files that mention each name ---\n/);
+        expect(r).toMatch(/\n\[1 source files could not be parsed \(binary, too large or over the time limit\) and are left out\.\]/);
+    });
+
     it('find_references names a file whose parse outlasts the limit (it was skipped), where it said nothing', async () => {
         const root = tempDir('lcf-deadline-big-');
         // About 2 MB of C: its parse takes far longer than 1 ms on any machine.
