@@ -5,7 +5,7 @@ import util from 'node:util';
 import { isMainThread, workerData } from 'node:worker_threads';
 import { claimSlot, type LedgerSlot } from '../../src/fs/shared/fd-ledger.js';
 import { CAN_HOLD, heldPath } from '../../src/fs/shared/held.js';
-import { nativeSection } from '../../src/fs/shared/native-gate.js';
+import { nativeSection, type Koffi } from '../../src/fs/shared/native-gate.js';
 import { hasEscapedBytes, osPath } from '../../src/print/shared/byte-names.js';
 import { DirentRecords, listPath, type Listing } from './dirent-records.js';
 
@@ -121,11 +121,6 @@ const ENOENT = os.constants.errno.ENOENT;
 const DENTS_BYTES = 64 * 1024;
 
 /** Minimal view of koffi's API used here (its own types are not needed to build without it). */
-interface Koffi {
-    load(path: string | null): { func(signature: string): (...args: unknown[]) => unknown };
-    errno(): number;
-}
-
 /**
  * This worker's slot in the engine's descriptor ledger (src/fs/shared/fd-ledger.ts, given to
  * the engine's pool threads as `workerData.fdLedger`); `undefined` on the main thread and in

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { nativeSection } from '../../src/fs/shared/native-gate.js';
+import { nativeSection, type Koffi } from '../../src/fs/shared/native-gate.js';
 
 /**
  * Priority of the engine's pool threads and of the index build's threads (its own pool's, ended
@@ -25,10 +25,6 @@ import { nativeSection } from '../../src/fs/shared/native-gate.js';
 const SCHED_IDLE = 5;
 
 /** Minimal view of koffi's API used here. */
-interface Koffi {
-    load(path: string | null): { func(signature: string): (...args: unknown[]) => unknown };
-}
-
 /** What holds for a thread's priority: its nice value (0 to 19 here) and whether it runs under SCHED_IDLE. */
 export interface ThreadPriority {
     nice: number;

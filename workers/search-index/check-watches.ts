@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { isDebrisName } from '../../src/fs/shared/debris.js';
-import { nativeSection } from '../../src/fs/shared/native-gate.js';
+import { nativeSection, type Koffi } from '../../src/fs/shared/native-gate.js';
 import { bytesOf } from '../../src/print/shared/byte-names.js';
 import { Kind } from '../../src/search-index/shared/format.js';
 import type { HeldAt } from '../fs/held-at.js';
@@ -31,11 +31,6 @@ export class WatchFailed extends Error {
     constructor(readonly errno: number) {
         super(`inotify_add_watch failed (errno ${errno})`);
     }
-}
-
-interface Koffi {
-    load(path: string | null): { func(signature: string): (...args: unknown[]) => unknown };
-    errno(): number;
 }
 
 type AddWatch = (fd: number, path: Buffer, mask: number) => number;

@@ -17,6 +17,12 @@ import { isMainThread, threadId, workerData } from 'node:worker_threads';
  * thread that finds its row closed waits there for its end (termination interrupts `Atomics.wait`).
  */
 
+/** What the project calls of the koffi FFI package: the C library's functions by signature, and the errno the last call left. */
+export interface Koffi {
+    load(path: string | null): { func(signature: string): (...args: unknown[]) => unknown };
+    errno(): number;
+}
+
 /** Rows in a gate: at least the most pool threads one process runs at once. */
 export const GATE_THREADS = 1024;
 const OPEN = 0;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { CAN_HOLD } from '../../fs/shared/held.js';
+import type { Koffi } from '../../fs/shared/native-gate.js';
 
 /**
  * Linux inotify(7) through the koffi FFI package (already loaded by the workers for getdents):
@@ -46,11 +47,6 @@ export interface Inotify {
     /** Bytes read into `buf`, 0 when nothing is queued, or `-errno`. */
     read(buf: Buffer): number;
     close(): void;
-}
-
-interface Koffi {
-    load(path: string | null): { func(signature: string): (...args: unknown[]) => unknown };
-    errno(): number;
 }
 
 interface Libc {
