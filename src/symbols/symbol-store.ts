@@ -206,13 +206,7 @@ export class SymbolStore {
 
     /** Where the signatures of definitions `ks` stand in their files, read from the table's file a block at a time; `null` where the bytes do not decode. */
     async #places(ks: readonly number[]): Promise<(SigPlace | null)[]> {
-        const byBlock = new Map<number, number[]>();
-        ks.forEach((k, i) => {
-            const b = this.#blockOf(k);
-            const list = byBlock.get(b);
-            if (list) list.push(i);
-            else byBlock.set(b, [i]);
-        });
+        const byBlock = indexesBy(ks, (k) => this.#blockOf(k));
         const out: (SigPlace | null)[] = ks.map(() => null);
         await Promise.all(
             [...byBlock].map(async ([b, is]) => {
@@ -240,14 +234,7 @@ export class SymbolStore {
      */
     async signatures(ks: readonly number[], realOf: (k: number) => string): Promise<(string | null)[]> {
         const places = await this.#places(ks);
-        const byFile = new Map<string, number[]>();
-        ks.forEach((k, i) => {
-            if (places[i] === null || places[i]![0] === SIG_NONE) return;
-            const real = realOf(k);
-            const list = byFile.get(real);
-            if (list) list.push(i);
-            else byFile.set(real, [i]);
-        });
+        const byFile = indexesBy(ks, (k, i) => (places[i] === null || places[i]![0] === SIG_NONE ? undefined : realOf(k)));
         const out: (string | null)[] = ks.map(() => null);
         await Promise.all(
             [...byFile].map(async ([real, is]) => {
@@ -272,4 +259,17 @@ export class SymbolStore {
         );
         return out;
     }
+}
+
+/** The indexes of `items` by the key `keyOf` gives each, in order; an item with no key (`undefined`) is left out. */
+function indexesBy<T, K>(items: readonly T[], keyOf: (item: T, i: number) => K | undefined): Map<K, number[]> {
+    const out = new Map<K, number[]>();
+    items.forEach((item, i) => {
+        const key = keyOf(item, i);
+        if (key === undefined) return;
+        const list = out.get(key);
+        if (list) list.push(i);
+        else out.set(key, [i]);
+    });
+    return out;
 }
