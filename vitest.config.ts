@@ -27,40 +27,42 @@ const HELD_PATH_FILES = [
 
 /**
  * The files that take longest, longest first (seconds of wall time in one npm test on the 2-core
- * machine, vitest's JSON reporter, summed over the projects a file runs in, load 11 to 16). They
+ * machine, vitest's JSON reporter, summed over the projects a file runs in, load 4 to 20). They
  * start first, so the run does not end waiting on one long file started last; vitest orders by
  * the durations it cached only when a cache exists (not on a clean clone).
  */
 const LONGEST_FIRST = [
-    'test/hardening/races.test.ts', // 70: a swapper process spins a core while the tools race it
-    'test/integration/search-index/list-blocks.test.ts', // 49 in the run before (5,000 directories, rebuilt twice)
-    'test/integration/search-index/freshness.test.ts', // 46: bursts that overflow the inotify queue
-    'test/e2e/package.test.ts', // 45: npm pack and install, subprocesses
-    'test/integration/search-index/reopen.test.ts', // 39
-    'test/integration/symbols/symbol-table.test.ts', // 28: index builds with symbols, a seeded property run against the plain parse
-    'test/property/search.test.ts', // 25
-    'test/integration/search-index/planned-threads.test.ts', // 25
-    'test/integration/search/large-files.test.ts', // 25
-    'test/e2e/cli-save-images.test.ts', // 22
-    'test/integration/symbols/references-regions.test.ts', // 22
-    'test/integrity/output.test.ts', // 19
-    'test/property/edits.test.ts', // 17
-    'test/hardening/data.test.ts', // 17
-    'test/integration/search/search-entries.test.ts', // 16 (in two projects)
-    'test/hardening/odd-files.test.ts', // 16 (in two projects)
-    'test/e2e/mcp.test.ts', // 16
-    'test/integration/search/engine-runaway.test.ts', // 16
-    'test/integration/search-index/build-parts.test.ts', // 16
-    'test/integration/search-index/merge.test.ts', // 15
-    'test/integration/symbols/symbol-table-bounds.test.ts', // 13
-    'test/property/fuzz-tools.test.ts', // 13
-    'test/integration/search-index/store.test.ts', // 12
+    'test/hardening/races.test.ts', // 56: a swapper process flips paths (0.1 ms sleeps) while the tools race it
+    'test/integration/search-index/freshness.test.ts', // 55: bursts that overflow the inotify queue
+    'test/e2e/package.test.ts', // 48: npm pack and install, subprocesses
+    'test/integration/search-index/changes.test.ts', // 41
+    'test/integration/search-index/reopen.test.ts', // 36
+    'test/integration/symbols/symbol-table.test.ts', // 35: index builds with symbols, a seeded property run against the plain parse
+    'test/hardening/index-faults.test.ts', // 34
+    'test/property/fuzz-tools.test.ts', // 30
+    'test/integration/search-index/scan-path.test.ts', // 29
+    'test/hardening/data.test.ts', // 24
+    'test/integration/search/search-entries.test.ts', // 22 (in two projects)
+    'test/integration/search-index/merge.test.ts', // 21
+    'test/integration/search-index/list-blocks.test.ts', // 20 (5,000 directories, rebuilt twice)
+    'test/integration/search-index/walk-parts.test.ts', // 19
+    'test/property/search.test.ts', // 19
+    'test/integration/symbols/symbol-table-bounds.test.ts', // 19
+    'test/integration/search-index/planned-threads.test.ts', // 19
+    'test/integration/search/engine-runaway.test.ts', // 18
+    'test/integration/symbols/call-deadline.test.ts', // 18
+    'test/hardening/odd-files.test.ts', // 17 (in two projects)
+    'test/e2e/cli-save-images.test.ts', // 13
+    'test/integration/search-index/build-parts.test.ts', // 13
+    'test/integration/symbols/references-regions.test.ts', // 12
+    'test/property/edits.test.ts', // 11
     // The unit project's longest, by their seconds in the same run.
-    'test/unit/search-index/planner.test.ts', // 36
-    'test/unit/search/walk.test.ts', // 32 (in two projects)
-    'test/unit/fs/held-at.test.ts', // 23 (in two projects)
-    'test/unit/search/literal-set.test.ts', // 22
-    'test/unit/tools/read-large.test.ts', // 14
+    'test/unit/fs/held-at.test.ts', // 24 (in two projects)
+    'test/unit/search/literal-set.test.ts', // 20
+    'test/unit/search/walk.test.ts', // 20 (in two projects)
+    'test/unit/tools/bad-arguments.test.ts', // 16
+    'test/unit/search-index/planner.test.ts', // 12
+    'test/unit/tools/read-large.test.ts', // 10
 ];
 
 /** vitest's order (failed first, then cached durations, then size), the files above first in their order. */

@@ -117,6 +117,15 @@ export class DetectionSample {
         let copied = this.#line.length;
         let start = 0;
         while (start < data.length && this.#size < DETECT_SAMPLE_BYTES) {
+            if (this.#line.length === 0) {
+                // At a line's start: the whole ASCII lines before the next non-ASCII byte add
+                // nothing, skipped in one step (one at a time, a 1 MiB file of short lines took 150 ms).
+                const skipTo = data.lastIndexOf(10, firstHighByte(data, start)) + 1;
+                if (skipTo > start) {
+                    start = skipTo;
+                    continue;
+                }
+            }
             const nl = data.indexOf(10, start);
             const end = nl === -1 ? data.length : nl + 1;
             const piece = data.subarray(start, end);
@@ -159,6 +168,14 @@ export class DetectionSample {
         this.#lineSize = 0;
         this.#lineHigh = false;
     }
+}
+
+/** Index of the first byte of `data` from `start` above 0x7f, or the last index when there is none. */
+function firstHighByte(data: Uint8Array, start: number): number {
+    if (isAscii(data.subarray(start))) return data.length - 1;
+    let i = start;
+    while (data[i]! < 0x80) i++;
+    return i;
 }
 
 /**

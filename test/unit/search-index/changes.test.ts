@@ -205,7 +205,8 @@ describe('index changes', () => {
         await noting;
         expect(c.pending).toBe(0);
         expect(c.dirty.size).toBe(changed.length);
-        for (const p of changed) expect(c.dirty.has(p)).toBe(true);
+        // One expect for the 60,000: an expect() per path was most of the file's CPU.
+        expect(changed.filter((p) => !c.dirty.has(p))).toEqual([]);
         expect([...c.dirTimes]).toEqual(dirTimes);
         expect(c.seq).toBe(changed.length);
         expect(rebuilds).toBe(0);

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { decodeText, scanText, textEncodingOf } from '../../../src/text/shared/text.js';
@@ -110,6 +111,49 @@ describe('legacy encoding detection', () => {
             for (let at = 0; at < bytes.length && !pieces.full; at += size) pieces.feed(Buffer.from(bytes.subarray(at, at + size)));
             expect(pieces.bytes().equals(sample), `pieces of ${size}`).toBe(true);
         }
+    });
+
+    it('gathers the lines holding a non-ASCII byte, each cut at the sample size, fed in any pieces (generated lines)', () => {
+        // What the sample is, written plainly: every line (its newline included) with a byte above
+        // 0x7f, its first DETECT_SAMPLE_BYTES bytes, in order, until DETECT_SAMPLE_BYTES in all.
+        const plain = (bytes: Buffer): Buffer => {
+            const out: Buffer[] = [];
+            let size = 0;
+            for (let at = 0; at < bytes.length && size < DETECT_SAMPLE_BYTES; ) {
+                const nl = bytes.indexOf(10, at);
+                const line = bytes.subarray(at, nl === -1 ? bytes.length : nl + 1);
+                at += line.length;
+                if (!line.some((b) => b > 0x7f)) continue;
+                const take = line.subarray(0, Math.min(DETECT_SAMPLE_BYTES, DETECT_SAMPLE_BYTES - size));
+                out.push(take);
+                size += take.length;
+            }
+            return Buffer.concat(out);
+        };
+        const line = fc.oneof(
+            { weight: 6, arbitrary: fc.stringMatching(/^[ -~]{0,40}\n$/) },
+            { weight: 2, arbitrary: fc.tuple(fc.stringMatching(/^[ -~]{0,20}$/), fc.constantFrom('\u00e9', '\u00ff', '\u0080'), fc.stringMatching(/^[ -~]{0,20}\n$/)).map((p) => p.join('')) },
+            { weight: 1, arbitrary: fc.tuple(fc.nat(80_000), fc.boolean()).map(([n, high]) => `${'a'.repeat(n)}${high ? '\u00e9' : ''}\n`) },
+            { weight: 1, arbitrary: fc.constant('\n') },
+        );
+        fc.assert(
+            fc.property(fc.array(line, { maxLength: 30 }), fc.boolean(), fc.array(fc.integer({ min: 1, max: 90_000 }), { minLength: 1, maxLength: 4 }), (lines, cutLast, sizes) => {
+                let bytes = Buffer.from(lines.join(''), 'latin1');
+                if (cutLast && bytes.length > 0) bytes = bytes.subarray(0, bytes.length - 1);
+                const want = plain(bytes);
+                const whole = new DetectionSample();
+                whole.feed(bytes);
+                expect(whole.bytes().equals(want)).toBe(true);
+                const pieces = new DetectionSample();
+                for (let at = 0, k = 0; at < bytes.length && !pieces.full; k++) {
+                    const size = sizes[k % sizes.length]!;
+                    pieces.feed(Buffer.from(bytes.subarray(at, at + size)));
+                    at += size;
+                }
+                expect(pieces.bytes().equals(want)).toBe(true);
+            }),
+            { seed: 20_261_205, numRuns: 300 },
+        );
     });
 
     it('covers every encoding the issue names', () => {
