@@ -9,7 +9,7 @@ import type { PreparedSearch, SearchShared, SearchTaskResult, Segment, SessionTa
 import type { SearchHit, SearchOutcome, SearchProgress, SearchStop } from './shared/types.js';
 import type { Inflight, Session, TaskHost } from './search-sessions.js';
 import { SearchTally } from './search-tally.js';
-import { SearchTasks } from './search-tasks.js';
+import { graceLeft, graceWithin, SearchTasks } from './search-tasks.js';
 
 /**
  * One search call on the engine's pool. A search is a parallel walk: the main thread keeps a queue of directories in walk order and
@@ -17,8 +17,8 @@ import { SearchTasks } from './search-tasks.js';
  * descends depth-first until its budget is spent and returns its hits and the directories left
  * over. {@link OrderedWalk} stitches the results into the order of a sequential walk, so output
  * and early stops are deterministic. Stopping early, timeouts and aborts first ask the workers to
- * stop (a shared flag they check at every entry), then terminate any still busy after a short
- * grace, so a runaway regex cannot outlive its call. The tasks themselves (sessions, pool tasks,
+ * stop (a shared flag they check at every entry), then terminate any still busy 250 ms later, so
+ * a runaway regex dies with its call; the call answers within its timeout. The tasks (sessions, pool tasks,
  * their end) are search-tasks.ts's; the figures and the outcome search-tally.ts's.
  */
 
@@ -68,6 +68,7 @@ export class SearchRun {
     #resolve!: Resolve<SearchOutcome>;
     #reject!: (err: unknown) => void;
     #timer: ReturnType<typeof setTimeout> | undefined;
+    readonly #startedAt = Date.now();
     #onAbort = (): void => void this.#finish('aborted');
     /** The engine's closes when this search began: a task failing after another one was terminated by the close. */
     readonly #closes: number;
@@ -106,7 +107,9 @@ export class SearchRun {
         const search = this.#search;
         if (this.#signal?.aborted) return this.#finish('aborted');
         this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
-        if (Number.isFinite(this.#timeoutMs)) this.#timer = setTimeout(() => void this.#finish('timeout'), Math.min(this.#timeoutMs, MAX_TIMER_MS));
+        // The workers' grace is taken from the call's time: it answers within its timeout.
+        const stopAt = this.#timeoutMs - graceWithin(this.#timeoutMs);
+        if (Number.isFinite(this.#timeoutMs)) this.#timer = setTimeout(() => void this.#finish('timeout'), Math.min(stopAt, MAX_TIMER_MS));
         let rootReal: string;
         try {
             // Security: with real roots the caller's checked real path is used as is; resolving it
@@ -117,7 +120,7 @@ export class SearchRun {
             return this.#finish('done');
         }
         if (this.#stop !== null) return;
-        this.#deadline = Number.isFinite(this.#timeoutMs) ? Date.now() + this.#timeoutMs : Number.MAX_SAFE_INTEGER;
+        this.#deadline = Number.isFinite(this.#timeoutMs) ? Date.now() + stopAt : Number.MAX_SAFE_INTEGER;
         if (search.namePattern?.risky === true || search.contentPattern?.risky === true) this.#tasks.setRisky();
         const root: WalkJob = { real: rootReal, rel: search.root.display, jumps: [] };
         if (search.gitignoreAbove.length > 0) root.ignores = [...search.gitignoreAbove];
@@ -284,7 +287,7 @@ export class SearchRun {
         Atomics.store(new Int32Array(this.#cancel), 0, 1);
         clearTimeout(this.#timer);
         this.#signal?.removeEventListener('abort', this.#onAbort);
-        await this.#tasks.end((t) => {
+        await this.#tasks.end(graceLeft(this.#timeoutMs, this.#startedAt), (t) => {
             if (t.checkpoint && this.#walk && (stop === 'timeout' || stop === 'aborted')) this.#salvage(t);
         });
         this.#resolve(this.#tally.outcome(this.#walk, stop));

@@ -13,6 +13,19 @@ import { type Inflight, SearchSessions, type TaskHost } from './search-sessions.
 
 /** How long tasks get to return by themselves after a search ends before their workers are terminated. */
 const GRACE_MS = 250;
+
+/**
+ * The grace of a search allowed `timeoutMs`: at most a quarter of it, since the grace is taken
+ * from the search's own time (a 40 ms search stops its workers at 30 ms, not at 40 ms plus 250).
+ */
+export function graceWithin(timeoutMs: number): number {
+    return Math.min(GRACE_MS, Math.floor(timeoutMs / 4));
+}
+
+/** The grace of a search begun at `startedAt` (epoch ms) that stops now: up to its end, at least its share. */
+export function graceLeft(timeoutMs: number, startedAt: number): number {
+    return Math.max(graceWithin(timeoutMs), Math.min(GRACE_MS, startedAt + timeoutMs - Date.now()));
+}
 /**
  * A task running this long (many time slices: it is inside one file or directory) counts as
  * stuck: its search hands out no more tasks until it returns. Shorter for patterns that may
@@ -102,32 +115,42 @@ export class SearchTasks {
     }
 
     /**
-     * Ends the tasks: the sessions take no more, running tasks get a short grace to return, then
-     * what is left is terminated, each such task handed to `onKilled` first. Nothing of them runs
-     * after this resolves.
+     * Ends the tasks: the sessions take no more, running tasks get `graceMs` to return, then
+     * what is left is handed to `onKilled` and its answer ignored. With the whole grace given,
+     * those tasks are terminated before this resolves. With a shorter one (a short timeout), they
+     * are terminated only if still running when the whole grace is over: a thread still loading
+     * an operation's code reads the stop once it starts and returns, and stays for the next call.
      */
-    async end(onKilled: (t: Inflight) => void): Promise<void> {
+    async end(graceMs: number, onKilled: (t: Inflight) => void): Promise<void> {
         this.sessions.endAll();
         // Tasks still running, and session threads not yet back (they return once they read the end).
         const running = (): Promise<void>[] => [...this.inflight].map((t) => t.done).concat(this.sessions.done());
-        if (this.inflight.size > 0 || this.sessions.size > 0) {
-            let graceTimer: ReturnType<typeof setTimeout> | undefined;
-            const grace = new Promise<void>((r) => (graceTimer = setTimeout(r, GRACE_MS)));
-            try {
-                await Promise.race([Promise.all(running()), grace]);
-            } finally {
-                clearTimeout(graceTimer);
-            }
-            if (this.inflight.size > 0 || this.sessions.size > 0) {
-                // Hard abort: piscina terminates a worker still running (e.g. stuck in a runaway regex) and starts a new one.
-                for (const t of this.inflight) {
-                    t.killed = true;
-                    onKilled(t);
-                }
-                this.#kill.abort();
-                await Promise.all(running());
-            }
+        const left = (): boolean => this.inflight.size > 0 || this.sessions.size > 0;
+        if (!left() || (await settledWithin(running(), graceMs))) return;
+        for (const t of this.inflight) {
+            t.killed = true;
+            onKilled(t);
         }
+        const rest = GRACE_MS - graceMs;
+        if (rest <= 0) return this.#terminate(running);
+        void settledWithin(running(), rest).then((settled) => (settled ? undefined : this.#terminate(running)));
+    }
+
+    /** Terminates the tasks still running (piscina ends their threads and starts new ones). */
+    async #terminate(running: () => Promise<void>[]): Promise<void> {
+        this.#kill.abort();
+        await Promise.all(running());
+    }
+}
+
+/** Whether all of `tasks` settle within `ms` milliseconds. */
+async function settledWithin(tasks: Promise<void>[], ms: number): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)));
+    try {
+        return await Promise.race([Promise.all(tasks).then(() => true), late]);
+    } finally {
+        clearTimeout(timer);
     }
 }
 

@@ -41,12 +41,17 @@ export async function parseFiles(engine: TaskRunner, files: readonly { shown: st
         (batch) => ({ op: 'symbols', files: batch, realRoots: opts.realRoots, maxBytes: opts.maxBytes, parseMs: opts.parseMs, ...(opts.deadline !== undefined && { deadline: opts.deadline }), ...(opts.references !== undefined && { references: opts.references }) }) satisfies SymbolsTask,
         (r, k) => r.files[k]!,
         (message) => ({ ok: false, kind: 'io', message }),
-        opts.signal,
+        opts,
+        {
+            late: (f) => ({ ok: false, kind: 'timeout', message: `The time limit was reached before ${f.shown} was parsed.`, late: true }),
+            // A parse that came back after the call ended still serves the next call.
+            later: (j, r) => void cache?.set(files[missed[j]!]!.real, stamps[missed[j]!]!, roots, r),
+        },
     );
     parsed.forEach((r, j) => {
         const i = missed[j]!;
         out[i] = r;
-        cache?.set(files[i]!.real, stamps[i]!, roots, r);
+        if (!(!r.ok && r.late === true)) cache?.set(files[i]!.real, stamps[i]!, roots, r);
     });
     return out;
 }
@@ -62,7 +67,7 @@ export async function countMentions(
     engine: TaskRunner,
     files: readonly { shown: string; real: string }[],
     names: readonly string[],
-    opts: Pick<ParseOptions, 'realRoots' | 'maxBytes' | 'signal'>,
+    opts: Pick<ParseOptions, 'realRoots' | 'maxBytes' | 'signal' | 'deadline'>,
 ): Promise<(Map<string, number> | null)[]> {
     return inTasks<{ shown: string; real: string }, MentionsResult, Map<string, number> | null>(
         engine,
@@ -74,14 +79,17 @@ export async function countMentions(
             return counts ? new Map(counts.map(([i, c]) => [names[i]!, c])) : null;
         },
         () => null,
-        opts.signal,
+        opts,
+        { late: () => null },
     );
 }
 
 /**
  * `items` run on the pool in tasks of `size` (all at once; the pool queues them), one outcome per
  * item in their order: `pick` for the items of a task that succeeded, `failed` for each item of
- * one that did not.
+ * one that did not. At `stop.deadline` the call answers: `late` for each item of a task not back
+ * by then (a thread still starting, or loading a grammar, is not bounded by the task's own
+ * deadline), and `later` gets those items' outcomes when their task comes back.
  */
 async function inTasks<I, R, O>(
     engine: TaskRunner,
@@ -90,14 +98,41 @@ async function inTasks<I, R, O>(
     taskOf: (batch: I[]) => object,
     pick: (result: R, k: number) => O,
     failed: (message: string) => O,
-    signal: AbortSignal | undefined,
+    stop: { signal?: AbortSignal | undefined; deadline?: number | undefined },
+    ends: { late: (item: I) => O; later?: (index: number, outcome: O) => void },
 ): Promise<O[]> {
-    const tasks: Promise<(R & { ok: true }) | { ok: false; code: string; message: string }>[] = [];
-    for (let i = 0; i < items.length; i += size) tasks.push(engine.run(taskOf(items.slice(i, i + size)), signal ? { signal } : {}));
-    const out: O[] = [];
-    for (const [t, r] of (await Promise.all(tasks)).entries()) {
+    const out: O[] = new Array(items.length);
+    const outcomes = (t: number, r: (R & { ok: true }) | { ok: false; code: string; message: string }): [number, O][] => {
         const n = Math.min(size, items.length - t * size);
-        for (let k = 0; k < n; k++) out.push(r.ok ? pick(r, k) : failed(r.message));
+        return Array.from({ length: n }, (_, k) => [t * size + k, r.ok ? pick(r, k) : failed(r.message)]);
+    };
+    const back = new Set<number>();
+    const tasks: Promise<void>[] = [];
+    for (let i = 0, t = 0; i < items.length; i += size, t++) {
+        const task = engine.run<(R & { ok: true }) | { ok: false; code: string; message: string }>(taskOf(items.slice(i, i + size)), stop.signal ? { signal: stop.signal } : {});
+        tasks.push(
+            task.then((r) => {
+                const late = stop.deadline !== undefined && ended;
+                for (const [j, o] of outcomes(t, r)) {
+                    if (late) ends.later?.(j, o);
+                    else out[j] = o;
+                }
+                back.add(t);
+            }),
+        );
+    }
+    let ended = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = stop.deadline === undefined ? undefined : new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, stop.deadline! - Date.now()))));
+    try {
+        await (deadline === undefined ? Promise.all(tasks) : Promise.race([Promise.all(tasks), deadline]));
+    } finally {
+        clearTimeout(timer);
+        ended = true;
+    }
+    for (let i = 0, t = 0; i < items.length; i += size, t++) {
+        if (back.has(t)) continue;
+        for (let k = i; k < Math.min(items.length, i + size); k++) out[k] = ends.late(items[k]!);
     }
     return out;
 }

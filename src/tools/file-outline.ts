@@ -32,12 +32,15 @@ export class FileOutlineTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+        // The call answers within the search timeout, a thread's start and the grammar's load included.
+        const deadline = Date.now() + this.ctx.searchConfig.timeoutMs;
         const checked = await view.check(args.path, AccessType.Read, this.name);
         const { fileConfig, searchConfig } = this.ctx;
         const [r] = await parseFiles(await this.ctx.engine(), [{ shown: checked.abs, real: checked.real }], {
             realRoots: await rootsOf(view),
             maxBytes: fileConfig.maxFileSize,
             parseMs: searchConfig.timeoutMs,
+            deadline,
             ...(call.signal && { signal: call.signal }),
         });
         if (!r!.ok) throw new ToolError(r!.kind, r!.message);

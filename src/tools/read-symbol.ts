@@ -36,6 +36,8 @@ export class ReadSymbolTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
 
     protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+        // The call answers within the search timeout, a thread's start and the grammar's load included.
+        const deadline = Date.now() + this.ctx.searchConfig.timeoutMs;
         const query = nameQuery(args.name, false, this.name);
         const checked = await view.check(args.path, AccessType.Read, this.name);
         const { fileConfig, searchConfig } = this.ctx;
@@ -44,6 +46,7 @@ export class ReadSymbolTool extends FileTool<typeof schema> {
             realRoots,
             maxBytes: fileConfig.maxFileSize,
             parseMs: searchConfig.timeoutMs,
+            deadline,
             ...(call.signal && { signal: call.signal }),
         });
         if (!r!.ok) throw new ToolError(r!.kind, r!.message);

@@ -59,7 +59,7 @@ export class RepoMapTool extends FileTool<typeof schema> {
         const signal = call.signal ? { signal: call.signal } : {};
         const parsed = await parseFiles(engine, sources.files, { realRoots, maxBytes: fileConfig.maxFileSize, parseMs: searchConfig.timeoutMs, deadline, ...signal });
         const names = [...new Set(parsed.flatMap((r) => (r.ok ? r.definitions.map((d) => d.name) : [])))];
-        const mentions = names.length === 0 ? [] : await countMentions(engine, sources.files, names, { realRoots, maxBytes: fileConfig.maxFileSize, ...signal });
+        const mentions = names.length === 0 ? [] : await countMentions(engine, sources.files, names, { realRoots, maxBytes: fileConfig.maxFileSize, deadline, ...signal });
         const mapped: MappedFile[] = [];
         const skipped = { failed: 0, late: 0 };
         parsed.forEach((r, i) => {
