@@ -23,17 +23,19 @@ import { Turns } from '../../engine/turns.js';
  * to "ready": under SCHED_IDLE it got no CPU while anything else ran (25-31 s for ten copies of
  * the Linux tree at load 8-16, of some 10 s of CPU); at nice 10 the host's thread still goes first.
  * With `task.watch`, the watches the threads added (workers/search-index/check-watches.ts) are
- * handed back in `watched`.
+ * handed back in `watched`. `checked`: the table's bytes ({@link readShared}), whose checksum the
+ * caller checks itself before it uses the result (a reopen's load of the stored index).
  * @throws Error when the check fails (a watch too).
  */
-export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'queue' | 'idle' | 'tableBytes'>, nice: number = BACKGROUND_NICE): Promise<{ changed: string[]; dirTimes: string[]; watched?: CheckedWatches }> {
+export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'queue' | 'idle' | 'tableBytes' | 'tableChecked'>, nice: number = BACKGROUND_NICE, checked?: Promise<SharedArrayBuffer>): Promise<{ changed: string[]; dirTimes: string[]; watched?: CheckedWatches }> {
     const threads = Math.min(2, os.availableParallelism());
     const queue = newCheckQueue();
     // Perf and memory: the table read once, its columns views of these bytes in every thread
     // (format.ts), rather than a copy of 74 MB per thread for ten copies of the Linux tree.
-    const tableBytes = threads > 1 ? await readShared(task.table) : undefined;
+    const tableBytes = checked !== undefined ? await checked : threads > 1 ? await readShared(task.table) : undefined;
+    const shared = tableBytes !== undefined && { tableBytes, tableChecked: checked !== undefined };
     const tasks = new BackgroundTasks(threads);
-    const results = (await Promise.all(Array.from({ length: threads }, () => tasks.run({ op: 'index-check', ...task, queue, ...(tableBytes !== undefined && { tableBytes }) } satisfies IndexCheckTask, { sharedNice: nice })))) as IndexCheckResult[];
+    const results = (await Promise.all(Array.from({ length: threads }, () => tasks.run({ op: 'index-check', ...task, queue, ...shared } satisfies IndexCheckTask, { sharedNice: nice })))) as IndexCheckResult[];
     const changed: string[] = [];
     const dirTimes: string[] = [];
     const watched: CheckedWatches = { wds: [], paths: [] };
@@ -51,7 +53,7 @@ export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'q
 
 
 /** The bytes of `file` in shared memory. @throws Error when it cannot be read whole. */
-async function readShared(file: string): Promise<SharedArrayBuffer> {
+export async function readShared(file: string): Promise<SharedArrayBuffer> {
     const fh = await fsp.open(file, 'r');
     try {
         const size = (await fh.stat()).size;
