@@ -1,7 +1,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Changes } from './watch/changes.js';
-import { changesSince, readShared } from './watch/changes-since.js';
+import { changesSince, readShared, type SharedRead } from './watch/changes-since.js';
 import { newCrawlGate } from './shared/crawl-gate.js';
 import { checkCanWatch } from './watch/inotify.js';
 import { Kind } from './shared/format.js';
@@ -34,9 +34,10 @@ export interface ReopenContext {
     table?: SharedTable | undefined;
 }
 
-/** A stored generation's table file in shared memory (changes-since.ts `readShared`). */
+/** A stored generation's table file in shared memory (changes-since.ts `readShared`): its read, and its bytes once read. */
 export interface SharedTable {
     gen: string;
+    read: Promise<SharedRead>;
     bytes: Promise<SharedArrayBuffer>;
 }
 
@@ -48,9 +49,11 @@ export interface SharedTable {
  */
 export function sharedTable(dir: string, m: Manifest | null): SharedTable | undefined {
     if (m === null) return undefined;
-    const bytes = readShared(path.join(dir, m.gen, 'table.bin'));
+    const read = readShared(path.join(dir, m.gen, 'table.bin'));
+    const bytes = read.then((r) => r.done);
+    read.catch(() => undefined);
     bytes.catch(() => undefined);
-    return { gen: m.gen, bytes };
+    return { gen: m.gen, read, bytes };
 }
 
 /**
@@ -124,7 +127,7 @@ export async function watchAndFind(ctx: ReopenContext, m: Manifest | null, watch
 export async function listedSince(ctx: ReopenContext, gen: string, extra: Pick<IndexCheckTask, 'gate' | 'watch'> = {}): Promise<{ changed: string[]; dirTimes: string[]; watched?: CheckedWatches }> {
     try {
         const task = { root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, table: path.join(ctx.dir, gen, 'table.bin'), ...extra };
-        return await changesSince(task, ctx.sharedNice?.(), ctx.table?.gen === gen ? ctx.table.bytes : undefined);
+        return await changesSince(task, ctx.sharedNice?.(), ctx.table?.gen === gen ? ctx.table.read : undefined);
     } finally {
         await releaseFreedMemory();
     }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { osPath } from '../../src/print/shared/byte-names.js';
-import { CheckQueue, newCheckQueue } from '../../src/search-index/shared/check-queue.js';
+import { awaitRead, CheckQueue, newCheckQueue } from '../../src/search-index/shared/check-queue.js';
 import { foldChangeTime } from '../../src/search-index/shared/change-time.js';
 import { CrawlGate } from '../../src/search-index/shared/crawl-gate.js';
 import { decodeTable, Flag, Kind, type FileTable } from '../../src/search-index/shared/format.js';
@@ -59,6 +59,7 @@ export async function runIndexCheck(task: IndexCheckTask): Promise<IndexCheckRes
                 queue.done();
             }
         }
+        if (task.tableRead !== undefined && !awaitRead(task.tableRead)) throw new Error(`${task.table} could not be read`);
         const bytes = task.tableBytes === undefined ? fs.readFileSync(task.table) : Buffer.from(task.tableBytes);
         const stored = await decodeTable(bytes, task.table, async () => undefined, task.tableBytes !== undefined && task.tableChecked === true);
         const watches = task.watch === undefined ? null : new CheckWatches(task.root, task.watch.fd, task.watch.mask);

@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { changesSince } from '../../../src/search-index/watch/changes-since.js';
-import { newCheckQueue } from '../../../src/search-index/shared/check-queue.js';
+import { changesSince, readShared } from '../../../src/search-index/watch/changes-since.js';
+import { endRead, newCheckQueue, newReadState } from '../../../src/search-index/shared/check-queue.js';
 import { CrawlGateWriter, newCrawlGate } from '../../../src/search-index/shared/crawl-gate.js';
 import type { IndexCheckResult, IndexCheckTask, IndexWalkResult } from '../../../src/search-index/shared/protocol.js';
 import { runIndexCheck } from '../../../workers/search-index/index-check.js';
@@ -162,9 +162,20 @@ describe('the tree check', () => {
         const bytes = fs.readFileSync(table);
         const checked = { tableBytes: shared(bytes), tableChecked: true };
         expect(sorted(await runIndexCheck(task(root, table, checked)))).toEqual(expected);
-        // Through the pool, the bytes handed over as a reopen hands them (its load checks them).
-        const viaPool = await changesSince({ root, skipDirs: SKIP, maxEntries: 100_000, table }, undefined, Promise.resolve(shared(bytes)));
+        // Through the pool, the table's read handed over as a reopen hands it (its load checks the
+        // bytes), the threads started while it may still be under way.
+        const read = readShared(table);
+        const viaPool = await changesSince({ root, skipDirs: SKIP, maxEntries: 100_000, table }, undefined, read);
         expect({ changed: [...viaPool.changed].sort(), dirTimes: [...viaPool.dirTimes].sort() }).toEqual(expected);
+        expect(Buffer.from(await (await read).done).equals(bytes)).toBe(true);
+        // A thread goes on once the read has ended: with all the bytes, or failed without them.
+        for (const whole of [true, false]) {
+            const state = newReadState();
+            endRead(state, whole);
+            const r = await runIndexCheck(task(root, table, { ...checked, tableRead: state }));
+            if (whole) expect(sorted(r)).toEqual(expected);
+            else expect(r).toMatchObject({ ok: false, code: 'check_failed', message: expect.stringMatching(/could not be read/) });
+        }
         // The last name's last byte flipped: a checksum mismatch left to the host, whose load fails.
         const renamed = Buffer.from(bytes);
         renamed[renamed.length - 1] = renamed[renamed.length - 1]! ^ 0x20;
