@@ -107,9 +107,10 @@ export async function dropManifest(dir: string): Promise<void> {
 /**
  * The stored index of `root` in `dir` built with these options (manifest, table, segments),
  * checked; `null` when there is none or it does not check out. Never rejects: it runs while the
- * watcher starts, where a rejection would go unhandled.
+ * watcher starts, where a rejection would go unhandled. `read`: the table file's bytes read
+ * already (for the tree check's threads too, which leave their checksum to this load).
  */
-export async function loadStored(dir: string, root: string, opts: { maxFileSize: number; skipDirs: readonly string[] }): Promise<Stored | null> {
+export async function loadStored(dir: string, root: string, opts: { maxFileSize: number; skipDirs: readonly string[] }, read?: { gen: string; bytes: Promise<SharedArrayBuffer> }): Promise<Stored | null> {
     const m = await readManifest(dir, root);
     if (m === null || m.maxFileSize !== opts.maxFileSize || !sameList(m.skipDirs, opts.skipDirs)) return null;
     const genDir = path.join(dir, m.gen);
@@ -117,7 +118,8 @@ export async function loadStored(dir: string, root: string, opts: { maxFileSize:
     let table: Table | undefined;
     try {
         const file = path.join(genDir, 'table.bin');
-        table = await Table.load(await decodeTable(await fsp.readFile(file), file, nextTurn), file);
+        const bytes = read?.gen === m.gen ? Buffer.from(await read.bytes) : await fsp.readFile(file);
+        table = await Table.load(await decodeTable(bytes, file, nextTurn), file);
         for (const s of m.segments) {
             segs.push(new SegmentReader(path.join(genDir, s)));
             await nextTurn();

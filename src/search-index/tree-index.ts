@@ -6,7 +6,7 @@ import { Changes } from './watch/changes.js';
 import { needsMerge, SegmentMerge } from './merge.js';
 import { IndexFormatError } from './shared/format.js';
 import { changesAllow, planSearch } from './plan.js';
-import { checkDirTimes, listedSince, saveForNextProcess, stillChanged, watchAndFind } from './reopen.js';
+import { checkDirTimes, listedSince, saveForNextProcess, sharedTable, stillChanged, watchAndFind } from './reopen.js';
 import { dropManifest, loadStored, openIndexFolder, readManifest, takeLock } from './store.js';
 import type { IndexState, IndexStatus, ResolvedTreeOptions, TreeIndexOptions } from './status.js';
 import { buildAndServe, NO_WATCHER } from './tree-build.js';
@@ -102,10 +102,11 @@ export class TreeIndex extends EventEmitter {
      */
     async #open(): Promise<boolean> {
         const m = await readManifest(this.#opts.dir, this.root);
-        // Perf: the stored table loads while the watcher starts and the changes are found.
-        const stored = m === null ? Promise.resolve(null) : loadStored(this.#opts.dir, this.root, this.#opts);
+        // Perf: the stored table loads while the watcher starts and the changes are found (its file read once for both).
+        const table = sharedTable(this.#opts.dir, m);
+        const stored = m === null ? Promise.resolve(null) : loadStored(this.#opts.dir, this.root, this.#opts, table);
         // The skipped directories the stored generation's walk found are left out by path from the start.
-        const { usable, listedFrom, changed } = await watchAndFind(this.#s.reopenContext(), m, this.#opts.watch, () => this.#s.state !== 'closed');
+        const { usable, listedFrom, changed } = await watchAndFind({ ...this.#s.reopenContext(), table }, m, this.#opts.watch, () => this.#s.state !== 'closed');
         const [s, c] = await Promise.all([stored, changed]);
         if (s === null || c === null || s.m.gen !== m?.gen || !usable) {
             for (const seg of s?.segs ?? []) seg.close();

@@ -98,9 +98,11 @@ function kindOfMode(mode: number): number {
 export function look(statAt: NonNullable<HeldAt['statAt']>, st: Float64Array, skip: ReadonlySet<string>, w: CheckWatches | null, fd: number, name: string, listed: number, rel: string): number {
     // Perf: the library's temporary names start with a dot; most names are tested no further.
     if (name.charCodeAt(0) === 0x2e && isDebrisName(name)) return -1;
-    const skipped = skip.has(name);
+    // Perf: only a directory's name is looked for among the skipped ones (listed so, or stat'ed so).
+    let skipped = listed === Kind.Dir && skip.has(name);
     const watched = w !== null && listed === Kind.Dir && !skipped && w.add(rel === '' ? name : `${rel}/${name}`);
     let kind = statAt(fd, name, st) !== 0 ? -1 : kindOfMode(st[0]!);
+    if (kind === Kind.Dir && listed !== Kind.Dir) skipped = skip.has(name);
     if (w !== null && kind === Kind.Dir && listed !== Kind.Dir && !skipped && w.add(rel === '' ? name : `${rel}/${name}`)) {
         // Made a directory since it was listed: stat'ed again once watched.
         kind = statAt(fd, name, st) !== 0 ? -1 : kindOfMode(st[0]!);

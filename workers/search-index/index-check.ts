@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { osPath } from '../../src/print/shared/byte-names.js';
-import { CheckQueue, newCheckQueue } from '../../src/search-index/shared/check-queue.js';
+import { awaitRead, CheckQueue, newCheckQueue } from '../../src/search-index/shared/check-queue.js';
 import { foldChangeTime } from '../../src/search-index/shared/change-time.js';
 import { CrawlGate } from '../../src/search-index/shared/crawl-gate.js';
 import { decodeTable, Flag, Kind, type FileTable } from '../../src/search-index/shared/format.js';
@@ -59,8 +59,9 @@ export async function runIndexCheck(task: IndexCheckTask): Promise<IndexCheckRes
                 queue.done();
             }
         }
+        if (task.tableRead !== undefined && !awaitRead(task.tableRead)) throw new Error(`${task.table} could not be read`);
         const bytes = task.tableBytes === undefined ? fs.readFileSync(task.table) : Buffer.from(task.tableBytes);
-        const stored = await decodeTable(bytes, task.table, async () => undefined);
+        const stored = await decodeTable(bytes, task.table, async () => undefined, task.tableBytes !== undefined && task.tableChecked === true);
         const watches = task.watch === undefined ? null : new CheckWatches(task.root, task.watch.fd, task.watch.mask);
         const check = new Check(task, stored, at, queue, gate, watches);
         for (let d = queue.take(); d !== null; d = queue.take()) {
@@ -192,12 +193,14 @@ class Check {
             }
             counted++;
             if (id === 0 && kind === Kind.Dir) this.#watched(name!);
-            const p = rel === '' ? name! : `${rel}/${name}`;
             if (cmp > 0) {
+                const p = rel === '' ? name! : `${rel}/${name}`;
                 this.changed.push(p);
                 if (kind === Kind.Dir) this.#added(fd, name!, p);
                 continue;
             }
+            // Perf: the entry's path is made only where it is reported or compared below.
+            const p = kind !== Kind.Dir && kind === t.kind[c] ? '' : rel === '' ? name! : `${rel}/${name}`;
             const was = t.kind[c]!;
             if (kind !== was) {
                 this.changed.push(p);
@@ -207,7 +210,7 @@ class Check {
                 // The birth time too: a file replaced (sed -i, rsync, an editor's save) with its size and
                 // modification time set back is a new file; and the change time: one rewritten in
                 // place so (cp -p over it, rsync --inplace -t) keeps its birth time, not its ctime.
-                if (st[1] !== t.size[c] || st[2] !== t.mtime[c] || st[3] !== t.birthtime[c] || foldChangeTime(st[4]!) !== t.ctime[c]) this.changed.push(p);
+                if (st[1] !== t.size[c] || st[2] !== t.mtime[c] || st[3] !== t.birthtime[c] || foldChangeTime(st[4]!) !== t.ctime[c]) this.changed.push(rel === '' ? name! : `${rel}/${name}`);
             } else if (t.end[c]! - c <= SPLIT || !this.#queue.push(c, st[2]!, st[3]!)) {
                 this.#sub(fd, name!, c, p, st[2]!, st[3]!);
             }

@@ -106,3 +106,25 @@ export class CheckQueue {
         Atomics.notify(this.#q, TAIL);
     }
 }
+
+/** A shared read's state (watch/changes-since.ts `readShared`): one Int32, 0 while reading, then {@link READ} or {@link UNREAD}. */
+export function newReadState(): SharedArrayBuffer {
+    return new SharedArrayBuffer(4);
+}
+
+const READ = 1;
+const UNREAD = 2;
+
+/** The host's read has ended, with all the bytes or not: the threads waiting for it go on. */
+export function endRead(state: SharedArrayBuffer, whole: boolean): void {
+    const word = new Int32Array(state);
+    Atomics.store(word, 0, whole ? READ : UNREAD);
+    Atomics.notify(word, 0);
+}
+
+/** Waits for the end of the host's read (a check's thread, before it decodes the table); whether all the bytes are there. */
+export function awaitRead(state: SharedArrayBuffer): boolean {
+    const word = new Int32Array(state);
+    while (Atomics.load(word, 0) === 0) Atomics.wait(word, 0, 0);
+    return Atomics.load(word, 0) === READ;
+}

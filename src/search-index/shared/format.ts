@@ -153,8 +153,14 @@ export async function encodeTable(t: FileTable, pause: Pause): Promise<Buffer> {
     return Buffer.concat(await encodeTableParts(t, pause));
 }
 
-/** The table of a file's bytes, decoded in slices with `pause` between them. @throws IndexFormatError when the bytes are not a whole, intact file table of this version. */
-export async function decodeTable(buf: Buffer, file: string, pause: Pause): Promise<FileTable> {
+/**
+ * The table of a file's bytes, decoded in slices with `pause` between them; `bodyChecked`: the
+ * body's CRC-32 is checked by the caller elsewhere (a tree check's thread, tableChecked in
+ * protocol.ts), only its header's, its sizes and its tree's shape here (parents before children,
+ * each subtree within its parent's: a walk of a damaged table still ends).
+ * @throws IndexFormatError when the bytes are not a whole, intact file table of this version.
+ */
+export async function decodeTable(buf: Buffer, file: string, pause: Pause, bodyChecked = false): Promise<FileTable> {
     if (buf.length < TABLE_HEADER || !buf.subarray(0, 8).equals(TABLE_MAGIC)) throw new IndexFormatError(file, 'not a file table');
     if (buf.readUInt32LE(TABLE_HEADER - 4) !== crc32(buf.subarray(0, TABLE_HEADER - 4))) throw new IndexFormatError(file, 'header checksum mismatch');
     const version = buf.readUInt32LE(8);
@@ -166,7 +172,7 @@ export async function decodeTable(buf: Buffer, file: string, pause: Pause): Prom
     const body = buf.subarray(TABLE_HEADER);
     const expected = n * 38 + (2 * gramCount + 1 + idCount) * 4 + namesLen;
     if (body.length !== expected) throw new IndexFormatError(file, `size ${buf.length} bytes, expected ${TABLE_HEADER + expected}`);
-    if ((await crcInSlices(body, pause)) !== buf.readUInt32LE(32)) throw new IndexFormatError(file, 'checksum mismatch');
+    if (!bodyChecked && (await crcInSlices(body, pause)) !== buf.readUInt32LE(32)) throw new IndexFormatError(file, 'checksum mismatch');
     // Memory: the columns are views of the file's bytes when they are aligned (a fresh read's are), else copies.
     const aligned = body.byteOffset % 8 === 0;
     let at = 0;
@@ -190,10 +196,22 @@ export async function decodeTable(buf: Buffer, file: string, pause: Pause): Prom
     const kind = new Uint8Array(...take(n), n);
     const flags = new Uint8Array(...take(n), n);
     if (starts[gramCount] !== idCount) throw new IndexFormatError(file, 'name posting lists do not add up');
+    if (bodyChecked && !treeShaped(parent, end)) throw new IndexFormatError(file, 'entries out of tree order');
     await pause();
     const names = await decodeNames(body, at, at + namesLen, pause);
     if (names.length !== n) throw new IndexFormatError(file, 'name count mismatch');
     return { names, parent, kind, flags, size, mtime, birthtime, ctime, end, grams: { keys, starts, ids } };
+}
+
+/** Whether `parent` and `end` make a tree in walk order: the root first, each entry after its parent, its subtree within its parent's. */
+function treeShaped(parent: Int32Array, end: Int32Array): boolean {
+    const n = parent.length;
+    if (n > 0 && (parent[0] !== -1 || end[0] !== n)) return false;
+    for (let i = 1; i < n; i++) {
+        const p = parent[i]!;
+        if (!(p >= 0 && p < i && end[i]! > i && end[i]! <= end[p]!)) return false;
+    }
+    return true;
 }
 
 /** Where the ids of `t`'s name posting lists start in its table file (see {@link encodeTableParts}). */

@@ -93,6 +93,13 @@ export interface IndexCheckTask {
     gate?: SharedArrayBuffer;
     /** The bytes of `table`, read once for all threads of the check; absent: the thread reads the file. */
     tableBytes?: SharedArrayBuffer;
+    /** With `tableBytes`, the host's read of them, still under way when the task starts (check-queue.ts `awaitRead`). */
+    tableRead?: SharedArrayBuffer;
+    /**
+     * `tableBytes` are the very bytes the host's load of the stored index checks (their CRC-32),
+     * and the check's result is used only once that load has passed: the thread does not checksum them again.
+     */
+    tableChecked?: boolean;
     /**
      * The host watcher's inotify instance (its descriptor, the events' mask): each directory
      * compared is watched first (workers/search-index/check-watches.ts), the watches handed back

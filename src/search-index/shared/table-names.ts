@@ -143,10 +143,15 @@ export async function decodeNames(bytes: Buffer, from: number, to: number, pause
         starts[n++] = at;
     };
     const view = bytes.subarray(from, to);
+    // Perf: Buffer's indexOf costs two to three times as much over shared memory (a reopen's
+    // table: 57 ms against 26 ms for a loop, ten copies of the Linux tree); elsewhere it is the faster.
+    const shared = view.buffer instanceof SharedArrayBuffer;
     startAt(0);
     for (let at = 0; at < view.length; ) {
         const stop = Math.min(view.length, at + NAME_BYTES_SLICE);
-        for (let nul = view.indexOf(0, at); nul !== -1 && nul < stop; nul = view.indexOf(0, nul + 1)) startAt(nul + 1);
+        if (shared) {
+            for (let i = at; i < stop; i++) if (view[i] === 0) startAt(i + 1);
+        } else for (let nul = view.indexOf(0, at); nul !== -1 && nul < stop; nul = view.indexOf(0, nul + 1)) startAt(nul + 1);
         at = stop;
         await pause();
     }

@@ -1,7 +1,7 @@
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import { BACKGROUND_NICE, BackgroundTasks } from '../../engine/background-pool.js';
-import { newCheckQueue } from '../shared/check-queue.js';
+import { endRead, newCheckQueue, newReadState } from '../shared/check-queue.js';
 import type { IndexCheckResult, IndexCheckTask } from '../shared/protocol.js';
 import type { CheckedWatches } from './watch.js';
 import { Turns } from '../../engine/turns.js';
@@ -23,17 +23,20 @@ import { Turns } from '../../engine/turns.js';
  * to "ready": under SCHED_IDLE it got no CPU while anything else ran (25-31 s for ten copies of
  * the Linux tree at load 8-16, of some 10 s of CPU); at nice 10 the host's thread still goes first.
  * With `task.watch`, the watches the threads added (workers/search-index/check-watches.ts) are
- * handed back in `watched`.
+ * handed back in `watched`. `checked`: the table's read ({@link readShared}), whose bytes' checksum
+ * the caller checks itself before it uses the result (a reopen's load of the stored index).
  * @throws Error when the check fails (a watch too).
  */
-export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'queue' | 'idle' | 'tableBytes'>, nice: number = BACKGROUND_NICE): Promise<{ changed: string[]; dirTimes: string[]; watched?: CheckedWatches }> {
+export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'queue' | 'idle' | 'tableBytes' | 'tableRead' | 'tableChecked'>, nice: number = BACKGROUND_NICE, checked?: Promise<SharedRead>): Promise<{ changed: string[]; dirTimes: string[]; watched?: CheckedWatches }> {
     const threads = Math.min(2, os.availableParallelism());
     const queue = newCheckQueue();
     // Perf and memory: the table read once, its columns views of these bytes in every thread
-    // (format.ts), rather than a copy of 74 MB per thread for ten copies of the Linux tree.
-    const tableBytes = threads > 1 ? await readShared(task.table) : undefined;
+    // (format.ts), rather than a copy of 74 MB per thread for ten copies of the Linux tree; the
+    // threads start (their modules load) while it is read, and wait for its end.
+    const read = checked !== undefined ? await checked : threads > 1 ? await readShared(task.table) : undefined;
+    const shared = read !== undefined && { tableBytes: read.bytes, tableRead: read.state, tableChecked: checked !== undefined };
     const tasks = new BackgroundTasks(threads);
-    const results = (await Promise.all(Array.from({ length: threads }, () => tasks.run({ op: 'index-check', ...task, queue, ...(tableBytes !== undefined && { tableBytes }) } satisfies IndexCheckTask, { sharedNice: nice })))) as IndexCheckResult[];
+    const results = (await Promise.all(Array.from({ length: threads }, () => tasks.run({ op: 'index-check', ...task, queue, ...shared } satisfies IndexCheckTask, { sharedNice: nice })))) as IndexCheckResult[];
     const changed: string[] = [];
     const dirTimes: string[] = [];
     const watched: CheckedWatches = { wds: [], paths: [] };
@@ -50,22 +53,46 @@ export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'q
 }
 
 
-/** The bytes of `file` in shared memory. @throws Error when it cannot be read whole. */
-async function readShared(file: string): Promise<SharedArrayBuffer> {
+/** A file being read into shared memory. */
+export interface SharedRead {
+    bytes: SharedArrayBuffer;
+    /** The read's state, for threads to wait on (check-queue.ts `awaitRead`). */
+    state: SharedArrayBuffer;
+    /** The bytes, once read whole. @throws Error when they cannot be. */
+    done: Promise<SharedArrayBuffer>;
+}
+
+/** The read of `file` into shared memory, begun once its size is known. @throws Error when it cannot be opened. */
+export async function readShared(file: string): Promise<SharedRead> {
     const fh = await fsp.open(file, 'r');
+    let size: number;
     try {
-        const size = (await fh.stat()).size;
-        const sab = new SharedArrayBuffer(size);
-        const buf = Buffer.from(sab);
-        for (let at = 0; at < size; ) {
-            const { bytesRead } = await fh.read(buf, at, size - at, at);
-            if (bytesRead === 0) throw new Error(`${file}: ended after ${at} of ${size} bytes`);
-            at += bytesRead;
-        }
-        return sab;
-    } finally {
-        await fh.close();
+        size = (await fh.stat()).size;
+    } catch (err) {
+        await fh.close().catch(() => undefined);
+        throw err;
     }
+    const bytes = new SharedArrayBuffer(size);
+    const state = newReadState();
+    const done = (async (): Promise<SharedArrayBuffer> => {
+        let whole = false;
+        try {
+            const buf = Buffer.from(bytes);
+            for (let at = 0; at < size; ) {
+                const { bytesRead } = await fh.read(buf, at, size - at, at);
+                if (bytesRead === 0) throw new Error(`${file}: ended after ${at} of ${size} bytes`);
+                at += bytesRead;
+            }
+            whole = true;
+            return bytes;
+        } finally {
+            // Always ended: a thread waits for it.
+            endRead(state, whole);
+            await fh.close().catch(() => undefined);
+        }
+    })();
+    done.catch(() => undefined);
+    return { bytes, state, done };
 }
 
 /** The paths of a NUL-joined list (`''`: none, unless `some`) added to `out`, split in slices between yields. */

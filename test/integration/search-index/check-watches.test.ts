@@ -155,4 +155,19 @@ describe('the watched directories taken from a check', () => {
         expect(dirs.get(4)).toBeUndefined();
         expect([...(dirs.top?.children?.keys() ?? [])]).toEqual(['a']);
     });
+
+    it('keys each by its name\'s bytes, ASCII or not, as the events\' names are looked up', () => {
+        const dirs = new WatchedDirs('/r');
+        dirs.adopt([1, 2, 3, 4, 5], ['', 'caf\u00e9', 'caf\udce9', 'plain', 'caf\u00e9/sub']);
+        const expected: [number, Buffer][] = [
+            [2, Buffer.from('caf\u00e9')],
+            [3, Buffer.from([0x63, 0x61, 0x66, 0xe9])],
+            [4, Buffer.from('plain')],
+        ];
+        for (const [wd, raw] of expected) expect(dirs.top?.children?.get(raw.toString('latin1'))?.wd).toBe(wd);
+        expect(dirs.get(2)?.children?.get('sub')?.wd).toBe(5);
+        expect(dirs.relOf(dirs.get(5)!, Buffer.from('f'))).toBe('caf\u00e9/sub/f');
+        // A name that is not UTF-8 ends the path at its parent, as for the crawl's watches.
+        expect(dirs.relOf(dirs.get(3)!, Buffer.from('f'))).toBe('');
+    });
 });

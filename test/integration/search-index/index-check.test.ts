@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { changesSince } from '../../../src/search-index/watch/changes-since.js';
-import { newCheckQueue } from '../../../src/search-index/shared/check-queue.js';
+import { changesSince, readShared } from '../../../src/search-index/watch/changes-since.js';
+import { endRead, newCheckQueue, newReadState } from '../../../src/search-index/shared/check-queue.js';
 import { CrawlGateWriter, newCrawlGate } from '../../../src/search-index/shared/crawl-gate.js';
 import type { IndexCheckResult, IndexCheckTask, IndexWalkResult } from '../../../src/search-index/shared/protocol.js';
 import { runIndexCheck } from '../../../workers/search-index/index-check.js';
@@ -148,6 +148,54 @@ describe('the tree check', () => {
         fs.rmSync(damagedAgain);
         // Nothing on disk changed.
         expect(fs.readdirSync(root).sort()).toEqual(before);
+    }, 60_000);
+
+    it('with bytes whose checksum the host checks, compares without it, and fails on a table out of tree order rather than walking it for ever', async () => {
+        const { root, table } = await stored();
+        change(root);
+        const expected = sorted(await runIndexCheckByWalk(task(root, table)));
+        const shared = (bytes: Buffer): SharedArrayBuffer => {
+            const sab = new SharedArrayBuffer(bytes.length);
+            Buffer.from(sab).set(bytes);
+            return sab;
+        };
+        const bytes = fs.readFileSync(table);
+        const checked = { tableBytes: shared(bytes), tableChecked: true };
+        expect(sorted(await runIndexCheck(task(root, table, checked)))).toEqual(expected);
+        // Through the pool, the table's read handed over as a reopen hands it (its load checks the
+        // bytes), the threads started while it may still be under way.
+        const read = readShared(table);
+        const viaPool = await changesSince({ root, skipDirs: SKIP, maxEntries: 100_000, table }, undefined, read);
+        expect({ changed: [...viaPool.changed].sort(), dirTimes: [...viaPool.dirTimes].sort() }).toEqual(expected);
+        expect(Buffer.from(await (await read).done).equals(bytes)).toBe(true);
+        // A thread goes on once the read has ended: with all the bytes, or failed without them.
+        for (const whole of [true, false]) {
+            const state = newReadState();
+            endRead(state, whole);
+            const r = await runIndexCheck(task(root, table, { ...checked, tableRead: state }));
+            if (whole) expect(sorted(r)).toEqual(expected);
+            else expect(r).toMatchObject({ ok: false, code: 'check_failed', message: expect.stringMatching(/could not be read/) });
+        }
+        // The last name's last byte flipped: a checksum mismatch left to the host, whose load fails.
+        const renamed = Buffer.from(bytes);
+        renamed[renamed.length - 1] = renamed[renamed.length - 1]! ^ 0x20;
+        expect((await runIndexCheck(task(root, table, { tableBytes: shared(renamed) }))).ok).toBe(false);
+        expect((await runIndexCheck(task(root, table, { tableBytes: shared(renamed), tableChecked: true }))).ok).toBe(true);
+        // An entry whose subtree ends where it begins (its `end` column; header 48 bytes, then
+        // size, mtime, birthtime as f64 and parent as i32 per entry) would hold the merge in place.
+        const n = bytes.readUInt32LE(12);
+        for (const [id, end] of [[1, 1], [2, n + 1], [1, 0]] as const) {
+            const looped = Buffer.from(bytes);
+            looped.writeInt32LE(end, 48 + n * 28 + id * 4);
+            const r = await runIndexCheck(task(root, table, { tableBytes: shared(looped), tableChecked: true }));
+            expect(r).toMatchObject({ ok: false, code: 'check_failed' });
+            if (!r.ok) expect(r.message).toMatch(/out of tree order/);
+        }
+        const orphan = Buffer.from(bytes);
+        orphan.writeInt32LE(5, 48 + n * 24 + 3 * 4);
+        const r = await runIndexCheck(task(root, table, { tableBytes: shared(orphan), tableChecked: true }));
+        expect(r.ok).toBe(false);
+        if (!r.ok) expect(r.message).toMatch(/out of tree order/);
     }, 60_000);
 });
 

@@ -112,8 +112,11 @@ describe('index file table', () => {
             ['é'.repeat(SLICE / 2 + 1), '日本'.repeat(30_000), '😀'.repeat(20_000), 'end'],
             Array.from({ length: 20_000 }, (_, i) => `n${i}-ü`),
         ];
-        for (const names of cases) {
-            const bytes = Buffer.concat([Buffer.from('prefix'), Buffer.from(names.join('\0'), 'utf8'), Buffer.from('suffix')]);
+        // In memory of its own and in shared memory (a reopen's table, read once for its threads).
+        for (const [names, inShared] of cases.flatMap((c) => [[c, false], [c, true]] as const)) {
+            const plain = Buffer.concat([Buffer.from('prefix'), Buffer.from(names.join('\0'), 'utf8'), Buffer.from('suffix')]);
+            const bytes = inShared ? Buffer.from(new SharedArrayBuffer(plain.length)) : plain;
+            plain.copy(bytes);
             const from = 6;
             const to = bytes.length - 6;
             let pauses = 0;
