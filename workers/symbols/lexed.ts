@@ -47,23 +47,26 @@ export function plainIdentifier(parser: Parser, name: string): boolean {
  */
 export function lexedReferences(text: string, name: string, checkpoints: readonly number[]): Reference[] | null {
     const starts: number[] = [];
-    for (let k = 0; k < checkpoints.length; k += 2) starts.push(checkpoints[k]!);
+    // Each checkpoint starts a line, at its row (as regions.ts checks them): else the parse decides.
+    let [nl, row] = [-1, 0];
+    for (let k = 0; k < checkpoints.length; k += 2) {
+        const at = checkpoints[k]!;
+        if (at > text.length || (at > 0 && text.charCodeAt(at - 1) !== 10)) return null;
+        for (let i = text.indexOf('\n', nl + 1); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) [nl, row] = [i, row + 1];
+        if (row !== checkpoints[k + 1]) return null;
+        starts.push(at);
+    }
     const code = codeOccurrences(text, name, occurrencesOf(text, name), starts);
     if (code === null) return null;
     const out: Reference[] = [];
-    // Rows counted from the last checkpoint before each use, or from the last use.
-    let [k, at, row] = [0, 0, 0];
-    let lineStart = 0;
+    [nl, row] = [-1, 0];
     let lineEnd = -1;
     for (const i of code) {
-        while (k < starts.length && starts[k]! <= i) k++;
-        if (k > 0 && checkpoints[2 * (k - 1)]! > at) [at, row] = [checkpoints[2 * (k - 1)]!, checkpoints[2 * (k - 1) + 1]!];
-        for (let nl = text.indexOf('\n', at); nl !== -1 && nl < i; nl = text.indexOf('\n', nl + 1)) row++;
-        at = i;
+        for (let j = text.indexOf('\n', nl + 1); j !== -1 && j < i; j = text.indexOf('\n', j + 1)) [nl, row] = [j, row + 1];
+        const lineStart = nl + 1;
         if (i > lineEnd) {
-            lineStart = text.lastIndexOf('\n', i) + 1;
-            const nl = text.indexOf('\n', i);
-            lineEnd = nl === -1 ? text.length : nl;
+            const next = text.indexOf('\n', i);
+            lineEnd = next === -1 ? text.length : next;
         }
         out.push({ line: row + 1, column: i - lineStart + 1, text: shownLine(text, lineStart, lineEnd, i) });
     }

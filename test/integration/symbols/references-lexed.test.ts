@@ -99,6 +99,31 @@ describe('find_references told by the lexer and the table', () => {
         expect(parsed.some((r) => r.ok && r.lexed)).toBe(false);
     });
 
+    it('lexes only from checkpoints that fit the file: another length or CRC, a checkpoint mid-line or on another row is parsed', async () => {
+        const root = tempDir('lcf-lexed-stale-');
+        writeTree(root, { 'a.c': FILES['src/quotes.c']! + FILES['src/comments.c']! });
+        const real = path.join(root, 'a.c');
+        const text = fs.readFileSync(real, 'utf8');
+        const run = async (extra: object) => (await runSymbolsTask({ op: 'symbols', files: [{ shown: 'a.c', real, ...extra }], realRoots: null, maxBytes: 1 << 22, parseMs: 60_000, references: N, lexed: true })).files[0]!;
+        const whole = await runSymbolsTask({ op: 'symbols', files: [{ shown: 'a.c', real }], realRoots: null, maxBytes: 1 << 22, parseMs: 60_000, references: N, checkpoints: true }).then((r) => r.files[0]!);
+        if (!whole.ok) throw new Error(whole.message);
+        const points = whole.checkpoints!;
+        expect(points.length).toBeGreaterThan(4);
+        const fine = await run({ checkpoints: points, chars: text.length, crc: whole.crc });
+        expect(fine.ok && fine.lexed).toBe(true);
+        expect(fine.ok && fine.references).toEqual(whole.references);
+        for (const [why, cp, chars, crc] of [
+            ['length', points, text.length + 1, whole.crc!],
+            ['crc', points, text.length, (whole.crc! + 1) % 2 ** 32],
+            ['mid-line', points.map((v, i) => (i % 2 === 0 ? v + 3 : v)), text.length, whole.crc!],
+            ['rows', points.map((v, i) => (i % 2 === 1 ? v + 1 : v)), text.length, whole.crc!],
+        ] as const) {
+            const r = await run({ checkpoints: [...cp], chars, crc });
+            expect(r.ok && r.lexed, why).toBeFalsy();
+            expect(r.ok && r.references, why).toEqual(whole.references);
+        }
+    });
+
     it('the table\'s enclosing definition of every line of every file is the whole parse\'s, or none told where two on one line tie', async () => {
         const root = tempDir('lcf-lexed-lines-');
         writeTree(root, FILES);
