@@ -41,36 +41,35 @@ export function plainIdentifier(parser: Parser, name: string): boolean {
 }
 
 /**
- * The uses of `name` in `text` as the parse would list them (symbols.ts, `referencesIn`), or
- * `null` when the lexer cannot tell one of its occurrences. `checkpoints`: `[index, row, …]`,
- * taken of this very text.
+ * The uses of `name` in `text` as the parse would list them (symbols.ts, `referencesIn`) and the
+ * text's count of lines, or `null` when the lexer cannot tell one of its occurrences or a
+ * checkpoint does not start its line at its row (as regions.ts checks them). `checkpoints`:
+ * `[index, row, …]`, taken of this very text (its length and CRC checked).
  */
-export function lexedReferences(text: string, name: string, checkpoints: readonly number[]): Reference[] | null {
+export function lexedReferences(text: string, name: string, checkpoints: readonly number[]): { references: Reference[]; lines: number } | null {
     const starts: number[] = [];
-    // Each checkpoint starts a line, at its row (as regions.ts checks them): else the parse decides.
-    let [nl, row] = [-1, 0];
     for (let k = 0; k < checkpoints.length; k += 2) {
         const at = checkpoints[k]!;
         if (at > text.length || (at > 0 && text.charCodeAt(at - 1) !== 10)) return null;
-        for (let i = text.indexOf('\n', nl + 1); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) [nl, row] = [i, row + 1];
-        if (row !== checkpoints[k + 1]) return null;
         starts.push(at);
     }
     const code = codeOccurrences(text, name, occurrencesOf(text, name), starts);
     if (code === null) return null;
-    const out: Reference[] = [];
-    [nl, row] = [-1, 0];
-    let lineEnd = -1;
-    for (const i of code) {
-        for (let j = text.indexOf('\n', nl + 1); j !== -1 && j < i; j = text.indexOf('\n', j + 1)) [nl, row] = [j, row + 1];
-        const lineStart = nl + 1;
-        if (i > lineEnd) {
-            const next = text.indexOf('\n', i);
-            lineEnd = next === -1 ? text.length : next;
+    const references: Reference[] = [];
+    // Perf: one pass over the line ends checks the checkpoints' rows, gives each use its row and counts the lines.
+    let [row, k, u] = [0, 0, 0];
+    let lineStart = 0;
+    for (let nl = text.indexOf('\n'); ; nl = text.indexOf('\n', nl + 1)) {
+        const end = nl === -1 ? text.length : nl;
+        for (; k < starts.length && starts[k]! <= end; k++) if (checkpoints[2 * k + 1] !== row) return null;
+        for (; u < code.length && code[u]! < end + (nl === -1 ? 1 : 0); u++) {
+            references.push({ line: row + 1, column: code[u]! - lineStart + 1, text: shownLine(text, lineStart, end, code[u]!) });
         }
-        out.push({ line: row + 1, column: i - lineStart + 1, text: shownLine(text, lineStart, lineEnd, i) });
+        if (nl === -1 || nl === text.length - 1) break;
+        [row, lineStart] = [row + 1, nl + 1];
     }
-    return out;
+    if (k < starts.length || u < code.length) return null;
+    return { references, lines: text.length === 0 ? 0 : row + 1 };
 }
 
 /** The line from `lineStart` to `lineEnd` as a reference at `at` shows it: trimmed, its first SIGNATURE_CHARS, from the reference where that is further into the line. */

@@ -53,8 +53,8 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
     const fits = taken.checkpoints !== undefined && taken.chars === text.length && taken.crc === crc32(bytes);
     // The table's definitions are this text's: a C file's uses may be told without a parse.
     if (fits && task.lexed === true && info.id === 'c' && task.references !== undefined && plainIdentifier(parser, task.references)) {
-        const references = lexedReferences(text, task.references, taken.checkpoints!);
-        if (references !== null) return { ok: true, language: info.id, lines: text.length === 0 ? 0 : 1 + countLines(text, 0, text.length - 1), chars: text.length, definitions: [], references, lexed: true };
+        const lexed = lexedReferences(text, task.references, taken.checkpoints!);
+        if (lexed !== null) return { ok: true, language: info.id, lines: lexed.lines, chars: text.length, definitions: [], references: lexed.references, lexed: true };
     }
     const tree = parseUses(parser, text, task, fits ? taken.checkpoints : undefined);
     if (tree === null) {
