@@ -57,16 +57,24 @@ export function lexedReferences(text: string, name: string, checkpoints: readonl
     if (code === null) return null;
     const references: Reference[] = [];
     // Perf: one pass over the line ends checks the checkpoints' rows, gives each use its row and counts the lines.
-    let [row, k, u] = [0, 0, 0];
+    let row = 0;
+    let k = 0;
+    let u = 0;
     let lineStart = 0;
+    // The next place a line holds something to do: a checkpoint or a use.
+    let next = Math.min(starts[0] ?? Infinity, code[0] ?? Infinity);
     for (let nl = text.indexOf('\n'); ; nl = text.indexOf('\n', nl + 1)) {
         const end = nl === -1 ? text.length : nl;
-        for (; k < starts.length && starts[k]! <= end; k++) if (checkpoints[2 * k + 1] !== row) return null;
-        for (; u < code.length && code[u]! < end + (nl === -1 ? 1 : 0); u++) {
-            references.push({ line: row + 1, column: code[u]! - lineStart + 1, text: shownLine(text, lineStart, end, code[u]!) });
+        if (next <= end) {
+            for (; k < starts.length && starts[k]! <= end; k++) if (checkpoints[2 * k + 1] !== row) return null;
+            for (; u < code.length && code[u]! < end + (nl === -1 ? 1 : 0); u++) {
+                references.push({ line: row + 1, column: code[u]! - lineStart + 1, text: shownLine(text, lineStart, end, code[u]!) });
+            }
+            next = Math.min(starts[k] ?? Infinity, code[u] ?? Infinity);
         }
         if (nl === -1 || nl === text.length - 1) break;
-        [row, lineStart] = [row + 1, nl + 1];
+        row++;
+        lineStart = nl + 1;
     }
     if (k < starts.length || u < code.length) return null;
     return { references, lines: text.length === 0 ? 0 : row + 1 };
