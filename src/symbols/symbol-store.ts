@@ -141,7 +141,13 @@ export class SymbolStore {
 
     /** The definitions by file (file-rows.ts), made on the first call and kept. */
     byFile(): Promise<FileRows> {
-        return (this.#byFile ??= FileRows.of(this.#rows, this.#blockRows, this.#blockDefs, this.counts.names, this.counts.tableSize));
+        if (this.#byFile === undefined) {
+            const made = FileRows.of(this.#rows, this.#blockRows, this.#blockDefs, this.counts.names, this.counts.tableSize);
+            // A failure is not kept: the next call tries again.
+            made.catch(() => this.#byFile === made && (this.#byFile = undefined));
+            this.#byFile = made;
+        }
+        return this.#byFile;
     }
 
     /** Definition `k` with its name, without its signature. */

@@ -17,7 +17,8 @@ export async function referencesIn(engine: TaskRunner, files: readonly PointedFi
     const sent = files.map(({ id: _, ...f }) => f);
     const parsed = await parseFiles(engine, sent, { ...opts, ...(store !== null && { lexed: true }) });
     if (store === null || !parsed.some((r) => r.ok && r.lexed)) return parsed;
-    const rows = await store.byFile();
+    // Rows that do not decode (the load checked them) leave every lexed file to the parse.
+    const rows = await store.byFile().catch(() => null);
     const shown = (k: number): string => {
         const d = store.definitionAt(k);
         return `${d.kind} ${dotted(d)}`;
@@ -26,7 +27,7 @@ export async function referencesIn(engine: TaskRunner, files: readonly PointedFi
     parsed.forEach((r, i) => {
         const id = files[i]!.id;
         if (!r.ok || !r.lexed) return;
-        const ks = id === undefined ? null : rows.enclosing(id, r.references!.map((x) => x.line), shown);
+        const ks = id === undefined || rows === null ? null : rows.enclosing(id, r.references!.map((x) => x.line), shown);
         if (ks === null) return void again.push(i);
         const definitions = new Map<number, Definition>();
         for (const k of ks) if (k >= 0 && !definitions.has(k)) definitions.set(k, store.definitionAt(k));

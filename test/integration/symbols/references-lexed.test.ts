@@ -94,6 +94,16 @@ describe('find_references told by the lexer and the table', () => {
         const got = await referencesIn(pkg.engine, pointed.files, pointed.store, { realRoots: null, maxBytes: 1 << 22, parseMs: 60_000, references: N });
         const lexed = Object.keys(FILES).filter((_, i) => got[i]!.ok && (got[i] as { lexed?: true }).lexed);
         expect(lexed.sort()).toEqual(['include/decls.h', 'src/comments.c', 'src/if0.c', 'src/quotes.c']);
+        // The table's rows by file failing to be made: the lexed files are parsed, the answer the same.
+        const byFile = store.byFile.bind(store);
+        store.byFile = () => Promise.reject(new RangeError('rows: a row is cut short'));
+        try {
+            const again = await referencesIn(pkg.engine, pointed.files, pointed.store, { realRoots: null, maxBytes: 1 << 22, parseMs: 60_000, references: N });
+            expect(again.some((r) => r.ok && r.lexed)).toBe(false);
+            expect(await call(pkg, { name: N })).toBe(out);
+        } finally {
+            store.byFile = byFile;
+        }
         // Without the table, nothing is lexed.
         const parsed = await referencesIn(pkg.engine, pointed.files, null, { realRoots: null, maxBytes: 1 << 22, parseMs: 60_000, references: N });
         expect(parsed.some((r) => r.ok && r.lexed)).toBe(false);
