@@ -13,7 +13,7 @@ import { AccessType, FileConfiguration, FileToolPackage, SearchConfiguration, Wo
 import { DEFAULT_SKIP_DIRS } from '../../../src/internals.js';
 import { symbolsOf } from '../../../src/symbols/symbol-table.js';
 import { withCheckpoints } from '../../../src/symbols/table-points.js';
-import { referencesIn } from '../../../src/symbols/table-references.js';
+import { referencesIn, rowsOf } from '../../../src/symbols/table-references.js';
 import { dotted } from '../../../src/symbols/names.js';
 import { runSymbolsTask } from '../../../workers/symbols/symbols.js';
 import { SHARED_POOL, tempDir, writeTree } from '../../support/helpers.js';
@@ -72,6 +72,15 @@ describe('find_references told by the lexer and the table', () => {
         writeTree(root, FILES);
         const { pkg, store } = await tableOn(root);
         const plain = pkgOf(root, false);
+        const real = fs.realpathSync(root);
+        const files = Object.keys(FILES).map((rel) => ({ shown: rel, real: path.join(real, rel) }));
+        const pointed = await withCheckpoints(pkg.workspace.view(), pkg.engine, undefined, files, null);
+        const opts = { realRoots: null, maxBytes: 1 << 22, parseMs: 60_000, references: N };
+        // Before the table's rows by file are made (the first call begins making them), nothing is lexed.
+        expect((await referencesIn(pkg.engine, pointed.files, pointed.store, opts)).some((r) => r.ok && r.lexed)).toBe(false);
+        const first = await call(pkg, { name: N });
+        await rowsOf(store);
+        expect(await call(pkg, { name: N })).toBe(first);
         for (const args of [{ name: N }, { name: N, max_results: 4 }, { name: N, path: 'src' }, { name: N, path: 'src/quotes.c' }, { name: 'pad3' }, { name: 'after_tie' }]) {
             expect(await call(pkg, args), JSON.stringify(args)).toBe(await call(plain, args));
         }
@@ -86,27 +95,35 @@ describe('find_references told by the lexer and the table', () => {
         expect(out).not.toMatch(/inside it|quoted: target|\/\* target \*\//);
 
         // Which files the lexer told: not the macro's (a use on a directive line), nor the tie's (told, then parsed).
-        const real = fs.realpathSync(root);
-        const files = Object.keys(FILES).map((rel) => ({ shown: rel, real: path.join(real, rel) }));
-        const pointed = await withCheckpoints(pkg.workspace.view(), pkg.engine, undefined, files, null);
         expect(pointed.store).toBe(store);
         expect(pointed.files.every((f) => f.id !== undefined)).toBe(true);
-        const got = await referencesIn(pkg.engine, pointed.files, pointed.store, { realRoots: null, maxBytes: 1 << 22, parseMs: 60_000, references: N });
+        const got = await referencesIn(pkg.engine, pointed.files, pointed.store, opts);
         const lexed = Object.keys(FILES).filter((_, i) => got[i]!.ok && (got[i] as { lexed?: true }).lexed);
         expect(lexed.sort()).toEqual(['include/decls.h', 'src/comments.c', 'src/if0.c', 'src/quotes.c']);
-        // The table's rows by file failing to be made: the lexed files are parsed, the answer the same.
+        // Without the table, nothing is lexed.
+        const parsed = await referencesIn(pkg.engine, pointed.files, null, opts);
+        expect(parsed.some((r) => r.ok && r.lexed)).toBe(false);
+    });
+
+    it('parses as without the rows while the table\'s rows by file fail to be made, and lexes once they are', async () => {
+        const root = tempDir('lcf-lexed-fail-');
+        writeTree(root, FILES);
+        const { pkg, store } = await tableOn(root);
+        const plain = pkgOf(root, false);
+        const files = Object.keys(FILES).map((rel) => ({ shown: rel, real: path.join(fs.realpathSync(root), rel) }));
+        const pointed = await withCheckpoints(pkg.workspace.view(), pkg.engine, undefined, files, null);
+        const opts = { realRoots: null, maxBytes: 1 << 22, parseMs: 60_000, references: N };
         const byFile = store.byFile.bind(store);
         store.byFile = () => Promise.reject(new RangeError('rows: a row is cut short'));
-        try {
-            const again = await referencesIn(pkg.engine, pointed.files, pointed.store, { realRoots: null, maxBytes: 1 << 22, parseMs: 60_000, references: N });
-            expect(again.some((r) => r.ok && r.lexed)).toBe(false);
-            expect(await call(pkg, { name: N })).toBe(out);
-        } finally {
-            store.byFile = byFile;
+        for (let i = 0; i < 2; i++) {
+            expect((await referencesIn(pkg.engine, pointed.files, pointed.store, opts)).some((r) => r.ok && r.lexed)).toBe(false);
+            expect(await call(pkg, { name: N })).toBe(await call(plain, { name: N }));
         }
-        // Without the table, nothing is lexed.
-        const parsed = await referencesIn(pkg.engine, pointed.files, null, { realRoots: null, maxBytes: 1 << 22, parseMs: 60_000, references: N });
-        expect(parsed.some((r) => r.ok && r.lexed)).toBe(false);
+        await expect(rowsOf(store)).rejects.toThrow(RangeError);
+        store.byFile = byFile;
+        await rowsOf(store);
+        expect((await referencesIn(pkg.engine, pointed.files, pointed.store, opts)).some((r) => r.ok && r.lexed)).toBe(true);
+        expect(await call(pkg, { name: N })).toBe(await call(plain, { name: N }));
     });
 
     it('lexes only from checkpoints that fit the file: another length or CRC, a checkpoint mid-line or on another row is parsed', async () => {
