@@ -43,21 +43,45 @@ async function child(work: string, root: string, runs: number): Promise<void> {
         return { ms: performance.now() - t0, lines: String(r!.result).split('\n').length, status: r!.status };
     };
     const answered0 = symbolsOf(tree).answered;
-    const series = async (name: string, list: readonly Record<string, unknown>[], n: number) => {
-        const out: { q: string; median: number; lines: number; status: string }[] = [];
+    const series = async (name: string, list: readonly Record<string, unknown>[], n: number, settle?: () => Promise<void>) => {
+        const out: { q: string; median: number; lines: number; status: string; first: number }[] = [];
         for (const q of list) {
-            await timed(name, q);
+            const { ms: first } = await timed(name, q);
+            await settle?.();
             const xs: { ms: number; lines: number; status: string }[] = [];
             for (let i = 0; i < n; i++) xs.push(await timed(name, q));
-            out.push({ q: JSON.stringify(q), median: median(xs.map((x) => x.ms)), lines: xs[0]!.lines, status: xs[0]!.status });
+            out.push({ q: JSON.stringify(q), median: median(xs.map((x) => x.ms)), lines: xs[0]!.lines, status: xs[0]!.status, first });
         }
         return out;
     };
     const exact = await series('find_symbol', EXACT.map((name) => ({ name })), runs);
     const regex = await series('find_symbol', REGEX.map((name) => ({ name, regex: true })), runs);
     const answered = symbolsOf(tree).answered - answered0;
-    const refs = await series('find_references', REFERENCES.map((name) => ({ name })), Math.min(runs, 3));
-    process.stdout.write(`${JSON.stringify({ rss, heap: process.memoryUsage().heapUsed, names: store.counts.names, defs: store.counts.defs, exact, regex, refs, answered })}\n`);
+    // The first call begins making the table's rows by file; the timed calls come once they are made.
+    const { rowsOf } = await import('../src/symbols/table-references.js');
+    let rowsWait = -1;
+    const refs = await series('find_references', REFERENCES.map((name) => ({ name })), Math.min(runs, 3), async () => {
+        const t0 = performance.now();
+        await rowsOf(store);
+        if (rowsWait < 0) rowsWait = performance.now() - t0;
+    });
+    (globalThis as { gc?: () => void }).gc?.();
+    const rssAfter = process.memoryUsage().rss;
+    // Every use of each name, with the table and from whole-file parses without the index: the same text.
+    const { AccessType, FileToolPackage, SearchConfiguration, Workspace } = await import('../src/index.js');
+    // Without the index the kernel's walk needs more entries and time than the defaults give.
+    const plain = new FileToolPackage(new Workspace({ accesses: [{ type: AccessType.Read, path: root }], workspacePath: root }), { navigation: true, searchConfig: new SearchConfiguration(undefined, undefined, 10_000_000, 600_000) });
+    const checks: string[] = [];
+    for (const name of REFERENCES) {
+        const all = { name, max_results: 100_000 };
+        const [a] = await tool('find_references').execute(all);
+        const [b] = await plain.tools().find((t) => t.name === 'find_references')!.execute(all);
+        const [x, y] = [String(a!.result).split('\n'), String(b!.result).split('\n')];
+        const differ = x.filter((l, i) => l !== y[i]).length + Math.abs(x.length - y.length);
+        checks.push(`\`${name}\`: ${x.length} lines, ${differ === 0 ? 'equal' : `${differ} differ`}`);
+    }
+    await plain.close();
+    process.stdout.write(`${JSON.stringify({ rss, rssAfter, rowsWait, heap: process.memoryUsage().heapUsed, names: store.counts.names, defs: store.counts.defs, exact, regex, refs, answered, checks })}\n`);
     await pkg.close();
     process.exit(0);
 }
@@ -110,19 +134,24 @@ export async function symbolsIndexMain(argv: string[]): Promise<void> {
     console.log(`| longest event-loop wait meanwhile | ${fmtMs(loop.max / 1e6)} |\n`);
     await pkg.close();
     const script = fileURLToPath(new URL('./run.js', import.meta.url));
-    const out = spawnSync(process.execPath, ['--expose-gc', script, 'symbols-index', '--child', '--work', work, '--dir', root, '--runs', String(runs)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    // A budget past every use's line, for the comparison of every use (the timed calls print 200 at most).
+    const env = { ...process.env, LLM_CHAT_FS_MAX_CHARS_PER_CALL: '10000000' };
+    const out = spawnSync(process.execPath, ['--expose-gc', script, 'symbols-index', '--child', '--work', work, '--dir', root, '--runs', String(runs)], { encoding: 'utf8', maxBuffer: 1 << 26, env });
     if (out.status !== 0) throw new Error(`serving process failed: ${out.stderr}`);
-    const s = JSON.parse(out.stdout.trim().split('\n').pop()!) as { rss: number; heap: number; exact: Row[]; regex: Row[]; refs: Row[]; answered: number };
+    const s = JSON.parse(out.stdout.trim().split('\n').pop()!) as { rss: number; rssAfter: number; rowsWait: number; heap: number; exact: Row[]; regex: Row[]; refs: Row[]; answered: number; checks: string[] };
     console.log(`Serving process (reopened index and symbols loaded, after a GC): RSS ${fmtMB(s.rss)}, heap ${fmtMB(s.heap)}; the table answered ${s.answered} of ${(EXACT.length + REGEX.length) * (runs + 1)} find_symbol calls (${EXACT.length + REGEX.length} queries, each run ${runs + 1} times; a query it finds nothing for goes on to the scan, which says how many files mention the name).\n`);
     for (const [title, rows] of [['find_symbol, exact name', s.exact], ['find_symbol, regex', s.regex], ['find_references', s.refs]] as const) {
         console.log(`| ${title} | median | lines |\n| --- | ---: | ---: |`);
         for (const r of rows) console.log(`| \`${r.q}\` | ${fmtMs(r.median)} | ${r.status === 'success' ? r.lines : r.status} |`);
         console.log(`| **median of medians** | **${fmtMs(median(rows.map((r) => r.median)))}** | |\n`);
     }
+    console.log(`find_references' first calls (not in the medians; the first begins making the table's rows by file, and parses as without them): ${s.refs.map((r) => `\`${r.q}\` ${fmtMs(r.first)}`).join(', ')}; the rows were made ${fmtMs(s.rowsWait)} after the first call's end. Serving process RSS after them (after a GC): ${fmtMB(s.rssAfter)}.\n`);
+    console.log(`Every use (max_results 100000) with the table against whole-file parses without the index, line by line: ${s.checks.join('; ')}.`);
 }
 
 interface Row {
     q: string;
+    first: number;
     median: number;
     lines: number;
     status: string;

@@ -15,6 +15,8 @@ export interface ParseOptions {
     deadline?: number;
     /** Also list the uses of this identifier. */
     references?: string;
+    /** Uses in a C file with checkpoints may be told by a lexer (SymbolsTask `lexed`). */
+    lexed?: boolean;
     signal?: AbortSignal;
 }
 
@@ -38,7 +40,7 @@ export async function parseFiles(engine: TaskRunner, files: readonly { shown: st
         engine,
         missed.map((i) => files[i]!),
         FILES_PER_TASK,
-        (batch) => ({ op: 'symbols', files: batch, realRoots: opts.realRoots, maxBytes: opts.maxBytes, parseMs: opts.parseMs, ...(opts.deadline !== undefined && { deadline: opts.deadline }), ...(opts.references !== undefined && { references: opts.references }) }) satisfies SymbolsTask,
+        (batch) => ({ op: 'symbols', files: batch, realRoots: opts.realRoots, maxBytes: opts.maxBytes, parseMs: opts.parseMs, ...(opts.deadline !== undefined && { deadline: opts.deadline }), ...(opts.references !== undefined && { references: opts.references }), ...(opts.lexed === true && { lexed: true }) }) satisfies SymbolsTask,
         (r, k) => r.files[k]!,
         (message) => ({ ok: false, kind: 'io', message }),
         opts,

@@ -7,6 +7,7 @@ import { decodePoints, type FilePoints } from './shared/checkpoint-codec.js';
 import { blocksOf, DIGEST_BYTES, Failure, HEADER_BYTES, kindOfCode, layoutOf, readCounts, SYMBOL_MAGIC, type SymbolCounts, type SymbolLayout } from './shared/symbol-format.js';
 import type { Definition } from './shared/types.js';
 import { NameList } from './symbol-names.js';
+import { FileRows } from './file-rows.js';
 import { Turns } from '../engine/turns.js';
 
 export { requiredWord } from './symbol-names.js';
@@ -42,6 +43,7 @@ export class SymbolStore {
     readonly timedOut: Uint32Array;
     readonly #pointOff: Uint32Array;
     readonly #points: Buffer;
+    #byFile: Promise<FileRows> | undefined;
 
     /**
      * @param head - the file's bytes up to the names (header, blocks' starts).
@@ -135,6 +137,26 @@ export class SymbolStore {
         } catch {
             return null;
         }
+    }
+
+    /** The definitions by file (file-rows.ts), made on the first call and kept. */
+    byFile(): Promise<FileRows> {
+        if (this.#byFile === undefined) {
+            const made = FileRows.of(this.#rows, this.#blockRows, this.#blockDefs, this.counts.names, this.counts.tableSize);
+            // A failure is not kept: the next call tries again.
+            made.catch(() => this.#byFile === made && (this.#byFile = undefined));
+            this.#byFile = made;
+        }
+        return this.#byFile;
+    }
+
+    /** Definition `k` with its name, without its signature. */
+    definitionAt(k: number): Definition {
+        const b = this.#blockOf(k);
+        const starts = this.#block(b).nameStart;
+        let n = 0;
+        while (starts[n + 1]! <= k - this.#blockDefs[b]!) n++;
+        return this.definition(k, this.nameAt((b << BLOCK_SHIFT) + n));
     }
 
     async close(): Promise<void> {

@@ -7,6 +7,7 @@ import { osPath } from '../print/shared/byte-names.js';
 import { Kind } from '../search-index/shared/format.js';
 import { SearchIndex } from '../search-index/search-index.js';
 import { symbolsOf } from './symbol-table.js';
+import type { SymbolStore } from './symbol-store.js';
 
 export interface PointedFile {
     shown: string;
@@ -15,6 +16,8 @@ export interface PointedFile {
     checkpoints?: number[];
     chars?: number;
     crc?: number;
+    /** Its number in the served table, with checkpoints (`store` holds its definitions). */
+    id?: number;
 }
 
 /**
@@ -22,20 +25,22 @@ export interface PointedFile {
  * where it has them and vouches for the file: a regular file of the served generation, not
  * changed since as the index knows, with the size and times it had then. Any other file is
  * given back as it came, and is parsed whole. The pool checks the rest (length, CRC, rows).
+ * `store`: the table they come from, or `null` when none.
  */
-export async function withCheckpoints(view: WorkspaceView, engine: Engine, dir: string | undefined, files: readonly { shown: string; real: string }[], realRoots: readonly { path: string }[] | null): Promise<PointedFile[]> {
+export async function withCheckpoints(view: WorkspaceView, engine: Engine, dir: string | undefined, files: readonly { shown: string; real: string }[], realRoots: readonly { path: string }[] | null): Promise<{ files: PointedFile[]; store: SymbolStore | null }> {
+    const none = { files: [...files], store: null };
     const index = engine.backends.find((b): b is SearchIndex => b instanceof SearchIndex);
-    if (index === undefined || !index.symbols || files.length === 0) return [...files];
+    if (index === undefined || !index.symbols || files.length === 0) return none;
     const checked = await view.check(dir ?? '.', AccessType.Read, 'find_references');
     // One file named: the index serves directories (its tree is looked up by one).
-    if ((await fs.stat(osPath(checked.real)).catch(() => null))?.isDirectory() !== true) return [...files];
+    if ((await fs.stat(osPath(checked.real)).catch(() => null))?.isDirectory() !== true) return none;
     const roots = (realRoots ?? view.accesses).map((a) => a.path);
     const tree = index.tree(checked.real, view.skipDirs, realRoots === null ? null : roots);
     const served = tree?.served() ?? null;
     const store = tree === null || served === null ? null : symbolsOf(tree).current(served);
-    if (served === null || store === null) return [...files];
+    if (served === null || store === null) return none;
     const t = served.table;
-    return Promise.all(
+    const pointed = await Promise.all(
         files.map(async (f) => {
             const rel = path.relative(served.root, f.real).split(path.sep).join('/');
             if (rel.startsWith('..') || path.isAbsolute(rel) || served.changes.touches(rel)) return f;
@@ -44,7 +49,8 @@ export async function withCheckpoints(view: WorkspaceView, engine: Engine, dir: 
             const st = await fs.lstat(f.real).catch(() => null);
             if (st === null || !st.isFile() || st.size !== t.t.size[id] || st.mtimeMs !== t.t.mtime[id] || st.birthtimeMs !== t.t.birthtime[id]) return f;
             const p = store.pointsOf(id);
-            return p === null ? f : { ...f, checkpoints: p.points, chars: p.chars, crc: p.crc };
+            return p === null ? f : { ...f, checkpoints: p.points, chars: p.chars, crc: p.crc, id };
         }),
     );
+    return { files: pointed, store };
 }

@@ -6,6 +6,7 @@ import { candidateFiles, cutNote, lateNote } from '../symbols/candidates.js';
 import { dotted, nameQuery } from '../symbols/names.js';
 import { parseFiles, type ParseOptions } from '../symbols/parse.js';
 import { withCheckpoints } from '../symbols/table-points.js';
+import { referencesIn } from '../symbols/table-references.js';
 import { AccessType } from '../config/shared/configuration.js';
 import { errors, ToolError } from '../errors/shared/errors.js';
 import type { TaskRunner } from '../search/task-runner.js';
@@ -96,9 +97,9 @@ export class FindReferencesTool extends FileTool<typeof schema> {
             realRoots,
             signal: call.signal,
         });
-        // With the index's symbol table, a file it vouches for is parsed only around the name's occurrences.
-        const files = await withCheckpoints(view, engine, args.line === undefined || at?.local ? args.path : '.', candidates.files, realRoots);
-        const parsed = await parseFiles(engine, files, {
+        // With the index's symbol table, a file it vouches for is parsed only around the name's occurrences, or a C file lexed.
+        const { files, store } = await withCheckpoints(view, engine, args.line === undefined || at?.local ? args.path : '.', candidates.files, realRoots);
+        const parsed = await referencesIn(engine, files, store, {
             realRoots,
             maxBytes: fileConfig.maxFileSize,
             parseMs: searchConfig.timeoutMs,

@@ -4,7 +4,8 @@ import { toToolError, ToolError } from '../../src/errors/shared/errors.js';
 import { readRegularFileSync } from '../../src/fs/shared/safe-read.js';
 import { languageOf, supportedLanguages, type LanguageInfo } from '../../src/symbols/shared/languages.js';
 import type { Definition, FileSymbols, Reference, SymbolKind, SymbolsResult, SymbolsTask } from '../../src/symbols/shared/types.js';
-import { byteSpans, capped, SIGNATURE_CHARS, signatureText } from '../../src/symbols/shared/signature.js';
+import { byteSpans, SIGNATURE_CHARS, signatureText } from '../../src/symbols/shared/signature.js';
+import { lexedReferences, plainIdentifier, shownLine } from './lexed.js';
 import { decodeText } from '../../src/text/shared/text.js';
 import { loaded, parseWithin } from './parser.js';
 import { checkpointsOf, matchesAround, regionsFor, regionsHold } from './regions.js';
@@ -50,6 +51,11 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
     const { parser, query } = await loaded(info);
     // Checkpoints taken of another text are not this one's.
     const fits = taken.checkpoints !== undefined && taken.chars === text.length && taken.crc === crc32(bytes);
+    // The table's definitions are this text's: a C file's uses may be told without a parse.
+    if (fits && task.lexed === true && info.id === 'c' && task.references !== undefined && plainIdentifier(parser, task.references)) {
+        const lexed = lexedReferences(text, task.references, taken.checkpoints!);
+        if (lexed !== null) return { ok: true, language: info.id, lines: lexed.lines, chars: text.length, definitions: [], references: lexed.references, lexed: true };
+    }
     const tree = parseUses(parser, text, task, fits ? taken.checkpoints : undefined);
     if (tree === null) {
         parser.reset();
@@ -236,14 +242,6 @@ function referencesIn(root: Node, text: string, name: string, around: number[]):
         out.push({ line: node.startPosition.row + 1, column: i - lineStart + 1, text: shownLine(text, lineStart, lineEnd, i) });
     }
     return out;
-}
-
-/** The line from `lineStart` to `lineEnd` as a reference at `at` shows it: trimmed, its first SIGNATURE_CHARS, from the reference where that is further into the line. */
-function shownLine(text: string, lineStart: number, lineEnd: number, at: number): string {
-    let from = at - lineStart > SIGNATURE_CHARS ? at : lineStart;
-    while (from < lineEnd && /\s/.test(text[from]!)) from++;
-    const to = Math.min(lineEnd, from + SIGNATURE_CHARS + 1);
-    return capped(text.slice(from, to).trim(), to < lineEnd);
 }
 
 /**

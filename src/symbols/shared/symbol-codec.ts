@@ -112,11 +112,26 @@ export interface BlockRows {
 
 /** Decodes the rows of a block of `names` names holding `defs` definitions from `bytes[from, to)`. @throws RangeError when they do not fit. */
 export function decodeRows(bytes: Uint8Array, from: number, to: number, names: number, defs: number): BlockRows {
-    const r = new VarintReader(bytes, from, to);
     const out: BlockRows = { nameStart: new Uint32Array(names + 1), file: new Float64Array(defs), line: new Float64Array(defs), end: new Float64Array(defs), cont: new Float64Array(defs), kind: new Uint8Array(defs) };
+    eachRow(bytes, from, to, names, defs, (n, k) => (out.nameStart[n] = k), (k, file, line, end, ck) => {
+        [out.file[k], out.line[k], out.end[k]] = [file, line, end];
+        out.cont[k] = Math.floor(ck / KIND_BITS);
+        out.kind[k] = ck % KIND_BITS;
+    });
+    out.nameStart[names] = defs;
+    return out;
+}
+
+/**
+ * A block's rows read in order: `name(n, k)` as name `n`'s rows begin (`k` its first row's number
+ * in the block), `row(k, file, line, end, containerAndKind)` for each. @throws RangeError when
+ * the bytes do not hold `names` names and `defs` rows.
+ */
+export function eachRow(bytes: Uint8Array, from: number, to: number, names: number, defs: number, name: (n: number, k: number) => void, row: (k: number, file: number, line: number, end: number, ck: number) => void): void {
+    const r = new VarintReader(bytes, from, to);
     let [k, file, line] = [0, 0, 0];
     for (let n = 0; n < names; n++) {
-        out.nameStart[n] = k;
+        name(n, k);
         const count = r.next();
         if (count === 0 || k + count > defs) throw new RangeError('rows: counts disagree');
         for (let i = 0; i < count; i++, k++) {
@@ -124,17 +139,11 @@ export function decodeRows(bytes: Uint8Array, from: number, to: number, names: n
             const v = r.next();
             line = f === file ? line + unzigzag(v) : v;
             file = f;
-            out.file[k] = file;
-            out.line[k] = line;
-            out.end[k] = line + unzigzag(r.next());
-            const ck = r.next();
-            out.cont[k] = Math.floor(ck / KIND_BITS);
-            out.kind[k] = ck % KIND_BITS;
+            const end = line + unzigzag(r.next());
+            row(k, file, line, end, r.next());
         }
     }
-    out.nameStart[names] = k;
     if (k !== defs || r.at !== to) throw new RangeError('rows: block does not end where its rows do');
-    return out;
 }
 
 /** Checks that `bytes[from, to)` hold the rows of `names` names and `defs` definitions, as decodeRows reads them, without keeping them. @throws RangeError when not. */

@@ -28,7 +28,7 @@ export interface Reference {
 
 /** The outcome for one file of a `symbols` task. */
 export type FileSymbols =
-    | { ok: true; language: string; lines: number; chars: number; definitions: Definition[]; references?: Reference[]; sigSpans?: number[]; checkpoints?: number[]; crc?: number; regions?: true }
+    | { ok: true; language: string; lines: number; chars: number; definitions: Definition[]; references?: Reference[]; sigSpans?: number[]; checkpoints?: number[]; crc?: number; regions?: true; lexed?: true }
     | { ok: false; kind: ToolErrorKind; message: string; late?: true };
 
 /** A `symbols` task: parse each file and list its definitions (workers/symbols/symbols.ts). */
@@ -52,6 +52,12 @@ export interface SymbolsTask {
     deadline?: number;
     /** Also list the uses of this identifier in each file. */
     references?: string;
+    /**
+     * With `references`, a C file whose `checkpoints` fit may have its uses told by a lexer
+     * (workers/symbols/lexed.ts): its outcome then says `lexed` and gives no definitions (the
+     * symbol table holds them).
+     */
+    lexed?: boolean;
     /** Also give where each signature's text stands in the file (`sigSpans`: byte offset, byte length, cut; offset -1 when unknown). */
     spans?: boolean;
     /** Also give where the parse stood between top-level items (`checkpoints`: `[index, row, …]`, workers/symbols/regions.ts) and the bytes' CRC-32 (`crc`). */

@@ -206,7 +206,7 @@ describe('references from regions', () => {
         expect(pointed.length).toBe(Object.keys(files).length);
         // The tool's own path to them: each file is vouched for and gets its checkpoints.
         const given = await withCheckpoints(withTable.workspace.view(), withTable.engine, undefined, Object.keys(files).map((rel) => ({ shown: rel, real: path.join(fs.realpathSync(root), rel) })), null);
-        expect(given.filter((f) => f.checkpoints !== undefined && f.crc !== undefined).length).toBe(Object.keys(files).length);
+        expect(given.files.filter((f) => f.checkpoints !== undefined && f.crc !== undefined).length).toBe(Object.keys(files).length);
         const before = snapshot(root);
         const one = Object.keys(files).find((f) => f.endsWith('.py'))!;
         for (const args of [{ name: NAME }, { name: NAME, path: 'src' }, { name: NAME, max_results: 5 }, { name: 'pad3' }, { name: NAME, path: one }, { name: 'Holder1', include: '*.py' }]) {
