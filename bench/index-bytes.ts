@@ -112,6 +112,7 @@ export async function indexBytesMain(argv: string[]): Promise<void> {
     const genDir = path.join(dir, m.gen);
     const tally: ClassTally[] = CLASSES.map(() => ({ lists: 0, postings: 0, deltas: 0, masks: 0, tables: 0, packs: 0 }));
     let dictionary = 0;
+    let counts = 0;
     let crcs = 0;
     let headers = 0;
     let blockIndexKeys = 0;
@@ -121,7 +122,8 @@ export async function indexBytesMain(argv: string[]): Promise<void> {
             headers += SEG_HEADER;
             blockIndexKeys += 4 * seg.blockCount;
             crcs += 4 * seg.blockCount + 4 * seg.gramCount;
-            dictionary += (DICT_ENTRY - 4) * seg.gramCount;
+            dictionary += (DICT_ENTRY - 8) * seg.gramCount;
+            counts += 4 * seg.gramCount;
             for (let b = 0; b < seg.blockCount; b += 64) {
                 const dict = seg.dictBlocks(b, 64);
                 for (let e = 0; e < dict.length; e += DICT_ENTRY) {
@@ -155,7 +157,7 @@ export async function indexBytesMain(argv: string[]): Promise<void> {
         if (t.masks > 0) parts.push({ name: `${label}: masks`, bytes: t.masks });
         if (t.tables > 0) parts.push({ name: `${label}: block tables`, bytes: t.tables });
     }
-    parts.push({ name: 'dictionary (key, offset, length per gram)', bytes: dictionary }, { name: 'dictionary block index (first keys)', bytes: blockIndexKeys }, { name: 'checksums (dictionary entries and blocks, list blocks)', bytes: crcs }, { name: 'segment headers', bytes: headers });
+    parts.push({ name: 'dictionary (key, offset, length per gram)', bytes: dictionary }, { name: 'dictionary: posting counts (u32 per gram)', bytes: counts }, { name: 'dictionary block index (first keys)', bytes: blockIndexKeys }, { name: 'checksums (dictionary entries and blocks, list blocks)', bytes: crcs }, { name: 'segment headers', bytes: headers });
     parts.push(...tableParts(path.join(genDir, 'table.bin')));
     parts.push({ name: 'manifest and other files of the tree folder', bytes: other });
     const onDisk = fs.readdirSync(genDir).reduce((sum, n) => sum + fs.statSync(path.join(genDir, n)).size, 0) + other;

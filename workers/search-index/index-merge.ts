@@ -15,7 +15,7 @@ import { takeBackground } from '../pool/background.js';
  * in large reads) and checked as a query checks it (the header, each dictionary block's CRC, each
  * list's CRC); a gram's lists are decoded and encoded again as one list in id order, so that its
  * runs of 128 postings are packed across the inputs' bounds (./posting-pack.ts). Memory: the
- * output's dictionary (16 bytes per distinct gram), a read buffer per input and the longest list
+ * output's dictionary (20 bytes per distinct gram), a read buffer per input and the longest list
  * (6 bytes a posting). The file is written under a temporary name, synced,
  * then renamed to its name: a crash leaves no file under that name that is not whole.
  */
@@ -206,6 +206,7 @@ export function runIndexMerge(task: IndexMergeTask): IndexMergeResult {
             dict.writeUInt32LE(start - postAt, e + 4);
             dict.writeUInt32LE(entryLength(stored, frame.blocked), e + 8);
             dict.writeUInt32LE(frame.crc, e + 12);
+            dict.writeUInt32LE(count, e + 16);
             g++;
         }
         if (g !== n) throw new Error('fewer grams than counted');

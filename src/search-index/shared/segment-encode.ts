@@ -58,6 +58,7 @@ export function encodeSegmentTo(sink: SegmentSink, keys: Uint32Array, starts: Ui
         dict.writeUInt32LE(end, e + 4);
         dict.writeUInt32LE(entryLength(stored, frame.blocked), e + 8);
         dict.writeUInt32LE(frame.crc, e + 12);
+        dict.writeUInt32LE(to - from, e + 16);
         end += stored;
     }
     if (end > flushed) sink(post.subarray(0, end - flushed), postAt + flushed);
