@@ -1,5 +1,5 @@
 import { ListBytes } from './posting-list.js';
-import { MASK_BYTES, NO_MASKS, PACK, packEnd, packSpan, unpackIds, unpackMasks } from './posting-pack.js';
+import { after, MASK_BYTES, NO_MASKS, PACK, packEnd, packSpan, unpackIds, unpackMasks, varintAt } from './posting-pack.js';
 
 export { MASK_BYTES, NO_MASKS, putPosting, putPostings, putVarint } from './posting-pack.js';
 /**
@@ -22,30 +22,6 @@ export interface MaskedList {
 /** Decodes a posting list into absolute ids (`firstId` + local id) and their packed masks. */
 export function decodePostings(list: ListBytes | Uint8Array, firstId: number): MaskedList {
     return new PostingCursor(list, firstId).range(0, Number.POSITIVE_INFINITY);
-}
-
-let after = 0;
-/** The varint at `i` (within `buf`; one cut short ends there), its end to {@link after}. Perf: one or two bytes, the rule, take no loop. */
-function varintAt(buf: Uint8Array, i: number): number {
-    const c0 = buf[i]!;
-    if (c0 < 0x80) {
-        after = i + 1;
-        return c0;
-    }
-    if (i + 1 < buf.length && buf[i + 1]! < 0x80) {
-        after = i + 2;
-        return (c0 & 0x7f) | (buf[i + 1]! << 7);
-    }
-    let v = 0;
-    let shift = 0;
-    let c: number;
-    do {
-        c = buf[i++]!;
-        v += (c & 0x7f) * 2 ** shift;
-        shift += 7;
-    } while (c & 0x80 && i < buf.length);
-    after = i;
-    return v;
 }
 
 /** Reusable room for one decoding's postings, copied out at its end. Perf: arrays sized for the most a range's bytes could hold cost more than the decoding. */
@@ -247,8 +223,7 @@ export class PostingCursor {
                     continue;
                 }
                 if (want === Number.POSITIVE_INFINITY && b === Number.POSITIVE_INFINITY) break;
-                const v = varintAt(buf, i);
-                if (v <= 1) {
+                if (buf[i]! <= 1) {
                     // Perf: a pack holding no candidate (its last id below `want` and `b`) is passed over undecoded.
                     const last = prev + packSpan(buf, i);
                     if (last + first < want && last + first < b) {
@@ -264,11 +239,32 @@ export class PostingCursor {
                     ulen = PACK;
                     continue;
                 }
-                const d = v < 0x100000000 ? v >>> 1 : Math.floor(v / 2);
-                id = prev + d + first;
+                // Perf: the single postings below the next candidate (and below `b`) passed over in one tight loop, up to a pack or the block's end.
+                const lim = (want < b ? want : b) - first;
+                let v = 0;
+                let next = i;
+                let local = 0;
+                while (i < end) {
+                    v = buf[i]!;
+                    if (v <= 1) break;
+                    next = i + 1;
+                    if (v >= 0x80) {
+                        if (next < end && buf[next]! < 0x80) v = (v & 0x7f) | (buf[next++]! << 7);
+                        else {
+                            v = varintAt(buf, i);
+                            next = after;
+                        }
+                    }
+                    local = prev + (v < 0x100000000 ? v >>> 1 : Math.floor(v / 2));
+                    if (local >= lim) break;
+                    prev = local;
+                    i = v & 1 ? next + MASK_BYTES : next;
+                }
+                if (i >= end || v <= 1) continue;
+                id = local + first;
                 if (id >= b) break;
-                prev += d;
-                i = after;
+                prev = local;
+                i = next;
                 if (v & 1) {
                     m = (buf[i]! << 8) | buf[i + 1]!;
                     i += MASK_BYTES;

@@ -46,6 +46,31 @@ export function putVarint(buf: Uint8Array, at: number, v: number): number {
     return at;
 }
 
+/** Where the varint read by the last {@link varintAt} ends. */
+export let after = 0;
+/** The varint at `i` (within `buf`; one cut short ends there), its end to {@link after}. Perf: one or two bytes, the rule, take no loop. */
+export function varintAt(buf: Uint8Array, i: number): number {
+    const c0 = buf[i]!;
+    if (c0 < 0x80) {
+        after = i + 1;
+        return c0;
+    }
+    if (i + 1 < buf.length && buf[i + 1]! < 0x80) {
+        after = i + 2;
+        return (c0 & 0x7f) | (buf[i + 1]! << 7);
+    }
+    let v = 0;
+    let shift = 0;
+    let c: number;
+    do {
+        c = buf[i++]!;
+        v += (c & 0x7f) * 2 ** shift;
+        shift += 7;
+    } while (c & 0x80 && i < buf.length);
+    after = i;
+    return v;
+}
+
 /** Appends one single posting (delta and packed masks, ./masks.ts; 0: none stored) at `at`; returns the new end. */
 export function putPosting(buf: Uint8Array, at: number, delta: number, masks: number): number {
     if (masks === 0) return putVarint(buf, at, delta * 2);
