@@ -1,7 +1,9 @@
 import { ListBytes } from './posting-list.js';
+import { copied, grow, type MaskedList, scratchIds, scratchMasks } from './posting-scratch.js';
 import { after, MASK_BYTES, NO_MASKS, PACK, packEnd, packSpan, unpackIds, unpackMasks, varintAt } from './posting-pack.js';
 
 export { MASK_BYTES, NO_MASKS, putPosting, putPostings, putVarint } from './posting-pack.js';
+export type { MaskedList } from './posting-scratch.js';
 /**
  * The body of one posting list in a segment file (./posting-list.ts frames it): per file holding
  * the gram, ascending, either a single posting, the varint of `delta * 2 + m`, where `delta` is
@@ -13,38 +15,9 @@ export { MASK_BYTES, NO_MASKS, putPosting, putPostings, putVarint } from './post
  * (workers/search-index/index-chunk.ts).
  */
 
-/** A decoded posting list: absolute ids ascending, and each one's packed masks. */
-export interface MaskedList {
-    ids: Uint32Array;
-    masks: Uint16Array;
-}
-
 /** Decodes a posting list into absolute ids (`firstId` + local id) and their packed masks. */
 export function decodePostings(list: ListBytes | Uint8Array, firstId: number): MaskedList {
     return new PostingCursor(list, firstId).range(0, Number.POSITIVE_INFINITY);
-}
-
-/** Reusable room for one decoding's postings, copied out at its end. Perf: arrays sized for the most a range's bytes could hold cost more than the decoding. */
-const SCRATCH = 4096;
-let scratchIds = new Uint32Array(SCRATCH);
-let scratchMasks = new Uint16Array(SCRATCH);
-
-function grow(): void {
-    const ids = new Uint32Array(scratchIds.length * 2);
-    const masks = new Uint16Array(scratchMasks.length * 2);
-    ids.set(scratchIds);
-    masks.set(scratchMasks);
-    [scratchIds, scratchMasks] = [ids, masks];
-}
-
-/** The first `n` postings of the scratch room, copied; a room grown for a long list is let go. */
-function copied(n: number): MaskedList {
-    const out = { ids: scratchIds.slice(0, n), masks: scratchMasks.slice(0, n) };
-    if (scratchIds.length > 64 * SCRATCH) {
-        scratchIds = new Uint32Array(SCRATCH);
-        scratchMasks = new Uint16Array(SCRATCH);
-    }
-    return out;
 }
 
 /**
@@ -100,7 +73,9 @@ export class PostingCursor {
         }
         let end = L.end(j);
         if (i < end) L.ensure(j);
-        for (;;) {
+        const lo = a - first;
+        const hi = b - first;
+        postings: for (;;) {
             let id: number;
             let m = NO_MASKS;
             if (u < ulen) {
@@ -115,8 +90,7 @@ export class PostingCursor {
                     end = L.end(++j);
                     L.ensure(j);
                 }
-                const v = varintAt(buf, i);
-                if (v <= 1) {
+                if (buf[i]! <= 1) {
                     // Perf: a pack wholly below `a` is passed over undecoded; one wholly within [a, b) goes straight to the scratch room.
                     const last = prev + packSpan(buf, i);
                     if (last + first < a) {
@@ -140,15 +114,38 @@ export class PostingCursor {
                     ulen = PACK;
                     continue;
                 }
-                const d = v < 0x100000000 ? v >>> 1 : Math.floor(v / 2);
-                id = prev + d + first;
-                if (id >= b) break;
-                prev += d;
-                i = after;
-                if (v & 1) {
-                    m = (buf[i]! << 8) | buf[i + 1]!;
-                    i += MASK_BYTES;
+                // Perf: single postings up to the next pack or the block's end in one tight loop, varints of one or two bytes read in place.
+                while (i < end) {
+                    let v = buf[i]!;
+                    let next = i + 1;
+                    let d: number;
+                    if (v < 0x80) {
+                        if (v <= 1) break;
+                        d = v >>> 1;
+                    } else if (next < end && buf[next]! < 0x80) {
+                        v = (v & 0x7f) | (buf[next++]! << 7);
+                        d = v >>> 1;
+                    } else {
+                        v = varintAt(buf, i);
+                        next = after;
+                        d = Math.floor(v / 2);
+                    }
+                    const local = prev + d;
+                    if (local >= hi) break postings;
+                    prev = local;
+                    let mm = NO_MASKS;
+                    if (v & 1) {
+                        mm = (buf[next]! << 8) | buf[next + 1]!;
+                        next += MASK_BYTES;
+                    }
+                    i = next;
+                    if (local >= lo) {
+                        if (n === scratchIds.length) grow();
+                        scratchIds[n] = local + first;
+                        scratchMasks[n++] = mm;
+                    }
                 }
+                continue;
             }
             if (id >= a) {
                 if (n === scratchIds.length) grow();
