@@ -206,6 +206,13 @@ export class PostingCursor {
             let id: number;
             let m = NO_MASKS;
             if (u < ulen) {
+                // Perf: the pack's postings below the next candidate (and below `b`) passed over in one loop.
+                const lim = (want < b ? want : b) - first;
+                if (pIds![u]! < lim) {
+                    while (++u < ulen && pIds![u]! < lim);
+                    prev = pIds![u - 1]!;
+                    if (u === ulen) continue;
+                }
                 const local = pIds![u]!;
                 id = local + first;
                 if (id >= b) break;
