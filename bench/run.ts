@@ -33,6 +33,9 @@
  *   query-phases --work DIR [--max-results 50] [--queries 100] [--seed 1] [--runs 3]
  *           where the time of an index-answered search goes (before the plan, plan parts, pool
  *           tasks, output), per query, on the index an index-queries --keep run left in DIR
+ *   index-bytes --index-dir DIR
+ *           where a stored index's bytes go: posting lists by length class (deltas, masks, block
+ *           tables), dictionary, checksums, the file table's columns, names and name grams
  *   serving-memory --work DIR [--runs 3]: resident memory of a fresh process serving the index an
  *           index-queries --keep run left in DIR, after its reopen, four searches and 3 s idle
  *   reopen --work DIR [--changed 100] [--runs 3]: a fresh process reopening the index an index-queries
@@ -77,6 +80,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     index: async () => (await import('./index.js')).indexMain(rest),
     'index-queries': async () => (await import('./index-queries.js')).indexQueriesMain(rest),
     'query-phases': async () => (await import('./query-phases.js')).queryPhasesMain(rest),
+    'index-bytes': async () => (await import('./index-bytes.js')).indexBytesMain(rest),
     'serving-memory': async () => (await import('./serving-memory.js')).servingMemoryMain(rest),
     reopen: async () => (await import('./reopen.js')).reopenMain(rest),
     'mcp-memory': async () => (await import('./mcp-memory.js')).mcpMemoryMain(rest),

@@ -1,6 +1,6 @@
 import { keepFitting } from './shared/masks.js';
 import { decodeAmong, decodePostings, type MaskedList } from './shared/posting-codec.js';
-import { storedLength, type ListBytes } from './shared/posting-list.js';
+import type { ListBytes } from './shared/posting-list.js';
 import type { SegmentReader } from './shared/segment.js';
 import type { NgramQuery } from './planner.js';
 import { intersect, union } from './sorted-ids.js';
@@ -15,7 +15,7 @@ import { intersect, union } from './sorted-ids.js';
 export interface ListSource {
     /** The ids holding `gram`, ascending. */
     list(gram: number): Uint32Array;
-    /** A cheap estimate of that list's length, read without the list (bytes or ids). */
+    /** That list's length, read without the list (a segment's dictionary entry, the names' list starts). */
     size(gram: number): number;
     /** The packed masks (shared/masks.ts) of `list(gram)`'s postings, when the source has them. */
     masks?(gram: number): Uint16Array;
@@ -68,8 +68,8 @@ export function evaluateQuery(q: NgramQuery, src: ListSource, among: Uint32Array
 }
 
 /**
- * A rough count of the candidates of `q` from the list sizes alone (from a posting list's bytes,
- * about right for the dense lists that matter here), without reading lists.
+ * A rough count of the candidates of `q` from the list lengths alone (exact for one gram; the
+ * least of a literal's grams, the sum of an `or`'s), without reading lists.
  */
 function estimate(q: NgramQuery, src: ListSource): number {
     switch (q.op) {
@@ -170,13 +170,12 @@ export class SegmentLists implements ListSource {
     }
 
     /**
-     * About this many files hold the gram: the list's bytes at the segment's bytes per posting (a
-     * posting carries mask bytes only for files masks pay in). An estimate, for the order of reads
-     * and for the broad searches left to the scan path.
+     * The files of this segment that hold the gram, as its dictionary entry counts them: exact, for
+     * the order of reads and the choice between whole lists, lists made as the walk goes and the
+     * scan path (a list's bytes are no measure: packs hold a dense list in a few bits a posting).
      */
     size(gram: number): number {
-        const seg = this.seg;
-        return Math.ceil((storedLength(this.ref(gram)?.len ?? 0) * seg.postings) / Math.max(1, seg.postingsLength));
+        return this.ref(gram)?.count ?? 0;
     }
 
     /** The list, read once (its blocks checked as they are decoded); `null` when no file holds the gram. */

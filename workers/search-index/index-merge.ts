@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { IndexFormatError } from '../../src/search-index/shared/format.js';
 import type { IndexMergeResult, IndexMergeTask } from '../../src/search-index/shared/protocol.js';
-import { listSpan, putVarint } from '../../src/search-index/shared/posting-codec.js';
+import { decodePostings, NO_MASKS, putPostings } from '../../src/search-index/shared/posting-codec.js';
 import { BLOCKED, checkedBody, entryLength, frameList, storedLength } from '../../src/search-index/shared/posting-list.js';
 import { blockIndexOf, DICT_BLOCK, DICT_ENTRY, SEG_HEADER, segmentHeader, SegmentReader } from '../../src/search-index/shared/segment.js';
 import { takeBackground } from '../pool/background.js';
@@ -13,9 +13,10 @@ import { takeBackground } from '../pool/background.js';
  * same format, one dictionary for all: a query then looks each gram up once instead of once per
  * segment. Every input is read from start to end (its dictionary in runs of blocks, its postings
  * in large reads) and checked as a query checks it (the header, each dictionary block's CRC, each
- * list's CRC); a gram's lists are concatenated in id order, only the first id of each re-encoded
- * (the rest of a list's deltas and every posting's masks are the same bytes). Memory: the
- * output's dictionary (16 bytes per distinct gram) and a read buffer per input. The file is written under a temporary name, synced,
+ * list's CRC); a gram's lists are decoded and encoded again as one list in id order, so that its
+ * runs of 128 postings are packed across the inputs' bounds (./posting-pack.ts). Memory: the
+ * output's dictionary (20 bytes per distinct gram), a read buffer per input and the longest list
+ * (6 bytes a posting). The file is written under a temporary name, synced,
  * then renamed to its name: a crash leaves no file under that name that is not whole.
  */
 
@@ -112,10 +113,13 @@ class Writer {
     }
 }
 
-/** `buf`'s bytes in a buffer of at least `size` bytes. */
-function grown(buf: Buffer, size: number): Buffer {
-    const out = Buffer.allocUnsafe(Math.max(size, 2 * buf.length));
-    buf.copy(out);
+/** Worst case bytes of one posting: a 5-byte varint and its masks. */
+const MOST = 7;
+
+/** `a`'s values in an array of at least `size` values. */
+function grownTo<A extends Uint32Array | Uint16Array>(a: A, size: number): A {
+    const out = new (a.constructor as new (n: number) => A)(Math.max(size, 2 * a.length));
+    out.set(a);
     return out;
 }
 
@@ -167,7 +171,9 @@ export function runIndexMerge(task: IndexMergeTask): IndexMergeResult {
         fd = fs.openSync(tmp, 'wx', 0o600);
         const out = new Writer(fd, postAt);
         const dict = Buffer.alloc(n * DICT_ENTRY);
-        // One gram's merged body (its block table is made from it before it is written).
+        // One gram's merged list, and its body (its block table is made from it before it is written).
+        let ids = new Uint32Array(1 << 14);
+        let masks = new Uint16Array(1 << 14);
         let body: Buffer = Buffer.allocUnsafe(1 << 16);
         let g = 0;
         for (;;) {
@@ -176,23 +182,20 @@ export function runIndexMerge(task: IndexMergeTask): IndexMergeResult {
             if (key === 2 ** 32) break;
             if (g === n) throw new Error('more grams than counted');
             const start = out.pos;
-            let len = 0;
-            let prev = firstId - 1;
+            let count = 0;
             for (const i of inputs) {
                 if (i.key !== key) continue;
-                const bytes = i.list();
-                // The list's first delta (local id + 1), then the sum of all deltas: its last id.
-                const { first, masked, restAt: p, sum } = listSpan(bytes);
-                const abs = i.seg.firstId + first - 1;
-                const last = i.seg.firstId + sum - 1;
-                const rest = bytes.subarray(p);
-                if (body.length < len + 5 + rest.length) body = grown(body, len + 5 + rest.length);
-                len = putVarint(body, len, (abs - prev) * 2 + (masked ? 1 : 0));
-                body.set(rest, len);
-                len += rest.length;
-                prev = last;
+                const list = decodePostings(i.list(), i.seg.firstId);
+                if (ids.length < count + list.ids.length) [ids, masks] = [grownTo(ids, count + list.ids.length), grownTo(masks, count + list.ids.length)];
+                ids.set(list.ids, count);
+                masks.set(list.masks, count);
+                count += list.ids.length;
                 i.next();
             }
+            // A posting decoded without masks is encoded without them (0); masks of all ones rule out as little.
+            for (let k = 0; k < count; k++) if (masks[k] === NO_MASKS) masks[k] = 0;
+            if (body.length < count * MOST) body = Buffer.allocUnsafe(count * MOST);
+            const len = putPostings(body, 0, ids, masks, 0, count, -1, firstId);
             const frame = frameList(body.subarray(0, len));
             out.write(frame.head);
             out.write(body.subarray(0, len));
@@ -203,6 +206,7 @@ export function runIndexMerge(task: IndexMergeTask): IndexMergeResult {
             dict.writeUInt32LE(start - postAt, e + 4);
             dict.writeUInt32LE(entryLength(stored, frame.blocked), e + 8);
             dict.writeUInt32LE(frame.crc, e + 12);
+            dict.writeUInt32LE(count, e + 16);
             g++;
         }
         if (g !== n) throw new Error('fewer grams than counted');

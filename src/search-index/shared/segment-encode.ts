@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { MASK_BYTES, putPosting } from './posting-codec.js';
+import { MASK_BYTES, putPostings } from './posting-codec.js';
 import { entryLength, frameList } from './posting-list.js';
 import { blockIndexOf, DICT_BLOCK, DICT_ENTRY, SEG_HEADER, segmentHeader } from './segment.js';
 
@@ -42,13 +42,7 @@ export function encodeSegmentTo(sink: SegmentSink, keys: Uint32Array, starts: Ui
         const from = starts[g]!;
         const to = starts[g + 1]!;
         if (body.length < (to - from) * MOST) body = Buffer.allocUnsafe((to - from) * MOST);
-        let len = 0;
-        let prev = -1;
-        for (let k = from; k < to; k++) {
-            const id = ids[k]!;
-            len = putPosting(body, len, id - prev, masks[k]!);
-            prev = id;
-        }
+        const len = putPostings(body, 0, ids, masks, from, to, -1);
         const frame = frameList(body.subarray(0, len));
         const stored = frame.head.length + len;
         if (post.length - (end - flushed) < stored) {
@@ -64,6 +58,7 @@ export function encodeSegmentTo(sink: SegmentSink, keys: Uint32Array, starts: Ui
         dict.writeUInt32LE(end, e + 4);
         dict.writeUInt32LE(entryLength(stored, frame.blocked), e + 8);
         dict.writeUInt32LE(frame.crc, e + 12);
+        dict.writeUInt32LE(to - from, e + 16);
         end += stored;
     }
     if (end > flushed) sink(post.subarray(0, end - flushed), postAt + flushed);

@@ -15,8 +15,10 @@ import { BLOCKED, ListBytes, storedLength } from './posting-list.js';
  *   postings' length and count, the block index's CRC and the header's own CRC;
  * - block index: per block of {@link DICT_BLOCK} dictionary entries, its first gram key and the
  *   CRC of its bytes (kept in memory: 8 bytes per 64 grams);
- * - dictionary: per gram, sorted by key, 16 bytes: key, offset and length of its posting list in
- *   the postings, and the list's CRC (read one 1 KiB block per lookup, with a positional read);
+ * - dictionary: per gram, sorted by key, 20 bytes: key, offset and length of its posting list in
+ *   the postings, the list's CRC and its posting count (read one 1,280-byte block per lookup, with a
+ *   positional read). The count is exact where a list's bytes are not: packs (./posting-pack.ts)
+ *   hold a dense list in a fraction of a byte per posting, so the planner reads it from here;
  * - postings: per gram, its list (./posting-list.ts: a block table before a long one's body;
  *   bit 31 of the dictionary's length tells), the files holding it, ascending: each a varint of its
  *   local id's delta and whether its two mask bytes follow (./posting-codec.ts, ./masks.ts).
@@ -25,7 +27,7 @@ import { BLOCKED, ListBytes, storedLength } from './posting-list.js';
 const SEG_MAGIC = Buffer.from('LCFSEG\0\0', 'latin1');
 export const SEG_HEADER = 72;
 export const DICT_BLOCK = 64;
-export const DICT_ENTRY = 16;
+export const DICT_ENTRY = 20;
 /** The host stores 32-bit words little-endian (the files' byte order): their bytes can be read as a Uint32Array. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
@@ -73,6 +75,8 @@ interface ListRef {
     off: number;
     len: number;
     crc: number;
+    /** Files holding the gram in this segment. */
+    count: number;
 }
 
 /**
@@ -89,7 +93,7 @@ export class SegmentReader {
     readonly #grams: number;
     readonly #dictAt: number;
     readonly #postAt: number;
-    /** Postings in the segment: with the postings' bytes, what a list's length tells of its file count. */
+    /** Postings in the segment (the sum of its lists' counts). */
     readonly postings: number;
     /** Bytes of the postings' section. */
     readonly postingsLength: number;
@@ -165,7 +169,7 @@ export class SegmentReader {
         while (a <= b) {
             const m = (a + b) >>> 1;
             const k = buf.readUInt32LE(m * DICT_ENTRY);
-            if (k === key) return { off: buf.readUInt32LE(m * DICT_ENTRY + 4), len: buf.readUInt32LE(m * DICT_ENTRY + 8), crc: buf.readUInt32LE(m * DICT_ENTRY + 12) };
+            if (k === key) return { off: buf.readUInt32LE(m * DICT_ENTRY + 4), len: buf.readUInt32LE(m * DICT_ENTRY + 8), crc: buf.readUInt32LE(m * DICT_ENTRY + 12), count: buf.readUInt32LE(m * DICT_ENTRY + 16) };
             if (k < key) a = m + 1;
             else b = m - 1;
         }
@@ -182,8 +186,8 @@ export class SegmentReader {
     }
 
     /**
-     * The dictionary's entries of blocks `[from, from + count)` (16 bytes each: key, offset,
-     * length, CRC of the list), read with one positional read, each block checked against its
+     * The dictionary's entries of blocks `[from, from + count)` ({@link DICT_ENTRY} bytes each:
+     * key, offset, length, CRC and posting count of the list), read with one positional read, each block checked against its
      * CRC (the merge reads the dictionary from start to end this way).
      */
     dictBlocks(from: number, count: number): Buffer {

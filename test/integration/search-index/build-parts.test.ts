@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { ChunkCutter } from '../../../src/search-index/build-chunks.js';
 import { compactTable, decodeTable, Kind, type FileTable } from '../../../src/search-index/shared/format.js';
 import type { IndexChunkTask } from '../../../src/search-index/shared/protocol.js';
-import { SegmentReader } from '../../../src/search-index/shared/segment.js';
+import { DICT_ENTRY, SegmentReader } from '../../../src/search-index/shared/segment.js';
 import { runIndexChunk } from '../../../workers/search-index/index-chunk.js';
 import { runIndexWalk } from '../../../workers/search-index/index-walk.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
@@ -117,7 +117,7 @@ describe('chunk parts', () => {
         for (const f of files) {
             const seg = new SegmentReader(f);
             const dict = seg.dictBlocks(0, seg.blockCount);
-            for (let at = 0; at < dict.length; at += 16) {
+            for (let at = 0; at < dict.length; at += DICT_ENTRY) {
                 const gram = dict.readUInt32LE(at);
                 out.set(gram, [...(out.get(gram) ?? []), ...seg.read(seg.lookup(gram)!).ids]);
             }

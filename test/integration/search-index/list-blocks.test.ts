@@ -13,8 +13,13 @@ import { BLOCKED, storedLength } from '../../../src/search-index/shared/posting-
 import { SegmentReader } from '../../../src/search-index/shared/segment.js';
 import { pair, same, type Pair } from '../../support/index-pair.js';
 
-/** Files each alone in a directory (so they are half the entries: the index answers), all holding "common". */
-const FILES: Record<string, string> = Object.fromEntries(Array.from({ length: 5000 }, (_, k) => [`d${String(k).padStart(4, '0')}/f.txt`, `common line ${k}\n`]));
+/**
+ * Files each alone in a directory (so they are half the entries: the index answers), all holding
+ * "common", each padded to 4 KiB so that its postings carry masks: "com"'s list is then long
+ * enough to be cut into blocks (5,000 postings without masks, a delta of 2 apart, pack into some
+ * 700 bytes, posting-pack.ts).
+ */
+const FILES: Record<string, string> = Object.fromEntries(Array.from({ length: 5000 }, (_, k) => [`d${String(k).padStart(4, '0')}/f.txt`, `common line ${k}\n${'x'.repeat(4096)}\n`]));
 
 /**
  * Every file a candidate, one in a hundred a hit: the walk goes part after part to the end of the

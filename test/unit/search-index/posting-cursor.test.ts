@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { maskedAmong } from '../../../src/search-index/postings.js';
 import { decodeAmong, decodePostings, PostingCursor } from '../../../src/search-index/shared/posting-codec.js';
-import { postingBytes } from '../../support/postings.js';
+import { ENCODINGS, postingBytes } from '../../support/postings.js';
 import { mulberry32 } from '../../../bench/tree.js';
 
-/** The list's bytes, masks made with the file's own factor. */
-const listOf = (ids: readonly number[]): Uint8Array => postingBytes(ids, 7919);
+/** The list's bytes as single postings, masks made with the file's own factor. */
+const singlesOf = (ids: readonly number[]): Uint8Array => postingBytes(ids, 7919);
 
-describe('posting cursor', () => {
+describe.each(ENCODINGS)('posting cursor (%s)', (_encoding, encode) => {
+    const listOf = (ids: readonly number[]): Uint8Array => encode(ids, 7919);
     it('decodes ascending id ranges as the whole list decodes them, ids below a range passed over', () => {
         const local = [0, 1, 5, 127, 128, 300, 16_383, 16_384, 16_385, 70_000, 2_000_000];
         const bytes = listOf(local);
@@ -32,7 +33,8 @@ describe('posting cursor', () => {
     });
 });
 
-describe('postings among candidates', () => {
+describe.each(ENCODINGS)('postings among candidates (%s)', (_encoding, encode) => {
+    const listOf = (ids: readonly number[]): Uint8Array => encode(ids, 7919);
     it('keeps exactly the postings of the candidates, with their masks, from the bytes and from a decoded list', () => {
         const rand = mulberry32(7);
         for (let round = 0; round < 200; round++) {
@@ -97,7 +99,7 @@ describe('posting decoding', () => {
                 ids.push(v);
             }
             local.push(...ids);
-            const bytes = listOf(local);
+            const bytes = singlesOf(local);
             const firstId = Math.floor(rand() * 1000);
             const want = reference(bytes, firstId);
             const whole = decodePostings(bytes, firstId);
@@ -121,7 +123,8 @@ describe('posting decoding', () => {
     });
 });
 
-describe('posting ranges among candidates', () => {
+describe.each(ENCODINGS)('posting ranges among candidates (%s)', (_encoding, encode) => {
+    const listOf = (ids: readonly number[]): Uint8Array => encode(ids, 7919);
     it('keeps the candidates of each range, moves past the range as a whole range does, and a clone decodes it again', () => {
         const rand = mulberry32(5);
         for (let round = 0; round < 100; round++) {

@@ -6,13 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { IndexFormatError } from '../../../src/search-index/shared/format.js';
 import { decodeAmong, decodePostings, PostingCursor } from '../../../src/search-index/shared/posting-codec.js';
-import { postingBytes } from '../../support/postings.js';
+import { ENCODINGS } from '../../support/postings.js';
 import { checkedBody, frameList, ListBytes, LIST_BLOCK } from '../../../src/search-index/shared/posting-list.js';
 import { mulberry32 } from '../../../bench/tree.js';
 import { expectSameItems } from '../../support/same-items.js';
 
-/** The list's bytes, masks made with the file's own factor. */
-const bodyOf = (ids: readonly number[]): Uint8Array => postingBytes(ids, 40_503);
 
 /** The stored bytes of a body (table and body), and a list read from them block by block, counting the blocks' bytes read. */
 function stored(body: Uint8Array): { bytes: Uint8Array; crc: number; headLen: number; open: () => { list: ListBytes; read: { bytes: number } } } {
@@ -37,7 +35,10 @@ function sortedIds(rand: () => number, n: number, span: number): number[] {
     return [...new Set(Array.from({ length: n }, () => Math.floor(rand() * span)))].sort((a, b) => a - b);
 }
 
-describe('blocked posting lists', () => {
+describe.each(ENCODINGS)('blocked posting lists (%s)', (_encoding, encode) => {
+    /** The list's bytes, masks made with the file's own factor. */
+    const bodyOf = (ids: readonly number[]): Uint8Array => encode(ids, 40_503);
+
     it('leaves a short body unblocked, with the CRC of its bytes', () => {
         const body = bodyOf([1, 5, 9]);
         const frame = frameList(body);

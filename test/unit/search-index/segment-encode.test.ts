@@ -35,7 +35,7 @@ function lists(count: number, grams: number): { keys: Uint32Array; starts: Uint3
 describe('segment encoding', () => {
     it('writes, piece by piece, the bytes encoded whole; 16-bit ids give the same file; the reader gets every list back', () => {
         const dir = tempDir('lcf-segenc-');
-        const { keys, starts, ids, masks } = lists(60_000, 60);
+        const { keys, starts, ids, masks } = lists(60_000, 80);
         const whole = encodeSegment(keys, starts, Uint32Array.from(ids), Uint16Array.from(masks), 5, 60_000);
         // Postings of more than a megabyte: more than one piece.
         expect(whole.length).toBeGreaterThan(1.5 * (1 << 20));
