@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../search/search-run.js';
 import type { TaskRunner } from '../search/task-runner.js';
 import type { RealRoots } from '../fs/shared/safe-read.js';
 import { SymbolCache, symbolCacheOf } from './cache.js';
@@ -125,7 +126,7 @@ async function inTasks<I, R, O>(
     }
     let ended = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = stop.deadline === undefined ? undefined : new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, stop.deadline! - Date.now()))));
+    const deadline = stop.deadline === undefined ? undefined : new Promise<void>((r) => (timer = setTimeout(r, Math.min(MAX_TIMER_MS, Math.max(0, stop.deadline! - Date.now())))));
     try {
         await (deadline === undefined ? Promise.all(tasks) : Promise.race([Promise.all(tasks), deadline]));
     } finally {

@@ -125,7 +125,7 @@ export class FindReferencesTool extends FileTool<typeof schema> {
                 lines.push(`${candidates.files[i]!.shown}:${ref.line}: ${d ? `[${d.kind} ${dotted(d)}] ` : ''}${ref.text}`);
             }
         });
-        let out = lines.length > 0 ? lines.join('\n') : `No references to ${JSON.stringify(args.name)} found in ${candidates.display}.`;
+        let out = lines.length > 0 ? lines.join('\n') : `No references to ${JSON.stringify(args.name)} found in ${candidates.display}${candidates.display.endsWith('.') ? '' : '.'}`;
         if (total > lines.length) out += `\n[${total - lines.length} more references not shown: raise max_results, or narrow path or include.]`;
         if (skipped.length > 0) out += `\n[Not parsed within the time limit: ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''}]`;
         if (at?.local) out += `\n[${args.name} is file-local (static) at ${at.shown}:${at.definition.line}: only that file was searched.]`;

@@ -74,6 +74,8 @@ describe('code navigation tools', () => {
                 'web/engine.ts:6: [function util_add] export function util_add(x: number): number {',
             ].join('\n'),
         );
+        // The workspace's root is shown as `.`, and the sentence ends with one period.
+        expect((await one(p.tool('find_references'), { name: 'no_such_name' })).result).toBe('No references to "no_such_name" found in .');
     });
 
     it('find_references with line: a C static limits the search to its file, any other definition or use searches the workspace', async () => {

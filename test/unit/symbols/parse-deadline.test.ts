@@ -69,6 +69,19 @@ describe('parses at the call\'s deadline', () => {
         expect((await parsed)[0]!.ok).toBe(true);
     });
 
+    it('waits for the tasks when the deadline is further off than a timer can hold (a timeout of 10^12 ms)', async () => {
+        const root = tempDir('lcf-parse-deadline-');
+        writeTree(root, { 'a.c': 'void f();' });
+        const pool = heldPool();
+        stop = pool.release;
+        let settled = false;
+        const parsed = parseFiles(pool.engine, [{ shown: 'a.c', real: path.join(root, 'a.c') }], { realRoots: null, maxBytes: 1 << 20, parseMs: 1e12, deadline: Date.now() + 1e12 }).then((r) => ((settled = true), r));
+        await new Promise((r) => setTimeout(r, 50));
+        expect(settled).toBe(false);
+        pool.release();
+        expect((await parsed)[0]!.ok).toBe(true);
+    });
+
     it('counts mentions up to the deadline: a file whose task is not back counts as not read', async () => {
         const root = tempDir('lcf-parse-deadline-');
         writeTree(root, { 'a.c': 'f f' });
