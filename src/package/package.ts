@@ -113,6 +113,10 @@ export class FileToolPackage extends ToolPackage {
     constructor(workspace: Workspace, ...args: unknown[]) {
         super();
         const { searchConfig, fileConfig, filePool, ...options } = settingsOf(args);
+        for (const key of ['editFile', 'showDiff', 'navigation', 'notebooks'] as const) {
+            const v = options[key];
+            if (v !== undefined && typeof v !== 'boolean') throw new TypeError(`FileToolPackage option ${key} must be true or false, not ${JSON.stringify(v)}.`);
+        }
         this.workspace = workspace;
         this.searchConfig = searchConfig ?? new SearchConfiguration();
         this.fileConfig = fileConfig ?? new FileConfiguration();

@@ -81,6 +81,16 @@ describe('FileToolPackage constructor', () => {
         expect(() => new FileToolPackage(ws, {} as never, new FileConfiguration())).toThrow(TypeError);
         expect(() => new FileToolPackage(ws, 5 as never)).toThrow(TypeError);
     });
+
+    it('rejects an on/off option that is not true or false, in either constructor form', () => {
+        const ws = new Workspace({ accesses: [{ type: AccessType.Write, path: tempDir('lcf-settings-') }] });
+        expect(() => new FileToolPackage(ws, { navigation: 'yes' } as never)).toThrow(/FileToolPackage option navigation must be true or false, not "yes"\./);
+        expect(() => new FileToolPackage(ws, { notebooks: 1 } as never)).toThrow(/option notebooks must be true or false, not 1\./);
+        expect(() => new FileToolPackage(ws, undefined, undefined, undefined, { editFile: 'true' } as never)).toThrow(/option editFile must be true or false/);
+        expect(() => new FileToolPackage(ws, { showDiff: null } as never)).toThrow(/option showDiff must be true or false, not null\./);
+        // Booleans, and options left out, are taken as before.
+        expect(new FileToolPackage(ws, { navigation: false, notebooks: true, editFile: true, showDiff: false }).tools().map((t) => t.name)).toContain('edit_file');
+    });
 });
 
 describe('public entries', () => {
