@@ -4,6 +4,8 @@
  * through both, requires identical result strings and says whether the index answered it (its
  * `counts`), so a test cannot pass by silently falling back to the scan path.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Tool } from '@johannes.latzel/llm-chat';
 import { expect } from 'vitest';
 import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../../src/index.js';
@@ -122,3 +124,12 @@ export const QUERIES: Record<string, unknown>[] = [
     { content_pattern: 'alphaBeta', respect_gitignore: true, path: 'src' },
     { name_pattern: 'b', respect_gitignore: true },
 ];
+
+/** The one segment file of the generation `p`'s index serves (a rebuilt index's old one may not be removed yet). */
+export function servedSegment(p: Pair): string {
+    const dir = path.join(p.indexDir, fs.readdirSync(p.indexDir)[0]!);
+    const gen = (JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8').split('\n')[0]!) as { gen: string }).gen;
+    const segs = fs.readdirSync(path.join(dir, gen)).filter((n) => n.startsWith('seg-'));
+    expect(segs.length).toBe(1);
+    return path.join(dir, gen, segs[0]!);
+}

@@ -5,14 +5,12 @@
  * (plan.ts, windowed-ids.ts) and a capped search stops early, as in walk-parts.test.ts. The
  * lists' bytes at the segment's bytes per posting would say fewer than the lazy threshold.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gramsOf } from '../../../src/search/shared/fold.js';
 import { SegmentLists } from '../../../src/search-index/postings.js';
 import { storedLength } from '../../../src/search-index/shared/posting-list.js';
 import { SegmentReader } from '../../../src/search-index/shared/segment.js';
-import { pair, same, type Pair } from '../../support/index-pair.js';
+import { pair, type Pair, same, servedSegment } from '../../support/index-pair.js';
 
 /** The planner's threshold (plan.ts LAZY_FROM): from this many estimated candidates on, they are made as the walk goes. */
 const LAZY_FROM = 2048;
@@ -34,11 +32,7 @@ function files(): Record<string, string> {
 
 /** For the word's grams in the served segment: the least of their counts as the planner reads them, and as the lists' bytes told them. */
 function estimates(p: Pair, word: string): { counted: number; byBytes: number } {
-    const dir = path.join(p.indexDir, fs.readdirSync(p.indexDir)[0]!);
-    const gen = (JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8').split('\n')[0]!) as { gen: string }).gen;
-    const segs = fs.readdirSync(path.join(dir, gen)).filter((n) => n.startsWith('seg-'));
-    expect(segs.length).toBe(1);
-    const reader = new SegmentReader(path.join(dir, gen, segs[0]!));
+    const reader = new SegmentReader(servedSegment(p));
     try {
         const src = new SegmentLists(reader);
         const grams = [...gramsOf(word)];

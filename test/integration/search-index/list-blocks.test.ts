@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { gramsOf } from '../../../src/search/shared/fold.js';
 import { BLOCKED, storedLength } from '../../../src/search-index/shared/posting-list.js';
 import { SegmentReader } from '../../../src/search-index/shared/segment.js';
-import { pair, same, type Pair } from '../../support/index-pair.js';
+import { pair, type Pair, same, servedSegment } from '../../support/index-pair.js';
 
 /**
  * Files each alone in a directory (so they are half the entries: the index answers), all holding
@@ -29,12 +29,7 @@ const SPARSE = { content_pattern: 'common line \\d*77$', max_results: 100 };
 
 /** Flips a byte of the stored list of gram `g`: in its first block or its last. */
 function corrupt(p: Pair, g: string, where: 'first block' | 'last block'): void {
-    const dir = path.join(p.indexDir, fs.readdirSync(p.indexDir)[0]!);
-    // The served generation (a rebuilt index's old one may not be removed yet).
-    const gen = (JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8').split('\n')[0]!) as { gen: string }).gen;
-    const segs = fs.readdirSync(path.join(dir, gen)).filter((n) => n.startsWith('seg-'));
-    expect(segs.length).toBe(1);
-    const seg = path.join(dir, gen, segs[0]!);
+    const seg = servedSegment(p);
     const reader = new SegmentReader(seg);
     const ref = reader.lookup([...gramsOf(g)][0]!)!;
     const at = reader.postingsAt + ref.off;

@@ -4,15 +4,13 @@
  * words make lists of every density; the served lists hold packs, and every search answers as the
  * scan path does, answered by the index.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gramsOf } from '../../../src/search/shared/fold.js';
 import { BLOCKED, checkedBody, storedLength } from '../../../src/search-index/shared/posting-list.js';
 import { PACK_MASKED, PACK_PLAIN } from '../../../src/search-index/shared/posting-pack.js';
 import { SegmentReader } from '../../../src/search-index/shared/segment.js';
 import { mulberry32 } from '../../../bench/tree.js';
-import { pair, same, type Pair } from '../../support/index-pair.js';
+import { pair, type Pair, same, servedSegment } from '../../support/index-pair.js';
 
 const WORDS = ['common', 'frequent', 'usual', 'sometimes', 'rarely', 'seldom', 'unique', 'quartz', 'zephyr', 'jackdaw'];
 
@@ -30,11 +28,7 @@ function files(): Record<string, string> {
 
 /** Whether the served list of `gram`'s first trigram starts with a pack (its body's first byte). */
 function firstUnit(p: Pair, word: string): number {
-    const dir = path.join(p.indexDir, fs.readdirSync(p.indexDir)[0]!);
-    const gen = (JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8').split('\n')[0]!) as { gen: string }).gen;
-    const segs = fs.readdirSync(path.join(dir, gen)).filter((n) => n.startsWith('seg-'));
-    expect(segs.length).toBe(1);
-    const reader = new SegmentReader(path.join(dir, gen, segs[0]!));
+    const reader = new SegmentReader(servedSegment(p));
     try {
         const ref = reader.lookup([...gramsOf(word)][0]!)!;
         const stored = Buffer.alloc(storedLength(ref.len));
