@@ -43,7 +43,8 @@ export function envString(name: string, env: NodeJS.ProcessEnv = process.env): s
 /** Checks an explicit option: a positive integer, or throws naming the option. */
 export function checkPositiveInt(option: string, value: number): number {
     if (!Number.isSafeInteger(value) || value <= 0) {
-        throw new Error(`Invalid ${option}: ${String(value)}; expected a positive whole number.`);
+        // A string is shown quoted: `Invalid timeoutMs: 40` would read as a valid value.
+        throw new Error(`Invalid ${option}: ${typeof value === 'string' ? JSON.stringify(value) : String(value)}; expected a positive whole number.`);
     }
     return value;
 }

@@ -76,5 +76,7 @@ describe('checkPositiveInt', () => {
         for (const bad of [0, -2, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) {
             expect(() => checkPositiveInt('maxResults', bad)).toThrow(`Invalid maxResults: ${String(bad)}; expected a positive whole number.`);
         }
+        // A value of the wrong type, as plain JavaScript may pass it, is shown as what it is.
+        expect(() => checkPositiveInt('timeoutMs', '40' as unknown as number)).toThrow('Invalid timeoutMs: "40"; expected a positive whole number.');
     });
 });
