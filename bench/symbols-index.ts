@@ -58,11 +58,10 @@ async function child(work: string, root: string, runs: number): Promise<void> {
     const regex = await series('find_symbol', REGEX.map((name) => ({ name, regex: true })), runs);
     const answered = symbolsOf(tree).answered - answered0;
     // The first call begins making the table's rows by file; the timed calls come once they are made.
-    const { rowsOf } = await import('../src/symbols/table-references.js');
     let rowsWait = -1;
     const refs = await series('find_references', REFERENCES.map((name) => ({ name })), Math.min(runs, 3), async () => {
         const t0 = performance.now();
-        await rowsOf(store);
+        await store.byFile();
         if (rowsWait < 0) rowsWait = performance.now() - t0;
     });
     (globalThis as { gc?: () => void }).gc?.();

@@ -44,6 +44,7 @@ export class SymbolStore {
     readonly #pointOff: Uint32Array;
     readonly #points: Buffer;
     #byFile: Promise<FileRows> | undefined;
+    #madeByFile: FileRows | null = null;
 
     /**
      * @param head - the file's bytes up to the names (header, blocks' starts).
@@ -139,11 +140,13 @@ export class SymbolStore {
         }
     }
 
-    /** The definitions by file (file-rows.ts), made on the first call and kept. */
+    /** The definitions by file once {@link byFile} has made them, else `null`. */
+    get madeByFile(): FileRows | null { return this.#madeByFile; }
+
+    /** The definitions by file (file-rows.ts), made on the first call and kept; a failure is not kept, the next call tries again. */
     byFile(): Promise<FileRows> {
         if (this.#byFile === undefined) {
-            const made = FileRows.of(this.#rows, this.#blockRows, this.#blockDefs, this.counts.names, this.counts.tableSize);
-            // A failure is not kept: the next call tries again.
+            const made = FileRows.of(this.#rows, this.#blockRows, this.#blockDefs, this.counts.names, this.counts.tableSize).then((rows) => (this.#madeByFile = rows));
             made.catch(() => this.#byFile === made && (this.#byFile = undefined));
             this.#byFile = made;
         }

@@ -6,26 +6,14 @@ import type { PointedFile } from './table-points.js';
 import type { FileRows } from './file-rows.js';
 import type { Definition, FileSymbols } from './shared/types.js';
 
-/** Each table's rows by file once made (SymbolStore `byFile`). */
-const made = new WeakMap<SymbolStore, FileRows>();
-
 /**
  * `store`'s rows by file when they are made, else `null`: the first call begins making them (0.5-1.2 s
  * for the kernel's on this thread, in turns), and calls until then parse as without them.
  */
 function rowsNow(store: SymbolStore): FileRows | null {
-    const rows = made.get(store);
-    if (rows !== undefined) return rows;
     // A failure leaves the files to the parse; the next call tries again.
-    rowsOf(store).catch(() => undefined);
-    return null;
-}
-
-/** `store`'s rows by file, made once (SymbolStore `byFile`); calls lex with them from then on. */
-export async function rowsOf(store: SymbolStore): Promise<FileRows> {
-    const rows = await store.byFile();
-    made.set(store, rows);
-    return rows;
+    if (store.madeByFile === null) store.byFile().catch(() => undefined);
+    return store.madeByFile;
 }
 
 /**

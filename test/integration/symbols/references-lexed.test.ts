@@ -13,7 +13,7 @@ import { AccessType, FileConfiguration, FileToolPackage, SearchConfiguration, Wo
 import { DEFAULT_SKIP_DIRS } from '../../../src/internals.js';
 import { symbolsOf } from '../../../src/symbols/symbol-table.js';
 import { withCheckpoints } from '../../../src/symbols/table-points.js';
-import { referencesIn, rowsOf } from '../../../src/symbols/table-references.js';
+import { referencesIn } from '../../../src/symbols/table-references.js';
 import { dotted } from '../../../src/symbols/names.js';
 import { runSymbolsTask } from '../../../workers/symbols/symbols.js';
 import { SHARED_POOL, tempDir, writeTree } from '../../support/helpers.js';
@@ -79,7 +79,7 @@ describe('find_references told by the lexer and the table', () => {
         // Before the table's rows by file are made (the first call begins making them), nothing is lexed.
         expect((await referencesIn(pkg.engine, pointed.files, pointed.store, opts)).some((r) => r.ok && r.lexed)).toBe(false);
         const first = await call(pkg, { name: N });
-        await rowsOf(store);
+        await store.byFile();
         expect(await call(pkg, { name: N })).toBe(first);
         for (const args of [{ name: N }, { name: N, max_results: 4 }, { name: N, path: 'src' }, { name: N, path: 'src/quotes.c' }, { name: 'pad3' }, { name: 'after_tie' }]) {
             expect(await call(pkg, args), JSON.stringify(args)).toBe(await call(plain, args));
@@ -119,9 +119,9 @@ describe('find_references told by the lexer and the table', () => {
             expect((await referencesIn(pkg.engine, pointed.files, pointed.store, opts)).some((r) => r.ok && r.lexed)).toBe(false);
             expect(await call(pkg, { name: N })).toBe(await call(plain, { name: N }));
         }
-        await expect(rowsOf(store)).rejects.toThrow(RangeError);
+        await expect(store.byFile()).rejects.toThrow(RangeError);
         store.byFile = byFile;
-        await rowsOf(store);
+        await store.byFile();
         expect((await referencesIn(pkg.engine, pointed.files, pointed.store, opts)).some((r) => r.ok && r.lexed)).toBe(true);
         expect(await call(pkg, { name: N })).toBe(await call(plain, { name: N }));
     });
