@@ -7,6 +7,7 @@
  * not closed on its line, a block comment opened in a directive and not closed there, a raw
  * string or a digit separator is not told, and the caller parses the file instead.
  */
+import { isWord } from './words.js';
 
 const enum C {
     Nl = 10,
@@ -19,26 +20,9 @@ const enum C {
     Backslash = 92,
 }
 
-/** Characters of a word, as find_references bounds a name's occurrences (symbols.ts). */
-const WORD = /[\p{L}\p{N}_$]/u;
-const isWord = (text: string, i: number): boolean => {
-    const c = text.charCodeAt(i);
-    if (c < 128) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;
-    return i < text.length && WORD.test(text[i]!);
-};
 /** Prefixes of a string or character literal (`L"…"`, `u8'…'`); one ending in R before a quote is a raw string. */
 const PREFIXES: ReadonlySet<string> = new Set(['L', 'u', 'U', 'u8']);
 const RAW: ReadonlySet<string> = new Set(['R', 'LR', 'uR', 'UR', 'u8R']);
-
-/** The whole-word occurrences of `name` in `text`, in order. */
-export function occurrencesOf(text: string, name: string): number[] {
-    const out: number[] = [];
-    for (let i = text.indexOf(name); i !== -1; i = text.indexOf(name, i + name.length)) {
-        if ((i > 0 && isWord(text, i - 1)) || isWord(text, i + name.length)) continue;
-        out.push(i);
-    }
-    return out;
-}
 
 /** Where a literal or comment opened at `at` ends (the index past it), or -1 when it is not closed as the grammar would close it. */
 function literalEnd(text: string, at: number, quote: number): number {
@@ -64,7 +48,7 @@ function lineCommentEnd(text: string, at: number): number {
 }
 
 /**
- * The occurrences (of `occurrencesOf`) that are code, or `null` when one is not told (see the
+ * The occurrences (of `occurrencesOf`, words.ts) that are code, or `null` when one is not told (see the
  * module's comment). `starts`: indexes where a parse of the whole file stood between top-level
  * items, ascending; the file's start is one.
  */

@@ -7,7 +7,8 @@
 import type { Parser } from 'web-tree-sitter';
 import { capped, SIGNATURE_CHARS } from '../../src/symbols/shared/signature.js';
 import type { Reference } from '../../src/symbols/shared/types.js';
-import { codeOccurrences, occurrencesOf } from './c-lexer.js';
+import { codeOccurrences } from './c-lexer.js';
+import { occurrencesOf } from './words.js';
 
 /** Names tried per thread, and whether the grammar reads each as an identifier in every place code puts one. */
 const plain = new Map<string, boolean>();

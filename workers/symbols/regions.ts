@@ -1,4 +1,5 @@
 import type { Node, Query, QueryMatch, Range } from 'web-tree-sitter';
+import { isWord } from './words.js';
 
 /** Checkpoints at least this many characters apart: fewer to store, regions a little larger. */
 export const CHECKPOINT_GAP = 512;
@@ -43,7 +44,6 @@ function signatureLike(node: Node): boolean {
  * a range.
  */
 export function regionsFor(text: string, name: string, checkpoints: readonly number[]): Range[] | undefined {
-    const word = /[\p{L}\p{N}_$]/u;
     // Rows counted up to each checkpoint used, in order: one pass over the text at most.
     let [nl, rows, checked] = [-1, 0, -1];
     const fits = (k: number): boolean => {
@@ -59,7 +59,7 @@ export function regionsFor(text: string, name: string, checkpoints: readonly num
     let k = 0;
     let covered = 0;
     for (let i = text.indexOf(name); i !== -1; i = text.indexOf(name, i + name.length)) {
-        if ((i > 0 && word.test(text[i - 1]!)) || word.test(text[i + name.length] ?? '')) continue;
+        if ((i > 0 && isWord(text, i - 1)) || isWord(text, i + name.length)) continue;
         // The last checkpoint at or before i (k counts those passed: region k-1 .. k).
         while (k < n && checkpoints[2 * k]! <= i) k++;
         const start = k === 0 ? 0 : checkpoints[2 * (k - 1)]!;

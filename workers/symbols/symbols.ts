@@ -6,6 +6,7 @@ import { languageOf, supportedLanguages, type LanguageInfo } from '../../src/sym
 import type { Definition, FileSymbols, Reference, SymbolKind, SymbolsResult, SymbolsTask } from '../../src/symbols/shared/types.js';
 import { byteSpans, SIGNATURE_CHARS, signatureText } from '../../src/symbols/shared/signature.js';
 import { lexedReferences, plainIdentifier, shownLine } from './lexed.js';
+import { occurrencesOf } from './words.js';
 import { decodeText } from '../../src/text/shared/text.js';
 import { loaded, parseWithin } from './parser.js';
 import { checkpointsOf, matchesAround, regionsFor, regionsHold } from './regions.js';
@@ -224,13 +225,11 @@ function isIdentifier(type: string): boolean {
  */
 function referencesIn(root: Node, text: string, name: string, around: number[]): Reference[] {
     const out: Reference[] = [];
-    const word = /[\p{L}\p{N}_$]/u;
     // The line of the last reference: found once per line, so many references on one long line
     // (minified code) cost no scan of the line each.
     let lineStart = 0;
     let lineEnd = -1;
-    for (let i = text.indexOf(name); i !== -1; i = text.indexOf(name, i + name.length)) {
-        if ((i > 0 && word.test(text[i - 1]!)) || word.test(text[i + name.length] ?? '')) continue;
+    for (const i of occurrencesOf(text, name)) {
         const node = root.descendantForIndex(i, i + name.length);
         if (node === null || node.text !== name || !isIdentifier(node.type)) continue;
         if (i > lineEnd) {
