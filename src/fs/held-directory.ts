@@ -6,6 +6,7 @@ import { quotePath } from '../print/shared/display.js';
 import { CAN_HOLD, DIR_NOFOLLOW_FLAGS, heldPath, heldRealPath } from './shared/held.js';
 import { type RealRoots } from './shared/safe-read.js';
 import { osPath } from '../print/shared/byte-names.js';
+import { makeDirectories } from './make-directories.js';
 
 /**
  * Held directories: a checked directory opened and held by descriptor (see held.ts), proven to
@@ -128,12 +129,11 @@ export async function holdSubdirectory(parent: HeldDirectory, name: string): Pro
 }
 
 async function mkdirs(dir: string, shownPath: string): Promise<void> {
+    const inTheWay = (): ToolError => new ToolError('wrong_type', `Cannot create ${quotePath(shownPath)}: a file is in the way on its path.`);
     try {
-        await fs.mkdir(osPath(dir), { recursive: true });
+        if (!(await makeDirectories(dir))) throw inTheWay();
     } catch (err) {
-        if (errorCode(err) === 'EEXIST' || errorCode(err) === 'ENOTDIR') {
-            throw new ToolError('wrong_type', `Cannot create ${quotePath(shownPath)}: a file is in the way on its path.`);
-        }
+        if (errorCode(err) === 'EEXIST' || errorCode(err) === 'ENOTDIR') throw inTheWay();
         throw err;
     }
 }

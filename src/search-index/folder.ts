@@ -2,6 +2,7 @@ import { constants as C, type Stats } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { CREATE_FLAGS } from '../fs/shared/held.js';
+import { makeDirectories } from '../fs/make-directories.js';
 
 /**
  * Which folders the index trusts, and which of their entries it may remove. The index deletes and
@@ -61,7 +62,7 @@ function checkDir(what: string, p: string, st: Stats): void {
  */
 export async function openIndexFolder(dir: string): Promise<void> {
     const parent = path.dirname(dir);
-    await fsp.mkdir(parent, { recursive: true, mode: 0o700 });
+    await makeDirectories(parent, 0o700);
     checkDir('index directory', parent, await fsp.stat(parent));
     let made = true;
     try {

@@ -219,6 +219,17 @@ describe('index faults', () => {
         expect(contents(user)).toEqual(before);
     });
 
+    itIf(fs.existsSync('/proc/self') ? null : 'needs /proc')('fails an index directory that cannot be made (under /proc) with a message instead of hanging, and searches take the scan path', async () => {
+        const root = tempDir('lcf-tree-');
+        writeTree(root, FILES);
+        const pkg = pkgOf(root, '/proc/lcf-no-such/index');
+        const tree = await warm(pkg, root);
+        expect(tree.state).toBe('failed');
+        expect(tree.status().error).toMatch(/ENOENT/);
+        expect(await same(root, pkg, tree)).toBe(false);
+        await pkg.close();
+    }, 60_000);
+
     it('never uses an index directory or tree folder others may write, or a folder holding entries the index did not make', async () => {
         const { root, indexDir, folder } = await indexedOnce();
         const refused = async (why: RegExp): Promise<void> => {

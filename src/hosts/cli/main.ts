@@ -250,7 +250,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         io.err(`Unknown tool or command: ${name}. Tools: ${names.join(', ')}`);
         return 2;
     }
-    const saver = cmd.options.saveImages === undefined ? undefined : imageSaver(cmd.options.saveImages, io.cwd ?? process.cwd());
+    const saver = cmd.options.saveImages === undefined ? undefined : await imageSaver(cmd.options.saveImages, io.cwd ?? process.cwd());
     if (typeof saver === 'string') {
         io.err(`llm-chat-file: ${saver}`);
         return 2;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describePart, type BinaryPart } from '../../content/parts.js';
+import { makeDirectories } from '../../fs/make-directories.js';
 
 /** File name extensions of the image types the tools send. */
 const EXTENSIONS: Readonly<Record<string, string>> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' };
@@ -17,38 +18,15 @@ export interface ImageSaver {
 }
 
 /**
- * Makes `abs` and its missing parents (mode 0700), one level at a time; false when `abs` exists
- * and is not a directory. Not `mkdirSync`'s `recursive`: on Node 20 it loops without end where a
- * parent refuses new entries with ENOENT (under /proc).
- */
-function makeDirectory(abs: string): boolean {
-    const missing: string[] = [];
-    for (let p = abs; ; ) {
-        try {
-            const isDir = fs.statSync(p).isDirectory();
-            if (p === abs) return isDir;
-            if (!isDir) throw Object.assign(new Error(`${p} is not a directory`), { code: 'ENOTDIR' });
-            break;
-        } catch (err) {
-            if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || path.dirname(p) === p) throw err;
-            missing.push(p);
-            p = path.dirname(p);
-        }
-    }
-    for (const d of missing.reverse()) fs.mkdirSync(d, { mode: 0o700 });
-    return true;
-}
-
-/**
  * The saver for `--save-images DIR` (relative to `cwd`): the directory is created when missing
  * (mode 0700, as the images may show private data), and must be a directory.
  * @returns a message saying what is wrong with `dir`, or the saver.
  */
-export function imageSaver(dir: string, cwd: string): ImageSaver | string {
+export async function imageSaver(dir: string, cwd: string): Promise<ImageSaver | string> {
     if (dir.trim() === '') return '--save-images needs a directory; got an empty string.';
     const abs = path.resolve(cwd, dir);
     try {
-        if (!makeDirectory(abs)) return `--save-images ${dir}: not a directory. Name a directory, not a file.`;
+        if (!(await makeDirectories(abs, 0o700))) return `--save-images ${dir}: not a directory. Name a directory, not a file.`;
     } catch (err) {
         return `--save-images ${dir}: cannot be used (${(err as NodeJS.ErrnoException).code ?? String(err)}). Name a directory you can write to.`;
     }
