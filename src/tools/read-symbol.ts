@@ -6,6 +6,7 @@ import { contentHash } from '../fs/shared/content-hash.js';
 import { readRegularFile } from '../fs/secure.js';
 import type { WorkspaceView } from '../access/workspace.js';
 import { dotted, nameQuery } from '../symbols/names.js';
+import type { Definition } from '../symbols/shared/types.js';
 import { parseFiles } from '../symbols/parse.js';
 import { formatRead } from '../text/shared/read-render.js';
 import { FileTool, ok, type ToolCall } from './base.js';
@@ -60,10 +61,32 @@ export class ReadSymbolTool extends FileTool<typeof schema> {
         const file = await readRegularFile(checked.abs, checked.real, realRoots, fileConfig.maxFileSize);
         this.ctx.filePool.recordHash(checked.real, contentHash(file.bytes));
         const parts = found.slice(0, MAX_SHOWN).map((d) => {
-            const body = formatRead(checked.abs, Buffer.from(file.bytes), { start_line: d.line, end_line: d.endLine, line_numbers: true }, fileConfig.maxCharsPerFile);
-            return `${d.kind} ${dotted(d)}\n${body}`;
+            const startChar = startInLongLine(file.bytes, d, fileConfig.maxCharsPerFile);
+            const body = formatRead(checked.abs, Buffer.from(file.bytes), { start_line: d.line, end_line: d.endLine, line_numbers: true, ...(startChar > 1 && { start_char: startChar }) }, fileConfig.maxCharsPerFile);
+            const from = startChar > 1 ? `\n[Line ${d.line} shown from character ${startChar.toLocaleString('en-US')}, where the definition begins.]` : '';
+            return `${d.kind} ${dotted(d)}\n${body}${from}`;
         });
         if (found.length > MAX_SHOWN) parts.push(`[${found.length - MAX_SHOWN} more definitions named ${JSON.stringify(args.name)} not shown: lines ${found.slice(MAX_SHOWN).map((d) => d.line).join(', ')}]`);
         return ok(parts.join('\n'));
     }
+}
+
+/**
+ * Where `d` begins in its first line (1-based, in characters) when that line is longer than the
+ * budget and `d` is not at its start (a minified file), found by its signature, which then starts
+ * at the definition; 1 otherwise, so the read shows the definition rather than the line's start.
+ */
+function startInLongLine(bytes: Uint8Array, d: Definition, budget: number): number {
+    let from = 0;
+    for (let n = 1; n < d.line; n++) {
+        from = bytes.indexOf(10, from) + 1;
+        if (from === 0) return 1;
+    }
+    const nl = bytes.indexOf(10, from);
+    const to = nl === -1 ? bytes.length : nl;
+    if (to - from <= budget) return 1;
+    const line = Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('utf8');
+    const head = d.signature.replace(/…$/, '').slice(0, 80);
+    const at = head.length === 0 ? -1 : line.indexOf(head);
+    return at > 0 ? at + 1 : 1;
 }

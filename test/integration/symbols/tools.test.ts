@@ -121,6 +121,24 @@ describe('code navigation tools', () => {
         expect(fs.readFileSync(path.join(p.root, 'src/util.c'), 'utf8')).toContain('\treturn b + a;\n}');
     });
 
+    it('read_symbol in a minified file shows its line from where the definition begins, and says so', async () => {
+        const root = tempDir('lcf-nav-min-');
+        const min = Array.from({ length: 300 }, (_, i) => `function f${i}(a){return a+${i}}var v${i}=f${i}(1);`).join('');
+        writeTree(root, { 'min.js': min });
+        const p = makePackage(root, { maxCharsPerFile: 1000, packageOptions: { navigation: true } });
+        const at = min.indexOf('function f250(') + 1;
+        const r = await one(p.tool('read_symbol'), { path: 'min.js', name: 'f250' });
+        expect(r.status).toBe('success');
+        const lines = r.result.split('\n');
+        expect(lines.slice(0, 2)).toEqual(['function f250', `--- ${path.join(root, 'min.js')} (lines 1-1 of 1) ---`]);
+        expect(lines[2]!.startsWith('     1\tfunction f250(a){return a+250}')).toBe(true);
+        expect(lines.at(-1)).toBe(`[Line 1 shown from character ${at.toLocaleString('en-US')}, where the definition begins.]`);
+        // At the line's start, and in a line within the budget, nothing changes.
+        const first = await one(p.tool('read_symbol'), { path: 'min.js', name: 'f0' });
+        expect(first.result.split('\n')[2]!.startsWith('     1\tfunction f0(a)')).toBe(true);
+        expect(first.result).not.toContain('where the definition begins');
+    });
+
     it('counts one line, one definition and one file in the singular', async () => {
         const p = project();
         fs.writeFileSync(path.join(p.root, 'one.c'), 'int only_one(void) { return 0; }');
