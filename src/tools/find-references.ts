@@ -118,7 +118,11 @@ export class FindReferencesTool extends FileTool<typeof schema> {
                 else if (r.kind === 'timeout') skipped.push(candidates.files[i]!.shown);
                 return;
             }
+            const seen = new Set<number>();
             for (const ref of r.references ?? []) {
+                // One line per line, as a word search lists them: a second use on a line adds nothing to read.
+                if (seen.has(ref.line)) continue;
+                seen.add(ref.line);
                 total++;
                 if (lines.length >= max) continue;
                 const d = enclosing(r.definitions, ref.line);

@@ -78,6 +78,17 @@ describe('code navigation tools', () => {
         expect((await one(p.tool('find_references'), { name: 'no_such_name' })).result).toBe('No references to "no_such_name" found in .');
     });
 
+    it('find_references lists a line once when the name is used on it more than once, as a word search does', async () => {
+        const p = project();
+        fs.writeFileSync(path.join(p.root, 'twice.c'), 'int twice(int n) { return n > 0 ? twice(n - 1) + twice(n - 2) : 0; }\nint other(void) { return twice(3); }\n');
+        const r = await one(p.tool('find_references'), { name: 'twice', max_results: 1 });
+        expect(r.result).toBe(['twice.c:1: [function twice] int twice(int n) { return n > 0 ? twice(n - 1) + twice(n - 2) : 0; }', '[1 more references not shown: raise max_results, or narrow path or include.]'].join('\n'));
+        expect((await one(p.tool('find_references'), { name: 'twice' })).result.split('\n')).toEqual([
+            'twice.c:1: [function twice] int twice(int n) { return n > 0 ? twice(n - 1) + twice(n - 2) : 0; }',
+            'twice.c:2: [function other] int other(void) { return twice(3); }',
+        ]);
+    });
+
     it('find_references with line: a C static limits the search to its file, any other definition or use searches the workspace', async () => {
         const root = tempDir('lcf-nav-line-');
         writeTree(root, {
