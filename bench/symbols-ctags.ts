@@ -195,13 +195,15 @@ export function ctagsVersion(): string {
 }
 
 /** ctags' definitions in `files`, of the categories compared; the last line at which it tags a member of each class (`file\0class`); the last line it tags anything at, per file. */
-export function ctagsTags(files: readonly string[], lang: string): { tags: Tag[]; lastMember: Map<string, number>; lastTag: Map<string, number> } {
+export function ctagsTags(files: readonly string[], lang: string): { tags: Tag[]; lastMember: Map<string, number>; lastTag: Map<string, number>; inFunction: Map<string, { line: number; scope: string }[]>; otherKind: Map<string, string> } {
     const parser = PARSER[lang]!;
     const args = [...parser.options, '--output-format=json', '--fields=+nKsZ', `--languages=${parser.name}`, '-L', '-', '-f', '-'];
     const out = execFileSync('ctags', args, { input: files.join('\n'), encoding: 'utf8', maxBuffer: 1 << 30 });
     const tags: Tag[] = [];
     const lastMember = new Map<string, number>();
     const lastTag = new Map<string, number>();
+    const inFunction = new Map<string, { line: number; scope: string }[]>();
+    const otherKind = new Map<string, string>();
     for (const line of out.split('\n')) {
         if (!line.startsWith('{')) continue;
         const t = JSON.parse(line) as CtagsTag;
@@ -211,15 +213,47 @@ export function ctagsTags(files: readonly string[], lang: string): { tags: Tag[]
             const k = `${t.path}\0${t.scope.split(/\.|::/).pop()!}`;
             lastMember.set(k, Math.max(lastMember.get(k) ?? 0, t.line));
         }
+        if ((t.scopeKind === 'function' || t.scopeKind === 'method') && t.scope !== undefined) {
+            const list = inFunction.get(t.path) ?? [];
+            list.push({ line: t.line, scope: t.scope.split(/\.|::/).pop()! });
+            inFunction.set(t.path, list);
+        }
         let category = CLASSIFY[lang]!(t);
         // ctags' Rust parser loses the `impl` after a `where` clause and calls its fns functions.
         if (lang === 'rust' && category === 'functions' && t.scope === undefined && implLinesOf(t.path).has(t.line)) category = 'methods';
+        if (category === undefined) otherKind.set(`${t.path}\0${t.line}\0${t.name}`, t.kind);
         // ctags names anonymous structs and enums __anon...: they have no name to find.
         if (category === undefined || t.name.startsWith('__anon')) continue;
         const ctagsWrong = wrongTag(lang, t, category);
         tags.push({ file: t.path, name: t.name, line: t.line, endLine: t.line, category, ...(ctagsWrong && { ctagsWrong }) });
     }
-    return { tags, lastMember, lastTag };
+    return { tags, lastMember, lastTag, inFunction, otherKind };
+}
+
+/**
+ * Per file, the line after the end of a function (or method) ctags still reads lines inside of: its
+ * JavaScript and TypeScript parsers can lose a function's end (after some JSX, a type with a
+ * template literal) and then read the rest of the file inside it, tagging its locals and no
+ * function. Only functions of that name we have in the file are judged.
+ */
+export function lostFunctionEnds(ours: readonly Tag[], inFunction: ReadonlyMap<string, readonly { line: number; scope: string }[]>): Map<string, number> {
+    const ranges = new Map<string, Tag[]>();
+    for (const t of ours) {
+        if (t.category !== 'functions' && t.category !== 'methods') continue;
+        const k = `${t.file}\0${t.name}`;
+        ranges.set(k, [...(ranges.get(k) ?? []), t]);
+    }
+    const lost = new Map<string, number>();
+    for (const [file, list] of inFunction) {
+        for (const { line, scope } of list) {
+            const defs = ranges.get(`${file}\0${scope}`);
+            if (defs === undefined || defs.some((d) => d.line <= line && line <= d.endLine)) continue;
+            // Lost where the function ended: ctags read what follows as inside it.
+            const ended = defs.filter((d) => d.endLine < line).reduce((a, d) => Math.max(a, d.endLine + 1), 0);
+            if (ended > 0) lost.set(file, Math.min(lost.get(file) ?? ended, ended));
+        }
+    }
+    return lost;
 }
 
 /**
@@ -228,9 +262,11 @@ export function ctagsTags(files: readonly string[], lang: string): { tags: Tag[]
  * members or a function declared in a function. Both parsers stop reading a class's members after
  * some constructs (TypeScript: a property whose value is a `new` expression, an overload list;
  * JavaScript: a method named `set` or `get`, a list of declarations over several lines), so they
- * tag none of them from there on.
+ * tag none of them from there on. They also tag a function held by a constant as a constant (an
+ * arrow on the line after `=`), tag no function held by a local variable, and can lose a
+ * function's end and read the rest of the file inside it (`lostFunctionEnds`).
  */
-export function lacksDefinition(lang: string, t: Tag, lastMember: ReadonlyMap<string, number>, lastTag: ReadonlyMap<string, number>): string | undefined {
+export function lacksDefinition(lang: string, t: Tag, lastMember: ReadonlyMap<string, number>, lastTag: ReadonlyMap<string, number>, lostAt: ReadonlyMap<string, number> = new Map(), otherKind: ReadonlyMap<string, string> = new Map()): string | undefined {
     const last = lastTag.get(t.file);
     // A file ctags tags nothing in (fdir's dist/index.cjs, 600 lines of plain functions and classes): its parser gave up on it.
     if (last === undefined) return 'in a file ctags tags nothing in';
@@ -238,11 +274,21 @@ export function lacksDefinition(lang: string, t: Tag, lastMember: ReadonlyMap<st
     if (lang === 'go' && inBody && (t.category === 'classes/structs' || t.category === 'types')) return "type declared in a function body, which ctags' Go parser does not tag";
     if (lang === 'java' && t.inBody === true && t.category === 'classes/structs') return "class declared in a method body, which ctags' Java parser does not tag";
     if (lang === 'java' && t.inBody === true && t.category === 'methods') return "method of a local or anonymous class in a method body, which ctags' Java parser does not tag";
+    if (lang === 'cpp' && (t.category === 'functions' || t.category === 'methods') && /=\s*(default|delete)\s*;/.test(t.signature ?? '')) {
+        return "defaulted or deleted function (`= default`, `= delete`), which ctags tags only as a prototype, a kind it leaves out by default";
+    }
     if (lang !== 'typescript' && lang !== 'tsx' && lang !== 'javascript') return undefined;
     // These parsers tag every local variable too: after a definition past the last tag, they read nothing more.
     if (t.line > last) return 'after the last line ctags tags anything at in the file';
-    if (lang === 'javascript' && t.category === 'functions' && new RegExp(`\\.\\s*${escaped(t.name)}\\s*=\\s*(async\\s+)?(\\(|[\\w$]+\\s*=>)`).test(t.signature ?? '')) {
-        return "arrow function set on a member (`module.exports.f = (a) =>`), which ctags' JavaScript parser does not tag";
+    const declaredFunction = t.category === 'functions' && /^(export\s+)?(default\s+)?(async\s+)?function\b/.test(t.signature ?? '');
+    const held = t.category === 'functions' && new RegExp(`^(export\\s+)?(const|let|var)\\s+${escaped(t.name)}\\s*(:[^=]*)?=\\s*((async\\s+)?(\\(|[\\w$]+\\s*=>|function\\b)|$)`).test(t.signature ?? '');
+    const kind = otherKind.get(`${t.file}\0${t.line}\0${t.name}`);
+    if ((declaredFunction || held) && kind !== undefined) return `function that ctags tags as a ${kind}`;
+    if (held && inBody) return 'function held by a local variable in a function, which ctags does not tag';
+    const lost = lostAt.get(t.file);
+    if (lost !== undefined && t.line >= lost && t.category === 'functions') return 'after ctags lost the end of a function, reading the rest of the file inside it';
+    if (lang === 'javascript' && t.category === 'functions' && new RegExp(`\\.\\s*${escaped(t.name)}\\s*=\\s*(async\\s+)?(\\(|[\\w$]+\\s*=>|function\\s+${escaped(t.name)}\\s*\\()`).test(t.signature ?? '')) {
+        return "function set on a member (`module.exports.f = (a) =>`, `req.f = function f(`), which ctags' JavaScript parser does not tag";
     }
     if (lang !== 'javascript') {
         if (t.category === 'methods' && t.within === 'variable') return "method of an object literal, which ctags' TypeScript parser does not tag";

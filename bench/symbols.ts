@@ -15,7 +15,7 @@ import { runSymbolsTask } from '../workers/symbols/symbols.js';
 import { languageOf } from '../src/symbols/shared/languages.js';
 import type { Definition } from '../src/symbols/shared/types.js';
 import { benchArgs, have, intFlag, loadAverages, REPO } from './common.js';
-import { CATEGORIES, COMPARABLE, ctagsTags, ctagsVersion, elseBranchLines, lacksDefinition, type Category, type Tag } from './symbols-ctags.js';
+import { CATEGORIES, COMPARABLE, ctagsTags, ctagsVersion, elseBranchLines, lacksDefinition, lostFunctionEnds, type Category, type Tag } from './symbols-ctags.js';
 import { defaultCorpora, givenCorpora, type Corpus } from './symbols-corpora.js';
 
 const OURS: Record<string, Category> = { function: 'functions', method: 'methods', class: 'classes/structs', struct: 'classes/structs', union: 'classes/structs', enum: 'enums', macro: 'macros', type: 'types', interface: 'types' };
@@ -137,9 +137,10 @@ export async function symbolsMain(argv: readonly string[]): Promise<void> {
             continue;
         }
         sources.push(`- ${lang}: ${corpus.source}; install: \`${corpus.install}\``);
-        const { tags: theirs, lastMember, lastTag } = ctagsTags(files, lang);
+        const { tags: theirs, lastMember, lastTag, inFunction, otherKind } = ctagsTags(files, lang);
         const ours = await ourTags(files);
-        for (const t of ours.tags) t.ctagsWrong ??= lacksDefinition(lang, t, lastMember, lastTag);
+        const lostAt = lostFunctionEnds(ours.tags, inFunction);
+        for (const t of ours.tags) t.ctagsWrong ??= lacksDefinition(lang, t, lastMember, lastTag, lostAt, otherKind);
         const speed = `${files.length} | ${(ours.bytes / 1e6).toFixed(1)} | ${(ours.bytes / 1e3 / ours.ms).toFixed(2)}`;
         for (const category of CATEGORIES) {
             const o = ours.tags.filter((t) => t.category === category);
