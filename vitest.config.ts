@@ -56,13 +56,21 @@ const LONGEST_FIRST = [
     'test/integration/search-index/build-parts.test.ts', // 13
     'test/integration/symbols/references-regions.test.ts', // 12
     'test/property/edits.test.ts', // 11
-    // The unit project's longest, by their seconds in the same run.
-    'test/unit/fs/held-at.test.ts', // 24 (in two projects)
-    'test/unit/search/literal-set.test.ts', // 20
-    'test/unit/search/walk.test.ts', // 20 (in two projects)
-    'test/unit/tools/bad-arguments.test.ts', // 16
-    'test/unit/search-index/planner.test.ts', // 12
-    'test/unit/tools/read-large.test.ts', // 10
+    // The unit project's largest, by seconds of CPU (LLM_CHAT_FILE_TEST_CPU_LOG, docs/testing.md)
+    // in one npm test at load 11 to 15, where their wall time was mostly waiting for a core: with
+    // `npm run test:unit` alone they start first, so three forks stay busy to the end on small files.
+    'test/unit/search-index/planner.test.ts', // 4.3: 4,000 soundness cases, every code point's case fold
+    'test/unit/search/literal-set.test.ts', // 4.3: 1,000 and 120 property runs against a naive search and the oracle
+    'test/unit/architecture.test.ts', // 2.9: dependency-cruiser loads TypeScript and parses the sources with it
+    'test/unit/search/walk.test.ts', // 2.2, and 2.2 in held-path
+    'test/unit/fs/held-at.test.ts', // 2.2, and 0.9 in held-path
+    'test/unit/tools/list-directory.test.ts', // 2.1
+    'test/unit/search-index/table.test.ts', // 1.9
+    'test/unit/search-index/merge.test.ts', // 1.5
+    'test/unit/tools/read-large.test.ts', // 1.5
+    'test/unit/tools/legacy-encoding.test.ts', // 1.4
+    'test/unit/text/encoding-detect.test.ts', // 1.4, its sample table made at import besides
+    'test/unit/tools/bad-arguments.test.ts', // 1.1
 ];
 
 /** vitest's order (failed first, then cached durations, then size), the files above first in their order. */

@@ -196,16 +196,38 @@ const CODE_LINES = [
  */
 export function sampleText(encoding: string, lang: string, bytes: number, seed: number, kind: 'prose' | 'code'): string {
     const rnd = mulberry32(seed);
-    const pool = SENTENCES[lang]!.map((s) => fitTo(s, encoding));
+    const pool = fittedSentences(lang, encoding);
+    const size = encodedSizes(encoding);
     let text = '';
-    let size = 0;
-    for (let i = 0; size < bytes; i++) {
+    let n = 0;
+    for (let i = 0; n < bytes; i++) {
         const s = pool[Math.floor(rnd() * pool.length)]!;
         const line = kind === 'prose' ? `${s}\n` : `${CODE_LINES[i % CODE_LINES.length]}\n${i % 3 === 0 ? `/* ${s} */\n` : ''}`;
         text += line;
-        size += iconv.encode(line, encoding).length;
+        let bytesOfLine = size.get(line);
+        if (bytesOfLine === undefined) size.set(line, (bytesOfLine = iconv.encode(line, encoding).length));
+        n += bytesOfLine;
     }
     return text;
+}
+
+/**
+ * The same sentences and sizes for every sample of a language and encoding, made once: the
+ * tables have hundreds of samples, and fitting each sentence character by character and
+ * encoding each line again was most of their making.
+ */
+const FITTED = new Map<string, string[]>();
+const SIZES = new Map<string, Map<string, number>>();
+function fittedSentences(lang: string, encoding: string): string[] {
+    const key = `${lang} ${encoding}`;
+    let pool = FITTED.get(key);
+    if (pool === undefined) FITTED.set(key, (pool = SENTENCES[lang]!.map((s) => fitTo(s, encoding))));
+    return pool;
+}
+function encodedSizes(encoding: string): Map<string, number> {
+    let sizes = SIZES.get(encoding);
+    if (sizes === undefined) SIZES.set(encoding, (sizes = new Map()));
+    return sizes;
 }
 
 /** `s` with the characters `encoding` cannot hold replaced by close ones (the text stays known). */

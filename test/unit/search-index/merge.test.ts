@@ -15,18 +15,19 @@ import { mulberry32 } from '../../../bench/tree.js';
 
 /** Random posting lists over local ids `[0, count)`: gram -> ascending ids. */
 function randomLists(rand: () => number, count: number, grams: number): Map<number, number[]> {
-    const lists = new Map<number, number[]>();
+    // A key drawn again adds to its set: copying the set at each draw made the 200 small keys'
+    // lists quadratic, a second of CPU for the same lists.
+    const sets = new Map<number, Set<number>>();
     for (let k = 0; k < grams; k++) {
         // Some grams shared by many segments (small keys), some rare; a few ids far apart (multi-byte deltas).
         const key = rand() < 0.3 ? Math.floor(rand() * 200) : Math.floor(rand() * (1 << 24));
-        const ids = new Set<number>();
+        let ids = sets.get(key);
+        if (ids === undefined) sets.set(key, (ids = new Set<number>()));
         const n = 1 + Math.floor(rand() * Math.min(count, rand() < 0.1 ? 2000 : 20));
         for (let i = 0; i < n; i++) ids.add(Math.floor(rand() * count));
-        const had = lists.get(key);
-        if (had) for (const id of had) ids.add(id);
-        lists.set(key, [...ids]);
     }
-    for (const ids of lists.values()) ids.sort((a, b) => a - b);
+    const lists = new Map<number, number[]>();
+    for (const [key, ids] of sets) lists.set(key, [...ids].sort((a, b) => a - b));
     return lists;
 }
 

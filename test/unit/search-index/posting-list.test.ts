@@ -32,7 +32,13 @@ function stored(body: Uint8Array): { bytes: Uint8Array; crc: number; headLen: nu
 }
 
 function sortedIds(rand: () => number, n: number, span: number): number[] {
-    return [...new Set(Array.from({ length: n }, () => Math.floor(rand() * span)))].sort((a, b) => a - b);
+    // Sorted, then each id kept once: the same ids as a Set sorted with a comparator, at a fraction of its CPU.
+    const drawn = new Float64Array(n);
+    for (let i = 0; i < n; i++) drawn[i] = Math.floor(rand() * span);
+    drawn.sort();
+    const ids: number[] = [];
+    for (const id of drawn) if (ids.length === 0 || ids[ids.length - 1] !== id) ids.push(id);
+    return ids;
 }
 
 describe.each(ENCODINGS)('blocked posting lists (%s)', (_encoding, encode) => {

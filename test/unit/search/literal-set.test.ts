@@ -184,11 +184,21 @@ describe('the scan through a literal set, against the oracle', () => {
                     // Each text decoded once and each pattern's matchers made once, for every pair
                     // of them: a scan reuses one matcher for every file, as a worker does.
                     const texts = [latin1, Buffer.from(latin1.toString('latin1'), 'utf8')].map((bytes) => ({ bytes, text: oracleDecode(bytes) }));
+                    // One set per literals and way, shared by the patterns that give the same
+                    // literals, as a worker's matcher serves file after file (the scan resets it
+                    // for each buffer): a set per pattern made a SIMD instance and its 1 MiB window each.
+                    const sets = new Map<string, LiteralSet>();
+                    const setOf = (ls: readonly string[], how: LiteralSearch): LiteralSet => {
+                        const key = `${how} ${JSON.stringify(ls)}`;
+                        let set = sets.get(key);
+                        if (set === undefined) sets.set(key, (set = new LiteralSet(ls, how)));
+                        return set;
+                    };
                     for (const source of alternations(literals)) {
                         for (const flags of ['i', 'iu'] as const) {
                             const spec: PatternSpec = { source, flags, risky: false };
                             const m = makeMatcher(spec);
-                            const matchers = (m.literals === null ? [null] : ways(m.literals.literals)).map((how) => ({ how, matcher: how === null ? m : { ...m, literals: new LiteralSet(m.literals!.literals, how) } }));
+                            const matchers = (m.literals === null ? [null] : ways(m.literals.literals)).map((how) => ({ how, matcher: how === null ? m : { ...m, literals: setOf(m.literals!.literals, how) } }));
                             for (const { bytes, text } of texts) {
                                 const expected = oracleTextLines(text, source, flags);
                                 for (const { how, matcher } of matchers) {

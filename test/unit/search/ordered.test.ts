@@ -94,7 +94,8 @@ describe('OrderedWalk (property)', () => {
                         running.push(...w.take(1 + (next() % 3)));
                         continue;
                     }
-                    expect(running.length).toBeGreaterThan(0); // the cursor waits only on jobs handed out
+                    // expect() only on a difference, here and after each step: a call per step was half this test's CPU.
+                    if (running.length === 0) expect(running.length).toBeGreaterThan(0); // the cursor waits only on jobs handed out
                     const [node] = running.splice(next() % running.length, 1);
                     if (step < 200 && next() % 5 === 0) {
                         w.requeue(node!);
@@ -103,9 +104,10 @@ describe('OrderedWalk (property)', () => {
                     w.resolve(node!, segments(dirs.get(node!.job.rel)!, node!.job.rel));
                     w.advance();
                     const known = w.knownHits().map((h) => h.path);
-                    expect(known.slice(0, w.emitted.length)).toEqual(w.emitted.map((h) => h.path));
-                    expect(known.length).toBeLessThanOrEqual(maxResults);
-                    expect(isSubsequence(known, expected.all)).toBe(true);
+                    const emitted = w.emitted.map((h) => h.path);
+                    if (!emitted.every((p, i) => known[i] === p) || known.length < emitted.length) expect(known.slice(0, w.emitted.length)).toEqual(emitted);
+                    if (!(known.length <= maxResults)) expect(known.length).toBeLessThanOrEqual(maxResults);
+                    if (!isSubsequence(known, expected.all)) expect(isSubsequence(known, expected.all)).toBe(true);
                 }
                 expect(w.emitted.map((h) => h.path)).toEqual(expected.hits);
                 expect(w.stop).toBe(expected.stop);
