@@ -63,7 +63,8 @@ describe('background work ended early', () => {
         const progress: BuildContext['progress'] = (phase, filesDone) => {
             if (phase !== 'content' || filesDone === 0 || removed) return;
             removed = true;
-            for (const g of generations(dir)) fs.rmSync(path.join(dir, g), { recursive: true, force: true });
+            // Retried: the build's threads may add a file while the folder is emptied (ENOTEMPTY at its rmdir).
+            for (const g of generations(dir)) fs.rmSync(path.join(dir, g), { recursive: true, force: true, maxRetries: 20, retryDelay: 5 });
         };
         await expect(buildGeneration(context(root, dir, { progress }))).rejects.toThrow(/^index chunk failed: /);
         expect(removed).toBe(true);
