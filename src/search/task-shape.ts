@@ -87,8 +87,8 @@ export const ONE_THREAD_UNITS = 96;
  * Work units of the first planned part of a search that needs few hits (see {@link NEAR_HITS}) at
  * most that one thread takes alone. Perf: that part is about as many candidates as the hits
  * needed (search-index/plan.ts), and a candidate mostly holds a hit, so one thread usually ends
- * the search with it and a second one only adds its session; on the Linux tree at max_results 50
- * one thread took the median search from 5.3-7.6 ms to 3.9-4.3 ms (bench/results/query-phases).
+ * the search with it, and a second session's task was speculative work the search waited for (on
+ * the Linux tree at max_results 50, with the smaller first part: p90 15.7 → 10.6 ms, docs/performance.md).
  * A part holding large files (more units) still takes every thread.
  */
 export const NEAR_FIRST_UNITS = 4 * ONE_THREAD_UNITS;
