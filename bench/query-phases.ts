@@ -86,11 +86,12 @@ export async function queryPhasesMain(argv: readonly string[]): Promise<void> {
         cur.plan = performance.now() - p0;
         return walk === null ? null : timedParts(walk);
     };
+    // The part's `work` kept: without it every part would take every thread (task-shape.ts plannedSlots).
     const timedParts = (w: PlannedWalk): PlannedWalk =>
         w.more === null
             ? w
             : {
-                  segments: w.segments,
+                  ...w,
                   more: () => {
                       const p0 = performance.now();
                       const next = w.more!();

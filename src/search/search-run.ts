@@ -3,7 +3,7 @@ import { readCheckpoint } from './shared/checkpoint.js';
 import type { PlannedWalk } from './backend.js';
 import type { TaskRunner } from './task-runner.js';
 import { OrderedWalk, type WalkNode } from './ordered.js';
-import { expectedEntries, plannedShape, plannedSlots, taskShape } from './task-shape.js';
+import { expectedEntries, NEAR_HITS, plannedShape, plannedSlots, taskShape } from './task-shape.js';
 import { runHit, runSize } from './shared/hit-list.js';
 import type { PreparedSearch, SearchShared, SearchTaskResult, Segment, SessionTask, WalkJob } from './shared/protocol.js';
 import type { SearchHit, SearchOutcome, SearchProgress, SearchStop } from './shared/types.js';
@@ -58,12 +58,12 @@ export class SearchRun {
     #deadline = Number.MAX_SAFE_INTEGER;
     /** Tasks handed out so far. */
     #dispatched = 0;
-    /** The walk was planned by the index: its pending jobs are all the search has (task-shape.ts plannedShape). */
-    #planned = false;
     /** The rest of a backend's walk, asked for once every job before it is taken (see {@link PlannedWalk}). */
     #more: (() => PlannedWalk) | null = null;
     /** The work of the planned walk's last part placed, when its backend tells it (see {@link PlannedWalk.work}). */
     #partWork: number | undefined = undefined;
+    /** Parts of a backend's walk placed so far; from one on, its pending jobs are all the search has (task-shape.ts plannedShape). */
+    #parts = 0;
     #stop: SearchStop | null = null;
     #resolve!: Resolve<SearchOutcome>;
     #reject!: (err: unknown) => void;
@@ -128,10 +128,7 @@ export class SearchRun {
         // A backend's walk: the root resolved at once, only the entries it cannot rule out handed to the workers.
         const planned = await this.#engine.planSearch(search, rootReal);
         if (this.#stop !== null) return;
-        if (planned !== null) {
-            this.#place(this.#walk.take(1)[0]!, planned);
-            this.#planned = true;
-        }
+        if (planned !== null) this.#place(this.#walk.take(1)[0]!, planned);
         this.#pump();
     }
 
@@ -147,7 +144,7 @@ export class SearchRun {
         // and piscina starts spare threads only when other calls are waiting. While a task is stuck
         // (likely in a runaway regex), no more: the search holds one thread until it returns or times out.
         const tasks = this.#tasks;
-        const slots = tasks.stuck() ? 1 : this.#planned ? plannedSlots(this.#partWork, this.#engine.maxThreads) : this.#engine.maxThreads;
+        const slots = tasks.stuck() ? 1 : this.#parts > 0 ? plannedSlots(this.#partWork, this.#engine.maxThreads, this.#parts === 1 && walk.hitsNeeded <= NEAR_HITS) : this.#engine.maxThreads;
         // Risky patterns keep one pool task per task (their checkpoints and hard aborts are per task).
         const sessions = !tasks.risky;
         if (sessions) tasks.sessions.endIdle(slots, this.#stop !== null || this.#hooks.paused?.() === true || this.#engine.waiting > 0);
@@ -172,7 +169,7 @@ export class SearchRun {
             }
             const busy = tasks.busy();
             const expected = expectedEntries(walk.hitsNeeded, this.#tally.visited, this.#tally.found);
-            const shape = this.#planned ? plannedShape(walk.pending - held, Math.max(1, slots - busy)) : taskShape(walk.pending, slots, this.#engine.maxThreads, walk.hitsNeeded, this.#dispatched === 0, expected);
+            const shape = this.#parts > 0 ? plannedShape(walk.pending - held, Math.max(1, slots - busy)) : taskShape(walk.pending, slots, this.#engine.maxThreads, walk.hitsNeeded, this.#dispatched === 0, expected);
             this.#dispatched++;
             const nodes = walk.take(Math.min(shape.jobs, walk.pending - held));
             if (session !== null) tasks.sessions.post(session, nodes, this.#work(nodes, shape.budget));
@@ -197,6 +194,7 @@ export class SearchRun {
     #place(node: WalkNode, part: PlannedWalk): void {
         const segments = part.segments;
         this.#partWork = part.work;
+        this.#parts++;
         if (part.more !== null) {
             segments.push({ t: 'job', job: { ...node.job } });
             this.#more = part.more;

@@ -83,9 +83,23 @@ export function plannedShape(pending: number, free: number): TaskShape {
  */
 export const ONE_THREAD_UNITS = 96;
 
-/** Tasks a search planned by the index may run at once for a part of `work` units (see {@link ONE_THREAD_UNITS}); `slots` otherwise. */
-export function plannedSlots(work: number | undefined, slots: number): number {
-    return work !== undefined && work <= ONE_THREAD_UNITS ? 1 : slots;
+/**
+ * Work units of the first planned part of a search that needs few hits (see {@link NEAR_HITS}) at
+ * most that one thread takes alone. Perf: that part is about as many candidates as the hits
+ * needed (search-index/plan.ts), and a candidate mostly holds a hit, so one thread usually ends
+ * the search with it, and a second session's task was speculative work the search waited for (on
+ * the Linux tree at max_results 50, with the smaller first part: p90 15.7 → 10.6 ms, docs/performance.md).
+ * A part holding large files (more units) still takes every thread.
+ */
+export const NEAR_FIRST_UNITS = 4 * ONE_THREAD_UNITS;
+
+/**
+ * Tasks a search planned by the index may run at once for a part of `work` units (see
+ * {@link ONE_THREAD_UNITS}, and {@link NEAR_FIRST_UNITS} for a `nearFirst` part: the first part
+ * of a search needing few hits); `slots` otherwise.
+ */
+export function plannedSlots(work: number | undefined, slots: number, nearFirst = false): number {
+    return work !== undefined && work <= (nearFirst ? NEAR_FIRST_UNITS : ONE_THREAD_UNITS) ? 1 : slots;
 }
 
 /**

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../../src/engine/engine.js';
 import type { RunOptions } from '../../../src/search/task-runner.js';
-import { ONE_THREAD_UNITS } from '../../../src/search/task-shape.js';
+import { NEAR_FIRST_UNITS, ONE_THREAD_UNITS } from '../../../src/search/task-shape.js';
 import { pair, same, type Pair } from '../../support/index-pair.js';
 
 /** 20 directories of 100 small files; `rare_word` in 3 files, `dense_word` in a fifth of them. */
@@ -59,6 +59,39 @@ describe('threads of a search answered from the index', () => {
         await threadsOf(p, seen, { content_pattern: 'dense_word', max_results: 5 });
         await threadsOf(p, seen, { content_pattern: 'dense_word', include: ['d0[0-2]/**'] });
         await threadsOf(p, seen, { content_pattern: 'rare_word', exclude: ['d10/**'] });
+    });
+
+    it('gives a capped search\'s first part one thread while its candidates fill the cap; uncapped, the same work takes every thread', async () => {
+        const p = await pair(files());
+        const seen = countSessions(p.indexed.engine);
+        const many = p.indexed.engine.maxThreads > 1;
+        // 400 candidates, each a hit: the first part, as many files as max_results, fills it.
+        const capped = await threadsOf(p, seen, { content_pattern: 'dense_word', max_results: 200 });
+        expect(capped.text.split('\n').filter((l) => l.includes('dense_word'))).toHaveLength(200);
+        expect(p.tree.lastPlan.firstWork).toBeGreaterThan(ONE_THREAD_UNITS);
+        expect(p.tree.lastPlan.firstWork).toBeLessThanOrEqual(NEAR_FIRST_UNITS);
+        expect(capped.sessions).toBe(1);
+        // Not capped: the same first work takes every thread.
+        const all = await threadsOf(p, seen, { content_pattern: 'dense_word', max_results: 2000 });
+        expect(all.text.split('\n').filter((l) => l.includes('dense_word'))).toHaveLength(400);
+        if (many) expect(all.sessions).toBeGreaterThan(1);
+    });
+
+    it('spreads the later parts of a capped search over every thread when its candidates hold few hits', async () => {
+        // 800 candidates of the literal, 60 hits of the pattern (a digit after it in 3 files of 100).
+        const out: Record<string, string> = {};
+        for (let d = 0; d < 20; d++) {
+            for (let f = 0; f < 100; f++) {
+                const word = f % 5 >= 2 ? 'straw' : f % 40 === 0 ? 'sparse_word7' : 'sparse_word';
+                out[`d${String(d).padStart(2, '0')}/f${String(f).padStart(3, '0')}.txt`] = `${word} and hay\n`;
+            }
+        }
+        const p = await pair(out);
+        const seen = countSessions(p.indexed.engine);
+        const sparse = await threadsOf(p, seen, { content_pattern: 'sparse_word\\d', max_results: 30 });
+        expect(sparse.text.split('\n').filter((l) => l.includes('sparse_word7'))).toHaveLength(30);
+        expect(p.tree.lastPlan.handedOut).toBeGreaterThan(100);
+        if (p.indexed.engine.maxThreads > 1) expect(sparse.sessions).toBeGreaterThan(1);
     });
 
     it('counts a candidate by its bytes, and a changed file as unknown work: both take every thread', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FIRST_BUDGET, LARGE_BUDGET, MAX_JOBS_PER_TASK, NEAR_HITS, ONE_THREAD_UNITS, plannedShape, plannedSlots, SMALL_BUDGET, taskShape } from '../../../src/search/task-shape.js';
+import { FIRST_BUDGET, LARGE_BUDGET, MAX_JOBS_PER_TASK, NEAR_FIRST_UNITS, NEAR_HITS, ONE_THREAD_UNITS, plannedShape, plannedSlots, SMALL_BUDGET, taskShape } from '../../../src/search/task-shape.js';
 
 describe('taskShape', () => {
     it('gives the first task of a search a tiny budget, whatever it needs', () => {
@@ -45,5 +45,15 @@ describe('threads of a planned part', () => {
         expect(plannedSlots(Number.POSITIVE_INFINITY, 3)).toBe(3);
         expect(plannedSlots(undefined, 2)).toBe(2);
         expect(plannedSlots(Number.NaN, 2)).toBe(2);
+    });
+
+    it('gives the first part of a search needing few hits one thread up to more work, still every slot past it or unknown', () => {
+        expect(NEAR_FIRST_UNITS).toBeGreaterThan(ONE_THREAD_UNITS);
+        expect(plannedSlots(ONE_THREAD_UNITS + 1, 2, true)).toBe(1);
+        expect(plannedSlots(NEAR_FIRST_UNITS, 2, true)).toBe(1);
+        expect(plannedSlots(NEAR_FIRST_UNITS + 1, 2, true)).toBe(2);
+        expect(plannedSlots(Number.POSITIVE_INFINITY, 3, true)).toBe(3);
+        expect(plannedSlots(undefined, 2, true)).toBe(2);
+        expect(plannedSlots(Number.NaN, 2, true)).toBe(2);
     });
 });
