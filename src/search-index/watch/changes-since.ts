@@ -14,9 +14,10 @@ import { Turns } from '../../engine/turns.js';
 
 /**
  * What changed under `task.root` since the table `task.table` was made, compared on threads of
- * the background pool (two where there are two CPUs: the check is what a reopened index waits
- * for before it answers; the engine's threads would keep the check's memory, tens of MB for a
- * large tree). The threads share one queue of directories (check-queue.ts).
+ * its own (two where there are two CPUs: the check is what a reopened index waits for before it
+ * answers), ended before it returns. Memory: a thread kept idle for the next task would hold its
+ * heap and its views of the table's shared bytes until it left (at ten times the Linux tree the
+ * process held 260 MB right after a reopen). The threads share one queue of directories (check-queue.ts).
  *
  * Priority: `nice` (the searches' own when searches are waiting, else {@link BACKGROUND_NICE}),
  * never SCHED_IDLE. The index answers nothing until the check ends, so the check is on the path
@@ -35,8 +36,13 @@ export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'q
     // threads start (their modules load) while it is read, and wait for its end.
     const read = checked !== undefined ? await checked : threads > 1 ? await readShared(task.table) : undefined;
     const shared = read !== undefined && { tableBytes: read.bytes, tableRead: read.state, tableChecked: checked !== undefined };
-    const tasks = new BackgroundTasks(threads);
-    const results = (await Promise.all(Array.from({ length: threads }, () => tasks.run({ op: 'index-check', ...task, queue, ...shared } satisfies IndexCheckTask, { sharedNice: nice })))) as IndexCheckResult[];
+    const tasks = new BackgroundTasks(threads, true);
+    let results: IndexCheckResult[];
+    try {
+        results = (await Promise.all(Array.from({ length: threads }, () => tasks.run({ op: 'index-check', ...task, queue, ...shared } satisfies IndexCheckTask, { sharedNice: nice })))) as IndexCheckResult[];
+    } finally {
+        await tasks.close();
+    }
     const changed: string[] = [];
     const dirTimes: string[] = [];
     const watched: CheckedWatches = { wds: [], paths: [] };

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { changesSince, readShared } from '../../../src/search-index/watch/changes-since.js';
 import { endRead, newCheckQueue, newReadState } from '../../../src/search-index/shared/check-queue.js';
@@ -148,6 +149,29 @@ describe('the tree check', () => {
         fs.rmSync(damagedAgain);
         // Nothing on disk changed.
         expect(fs.readdirSync(root).sort()).toEqual(before);
+    }, 60_000);
+
+    it("ends its threads before it resolves or rejects: their heaps and the table's shared bytes go with them", async () => {
+        const { root, table } = await stored();
+        change(root);
+        const threads: Worker[] = [];
+        const seen = (w: Worker): void => void threads.push(w);
+        process.on('worker', seen);
+        try {
+            const expected = sorted(await runIndexCheckByWalk(task(root, table)));
+            const found = await changesSince({ root, skipDirs: SKIP, maxEntries: 100_000, table });
+            expect({ changed: [...found.changed].sort(), dirTimes: [...found.dirTimes].sort() }).toEqual(expected);
+            expect(threads.length).toBeGreaterThan(0);
+            // A worker that has exited has no thread id left.
+            expect(threads.map((w) => w.threadId)).toEqual(threads.map(() => -1));
+            threads.length = 0;
+            await expect(changesSince({ root, skipDirs: SKIP, maxEntries: 100, table })).rejects.toThrow(/more than 100 entries/);
+            expect(threads.length).toBeGreaterThan(0);
+            expect(threads.map((w) => w.threadId)).toEqual(threads.map(() => -1));
+        } finally {
+            process.off('worker', seen);
+            fs.chmodSync(path.join(root, 'locked'), 0o755);
+        }
     }, 60_000);
 
     it('with bytes whose checksum the host checks, compares without it, and fails on a table out of tree order rather than walking it for ever', async () => {
