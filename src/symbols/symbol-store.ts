@@ -43,12 +43,12 @@ export class SymbolStore {
     readonly timedOut: Uint32Array;
     readonly #pointOff: Uint32Array;
     readonly #points: Buffer;
-    #byFile: Promise<FileRows> | undefined;
-    #madeByFile: FileRows | null = null;
+    /** The definitions by file, read from the file per call (file-rows.ts). */
+    readonly byFile: FileRows;
 
     /**
      * @param head - the file's bytes up to the names (header, blocks' starts).
-     * @param cols - its bytes from the rows to the signatures' places.
+     * @param cols - its bytes from the rows to the rows by file.
      */
     private constructor(fh: fsp.FileHandle, head: Buffer, cols: Buffer, counts: SymbolCounts, bytes: number, names: NameList) {
         const l = layoutOf(counts);
@@ -65,6 +65,10 @@ export class SymbolStore {
         this.#points = cols.subarray(l.points - l.rows, l.points - l.rows + counts.pointBytes);
         for (let id = 0; id < counts.tableSize; id++) if (this.#pointOff[id]! > this.#pointOff[id + 1]!) throw new SymbolFileError('symbols file: checkpoints out of order');
         if (this.#pointOff[counts.tableSize] !== counts.pointBytes) throw new SymbolFileError('symbols file: checkpoints and counts disagree');
+        const fileOff = u32(l.fileOff, counts.tableSize + 1);
+        for (let id = 0; id < counts.tableSize; id++) if (fileOff[id]! > fileOff[id + 1]!) throw new SymbolFileError('symbols file: rows by file out of order');
+        if (fileOff[0] !== 0 || fileOff[counts.tableSize] !== counts.fileRowBytes) throw new SymbolFileError('symbols file: rows by file and counts disagree');
+        this.byFile = new FileRows(fh, l.fileRows, fileOff, u32(l.fileCrc, counts.tableSize), counts.defs);
         const ends = [this.#blockRows[blocks - 1], this.#blockDefs[blocks - 1], this.#blockSigs[blocks - 1]];
         if (ends[0] !== counts.rowBytes || ends[1] !== counts.defs || ends[2] !== counts.sigBytes) throw new SymbolFileError('symbols file: blocks and counts disagree');
         if (this.#conts.length !== this.#contOff[counts.containers]) throw new SymbolFileError('symbols file: text and offsets disagree');
@@ -88,9 +92,9 @@ export class SymbolStore {
             const counts = readCounts(first);
             const l = layoutOf(counts);
             if (l.end !== st.size || counts.tableSize !== tableSize) throw new SymbolFileError(`${file} does not fit its generation`);
-            // Memory: the rows are kept; the coded names only until decoded; the signatures'
-            // places are only hashed (read from disk for the definitions printed).
-            const parts: [number, Buffer][] = [[0, Buffer.allocUnsafeSlow(l.names)], [l.names, Buffer.allocUnsafeSlow(l.rows - l.names)], [l.rows, Buffer.allocUnsafeSlow(l.sigs - l.rows)]];
+            // Memory: the rows are kept; the coded names only until decoded; the rows by file and
+            // the signatures' places are only hashed (read from disk for the calls that need them).
+            const parts: [number, Buffer][] = [[0, Buffer.allocUnsafeSlow(l.names)], [l.names, Buffer.allocUnsafeSlow(l.rows - l.names)], [l.rows, Buffer.allocUnsafeSlow(l.fileRows - l.rows)]];
             const hash = createHash('sha256');
             const chunk = Buffer.allocUnsafe(READ_BYTES);
             const turns = new Turns();
@@ -138,19 +142,6 @@ export class SymbolStore {
         } catch {
             return null;
         }
-    }
-
-    /** The definitions by file once {@link byFile} has made them, else `null`. */
-    get madeByFile(): FileRows | null { return this.#madeByFile; }
-
-    /** The definitions by file (file-rows.ts), made on the first call and kept; a failure is not kept, the next call tries again. */
-    byFile(): Promise<FileRows> {
-        if (this.#byFile === undefined) {
-            const made = FileRows.of(this.#rows, this.#blockRows, this.#blockDefs, this.counts.names, this.counts.tableSize).then((rows) => (this.#madeByFile = rows));
-            made.catch(() => this.#byFile === made && (this.#byFile = undefined));
-            this.#byFile = made;
-        }
-        return this.#byFile;
     }
 
     /** Definition `k` with its name, without its signature. */
