@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import type fsp from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
+import { Turns } from '../engine/turns.js';
 import { decodeFileRows, type FileDefs } from './shared/file-rows-codec.js';
 
 /**
@@ -21,22 +23,32 @@ export class FileRows {
         readonly defs: number,
     ) {}
 
-    /** The rows of files `ids`, in their order: `null` for one not in the table, unreadable, or failing its check. */
+    /**
+     * The rows of files `ids`, in their order: `null` for one not in the table, unreadable, or
+     * failing its check. Perf: read by synchronous positioned reads in turns (a call's 556 files
+     * took 7-44 ms as promises on the libuv pool at load 8, its 4 threads taking turns).
+     */
     async read(ids: readonly number[]): Promise<(FileDefs | null)[]> {
-        return Promise.all(
-            ids.map(async (id) => {
-                if (!Number.isInteger(id) || id < 0 || id >= this.crc.length) return null;
-                const [from, to] = [this.start[id]!, this.start[id + 1]!];
-                const buf = Buffer.allocUnsafe(to - from);
-                try {
-                    const { bytesRead } = to === from ? { bytesRead: 0 } : await this.fh.read(buf, 0, buf.length, this.at + from);
-                    if (bytesRead !== buf.length || crc32(buf) !== this.crc[id]) return null;
-                    return decodeFileRows(buf, this.defs);
-                } catch {
-                    return null;
-                }
-            }),
-        );
+        const turns = new Turns();
+        const out: (FileDefs | null)[] = [];
+        for (const id of ids) {
+            out.push(this.#one(id));
+            if (turns.due) await turns.yield();
+        }
+        return out;
+    }
+
+    #one(id: number): FileDefs | null {
+        if (!Number.isInteger(id) || id < 0 || id >= this.crc.length) return null;
+        const [from, to] = [this.start[id]!, this.start[id + 1]!];
+        const buf = Buffer.allocUnsafe(to - from);
+        try {
+            const read = to === from ? 0 : fs.readSync(this.fh.fd, buf, 0, buf.length, this.at + from);
+            if (read !== buf.length || crc32(buf) !== this.crc[id]) return null;
+            return decodeFileRows(buf, this.defs);
+        } catch {
+            return null;
+        }
     }
 }
 

@@ -1,3 +1,4 @@
+import { BackgroundTasks } from '../engine/background-pool.js';
 import { MAX_TIMER_MS } from '../search/search-run.js';
 import type { TaskRunner } from '../search/task-runner.js';
 import type { RealRoots } from '../fs/shared/safe-read.js';
@@ -6,6 +7,12 @@ import type { FileSymbols, MentionsResult, MentionsTask, SymbolsResult, SymbolsT
 
 /** Files per pool task: enough to amortize a round trip, few enough to spread a batch over the threads. */
 const FILES_PER_TASK = 16;
+/**
+ * Files over this size are parsed on a thread of their own, ended when done. Memory: neither a
+ * parser's WebAssembly memory nor a thread's heap shrinks after a large file (a 7.5 MB generated
+ * header left a pool thread 100 MB larger for the process's life).
+ */
+export const BIG_FILE = 1 << 20;
 
 export interface ParseOptions {
     realRoots: RealRoots;
@@ -37,26 +44,53 @@ export async function parseFiles(engine: TaskRunner, files: readonly { shown: st
         if (hit) out[i] = hit;
         else missed.push(i);
     });
-    const parsed = await inTasks<(typeof files)[number], SymbolsResult, FileSymbols>(
-        engine,
-        missed.map((i) => files[i]!),
-        FILES_PER_TASK,
-        (batch) => ({ op: 'symbols', files: batch, realRoots: opts.realRoots, maxBytes: opts.maxBytes, parseMs: opts.parseMs, ...(opts.deadline !== undefined && { deadline: opts.deadline }), ...(opts.references !== undefined && { references: opts.references }), ...(opts.lexed === true && { lexed: true }) }) satisfies SymbolsTask,
-        (r, k) => r.files[k]!,
-        (message) => ({ ok: false, kind: 'io', message }),
-        opts,
-        {
-            late: (f) => ({ ok: false, kind: 'timeout', message: `The time limit was reached before ${f.shown} was parsed.`, late: true }),
-            // A parse that came back after the call ended still serves the next call.
-            later: (j, r) => void cache?.set(files[missed[j]!]!.real, stamps[missed[j]!]!, roots, r),
-        },
-    );
-    parsed.forEach((r, j) => {
-        const i = missed[j]!;
-        out[i] = r;
-        if (!(!r.ok && r.late === true)) cache?.set(files[i]!.real, stamps[i]!, roots, r);
-    });
+    // The stamp holds the size (cache.ts); without a cache (references asked) every file goes to the pool.
+    const big = (i: number): boolean => stamps[i] != null && Number(stamps[i]!.split(':')[2]) > BIG_FILE;
+    const parseOn = async (runner: Pick<TaskRunner, 'run'>, part: number[], size: number): Promise<void> => {
+        const parsed = await inTasks<(typeof files)[number], SymbolsResult, FileSymbols>(
+            runner,
+            part.map((i) => files[i]!),
+            size,
+            (batch) => ({ op: 'symbols', files: batch, realRoots: opts.realRoots, maxBytes: opts.maxBytes, parseMs: opts.parseMs, ...(opts.deadline !== undefined && { deadline: opts.deadline }), ...(opts.references !== undefined && { references: opts.references }), ...(opts.lexed === true && { lexed: true }) }) satisfies SymbolsTask,
+            (r, k) => r.files[k]!,
+            (message) => ({ ok: false, kind: 'io', message }),
+            opts,
+            {
+                late: (f) => ({ ok: false, kind: 'timeout', message: `The time limit was reached before ${f.shown} was parsed.`, late: true }),
+                // A parse that came back after the call ended still serves the next call.
+                later: (j, r) => void cache?.set(files[part[j]!]!.real, stamps[part[j]!]!, roots, r),
+            },
+        );
+        parsed.forEach((r, j) => {
+            const i = part[j]!;
+            out[i] = r;
+            if (!(!r.ok && r.late === true)) cache?.set(files[i]!.real, stamps[i]!, roots, r);
+        });
+    };
+    const large = missed.filter(big);
+    await Promise.all([parseOn(engine, missed.filter((i) => !big(i)), FILES_PER_TASK), large.length === 0 ? undefined : parseOn(ownThread(engine, opts.signal), large, 1)]);
     return out;
+}
+
+/**
+ * A thread of the call's own for its large files (at the pool's nice value), ended once its tasks
+ * are done, or at once when the call is cancelled. A task that cannot run comes back failed.
+ */
+function ownThread(engine: TaskRunner, signal: AbortSignal | undefined): Pick<TaskRunner, 'run'> {
+    const own = new BackgroundTasks(1, true);
+    const nice = (engine as { workerNice?: number }).workerNice ?? 0;
+    if (signal?.aborted === true) void own.stop();
+    else signal?.addEventListener('abort', () => void own.stop(), { once: true });
+    let running = 0;
+    return {
+        run: <T>(task: object): Promise<T> => {
+            running++;
+            return own
+                .run(task, { sharedNice: nice })
+                .catch((err: unknown) => ({ ok: false, code: 'io', message: err instanceof Error ? err.message : String(err) }))
+                .finally(() => --running === 0 && void own.close()) as Promise<T>;
+        },
+    };
 }
 
 /** Files per `mentions` task: reading is cheap next to parsing, and each task carries the names. */
@@ -95,7 +129,7 @@ export async function countMentions(
  * deadline), and `later` gets those items' outcomes when their task comes back.
  */
 async function inTasks<I, R, O>(
-    engine: TaskRunner,
+    engine: Pick<TaskRunner, 'run'>,
     items: readonly I[],
     size: number,
     taskOf: (batch: I[]) => object,
