@@ -1,4 +1,5 @@
 import { BackgroundTasks } from '../engine/background-pool.js';
+import { releaseFreedMemory } from '../engine/release-memory.js';
 import { MAX_TIMER_MS } from '../search/search-run.js';
 import type { TaskRunner } from '../search/task-runner.js';
 import type { RealRoots } from '../fs/shared/safe-read.js';
@@ -74,7 +75,8 @@ export async function parseFiles(engine: TaskRunner, files: readonly { shown: st
 
 /**
  * A thread of the call's own for its large files (at the pool's nice value), ended once its tasks
- * are done, or at once when the call is cancelled. A task that cannot run comes back failed.
+ * are done (the C heap's pages it freed handed back), or at once when the call is cancelled. A
+ * task that cannot run comes back failed.
  */
 function ownThread(engine: TaskRunner, signal: AbortSignal | undefined): Pick<TaskRunner, 'run'> {
     const own = new BackgroundTasks(1, true);
@@ -88,7 +90,7 @@ function ownThread(engine: TaskRunner, signal: AbortSignal | undefined): Pick<Ta
             return own
                 .run(task, { sharedNice: nice })
                 .catch((err: unknown) => ({ ok: false, code: 'io', message: err instanceof Error ? err.message : String(err) }))
-                .finally(() => --running === 0 && void own.close()) as Promise<T>;
+                .finally(() => --running === 0 && void own.close().then(releaseFreedMemory)) as Promise<T>;
         },
     };
 }

@@ -2,7 +2,8 @@
  * The symbols file's rows by file: written by the merge, left on disk by the host and read a file
  * at a time. Each file's rows are the rows by name that name it, in definition order; a file's
  * rows that changed on disk since the load are not given (the caller parses the file), and a
- * table whose writer got the section wrong is refused when loaded.
+ * table whose writer got the section wrong is refused when loaded. The rows by name are read
+ * from disk a block at a time too: a block changed since the load is refused, never decoded.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -129,6 +130,34 @@ describe('the symbols file\'s rows by file', () => {
         const store = await SymbolStore.load(file, TABLE);
         try {
             expect((await store.byFile.read([9, 10])).map(rowsOf)).toEqual([null, want[10]]);
+        } finally {
+            await store.close();
+        }
+    });
+
+    it('reads the rows by name from the file a block at a time, and refuses a block that changed on disk since the load', async () => {
+        const file = table(tempDir('lcf-byname-disk-'));
+        const good = fs.readFileSync(file);
+        const l = layoutOf(readCounts(good.subarray(0, HEADER_BYTES)));
+        const store = await SymbolStore.load(file, TABLE);
+        try {
+            const n = store.find('name_200');
+            const [from] = store.definitionsOf(n);
+            const before = store.definition(from, 'name_200');
+            const first = store.definition(0, store.nameAt(0));
+            const fd = fs.openSync(file, 'r+');
+            try {
+                // Every row's byte flipped: no block but the one decoded last (block 0, kept) has its bytes.
+                const bad = Buffer.from(good.subarray(l.rows, l.contOff).map((b) => b ^ 0x01));
+                fs.writeSync(fd, bad, 0, bad.length, l.rows);
+                expect(() => store.definitionsOf(store.find('name_100'))).toThrow(SymbolFileError);
+                expect(() => store.definitionsOf(n)).toThrow(/changed on disk/);
+                fs.writeSync(fd, good, l.rows, l.contOff - l.rows, l.rows);
+                expect(store.definition(store.definitionsOf(n)[0], 'name_200')).toEqual(before);
+                expect(store.definition(0, store.nameAt(0))).toEqual(first);
+            } finally {
+                fs.closeSync(fd);
+            }
         } finally {
             await store.close();
         }
