@@ -4,7 +4,9 @@
  * `DIR/index`, then the symbol table made for its generation, with the time, CPU time, the
  * longest wait of the event loop meanwhile and the file's size. Then, in a fresh process that
  * reopens both: resident memory with the index and symbols loaded, and the medians of
- * `find_symbol` by exact name and by regex, and of `find_references`, through the tools.
+ * `find_symbol` by exact name and by regex, and of `find_references`, through the tools; then
+ * the memory (where it is: heap, buffers, WebAssembly, the pool's share) after those calls, after
+ * a mix of the five navigation tools, after 15 s idle and with the package closed.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -39,19 +41,26 @@ const IDLE_MS = 15_000;
 
 /**
  * The process's memory now: resident (anonymous and file-backed), the host's heap and buffers,
- * the WebAssembly memories of every thread (V8 reserves each one's address space with its guard
- * regions, 4 GiB and more: the only mappings that large), and the threads.
+ * the WebAssembly memories of every thread, and the threads. V8 reserves a memory's address space
+ * with its guard regions: its pages in use are a mapping right before the rest of the
+ * reservation (4 GiB and more, no access), the only mappings that large.
  */
 function memoryNow(): Record<string, number> {
     const m = process.memoryUsage();
     const status = fs.readFileSync('/proc/self/status', 'utf8');
     const kb = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0) * 1024;
-    let [wasm, wasmMemories, size] = [0, 0, 0];
+    const maps: { from: bigint; to: bigint; size: number; rss: number }[] = [];
     for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+        const h = /^([0-9a-f]+)-([0-9a-f]+) /.exec(line);
+        if (h) maps.push({ from: BigInt(`0x${h[1]}`), to: BigInt(`0x${h[2]}`), size: 0, rss: 0 });
         const f = /^(Size|Rss):\s+(\d+) kB/.exec(line);
-        if (f?.[1] === 'Size') size = Number(f[2]) * 1024;
-        else if (f?.[1] === 'Rss' && size >= 2 ** 32) [wasm, wasmMemories] = [wasm + Number(f[2]) * 1024, wasmMemories + 1];
+        if (f !== null && maps.length > 0) maps[maps.length - 1]![f[1] === 'Size' ? 'size' : 'rss'] = Number(f[2]) * 1024;
     }
+    let [wasm, wasmMemories] = [0, 0];
+    maps.forEach((v, i) => {
+        const next = maps[i + 1];
+        if (next !== undefined && next.from === v.to && next.size >= 2 ** 32 && v.size < 2 ** 32) [wasm, wasmMemories] = [wasm + v.rss, wasmMemories + 1];
+    });
     return { rss: m.rss, anon: kb('RssAnon'), file: kb('RssFile'), heapUsed: m.heapUsed, heapTotal: m.heapTotal, arrayBuffers: m.arrayBuffers, external: m.external, wasm, wasmMemories, threads: kb('Threads') / 1024 };
 }
 

@@ -73,24 +73,41 @@ export async function parseFiles(engine: TaskRunner, files: readonly { shown: st
     return out;
 }
 
+/** Per engine, its thread for large files while it has tasks, and their parses under way by task (less its deadline). */
+const LANES = new WeakMap<object, { own: BackgroundTasks; running: number; inFlight: Map<string, Promise<unknown>> }>();
+
 /**
- * A thread of the call's own for its large files (at the pool's nice value), ended once its tasks
- * are done (the C heap's pages it freed handed back), or at once when the call is cancelled. A
- * task that cannot run comes back failed.
+ * The engine's thread for large files (at the pool's nice value): one, its tasks queued, ended
+ * once none is left (the C heap's pages it freed handed back). A call asking for a parse under
+ * way joins it rather than starting another (a parse of seconds outlives a call's time, and the
+ * next call asks again). A cancelled call stops waiting; a task that cannot run comes back failed.
  */
 function ownThread(engine: TaskRunner, signal: AbortSignal | undefined): Pick<TaskRunner, 'run'> {
-    const own = new BackgroundTasks(1, true);
     const nice = (engine as { workerNice?: number }).workerNice ?? 0;
-    if (signal?.aborted === true) void own.stop();
-    else signal?.addEventListener('abort', () => void own.stop(), { once: true });
-    let running = 0;
     return {
         run: <T>(task: object): Promise<T> => {
-            running++;
-            return own
-                .run(task, { sharedNice: nice })
-                .catch((err: unknown) => ({ ok: false, code: 'io', message: err instanceof Error ? err.message : String(err) }))
-                .finally(() => --running === 0 && void own.close().then(releaseFreedMemory)) as Promise<T>;
+            let lane = LANES.get(engine);
+            if (lane === undefined) LANES.set(engine, (lane = { own: new BackgroundTasks(1, true), running: 0, inFlight: new Map() }));
+            const l = lane;
+            const key = JSON.stringify({ ...task, deadline: undefined });
+            let parse = l.inFlight.get(key);
+            if (parse === undefined) {
+                l.running++;
+                parse = l.own
+                    .run(task, { sharedNice: nice })
+                    .catch((err: unknown) => ({ ok: false, code: 'io', message: err instanceof Error ? err.message : String(err) }))
+                    .finally(() => {
+                        l.inFlight.delete(key);
+                        if (--l.running > 0) return;
+                        LANES.delete(engine);
+                        void l.own.close().then(releaseFreedMemory);
+                    });
+                l.inFlight.set(key, parse);
+            }
+            if (signal === undefined) return parse as Promise<T>;
+            if (signal.aborted) return Promise.resolve({ ok: false, code: 'aborted', message: 'The call was cancelled.' } as T);
+            const stopped = new Promise<T>((resolve) => signal.addEventListener('abort', () => resolve({ ok: false, code: 'aborted', message: 'The call was cancelled.' } as T), { once: true }));
+            return Promise.race([parse as Promise<T>, stopped]);
         },
     };
 }

@@ -51,6 +51,25 @@ describe('large files on a thread of their own', () => {
         expect(given).toEqual(['small.c']);
     });
 
+    it('parses several large files of one call and of calls at once, each as a parse gives it', async () => {
+        const dir = tempDir('lcf-bigfile-many-');
+        const files = [0, 1, 2].map((k) => {
+            const real = path.join(dir, `big${k}.c`);
+            fs.writeFileSync(real, cFile(12_000 + k, `many${k}`));
+            expect(fs.statSync(real).size).toBeGreaterThan(BIG_FILE);
+            return { shown: `big${k}.c`, real };
+        });
+        const want = (await runSymbolsTask({ op: 'symbols', files, ...opts })).files;
+        const { runner, given } = notingRunner();
+        const other = notingRunner();
+        // Two engines' calls at once, and one engine's two calls at once (the second joins the first's parses).
+        const [a, b, c] = await Promise.all([parseFiles(runner, files, opts), parseFiles(runner, files, opts), parseFiles(other.runner, files.slice(1), opts)]);
+        expect(a).toEqual(want);
+        expect(b).toEqual(want);
+        expect(c).toEqual(want.slice(1));
+        expect([...given, ...other.given]).toEqual([]);
+    });
+
     it('gives a cancelled call\'s large file back failed', async () => {
         const dir = tempDir('lcf-bigfile-stop-');
         const big = path.join(dir, 'big.c');
