@@ -4,7 +4,9 @@
  * `DIR/index`, then the symbol table made for its generation, with the time, CPU time, the
  * longest wait of the event loop meanwhile and the file's size. Then, in a fresh process that
  * reopens both: resident memory with the index and symbols loaded, and the medians of
- * `find_symbol` by exact name and by regex, and of `find_references`, through the tools.
+ * `find_symbol` by exact name and by regex, and of `find_references`, through the tools; then
+ * the memory (where it is: heap, buffers, WebAssembly, the pool's share) after those calls, after
+ * a mix of the five navigation tools, after 15 s idle and with the package closed.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,6 +18,51 @@ import { benchArgs, fmtMB, fmtMs, intFlag, kernelTree, loadAverages, machine, me
 export const EXACT = ['kvm_vcpu_ioctl', 'mutex_lock', 'schedule', 'kmalloc', 'task_struct', 'spin_lock_irqsave', 'ext4_fill_super', 'PAGE_SIZE', 'list_head', 'tcp_sendmsg', 'usb_register_driver', 'pci_enable_device', 'inode_operations', 'copy_from_user', 'kvm_arch_vcpu_ioctl', 'file_operations/read'];
 export const REGEX = ['^kvm_vcpu_', '_ioctl$', '^mutex_(un)?lock$', '^ext4_.*_super$', 'xyzzy_none'];
 const REFERENCES = ['kvm_make_request', 'mutex_destroy', 'kvm_vcpu_ioctl'];
+/** After the timed calls, a serving mix of the navigation tools, run twice, before the memory is taken. */
+const MIX: [string, Record<string, unknown>][] = [
+    ['read_symbol', { path: 'virt/kvm/kvm_main.c', name: 'kvm_vcpu_ioctl' }],
+    ['read_symbol', { path: 'kernel/sched/core.c', name: 'schedule' }],
+    ['read_symbol', { path: 'fs/ext4/super.c', name: 'ext4_fill_super' }],
+    ['read_symbol', { path: 'net/ipv4/tcp.c', name: 'tcp_sendmsg' }],
+    ['file_outline', { path: 'kernel/sched/core.c' }],
+    ['file_outline', { path: 'mm/page_alloc.c' }],
+    ['file_outline', { path: 'include/linux/sched.h' }],
+    ['file_outline', { path: 'kernel/bpf/verifier.c' }],
+    ['repo_map', { path: 'kernel/sched' }],
+    ['repo_map', { path: 'fs/ext4' }],
+    ['find_symbol', { name: 'ext4_fill_super' }],
+    ['find_symbol', { name: '^tcp_v4_', regex: true }],
+    ['find_references', { name: 'ext4_fill_super' }],
+    ['find_references', { name: 'tcp_sendmsg' }],
+    ['find_references', { name: 'kvm_make_request' }],
+];
+/** After the mix, the process idles this long before its memory is taken again (the pool's threads idle too). */
+const IDLE_MS = 15_000;
+
+/**
+ * The process's memory now: resident (anonymous and file-backed), the host's heap and buffers,
+ * the WebAssembly memories of every thread, and the threads. V8 reserves a memory's address space
+ * with its guard regions: its pages in use are a mapping right before the rest of the
+ * reservation (4 GiB and more, no access), the only mappings that large.
+ */
+function memoryNow(): Record<string, number> {
+    const m = process.memoryUsage();
+    const status = fs.readFileSync('/proc/self/status', 'utf8');
+    const kb = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0) * 1024;
+    const maps: { from: bigint; to: bigint; size: number; rss: number }[] = [];
+    for (const line of fs.readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+        const h = /^([0-9a-f]+)-([0-9a-f]+) /.exec(line);
+        if (h) maps.push({ from: BigInt(`0x${h[1]}`), to: BigInt(`0x${h[2]}`), size: 0, rss: 0 });
+        const f = /^(Size|Rss):\s+(\d+) kB/.exec(line);
+        if (f !== null && maps.length > 0) maps[maps.length - 1]![f[1] === 'Size' ? 'size' : 'rss'] = Number(f[2]) * 1024;
+    }
+    let [wasm, wasmMemories] = [0, 0];
+    maps.forEach((v, i) => {
+        const next = maps[i + 1];
+        if (next !== undefined && next.from === v.to && next.size >= 2 ** 32 && v.size < 2 ** 32) [wasm, wasmMemories] = [wasm + v.rss, wasmMemories + 1];
+    });
+    return { rss: m.rss, anon: kb('RssAnon'), file: kb('RssFile'), heapUsed: m.heapUsed, heapTotal: m.heapTotal, arrayBuffers: m.arrayBuffers, external: m.external, wasm, wasmMemories, threads: kb('Threads') / 1024 };
+}
 
 async function open(work: string, root: string) {
     const { AccessType, FileToolPackage, Workspace } = await import('../src/index.js');
@@ -36,6 +83,7 @@ async function child(work: string, root: string, runs: number): Promise<void> {
     if (store === null) throw new Error(`symbols not loaded: ${symbolsOf(tree).error}`);
     (globalThis as { gc?: () => void }).gc?.();
     const rss = process.memoryUsage().rss;
+    const loaded = memoryNow();
     const tool = (name: string) => pkg.tools().find((t) => t.name === name)!;
     const timed = async (name: string, args: Record<string, unknown>): Promise<{ ms: number; lines: number; status: string }> => {
         const t0 = performance.now();
@@ -57,15 +105,31 @@ async function child(work: string, root: string, runs: number): Promise<void> {
     const exact = await series('find_symbol', EXACT.map((name) => ({ name })), runs);
     const regex = await series('find_symbol', REGEX.map((name) => ({ name, regex: true })), runs);
     const answered = symbolsOf(tree).answered - answered0;
-    // The first call begins making the table's rows by file; the timed calls come once they are made.
+    // A table whose rows by file are made in memory on first use: the first call begins making
+    // them, and the timed calls come once they are made. A table that stores them waits for nothing.
     let rowsWait = -1;
+    const made = (store as unknown as { byFile: unknown }).byFile;
     const refs = await series('find_references', REFERENCES.map((name) => ({ name })), Math.min(runs, 3), async () => {
         const t0 = performance.now();
-        await store.byFile();
+        if (typeof made === 'function') await (made as () => Promise<unknown>).call(store);
         if (rowsWait < 0) rowsWait = performance.now() - t0;
     });
     (globalThis as { gc?: () => void }).gc?.();
     const rssAfter = process.memoryUsage().rss;
+    const afterRefs = memoryNow();
+    const mixMs: number[] = [];
+    for (let round = 0; round < 2; round++) {
+        for (const [name, args] of MIX) {
+            const r = await timed(name, args);
+            if (r.status !== 'success') throw new Error(`${name} ${JSON.stringify(args)}: ${r.status}`);
+            if (round === 1) mixMs.push(r.ms);
+        }
+    }
+    (globalThis as { gc?: () => void }).gc?.();
+    const afterMix = memoryNow();
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    (globalThis as { gc?: () => void }).gc?.();
+    const idle = memoryNow();
     // Every use of each name, with the table and from whole-file parses without the index: the same text.
     const { AccessType, FileToolPackage, SearchConfiguration, Workspace } = await import('../src/index.js');
     // Without the index the kernel's walk needs more entries and time than the defaults give.
@@ -80,8 +144,12 @@ async function child(work: string, root: string, runs: number): Promise<void> {
         checks.push(`\`${name}\`: ${x.length} lines, ${differ === 0 ? 'equal' : `${differ} differ`}`);
     }
     await plain.close();
-    process.stdout.write(`${JSON.stringify({ rss, rssAfter, rowsWait, heap: process.memoryUsage().heapUsed, names: store.counts.names, defs: store.counts.defs, exact, regex, refs, answered, checks })}\n`);
     await pkg.close();
+    (globalThis as { gc?: () => void }).gc?.();
+    await new Promise((r) => setTimeout(r, 1000));
+    const closed = memoryNow();
+    const memory = { loaded, afterRefs, afterMix, idle, closed };
+    process.stdout.write(`${JSON.stringify({ rss, rssAfter, rowsWait, heap: loaded.heapUsed, names: store.counts.names, defs: store.counts.defs, exact, regex, refs, answered, checks, memory, mixMs })}\n`);
     process.exit(0);
 }
 
@@ -137,14 +205,22 @@ export async function symbolsIndexMain(argv: string[]): Promise<void> {
     const env = { ...process.env, LLM_CHAT_FS_MAX_CHARS_PER_CALL: '10000000' };
     const out = spawnSync(process.execPath, ['--expose-gc', script, 'symbols-index', '--child', '--work', work, '--dir', root, '--runs', String(runs)], { encoding: 'utf8', maxBuffer: 1 << 26, env });
     if (out.status !== 0) throw new Error(`serving process failed: ${out.stderr}`);
-    const s = JSON.parse(out.stdout.trim().split('\n').pop()!) as { rss: number; rssAfter: number; rowsWait: number; heap: number; exact: Row[]; regex: Row[]; refs: Row[]; answered: number; checks: string[] };
+    const s = JSON.parse(out.stdout.trim().split('\n').pop()!) as { rss: number; rssAfter: number; rowsWait: number; heap: number; exact: Row[]; regex: Row[]; refs: Row[]; answered: number; checks: string[]; memory: Record<string, Record<string, number>>; mixMs: number[] };
     console.log(`Serving process (reopened index and symbols loaded, after a GC): RSS ${fmtMB(s.rss)}, heap ${fmtMB(s.heap)}; the table answered ${s.answered} of ${(EXACT.length + REGEX.length) * (runs + 1)} find_symbol calls (${EXACT.length + REGEX.length} queries, each run ${runs + 1} times; a query it finds nothing for goes on to the scan, which says how many files mention the name).\n`);
     for (const [title, rows] of [['find_symbol, exact name', s.exact], ['find_symbol, regex', s.regex], ['find_references', s.refs]] as const) {
         console.log(`| ${title} | median | lines |\n| --- | ---: | ---: |`);
         for (const r of rows) console.log(`| \`${r.q}\` | ${fmtMs(r.median)} | ${r.status === 'success' ? r.lines : r.status} |`);
         console.log(`| **median of medians** | **${fmtMs(median(rows.map((r) => r.median)))}** | |\n`);
     }
-    console.log(`find_references' first calls (not in the medians; the first begins making the table's rows by file, and parses as without them): ${s.refs.map((r) => `\`${r.q}\` ${fmtMs(r.first)}`).join(', ')}; the rows were made ${fmtMs(s.rowsWait)} after the first call's end. Serving process RSS after them (after a GC): ${fmtMB(s.rssAfter)}.\n`);
+    console.log(`find_references' first calls (not in the medians): ${s.refs.map((r) => `\`${r.q}\` ${fmtMs(r.first)}`).join(', ')}; waited for the table's rows by file after the first call's end: ${fmtMs(s.rowsWait)}. Serving process RSS after them (after a GC): ${fmtMB(s.rssAfter)}.\n`);
+    console.log(`Then a serving mix, run twice (${MIX.length} calls: ${MIX.map(([n, a]) => `${n} ${JSON.stringify(a)}`).join(', ')}); the second round's calls took ${s.mixMs.map(fmtMs).join(', ')}.\n`);
+    const phases: [string, string][] = [['loaded', 'index and table loaded'], ['afterRefs', 'after the timed calls'], ['afterMix', 'after the mix'], ['idle', `after ${IDLE_MS / 1000} s idle`], ['closed', 'package closed (no pool)']];
+    console.log('| serving process, after a GC | RSS | anonymous | file-backed | host heap used / total | host buffers | WebAssembly (memories) | threads |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    for (const [k, title] of phases) {
+        const m = s.memory[k]!;
+        console.log(`| ${title} | ${fmtMB(m['rss']!)} | ${fmtMB(m['anon']!)} | ${fmtMB(m['file']!)} | ${fmtMB(m['heapUsed']!)} / ${fmtMB(m['heapTotal']!)} | ${fmtMB(m['arrayBuffers']!)} | ${fmtMB(m['wasm']!)} (${m['wasmMemories']}) | ${m['threads']} |`);
+    }
+    console.log('');
     console.log(`Every use (max_results 100000) with the table against whole-file parses without the index, line by line: ${s.checks.join('; ')}.`);
 }
 

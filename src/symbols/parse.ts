@@ -1,3 +1,5 @@
+import { BackgroundTasks } from '../engine/background-pool.js';
+import { releaseFreedMemory } from '../engine/release-memory.js';
 import { MAX_TIMER_MS } from '../search/search-run.js';
 import type { TaskRunner } from '../search/task-runner.js';
 import type { RealRoots } from '../fs/shared/safe-read.js';
@@ -6,6 +8,12 @@ import type { FileSymbols, MentionsResult, MentionsTask, SymbolsResult, SymbolsT
 
 /** Files per pool task: enough to amortize a round trip, few enough to spread a batch over the threads. */
 const FILES_PER_TASK = 16;
+/**
+ * Files over this size are parsed on a thread of their own, ended when done. Memory: neither a
+ * parser's WebAssembly memory nor a thread's heap shrinks after a large file (a 7.5 MB generated
+ * header left a pool thread 100 MB larger for the process's life).
+ */
+export const BIG_FILE = 1 << 20;
 
 export interface ParseOptions {
     realRoots: RealRoots;
@@ -37,26 +45,71 @@ export async function parseFiles(engine: TaskRunner, files: readonly { shown: st
         if (hit) out[i] = hit;
         else missed.push(i);
     });
-    const parsed = await inTasks<(typeof files)[number], SymbolsResult, FileSymbols>(
-        engine,
-        missed.map((i) => files[i]!),
-        FILES_PER_TASK,
-        (batch) => ({ op: 'symbols', files: batch, realRoots: opts.realRoots, maxBytes: opts.maxBytes, parseMs: opts.parseMs, ...(opts.deadline !== undefined && { deadline: opts.deadline }), ...(opts.references !== undefined && { references: opts.references }), ...(opts.lexed === true && { lexed: true }) }) satisfies SymbolsTask,
-        (r, k) => r.files[k]!,
-        (message) => ({ ok: false, kind: 'io', message }),
-        opts,
-        {
-            late: (f) => ({ ok: false, kind: 'timeout', message: `The time limit was reached before ${f.shown} was parsed.`, late: true }),
-            // A parse that came back after the call ended still serves the next call.
-            later: (j, r) => void cache?.set(files[missed[j]!]!.real, stamps[missed[j]!]!, roots, r),
-        },
-    );
-    parsed.forEach((r, j) => {
-        const i = missed[j]!;
-        out[i] = r;
-        if (!(!r.ok && r.late === true)) cache?.set(files[i]!.real, stamps[i]!, roots, r);
-    });
+    // The stamp holds the size (cache.ts); without a cache (references asked) every file goes to the pool.
+    const big = (i: number): boolean => stamps[i] != null && Number(stamps[i]!.split(':')[2]) > BIG_FILE;
+    const parseOn = async (runner: Pick<TaskRunner, 'run'>, part: number[], size: number): Promise<void> => {
+        const parsed = await inTasks<(typeof files)[number], SymbolsResult, FileSymbols>(
+            runner,
+            part.map((i) => files[i]!),
+            size,
+            (batch) => ({ op: 'symbols', files: batch, realRoots: opts.realRoots, maxBytes: opts.maxBytes, parseMs: opts.parseMs, ...(opts.deadline !== undefined && { deadline: opts.deadline }), ...(opts.references !== undefined && { references: opts.references }), ...(opts.lexed === true && { lexed: true }) }) satisfies SymbolsTask,
+            (r, k) => r.files[k]!,
+            (message) => ({ ok: false, kind: 'io', message }),
+            opts,
+            {
+                late: (f) => ({ ok: false, kind: 'timeout', message: `The time limit was reached before ${f.shown} was parsed.`, late: true }),
+                // A parse that came back after the call ended still serves the next call.
+                later: (j, r) => void cache?.set(files[part[j]!]!.real, stamps[part[j]!]!, roots, r),
+            },
+        );
+        parsed.forEach((r, j) => {
+            const i = part[j]!;
+            out[i] = r;
+            if (!(!r.ok && r.late === true)) cache?.set(files[i]!.real, stamps[i]!, roots, r);
+        });
+    };
+    const large = missed.filter(big);
+    await Promise.all([parseOn(engine, missed.filter((i) => !big(i)), FILES_PER_TASK), large.length === 0 ? undefined : parseOn(ownThread(engine, opts.signal), large, 1)]);
     return out;
+}
+
+/** Per engine, its thread for large files while it has tasks, and their parses under way by task (less its deadline). */
+const LANES = new WeakMap<object, { own: BackgroundTasks; running: number; inFlight: Map<string, Promise<unknown>> }>();
+
+/**
+ * The engine's thread for large files (at the pool's nice value): one, its tasks queued, ended
+ * once none is left (the C heap's pages it freed handed back). A call asking for a parse under
+ * way joins it rather than starting another (a parse of seconds outlives a call's time, and the
+ * next call asks again). A cancelled call stops waiting; a task that cannot run comes back failed.
+ */
+function ownThread(engine: TaskRunner, signal: AbortSignal | undefined): Pick<TaskRunner, 'run'> {
+    const nice = (engine as { workerNice?: number }).workerNice ?? 0;
+    return {
+        run: <T>(task: object): Promise<T> => {
+            let lane = LANES.get(engine);
+            if (lane === undefined) LANES.set(engine, (lane = { own: new BackgroundTasks(1, true), running: 0, inFlight: new Map() }));
+            const l = lane;
+            const key = JSON.stringify({ ...task, deadline: undefined });
+            let parse = l.inFlight.get(key);
+            if (parse === undefined) {
+                l.running++;
+                parse = l.own
+                    .run(task, { sharedNice: nice })
+                    .catch((err: unknown) => ({ ok: false, code: 'io', message: err instanceof Error ? err.message : String(err) }))
+                    .finally(() => {
+                        l.inFlight.delete(key);
+                        if (--l.running > 0) return;
+                        LANES.delete(engine);
+                        void l.own.close().then(releaseFreedMemory);
+                    });
+                l.inFlight.set(key, parse);
+            }
+            if (signal === undefined) return parse as Promise<T>;
+            if (signal.aborted) return Promise.resolve({ ok: false, code: 'aborted', message: 'The call was cancelled.' } as T);
+            const stopped = new Promise<T>((resolve) => signal.addEventListener('abort', () => resolve({ ok: false, code: 'aborted', message: 'The call was cancelled.' } as T), { once: true }));
+            return Promise.race([parse as Promise<T>, stopped]);
+        },
+    };
 }
 
 /** Files per `mentions` task: reading is cheap next to parsing, and each task carries the names. */
@@ -95,7 +148,7 @@ export async function countMentions(
  * deadline), and `later` gets those items' outcomes when their task comes back.
  */
 async function inTasks<I, R, O>(
-    engine: TaskRunner,
+    engine: Pick<TaskRunner, 'run'>,
     items: readonly I[],
     size: number,
     taskOf: (batch: I[]) => object,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
 import { BLOCK_NAMES, BLOCK_SHIFT, checkRows, decodeRows, decodeSigs, SIG_NONE, type BlockRows, type SigPlace } from './shared/symbol-codec.js';
 import { signatureCheck, signatureText } from './shared/signature.js';
 import { decodePoints, type FilePoints } from './shared/checkpoint-codec.js';
@@ -20,16 +21,16 @@ export class SymbolFileError extends Error {}
 
 /**
  * A generation's symbol table as served (symbol-format.ts): the names' bytes with their blocks'
- * starts (symbol-names.ts), the definitions' rows as the file codes them, decoded a block at a
- * time (memory: no object per definition); signatures' places stay on disk, read for the lines a
- * call prints, and the signatures from the source files. The whole file is checked against its
- * digest when loaded; a file that fails is never used.
+ * starts (symbol-names.ts) held; the rows, the rows by file and the signatures' places left on
+ * disk, read a block or a file at a time for a call (no object per definition). The whole file is
+ * checked against its digest when loaded; a file that fails is never used.
  */
 export class SymbolStore {
     readonly counts: SymbolCounts;
     readonly bytes: number;
     readonly names: NameList;
-    readonly #rows: Buffer;
+    /** Each block's rows' CRC-32, taken when loaded: the rows are read from the file per block. */
+    readonly #rowCrc: Uint32Array;
     readonly #blockRows: Uint32Array;
     readonly #blockDefs: Uint32Array;
     readonly #blockSigs: Uint32Array;
@@ -43,28 +44,32 @@ export class SymbolStore {
     readonly timedOut: Uint32Array;
     readonly #pointOff: Uint32Array;
     readonly #points: Buffer;
-    #byFile: Promise<FileRows> | undefined;
-    #madeByFile: FileRows | null = null;
+    /** The definitions by file, read from the file per call (file-rows.ts). */
+    readonly byFile: FileRows;
 
     /**
      * @param head - the file's bytes up to the names (header, blocks' starts).
-     * @param cols - its bytes from the rows to the signatures' places.
+     * @param cols - its bytes from the containers to the rows by file.
      */
     private constructor(fh: fsp.FileHandle, head: Buffer, cols: Buffer, counts: SymbolCounts, bytes: number, names: NameList) {
         const l = layoutOf(counts);
         const blocks = blocksOf(counts.names) + 1;
-        const u32 = (at: number, n: number): Uint32Array => (at < l.names ? new Uint32Array(head.buffer, head.byteOffset + at, n) : new Uint32Array(cols.buffer, cols.byteOffset + at - l.rows, n));
+        const u32 = (at: number, n: number): Uint32Array => (at < l.names ? new Uint32Array(head.buffer, head.byteOffset + at, n) : new Uint32Array(cols.buffer, cols.byteOffset + at - l.contOff, n));
         [this.#fh, this.#l, this.counts, this.bytes, this.names] = [fh, l, counts, bytes, names];
         [this.#blockRows, this.#blockDefs, this.#blockSigs] = [u32(l.blockRows, blocks), u32(l.blockDefs, blocks), u32(l.blockSigs, blocks)];
-        this.#rows = cols.subarray(0, counts.rowBytes);
+        this.#rowCrc = new Uint32Array(blocks - 1);
         this.#contOff = u32(l.contOff, counts.containers + 1);
-        this.#conts = cols.toString('utf8', l.contText - l.rows, l.contText - l.rows + counts.containerBytes);
+        this.#conts = cols.toString('utf8', l.contText - l.contOff, l.contText - l.contOff + counts.containerBytes);
         const ids = u32(l.failedIds, counts.failed);
-        this.timedOut = ids.filter((_, i) => cols[l.failedWhy - l.rows + i] === Failure.Timeout);
+        this.timedOut = ids.filter((_, i) => cols[l.failedWhy - l.contOff + i] === Failure.Timeout);
         this.#pointOff = u32(l.pointOff, counts.tableSize + 1);
-        this.#points = cols.subarray(l.points - l.rows, l.points - l.rows + counts.pointBytes);
+        this.#points = cols.subarray(l.points - l.contOff, l.points - l.contOff + counts.pointBytes);
         for (let id = 0; id < counts.tableSize; id++) if (this.#pointOff[id]! > this.#pointOff[id + 1]!) throw new SymbolFileError('symbols file: checkpoints out of order');
         if (this.#pointOff[counts.tableSize] !== counts.pointBytes) throw new SymbolFileError('symbols file: checkpoints and counts disagree');
+        const fileOff = u32(l.fileOff, counts.tableSize + 1);
+        for (let id = 0; id < counts.tableSize; id++) if (fileOff[id]! > fileOff[id + 1]!) throw new SymbolFileError('symbols file: rows by file out of order');
+        if (fileOff[0] !== 0 || fileOff[counts.tableSize] !== counts.fileRowBytes) throw new SymbolFileError('symbols file: rows by file and counts disagree');
+        this.byFile = new FileRows(fh, l.fileRows, fileOff, u32(l.fileCrc, counts.tableSize), counts.defs);
         const ends = [this.#blockRows[blocks - 1], this.#blockDefs[blocks - 1], this.#blockSigs[blocks - 1]];
         if (ends[0] !== counts.rowBytes || ends[1] !== counts.defs || ends[2] !== counts.sigBytes) throw new SymbolFileError('symbols file: blocks and counts disagree');
         if (this.#conts.length !== this.#contOff[counts.containers]) throw new SymbolFileError('symbols file: text and offsets disagree');
@@ -88,9 +93,9 @@ export class SymbolStore {
             const counts = readCounts(first);
             const l = layoutOf(counts);
             if (l.end !== st.size || counts.tableSize !== tableSize) throw new SymbolFileError(`${file} does not fit its generation`);
-            // Memory: the rows are kept; the coded names only until decoded; the signatures'
-            // places are only hashed (read from disk for the definitions printed).
-            const parts: [number, Buffer][] = [[0, Buffer.allocUnsafeSlow(l.names)], [l.names, Buffer.allocUnsafeSlow(l.rows - l.names)], [l.rows, Buffer.allocUnsafeSlow(l.sigs - l.rows)]];
+            // Memory: the coded names are kept only until decoded, the rows until checked; the rows,
+            // the rows by file and the signatures' places are read from disk by the calls that need them.
+            const parts: [number, Buffer][] = [[0, Buffer.allocUnsafeSlow(l.names)], [l.names, Buffer.allocUnsafeSlow(l.rows - l.names)], [l.rows, Buffer.allocUnsafeSlow(l.contOff - l.rows)], [l.contOff, Buffer.allocUnsafeSlow(l.fileRows - l.contOff)]];
             const hash = createHash('sha256');
             const chunk = Buffer.allocUnsafe(READ_BYTES);
             const turns = new Turns();
@@ -105,12 +110,12 @@ export class SymbolStore {
                 at += bytesRead;
                 if (turns.due) await turns.yield();
             }
-            const [[, head], [, coded], [, cols]] = parts as [[number, Buffer], [number, Buffer], [number, Buffer]];
+            const [[, head], [, coded], [, rows], [, cols]] = parts as [number, Buffer][] as [[number, Buffer], [number, Buffer], [number, Buffer], [number, Buffer]];
             first.copy(head, 0);
             if (!hash.digest().equals(first.subarray(SYMBOL_MAGIC.length, SYMBOL_MAGIC.length + DIGEST_BYTES))) throw new SymbolFileError(`${file} fails its checksum`);
             const names = await NameList.decode(coded.subarray(0, counts.codedBytes), counts.names, counts.nameBytes, turns);
             const store = new SymbolStore(fh, head, cols, counts, st.size, names);
-            await store.#check(turns);
+            await store.#check(rows, turns);
             return store;
         } catch (err) {
             await fh.close();
@@ -118,12 +123,13 @@ export class SymbolStore {
         }
     }
 
-    /** Every block's rows read through once (a digest that checks out does not prove the writer right). @throws RangeError when one does not fit. */
-    async #check(turns: Turns): Promise<void> {
+    /** Every block's rows read through once (a digest that checks out does not prove the writer right), and their CRC-32 taken. @throws RangeError when one does not fit. */
+    async #check(rows: Buffer, turns: Turns): Promise<void> {
         const [starts, defs] = [this.#blockRows, this.#blockDefs];
         for (let b = 0; b + 1 < starts.length; b++) {
             if (starts[b]! > starts[b + 1]! || defs[b]! > defs[b + 1]! || this.#blockSigs[b]! > this.#blockSigs[b + 1]!) throw new SymbolFileError('symbols file: blocks out of order');
-            checkRows(this.#rows, starts[b]!, starts[b + 1]!, Math.min(BLOCK_NAMES, this.counts.names - (b << BLOCK_SHIFT)), defs[b + 1]! - defs[b]!);
+            checkRows(rows, starts[b]!, starts[b + 1]!, Math.min(BLOCK_NAMES, this.counts.names - (b << BLOCK_SHIFT)), defs[b + 1]! - defs[b]!);
+            this.#rowCrc[b] = crc32(rows.subarray(starts[b]!, starts[b + 1]!));
             if ((b & 1023) === 0 && turns.due) await turns.yield();
         }
     }
@@ -138,19 +144,6 @@ export class SymbolStore {
         } catch {
             return null;
         }
-    }
-
-    /** The definitions by file once {@link byFile} has made them, else `null`. */
-    get madeByFile(): FileRows | null { return this.#madeByFile; }
-
-    /** The definitions by file (file-rows.ts), made on the first call and kept; a failure is not kept, the next call tries again. */
-    byFile(): Promise<FileRows> {
-        if (this.#byFile === undefined) {
-            const made = FileRows.of(this.#rows, this.#blockRows, this.#blockDefs, this.counts.names, this.counts.tableSize).then((rows) => (this.#madeByFile = rows));
-            made.catch(() => this.#byFile === made && (this.#byFile = undefined));
-            this.#byFile = made;
-        }
-        return this.#byFile;
     }
 
     /** Definition `k` with its name, without its signature. */
@@ -180,12 +173,16 @@ export class SymbolStore {
         return this.names.matching(re, stop);
     }
 
-    /** Block `b`'s rows, decoded (the last block asked for is kept). */
+    /** Block `b`'s rows read from the file (some 300 bytes) and decoded, the last one kept. @throws SymbolFileError when not the bytes checked at load. */
     #block(b: number): BlockRows {
         if (this.#cached?.b === b) return this.#cached.rows;
         const names = Math.min(BLOCK_NAMES, this.counts.names - (b << BLOCK_SHIFT));
         try {
-            const rows = decodeRows(this.#rows, this.#blockRows[b]!, this.#blockRows[b + 1]!, names, this.#blockDefs[b + 1]! - this.#blockDefs[b]!);
+            const [from, to] = [this.#blockRows[b]!, this.#blockRows[b + 1]!];
+            const buf = Buffer.allocUnsafe(to - from);
+            const read = to === from ? 0 : fs.readSync(this.#fh.fd, buf, 0, buf.length, this.#l.rows + from);
+            if (read !== buf.length || crc32(buf) !== this.#rowCrc[b]) throw new RangeError('its rows changed on disk');
+            const rows = decodeRows(buf, 0, buf.length, names, this.#blockDefs[b + 1]! - this.#blockDefs[b]!);
             this.#cached = { b, rows };
             return rows;
         } catch (err) {

@@ -77,7 +77,8 @@ const before = (a: Head, b: Head): boolean => (a.rec[0] !== b.rec[0] ? a.rec[0] 
  * The `symbols-merge` operation: the part files (each sorted by name) merged into the
  * generation's symbol table (symbol-format.ts). Memory: a k-way merge reading each part through a
  * small buffer and writing each section to a temporary file as it goes (table-encode.ts); only
- * one name's definitions, the containers' dictionary and the failed files are held. The
+ * one name's definitions, the containers' dictionary and the failed files are held, then at the
+ * end the rows, read back to make the rows by file. The
  * sections are then joined under a temporary name, synced, and renamed: a crash leaves no file
  * under its name that is not whole. The part files are removed.
  */
@@ -127,7 +128,7 @@ export function runSymbolsMerge(task: SymbolsMergeTask): SymbolsMergeResult {
         }
         if (name !== null) enc.add(name, rows, sigs);
         enc.finish();
-        const bytes = assemble(task, tmp, enc, [...containers.keys()], failed, pointSections(task.tableSize, points));
+        const bytes = assemble(task, tmp, enc, [...containers.keys()], failed, pointSections(task.tableSize, points), enc.byFile(task.tableSize));
         fs.renameSync(tmp, task.out);
         for (const part of task.parts) fs.rmSync(part, { force: true });
         return { ok: true, bytes, names: enc.names, definitions: enc.defs };
@@ -192,14 +193,14 @@ function pointSections(tableSize: number, points: [number, string][]): { offsets
 }
 
 /** Writes the table to `tmp`: the header, then each section at its place (streamed columns copied), the digest last; synced. Its size. */
-function assemble(task: SymbolsMergeTask, tmp: string, enc: TableEncoder, containers: string[], failed: [number, Failure][], points: { offsets: Buffer; data: Buffer }): number {
+function assemble(task: SymbolsMergeTask, tmp: string, enc: TableEncoder, containers: string[], failed: [number, Failure][], points: { offsets: Buffer; data: Buffer }, byFile: { offsets: Buffer; crcs: Buffer; data: Buffer }): number {
     const cols = enc.cols;
     const cont = joined(containers);
     failed.sort((a, b) => a[0] - b[0]);
     const ids = Buffer.alloc(4 * failed.length);
     failed.forEach((f, i) => ids.writeUInt32LE(f[0], 4 * i));
     const size = (c: Streamed): number => cols.get(c)!.bytes;
-    const counts = { tableSize: task.tableSize, names: enc.names, defs: enc.defs, containers: containers.length, failed: failed.length, nameBytes: enc.nameBytes, containerBytes: cont.text.length, codedBytes: size('names'), rowBytes: size('rows'), sigBytes: size('sigs'), pointBytes: points.data.length };
+    const counts = { tableSize: task.tableSize, names: enc.names, defs: enc.defs, containers: containers.length, failed: failed.length, nameBytes: enc.nameBytes, containerBytes: cont.text.length, codedBytes: size('names'), rowBytes: size('rows'), sigBytes: size('sigs'), pointBytes: points.data.length, fileRowBytes: byFile.data.length };
     const l = layoutOf(counts);
     const header = Buffer.alloc(HEADER_BYTES);
     SYMBOL_MAGIC.copy(header, 0);
@@ -227,6 +228,9 @@ function assemble(task: SymbolsMergeTask, tmp: string, enc: TableEncoder, contai
             ['failedWhy', Buffer.from(failed.map((f) => f[1]))],
             ['pointOff', points.offsets],
             ['points', points.data],
+            ['fileOff', byFile.offsets],
+            ['fileCrc', byFile.crcs],
+            ['fileRows', byFile.data],
         ];
         // In the file's order; an empty section shares its offset with the next, so it is left out.
         const bytesOf = (from: string | Buffer): number => (typeof from === 'string' ? [...cols.values()].find((w) => w.file === from)!.bytes : from.length);

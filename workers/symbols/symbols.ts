@@ -9,6 +9,7 @@ import { lexedReferences, plainIdentifier, shownLine } from './lexed.js';
 import { occurrencesOf } from './words.js';
 import { decodeText } from '../../src/text/shared/text.js';
 import { loaded, parseWithin } from './parser.js';
+import { takeTaskPriority } from '../pool/background.js';
 import { checkpointsOf, matchesAround, regionsFor, regionsHold } from './regions.js';
 import { atFileScope, keep, objectOwner } from './keep.js';
 import { lostMacros, patchedStart, realName } from './repairs.js';
@@ -21,6 +22,9 @@ const CLASS_LIKE: ReadonlySet<string> = new Set(['class', 'struct', 'union', 'in
 
 /** The `symbols` operation: each file's definitions, one outcome per file. */
 export async function runSymbolsTask(task: SymbolsTask): Promise<SymbolsResult> {
+    // A thread of a call's own (src/symbols/parse.ts, large files) takes the pool's nice value.
+    const priority = task as { nice?: number; idle?: boolean };
+    if (priority.nice !== undefined) takeTaskPriority(priority);
     const files: FileSymbols[] = [];
     for (const f of task.files) {
         const ms = task.deadline === undefined ? task.parseMs : Math.min(task.parseMs, task.deadline - Date.now());

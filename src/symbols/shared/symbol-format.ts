@@ -5,10 +5,10 @@
  * the host (src/symbols/symbol-store.ts). Encodings in symbol-codec.ts.
  *
  * Layout, little-endian, every section 4-byte aligned:
- * - magic `LCFSYM05`, then the SHA-256 of every byte after the digest;
+ * - magic `LCFSYM06`, then the SHA-256 of every byte after the digest;
  * - counts (`COUNTS` u32): table entries, names, definitions, containers, failed files, bytes of
  *   the names joined by `\n`, bytes of the containers, then the bytes of the coded names, of the
- *   rows and of the signature places;
+ *   rows, of the signature places, of the checkpoints and of the rows by file;
  * - per block (and one past the last): where its rows start, its first definition's number, and
  *   where its signature places start (u32 each);
  * - names, sorted by JS string order, front coded: per name the bytes it shares with the one
@@ -20,6 +20,9 @@
  * - per table entry (and one past the last), where its checkpoints start (u32), then the
  *   checkpoints (checkpoint-codec.ts): where a parse of the file stood between top-level items,
  *   so that `find_references` parses only the regions around a name's occurrences;
+ * - the definitions by file (file-rows-codec.ts): per table entry (and one past the last) where
+ *   its rows start (u32), per table entry the CRC-32 of its rows (u32), then the rows: left on
+ *   disk while serving and read for the files a `find_references` call lexed;
  * - per block, per definition where its signature's text stands in its file and a 16-bit check
  *   (symbol-codec.ts, `SigEncoder`): last, left on disk while serving and read for the
  *   definitions a call prints.
@@ -31,9 +34,9 @@
 import { BLOCK_NAMES } from './symbol-codec.js';
 import { SYMBOL_KINDS, type SymbolKind } from './types.js';
 
-export const SYMBOL_MAGIC = Buffer.from('LCFSYM05', 'latin1');
+export const SYMBOL_MAGIC = Buffer.from('LCFSYM06', 'latin1');
 export const DIGEST_BYTES = 32;
-export const COUNTS = 11;
+export const COUNTS = 12;
 /** A signature's byte length at most in the table (the low bit of its varint says the text was cut). */
 export const SIG_MAX_BYTES = 0x7fff;
 export const HEADER_BYTES = SYMBOL_MAGIC.length + DIGEST_BYTES + COUNTS * 4;
@@ -57,6 +60,7 @@ export interface SymbolCounts {
     rowBytes: number;
     sigBytes: number;
     pointBytes: number;
+    fileRowBytes: number;
 }
 
 export const blocksOf = (names: number): number => Math.ceil(names / BLOCK_NAMES);
@@ -74,6 +78,9 @@ export interface SymbolLayout {
     failedWhy: number;
     pointOff: number;
     points: number;
+    fileOff: number;
+    fileCrc: number;
+    fileRows: number;
     sigs: number;
     end: number;
 }
@@ -100,6 +107,9 @@ export function layoutOf(c: SymbolCounts): SymbolLayout {
         failedWhy: take(c.failed),
         pointOff: take(4 * (c.tableSize + 1)),
         points: take(c.pointBytes),
+        fileOff: take(4 * (c.tableSize + 1)),
+        fileCrc: take(4 * c.tableSize),
+        fileRows: take(c.fileRowBytes),
         sigs: take(c.sigBytes),
         end: 0,
     };
@@ -107,7 +117,7 @@ export function layoutOf(c: SymbolCounts): SymbolLayout {
     return l;
 }
 
-const COUNT_KEYS = ['tableSize', 'names', 'defs', 'containers', 'failed', 'nameBytes', 'containerBytes', 'codedBytes', 'rowBytes', 'sigBytes', 'pointBytes'] as const;
+const COUNT_KEYS = ['tableSize', 'names', 'defs', 'containers', 'failed', 'nameBytes', 'containerBytes', 'codedBytes', 'rowBytes', 'sigBytes', 'pointBytes', 'fileRowBytes'] as const;
 
 export function readCounts(header: Buffer): SymbolCounts {
     const at = SYMBOL_MAGIC.length + DIGEST_BYTES;

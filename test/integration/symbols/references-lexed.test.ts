@@ -1,10 +1,10 @@
 /**
  * find_references with the symbol table on C files: the uses told by the lexer (workers/symbols/
- * lexed.ts) and their enclosing definitions taken from the table's rows (src/symbols/file-rows.ts)
- * give the answer the package without the index gives, on the hard cases: block comments opened
+ * lexed.ts) and their enclosing definitions taken from the table's rows by file (src/symbols/file-rows.ts,
+ * read from the table's file per call) give the answer the package without the index gives, on the hard cases: block comments opened
  * before a use's item, escaped quotes, `#if 0` blocks, macros, uses on a definition's first and
  * last lines, a file with no definitions, two definitions on one line; and which files the lexer
- * told, which it left to the parse.
+ * told, which it left to the parse; files whose rows fail their check on disk are parsed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AccessType, FileConfiguration, FileToolPackage, SearchConfiguration, Workspace } from '../../../src/index.js';
 import { DEFAULT_SKIP_DIRS } from '../../../src/internals.js';
 import { symbolsOf } from '../../../src/symbols/symbol-table.js';
+import { enclosing } from '../../../src/symbols/file-rows.js';
+import { HEADER_BYTES, layoutOf, readCounts, SYMBOLS_FILE } from '../../../src/symbols/shared/symbol-format.js';
 import { withCheckpoints } from '../../../src/symbols/table-points.js';
 import { referencesIn } from '../../../src/symbols/table-references.js';
 import { dotted } from '../../../src/symbols/names.js';
@@ -76,10 +78,9 @@ describe('find_references told by the lexer and the table', () => {
         const files = Object.keys(FILES).map((rel) => ({ shown: rel, real: path.join(real, rel) }));
         const pointed = await withCheckpoints(pkg.workspace.view(), pkg.engine, undefined, files, null);
         const opts = { realRoots: null, maxBytes: 1 << 22, parseMs: 60_000, references: N };
-        // Before the table's rows by file are made (the first call begins making them), nothing is lexed.
-        expect((await referencesIn(pkg.engine, pointed.files, pointed.store, opts)).some((r) => r.ok && r.lexed)).toBe(false);
+        // The rows by file are in the table's file: the first call lexes already.
+        expect((await referencesIn(pkg.engine, pointed.files, pointed.store, opts)).some((r) => r.ok && r.lexed)).toBe(true);
         const first = await call(pkg, { name: N });
-        await store.byFile();
         expect(await call(pkg, { name: N })).toBe(first);
         for (const args of [{ name: N }, { name: N, max_results: 4 }, { name: N, path: 'src' }, { name: N, path: 'src/quotes.c' }, { name: 'pad3' }, { name: 'after_tie' }]) {
             expect(await call(pkg, args), JSON.stringify(args)).toBe(await call(plain, args));
@@ -105,24 +106,34 @@ describe('find_references told by the lexer and the table', () => {
         expect(parsed.some((r) => r.ok && r.lexed)).toBe(false);
     });
 
-    it('parses as without the rows while the table\'s rows by file fail to be made, and lexes once they are', async () => {
+    it('parses as without the table the files whose rows by file fail their check on disk, and lexes them once they match again', async () => {
         const root = tempDir('lcf-lexed-fail-');
         writeTree(root, FILES);
-        const { pkg, store } = await tableOn(root);
+        const { pkg, tree } = await tableOn(root);
         const plain = pkgOf(root, false);
         const files = Object.keys(FILES).map((rel) => ({ shown: rel, real: path.join(fs.realpathSync(root), rel) }));
         const pointed = await withCheckpoints(pkg.workspace.view(), pkg.engine, undefined, files, null);
         const opts = { realRoots: null, maxBytes: 1 << 22, parseMs: 60_000, references: N };
-        const byFile = store.byFile.bind(store);
-        store.byFile = () => Promise.reject(new RangeError('rows: a row is cut short'));
+        // The loaded table's file changed under it: every file's rows by file are other bytes now.
+        const file = path.join(tree.served()!.genDir, SYMBOLS_FILE);
+        const good = fs.readFileSync(file);
+        const l = layoutOf(readCounts(good.subarray(0, HEADER_BYTES)));
+        const bad = Buffer.from(good);
+        for (let at = l.fileRows; at < l.sigs; at++) bad[at] = bad[at]! ^ 0x5a;
+        const write = (bytes: Buffer): void => {
+            const fd = fs.openSync(file, 'r+');
+            fs.writeSync(fd, bytes, l.fileRows, l.sigs - l.fileRows, l.fileRows);
+            fs.closeSync(fd);
+        };
+        write(bad);
+        const lexedOf = (got: Awaited<ReturnType<typeof referencesIn>>): string[] => Object.keys(FILES).filter((_, i) => got[i]!.ok && (got[i] as { lexed?: true }).lexed);
         for (let i = 0; i < 2; i++) {
-            expect((await referencesIn(pkg.engine, pointed.files, pointed.store, opts)).some((r) => r.ok && r.lexed)).toBe(false);
+            // Only the file without definitions is still told by the lexer: it has no rows to read.
+            expect(lexedOf(await referencesIn(pkg.engine, pointed.files, pointed.store, opts))).toEqual(['include/decls.h']);
             expect(await call(pkg, { name: N })).toBe(await call(plain, { name: N }));
         }
-        await expect(store.byFile()).rejects.toThrow(RangeError);
-        store.byFile = byFile;
-        await store.byFile();
-        expect((await referencesIn(pkg.engine, pointed.files, pointed.store, opts)).some((r) => r.ok && r.lexed)).toBe(true);
+        write(good);
+        expect(lexedOf(await referencesIn(pkg.engine, pointed.files, pointed.store, opts)).sort()).toEqual(['include/decls.h', 'src/comments.c', 'src/if0.c', 'src/quotes.c']);
         expect(await call(pkg, { name: N })).toBe(await call(plain, { name: N }));
     });
 
@@ -155,7 +166,6 @@ describe('find_references told by the lexer and the table', () => {
         const root = tempDir('lcf-lexed-lines-');
         writeTree(root, FILES);
         const { tree, store } = await tableOn(root);
-        const rows = await store.byFile();
         const table = tree.served()!.table;
         const shown = (k: number): string => {
             const d = store.definitionAt(k);
@@ -168,7 +178,8 @@ describe('find_references told by the lexer and the table', () => {
             const r = (await runSymbolsTask({ op: 'symbols', files: [{ shown: rel, real }], realRoots: null, maxBytes: 1 << 22, parseMs: 60_000 })).files[0]!;
             if (!r.ok) throw new Error(r.message);
             const lines = Array.from({ length: r.lines }, (_, i) => i + 1);
-            const ks = rows.enclosing(table.idOf(rel)!, lines, shown);
+            const [rows] = await store.byFile.read([table.idOf(rel)!]);
+            const ks = enclosing(rows!, lines, shown);
             const expected = lines.map((l) => {
                 let best: (typeof r.definitions)[number] | undefined;
                 for (const d of r.definitions) if (d.line <= l && l <= d.endLine && (best === undefined || d.endLine - d.line <= best.endLine - best.line)) best = d;
