@@ -42,12 +42,14 @@ const C_FUNCTIONS = (name: string, macro: string) => `
 /**
  * `class BOOST_SYMBOL_VISIBLE name {…};`: an annotation macro between the keyword and the name makes
  * the grammar read the macro as the type's name and the class as a function `name` of that type,
- * whose body holds the members. The name is the declarator's, or the first identifier of the
- * error node a base clause (`name : public base`) leaves right after the macro.
+ * whose body holds the members. The name is the first identifier of the error node a base clause
+ * (`name : public base<…>`, `name<erased<T>> : public …`) leaves right after the macro, else the
+ * declarator's; the error node's pattern comes first, since the first match of a node is kept
+ * and the declarator is then the base.
  */
 const MACRO_NAMED = (specifier: string, kind: string, declarator: string): string => `
+(function_definition type: (${specifier}) . (ERROR . ${declarator}) body: (compound_statement)) @definition.${kind}
 (function_definition type: (${specifier}) declarator: ${declarator} body: (compound_statement)) @definition.${kind}
-(function_definition type: (${specifier}) . (ERROR . (identifier) @name) body: (compound_statement)) @definition.${kind}
 `;
 
 const C = C_COMMON + C_FUNCTIONS('(identifier)', '(identifier)') + MACRO_NAMED('struct_specifier', 'struct', '(identifier) @name') + MACRO_NAMED('union_specifier', 'union', '(identifier) @name');

@@ -152,3 +152,51 @@ export function lostMacros(root: Node, source: string, known: ReadonlySet<number
     }
     return out;
 }
+
+/**
+ * A line that is one macro-like name (`BOOST_LOG_OPEN_NAMESPACE`), or one call of a macro-like name
+ * ended by `;` (`BOOST_STATIC_ASSERT_MSG((…), "…");`), maybe with a line comment; group 1 is the call.
+ */
+const LONE_MACRO = /^[ \t]*[A-Z][A-Z0-9]*_[A-Z0-9_]*[ \t]*(\(.*\)[ \t]*;)?[ \t]*(?:\/\/[^\n]*)?\r?$/gm;
+/** A line after which a declaration may begin: a directive, a comment, the end of a statement or block, an access label, a template head. */
+const DECLARATION_BEFORE = /^(?:#.*|\/\/.*|\/\*.*|\*.*|.*\*\/|.*[{};]|(?:public|private|protected)\s*:|template\s*<.*>)?$/;
+/** A line that continues an expression or a list, so the name before it is a value (an enumerator, an argument). */
+const CONTINUES = /^[}),;=(]/;
+
+/**
+ * C++ text with each macro that stands alone on its line between declarations turned into spaces,
+ * for the definitions' parse. The grammar reads such a name (a namespace opened or closed,
+ * `BOOST_FORCEINLINE` above a function) as the type of what follows: `BOOST_LOG_OPEN_NAMESPACE`
+ * before `namespace sinks {` makes the namespace a function, whose body cannot hold the classes in
+ * it. It reads a macro call among a class's members (a static assertion) as a member whose
+ * declarator is the arguments, and an argument it cannot read as one (a string of several words)
+ * can make it give up the whole class. Offsets and lines are kept. A name in a list (`FOO_B`
+ * before `};`) or an expression is kept.
+ */
+export function withoutLoneMacros(source: string): string {
+    let out: string[] | undefined;
+    let from = 0;
+    for (const m of source.matchAll(LONE_MACRO)) {
+        if (!DECLARATION_BEFORE.test(neighbourLine(source, m.index, -1))) continue;
+        if (m[1] === undefined && CONTINUES.test(neighbourLine(source, m.index + m[0].length, 1))) continue;
+        const at = m.index + /[A-Z]/.exec(m[0])!.index;
+        const end = m[1] === undefined ? at + /^[A-Z0-9_]*/.exec(source.slice(at, at + m[0].length))![0].length : m.index + m[0].indexOf(m[1]) + m[1].length;
+        (out ??= []).push(source.slice(from, at), source.slice(at, end).replace(/[^\n]/g, ' '));
+        from = end;
+    }
+    return out === undefined ? source : out.join('') + source.slice(from);
+}
+
+/** The nearest line before (`step` -1) or after (1) the line at `at` that is not blank, trimmed; '' at the file's start or end. */
+function neighbourLine(source: string, at: number, step: -1 | 1): string {
+    let i = at;
+    for (;;) {
+        if (step < 0 ? i <= 0 : i >= source.length) return '';
+        const start = step < 0 ? source.lastIndexOf('\n', i - 2) + 1 : i + 1;
+        const nl = source.indexOf('\n', start);
+        const end = nl === -1 ? source.length : nl;
+        const line = source.slice(start, end).trim();
+        if (line !== '') return line;
+        i = step < 0 ? start : end;
+    }
+}

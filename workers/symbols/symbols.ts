@@ -12,7 +12,7 @@ import { loaded, parseWithin } from './parser.js';
 import { takeTaskPriority } from '../pool/background.js';
 import { checkpointsOf, matchesAround, regionsFor, regionsHold } from './regions.js';
 import { atFileScope, keep, objectOwner } from './keep.js';
-import { lostMacros, patchedStart, realName } from './repairs.js';
+import { lostMacros, patchedStart, realName, withoutLoneMacros } from './repairs.js';
 import type { Node, Parser, QueryMatch, Tree } from 'web-tree-sitter';
 
 /** Kinds whose definitions contain others: a class's members, a function's nested functions and local classes (`f.inner`, as ctags scopes them). */
@@ -61,7 +61,10 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
         const lexed = lexedReferences(text, task.references, taken.checkpoints!);
         if (lexed !== null) return { ok: true, language: info.id, lines: lexed.lines, chars: text.length, definitions: [], references: lexed.references, lexed: true };
     }
-    const tree = parseUses(parser, text, task, fits ? taken.checkpoints : undefined);
+    // Definitions alone are read past C++ macros that stand alone on their lines (repairs.ts);
+    // uses are looked for in the text as written, where such a macro is one.
+    const parsed = info.id === 'cpp' && task.references === undefined ? withoutLoneMacros(text) : text;
+    const tree = parseUses(parser, parsed, task, fits ? taken.checkpoints : undefined);
     if (tree === null) {
         parser.reset();
         throw new ToolError('timeout', `Parsing ${shown} took longer than ${task.parseMs} ms: the file was skipped.`);

@@ -72,6 +72,105 @@ describe('definitions around macros the grammar cannot expand', () => {
         expect(await defs('c.hpp', src)).toEqual(['2 class basic_oprimitive', '4 method basic_oprimitive.put', '6 class sink', '7 method sink.flush', '9 class status_code', '11 method status_code.value']);
     });
 
+    it('C++: a class with an annotation macro before a base clause or a specialization is named by its name', async () => {
+        const src = [
+            'template <class DomainType> class BOOST_X_ABI status_code_storage : public status_code<void>',
+            '{',
+            '  int value() const { return 1; }',
+            '};',
+            'template <class E> class BOOST_X_ABI status_code<erased<E>> : public mixins::mixin<detail::storage<erased<E>>, erased<E>>',
+            '{',
+            '  status_code() {}',
+            '  void clear() {}',
+            '};',
+            '',
+        ].join('\n');
+        expect(await defs('c.hpp', src)).toEqual(['1 class status_code_storage', '3 method status_code_storage.value', '5 class status_code', '7 method status_code.status_code', '8 method status_code.clear']);
+    });
+
+    it('C++: a macro alone on its line (a namespace opened or closed) leaves the classes after it whole', async () => {
+        const log = [
+            'namespace boost {',
+            '',
+            'BOOST_LOG_OPEN_NAMESPACE',
+            '',
+            'namespace sinks {',
+            '',
+            'template< typename SinkBackendT >',
+            'class unlocked_sink :',
+            '    public basic_sink_frontend',
+            '{',
+            'public:',
+            '    BOOST_STATIC_ASSERT_MSG((has_requirement< typename sink_backend_type::frontend_requirements, concurrent_feeding >::value), "Unlocked sink frontend is incompatible");',
+            '    unlocked_sink() : m_pBackend(0)',
+            '    {',
+            '    }',
+            '    void flush() {}',
+            '};',
+            '',
+            '} // namespace sinks',
+            '',
+            'BOOST_LOG_CLOSE_NAMESPACE // namespace log',
+            '',
+            '} // namespace boost',
+            '',
+        ].join('\n');
+        expect(await defs('unlocked_frontend.hpp', log)).toEqual([
+            '1 module boost',
+            '5 module boost.sinks',
+            '8 class boost.sinks.unlocked_sink',
+            '13 method boost.sinks.unlocked_sink.unlocked_sink',
+            '16 method boost.sinks.unlocked_sink.flush',
+        ]);
+        const spirit = [
+            'namespace boost {',
+            '    namespace spirit {',
+            '    BOOST_SPIRIT_CLASSIC_NAMESPACE_BEGIN',
+            '',
+            'template <typename CharT, typename TailT>',
+            'class distinct_parser',
+            '{',
+            'public:',
+            '    typedef',
+            '        contiguous<sequence<chseq<CharT const*> > >',
+            '            result_t;',
+            '',
+            '    distinct_parser()',
+            '    :   tail(chset<CharT>())',
+            '    {',
+            '    }',
+            '};',
+            '',
+            '    BOOST_SPIRIT_CLASSIC_NAMESPACE_END',
+            '    }',
+            '}',
+            '',
+        ].join('\n');
+        expect(await defs('distinct.hpp', spirit)).toEqual([
+            '1 module boost',
+            '2 module boost.spirit',
+            '6 class boost.spirit.distinct_parser',
+            '9 type boost.spirit.distinct_parser.result_t',
+            '13 method boost.spirit.distinct_parser.distinct_parser',
+        ]);
+    });
+
+    it('C++: a macro call among a class\'s members, whose argument the grammar cannot read, leaves the class whole', async () => {
+        const src = [
+            'class sink {',
+            '    BOOST_STATIC_ASSERT_MSG((has_requirement< typename backend::requirements, feeding >::value), "Unlocked sink frontend is incompatible");',
+            '    void flush() {}',
+            '};',
+            '',
+        ].join('\n');
+        expect(await defs('sink.hpp', src)).toEqual(['1 class sink', '3 method sink.flush']);
+    });
+
+    it('C++: an enumerator alone on its line stays an enumerator', async () => {
+        const src = ['enum E {', '  FOO_A,', '  FOO_B', '};', 'enum F {', '  ONLY_ONE', '};', 'int x = f(1,', '  SOME_FLAG', ');', ''].join('\n');
+        expect(await defs('e.hpp', src)).toEqual(['1 enum E', '2 constant E.FOO_A', '3 constant E.FOO_B', '5 enum F', '6 constant F.ONLY_ONE', '8 variable x']);
+    });
+
     it('C++: a macro before or after a function does not take its name or make it a method', async () => {
         const src = [
             'namespace tools {',
