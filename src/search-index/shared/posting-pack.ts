@@ -36,7 +36,7 @@ function varintBytes(v: number): number {
     return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
 }
 
-/** Appends the varint of `v` (non-negative, < 2^33) at `at`; returns the new end. */
+/** Appends the varint of `v` (an integer 0..2^53: no 32-bit operator touches it) at `at`; returns the new end. */
 export function putVarint(buf: Uint8Array, at: number, v: number): number {
     while (v >= 0x80) {
         buf[at++] = (v % 0x80) | 0x80;
