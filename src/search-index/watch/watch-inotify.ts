@@ -117,7 +117,7 @@ export class InotifyWatch implements TreeWatch {
         const ino = this.#ino!;
         try {
             const got = await check(ino.fd, MASK);
-            if (this.#ino === ino) this.#dirs.adopt(got.wds, got.paths);
+            if (this.#ino === ino) for (const wd of new Set(this.#dirs.adopt(got.wds, got.paths))) ino.removeWatch(wd);
             return true;
         } catch {
             return this.#ino !== ino; // closed meanwhile: nothing to crawl

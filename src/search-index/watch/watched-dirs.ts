@@ -63,9 +63,12 @@ export class WatchedDirs {
      * those are taken in a further pass. One whose parent was not watched (gone meanwhile: its
      * parent's watch reported that) or whose descriptor is taken already (the same directory
      * twice) is left out.
+     * @returns the descriptors left out that no kept directory holds, for the caller to remove
+     * (the kernel keeps a watch on a directory moved out of the tree until it is removed).
      */
-    adopt(wds: readonly number[], paths: readonly string[]): void {
+    adopt(wds: readonly number[], paths: readonly string[]): number[] {
         const byPath = new Map<string, Dir>();
+        const orphans: number[] = [];
         let left = paths.map((_, i) => i);
         for (let taken = true; taken && left.length > 0; ) {
             taken = false;
@@ -79,7 +82,10 @@ export class WatchedDirs {
                     continue;
                 }
                 taken = true;
-                if (parent === null && this.top !== null) continue;
+                if (parent === null && this.top !== null) {
+                    if (!this.#wds.has(wds[i]!)) orphans.push(wds[i]!);
+                    continue;
+                }
                 const name = p.slice(slash + 1);
                 // Perf: an ASCII name is its own key, with no buffer made (51k directories at ten copies of the Linux tree).
                 const d = this.#add(wds[i]!, parent, parent === null ? '' : ASCII.test(name) ? name : bytesOf(name).toString('latin1'));
@@ -87,6 +93,8 @@ export class WatchedDirs {
             }
             left = later;
         }
+        for (const i of left) if (!this.#wds.has(wds[i]!)) orphans.push(wds[i]!);
+        return orphans;
     }
 
     /**

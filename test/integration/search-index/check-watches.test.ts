@@ -147,9 +147,11 @@ describe.runIf(linux)('whether a reopen lets the check add the watches', () => {
 });
 
 describe('the watched directories taken from a check', () => {
-    it('takes them by depth, leaving out one whose parent is not among them and a descriptor taken twice', () => {
+    it('takes them by depth, leaving out one whose parent is not among them and a descriptor taken twice, and hands back the orphans\' descriptors to remove', () => {
         const dirs = new WatchedDirs('/r');
-        dirs.adopt([5, 1, 3, 4, 6, 3], ['a/b', '', 'a', 'x/y', 'a/b/c', 'again']);
+        expect(dirs.adopt([5, 1, 3, 4, 6, 3], ['a/b', '', 'a', 'x/y', 'a/b/c', 'again'])).toEqual([4]);
+        // A second root while one is watched: its descriptor is not kept; one a kept directory holds is not handed back.
+        expect(dirs.adopt([9, 3], ['', 'a'])).toEqual([9]);
         expect(dirs.top?.wd).toBe(1);
         expect(dirs.relOf(dirs.get(6)!, Buffer.from('f'))).toBe('a/b/c/f');
         expect(dirs.get(4)).toBeUndefined();
