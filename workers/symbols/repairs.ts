@@ -176,13 +176,17 @@ const CONTINUES = /^[}),;=(]/;
 export function withoutLoneMacros(source: string): string {
     let out: string[] | undefined;
     let from = 0;
+    /** Where the last line blanked ends: a lone macro right after it (`NS_END`, `NS_BEGIN`) follows a declaration's end too. */
+    let blankedEnd = -1;
     for (const m of source.matchAll(LONE_MACRO)) {
-        if (!DECLARATION_BEFORE.test(neighbourLine(source, m.index, -1))) continue;
+        const afterBlanked = blankedEnd >= 0 && source.slice(blankedEnd, m.index).trim() === '';
+        if (!afterBlanked && !DECLARATION_BEFORE.test(neighbourLine(source, m.index, -1))) continue;
         if (m[1] === undefined && CONTINUES.test(neighbourLine(source, m.index + m[0].length, 1))) continue;
         const at = m.index + /[A-Z]/.exec(m[0])!.index;
         const end = m[1] === undefined ? at + /^[A-Z0-9_]*/.exec(source.slice(at, at + m[0].length))![0].length : m.index + m[0].indexOf(m[1]) + m[1].length;
         (out ??= []).push(source.slice(from, at), source.slice(at, end).replace(/[^\n]/g, ' '));
         from = end;
+        blankedEnd = m.index + m[0].length;
     }
     return out === undefined ? source : out.join('') + source.slice(from);
 }

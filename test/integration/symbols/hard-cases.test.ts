@@ -166,6 +166,11 @@ describe('definitions around macros the grammar cannot expand', () => {
         expect(await defs('sink.hpp', src)).toEqual(['1 class sink', '3 method sink.flush']);
     });
 
+    it('C++: two lone macros in a row (a namespace closed, another opened) are both read past', async () => {
+        const src = ['M_END', 'M_BEGIN', 'int f2(int x)', '{', '    return x;', '}', 'NS_END', '', 'NS_BEGIN', 'int f3(void) { return 3; }', ''].join('\n');
+        expect(await defs('w.hpp', src)).toEqual(['3 function f2', '10 function f3']);
+    });
+
     it('C++: an enumerator alone on its line stays an enumerator', async () => {
         const src = ['enum E {', '  FOO_A,', '  FOO_B', '};', 'enum F {', '  ONLY_ONE', '};', 'int x = f(1,', '  SOME_FLAG', ');', ''].join('\n');
         expect(await defs('e.hpp', src)).toEqual(['1 enum E', '2 constant E.FOO_A', '3 constant E.FOO_B', '5 enum F', '6 constant F.ONLY_ONE', '8 variable x']);
