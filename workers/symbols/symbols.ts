@@ -262,8 +262,10 @@ function signatureOf(source: string, start: number, nameEnd: number, spans?: num
         if (source.charCodeAt(i) === 10) break;
         from = i;
     }
-    // A definition far into a long line starts its own signature.
+    // A definition far into a long line starts its own signature, as does one after a statement
+    // or block ended on its line (`function a(){…}function b(){` in minified code).
     if (from > 0 && source.charCodeAt(from - 1) !== 10) from = start;
+    else if (from < start && /[;}]/.test(source.slice(from, start))) from = start;
     const ahead = source.slice(nameEnd, nameEnd + SIGNATURE_CHARS + 1);
     const nl = ahead.indexOf('\n');
     const to = nl === -1 ? nameEnd + ahead.length : nameEnd + nl;

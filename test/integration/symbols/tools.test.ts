@@ -150,6 +150,17 @@ describe('code navigation tools', () => {
         expect(first.result).not.toContain('where the definition begins');
     });
 
+    it('a definition after another statement on its line has its own signature', async () => {
+        const root = tempDir('lcf-nav-line-');
+        writeTree(root, { 'm.js': 'function a(){return b()}function b(){return 1}var c=a();\n' });
+        const p = makePackage(root, { packageOptions: { navigation: true } });
+        expect((await one(p.tool('file_outline'), { path: 'm.js' })).result.split('\n').slice(1)).toEqual([
+            '1 function a — function a(){return b()}function b(){return 1}var c=a();',
+            '1 function b — function b(){return 1}var c=a();',
+            '1 variable c',
+        ]);
+    });
+
     it('counts one line, one definition and one file in the singular', async () => {
         const p = project();
         fs.writeFileSync(path.join(p.root, 'one.c'), 'int only_one(void) { return 0; }');
