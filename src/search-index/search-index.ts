@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { isInside } from '../access/shared/contain.js';
-import { checkPositiveInt, envBoolean, envString } from '../config/shared/env.js';
+import { checkPositiveInt, envBoolean, envString, shownValue } from '../config/shared/env.js';
 import type { PreparedSearch } from '../search/shared/protocol.js';
 import type { PlannedWalk, SearchBackend, SearchingEngine, WriteEvent } from '../search/backend.js';
 import { TreeIndex, type IndexStatus } from './tree-index.js';
@@ -57,19 +57,19 @@ const KNOWN: ReadonlySet<string> = new Set(['dir', 'watcher', ...BOOLEANS, ...IN
  */
 export function checkIndexOptions(options: unknown): SearchIndexOptions {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-        throw new TypeError(`Invalid index: ${String(options)}; expected true, false or an object of options (${[...KNOWN].join(', ')}).`);
+        throw new TypeError(`Invalid index: ${shownValue(options)}; expected true, false or an object of options (${[...KNOWN].join(', ')}).`);
     }
     const o = options as Record<string, unknown>;
     for (const key of Object.keys(o)) {
         if (!KNOWN.has(key)) throw new TypeError(`Unknown index setting: ${key}. Settings: ${[...KNOWN].join(', ')}.`);
     }
-    if (o.dir !== undefined && (typeof o.dir !== 'string' || o.dir.trim() === '')) throw new Error(`Invalid index.dir: ${String(o.dir)}; expected a directory path.`);
-    if (o.watcher !== undefined && !WATCHERS.has(o.watcher as string)) throw new Error(`Invalid index.watcher: ${String(o.watcher)}; expected ${[...WATCHERS].join(', ')}.`);
+    if (o.dir !== undefined && (typeof o.dir !== 'string' || o.dir.trim() === '')) throw new Error(`Invalid index.dir: ${shownValue(o.dir)}; expected a directory path.`);
+    if (o.watcher !== undefined && !WATCHERS.has(o.watcher as string)) throw new Error(`Invalid index.watcher: ${shownValue(o.watcher)}; expected ${[...WATCHERS].join(', ')}.`);
     for (const key of BOOLEANS) {
-        if (o[key] !== undefined && typeof o[key] !== 'boolean') throw new Error(`Invalid index.${key}: ${String(o[key])}; expected true or false.`);
+        if (o[key] !== undefined && typeof o[key] !== 'boolean') throw new Error(`Invalid index.${key}: ${shownValue(o[key])}; expected true or false.`);
     }
     for (const key of INTEGERS) {
-        if (o[key] !== undefined) checkPositiveInt(`index.${key}`, typeof o[key] === 'number' ? o[key] : NaN);
+        if (o[key] !== undefined) checkPositiveInt(`index.${key}`, o[key]);
     }
     return o as SearchIndexOptions;
 }

@@ -40,11 +40,15 @@ export function envString(name: string, env: NodeJS.ProcessEnv = process.env): s
     return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
 }
 
+/** An option's value as an error message shows it: a string quoted (`Invalid timeoutMs: 40` would read as a valid value, an empty one as nothing), an array as JSON. */
+export function shownValue(value: unknown): string {
+    return typeof value === 'string' || Array.isArray(value) ? JSON.stringify(value) : String(value);
+}
+
 /** Checks an explicit option: a positive integer, or throws naming the option. */
-export function checkPositiveInt(option: string, value: number): number {
-    if (!Number.isSafeInteger(value) || value <= 0) {
-        // A string is shown quoted: `Invalid timeoutMs: 40` would read as a valid value.
-        throw new Error(`Invalid ${option}: ${typeof value === 'string' ? JSON.stringify(value) : String(value)}; expected a positive whole number.`);
+export function checkPositiveInt(option: string, value: unknown): number {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+        throw new Error(`Invalid ${option}: ${shownValue(value)}; expected a positive whole number.`);
     }
     return value;
 }

@@ -25,19 +25,20 @@ function attempt(index: unknown): { error: unknown; dir: string } {
 describe('index options', () => {
     it.each([
         [{ segmentBytes: -1 }, Error, /Invalid index\.segmentBytes: -1; expected a positive whole number/],
-        [{ segmentBytes: 'x' }, Error, /Invalid index\.segmentBytes: NaN/],
+        [{ segmentBytes: 'x' }, Error, /Invalid index\.segmentBytes: "x"; expected a positive whole number/],
+        [{ rebuildAfter: '40' }, Error, /Invalid index\.rebuildAfter: "40"; expected a positive whole number/],
         [{ segmentBytes: 1.5 }, Error, /Invalid index\.segmentBytes: 1\.5/],
         [{ rebuildAfter: -5 }, Error, /Invalid index\.rebuildAfter: -5/],
         [{ rebuildAfter: 0 }, Error, /Invalid index\.rebuildAfter: 0/],
-        [{ watcher: 'bogus' }, Error, /Invalid index\.watcher: bogus; expected auto, inotify, parcel/],
-        [{ watch: 'yes' }, Error, /Invalid index\.watch: yes; expected true or false/],
+        [{ watcher: 'bogus' }, Error, /Invalid index\.watcher: "bogus"; expected auto, inotify, parcel/],
+        [{ watch: 'yes' }, Error, /Invalid index\.watch: "yes"; expected true or false/],
         [{ merge: 1 }, Error, /Invalid index\.merge: 1/],
-        [{ symbols: 'on' }, Error, /Invalid index\.symbols: on/],
-        [{ dir: '' }, Error, /Invalid index\.dir/],
+        [{ symbols: 'on' }, Error, /Invalid index\.symbols: "on"; expected true or false/],
+        [{ dir: '' }, Error, /Invalid index\.dir: ""; expected a directory path/],
         [{ dir: 42 }, Error, /Invalid index\.dir: 42/],
         [{ bogus: 1 }, TypeError, /Unknown index setting: bogus\. Settings: dir, watcher, watch, merge, symbols, rebuildAfter, segmentBytes\./],
-        ['yes', TypeError, /Invalid index: yes; expected true, false or an object/],
-        [[], TypeError, /Invalid index: ; expected true, false or an object/],
+        ['yes', TypeError, /Invalid index: "yes"; expected true, false or an object/],
+        [[], TypeError, /Invalid index: \[\]; expected true, false or an object/],
     ])('refuses %j, naming the setting, and makes nothing on disk', (index, kind, message) => {
         const { error, dir } = attempt(index);
         expect(error).toBeInstanceOf(kind);
