@@ -61,10 +61,12 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
         const lexed = lexedReferences(text, task.references, taken.checkpoints!);
         if (lexed !== null) return { ok: true, language: info.id, lines: lexed.lines, chars: text.length, definitions: [], references: lexed.references, lexed: true };
     }
-    // Definitions alone are read past C++ macros that stand alone on their lines (repairs.ts);
-    // uses are looked for in the text as written, where such a macro is one.
-    const parsed = info.id === 'cpp' && task.references === undefined ? withoutLoneMacros(text) : text;
-    const tree = parseUses(parser, parsed, task, fits ? taken.checkpoints : undefined);
+    // Definitions are read past C++ macros that stand alone on their lines (repairs.ts); uses are
+    // looked for in the text as written, where such a macro is one: with uses asked, a file with
+    // such lines is parsed twice, so the enclosing definitions are the outline's.
+    const started = performance.now();
+    const blanked = info.id === 'cpp' ? withoutLoneMacros(text) : text;
+    const tree = parseUses(parser, task.references === undefined ? blanked : text, task, fits ? taken.checkpoints : undefined);
     if (tree === null) {
         parser.reset();
         throw new ToolError('timeout', `Parsing ${shown} took longer than ${task.parseMs} ms: the file was skipped.`);
@@ -74,8 +76,16 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
         const spans = task.spans === true ? [] : undefined;
         const around: number[] = [];
         const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references, around);
-        // With references asked, only the definitions on their lines (the enclosing ones) are wanted.
-        const definitions = definitionsOf(references === undefined ? query.matches(tree.rootNode) : matchesAround(query, tree.rootNode, around), info, text, tree.rootNode, spans);
+        const left = task.parseMs - (performance.now() - started);
+        const defTree = references !== undefined && blanked !== text && left > 0 ? parseWithin(parser, blanked, left) : null;
+        const root = defTree?.rootNode ?? tree.rootNode;
+        let definitions: Definition[];
+        try {
+            // With references asked, only the definitions on their lines (the enclosing ones) are wanted.
+            definitions = definitionsOf(references === undefined ? query.matches(root) : matchesAround(query, root, around), info, text, root, spans);
+        } finally {
+            defTree?.delete();
+        }
         // A final line end does not start another line.
         const lines = 1 + countLines(text, 0, text.length - 1);
         const sigSpans = spans && byteSpans(text, spans, decoded.info.encoding === 'utf8' ? (decoded.info.bom ? 3 : 0) : null);

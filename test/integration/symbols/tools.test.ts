@@ -161,6 +161,15 @@ describe('code navigation tools', () => {
         ]);
     });
 
+    it('find_references in C++ with lone macro lines: the enclosing definitions are the outline\'s, and the macro\'s use is listed', async () => {
+        const root = tempDir('lcf-nav-macro-');
+        writeTree(root, { 'u.cpp': 'NS_BEGIN\n\nclass Shape {\npublic:\n    STATIC_ASSERT(sizeof(int) == 4);\n    int id() const { return id_; }\n    int id_;\n};\n' });
+        const p = makePackage(root, { packageOptions: { navigation: true } });
+        expect((await one(p.tool('file_outline'), { path: 'u.cpp' })).result.split('\n').slice(1)).toEqual(['3-8 class Shape', '  6 method id — int id() const { return id_; }']);
+        expect((await one(p.tool('find_references'), { name: 'id_' })).result).toBe('u.cpp:6: [method Shape.id] int id() const { return id_; }\nu.cpp:7: [class Shape] int id_;');
+        expect((await one(p.tool('find_references'), { name: 'STATIC_ASSERT' })).result).toBe('u.cpp:5: [class Shape] STATIC_ASSERT(sizeof(int) == 4);');
+    });
+
     it('counts one line, one definition and one file in the singular', async () => {
         const p = project();
         fs.writeFileSync(path.join(p.root, 'one.c'), 'int only_one(void) { return 0; }');
