@@ -32,6 +32,11 @@ export class SymbolCache {
         return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
     }
 
+    /** The size in bytes a stamp of {@link stampOf} records; 0 for none. */
+    static sizeOf(stamp: string | null | undefined): number {
+        return stamp == null ? 0 : Number(stamp.split(':')[2]);
+    }
+
     get(real: string, stamp: string | null, roots: string): Parsed | undefined {
         const e = this.entries.get(real);
         if (e === undefined || stamp === null || e.stamp !== stamp || e.roots !== roots) return undefined;

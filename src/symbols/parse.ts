@@ -45,8 +45,8 @@ export async function parseFiles(engine: TaskRunner, files: readonly { shown: st
         if (hit) out[i] = hit;
         else missed.push(i);
     });
-    // The stamp holds the size (cache.ts); without a cache (references asked) every file goes to the pool.
-    const big = (i: number): boolean => stamps[i] != null && Number(stamps[i]!.split(':')[2]) > BIG_FILE;
+    // Without a cache (references asked) there are no stamps: every file goes to the pool.
+    const big = (i: number): boolean => SymbolCache.sizeOf(stamps[i]) > BIG_FILE;
     const parseOn = async (runner: Pick<TaskRunner, 'run'>, part: number[], size: number): Promise<void> => {
         const parsed = await inTasks<(typeof files)[number], SymbolsResult, FileSymbols>(
             runner,
@@ -65,7 +65,7 @@ export async function parseFiles(engine: TaskRunner, files: readonly { shown: st
         parsed.forEach((r, j) => {
             const i = part[j]!;
             out[i] = r;
-            if (!(!r.ok && r.late === true)) cache?.set(files[i]!.real, stamps[i]!, roots, r);
+            if (r.ok || r.late !== true) cache?.set(files[i]!.real, stamps[i]!, roots, r);
         });
     };
     const large = missed.filter(big);
