@@ -40,16 +40,24 @@ export class FileRows {
 
     #one(id: number): FileDefs | null {
         if (!Number.isInteger(id) || id < 0 || id >= this.crc.length) return null;
-        const [from, to] = [this.start[id]!, this.start[id + 1]!];
-        const buf = Buffer.allocUnsafe(to - from);
         try {
-            const read = to === from ? 0 : fs.readSync(this.fh.fd, buf, 0, buf.length, this.at + from);
-            if (read !== buf.length || crc32(buf) !== this.crc[id]) return null;
-            return decodeFileRows(buf, this.defs);
+            const buf = readChecked(this.fh, this.at + this.start[id]!, this.start[id + 1]! - this.start[id]!, this.crc[id]!);
+            return buf === null ? null : decodeFileRows(buf, this.defs);
         } catch {
             return null;
         }
     }
+}
+
+/**
+ * `length` bytes of the table's file at `position`, read synchronously, or `null` when they are
+ * not all there or fail `crc` (the file changed on disk since it was loaded and checked).
+ * @throws the read's system error.
+ */
+export function readChecked(fh: fsp.FileHandle, position: number, length: number, crc: number): Buffer | null {
+    const buf = Buffer.allocUnsafe(length);
+    const read = length === 0 ? 0 : fs.readSync(fh.fd, buf, 0, length, position);
+    return read === length && crc32(buf) === crc ? buf : null;
 }
 
 /**

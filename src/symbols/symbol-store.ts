@@ -8,7 +8,7 @@ import { decodePoints, type FilePoints } from './shared/checkpoint-codec.js';
 import { blocksOf, DIGEST_BYTES, Failure, HEADER_BYTES, kindOfCode, layoutOf, readCounts, SYMBOL_MAGIC, type SymbolCounts, type SymbolLayout } from './shared/symbol-format.js';
 import type { Definition } from './shared/types.js';
 import { NameList } from './symbol-names.js';
-import { FileRows } from './file-rows.js';
+import { FileRows, readChecked } from './file-rows.js';
 import { Turns } from '../engine/turns.js';
 
 export { requiredWord } from './symbol-names.js';
@@ -178,10 +178,9 @@ export class SymbolStore {
         if (this.#cached?.b === b) return this.#cached.rows;
         const names = Math.min(BLOCK_NAMES, this.counts.names - (b << BLOCK_SHIFT));
         try {
-            const [from, to] = [this.#blockRows[b]!, this.#blockRows[b + 1]!];
-            const buf = Buffer.allocUnsafe(to - from);
-            const read = to === from ? 0 : fs.readSync(this.#fh.fd, buf, 0, buf.length, this.#l.rows + from);
-            if (read !== buf.length || crc32(buf) !== this.#rowCrc[b]) throw new RangeError('its rows changed on disk');
+            const from = this.#blockRows[b]!;
+            const buf = readChecked(this.#fh, this.#l.rows + from, this.#blockRows[b + 1]! - from, this.#rowCrc[b]!);
+            if (buf === null) throw new RangeError('its rows changed on disk');
             const rows = decodeRows(buf, 0, buf.length, names, this.#blockDefs[b + 1]! - this.#blockDefs[b]!);
             this.#cached = { b, rows };
             return rows;
