@@ -32,7 +32,7 @@ function widthOf(v: number): number {
 }
 
 /** Bytes of the varint of `v`. */
-function varintBytes(v: number): number {
+export function varintBytes(v: number): number {
     return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
 }
 

@@ -1,5 +1,5 @@
 import { crc32 } from 'node:zlib';
-import { BLOCK_NAMES, putVarint, VarintReader, eachRow } from './symbol-codec.js';
+import { BLOCK_NAMES, putVarint, VarintReader, eachRow, varintBytes } from './symbol-codec.js';
 
 /**
  * The symbol table's definitions by file (symbol-format.ts): per table entry its definitions'
@@ -16,8 +16,6 @@ export interface FileDefs {
     line: Uint32Array;
     end: Uint32Array;
 }
-
-const varintBytes = (v: number): number => (v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5);
 
 /** Offsets and lines are u32. */
 const MAX_U32 = 2 ** 32 - 1;

@@ -7,7 +7,7 @@
  * Numbers are JS numbers up to 2^53: a signature's byte offset may pass 2^32 (files over 4 GB are
  * not parsed, but a difference of two offsets is signed), so no 32-bit operator touches them.
  */
-import { putVarint } from '../../search-index/shared/posting-pack.js';
+import { putVarint, varintBytes } from '../../search-index/shared/posting-pack.js';
 
 /** Names per block: front coding restarts at each block's first name, and rows are decoded a block at a time. */
 export const BLOCK_NAMES = 32;
@@ -17,7 +17,7 @@ export const zigzag = (v: number): number => (v >= 0 ? 2 * v : -2 * v - 1);
 export const unzigzag = (v: number): number => (v % 2 === 0 ? v / 2 : -(v + 1) / 2);
 
 /** Varints as the index's posting lists write them. */
-export { putVarint };
+export { putVarint, varintBytes };
 
 /** A reader of varints over bytes; `at` moves past each value read. */
 export class VarintReader {
