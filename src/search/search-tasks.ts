@@ -143,8 +143,8 @@ export class SearchTasks {
     }
 }
 
-/** Whether all of `tasks` settle within `ms` milliseconds. */
-async function settledWithin(tasks: Promise<void>[], ms: number): Promise<boolean> {
+/** Whether all of `tasks` settle within `ms` milliseconds (at most a timer's range). */
+export async function settledWithin(tasks: Promise<void>[], ms: number): Promise<boolean> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)));
     try {

@@ -1,6 +1,7 @@
 import { BackgroundTasks } from '../engine/background-pool.js';
 import { releaseFreedMemory } from '../engine/release-memory.js';
 import { MAX_TIMER_MS } from '../search/search-run.js';
+import { settledWithin } from '../search/search-tasks.js';
 import type { TaskRunner } from '../search/task-runner.js';
 import type { RealRoots } from '../fs/shared/safe-read.js';
 import { SymbolCache, symbolCacheOf } from './cache.js';
@@ -163,6 +164,7 @@ async function inTasks<I, R, O>(
         return Array.from({ length: n }, (_, k) => [t * size + k, r.ok ? pick(r, k) : failed(r.message)]);
     };
     const back = new Set<number>();
+    let ended = false;
     const tasks: Promise<void>[] = [];
     for (let i = 0, t = 0; i < items.length; i += size, t++) {
         const task = engine.run<(R & { ok: true }) | { ok: false; code: string; message: string }>(taskOf(items.slice(i, i + size)), stop.signal ? { signal: stop.signal } : {});
@@ -177,13 +179,10 @@ async function inTasks<I, R, O>(
             }),
         );
     }
-    let ended = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = stop.deadline === undefined ? undefined : new Promise<void>((r) => (timer = setTimeout(r, Math.min(MAX_TIMER_MS, Math.max(0, stop.deadline! - Date.now())))));
     try {
-        await (deadline === undefined ? Promise.all(tasks) : Promise.race([Promise.all(tasks), deadline]));
+        if (stop.deadline === undefined) await Promise.all(tasks);
+        else await settledWithin(tasks, Math.min(MAX_TIMER_MS, Math.max(0, stop.deadline - Date.now())));
     } finally {
-        clearTimeout(timer);
         ended = true;
     }
     for (let i = 0, t = 0; i < items.length; i += size, t++) {
