@@ -77,6 +77,7 @@ export class ReadSymbolTool extends FileTool<typeof schema> {
  * at the definition; 1 otherwise, so the read shows the definition rather than the line's start.
  */
 function startInLongLine(bytes: Uint8Array, d: Definition, budget: number): number {
+    if (bytes.length <= budget) return 1;
     let from = 0;
     for (let n = 1; n < d.line; n++) {
         from = bytes.indexOf(10, from) + 1;
