@@ -90,6 +90,7 @@ export class SearchIndex implements SearchBackend {
     readonly #threads: number;
     readonly #maxFileSize: number;
     readonly #trees = new Map<string, TreeIndex>();
+    readonly #stateListeners = new Set<(status: IndexStatus) => void>();
     #closed = false;
     readonly #engine: Pick<SearchingEngine, 'workerNice' | 'active'> | undefined;
 
@@ -129,6 +130,7 @@ export class SearchIndex implements SearchBackend {
             ...(this.#options.merge !== undefined && { merge: this.#options.merge }),
         });
         this.#trees.set(`${root}\0${key}`, tree);
+        for (const listener of this.#stateListeners) tree.on('state', listener);
         void tree.start();
         return tree;
     }
@@ -157,6 +159,19 @@ export class SearchIndex implements SearchBackend {
     /** A tool is changing `abs` (absolute path): every index holding it notes it as changed. */
     touch(abs: string): void {
         for (const t of this.#trees.values()) t.touch(abs);
+    }
+
+    /**
+     * Calls `listener` with each state change of every tree index, those made later included (a
+     * host reports a failed index this way: searches then take the scan path). Returns its removal.
+     */
+    onState(listener: (status: IndexStatus) => void): () => void {
+        this.#stateListeners.add(listener);
+        for (const t of this.#trees.values()) t.on('state', listener);
+        return () => {
+            this.#stateListeners.delete(listener);
+            for (const t of this.#trees.values()) t.off('state', listener);
+        };
     }
 
     /** Status of every tree index. */

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NAVIGATION_TOOL_NAMES, REFERENCE_TOOL_NAMES } from '../../src/tools/catalog.js';
 import { CHILD_NODE_ARGS, childModule } from '../support/child-source.js';
 import { image, textPdf } from '../support/media-files.js';
+import { until } from '../support/helpers.js';
 
 /** Node arguments that run the CLI: its up-to-date build, else src/cli.ts through tsx (support/child-source.ts). */
 const NODE_CLI = [...CHILD_NODE_ARGS, childModule('src/cli.ts')];
@@ -275,6 +276,49 @@ describe('MCP server transport failures', () => {
             expect(err).toMatch(/JSON/);
             expect(out).toContain('hello');
         } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    });
+});
+
+describe('MCP server with a search index that cannot be kept', () => {
+    it('answers searches by scanning and says once on stderr why the index failed', async () => {
+        const { spawn } = await import('node:child_process');
+        const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'lcf-mcp-noindex-'));
+        const child = { kill: (): void => undefined } as { kill: () => void };
+        try {
+            const tree = path.join(dir, 'tree');
+            fs.mkdirSync(tree);
+            fs.writeFileSync(path.join(tree, 'a.txt'), 'needle here\n');
+            // The index directory would be made under a regular file: every mkdir there fails.
+            fs.writeFileSync(path.join(dir, 'not-a-dir'), 'x');
+            const env: Record<string, string> = {};
+            for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('LLM_CHAT_FS_')) env[k] = v;
+            env.LLM_CHAT_FS_INDEX_DIR = path.join(dir, 'not-a-dir', 'index');
+            const server = spawn(process.execPath, [...NODE_CLI, 'mcp', '--workspace', tree], { stdio: ['pipe', 'pipe', 'pipe'], env });
+            child.kill = () => server.kill();
+            let out = '';
+            let err = '';
+            server.stdout.on('data', (d: Buffer) => (out += d.toString()));
+            server.stderr.on('data', (d: Buffer) => (err += d.toString()));
+            const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
+            const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+            const search = (id: number): object => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search_entries', arguments: { content_pattern: 'needle' } } });
+            server.stdin.write(JSON.stringify(init) + '\n');
+            server.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+            server.stdin.write(JSON.stringify(search(2)) + '\n');
+            await until(() => out.includes('"id":2'));
+            expect(out).toContain('a.txt:1: needle here');
+            await until(() => err.includes('search index'));
+            server.stdin.write(JSON.stringify(search(3)) + '\n');
+            await until(() => out.includes('"id":3'));
+            server.stdin.end();
+            expect(await exited).toBe(0);
+            const lines = err.split('\n').filter((l) => l.includes('search index'));
+            expect(lines).toEqual([expect.stringMatching(new RegExp(`^llm-chat-file: the search index of ${tree.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} failed \\(.+\\); searches scan the tree instead\\.$`))]);
+            expect(out.split('a.txt:1: needle here').length).toBe(3);
+        } finally {
+            child.kill();
             fs.rmSync(dir, { recursive: true, force: true });
         }
     });

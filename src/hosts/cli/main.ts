@@ -13,6 +13,7 @@ import { AccessType, DirectoryConfiguration, FileConfiguration, SearchConfigurat
 import { EXIT_CODES, type ToolErrorKind } from '../../errors/shared/errors.js';
 import { describePart, textOfParts, type BinaryPart, type ContentPart } from '../../content/parts.js';
 import { imageSaver } from './save-images.js';
+import { reportIndexFailures } from './index-failures.js';
 import type { Tool } from '../../tools/llm-chat.js';
 
 /** `1 io, 3 invalid_argument, ...`: the exit codes by kind, in order. */
@@ -231,8 +232,11 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         const navigation = envBoolean('LLM_CHAT_FS_NAVIGATION', true);
         // Start-up: the server answers `initialize` first and loads the tools right after
         // connecting. Standard output belongs to the protocol from here on; runMcpStdio closes the package.
-        const loadPackage = async (): Promise<import('../../package/package.js').FileToolPackage> =>
-            new (await import('../../package/package.js')).FileToolPackage(workspace, { searchConfig, fileConfig, index, navigation });
+        const loadPackage = async (): Promise<import('../../package/package.js').FileToolPackage> => {
+            const pkg = new (await import('../../package/package.js')).FileToolPackage(workspace, { searchConfig, fileConfig, index, navigation });
+            reportIndexFailures(pkg, (line) => io.err(line));
+            return pkg;
+        };
         return await mcp.runMcpStdio(loadPackage, { roots: cmd.options.roots });
     }
     const { isToolName, loadToolClass, loadToolClasses, NAVIGATION_TOOL_NAMES, REFERENCE_TOOL_NAMES } = await import('../../tools/catalog.js');
@@ -270,6 +274,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     let close: () => Promise<void>;
     if (envBoolean('LLM_CHAT_FS_INDEX', false)) {
         const pkg = new (await import('../../package/package.js')).FileToolPackage(workspace, { navigation });
+        reportIndexFailures(pkg, (line) => io.err(line));
         tool = pkg.tools().find((t) => t.name === name)!;
         close = () => pkg.close();
     } else {
