@@ -7,22 +7,19 @@ import { signatureCheck, signatureText } from './shared/signature.js';
 import { decodePoints, type FilePoints } from './shared/checkpoint-codec.js';
 import { blocksOf, DIGEST_BYTES, Failure, HEADER_BYTES, kindOfCode, layoutOf, readCounts, SYMBOL_MAGIC, type SymbolCounts, type SymbolLayout } from './shared/symbol-format.js';
 import type { Definition } from './shared/types.js';
-import { NameList } from './symbol-names.js';
+import { NameList, SymbolFileError } from './symbol-names.js';
 import { FileRows, readChecked } from './file-rows.js';
 import { Turns } from '../engine/turns.js';
 
-export { requiredWord } from './symbol-names.js';
+export { requiredWord, SymbolFileError } from './symbol-names.js';
 
 /** Bytes read at once while the file is checked. */
 const READ_BYTES = 1 << 20;
 
-/** A symbols file that is not whole, not this generation's, or not the index's own: it is ignored and made again. */
-export class SymbolFileError extends Error {}
-
 /**
- * A generation's symbol table as served (symbol-format.ts): the names' bytes with their blocks'
- * starts (symbol-names.ts) held; the rows, the rows by file and the signatures' places left on
- * disk, read a block or a file at a time for a call (no object per definition). The whole file is
+ * A generation's symbol table as served (symbol-format.ts): where its blocks start held; the
+ * names (symbol-names.ts), the rows, the rows by file and the signatures' places left on disk,
+ * read a chunk, a block or a file at a time for a call (no object per definition). The whole file is
  * checked against its digest when loaded; a file that fails is never used.
  */
 export class SymbolStore {
@@ -93,7 +90,7 @@ export class SymbolStore {
             const counts = readCounts(first);
             const l = layoutOf(counts);
             if (l.end !== st.size || counts.tableSize !== tableSize) throw new SymbolFileError(`${file} does not fit its generation`);
-            // Memory: the coded names are kept only until decoded, the rows until checked; the rows,
+            // Memory: the coded names and the rows are kept only until checked; the names, the rows,
             // the rows by file and the signatures' places are read from disk by the calls that need them.
             const parts: [number, Buffer][] = [[0, Buffer.allocUnsafeSlow(l.names)], [l.names, Buffer.allocUnsafeSlow(l.rows - l.names)], [l.rows, Buffer.allocUnsafeSlow(l.contOff - l.rows)], [l.contOff, Buffer.allocUnsafeSlow(l.fileRows - l.contOff)]];
             const hash = createHash('sha256');
@@ -113,7 +110,7 @@ export class SymbolStore {
             const [[, head], [, coded], [, rows], [, cols]] = parts as [number, Buffer][] as [[number, Buffer], [number, Buffer], [number, Buffer], [number, Buffer]];
             first.copy(head, 0);
             if (!hash.digest().equals(first.subarray(SYMBOL_MAGIC.length, SYMBOL_MAGIC.length + DIGEST_BYTES))) throw new SymbolFileError(`${file} fails its checksum`);
-            const names = await NameList.decode(coded.subarray(0, counts.codedBytes), counts.names, counts.nameBytes, turns);
+            const names = await NameList.open(fh, l.names, coded.subarray(0, counts.codedBytes), counts.names, counts.nameBytes, turns);
             const store = new SymbolStore(fh, head, cols, counts, st.size, names);
             await store.#check(rows, turns);
             return store;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { encodeFileRows } from '../../src/symbols/shared/file-rows-codec.js';
-import { BLOCK_NAMES, putVarint, RowEncoder, SigEncoder, type Row, type SigPlace } from '../../src/symbols/shared/symbol-codec.js';
+import { putName, sharedBytes } from '../../src/symbols/shared/name-coding.js';
+import { BLOCK_NAMES, RowEncoder, SigEncoder, type Row, type SigPlace } from '../../src/symbols/shared/symbol-codec.js';
 import { ColumnWriter } from './table-io.js';
 
 /** The streamed sections of the table, in the file's order (symbol-format.ts). */
@@ -8,7 +9,7 @@ export const STREAMED = ['blockRows', 'blockDefs', 'blockSigs', 'names', 'rows',
 export type Streamed = (typeof STREAMED)[number];
 
 /**
- * The merge's output, one name at a time in sorted order: names front coded in blocks, the
+ * The merge's output, one name at a time in sorted order: names front coded in blocks (name-coding.ts), the
  * blocks' starts, their rows and signature places (symbol-codec.ts), each section streamed to its
  * own temporary file. Memory: one name's rows and the name before it.
  */
@@ -50,15 +51,8 @@ export class TableEncoder {
         const first = this.names % BLOCK_NAMES === 0;
         if (first) this.#startBlock();
         const bytes = Buffer.from(name, 'utf8');
-        let shared = 0;
-        if (!first) {
-            const most = Math.min(bytes.length, this.#prev.length);
-            while (shared < most && bytes[shared] === this.#prev[shared]) shared++;
-        }
         let out = this.#room(20 + bytes.length);
-        let at = putVarint(out, 0, shared);
-        at = putVarint(out, at, bytes.length - shared);
-        at += bytes.copy(out, at, shared);
+        let at = putName(out, 0, bytes, first ? 0 : sharedBytes(bytes, this.#prev));
         this.col('names').bytesOf(out.subarray(0, at));
         out = this.#room(16 + 60 * rows.length);
         this.col('rows').bytesOf(out.subarray(0, this.#rows.put(out, 0, rows)));
