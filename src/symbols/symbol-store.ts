@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { BLOCK_NAMES, BLOCK_SHIFT, checkRows, decodeRows, decodeSigs, SIG_NONE, type BlockRows, type SigPlace } from './shared/symbol-codec.js';
-import { signatureCheck, signatureText } from './shared/signature.js';
+import { BLOCK_NAMES, BLOCK_SHIFT, BY_FILE, checkRows, decodeRows, decodeSigs, SIG_NONE, type BlockRows, type SigPlace } from './shared/symbol-codec.js';
 import { decodePoints, type FilePoints } from './shared/checkpoint-codec.js';
 import { blocksOf, DIGEST_BYTES, Failure, HEADER_BYTES, kindOfCode, layoutOf, readCounts, SYMBOL_MAGIC, type SymbolCounts, type SymbolLayout } from './shared/symbol-format.js';
 import type { Definition } from './shared/types.js';
 import { NameList, SymbolFileError } from './symbol-names.js';
 import { FileRows, readChecked } from './file-rows.js';
 import { Turns } from '../engine/turns.js';
+import { indexesBy, readSignatures } from './signature-read.js';
 
 export { requiredWord, SymbolFileError } from './symbol-names.js';
 
@@ -143,6 +143,11 @@ export class SymbolStore {
         }
     }
 
+    /** Whether file `id` has checkpoints in the table (with its bytes' CRC-32). */
+    #pointed(id: number): boolean {
+        return id >= 0 && id < this.counts.tableSize && this.#pointOff[id]! < this.#pointOff[id + 1]!;
+    }
+
     /** Definition `k` with its name, without its signature. */
     definitionAt(k: number): Definition {
         const b = this.#blockOf(k);
@@ -235,7 +240,7 @@ export class SymbolStore {
                 if (bytesRead !== buf.length) return;
                 let places: SigPlace[];
                 try {
-                    places = decodeSigs(buf, 0, buf.length, files);
+                    places = decodeSigs(buf, 0, buf.length, files, (f) => !this.#pointed(f));
                 } catch {
                     return;
                 }
@@ -247,47 +252,9 @@ export class SymbolStore {
 
     /**
      * The signatures of definitions `ks`, read back from their source files (`realOf(k)`, each
-     * unchanged since the generation): `null` for one whose text is not known or does not give
-     * the signature the table checked (the caller parses that file again).
+     * unchanged since the generation): `null` where they cannot be vouched for (signature-read.ts).
      */
     async signatures(ks: readonly number[], realOf: (k: number) => string): Promise<(string | null)[]> {
-        const places = await this.#places(ks);
-        const byFile = indexesBy(ks, (k, i) => (places[i] === null || places[i]![0] === SIG_NONE ? undefined : realOf(k)));
-        const out: (string | null)[] = ks.map(() => null);
-        await Promise.all(
-            [...byFile].map(async ([real, is]) => {
-                const fh = await fsp.open(real, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW).catch(() => null);
-                if (fh === null) return;
-                try {
-                    for (const i of is) {
-                        const [at, lenCut, check] = places[i]!;
-                        const len = Math.floor(lenCut / 2);
-                        const buf = Buffer.alloc(len);
-                        const { bytesRead } = len === 0 ? { bytesRead: 0 } : await fh.read(buf, 0, len, at);
-                        if (bytesRead !== len) continue;
-                        const sig = signatureText(buf.toString('utf8'), lenCut % 2 === 1);
-                        if (signatureCheck(sig) === check) out[i] = sig;
-                    }
-                } catch {
-                    // Unreadable now: parsed again by the caller.
-                } finally {
-                    await fh.close();
-                }
-            }),
-        );
-        return out;
+        return readSignatures(ks, await this.#places(ks), realOf, (k) => this.pointsOf(this.fileOf(k))?.crc);
     }
-}
-
-/** The indexes of `items` by the key `keyOf` gives each, in order; an item with no key (`undefined`) is left out. */
-function indexesBy<T, K>(items: readonly T[], keyOf: (item: T, i: number) => K | undefined): Map<K, number[]> {
-    const out = new Map<K, number[]>();
-    items.forEach((item, i) => {
-        const key = keyOf(item, i);
-        if (key === undefined) return;
-        const list = out.get(key);
-        if (list) list.push(i);
-        else out.set(key, [i]);
-    });
-    return out;
 }

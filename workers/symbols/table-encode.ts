@@ -23,6 +23,8 @@ export class TableEncoder {
     defs = 0;
     /** Bytes of the names joined by `\n`. */
     nameBytes = 0;
+    /** The files whose checkpoints hold a CRC-32 of their bytes: their signatures get no check of their own. */
+    pointed: ReadonlySet<number> = new Set();
 
     constructor(stem: string) {
         this.cols = new Map(STREAMED.map((name, i) => [name, new ColumnWriter(`${stem}.${i}.tmp`)]));
@@ -57,7 +59,7 @@ export class TableEncoder {
         out = this.#room(16 + 60 * rows.length);
         this.col('rows').bytesOf(out.subarray(0, this.#rows.put(out, 0, rows)));
         at = 0;
-        rows.forEach((r, i) => (at = this.#sigs.put(out, at, r.file, sigs[i]!)));
+        rows.forEach((r, i) => (at = this.#sigs.put(out, at, r.file, sigs[i]!, !this.pointed.has(r.file))));
         this.col('sigs').bytesOf(out.subarray(0, at));
         this.#prev = bytes;
         this.names++;
