@@ -10,6 +10,7 @@ import { NameList, SymbolFileError } from './symbol-names.js';
 import { FileRows, readChecked } from './file-rows.js';
 import { Turns } from '../engine/turns.js';
 import { indexesBy, readSignatures } from './signature-read.js';
+import { inflated, rowBytesAtMost } from './shared/deflated.js';
 
 export { requiredWord, SymbolFileError } from './symbol-names.js';
 
@@ -125,7 +126,9 @@ export class SymbolStore {
         const [starts, defs] = [this.#blockRows, this.#blockDefs];
         for (let b = 0; b + 1 < starts.length; b++) {
             if (starts[b]! > starts[b + 1]! || defs[b]! > defs[b + 1]! || this.#blockSigs[b]! > this.#blockSigs[b + 1]!) throw new SymbolFileError('symbols file: blocks out of order');
-            checkRows(rows, starts[b]!, starts[b + 1]!, Math.min(BLOCK_NAMES, this.counts.names - (b << BLOCK_SHIFT)), defs[b + 1]! - defs[b]!);
+            const [names, n] = [Math.min(BLOCK_NAMES, this.counts.names - (b << BLOCK_SHIFT)), defs[b + 1]! - defs[b]!];
+            const raw = inflated(rows.subarray(starts[b]!, starts[b + 1]!), rowBytesAtMost(names, n));
+            checkRows(raw, 0, raw.length, names, n);
             this.#rowCrc[b] = crc32(rows.subarray(starts[b]!, starts[b + 1]!));
             if ((b & 1023) === 0 && turns.due) await turns.yield();
         }
@@ -183,7 +186,9 @@ export class SymbolStore {
             const from = this.#blockRows[b]!;
             const buf = readChecked(this.#fh, this.#l.rows + from, this.#blockRows[b + 1]! - from, this.#rowCrc[b]!);
             if (buf === null) throw new RangeError('its rows changed on disk');
-            const rows = decodeRows(buf, 0, buf.length, names, this.#blockDefs[b + 1]! - this.#blockDefs[b]!);
+            const defs = this.#blockDefs[b + 1]! - this.#blockDefs[b]!;
+            const raw = inflated(buf, rowBytesAtMost(names, defs));
+            const rows = decodeRows(raw, 0, raw.length, names, defs);
             this.#cached = { b, rows };
             return rows;
         } catch (err) {
