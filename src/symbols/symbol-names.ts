@@ -188,7 +188,8 @@ export class NameList {
             return { names: out, stopped: false };
         }
         const word = plain ? requiredWord(re.source) : '';
-        const needle = word === '' ? null : this.#needle(searchPiece(Buffer.from(word, 'utf8')));
+        const wordBytes = Buffer.from(word, 'utf8');
+        const needle = word === '' ? null : this.#needle(searchPiece(wordBytes));
         for (let c = 0; c < this.chunks; c++) {
             if (await halt()) return { names: out, stopped: true };
             const bytes = this.#chunkBytes(c);
@@ -202,7 +203,16 @@ export class NameList {
                     b = lastAtMost(this.blockAt, b, last, hit + base);
                 }
                 const { text, starts } = this.#names(b);
-                for (let i = 0; i + 1 < starts.length; i++) if (re.test(text.toString('utf8', starts[i], starts[i + 1]! - 1))) out.push((b << BLOCK_SHIFT) + i);
+                if (needle === null) {
+                    for (let i = 0; i + 1 < starts.length; i++) if (re.test(text.toString('utf8', starts[i], starts[i + 1]! - 1))) out.push((b << BLOCK_SHIFT) + i);
+                    continue;
+                }
+                // Only the block's names holding the whole word are made strings and tested.
+                for (let i = 0, hit = text.indexOf(wordBytes); hit !== -1; hit = text.indexOf(wordBytes, starts[i])) {
+                    while (starts[i + 1]! <= hit) i++;
+                    if (re.test(text.toString('utf8', starts[i], starts[i + 1]! - 1))) out.push((b << BLOCK_SHIFT) + i);
+                    i++;
+                }
             }
         }
         return { names: out, stopped: false };
