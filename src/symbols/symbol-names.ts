@@ -80,10 +80,12 @@ export class NameList {
         for (let b = 0; b < blocks; b++) if (firsts.length === 0 || blockAt[b]! - blockAt[firsts[firsts.length - 1]!]! >= CHUNK_BYTES) firsts.push(b);
         const chunkBlock = Uint32Array.from([...firsts, blocks]);
         const chunkCrc = new Uint32Array(firsts.length);
-        const chunkFirst = firsts.map((b, c) => {
+        const chunkFirst: string[] = [];
+        for (const [c, b] of firsts.entries()) {
             chunkCrc[c] = crc32(coded.subarray(blockAt[b]!, blockAt[chunkBlock[c + 1]!]!));
-            return firstName(coded, blockAt[b]!);
-        });
+            chunkFirst.push(firstName(coded, blockAt[b]!));
+            if (turns.due) await turns.yield();
+        }
         const list = new NameList(fh, at, count, blockAt, chunkBlock, chunkCrc, chunkFirst);
         for (let i = 0; i < coded.length; i += SAMPLE_EVERY) list.freq[coded[i]!]!++;
         return list;
