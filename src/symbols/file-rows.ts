@@ -2,11 +2,12 @@ import fs from 'node:fs';
 import type fsp from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { Turns } from '../engine/turns.js';
+import { inflated } from './shared/deflated.js';
 import { decodeFileRows, type FileDefs } from './shared/file-rows-codec.js';
 
 /**
  * The symbol table's definitions by file as served: left in the table's file, each file's rows
- * read when a call needs them (find_references' lexed files, a few hundred at most). Memory: two
+ * (deflated, deflated.ts) read when a call needs them (find_references' lexed files, a few hundred at most). Memory: two
  * numbers per table entry (where its rows start, their CRC-32), where holding the rows would take
  * 12 bytes a definition (62 MB for the Linux tree's 5.2 million). A file's rows that do not match
  * their CRC (the file changed on disk since it was loaded) or do not decode are not given: the
@@ -42,7 +43,8 @@ export class FileRows {
         if (!Number.isInteger(id) || id < 0 || id >= this.crc.length) return null;
         try {
             const buf = readChecked(this.fh, this.at + this.start[id]!, this.start[id + 1]! - this.start[id]!, this.crc[id]!);
-            return buf === null ? null : decodeFileRows(buf, this.defs);
+            // A file's rows are a count and three varints of 10 bytes at most a row.
+            return buf === null ? null : decodeFileRows(inflated(buf, 10 + 30 * this.defs), this.defs);
         } catch {
             return null;
         }

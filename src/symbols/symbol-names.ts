@@ -1,118 +1,161 @@
+import type fsp from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
 import { BLOCK_NAMES, BLOCK_SHIFT, VarintReader } from './shared/symbol-codec.js';
+import { decodeNameBlock, searchPiece, type NameBlock } from './shared/name-coding.js';
 import { Turns } from '../engine/turns.js';
+import { readChecked } from './file-rows.js';
+import { anchoredPrefix, requiredWord } from './name-patterns.js';
 
-/** Bytes of names a regex scans between checks of its time and yields (about 1 MB: 36,000 of the Linux tree's names). */
-const MATCH_BYTES = 1 << 20;
-/** Bytes of the names sampled for how often each byte occurs (one in this many). */
+export { anchoredPrefix, requiredWord };
+
+/** Coded bytes of names read from the file at once, whole blocks (some 4,000 of the Linux tree's names). */
+const CHUNK_BYTES = 1 << 17;
+/** Coded bytes sampled for how often each byte occurs (one in this many). */
 const SAMPLE_EVERY = 61;
 
-/**
- * The longest run of word characters every match of the regex `source` holds, or `''` when that
- * is not plain to see: a source without alternation (`v` mode's classes are not read), and a run
- * outside any group, whose last character no quantifier follows. Classes and escapes end a run.
- */
-export function requiredWord(source: string): string {
-    if (source.includes('|')) return '';
-    let [best, depth] = ['', 0];
-    // An escape is read whole (`\x41`, `\u{1F600}`, `\cJ`, `\p{L}`, `\k<n>`, `\12`): its letters are not a run.
-    for (const m of source.matchAll(/\\(?:x[0-9a-fA-F]{2}|u\{[^}]*\}|u[0-9a-fA-F]{4}|c[A-Za-z]|[pPk](?:\{[^}]*\}|<[^>]*>)?|\d+|.)|\[(?:\\.|[^\]\\])*\]|\(|\)|\{[^}]*\}|\w+/gsu)) {
-        if (m[0] === '(') depth++;
-        else if (m[0] === ')') depth--;
-        else if (depth === 0 && /^\w/.test(m[0])) {
-            const quantified = /^[?*+{]/.test(source.slice(m.index + m[0].length));
-            const run = quantified ? m[0].slice(0, -1) : m[0];
-            if (run.length > best.length) best = run;
-        }
-    }
-    return depth === 0 ? best : '';
-}
-
-/** The word characters every match of `source` starts with (`^word…`, no alternation anywhere, none quantified), or `''`. */
-export function anchoredPrefix(source: string): string {
-    if (source.includes('|')) return '';
-    const m = /^\^(\w+)/.exec(source);
-    if (m === null) return '';
-    return /^[?*+{]/.test(source.slice(m[0].length)) ? m[1]!.slice(0, -1) : m[1]!;
-}
+/** A symbols file that is not whole, not this generation's, or not the index's own: it is ignored and made again. */
+export class SymbolFileError extends Error {}
 
 /**
- * A table's names as served: their UTF-8 bytes, each ended by `\n`, sorted by JS string order,
- * with where each block of {@link BLOCK_NAMES} names starts. Memory: one buffer outside the heap,
- * no object or string per name; the file keeps them front coded (a third of the size), decoded
- * once when loaded. Perf: a regex's word or anchored start is looked for in the bytes (no string
- * made of them); other regexes run over a megabyte of names decoded at a time.
+ * A table's names as served: left front coded in the table's file (shared/name-coding.ts),
+ * sorted by JS string order, and read a chunk of blocks at a time, each chunk checked against
+ * the CRC-32 taken when the table was loaded. Held: where each block starts, and each chunk's CRC
+ * and first name (some 0.5 MB for the Linux tree's 3.2 million names, where the names decoded
+ * took 91 MB). Perf: an exact name is a binary search over the chunks' first names, then one
+ * chunk read; a regex's anchored start reads the chunks from there on; a regex's word is looked
+ * for in the coded bytes as read (its part after its last cut) and only the blocks holding it are
+ * decoded; other regexes decode every block.
  */
 export class NameList {
-    /** How often each byte occurs in a sample of the names. */
+    /** How often each byte occurs in a sample of the coded names. */
     readonly freq = new Uint32Array(256);
+    /** The last chunk read and the last block decoded: a call asks for names in order. */
+    #chunk: { c: number; bytes: Buffer } | null = null;
+    #block: { b: number; names: NameBlock } | null = null;
 
     private constructor(
-        readonly bytes: Buffer,
-        readonly blockAt: Uint32Array,
+        readonly fh: fsp.FileHandle,
+        /** Where the names' section starts in the file. */
+        readonly at: number,
         readonly count: number,
-    ) {
-        for (let at = 0; at < bytes.length; at += SAMPLE_EVERY) this.freq[bytes[at]!]!++;
+        /** Per block (and one past the last), where its coded names start in the section. */
+        readonly blockAt: Uint32Array,
+        /** Per chunk (and one past the last), its first block; its CRC-32 and first name. */
+        readonly chunkBlock: Uint32Array,
+        readonly chunkCrc: Uint32Array,
+        readonly chunkFirst: string[],
+    ) {}
+
+    get chunks(): number {
+        return this.chunkCrc.length;
     }
 
-    /** The names decoded from their front coding (`coded`), yielding between blocks. @throws RangeError when the coding does not give `count` names in `bytes` bytes. */
-    static async decode(coded: Uint8Array, count: number, bytes: number, turns: Turns): Promise<NameList> {
-        const out = Buffer.allocUnsafeSlow(bytes);
-        const blockAt = new Uint32Array(Math.ceil(count / BLOCK_NAMES) + 1);
+    /**
+     * The names of a table loaded from `fh` (their section at `at`), checked on their coded bytes
+     * `coded` (held by the caller only while loading): `count` names of `bytes` bytes joined by
+     * `\n`, each block's first name sharing nothing, no name sharing more than the one before
+     * holds. Yields between blocks. @throws RangeError when they do not.
+     */
+    static async open(fh: fsp.FileHandle, at: number, coded: Uint8Array, count: number, bytes: number, turns: Turns): Promise<NameList> {
+        const blocks = Math.ceil(count / BLOCK_NAMES);
+        const blockAt = new Uint32Array(blocks + 1);
         const r = new VarintReader(coded);
-        let [at, prev] = [0, 0];
+        let [total, prev] = [0, 0];
         for (let n = 0; n < count; n++) {
             if ((n & (BLOCK_NAMES - 1)) === 0) {
-                blockAt[n >> BLOCK_SHIFT] = at;
+                blockAt[n >> BLOCK_SHIFT] = r.at;
                 if (turns.due) await turns.yield();
             }
             if (r.at >= coded.length) throw new RangeError('names: fewer than counted');
             const shared = r.next();
             const rest = r.next();
-            const start = at;
-            if (shared > at - prev || at + shared + rest + 1 > bytes || r.at + rest > coded.length) throw new RangeError('names: a name does not fit');
-            // Perf: a byte loop beats a native copy per name (most names share under 30 bytes).
-            for (let i = 0; i < shared; i++) out[at++] = out[prev + i]!;
-            for (let i = 0; i < rest; i++) out[at++] = coded[r.at + i]!;
+            if (shared > ((n & (BLOCK_NAMES - 1)) === 0 ? 0 : prev) || r.at + rest > coded.length) throw new RangeError('names: a name does not fit');
             r.at += rest;
-            out[at++] = 0x0a;
-            prev = start;
+            prev = shared + rest;
+            total += prev + 1;
         }
-        if (at !== bytes || r.at !== coded.length) throw new RangeError('names: more than counted');
-        blockAt[blockAt.length - 1] = at;
-        return new NameList(out, blockAt, count);
+        if (total !== bytes || r.at !== coded.length) throw new RangeError('names: more than counted');
+        blockAt[blocks] = r.at;
+        const firsts: number[] = [];
+        for (let b = 0; b < blocks; b++) if (firsts.length === 0 || blockAt[b]! - blockAt[firsts[firsts.length - 1]!]! >= CHUNK_BYTES) firsts.push(b);
+        const chunkBlock = Uint32Array.from([...firsts, blocks]);
+        const chunkCrc = new Uint32Array(firsts.length);
+        const chunkFirst: string[] = [];
+        for (const [c, b] of firsts.entries()) {
+            chunkCrc[c] = crc32(coded.subarray(blockAt[b]!, blockAt[chunkBlock[c + 1]!]!));
+            chunkFirst.push(firstName(coded, blockAt[b]!));
+            if (turns.due) await turns.yield();
+        }
+        const list = new NameList(fh, at, count, blockAt, chunkBlock, chunkCrc, chunkFirst);
+        for (let i = 0; i < coded.length; i += SAMPLE_EVERY) list.freq[coded[i]!]!++;
+        return list;
     }
 
-    /** Where name `n`'s bytes start. */
-    #start(n: number): number {
-        let at = this.blockAt[n >> BLOCK_SHIFT]!;
-        for (let i = n & (BLOCK_NAMES - 1); i > 0; i--) at = this.bytes.indexOf(0x0a, at) + 1;
-        return at;
+    /** Chunk `c`'s coded bytes, read from the file and checked. @throws SymbolFileError when not the bytes checked at load. */
+    #chunkBytes(c: number): Buffer {
+        if (this.#chunk?.c === c) return this.#chunk.bytes;
+        const [from, to] = [this.blockAt[this.chunkBlock[c]!]!, this.blockAt[this.chunkBlock[c + 1]!]!];
+        let bytes: Buffer | null;
+        try {
+            bytes = readChecked(this.fh, this.at + from, to - from, this.chunkCrc[c]!);
+        } catch (err) {
+            throw new SymbolFileError(`symbols file: names: ${err instanceof Error ? err.message : String(err)}`);
+        }
+        if (bytes === null) throw new SymbolFileError(`symbols file: names of chunk ${c} changed on disk`);
+        this.#chunk = { c, bytes };
+        return bytes;
     }
 
-    #text(from: number): string {
-        return this.bytes.toString('utf8', from, this.bytes.indexOf(0x0a, from));
+    /** The chunk holding block `b`. */
+    #chunkOf(b: number): number {
+        const c = this.#chunk?.c;
+        if (c !== undefined && this.chunkBlock[c]! <= b && b < this.chunkBlock[c + 1]!) return c;
+        return lastAtMost(this.chunkBlock, 0, this.chunks - 1, b);
+    }
+
+    /** Block `b`'s names decoded (the last one kept). @throws SymbolFileError when they do not decode. */
+    #names(b: number): NameBlock {
+        if (this.#block?.b === b) return this.#block.names;
+        const c = this.#chunkOf(b);
+        const bytes = this.#chunkBytes(c);
+        const base = this.blockAt[this.chunkBlock[c]!]!;
+        try {
+            const names = decodeNameBlock(bytes, this.blockAt[b]! - base, this.blockAt[b + 1]! - base, Math.min(BLOCK_NAMES, this.count - (b << BLOCK_SHIFT)));
+            this.#block = { b, names };
+            return names;
+        } catch (err) {
+            throw new SymbolFileError(`symbols file: names of block ${b}: ${err instanceof Error ? err.message : String(err)}`);
+        }
     }
 
     nameAt(n: number): string {
-        return this.#text(this.#start(n));
+        const { text, starts } = this.#names(n >> BLOCK_SHIFT);
+        const i = n & (BLOCK_NAMES - 1);
+        return text.toString('utf8', starts[i], starts[i + 1]! - 1);
     }
 
     /** The number of the first name not before `s` in JS string order (`count` when none). */
     lowerBound(s: string): number {
-        // The last block whose first name is before `s`, then its names in order.
-        let [a, b] = [0, this.blockAt.length - 2];
-        while (a < b) {
-            const m = (a + b + 1) >>> 1;
-            if (this.#text(this.blockAt[m]!) < s) a = m;
-            else b = m - 1;
+        if (this.count === 0) return 0;
+        // The last chunk, then the last block in it, whose first name is before `s`; then its names in order.
+        let [a, z] = [0, this.chunks - 1];
+        while (a < z) {
+            const m = (a + z + 1) >>> 1;
+            if (this.chunkFirst[m]! < s) a = m;
+            else z = m - 1;
         }
-        let n = a << BLOCK_SHIFT;
-        for (let at = this.blockAt[a] ?? 0; n < this.count; n++) {
-            const end = this.bytes.indexOf(0x0a, at);
-            if (this.bytes.toString('utf8', at, end) >= s) break;
-            at = end + 1;
+        const bytes = this.#chunkBytes(a);
+        const base = this.blockAt[this.chunkBlock[a]!]!;
+        let [b, e] = [this.chunkBlock[a]!, this.chunkBlock[a + 1]! - 1];
+        while (b < e) {
+            const m = (b + e + 1) >>> 1;
+            if (firstName(bytes, this.blockAt[m]! - base) < s) b = m;
+            else e = m - 1;
         }
-        return n;
+        const { text, starts } = this.#names(b);
+        let n = 0;
+        while (n + 1 < starts.length && text.toString('utf8', starts[n], starts[n + 1]! - 1) < s) n++;
+        return Math.min(this.count, (b << BLOCK_SHIFT) + n);
     }
 
     /** The number of the name `name`, or -1. */
@@ -121,36 +164,10 @@ export class NameList {
         return n < this.count && this.nameAt(n) === name ? n : -1;
     }
 
-    /** The number of the name whose bytes hold byte `at`: its block by a binary search, then the line ends before it in the block. */
-    #nameHolding(at: number): number {
-        let [a, b] = [0, this.blockAt.length - 2];
-        while (a < b) {
-            const m = (a + b + 1) >>> 1;
-            if (this.blockAt[m]! <= at) a = m;
-            else b = m - 1;
-        }
-        let n = a << BLOCK_SHIFT;
-        for (let p = this.blockAt[a]!; p < at; p++) if (this.bytes[p] === 0x0a) n++;
-        return n;
-    }
-
-    /**
-     * The part of `word` to look for: from its rarest byte in the names on. Perf: a byte search
-     * is fast when the needle's first byte is rare and slow when it is common (on the Linux tree's
-     * names, `ioctl` is found in 24 ms and `_ioctl` in 190 ms); every name holding the word holds
-     * that part, and each one found is tested with the regex.
-     */
-    #needle(word: string): Buffer {
-        const lit = Buffer.from(word, 'utf8');
-        let best = 0;
-        for (let i = 1; i + Math.min(3, lit.length) <= lit.length; i++) if (this.freq[lit[i]!]! < this.freq[lit[best]!]!) best = i;
-        return lit.subarray(best);
-    }
-
     /**
      * The numbers of the names `re` matches (its own flags, tested on each name alone), in order,
      * until `stop.deadline` (epoch ms) or `stop.signal`: then `stopped` and the names found so
-     * far. Between megabytes of names the call yields and checks its time.
+     * far. Between chunks of names the call yields and checks its time.
      */
     async matching(re: RegExp, stop: { deadline: number; signal?: AbortSignal | undefined }): Promise<{ names: number[]; stopped: boolean }> {
         const out: number[] = [];
@@ -160,58 +177,75 @@ export class NameList {
             if (turns.due) await turns.yield();
             return false;
         };
-        const prefix = re.ignoreCase || re.flags.includes('v') ? '' : anchoredPrefix(re.source);
+        const plain = !re.ignoreCase && !re.flags.includes('v');
+        const prefix = plain ? anchoredPrefix(re.source) : '';
         if (prefix !== '') {
             // Perf: names starting with a word are side by side in the sorted names.
-            let n = this.lowerBound(prefix);
-            for (let at = n < this.count ? this.#start(n) : 0; n < this.count; n++) {
+            for (let n = this.lowerBound(prefix); n < this.count; n++) {
                 if ((n & 1023) === 0 && (await halt())) return { names: out, stopped: true };
-                const end = this.bytes.indexOf(0x0a, at);
-                const name = this.bytes.toString('utf8', at, end);
+                const name = this.nameAt(n);
                 if (!name.startsWith(prefix)) break;
                 if (re.test(name)) out.push(n);
-                at = end + 1;
             }
             return { names: out, stopped: false };
         }
-        const word = re.ignoreCase || re.flags.includes('v') ? '' : requiredWord(re.source);
-        if (word !== '') {
-            // Perf: the word's bytes are looked for in the names' bytes; only the names holding it are decoded and tested.
-            const lit = this.#needle(word);
-            for (let from = 0; from < this.bytes.length; ) {
-                if (await halt()) return { names: out, stopped: true };
-                const window = this.bytes.subarray(0, Math.min(this.bytes.length, from + MATCH_BYTES + lit.length));
-                let at = from;
-                for (let hit = window.indexOf(lit, at); hit !== -1; hit = window.indexOf(lit, at)) {
-                    const start = this.bytes.lastIndexOf(0x0a, hit) + 1;
-                    const end = this.bytes.indexOf(0x0a, hit);
-                    if (re.test(this.bytes.toString('utf8', start, end))) out.push(this.#nameHolding(start));
-                    at = end + 1;
-                }
-                from = Math.max(at, from + MATCH_BYTES);
-            }
-            return { names: out, stopped: false };
-        }
-        const scan = new RegExp(re.source, `gm${re.unicode ? 'u' : ''}${re.ignoreCase ? 'i' : ''}`);
-        for (let b = 0; b < this.blockAt.length - 1; ) {
+        const word = plain ? requiredWord(re.source) : '';
+        const wordBytes = Buffer.from(word, 'utf8');
+        const needle = word === '' ? null : this.#needle(searchPiece(wordBytes));
+        for (let c = 0; c < this.chunks; c++) {
             if (await halt()) return { names: out, stopped: true };
-            // Whole blocks, about MATCH_BYTES of names.
-            let e = b + 1;
-            while (e < this.blockAt.length - 1 && this.blockAt[e]! - this.blockAt[b]! < MATCH_BYTES) e++;
-            const text = this.bytes.toString('utf8', this.blockAt[b]!, this.blockAt[e]!);
-            let [n, lineAt] = [b << BLOCK_SHIFT, 0];
-            for (let at = 0; at < text.length; ) {
-                scan.lastIndex = at;
-                const hit = scan.exec(text)?.index;
-                if (hit === undefined) break;
-                // The line the match starts in, counted on from the last.
-                for (let p = text.indexOf('\n', lineAt); p !== -1 && p < hit; p = text.indexOf('\n', p + 1)) [n, lineAt] = [n + 1, p + 1];
-                const end = text.indexOf('\n', lineAt);
-                if (re.test(text.slice(lineAt, end))) out.push(n);
-                at = end + 1;
+            const bytes = this.#chunkBytes(c);
+            const base = this.blockAt[this.chunkBlock[c]!]!;
+            const [first, last] = [this.chunkBlock[c]!, this.chunkBlock[c + 1]! - 1];
+            // Perf: with a word, only the blocks whose coded bytes hold its piece are decoded and tested.
+            for (let b = first; b <= last; b++) {
+                if (needle !== null) {
+                    const hit = bytes.indexOf(needle, this.blockAt[b]! - base);
+                    if (hit === -1) break;
+                    b = lastAtMost(this.blockAt, b, last, hit + base);
+                }
+                const { text, starts } = this.#names(b);
+                if (needle === null) {
+                    for (let i = 0; i + 1 < starts.length; i++) if (re.test(text.toString('utf8', starts[i], starts[i + 1]! - 1))) out.push((b << BLOCK_SHIFT) + i);
+                    continue;
+                }
+                // Only the block's names holding the whole word are made strings and tested.
+                for (let i = 0, hit = text.indexOf(wordBytes); hit !== -1; hit = text.indexOf(wordBytes, starts[i])) {
+                    while (starts[i + 1]! <= hit) i++;
+                    if (re.test(text.toString('utf8', starts[i], starts[i + 1]! - 1))) out.push((b << BLOCK_SHIFT) + i);
+                    i++;
+                }
             }
-            b = e;
         }
         return { names: out, stopped: false };
     }
+
+    /**
+     * The part of `piece` to look for: from its rarest byte in the names on. Perf: a byte search
+     * is fast when the needle's first byte is rare and slow when it is common.
+     */
+    #needle(piece: Uint8Array): Buffer {
+        let best = 0;
+        for (let i = 1; i + Math.min(3, piece.length) <= piece.length; i++) if (this.freq[piece[i]!]! < this.freq[piece[best]!]!) best = i;
+        return Buffer.from(piece.subarray(best));
+    }
+}
+
+/** The last index `i` in `[from, to]` with `sorted[i] <= v` (`from` when none is). */
+function lastAtMost(sorted: Uint32Array, from: number, to: number, v: number): number {
+    let [a, b] = [from, to];
+    while (a < b) {
+        const m = (a + b + 1) >>> 1;
+        if (sorted[m]! <= v) a = m;
+        else b = m - 1;
+    }
+    return a;
+}
+
+/** A block's first name (stored whole) from the coded bytes at `at`. */
+function firstName(coded: Uint8Array, at: number): string {
+    const r = new VarintReader(coded, at);
+    r.next();
+    const len = r.next();
+    return Buffer.from(coded.buffer, coded.byteOffset + r.at, len).toString('utf8');
 }

@@ -2,27 +2,25 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { BLOCK_NAMES, BLOCK_SHIFT, checkRows, decodeRows, decodeSigs, SIG_NONE, type BlockRows, type SigPlace } from './shared/symbol-codec.js';
-import { signatureCheck, signatureText } from './shared/signature.js';
+import { BLOCK_NAMES, BLOCK_SHIFT, BY_FILE, checkRows, decodeRows, decodeSigs, SIG_NONE, type BlockRows, type SigPlace } from './shared/symbol-codec.js';
 import { decodePoints, type FilePoints } from './shared/checkpoint-codec.js';
 import { blocksOf, DIGEST_BYTES, Failure, HEADER_BYTES, kindOfCode, layoutOf, readCounts, SYMBOL_MAGIC, type SymbolCounts, type SymbolLayout } from './shared/symbol-format.js';
 import type { Definition } from './shared/types.js';
-import { NameList } from './symbol-names.js';
+import { NameList, SymbolFileError } from './symbol-names.js';
 import { FileRows, readChecked } from './file-rows.js';
 import { Turns } from '../engine/turns.js';
+import { indexesBy, readSignatures } from './signature-read.js';
+import { inflated, rowBytesAtMost } from './shared/deflated.js';
 
-export { requiredWord } from './symbol-names.js';
+export { requiredWord, SymbolFileError } from './symbol-names.js';
 
 /** Bytes read at once while the file is checked. */
 const READ_BYTES = 1 << 20;
 
-/** A symbols file that is not whole, not this generation's, or not the index's own: it is ignored and made again. */
-export class SymbolFileError extends Error {}
-
 /**
- * A generation's symbol table as served (symbol-format.ts): the names' bytes with their blocks'
- * starts (symbol-names.ts) held; the rows, the rows by file and the signatures' places left on
- * disk, read a block or a file at a time for a call (no object per definition). The whole file is
+ * A generation's symbol table as served (symbol-format.ts): where its blocks start held; the
+ * names (symbol-names.ts), the rows, the rows by file and the signatures' places left on disk,
+ * read a chunk, a block or a file at a time for a call (no object per definition). The whole file is
  * checked against its digest when loaded; a file that fails is never used.
  */
 export class SymbolStore {
@@ -93,7 +91,7 @@ export class SymbolStore {
             const counts = readCounts(first);
             const l = layoutOf(counts);
             if (l.end !== st.size || counts.tableSize !== tableSize) throw new SymbolFileError(`${file} does not fit its generation`);
-            // Memory: the coded names are kept only until decoded, the rows until checked; the rows,
+            // Memory: the coded names and the rows are kept only until checked; the names, the rows,
             // the rows by file and the signatures' places are read from disk by the calls that need them.
             const parts: [number, Buffer][] = [[0, Buffer.allocUnsafeSlow(l.names)], [l.names, Buffer.allocUnsafeSlow(l.rows - l.names)], [l.rows, Buffer.allocUnsafeSlow(l.contOff - l.rows)], [l.contOff, Buffer.allocUnsafeSlow(l.fileRows - l.contOff)]];
             const hash = createHash('sha256');
@@ -113,7 +111,7 @@ export class SymbolStore {
             const [[, head], [, coded], [, rows], [, cols]] = parts as [number, Buffer][] as [[number, Buffer], [number, Buffer], [number, Buffer], [number, Buffer]];
             first.copy(head, 0);
             if (!hash.digest().equals(first.subarray(SYMBOL_MAGIC.length, SYMBOL_MAGIC.length + DIGEST_BYTES))) throw new SymbolFileError(`${file} fails its checksum`);
-            const names = await NameList.decode(coded.subarray(0, counts.codedBytes), counts.names, counts.nameBytes, turns);
+            const names = await NameList.open(fh, l.names, coded.subarray(0, counts.codedBytes), counts.names, counts.nameBytes, turns);
             const store = new SymbolStore(fh, head, cols, counts, st.size, names);
             await store.#check(rows, turns);
             return store;
@@ -128,9 +126,12 @@ export class SymbolStore {
         const [starts, defs] = [this.#blockRows, this.#blockDefs];
         for (let b = 0; b + 1 < starts.length; b++) {
             if (starts[b]! > starts[b + 1]! || defs[b]! > defs[b + 1]! || this.#blockSigs[b]! > this.#blockSigs[b + 1]!) throw new SymbolFileError('symbols file: blocks out of order');
-            checkRows(rows, starts[b]!, starts[b + 1]!, Math.min(BLOCK_NAMES, this.counts.names - (b << BLOCK_SHIFT)), defs[b + 1]! - defs[b]!);
+            const [names, n] = [Math.min(BLOCK_NAMES, this.counts.names - (b << BLOCK_SHIFT)), defs[b + 1]! - defs[b]!];
+            const raw = inflated(rows.subarray(starts[b]!, starts[b + 1]!), rowBytesAtMost(names, n));
+            checkRows(raw, 0, raw.length, names, n);
             this.#rowCrc[b] = crc32(rows.subarray(starts[b]!, starts[b + 1]!));
-            if ((b & 1023) === 0 && turns.due) await turns.yield();
+            // A block inflates in some 10 µs: the clock is looked at every 64.
+            if ((b & 63) === 0 && turns.due) await turns.yield();
         }
     }
 
@@ -144,6 +145,11 @@ export class SymbolStore {
         } catch {
             return null;
         }
+    }
+
+    /** Whether file `id` has checkpoints in the table (with its bytes' CRC-32). */
+    #pointed(id: number): boolean {
+        return id >= 0 && id < this.counts.tableSize && this.#pointOff[id]! < this.#pointOff[id + 1]!;
     }
 
     /** Definition `k` with its name, without its signature. */
@@ -181,7 +187,9 @@ export class SymbolStore {
             const from = this.#blockRows[b]!;
             const buf = readChecked(this.#fh, this.#l.rows + from, this.#blockRows[b + 1]! - from, this.#rowCrc[b]!);
             if (buf === null) throw new RangeError('its rows changed on disk');
-            const rows = decodeRows(buf, 0, buf.length, names, this.#blockDefs[b + 1]! - this.#blockDefs[b]!);
+            const defs = this.#blockDefs[b + 1]! - this.#blockDefs[b]!;
+            const raw = inflated(buf, rowBytesAtMost(names, defs));
+            const rows = decodeRows(raw, 0, raw.length, names, defs);
             this.#cached = { b, rows };
             return rows;
         } catch (err) {
@@ -238,7 +246,7 @@ export class SymbolStore {
                 if (bytesRead !== buf.length) return;
                 let places: SigPlace[];
                 try {
-                    places = decodeSigs(buf, 0, buf.length, files);
+                    places = decodeSigs(buf, 0, buf.length, files, (f) => !this.#pointed(f));
                 } catch {
                     return;
                 }
@@ -250,47 +258,9 @@ export class SymbolStore {
 
     /**
      * The signatures of definitions `ks`, read back from their source files (`realOf(k)`, each
-     * unchanged since the generation): `null` for one whose text is not known or does not give
-     * the signature the table checked (the caller parses that file again).
+     * unchanged since the generation): `null` where they cannot be vouched for (signature-read.ts).
      */
     async signatures(ks: readonly number[], realOf: (k: number) => string): Promise<(string | null)[]> {
-        const places = await this.#places(ks);
-        const byFile = indexesBy(ks, (k, i) => (places[i] === null || places[i]![0] === SIG_NONE ? undefined : realOf(k)));
-        const out: (string | null)[] = ks.map(() => null);
-        await Promise.all(
-            [...byFile].map(async ([real, is]) => {
-                const fh = await fsp.open(real, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW).catch(() => null);
-                if (fh === null) return;
-                try {
-                    for (const i of is) {
-                        const [at, lenCut, check] = places[i]!;
-                        const len = Math.floor(lenCut / 2);
-                        const buf = Buffer.alloc(len);
-                        const { bytesRead } = len === 0 ? { bytesRead: 0 } : await fh.read(buf, 0, len, at);
-                        if (bytesRead !== len) continue;
-                        const sig = signatureText(buf.toString('utf8'), lenCut % 2 === 1);
-                        if (signatureCheck(sig) === check) out[i] = sig;
-                    }
-                } catch {
-                    // Unreadable now: parsed again by the caller.
-                } finally {
-                    await fh.close();
-                }
-            }),
-        );
-        return out;
+        return readSignatures(ks, await this.#places(ks), realOf, (k) => this.pointsOf(this.fileOf(k))?.crc);
     }
-}
-
-/** The indexes of `items` by the key `keyOf` gives each, in order; an item with no key (`undefined`) is left out. */
-function indexesBy<T, K>(items: readonly T[], keyOf: (item: T, i: number) => K | undefined): Map<K, number[]> {
-    const out = new Map<K, number[]>();
-    items.forEach((item, i) => {
-        const key = keyOf(item, i);
-        if (key === undefined) return;
-        const list = out.get(key);
-        if (list) list.push(i);
-        else out.set(key, [i]);
-    });
-    return out;
 }

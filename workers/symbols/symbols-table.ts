@@ -101,6 +101,8 @@ export function runSymbolsMerge(task: SymbolsMergeTask): SymbolsMergeResult {
             const line = r.next();
             if (line !== null) push(heap, { rec: JSON.parse(line) as PartRecord, k });
         }
+        // As pointSections keeps them: the files whose checkpoints (with their CRC) the table holds.
+        enc.pointed = new Set(points.filter((p) => p[0] >= 0 && p[0] < task.tableSize && p[1] !== '').map((p) => p[0]));
         const containers = new Map<string, number>();
         let name: string | null = null;
         // Memory: one name's definitions at a time (a name's count is written before its rows).

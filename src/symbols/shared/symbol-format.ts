@@ -5,7 +5,7 @@
  * the host (src/symbols/symbol-store.ts). Encodings in symbol-codec.ts.
  *
  * Layout, little-endian, every section 4-byte aligned:
- * - magic `LCFSYM06`, then the SHA-256 of every byte after the digest;
+ * - magic `LCFSYM07`, then the SHA-256 of every byte after the digest;
  * - counts (`COUNTS` u32): table entries, names, definitions, containers, failed files, bytes of
  *   the names joined by `\n`, bytes of the containers, then the bytes of the coded names, of the
  *   rows, of the signature places, of the checkpoints and of the rows by file;
@@ -34,7 +34,7 @@
 import { BLOCK_NAMES } from './symbol-codec.js';
 import { SYMBOL_KINDS, type SymbolKind } from './types.js';
 
-export const SYMBOL_MAGIC = Buffer.from('LCFSYM06', 'latin1');
+export const SYMBOL_MAGIC = Buffer.from('LCFSYM07', 'latin1');
 export const DIGEST_BYTES = 32;
 export const COUNTS = 12;
 /** A signature's byte length at most in the table (the low bit of its varint says the text was cut). */

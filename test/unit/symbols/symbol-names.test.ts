@@ -1,0 +1,133 @@
+/**
+ * The symbol table's names left on disk: front coded with shares only up to a cut, read a chunk
+ * at a time. Every lookup (exact, anchored, by a word's piece in the coded bytes, by decoding all)
+ * gives what testing each name of the plain sorted list gives, over random names and patterns;
+ * names that share past a cut or changed on disk after the load are refused.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { decodeNameBlock, nameCut, putName, searchPiece, sharedBytes } from '../../../src/symbols/shared/name-coding.js';
+import { HEADER_BYTES, layoutOf, readCounts, type PartRecord } from '../../../src/symbols/shared/symbol-format.js';
+import { SymbolFileError, SymbolStore } from '../../../src/symbols/symbol-store.js';
+import { runSymbolsMerge } from '../../../workers/symbols/symbols-table.js';
+import { tempDir } from '../../support/helpers.js';
+
+/** A small seeded generator: the same cases on every run. */
+function random(seed: number): (n: number) => number {
+    let s = seed >>> 0;
+    return (n) => {
+        s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+        return s % n;
+    };
+}
+
+/** Names made of a few words joined by `_`, in camel case, with digits, `$` and characters past ASCII: many shared starts. */
+function randomNames(rand: (n: number) => number, count: number): string[] {
+    const words = ['kvm', 'vcpu', 'ioctl', 'Io', 'ctl', 'get', 'Get', 'set', 'x', 'X', 'a1', '2', 'ü', 'Über', '𝒳', '$', 'io', 'octl', 'l', 'IOCTL', 'i', 'o'];
+    const seps = ['_', '', '', '.', '__'];
+    const out = new Set<string>();
+    while (out.size < count) {
+        let name = words[rand(words.length)]!;
+        for (let k = rand(5); k > 0; k--) name += seps[rand(seps.length)]! + words[rand(words.length)]!;
+        out.add(name);
+    }
+    return [...out];
+}
+
+function tableOf(dir: string, names: string[]): string {
+    const records: PartRecord[] = names.map((name, i) => [name, 1 + (i % 40), 8, '', 1 + i, 1 + i, -1, 0, 0] as PartRecord).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const part = path.join(dir, 'symbols-part-0.00000000.ndjson');
+    fs.writeFileSync(part, [[], [], ...records].map((x) => JSON.stringify(x)).join('\n') + '\n');
+    const out = path.join(dir, 'symbols.bin');
+    expect(runSymbolsMerge({ op: 'symbols-merge', parts: [part], tableSize: 100, out })).toMatchObject({ ok: true, names: names.length });
+    return out;
+}
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe('the names on disk', () => {
+    it('find and match as testing every name of the plain list does, over random names and patterns', async () => {
+        const rand = random(27);
+        for (let round = 0; round < 4; round++) {
+            const dir = tempDir('lcf-symnames-');
+            const names = randomNames(rand, round === 3 ? 20_000 : 50 + rand(400));
+            const sorted = [...names].sort();
+            const store = await SymbolStore.load(tableOf(dir, names), 100);
+            try {
+                if (round === 3) expect(store.names.chunks, 'more than one chunk').toBeGreaterThan(1);
+                for (let i = 0; i < sorted.length; i += 1 + rand(7)) {
+                    expect(store.find(sorted[i]!)).toBe(i);
+                    expect(store.nameAt(i)).toBe(sorted[i]);
+                }
+                for (const absent of ['', 'kvm_', 'zzzz', 'a', '\u{10ffff}']) if (!names.includes(absent)) expect(store.find(absent)).toBe(-1);
+                const sources: string[] = [];
+                for (let k = 0; k < (round === 3 ? 8 : 60); k++) {
+                    const name = sorted[rand(sorted.length)]!;
+                    const from = rand(name.length);
+                    const piece = escape(name.slice(from, from + 1 + rand(name.length - from)));
+                    sources.push(piece, `${piece}$`, `^${piece}`, `_${piece}`, `[a-z]${piece}`, `${piece}\\d?`);
+                }
+                sources.push('^.{3}$', 'l$', '(?:io|IO)ctl', 'x', '[^_]_[^_]', '𝒳', 'Über', 'ctlX', 'l_ioctl', 'octl$');
+                for (const source of sources) {
+                    for (const flags of ['u', 'iu']) {
+                        const re = new RegExp(source, flags);
+                        const got = await store.matching(re);
+                        expect(got.stopped).toBe(false);
+                        expect(got.names.map((n) => store.nameAt(n)), `/${source}/${flags}`).toEqual(sorted.filter((n) => re.test(n)));
+                    }
+                }
+            } finally {
+                await store.close();
+            }
+        }
+    });
+
+    it('shares only up to a cut, and looks for a word from its last cut on', () => {
+        const b = (s: string): Buffer => Buffer.from(s, 'utf8');
+        expect(sharedBytes(b('kvm_vcpu_ioctl'), b('kvm_vcpu_init'))).toBe(9);
+        expect(sharedBytes(b('alphabet'), b('alpha'))).toBe(0);
+        expect(sharedBytes(b('getFooBar'), b('getFooBaz'))).toBe(6);
+        expect(sharedBytes(b('ab'), b('ab_c'))).toBe(0);
+        expect(Buffer.from(searchPiece(b('_ioctl'))).toString()).toBe('ioctl');
+        expect(Buffer.from(searchPiece(b('xyzzy_none'))).toString()).toBe('none');
+        expect(Buffer.from(searchPiece(b('ioctl'))).toString()).toBe('ioctl');
+        expect(Buffer.from(searchPiece(b('getFoo'))).toString()).toBe('Foo');
+        expect(Buffer.from(searchPiece(b('a_'))).toString()).toBe('a_');
+        expect([1, 2, 3, 4].map((p) => nameCut(b('a_bC'), p))).toEqual([false, true, true, false]);
+        // A block whose second name shares past a cut ('ab|d') is refused as it is decoded.
+        const out = Buffer.alloc(64);
+        let at = putName(out, 0, b('abc'), 0);
+        at = putName(out, at, b('abd'), 2);
+        expect(() => decodeNameBlock(out, 0, at, 2)).toThrow(/past a cut/);
+        at = putName(out, 0, b('ab_c'), 0);
+        at = putName(out, at, b('ab_d'), 3);
+        expect(decodeNameBlock(out, 0, at, 2).text.toString()).toBe('ab_c\nab_d\n');
+        expect(() => decodeNameBlock(out, 0, at - 1, 2)).toThrow(RangeError);
+        expect(() => decodeNameBlock(out, 0, at, 3)).toThrow(RangeError);
+    });
+
+    it('refuses names that changed on disk after the load, and a table of the format before', async () => {
+        const dir = tempDir('lcf-symnames-disk-');
+        const names = randomNames(random(5), 20_000);
+        const file = tableOf(dir, names);
+        const good = fs.readFileSync(file);
+        const counts = readCounts(good.subarray(0, HEADER_BYTES));
+        const last = layoutOf(counts).names + counts.codedBytes - 2;
+        const store = await SymbolStore.load(file, 100);
+        try {
+            expect(store.find([...names].sort()[0]!)).toBe(0);
+            // One byte of the last chunk's names changed in place: every read of that chunk is refused.
+            const fd = fs.openSync(file, 'r+');
+            fs.writeSync(fd, Buffer.of(good[last]! ^ 0x20), 0, 1, last);
+            fs.closeSync(fd);
+            expect(() => store.nameAt(names.length - 1)).toThrow(SymbolFileError);
+            await expect(store.matching(/./u)).rejects.toThrow(SymbolFileError);
+        } finally {
+            await store.close();
+        }
+        // Format 6 (names shared past cuts, kept decoded in memory): not read, made again.
+        fs.writeFileSync(file, Buffer.concat([Buffer.from('LCFSYM06', 'latin1'), good.subarray(8)]));
+        await expect(SymbolStore.load(file, 100)).rejects.toThrow(/not a symbols file/);
+    });
+});
