@@ -202,22 +202,22 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
     try {
         const small = parts.length - bigParts.length;
         const timedOut: number[] = [];
-        const runPart = async (k: number, on: BackgroundTasks, parseMs = limits.parseMs): Promise<void> => {
+        const runPart = async (k: number, on: BackgroundTasks, parseMs = limits.parseMs): Promise<number[]> => {
             const task: SymbolsPartTask = { op: 'symbols-part', root: served.root, ...parts[k]!, maxBytes: served.maxFileSize, parseMs, out: outs[k]! };
             const r = (await on.run(task, { sharedNice: served.sharedNice() })) as SymbolsPartResult;
             if (!r.ok) throw new Error(`symbols part failed: ${r.message}`);
-            timedOut.push(...r.timedOut);
+            return r.timedOut;
         };
         let next = 0;
         const lane = async (): Promise<void> => {
-            for (let k = next++; k < small; k = next++) await runPart(k, pool);
+            for (let k = next++; k < small; k = next++) timedOut.push(...(await runPart(k, pool)));
         };
         const bigLane = async (): Promise<void> => {
-            for (let k = small; k < parts.length; k++) await runPart(k, own);
+            for (let k = small; k < parts.length; k++) timedOut.push(...(await runPart(k, own)));
         };
         await Promise.all([bigLane(), ...Array.from({ length: Math.max(1, served.threads - (bigParts.length > 0 ? 1 : 0)) }, lane)]);
         // Second tries: one file at a time, a part each, listed last for the merge (`retried`).
-        const retried = timedOut.sort((a, b) => a - b).splice(0);
+        const retried = timedOut.sort((a, b) => a - b);
         for (const id of retried) {
             parts.push({ ids: [id], paths: [served.table.pathOf(id)] });
             outs.push(path.join(served.genDir, `symbols-part-${parts.length - 1}.${tag}.ndjson`));

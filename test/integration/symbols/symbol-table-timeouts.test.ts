@@ -94,14 +94,16 @@ describe('symbol table timeouts', () => {
             });
         const first = await find('table');
         const second = await find('table');
-        expect(first?.skipped).toEqual(['src/gen.c']);
-        expect(second?.skipped).toEqual(['src/gen.c']);
+        // small.c may have timed out at 1 ms too (a busy machine): only gen.c is looked at.
+        const genOf = (skipped: string[] | undefined) => skipped?.filter((s) => s.endsWith('gen.c'));
+        expect(genOf(first?.skipped)).toEqual(['src/gen.c']);
+        expect(genOf(second?.skipped)).toEqual(['src/gen.c']);
         expect(parsed.filter((p) => p.endsWith('gen.c'))).toEqual(['src/gen.c']);
         // Changed: parsed again, and answered from its new text.
         fs.writeFileSync(path.join(root, 'src/gen.c'), 'int fresh_one(void)\n{\n\treturn 2;\n}\n');
         const third = await find('fresh_one');
         expect(parsed.filter((p) => p.endsWith('gen.c'))).toEqual(['src/gen.c', 'src/gen.c']);
-        expect(third?.skipped).toEqual([]);
+        expect(genOf(third?.skipped)).toEqual([]);
         expect(third?.files.map((f) => [f.shown, f.definitions.map((d) => d.name)])).toEqual([['src/gen.c', ['fresh_one']]]);
         expect(await call(pkg, { name: 'fresh_one' })).toMatch(/^success: .*src\/gen\.c/s);
     });
