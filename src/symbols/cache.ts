@@ -3,6 +3,13 @@ import type { FileSymbols } from './shared/types.js';
 
 /** Definitions kept at most per engine: about 25 MB, the definitions of some 2,000 large source files. */
 const MAX_DEFINITIONS = 100_000;
+/**
+ * Files a symbol table lists as timed out whose outcome is kept apart (see {@link SymbolCache.set}),
+ * and their definitions at most: room for the kernel's two largest generated headers, whose
+ * 205,251 definitions held 78 MB of heap (so up to about 95 MB).
+ */
+const MAX_KEPT_FILES = 16;
+const MAX_KEPT_DEFINITIONS = 250_000;
 
 type Parsed = Extract<FileSymbols, { ok: true }>;
 
@@ -14,6 +21,16 @@ interface Entry {
     roots: string;
 }
 
+/** A kept outcome: definitions, or a timeout under the parse limit `parseMs`. */
+interface Kept {
+    stamp: string;
+    roots: string;
+    symbols: FileSymbols;
+    parseMs: number;
+}
+
+const countOf = (symbols: FileSymbols): number => (symbols.ok ? symbols.definitions.length : 0);
+
 /**
  * Parsed definitions by real path, kept while the file is unchanged: each use compares the file's
  * lstat (device, inode, size, modification and change times in nanoseconds) with the one taken
@@ -24,6 +41,8 @@ interface Entry {
 export class SymbolCache {
     private readonly entries = new Map<string, Entry>();
     private definitions = 0;
+    private readonly kept = new Map<string, Kept>();
+    private keptDefinitions = 0;
 
     /** The file's stamp now, or `null` when it is not a regular file (gone, a link, a directory). */
     static async stampOf(real: string): Promise<string | null> {
@@ -37,7 +56,22 @@ export class SymbolCache {
         return stamp == null ? 0 : Number(stamp.split(':')[2]);
     }
 
+    /**
+     * A kept outcome of `real` (see {@link set}) while the file is unchanged: its definitions, or
+     * its timeout when the limit it timed out under is at least `parseMs` (a call allowing more
+     * time parses it again).
+     */
+    getKept(real: string, stamp: string | null, roots: string, parseMs: number): FileSymbols | undefined {
+        const e = this.kept.get(real);
+        if (e === undefined || stamp === null || e.stamp !== stamp || e.roots !== roots || (!e.symbols.ok && e.parseMs < parseMs)) return undefined;
+        this.kept.delete(real);
+        this.kept.set(real, e);
+        return e.symbols;
+    }
+
     get(real: string, stamp: string | null, roots: string): Parsed | undefined {
+        const kept = this.getKept(real, stamp, roots, Infinity);
+        if (kept?.ok === true) return kept;
         const e = this.entries.get(real);
         if (e === undefined || stamp === null || e.stamp !== stamp || e.roots !== roots) return undefined;
         this.entries.delete(real);
@@ -45,8 +79,25 @@ export class SymbolCache {
         return e.symbols;
     }
 
-    set(real: string, stamp: string | null, roots: string, symbols: FileSymbols): void {
+    /**
+     * With `keep` (a file the symbol table lists as timed out, which every call of the table
+     * parses), the outcome is kept apart from the other entries' bound: its definitions however
+     * many (above that bound they would be let go as soon as set, and the file parsed by every
+     * call), or its timeout, so a pathological file costs one parse per change, not one per call.
+     */
+    set(real: string, stamp: string | null, roots: string, symbols: FileSymbols, keep?: { parseMs: number }): void {
         this.drop(real);
+        this.dropKept(real);
+        if (keep !== undefined) {
+            if (stamp === null || (symbols.ok && symbols.references !== undefined) || (!symbols.ok && (symbols.kind !== 'timeout' || symbols.late === true))) return;
+            this.kept.set(real, { stamp, roots, symbols, parseMs: keep.parseMs });
+            this.keptDefinitions += countOf(symbols);
+            for (const [key] of this.kept) {
+                if (key === real || (this.kept.size <= MAX_KEPT_FILES && this.keptDefinitions <= MAX_KEPT_DEFINITIONS)) break;
+                this.dropKept(key);
+            }
+            return;
+        }
         if (stamp === null || !symbols.ok || symbols.references !== undefined) return;
         this.entries.set(real, { stamp, symbols, roots });
         this.definitions += symbols.definitions.length;
@@ -58,6 +109,18 @@ export class SymbolCache {
 
     get size(): number {
         return this.entries.size;
+    }
+
+    /** Outcomes kept apart (see {@link set}). */
+    get keptSize(): number {
+        return this.kept.size;
+    }
+
+    private dropKept(real: string): void {
+        const e = this.kept.get(real);
+        if (e === undefined) return;
+        this.keptDefinitions -= countOf(e.symbols);
+        this.kept.delete(real);
     }
 
     private drop(real: string): void {

@@ -27,6 +27,8 @@ export interface ParseOptions {
     references?: string;
     /** Uses in a C file with checkpoints may be told by a lexer (SymbolsTask `lexed`). */
     lexed?: boolean;
+    /** Real paths whose outcome the cache keeps apart, timeouts too (SymbolCache.set `keep`). */
+    keep?: ReadonlySet<string>;
     signal?: AbortSignal;
 }
 
@@ -41,8 +43,9 @@ export async function parseFiles(engine: TaskRunner, files: readonly { shown: st
     const stamps = cache ? await Promise.all(files.map((f) => SymbolCache.stampOf(f.real))) : [];
     const out: FileSymbols[] = new Array(files.length);
     const missed: number[] = [];
+    const keep = (i: number): { parseMs: number } | undefined => (opts.keep?.has(files[i]!.real) === true ? { parseMs: opts.parseMs } : undefined);
     files.forEach((f, i) => {
-        const hit = cache?.get(f.real, stamps[i]!, roots);
+        const hit = keep(i) ? cache?.getKept(f.real, stamps[i]!, roots, opts.parseMs) : cache?.get(f.real, stamps[i]!, roots);
         if (hit) out[i] = hit;
         else missed.push(i);
     });
@@ -60,13 +63,13 @@ export async function parseFiles(engine: TaskRunner, files: readonly { shown: st
             {
                 late: (f) => ({ ok: false, kind: 'timeout', message: `The time limit was reached before ${f.shown} was parsed.`, late: true }),
                 // A parse that came back after the call ended still serves the next call.
-                later: (j, r) => void cache?.set(files[part[j]!]!.real, stamps[part[j]!]!, roots, r),
+                later: (j, r) => void cache?.set(files[part[j]!]!.real, stamps[part[j]!]!, roots, r, keep(part[j]!)),
             },
         );
         parsed.forEach((r, j) => {
             const i = part[j]!;
             out[i] = r;
-            if (r.ok || r.late !== true) cache?.set(files[i]!.real, stamps[i]!, roots, r);
+            if (r.ok || r.late !== true) cache?.set(files[i]!.real, stamps[i]!, roots, r, keep(i));
         });
     };
     const large = missed.filter(big);

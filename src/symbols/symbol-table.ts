@@ -18,8 +18,21 @@ const PART_BYTES = 4 << 20;
 const PART_FILES = 2_000;
 /** Files over this size are parsed on a thread of their own (see buildSymbols). */
 const BIG_FILE = 1 << 20;
-/** Parse time at most per file while the table is made; a file over it is parsed when a call asks for it. */
+/** Parse time at most per file in the build's parts; a file over it is parsed again alone (below). */
 const BUILD_PARSE_MS = 10_000;
+/**
+ * Parse time at most of a file's second try, alone on the large-file thread after the parts. The
+ * limit is wall-clock at idle priority, so on a busy machine it measures the load more than the
+ * file: 120 s is some 25 times the idle parse of the kernel's largest generated headers, and
+ * still ends a pathological file, which is then parsed when a call asks for it.
+ */
+const RETRY_PARSE_MS = 120_000;
+
+/** The build's parse limits per file (ms): the parts', and the second try's. */
+export interface BuildLimits {
+    parseMs: number;
+    retryMs: number;
+}
 /** The lock file of a table's build, beside it in the generation's folder. */
 const SYMBOLS_LOCK = 'symbols.lock';
 /** How often a process waiting for another's build looks again. */
@@ -56,6 +69,8 @@ export class TreeSymbols {
     answered = 0;
     /** After a failed build, the next call's wait before the table is made again (ms). */
     retryMs = RETRY_MS;
+    /** The parse limits of the next build (tests make them small). */
+    limits: BuildLimits = { parseMs: BUILD_PARSE_MS, retryMs: RETRY_PARSE_MS };
     #failedAt = 0;
 
     constructor(tree: TreeIndex) {
@@ -131,7 +146,7 @@ export class TreeSymbols {
                     // Missing, or not whole: made again (a wrong answer is never served from it).
                     await fsp.rm(file, { force: true });
                 }
-                this.figures = await buildSymbols(served, file, (stop) => (this.#stopBuild = stop));
+                this.figures = await buildSymbols(served, file, (stop) => (this.#stopBuild = stop), PART_FILES, this.limits);
                 return await SymbolStore.load(file, tableSize);
             } finally {
                 await lock.release();
@@ -140,8 +155,12 @@ export class TreeSymbols {
     }
 }
 
-/** Parses the generation's source files in parts (of `partFiles` files at most) on the background pool and joins them into `file`. */
-export async function buildSymbols(served: ServedGeneration, file: string, started?: (stop: () => Promise<void>) => void, partFiles = PART_FILES): Promise<SymbolBuildFigures> {
+/**
+ * Parses the generation's source files in parts (of `partFiles` files at most) on the background
+ * pool and joins them into `file`. A file whose parse timed out is parsed again after the parts,
+ * alone on the large-file thread with `limits.retryMs`; only a file over that is recorded as timed out.
+ */
+export async function buildSymbols(served: ServedGeneration, file: string, started?: (stop: () => Promise<void>) => void, partFiles = PART_FILES, limits: BuildLimits = { parseMs: BUILD_PARSE_MS, retryMs: RETRY_PARSE_MS }): Promise<SymbolBuildFigures> {
     const t0 = performance.now();
     const turns = new Turns();
     const pause = (): Promise<void> => turns.check();
@@ -182,21 +201,30 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
     const outs = parts.map((_, k) => path.join(served.genDir, `symbols-part-${k}.${tag}.ndjson`));
     try {
         const small = parts.length - bigParts.length;
-        const runPart = async (k: number, on: BackgroundTasks): Promise<void> => {
-            const task: SymbolsPartTask = { op: 'symbols-part', root: served.root, ...parts[k]!, maxBytes: served.maxFileSize, parseMs: BUILD_PARSE_MS, out: outs[k]! };
+        const timedOut: number[] = [];
+        const runPart = async (k: number, on: BackgroundTasks, parseMs = limits.parseMs): Promise<number[]> => {
+            const task: SymbolsPartTask = { op: 'symbols-part', root: served.root, ...parts[k]!, maxBytes: served.maxFileSize, parseMs, out: outs[k]! };
             const r = (await on.run(task, { sharedNice: served.sharedNice() })) as SymbolsPartResult;
             if (!r.ok) throw new Error(`symbols part failed: ${r.message}`);
+            return r.timedOut;
         };
         let next = 0;
         const lane = async (): Promise<void> => {
-            for (let k = next++; k < small; k = next++) await runPart(k, pool);
+            for (let k = next++; k < small; k = next++) timedOut.push(...(await runPart(k, pool)));
         };
         const bigLane = async (): Promise<void> => {
-            for (let k = small; k < parts.length; k++) await runPart(k, own);
-            await own.close();
+            for (let k = small; k < parts.length; k++) timedOut.push(...(await runPart(k, own)));
         };
         await Promise.all([bigLane(), ...Array.from({ length: Math.max(1, served.threads - (bigParts.length > 0 ? 1 : 0)) }, lane)]);
-        const merge: SymbolsMergeTask = { op: 'symbols-merge', parts: outs, tableSize: served.table.size, out: file };
+        // Second tries: one file at a time, a part each, listed last for the merge (`retried`).
+        const retried = timedOut.sort((a, b) => a - b);
+        for (const id of retried) {
+            parts.push({ ids: [id], paths: [served.table.pathOf(id)] });
+            outs.push(path.join(served.genDir, `symbols-part-${parts.length - 1}.${tag}.ndjson`));
+            await runPart(parts.length - 1, own, limits.retryMs);
+        }
+        await own.close();
+        const merge: SymbolsMergeTask = { op: 'symbols-merge', parts: outs, tableSize: served.table.size, out: file, retried };
         const r = (await pool.run(merge, { sharedNice: served.sharedNice() })) as SymbolsMergeResult;
         if (!r.ok) throw new Error(`symbols merge failed: ${r.message}`);
         return { files, definitions: r.definitions, names: r.names, bytes: r.bytes, ms: Math.round(performance.now() - t0) };

@@ -141,13 +141,14 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
             f.defs.push(d);
         }
     }
-    const fresh = await freshFiles(served, store, { relRoot, rootId, real: checked.real }, kept, view.skipDirs);
+    const keep = new Set<string>();
+    const fresh = await freshFiles(served, store, { relRoot, rootId, real: checked.real }, kept, view.skipDirs, keep);
     if (fresh === null) return null;
     const freshRels = [...fresh.keys()];
     const parsed = await parseFiles(
         engine,
         [...fresh].map(([rel, real]) => ({ shown: childPrefix(checked.display) + rel.slice(prefix.length), real })),
-        { realRoots: req.realRoots, maxBytes: req.maxFileSize, parseMs: req.parseMs, deadline: req.deadline, ...(req.signal && { signal: req.signal }) },
+        { realRoots: req.realRoots, maxBytes: req.maxFileSize, parseMs: req.parseMs, deadline: req.deadline, keep, ...(req.signal && { signal: req.signal }) },
     );
     const skipped: string[] = [];
     let late = 0;
@@ -185,9 +186,10 @@ function changedAbove(served: ServedGeneration, relRoot: string): boolean {
 /**
  * The source files under `relRoot` the table cannot answer for: those on disk now under the
  * paths changed since the generation (directories listed without following links, skipped names
- * left out), and those whose parse timed out when the table was made. `null`: too many.
+ * left out), and those whose parse timed out when the table was made (their real paths also put
+ * in `keep`: the cache keeps their outcome). `null`: too many.
  */
-async function freshFiles(served: ServedGeneration, store: SymbolStore, dir: { relRoot: string; rootId: number; real: string }, kept: (rel: string) => boolean, skipDirs: readonly string[]): Promise<Map<string, string> | null> {
+async function freshFiles(served: ServedGeneration, store: SymbolStore, dir: { relRoot: string; rootId: number; real: string }, kept: (rel: string) => boolean, skipDirs: readonly string[], keep: Set<string>): Promise<Map<string, string> | null> {
     const relRoot = dir.relRoot;
     const out = new Map<string, string>();
     const skip = new Set(skipDirs);
@@ -223,7 +225,10 @@ async function freshFiles(served: ServedGeneration, store: SymbolStore, dir: { r
     }
     for (const id of store.timedOut) {
         const rel = served.table.pathOf(id);
-        if ((relRoot === '' || rel.startsWith(`${relRoot}/`)) && !served.changes.touches(rel) && kept(rel)) out.set(rel, path.join(served.root, rel));
+        if ((relRoot === '' || rel.startsWith(`${relRoot}/`)) && !served.changes.touches(rel) && kept(rel)) {
+            out.set(rel, path.join(served.root, rel));
+            keep.add(path.join(served.root, rel));
+        }
     }
     return out;
 }

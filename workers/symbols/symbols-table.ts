@@ -49,7 +49,7 @@ export async function runSymbolsPart(task: SymbolsPartTask): Promise<SymbolsPart
         records.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
         const lines = [JSON.stringify(failed), JSON.stringify(points), ...records.map((r) => JSON.stringify(r))];
         writeNew(task.out, Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
-        return { ok: true, definitions: records.length };
+        return { ok: true, definitions: records.length, timedOut: failed.filter((f) => f[1] === Failure.Timeout).map((f) => f[0]) };
     } catch (err) {
         return { ok: false, code: 'index_failed', message: err instanceof Error ? err.message : String(err) };
     }
@@ -93,10 +93,12 @@ export function runSymbolsMerge(task: SymbolsMergeTask): SymbolsMergeResult {
         const failed: [number, Failure][] = [];
         const points: [number, string][] = [];
         const heap: Head[] = [];
+        const retried = new Set(task.retried ?? []);
+        const firstRetry = task.parts.length - retried.size;
         for (const [k, part] of task.parts.entries()) {
             const r = new LineReader(part);
             readers.push(r);
-            failed.push(...(JSON.parse(r.next() ?? '[]') as [number, Failure][]));
+            failed.push(...(JSON.parse(r.next() ?? '[]') as [number, Failure][]).filter((f) => k >= firstRetry || !retried.has(f[0])));
             points.push(...(JSON.parse(r.next() ?? '[]') as [number, string][]));
             const line = r.next();
             if (line !== null) push(heap, { rec: JSON.parse(line) as PartRecord, k });

@@ -21,7 +21,8 @@ export interface SymbolsPartTask {
     idle?: boolean;
 }
 
-export type SymbolsPartResult = { ok: true; definitions: number } | { ok: false; code: WorkerFailureCode; message: string };
+/** `timedOut`: the ids of the files whose parse ran over `parseMs` (recorded as failed in the part file). */
+export type SymbolsPartResult = { ok: true; definitions: number; timedOut: number[] } | { ok: false; code: WorkerFailureCode; message: string };
 
 /** Joins the part files `parts` into the symbol table `out` (written under a temporary name, synced, renamed). */
 export interface SymbolsMergeTask {
@@ -30,6 +31,12 @@ export interface SymbolsMergeTask {
     /** Entries of the generation's file table (a table file of another size is another generation's). */
     tableSize: number;
     out: string;
+    /**
+     * Files parsed a second time (with a larger limit) after their first parse timed out, by the
+     * last `retried.length` parts, one file each: the earlier parts' failures of these files are
+     * dropped, the second parse's outcome stands.
+     */
+    retried?: number[];
     nice?: number;
     idle?: boolean;
 }
