@@ -44,8 +44,9 @@
  *           index in DIR/index, until the index answers, after four searches and 3 s idle
  *   symbols [--corpora c=DIR,python=DIR] [--files 150] [--seed 1]
  *           definitions found by code navigation against Universal Ctags, per language and kind
- *   symbols-index --work DIR [--dir TREE] [--runs 5]: the index's symbol table on the Linux tree
- *           (build, disk, serving RSS, find_symbol and find_references medians)
+ *   symbols-index --work DIR [--dir TREE] [--runs 5] [--rebuild]: the index's symbol table on the Linux
+ *           tree (build, the event loop's waits during build and load, disk, serving RSS, find_symbol
+ *           and find_references medians)
  *   symbols-mcp --work DIR [--dir TREE] [--runs 5]: find_symbol through the MCP server on the
  *           index and table a symbols-index run left in DIR, and the server's resident memory
  *   encodings [--seeds 4] [--dir TREE]
