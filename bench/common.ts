@@ -73,6 +73,8 @@ const BENCH_OPTIONS = {
     child: { type: 'boolean' },
     // symbols-index (bench/symbols-index.ts): the symbol table made again
     rebuild: { type: 'boolean' },
+    // sched-group (bench/sched-group.ts)
+    seconds: { type: 'string' },
     // reopen (bench/reopen.ts): files changed while no process watched
     changed: { type: 'string' },
     // mcp-memory (bench/mcp-memory.ts): milliseconds left for a background merge
