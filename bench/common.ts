@@ -71,6 +71,10 @@ const BENCH_OPTIONS = {
     'max-results': { type: 'string' },
     // serving-memory (bench/serving-memory.ts), reopen (bench/reopen.ts): a run in a fresh process
     child: { type: 'boolean' },
+    // symbols-index (bench/symbols-index.ts): the symbol table made again
+    rebuild: { type: 'boolean' },
+    // sched-group (bench/sched-group.ts)
+    seconds: { type: 'string' },
     // reopen (bench/reopen.ts): files changed while no process watched
     changed: { type: 'string' },
     // mcp-memory (bench/mcp-memory.ts): milliseconds left for a background merge

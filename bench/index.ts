@@ -143,7 +143,7 @@ function stealOf(text: string | null): number[] | null {
 /** Diagnosis: `LLM_CHAT_FILE_BENCH_TRACE_TURNS=MS` prints each turn longer than MS or with more CPU time, with its time since the process started (as `node --trace-gc` stamps its lines). */
 const TRACE_TURNS_MS = process.env.LLM_CHAT_FILE_BENCH_TRACE_TURNS ? Number(process.env.LLM_CHAT_FILE_BENCH_TRACE_TURNS) : undefined;
 
-class LoopWatch {
+export class LoopWatch {
     static readonly LONG_MS = 20;
     readonly #delay = monitorEventLoopDelay({ resolution: 5 });
     readonly #timer: NodeJS.Timeout;
@@ -175,6 +175,11 @@ class LoopWatch {
             this.#last = now;
             this.#lastSched = s;
         }, 1);
+    }
+
+    /** The longest delay and its 99th percentile so far (ms). */
+    get delay(): { max: number; p99: number } {
+        return { max: this.#delay.max / 1e6, p99: this.#delay.percentile(99) / 1e6 };
     }
 
     stop(): void {

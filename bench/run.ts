@@ -44,8 +44,11 @@
  *           index in DIR/index, until the index answers, after four searches and 3 s idle
  *   symbols [--corpora c=DIR,python=DIR] [--files 150] [--seed 1]
  *           definitions found by code navigation against Universal Ctags, per language and kind
- *   symbols-index --work DIR [--dir TREE] [--runs 5]: the index's symbol table on the Linux tree
- *           (build, disk, serving RSS, find_symbol and find_references medians)
+ *   symbols-index --work DIR [--dir TREE] [--runs 5] [--rebuild]: the index's symbol table on the Linux
+ *           tree (build, the event loop's waits during build and load, disk, serving RSS, find_symbol
+ *           and find_references medians)
+ *   sched-group [--rounds 4] [--seconds 20]: the host's event loop beside SCHED_IDLE work in its own
+ *           session (autogroup) and in another, against none
  *   symbols-mcp --work DIR [--dir TREE] [--runs 5]: find_symbol through the MCP server on the
  *           index and table a symbols-index run left in DIR, and the server's resident memory
  *   encodings [--seeds 4] [--dir TREE]
@@ -93,6 +96,7 @@ const commands: Record<string, () => Promise<unknown>> = {
     media: async () => (await import('./media.js')).mediaMain(rest),
     monorepo: async () => (await import('./monorepo.js')).monorepoMain(rest),
     'event-loop': async () => (await import('./event-loop.js')).eventLoopMain(rest),
+    'sched-group': async () => (await import('./sched-group.js')).schedGroupMain(rest),
     profile: async () => (await import('./profile.js')).profileMain(rest),
     tree: async () => {
         const { ensureTree } = await import('./tree.js');

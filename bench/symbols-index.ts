@@ -1,9 +1,11 @@
 /**
- * `npm run bench -- symbols-index --work DIR [--dir TREE] [--runs 5]`: the symbol table of the
- * index on the Linux tree (or TREE). In this process: the index built (or reopened) in
- * `DIR/index`, then the symbol table made for its generation, with the time, CPU time, the
- * longest wait of the event loop meanwhile and the file's size. Then, in a fresh process that
- * reopens both: resident memory with the index and symbols loaded, and the medians of
+ * `npm run bench -- symbols-index --work DIR [--dir TREE] [--runs 5] [--rebuild]`: the symbol
+ * table of the index on the Linux tree (or TREE). In this process: the index built (or reopened)
+ * in `DIR/index`, then the symbol table made for its generation (`--rebuild`: made again when
+ * there is one) and loaded, with the time, CPU time and the file's size; the event loop's longest
+ * wait during the build, during the load after it, and during a quiet stretch before them as the
+ * baseline, with the host thread's time on a CPU in the waits over 20 ms (`LoopWatch`). Then, in a fresh process that reopens both: the longest wait
+ * while it loads the table, resident memory with the index and symbols loaded, and the medians of
  * `find_symbol` by exact name and by regex, and of `find_references`, through the tools; then
  * the memory (where it is: heap, buffers, WebAssembly, the pool's share) after those calls, after
  * a mix of the five navigation tools, after 15 s idle and with the package closed.
@@ -11,9 +13,9 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchArgs, fmtMB, fmtMs, intFlag, kernelTree, loadAverages, machine, median } from './common.js';
+import { LoopWatch } from './index.js';
 
 export const EXACT = ['kvm_vcpu_ioctl', 'mutex_lock', 'schedule', 'kmalloc', 'task_struct', 'spin_lock_irqsave', 'ext4_fill_super', 'PAGE_SIZE', 'list_head', 'tcp_sendmsg', 'usb_register_driver', 'pci_enable_device', 'inode_operations', 'copy_from_user', 'kvm_arch_vcpu_ioctl', 'file_operations/read'];
 export const REGEX = ['^kvm_vcpu_', '_ioctl$', '^mutex_(un)?lock$', '^ext4_.*_super$', 'xyzzy_none'];
@@ -36,6 +38,8 @@ const MIX: [string, Record<string, unknown>][] = [
     ['find_references', { name: 'tcp_sendmsg' }],
     ['find_references', { name: 'kvm_make_request' }],
 ];
+/** The quiet stretch before the build, the baseline of the event loop's waits on this machine now. */
+const BASELINE_MS = 10_000;
 /** After the mix, the process idles this long before its memory is taken again (the pool's threads idle too). */
 const IDLE_MS = 15_000;
 
@@ -79,7 +83,10 @@ async function open(work: string, root: string) {
 async function child(work: string, root: string, runs: number): Promise<void> {
     const { symbolsOf } = await import('../src/symbols/symbol-table.js');
     const { pkg, tree } = await open(work, root);
+    const probe = new Phases();
+    probe.start('load (serving process)');
     const store = await symbolsOf(tree).ready();
+    probe.end();
     if (store === null) throw new Error(`symbols not loaded: ${symbolsOf(tree).error}`);
     (globalThis as { gc?: () => void }).gc?.();
     const rss = process.memoryUsage().rss;
@@ -149,7 +156,7 @@ async function child(work: string, root: string, runs: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 1000));
     const closed = memoryNow();
     const memory = { loaded, afterRefs, afterMix, idle, closed };
-    process.stdout.write(`${JSON.stringify({ rss, rssAfter, rowsWait, heap: loaded.heapUsed, names: store.counts.names, defs: store.counts.defs, exact, regex, refs, answered, checks, memory, mixMs })}\n`);
+    process.stdout.write(`${JSON.stringify({ waits: probe.phases, rss, rssAfter, rowsWait, heap: loaded.heapUsed, names: store.counts.names, defs: store.counts.defs, exact, regex, refs, answered, checks, memory, mixMs })}\n`);
     process.exit(0);
 }
 
@@ -168,20 +175,31 @@ export async function symbolsIndexMain(argv: string[]): Promise<void> {
     const { pkg, tree, indexMs } = await open(work, root);
     const status = tree.status();
     console.log(`Index: ${status.reopenedFrom ? `reopened in ${fmtMs(indexMs)}` : `built in ${fmtMs(status.buildMs ?? indexMs)}`}, ${status.entries} entries, ${fmtMB(status.diskBytes)} on disk.\n`);
-    const loop = monitorEventLoopDelay({ resolution: 5 });
-    loop.enable();
+    const served = tree.served();
+    if (served === null) throw new Error('the index serves no generation');
+    if (flags.has('rebuild')) fs.rmSync(path.join(served.genDir, SYMBOLS_FILE), { force: true });
+    const building = !fs.existsSync(path.join(served.genDir, SYMBOLS_FILE));
+    const probe = new Phases();
+    probe.start(`quiet baseline (nothing under way, ${BASELINE_MS / 1000} s)`);
+    await new Promise((r) => setTimeout(r, BASELINE_MS));
+    probe.start(building ? 'build' : 'load');
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const symbols = symbolsOf(tree);
+    // The build's figures are set as it ends, right before the table is loaded.
+    const switcher = setInterval(() => {
+        if (building && symbols.figures !== undefined && probe.phases.length === 1) probe.start('load after the build');
+    }, 1);
     // The process's resident memory while the table is made (its merge runs on a pool thread of this process).
     const rss0 = process.memoryUsage().rss;
     let peak = rss0;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
     const store = await symbols.ready();
+    probe.end();
+    clearInterval(switcher);
     clearInterval(sampler);
     const ms = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
-    loop.disable();
     const hwm = Number(/^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
     if (store === null) throw new Error(`symbols failed: ${symbols.error}`);
     const file = path.join(tree.served()!.genDir, SYMBOLS_FILE);
@@ -198,14 +216,21 @@ export async function symbolsIndexMain(argv: string[]): Promise<void> {
     const cols = Object.entries(l).filter(([k]) => k !== 'end').sort((a, b) => a[1] - b[1]);
     const sizes = cols.map(([k, at], i) => `${k} ${(((cols[i + 1]?.[1] ?? l.end) - at) / 1048576).toFixed(1)} MB`);
     console.log(`| bytes per section | ${sizes.join(', ')} |`);
-    console.log(`| longest event-loop wait meanwhile | ${fmtMs(loop.max / 1e6)} |\n`);
+    console.log(`| longest event-loop wait meanwhile (build and load) | ${fmtMs(Math.max(...probe.phases.slice(1).map((p) => p.maxMs)))} |\n`);
     await pkg.close();
     const script = fileURLToPath(new URL('./run.js', import.meta.url));
     // A budget past every use's line, for the comparison of every use (the timed calls print 200 at most).
     const env = { ...process.env, LLM_CHAT_FS_MAX_CHARS_PER_CALL: '10000000' };
     const out = spawnSync(process.execPath, ['--expose-gc', script, 'symbols-index', '--child', '--work', work, '--dir', root, '--runs', String(runs)], { encoding: 'utf8', maxBuffer: 1 << 26, env });
     if (out.status !== 0) throw new Error(`serving process failed: ${out.stderr}`);
-    const s = JSON.parse(out.stdout.trim().split('\n').pop()!) as { rss: number; rssAfter: number; rowsWait: number; heap: number; exact: Row[]; regex: Row[]; refs: Row[]; answered: number; checks: string[]; memory: Record<string, Record<string, number>>; mixMs: number[] };
+    const s = JSON.parse(out.stdout.trim().split('\n').pop()!) as { waits: PhaseWaits[]; rss: number; rssAfter: number; rowsWait: number; heap: number; exact: Row[]; regex: Row[]; refs: Row[]; answered: number; checks: string[]; memory: Record<string, Record<string, number>>; mixMs: number[] };
+    console.log(`The host's event loop (longest delay: monitorEventLoopDelay, 5 ms resolution; a 1 ms timer's turns over ${LoopWatch.LONG_MS} ms with the host thread's time on a CPU and in the run queue during each, from its schedstat; load average ${loadAverages()} now):\n`);
+    console.log(`| phase | wall | longest delay | p99 | turns over ${LoopWatch.LONG_MS} ms (the longest: on a CPU / waiting for one) | most CPU time in one turn |\n| --- | ---: | ---: | ---: | ---: | ---: |`);
+    for (const p of [...probe.phases, ...s.waits]) {
+        const worst = p.long.reduce<PhaseWaits['long'][number] | null>((w, t) => (w === null || t.ms > w.ms ? t : w), null);
+        console.log(`| ${p.phase} | ${fmtMs(p.ms)} | **${fmtMs(p.maxMs)}** | ${fmtMs(p.p99Ms)} | ${p.long.length}${worst ? ` (${fmtMs(worst.ms)}: ${fmtMs(worst.cpuMs)} / ${fmtMs(worst.waitMs)})` : ''} | ${fmtMs(p.maxCpuMs)} |`);
+    }
+    console.log('');
     console.log(`Serving process (reopened index and symbols loaded, after a GC): RSS ${fmtMB(s.rss)}, heap ${fmtMB(s.heap)}; the table answered ${s.answered} of ${(EXACT.length + REGEX.length) * (runs + 1)} find_symbol calls (${EXACT.length + REGEX.length} queries, each run ${runs + 1} times; a query it finds nothing for goes on to the scan, which says how many files mention the name).\n`);
     for (const [title, rows] of [['find_symbol, exact name', s.exact], ['find_symbol, regex', s.regex], ['find_references', s.refs]] as const) {
         console.log(`| ${title} | median | lines |\n| --- | ---: | ---: |`);
@@ -222,6 +247,36 @@ export async function symbolsIndexMain(argv: string[]): Promise<void> {
     }
     console.log('');
     console.log(`Every use (max_results 100000) with the table against whole-file parses without the index, line by line: ${s.checks.join('; ')}.`);
+}
+
+/** One phase's event-loop figures (LoopWatch's). */
+interface PhaseWaits {
+    phase: string;
+    ms: number;
+    maxMs: number;
+    p99Ms: number;
+    maxCpuMs: number;
+    long: LoopWatch['long'];
+}
+
+/** The event loop watched phase by phase: one LoopWatch each. */
+class Phases {
+    readonly phases: PhaseWaits[] = [];
+    #cur: { phase: string; t0: number; watch: LoopWatch } | null = null;
+
+    /** Ends the phase under way (if any) and starts `phase`. */
+    start(phase: string): void {
+        this.end();
+        this.#cur = { phase, t0: performance.now(), watch: new LoopWatch() };
+    }
+
+    end(): void {
+        if (this.#cur === null) return;
+        const { phase, t0, watch } = this.#cur;
+        watch.stop();
+        this.phases.push({ phase, ms: performance.now() - t0, maxMs: watch.delay.max, p99Ms: watch.delay.p99, maxCpuMs: watch.maxCpuMs, long: watch.long });
+        this.#cur = null;
+    }
 }
 
 interface Row {

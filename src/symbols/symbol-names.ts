@@ -27,8 +27,6 @@ export class SymbolFileError extends Error {}
  * decoded; other regexes decode every block.
  */
 export class NameList {
-    /** How often each byte occurs in a sample of the coded names. */
-    readonly freq = new Uint32Array(256);
     /** The last chunk read and the last block decoded: a call asks for names in order. */
     #chunk: { c: number; bytes: Buffer } | null = null;
     #block: { b: number; names: NameBlock } | null = null;
@@ -44,6 +42,8 @@ export class NameList {
         readonly chunkBlock: Uint32Array,
         readonly chunkCrc: Uint32Array,
         readonly chunkFirst: string[],
+        /** How often each byte occurs in a sample of the coded names. */
+        readonly freq: Uint32Array,
     ) {}
 
     get chunks(): number {
@@ -60,10 +60,13 @@ export class NameList {
         const blocks = Math.ceil(count / BLOCK_NAMES);
         const blockAt = new Uint32Array(blocks + 1);
         const r = new VarintReader(coded);
-        let [total, prev] = [0, 0];
+        const freq = new Uint32Array(256);
+        let [total, prev, sampled] = [0, 0, 0];
         for (let n = 0; n < count; n++) {
             if ((n & (BLOCK_NAMES - 1)) === 0) {
                 blockAt[n >> BLOCK_SHIFT] = r.at;
+                // Event loop: the bytes are sampled a block at a time, as they are checked.
+                for (; sampled < r.at; sampled += SAMPLE_EVERY) freq[coded[sampled]!]!++;
                 if (turns.due) await turns.yield();
             }
             if (r.at >= coded.length) throw new RangeError('names: fewer than counted');
@@ -86,9 +89,8 @@ export class NameList {
             chunkFirst.push(firstName(coded, blockAt[b]!));
             if (turns.due) await turns.yield();
         }
-        const list = new NameList(fh, at, count, blockAt, chunkBlock, chunkCrc, chunkFirst);
-        for (let i = 0; i < coded.length; i += SAMPLE_EVERY) list.freq[coded[i]!]!++;
-        return list;
+        for (; sampled < coded.length; sampled += SAMPLE_EVERY) freq[coded[sampled]!]!++;
+        return new NameList(fh, at, count, blockAt, chunkBlock, chunkCrc, chunkFirst, freq);
     }
 
     /** Chunk `c`'s coded bytes, read from the file and checked. @throws SymbolFileError when not the bytes checked at load. */

@@ -62,10 +62,8 @@ export class SymbolStore {
         this.timedOut = ids.filter((_, i) => cols[l.failedWhy - l.contOff + i] === Failure.Timeout);
         this.#pointOff = u32(l.pointOff, counts.tableSize + 1);
         this.#points = cols.subarray(l.points - l.contOff, l.points - l.contOff + counts.pointBytes);
-        for (let id = 0; id < counts.tableSize; id++) if (this.#pointOff[id]! > this.#pointOff[id + 1]!) throw new SymbolFileError('symbols file: checkpoints out of order');
         if (this.#pointOff[counts.tableSize] !== counts.pointBytes) throw new SymbolFileError('symbols file: checkpoints and counts disagree');
         const fileOff = u32(l.fileOff, counts.tableSize + 1);
-        for (let id = 0; id < counts.tableSize; id++) if (fileOff[id]! > fileOff[id + 1]!) throw new SymbolFileError('symbols file: rows by file out of order');
         if (fileOff[0] !== 0 || fileOff[counts.tableSize] !== counts.fileRowBytes) throw new SymbolFileError('symbols file: rows by file and counts disagree');
         this.byFile = new FileRows(fh, l.fileRows, fileOff, u32(l.fileCrc, counts.tableSize), counts.defs);
         const ends = [this.#blockRows[blocks - 1], this.#blockDefs[blocks - 1], this.#blockSigs[blocks - 1]];
@@ -76,9 +74,9 @@ export class SymbolStore {
     /**
      * Opens and checks `file` (no link followed; a regular file of this user): its digest over
      * every byte, its counts and layout against its size, and `tableSize` against the table it
-     * was made for. @throws SymbolFileError when it does not check out.
+     * was made for, yielding to the event loop between slices of `turns`. @throws SymbolFileError when it does not check out.
      */
-    static async load(file: string, tableSize: number): Promise<SymbolStore> {
+    static async load(file: string, tableSize: number, turns = new Turns()): Promise<SymbolStore> {
         // O_NONBLOCK: a FIFO put in its place must not hold the open (and the process) forever.
         const fh = await fsp.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
         try {
@@ -96,7 +94,6 @@ export class SymbolStore {
             const parts: [number, Buffer][] = [[0, Buffer.allocUnsafeSlow(l.names)], [l.names, Buffer.allocUnsafeSlow(l.rows - l.names)], [l.rows, Buffer.allocUnsafeSlow(l.contOff - l.rows)], [l.contOff, Buffer.allocUnsafeSlow(l.fileRows - l.contOff)]];
             const hash = createHash('sha256');
             const chunk = Buffer.allocUnsafe(READ_BYTES);
-            const turns = new Turns();
             for (let at = SYMBOL_MAGIC.length + DIGEST_BYTES; at < st.size; ) {
                 const { bytesRead } = await fh.read(chunk, 0, Math.min(READ_BYTES, st.size - at), at);
                 if (bytesRead === 0) throw new SymbolFileError(`${file} ended early`);
@@ -121,8 +118,14 @@ export class SymbolStore {
         }
     }
 
-    /** Every block's rows read through once (a digest that checks out does not prove the writer right), and their CRC-32 taken. @throws RangeError when one does not fit. */
+    /** Every block's rows read through once (a digest that checks out does not prove the writer right) and their CRC-32 taken, the checkpoints' and rows by file's offsets checked in order; in slices between yields, as all grow with the tree (the kernel's: 100,000 blocks, twice 84,000 offsets). @throws SymbolFileError when one does not fit. */
     async #check(rows: Buffer, turns: Turns): Promise<void> {
+        for (const [offsets, what] of [[this.#pointOff, 'checkpoints'], [this.byFile.start, 'rows by file']] as const) {
+            for (let id = 0; id < this.counts.tableSize; id++) {
+                if (offsets[id]! > offsets[id + 1]!) throw new SymbolFileError(`symbols file: ${what} out of order`);
+                if ((id & 4095) === 0 && turns.due) await turns.yield();
+            }
+        }
         const [starts, defs] = [this.#blockRows, this.#blockDefs];
         for (let b = 0; b + 1 < starts.length; b++) {
             if (starts[b]! > starts[b + 1]! || defs[b]! > defs[b + 1]! || this.#blockSigs[b]! > this.#blockSigs[b + 1]!) throw new SymbolFileError('symbols file: blocks out of order');

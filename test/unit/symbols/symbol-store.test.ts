@@ -15,6 +15,7 @@ import { HEADER_BYTES, KIND_CODES, layoutOf, readCounts, SYMBOL_MAGIC, type Part
 import { anchoredPrefix } from '../../../src/symbols/symbol-names.js';
 import { requiredWord, SymbolFileError, SymbolStore } from '../../../src/symbols/symbol-store.js';
 import { runSymbolsMerge } from '../../../workers/symbols/symbols-table.js';
+import { Turns } from '../../../src/engine/turns.js';
 import { tempDir } from '../../support/helpers.js';
 
 const NAMES = ['alpha', 'alphabet', 'beta', 'Beta', 'gamma_x', 'x', 'xx', 'ünïcode', '𝒳astral', 'a$b', 'zeta'];
@@ -103,6 +104,30 @@ describe('the symbols file', () => {
         }
     });
 
+    it('checks a table of many entries over many turns of the event loop, and answers alike', async () => {
+        // The checks grow with the tree's entries (two offsets each). Counted in turns, not time:
+        // with slices of 0 ms every check point gives the event loop a turn, and the awaits of
+        // the file's reads (whose count does not grow with the entries) are not counted.
+        const tableSize = 300_000;
+        const dir = tempDir('lcf-symstore-turns-');
+        const file = make(dir, tableSize);
+        const turns = new CountedTurns();
+        const store = await SymbolStore.load(file, tableSize, turns);
+        try {
+            expect(turns.given, 'turns given to the event loop while the table was checked').toBeGreaterThan((2 * tableSize) / 10_000);
+            for (const name of NAMES) expect(store.nameAt(store.find(name))).toBe(name);
+            expect(Array.from(store.timedOut)).toEqual([40]);
+        } finally {
+            await store.close();
+        }
+        // Offsets out of order far into the table are still refused.
+        const l = layoutOf(readCounts(fs.readFileSync(file).subarray(0, HEADER_BYTES)));
+        const bad = fs.readFileSync(file);
+        bad.writeUInt32LE(0xffff, l.fileOff + 4 * (tableSize - 10));
+        fs.writeFileSync(file, redigest(bad));
+        await expect(SymbolStore.load(file, tableSize, new CountedTurns())).rejects.toThrow(/rows by file out of order/);
+    });
+
     it('refuses a file that does not check out', async () => {
         const dir = tempDir('lcf-symstore-bad-');
         const file = make(dir);
@@ -163,6 +188,20 @@ function merged(dir: string, records: PartRecord[], failed: [number, number][] =
     const out = path.join(dir, 'symbols.bin');
     expect(runSymbolsMerge({ op: 'symbols-merge', parts, tableSize: 100, out })).toMatchObject({ ok: true, definitions: records.length });
     return out;
+}
+
+/** Slices of 0 ms (every check point is due), counting the turns given to the event loop. */
+class CountedTurns extends Turns {
+    given = 0;
+
+    constructor() {
+        super(0);
+    }
+
+    override async yield(): Promise<void> {
+        this.given++;
+        await super.yield();
+    }
 }
 
 /** The file with its digest made again over its bytes (a table whose writer erred). */
