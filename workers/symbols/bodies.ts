@@ -4,9 +4,9 @@
  * the kernel's C bytes, which tree-sitter then reads as blank. Newlines stay, and so every index,
  * row and column; the braces stay, so a function's node spans what it spans in the text as written.
  * Kept whole: a body that may define something (`struct x {`, `union`, `enum`, `typedef`, as ctags
- * tags them there) and every preprocessor line of a body (`#define`). A file whose braces the scan
- * cannot follow as the grammar would (an `#else` or `#elif` in a body, unbalanced braces, a comment
- * or literal not closed) is parsed as written.
+ * tags them there) or holds an `#else` or `#elif` (each branch may open a block of its own), and
+ * every preprocessor line of a body (`#define`). A file whose braces the scan cannot follow as the
+ * grammar would (unbalanced braces, a comment or literal not closed) is parsed as written.
  */
 import type { Node, Parser, Tree } from 'web-tree-sitter';
 import { parseWithin } from './parser.js';
@@ -89,13 +89,15 @@ const LOCAL_TYPE: ReadonlySet<string> = new Set(['struct', 'union', 'enum']);
 
 /**
  * `text` with its top-level function bodies blanked, or `undefined` when none is or the file is
- * parsed as written (see the module's comment). A `{` opens a body at depth 0 after `)` (also a
- * macro's `FOO(x) {`) or after `;` (a K&R definition's parameter declarations). One pass over the
- * text's character codes; the result is made of slices of it.
+ * parsed as written (see the module's comment). A `{` opens a body at depth 0, outside
+ * parentheses, after `)` (also a macro's `FOO(x) {`) or after `;` (a K&R definition's parameter
+ * declarations). One pass over the text's character codes; the result is made of slices of it.
  */
 export function withoutBodies(text: string): Blanked | undefined {
     const n = text.length;
     let depth = 0;
+    /** Parentheses open at depth 0: a `{` in a macro's arguments (`TP_fast_assign(… if (x) {`) opens no body. */
+    let parens = 0;
     /** The last character of code outside comments and directives. */
     let prev = 0;
     let lineStart = true;
@@ -118,7 +120,8 @@ export function withoutBodies(text: string): Blanked | undefined {
             const end = directiveEnd(text, i);
             if (end === -1) return undefined;
             if (open !== -1) {
-                if (ELSE.test(text.slice(i, i + 12))) return undefined;
+                // Each branch may open or close blocks of its own: such a body is kept as written.
+                if (ELSE.test(text.slice(i, i + 12))) keepBody = true;
                 directives.push(i, end);
             }
             i = end;
@@ -146,7 +149,7 @@ export function withoutBodies(text: string): Blanked | undefined {
                 continue;
             } else {
                 if (c === C.LBrace) {
-                    if (depth === 0 && (prev === C.RParen || prev === C.Semi)) [open, keepBody, directives, typeWord] = [i, false, [], false];
+                    if (depth === 0 && parens === 0 && (prev === C.RParen || prev === C.Semi)) [open, keepBody, directives, typeWord] = [i, false, [], false];
                     else if (typeWord) keepBody = true;
                     depth++;
                 } else if (c === C.RBrace) {
@@ -158,6 +161,8 @@ export function withoutBodies(text: string): Blanked | undefined {
                         }
                         open = -1;
                     }
+                } else if (depth === 0 && (c === C.LParen || c === C.RParen)) {
+                    parens = Math.max(0, parens + (c === C.LParen ? 1 : -1));
                 }
                 if (c !== C.LParen && c !== C.RParen) typeWord = false;
                 i++;
@@ -197,20 +202,23 @@ function blank(text: string, from: number, start: number, end: number, kept: rea
     return end;
 }
 
-const TOP_LEVEL: ReadonlySet<string> = new Set(['translation_unit', 'preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif', 'preproc_elifdef']);
+/** What may hold a function at file scope: the file, its `#if` blocks, and what error recovery made of a construct it could not read. */
+const FILE_SCOPE: ReadonlySet<string> = new Set(['translation_unit', 'preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif', 'preproc_elifdef', 'ERROR']);
 
 /**
- * Whether the parse of the blanked text read each blanked body as the body of a function at file
- * scope (in a file's `#if` blocks too): otherwise the scan followed the braces otherwise than the
- * grammar, and the text is parsed as written.
+ * Whether the parse of the blanked text read each blanked body as a block at file scope: a
+ * function's body, or a block of its own where the grammar reads as it does in the text as
+ * written what comes before it (`SYSCALL_DEFINE2(…) {`). Otherwise the scan followed the braces
+ * otherwise than the grammar, and the text is parsed as written.
  */
 export function bodiesHold(root: Node, bodies: readonly number[]): boolean {
     for (let k = 0; k < bodies.length; k += 2) {
         const brace = root.descendantForIndex(bodies[k]!, bodies[k]! + 1);
         const body = brace?.parent;
-        const def = body?.parent;
-        if (brace?.type !== '{' || body?.type !== 'compound_statement' || body.endIndex !== bodies[k + 1]! + 1 || def?.type !== 'function_definition') return false;
-        for (let p = def.parent; p !== null; p = p.parent) if (!TOP_LEVEL.has(p.type)) return false;
+        if (brace?.type !== '{' || body?.type !== 'compound_statement' || body.startIndex !== bodies[k] || body.endIndex !== bodies[k + 1]! + 1) return false;
+        let p = body.parent;
+        if (p?.type === 'function_definition') p = p.parent;
+        for (; p !== null; p = p.parent) if (!FILE_SCOPE.has(p.type)) return false;
     }
     return true;
 }

@@ -158,8 +158,7 @@ describe('C function bodies blanked for the definitions', () => {
 
     it('leaves a file as written where the braces cannot be followed as the grammar would', async () => {
         const cases: Record<string, string> = {
-            'an #else in a body': 'int f(int a)\n{\n#ifdef X\n\tif (a) {\n#else\n\tif (!a) {\n#endif\n\t\treturn 1;\n\t}\n\treturn 0;\n}\nint g(void) { return 2; }\n',
-            'an #elif in a body': 'int f(void)\n{\n#if A\n\treturn 1;\n#elif B\n\treturn 2;\n#endif\n}\n',
+            'an #else in a body whose branches open a block each': 'int f(int a)\n{\n#ifdef X\n\tif (a) {\n#else\n\tif (!a) {\n#endif\n\t\treturn 1;\n\t}\n\treturn 0;\n}\nint g(void) { return 2; }\n',
             'a closing brace too many': 'int f(void)\n{\n\treturn 0;\n}\n}\nint g(void) { return 1; }\n',
             'a body not closed': 'int f(void)\n{\n\treturn 0;\n\nint g(void) { return 1; }\n',
             'a comment not closed': 'int f(void)\n{\n\treturn 0; /* open\n}\n',
@@ -193,6 +192,14 @@ describe('C function bodies blanked for the definitions', () => {
         expect(b.text.length).toBe(text.length);
         expect(b.text.split('\n').map((l) => l.trimEnd())).toEqual(['int f(int a)', '{', '#if defined(A) /* a { in a comment', '   still the directive } */', '', '#endif', '#define LONG(x) \\', '\t{ (x) }', '', '}', `int g(void) {${' '.repeat(' return 0; '.length)}}`, '']);
         const file = write('directives.c', text);
+        expect(outline(await symbols(runSymbolsTask, file))).toEqual(outline(await symbols(plainRun, file)));
+    });
+
+    it('keeps a body with an #else or #elif as written and blanks the others', async () => {
+        const text = 'int f(void)\n{\n#if A\n\treturn 1;\n#elif B\n\treturn 2;\n#else\n\treturn 3;\n#endif\n}\nint g(void) { return 4; }\n';
+        const b = withoutBodies(text)!;
+        expect(b.text).toBe(text.replace(' return 4; ', ' '.repeat(' return 4; '.length)));
+        const file = write('else.c', text);
         expect(outline(await symbols(runSymbolsTask, file))).toEqual(outline(await symbols(plainRun, file)));
     });
 
