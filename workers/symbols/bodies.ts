@@ -8,8 +8,9 @@
  * every preprocessor line of a body (`#define`). A file whose braces the scan cannot follow as the
  * grammar would (unbalanced braces, a comment or literal not closed) is parsed as written.
  */
-import type { Node, Parser, Tree } from 'web-tree-sitter';
+import type { Node, Parser, Range, Tree } from 'web-tree-sitter';
 import { parseWithin } from './parser.js';
+import { regionsHold } from './regions.js';
 
 const enum C {
     Tab = 9,
@@ -226,13 +227,32 @@ export function bodiesHold(root: Node, bodies: readonly number[]): boolean {
 /**
  * The tree to take definitions from: the parse of `defText` (`text` with parts blanked), unless
  * `bodies` were blanked and that parse did not read them as bodies (see {@link bodiesHold}): then
- * `text`'s, in the time left. `null` when `ms` milliseconds pass first.
+ * `text`'s, in the time left. With `ranges` (the regions the uses were parsed in), only those,
+ * when their parse holds (regions.ts) and so do the bodies in them; else the whole text. `null`
+ * when `ms` milliseconds pass first.
  */
-export function definitionsTree(parser: Parser, text: string, defText: string, bodies: Blanked | undefined, ms: number): Tree | null {
+export function definitionsTree(parser: Parser, text: string, defText: string, bodies: Blanked | undefined, ms: number, ranges?: Range[]): Tree | null {
     const end = performance.now() + ms;
-    const tree = parseWithin(parser, defText, ms);
+    if (ranges !== undefined) {
+        const tree = parseWithin(parser, defText, ms, ranges);
+        if (tree !== null && regionsHold(tree.rootNode, ranges) && (bodies === undefined || bodiesHold(tree.rootNode, bodiesIn(bodies.bodies, ranges)))) return tree;
+        tree?.delete();
+    }
+    const left = end - performance.now();
+    const tree = left <= 0 ? null : parseWithin(parser, defText, left);
     if (tree === null || bodies === undefined || bodiesHold(tree.rootNode, bodies.bodies)) return tree;
     tree.delete();
-    const left = end - performance.now();
-    return left <= 0 ? null : parseWithin(parser, text, left);
+    const rest = end - performance.now();
+    return rest <= 0 ? null : parseWithin(parser, text, rest);
+}
+
+/** The bodies (`[open, close, …]`) within `ranges` (both ascending; a range's edges lie between top-level items, never in a body). */
+function bodiesIn(bodies: readonly number[], ranges: readonly Range[]): number[] {
+    const out: number[] = [];
+    let r = 0;
+    for (let k = 0; k < bodies.length; k += 2) {
+        while (r < ranges.length && ranges[r]!.endIndex <= bodies[k]!) r++;
+        if (r < ranges.length && ranges[r]!.startIndex <= bodies[k]!) out.push(bodies[k]!, bodies[k + 1]!);
+    }
+    return out;
 }

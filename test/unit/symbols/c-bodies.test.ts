@@ -140,7 +140,7 @@ describe('C function bodies blanked for the definitions', () => {
 
     it('gives the checkpoints and the references\' enclosing definitions the parse as written gives', async () => {
         // Long enough between items for checkpoints (512 characters apart).
-        const text = Array.from({ length: 12 }, (_, k) => `int f${k}(int a)\n{\n${'\ta = plain(a) + 1;\n'.repeat(30)}\treturn a;\n}\n`).join('\n');
+        const text = Array.from({ length: 12 }, (_, k) => `int f${k}(int a)\n{\n${'\ta = plain(a) + 1;\n'.repeat(30)}${k === 5 ? '\trare(a);\n' : ''}\treturn a;\n}\n`).join('\n');
         const file = write('many.c', `static int plain(int a)\n{\n\treturn a;\n}\n\n${text}`);
         const ours = await symbols(runSymbolsTask, file, { checkpoints: true });
         const plain = await symbols(plainRun, file, { checkpoints: true });
@@ -154,6 +154,19 @@ describe('C function bodies blanked for the definitions', () => {
         // Each use's innermost enclosing definition is the outline's.
         const inner = (defs: FileSymbols & { ok: true }, line: number) => defs.definitions.filter((d) => d.line <= line && line <= d.endLine).sort((x, y) => x.endLine - x.line - (y.endLine - y.line))[0]?.name;
         for (const r of refs.references!) expect(inner(refs, r.line)).toBe(inner(ours, r.line));
+        // With the table's checkpoints, the uses of a rare name are parsed in its region only, and the
+        // definitions in the blanked text's same region: the enclosing one is still the outline's.
+        const taken = { shown: 'many.c', real: file, checkpoints: ours.checkpoints!, chars: ours.chars, crc: ours.crc! };
+        const task = { op: 'symbols' as const, files: [taken], realRoots: null, maxBytes: 1 << 20, parseMs: 60_000, references: 'rare' };
+        const regional = (await runSymbolsTask(task)).files[0]!;
+        const plainRegional = (await plainRun(task)).files[0]!;
+        if (!regional.ok || !plainRegional.ok) throw new Error('not parsed');
+        expect(regional.regions).toBe(true);
+        expect(regional.references!.map((r) => r.line)).toEqual([213]);
+        expect(regional.references).toEqual(plainRegional.references);
+        expect(regional.definitions.map((d) => d.name)).toContain('f5');
+        expect(outline(regional)).toEqual(outline(plainRegional));
+        expect(inner(regional, 213)).toBe('f5');
     });
 
     it('leaves a file as written where the braces cannot be followed as the grammar would', async () => {
