@@ -1,16 +1,15 @@
 /**
- * C text with the inside of its top-level function bodies turned into spaces, for the definitions'
- * parse: a definition never needs what a function's body holds, and bodies are about two thirds of
- * the kernel's C bytes, which tree-sitter then reads as blank. Newlines stay, and so every index,
- * row and column; the braces stay, so a function's node spans what it spans in the text as written.
- * Kept whole: a body that may define something (`struct x {`, `union`, `enum`, `typedef`, as ctags
- * tags them there) or holds an `#else` or `#elif` (each branch may open a block of its own), and
- * every preprocessor line of a body (`#define`). A file whose braces the scan cannot follow as the
- * grammar would (unbalanced braces, a comment or literal not closed) is parsed as written.
+ * The parts of a C text the definitions' parse reads: all but the inside of its top-level function
+ * bodies. A definition never needs what a function's body holds, and bodies are about two thirds
+ * of the kernel's C bytes; tree-sitter parses the rest as included ranges, so every index, row and
+ * column is the text's, and the braces stay, so a function's node spans what it spans in the text
+ * as written. Read whole: a body that may define something (`struct x {`, `union`, `enum`,
+ * `typedef`, as ctags tags them there) or holds an `#else` or `#elif` (each branch may open a block
+ * of its own), and every preprocessor line of a body (`#define`). A file whose braces the scan
+ * cannot follow as the grammar would (unbalanced braces, a comment or literal not closed) is
+ * parsed whole.
  */
-import type { Node, Parser, Range, Tree } from 'web-tree-sitter';
-import { parseWithin } from './parser.js';
-import { regionsHold } from './regions.js';
+import type { Range } from 'web-tree-sitter';
 
 const enum C {
     Tab = 9,
@@ -30,11 +29,11 @@ const enum C {
     RBrace = 125,
 }
 
-/** The text to parse for definitions and the blanked bodies, `[open, close, …]`: the indexes of each body's braces. */
-export interface Blanked {
-    text: string;
-    bodies: number[];
-}
+/**
+ * What the definitions' parse reads: the text's `ranges`, or (many bodies) a `text` with the rest
+ * blanked; and the bodies left out, `[open, close, …]`: the indexes of each one's braces.
+ */
+export type Blanked = { ranges: Range[]; text?: undefined; bodies: number[] } | { ranges?: undefined; text: string; bodies: number[] };
 
 /** An identifier's character (letters, digits, `_`, `$`, and any non-ASCII). */
 function isWordCode(c: number): boolean {
@@ -86,13 +85,19 @@ function directiveEnd(text: string, at: number): number {
 }
 
 const ELSE = /^#[ \t]*(?:else|elif)/;
+/**
+ * Past this many bodies the text is parsed with them blanked (spaces, newlines kept) rather than
+ * without them: tree-sitter's lexer looks a position's range up among all the ranges, so a parse
+ * of a file of 45,000 small functions took longer with 1,024 ranges than the whole text.
+ */
+const MAX_RANGES = 256;
 const LOCAL_TYPE: ReadonlySet<string> = new Set(['struct', 'union', 'enum']);
 
 /**
- * `text` with its top-level function bodies blanked, or `undefined` when none is or the file is
- * parsed as written (see the module's comment). A `{` opens a body at depth 0, outside
+ * The ranges of `text` without its top-level function bodies, or `undefined` when none is left out
+ * or the file is parsed whole (see the module's comment). A `{` opens a body at depth 0, outside
  * parentheses, after `)` (also a macro's `FOO(x) {`) or after `;` (a K&R definition's parameter
- * declarations). One pass over the text's character codes; the result is made of slices of it.
+ * declarations). One pass over the text's character codes, one more over its newlines for the ranges' rows.
  */
 export function withoutBodies(text: string): Blanked | undefined {
     const n = text.length;
@@ -102,15 +107,15 @@ export function withoutBodies(text: string): Blanked | undefined {
     /** The last character of code outside comments and directives. */
     let prev = 0;
     let lineStart = true;
-    /** The open body's `{` (-1: none), whether it is kept whole, its directives `[start, end, …]`. */
+    /** The open body's `{` (-1: none), whether it is read whole, its directives `[start, end, …]`. */
     let open = -1;
     let keepBody = false;
     let directives: number[] = [];
     /** `struct`, `union` or `enum` met in a body and no punctuation since but parentheses (`__attribute__((…))`). */
     let typeWord = false;
     const bodies: number[] = [];
-    const pieces: string[] = [];
-    let from = 0;
+    /** The parts read, `[start, end, …]`; the last one's end is the text's. */
+    const kept: number[] = [0];
     for (let i = 0; i < n; ) {
         const c = text.charCodeAt(i);
         if (c === C.Nl) {
@@ -121,9 +126,10 @@ export function withoutBodies(text: string): Blanked | undefined {
             const end = directiveEnd(text, i);
             if (end === -1) return undefined;
             if (open !== -1) {
-                // Each branch may open or close blocks of its own: such a body is kept as written.
+                // Each branch may open or close blocks of its own: such a body is read whole.
                 if (ELSE.test(text.slice(i, i + 12))) keepBody = true;
-                directives.push(i, end);
+                // From the newline before it, as the grammar reads a directive at a line's start.
+                directives.push(text.lastIndexOf('\n', i), Math.min(n, end + 1));
             }
             i = end;
         } else if (c === C.Slash && text.charCodeAt(i + 1) === C.Star) {
@@ -158,7 +164,7 @@ export function withoutBodies(text: string): Blanked | undefined {
                     if (depth === 0 && open !== -1) {
                         if (!keepBody && i > open + 1) {
                             bodies.push(open, i);
-                            from = blank(text, from, open + 1, i, directives, pieces);
+                            kept.push(open + 1, ...directives, i);
                         }
                         open = -1;
                     }
@@ -172,87 +178,56 @@ export function withoutBodies(text: string): Blanked | undefined {
         }
     }
     if (depth !== 0 || bodies.length === 0) return undefined;
-    pieces.push(text.slice(from));
-    return { text: pieces.join(''), bodies };
+    kept.push(n);
+    return bodies.length <= 2 * MAX_RANGES ? { ranges: rangesOf(text, kept), bodies } : { text: blankedText(text, kept), bodies };
 }
 
 let spaces = ' '.repeat(256);
 
-/** Pushes `text` from `from` to `start` as it is, then `start` to `end` blanked but for `kept` (`[start, end, …]`, ascending); returns `end`. */
-function blank(text: string, from: number, start: number, end: number, kept: readonly number[], pieces: string[]): number {
-    pieces.push(text.slice(from, start));
-    let at = start;
-    for (let k = 0; k <= kept.length; k += 2) {
-        const to = k < kept.length ? kept[k]! : end;
-        // Newlines kept, every other character a space.
-        for (let i = at; i < to; ) {
-            const nl = text.indexOf('\n', i);
+/** `text` with what lies outside `kept` (`[start, end, …]`, ascending) made spaces, newlines kept: the same indexes, rows and columns. */
+function blankedText(text: string, kept: readonly number[]): string {
+    const pieces: string[] = [];
+    // The next newline is looked for once per line (as in rangesOf).
+    let nl = text.indexOf('\n');
+    const blank = (from: number, to: number): void => {
+        for (let i = from; i < to; ) {
+            if (nl !== -1 && nl < i) nl = text.indexOf('\n', i);
             const stop = nl === -1 || nl >= to ? to : nl;
-            const len = stop - i;
-            if (len > spaces.length) spaces = ' '.repeat(Math.max(len, 2 * spaces.length));
-            if (len > 0) pieces.push(spaces.slice(0, len));
+            if (stop - i > spaces.length) spaces = ' '.repeat(Math.max(stop - i, 2 * spaces.length));
+            pieces.push(spaces.slice(0, stop - i));
             if (stop === to) break;
             pieces.push('\n');
             i = stop + 1;
         }
-        if (k < kept.length) {
-            pieces.push(text.slice(kept[k], kept[k + 1]));
-            at = kept[k + 1]!;
+    };
+    let at = 0;
+    for (let k = 0; k < kept.length; k += 2) {
+        // Parts may touch or overlap (a directive's range begins at the newline ending the one before).
+        blank(at, kept[k]!);
+        if (kept[k + 1]! > at) pieces.push(text.slice(Math.max(at, kept[k]!), kept[k + 1]));
+        at = Math.max(at, kept[k + 1]!);
+    }
+    return pieces.join('');
+}
+
+/** `[start, end, …]` (ascending; parts that touch or overlap are joined) as ranges with their rows and columns. */
+function rangesOf(text: string, kept: readonly number[]): Range[] {
+    const out: Range[] = [];
+    // The next newline is looked for once per line, not once per range (a minified line holds thousands).
+    let [row, lineStart, nl] = [0, 0, text.indexOf('\n')];
+    const point = (index: number): { row: number; column: number } => {
+        for (; nl !== -1 && nl < index; nl = text.indexOf('\n', nl + 1)) [row, lineStart] = [row + 1, nl + 1];
+        return { row, column: index - lineStart };
+    };
+    for (let k = 0; k < kept.length; k += 2) {
+        const [start, end] = [kept[k]!, kept[k + 1]!];
+        const last = out[out.length - 1];
+        if (last !== undefined && start <= last.endIndex) {
+            if (end > last.endIndex) [last.endIndex, last.endPosition] = [end, point(end)];
+        } else if (end > start) {
+            const startPosition = point(start);
+            out.push({ startIndex: start, endIndex: end, startPosition, endPosition: point(end) });
         }
-    }
-    return end;
-}
-
-/** What may hold a function at file scope: the file, its `#if` blocks, and what error recovery made of a construct it could not read. */
-const FILE_SCOPE: ReadonlySet<string> = new Set(['translation_unit', 'preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif', 'preproc_elifdef', 'ERROR']);
-
-/**
- * Whether the parse of the blanked text read each blanked body as a block at file scope: a
- * function's body, or a block of its own where the grammar reads as it does in the text as
- * written what comes before it (`SYSCALL_DEFINE2(…) {`). Otherwise the scan followed the braces
- * otherwise than the grammar, and the text is parsed as written.
- */
-export function bodiesHold(root: Node, bodies: readonly number[]): boolean {
-    for (let k = 0; k < bodies.length; k += 2) {
-        const brace = root.descendantForIndex(bodies[k]!, bodies[k]! + 1);
-        const body = brace?.parent;
-        if (brace?.type !== '{' || body?.type !== 'compound_statement' || body.startIndex !== bodies[k] || body.endIndex !== bodies[k + 1]! + 1) return false;
-        let p = body.parent;
-        if (p?.type === 'function_definition') p = p.parent;
-        for (; p !== null; p = p.parent) if (!FILE_SCOPE.has(p.type)) return false;
-    }
-    return true;
-}
-
-/**
- * The tree to take definitions from: the parse of `defText` (`text` with parts blanked), unless
- * `bodies` were blanked and that parse did not read them as bodies (see {@link bodiesHold}): then
- * `text`'s, in the time left. With `ranges` (the regions the uses were parsed in), only those,
- * when their parse holds (regions.ts) and so do the bodies in them; else the whole text. `null`
- * when `ms` milliseconds pass first.
- */
-export function definitionsTree(parser: Parser, text: string, defText: string, bodies: Blanked | undefined, ms: number, ranges?: Range[]): Tree | null {
-    const end = performance.now() + ms;
-    if (ranges !== undefined) {
-        const tree = parseWithin(parser, defText, ms, ranges);
-        if (tree !== null && regionsHold(tree.rootNode, ranges) && (bodies === undefined || bodiesHold(tree.rootNode, bodiesIn(bodies.bodies, ranges)))) return tree;
-        tree?.delete();
-    }
-    const left = end - performance.now();
-    const tree = left <= 0 ? null : parseWithin(parser, defText, left);
-    if (tree === null || bodies === undefined || bodiesHold(tree.rootNode, bodies.bodies)) return tree;
-    tree.delete();
-    const rest = end - performance.now();
-    return rest <= 0 ? null : parseWithin(parser, text, rest);
-}
-
-/** The bodies (`[open, close, …]`) within `ranges` (both ascending; a range's edges lie between top-level items, never in a body). */
-function bodiesIn(bodies: readonly number[], ranges: readonly Range[]): number[] {
-    const out: number[] = [];
-    let r = 0;
-    for (let k = 0; k < bodies.length; k += 2) {
-        while (r < ranges.length && ranges[r]!.endIndex <= bodies[k]!) r++;
-        if (r < ranges.length && ranges[r]!.startIndex <= bodies[k]!) out.push(bodies[k]!, bodies[k + 1]!);
     }
     return out;
 }

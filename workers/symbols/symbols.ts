@@ -13,7 +13,8 @@ import { takeTaskPriority } from '../pool/background.js';
 import { checkpointsOf, matchesAround, regionsFor, regionsHold } from './regions.js';
 import { atFileScope, keep, objectOwner } from './keep.js';
 import { lostMacros, patchedStart, realName, withoutLoneMacros } from './repairs.js';
-import { definitionsTree, withoutBodies } from './bodies.js';
+import { withoutBodies } from './bodies.js';
+import { definitionsTree } from './bodies-tree.js';
 import type { Node, Parser, QueryMatch, Range, Tree } from 'web-tree-sitter';
 
 /** Kinds whose definitions contain others: a class's members, a function's nested functions and local classes (`f.inner`, as ctags scopes them). */
@@ -62,12 +63,12 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
         const lexed = lexedReferences(text, task.references, taken.checkpoints!);
         if (lexed !== null) return { ok: true, language: info.id, lines: lexed.lines, chars: text.length, definitions: [], references: lexed.references, lexed: true };
     }
-    // Definitions are read past C++ macros that stand alone on their lines (repairs.ts) and past C
+    // Definitions are read past C++ macros that stand alone on their lines (repairs.ts) and C
     // function bodies (bodies.ts); uses are looked for in the text as written: with uses asked,
     // such a file is parsed twice, so the enclosing definitions are the outline's and the table's.
     const started = performance.now();
     const bodies = info.id === 'c' ? withoutBodies(text) : undefined;
-    const blanked = info.id === 'cpp' ? withoutLoneMacros(text) : (bodies?.text ?? text);
+    const blanked = info.id === 'cpp' ? withoutLoneMacros(text) : text;
     const tree: (Tree & { regions?: Range[] }) | null = task.references === undefined ? definitionsTree(parser, text, blanked, bodies, task.parseMs) : parseUses(parser, text, task, fits ? taken.checkpoints : undefined);
     if (tree === null) {
         parser.reset();
@@ -79,7 +80,7 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
         const around: number[] = [];
         const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references, around);
         const left = task.parseMs - (performance.now() - started);
-        const defTree = references !== undefined && blanked !== text && left > 0 ? definitionsTree(parser, text, blanked, bodies, left, tree.regions) : null;
+        const defTree = references !== undefined && (blanked !== text || bodies !== undefined) && left > 0 ? definitionsTree(parser, text, blanked, bodies, left, tree.regions) : null;
         const root = defTree?.rootNode ?? tree.rootNode;
         let definitions: Definition[];
         try {

@@ -40,6 +40,15 @@ function write(name: string, text: string): string {
     return file;
 }
 
+/** `text` as the definitions' parse reads it: what lies outside its ranges made spaces, newlines kept. */
+function seen(text: string): string | undefined {
+    const b = withoutBodies(text);
+    if (b === undefined || b.text !== undefined) return b?.text;
+    const out = text.replace(/[^\n]/g, ' ').split('');
+    for (const r of b.ranges) for (let i = r.startIndex; i < r.endIndex; i++) out[i] = text[i]!;
+    return out.join('');
+}
+
 const outline = (r: FileSymbols & { ok: true }): string[] => r.definitions.map((d) => `${d.line}-${d.endLine} ${d.kind} ${[...d.container, d.name].join('.')} — ${d.signature}`);
 
 const SOURCE = [
@@ -91,15 +100,13 @@ const SOURCE = [
 
 describe('C function bodies blanked for the definitions', () => {
     it('compares with an oracle that blanks nothing', () => {
-        expect(withoutBodies('int f(void) { return 0; }')?.text).toBe('int f(void) {           }');
+        expect(seen('int f(void) { return 0; }')).toBe('int f(void) {           }');
         expect(plainBlanks).toBeUndefined();
     });
 
     it('blanks the inside of top-level function bodies, keeping newlines, braces, directives and bodies that define types', () => {
         const b = withoutBodies(SOURCE)!;
-        expect(b).toBeDefined();
-        expect(b.text.length).toBe(SOURCE.length);
-        const lines = b.text.split('\n');
+        const lines = seen(SOURCE)!.split('\n');
         const src = SOURCE.split('\n');
         expect(lines.length).toBe(src.length);
         // `plain`: every line of its body blanked but the directive.
@@ -138,10 +145,14 @@ describe('C function bodies blanked for the definitions', () => {
         ]);
     });
 
-    it('gives the checkpoints and the references\' enclosing definitions the parse as written gives', async () => {
+    // 300 functions: past the bodies left out as ranges, blanked in a copy of the text. Two
+    // directives in a row in each body: their parts touch.
+    it.each([12, 300])('gives the checkpoints and the references\' enclosing definitions the parse as written gives (%i functions)', async (count) => {
         // Long enough between items for checkpoints (512 characters apart).
-        const text = Array.from({ length: 12 }, (_, k) => `int f${k}(int a)\n{\n${'\ta = plain(a) + 1;\n'.repeat(30)}${k === 5 ? '\trare(a);\n' : ''}\treturn a;\n}\n`).join('\n');
-        const file = write('many.c', `static int plain(int a)\n{\n\treturn a;\n}\n\n${text}`);
+        const text = Array.from({ length: count }, (_, k) => `int f${k}(int a)\n{\n#ifdef X\n#endif\n${'\ta = plain(a) + 1;\n'.repeat(30)}${k === 5 ? '\trare(a);\n' : ''}\treturn a;\n}\n`).join('\n');
+        const source = `static int plain(int a)\n{\n\treturn a;\n}\n\n${text}`;
+        const file = write('many.c', source);
+        const rareLine = source.split('\n').findIndex((l) => l.includes('rare(')) + 1;
         const ours = await symbols(runSymbolsTask, file, { checkpoints: true });
         const plain = await symbols(plainRun, file, { checkpoints: true });
         expect(ours.checkpoints!.length).toBeGreaterThan(4);
@@ -149,7 +160,13 @@ describe('C function bodies blanked for the definitions', () => {
         const refs = await symbols(runSymbolsTask, file, { references: 'plain' });
         const plainRefs = await symbols(plainRun, file, { references: 'plain' });
         expect(refs.references).toEqual(plainRefs.references);
-        expect(refs.references!.length).toBe(1 + 12 * 30);
+        expect(refs.references!.length).toBe(1 + count * 30);
+        const b = withoutBodies(source)!;
+        expect(b[count > 256 ? 'text' : 'ranges']).toBeDefined();
+        // The blanked copy keeps every index: each body's braces where they are in the file.
+        const copy = b.text ?? source;
+        expect(copy.length).toBe(source.length);
+        for (let k = 0; k < b.bodies.length; k += 2) expect(copy.charAt(b.bodies[k]!) + copy.charAt(b.bodies[k + 1]!)).toBe('{}');
         expect(outline(refs)).toEqual(outline(plainRefs));
         // Each use's innermost enclosing definition is the outline's.
         const inner = (defs: FileSymbols & { ok: true }, line: number) => defs.definitions.filter((d) => d.line <= line && line <= d.endLine).sort((x, y) => x.endLine - x.line - (y.endLine - y.line))[0]?.name;
@@ -162,11 +179,11 @@ describe('C function bodies blanked for the definitions', () => {
         const plainRegional = (await plainRun(task)).files[0]!;
         if (!regional.ok || !plainRegional.ok) throw new Error('not parsed');
         expect(regional.regions).toBe(true);
-        expect(regional.references!.map((r) => r.line)).toEqual([213]);
+        expect(regional.references!.map((r) => r.line)).toEqual([rareLine]);
         expect(regional.references).toEqual(plainRegional.references);
         expect(regional.definitions.map((d) => d.name)).toContain('f5');
         expect(outline(regional)).toEqual(outline(plainRegional));
-        expect(inner(regional, 213)).toBe('f5');
+        expect(inner(regional, rareLine)).toBe('f5');
     });
 
     it('leaves a file as written where the braces cannot be followed as the grammar would', async () => {
@@ -201,29 +218,28 @@ describe('C function bodies blanked for the definitions', () => {
             'int g(void) { return 0; }',
             '',
         ].join('\n');
-        const b = withoutBodies(text)!;
-        expect(b.text.length).toBe(text.length);
-        expect(b.text.split('\n').map((l) => l.trimEnd())).toEqual(['int f(int a)', '{', '#if defined(A) /* a { in a comment', '   still the directive } */', '', '#endif', '#define LONG(x) \\', '\t{ (x) }', '', '}', `int g(void) {${' '.repeat(' return 0; '.length)}}`, '']);
+        expect(seen(text)!.split('\n').map((l) => l.trimEnd())).toEqual(['int f(int a)', '{', '#if defined(A) /* a { in a comment', '   still the directive } */', '', '#endif', '#define LONG(x) \\', '\t{ (x) }', '', '}', `int g(void) {${' '.repeat(' return 0; '.length)}}`, '']);
         const file = write('directives.c', text);
         expect(outline(await symbols(runSymbolsTask, file))).toEqual(outline(await symbols(plainRun, file)));
     });
 
     it('keeps a body with an #else or #elif as written and blanks the others', async () => {
         const text = 'int f(void)\n{\n#if A\n\treturn 1;\n#elif B\n\treturn 2;\n#else\n\treturn 3;\n#endif\n}\nint g(void) { return 4; }\n';
-        const b = withoutBodies(text)!;
-        expect(b.text).toBe(text.replace(' return 4; ', ' '.repeat(' return 4; '.length)));
+        expect(seen(text)).toBe(text.replace(' return 4; ', ' '.repeat(' return 4; '.length)));
         const file = write('else.c', text);
         expect(outline(await symbols(runSymbolsTask, file))).toEqual(outline(await symbols(plainRun, file)));
     });
 
-    it('blanks a 2 MB file of one line and gives its outline', async () => {
+    it('blanks the bodies of a 2 MB file of one line and gives its outline', async () => {
         const one = 'static int f0(int a){if(a){return a;}return 0;}';
         const n = Math.ceil((2 << 20) / one.length);
         const text = Array.from({ length: n }, (_, k) => one.replace('f0', `f${k}`)).join('');
+        // So many bodies are blanked in a copy of the text, not left out as ranges (each one the lexer looks among).
         const b = withoutBodies(text)!;
         expect(b.bodies.length).toBe(2 * n);
-        expect(b.text.length).toBe(text.length);
-        expect(b.text.includes('return')).toBe(false);
+        expect(b.ranges).toBeUndefined();
+        expect(b.text!.length).toBe(text.length);
+        expect(b.text!.includes('return')).toBe(false);
         const file = write('one-line.c', text);
         const ours = await symbols(runSymbolsTask, file);
         expect(ours.definitions.length).toBe(n);
