@@ -91,6 +91,7 @@ const ELSE = /^#[ \t]*(?:else|elif)/;
  * of a file of 45,000 small functions took longer with 1,024 ranges than the whole text.
  */
 const MAX_RANGES = 256;
+const DEFINE_LINE = /\n[ \t]*#[ \t]*define/;
 const LOCAL_TYPE: ReadonlySet<string> = new Set(['struct', 'union', 'enum']);
 
 /**
@@ -132,13 +133,18 @@ export function withoutBodies(text: string): Blanked | undefined {
                 directives.push(text.lastIndexOf('\n', i), Math.min(n, end + 1));
             }
             i = end;
-        } else if (c === C.Slash && text.charCodeAt(i + 1) === C.Star) {
-            const close = text.indexOf('*/', i + 2);
+        } else if (c === C.Slash && (text.charCodeAt(i + 1) === C.Star || text.charCodeAt(i + 1) === C.Slash)) {
+            const block = text.charCodeAt(i + 1) === C.Star;
+            const close = block ? text.indexOf('*/', i + 2) : lineEnd(text, i);
             if (close === -1) return undefined;
-            i = close + 2;
-            lineStart = false;
-        } else if (c === C.Slash && text.charCodeAt(i + 1) === C.Slash) {
-            i = lineEnd(text, i);
+            // A `#define` line in a body's comment: read whole, so the tree shows the comment
+            // (repairs.ts `lostMacros` reads the text's `#define` lines and skips those in comments).
+            if (open !== -1 && !keepBody) {
+                const hash = text.indexOf('#', i);
+                if (hash !== -1 && hash < close && DEFINE_LINE.test(text.slice(i, close))) keepBody = true;
+            }
+            i = block ? close + 2 : close;
+            if (block) lineStart = false;
         } else {
             lineStart = false;
             if (c === C.Quote || c === C.Apos) {

@@ -223,6 +223,17 @@ describe('C function bodies blanked for the definitions', () => {
         expect(outline(await symbols(runSymbolsTask, file))).toEqual(outline(await symbols(plainRun, file)));
     });
 
+    it('reads a body whole where a comment in it holds a #define line, in a file the grammar reads with an error', async () => {
+        const text = ['int f(void)', '{', '\t/* an example:', '#define NOT_A_MACRO 1', '\t */', '\treturn 0;', '}', 'int g(void) { return 1; }', 'extern __printf(7, 8) void h(const char *, ...);', 'int k(void) { return 2; }', ''].join('\n');
+        const view = seen(text)!.split('\n');
+        expect(view.slice(2, 6)).toEqual(text.split('\n').slice(2, 6));
+        expect(view[7]!.trimEnd()).toBe('int g(void) {           }');
+        const file = write('comment-define.c', text);
+        const ours = outline(await symbols(runSymbolsTask, file));
+        expect(ours).toEqual(outline(await symbols(plainRun, file)));
+        expect(ours.join('\n')).not.toContain('NOT_A_MACRO');
+    });
+
     it('keeps a body with an #else or #elif as written and blanks the others', async () => {
         const text = 'int f(void)\n{\n#if A\n\treturn 1;\n#elif B\n\treturn 2;\n#else\n\treturn 3;\n#endif\n}\nint g(void) { return 4; }\n';
         expect(seen(text)).toBe(text.replace(' return 4; ', ' '.repeat(' return 4; '.length)));
