@@ -13,7 +13,9 @@ import { takeTaskPriority } from '../pool/background.js';
 import { checkpointsOf, matchesAround, regionsFor, regionsHold } from './regions.js';
 import { atFileScope, keep, objectOwner } from './keep.js';
 import { lostMacros, patchedStart, realName, withoutLoneMacros } from './repairs.js';
-import type { Node, Parser, QueryMatch, Tree } from 'web-tree-sitter';
+import { withoutBodies } from './bodies.js';
+import { definitionsTree } from './bodies-tree.js';
+import type { Node, Parser, QueryMatch, Range, Tree } from 'web-tree-sitter';
 
 /** Kinds whose definitions contain others: a class's members, a function's nested functions and local classes (`f.inner`, as ctags scopes them). */
 const CONTAINERS: ReadonlySet<string> = new Set(['class', 'struct', 'union', 'interface', 'module', 'scope', 'enum', 'function', 'method']);
@@ -61,12 +63,13 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
         const lexed = lexedReferences(text, task.references, taken.checkpoints!);
         if (lexed !== null) return { ok: true, language: info.id, lines: lexed.lines, chars: text.length, definitions: [], references: lexed.references, lexed: true };
     }
-    // Definitions are read past C++ macros that stand alone on their lines (repairs.ts); uses are
-    // looked for in the text as written, where such a macro is one: with uses asked, a file with
-    // such lines is parsed twice, so the enclosing definitions are the outline's.
+    // Definitions are read past C++ macros that stand alone on their lines (repairs.ts) and C
+    // function bodies (bodies.ts); uses are looked for in the text as written: with uses asked,
+    // such a file is parsed twice, so the enclosing definitions are the outline's and the table's.
     const started = performance.now();
+    const bodies = info.id === 'c' ? withoutBodies(text) : undefined;
     const blanked = info.id === 'cpp' ? withoutLoneMacros(text) : text;
-    const tree = parseUses(parser, task.references === undefined ? blanked : text, task, fits ? taken.checkpoints : undefined);
+    const tree: (Tree & { regions?: Range[] }) | null = task.references === undefined ? definitionsTree(parser, text, blanked, bodies, task.parseMs) : parseUses(parser, text, task, fits ? taken.checkpoints : undefined);
     if (tree === null) {
         parser.reset();
         throw new ToolError('timeout', `Parsing ${shown} took longer than ${task.parseMs} ms: the file was skipped.`);
@@ -77,7 +80,7 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
         const around: number[] = [];
         const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references, around);
         const left = task.parseMs - (performance.now() - started);
-        const defTree = references !== undefined && blanked !== text && left > 0 ? parseWithin(parser, blanked, left) : null;
+        const defTree = references !== undefined && (blanked !== text || bodies !== undefined) && left > 0 ? definitionsTree(parser, text, blanked, bodies, left, tree.regions) : null;
         const root = defTree?.rootNode ?? tree.rootNode;
         let definitions: Definition[];
         try {
@@ -99,14 +102,14 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
  * The tree to look for `task.references` in: with the file's checkpoints, only the regions around
  * the name's occurrences are parsed (one parse of those ranges, positions the file's own); the
  * whole file when they cover most of it, or when the regions' parse meets an error (error
- * recovery may read a region otherwise than the whole parse did). `regions` says which.
+ * recovery may read a region otherwise than the whole parse did). `regions`: the ranges parsed.
  */
-function parseUses(parser: Parser, text: string, task: SymbolsTask, checkpoints: readonly number[] | undefined): (Tree & { regions?: boolean }) | null {
+function parseUses(parser: Parser, text: string, task: SymbolsTask, checkpoints: readonly number[] | undefined): (Tree & { regions?: Range[] }) | null {
     const ranges = task.references !== undefined && checkpoints !== undefined ? regionsFor(text, task.references, checkpoints) : undefined;
     const end = performance.now() + task.parseMs;
     if (ranges !== undefined) {
         const tree = parseWithin(parser, text, task.parseMs, ranges);
-        if (tree !== null && regionsHold(tree.rootNode, ranges)) return Object.assign(tree, { regions: true });
+        if (tree !== null && regionsHold(tree.rootNode, ranges)) return Object.assign(tree, { regions: ranges });
         tree?.delete();
     }
     // Both parses share the file's time.
