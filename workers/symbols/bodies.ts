@@ -10,24 +10,7 @@
  * parsed whole.
  */
 import type { Range } from 'web-tree-sitter';
-
-const enum C {
-    Tab = 9,
-    Nl = 10,
-    Cr = 13,
-    Space = 32,
-    Quote = 34,
-    Hash = 35,
-    Apos = 39,
-    LParen = 40,
-    RParen = 41,
-    Star = 42,
-    Slash = 47,
-    Semi = 59,
-    Backslash = 92,
-    LBrace = 123,
-    RBrace = 125,
-}
+import { C } from './c-chars.js';
 
 /**
  * What the definitions' parse reads: the text's `ranges`, or (many bodies) a `text` with the rest

@@ -8,17 +8,8 @@
  * string or a digit separator is not told, and the caller parses the file instead.
  */
 import { isWord } from './words.js';
+import { C } from './c-chars.js';
 
-const enum C {
-    Nl = 10,
-    Cr = 13,
-    Quote = 34,
-    Hash = 35,
-    Apos = 39,
-    Star = 42,
-    Slash = 47,
-    Backslash = 92,
-}
 
 /** Prefixes of a string or character literal (`L"…"`, `u8'…'`); one ending in R before a quote is a raw string. */
 const PREFIXES: ReadonlySet<string> = new Set(['L', 'u', 'U', 'u8']);

@@ -1,0 +1,18 @@
+/** Character codes the C scanners (c-lexer.ts, bodies.ts) test for. */
+export const enum C {
+    Tab = 9,
+    Nl = 10,
+    Cr = 13,
+    Space = 32,
+    Quote = 34,
+    Hash = 35,
+    Apos = 39,
+    LParen = 40,
+    RParen = 41,
+    Star = 42,
+    Slash = 47,
+    Semi = 59,
+    Backslash = 92,
+    LBrace = 123,
+    RBrace = 125,
+}
