@@ -27,6 +27,8 @@ export class SymbolStore {
     readonly counts: SymbolCounts;
     readonly bytes: number;
     readonly names: NameList;
+    /** Set by a call that read other bytes than those checked at load: the table is made again. */
+    broken = false;
     /** Each block's rows' CRC-32, taken when loaded: the rows are read from the file per block. */
     readonly #rowCrc: Uint32Array;
     readonly #blockRows: Uint32Array;

@@ -86,7 +86,9 @@ export class TreeSymbols {
 
     /** The table of `served`'s generation when loaded; else `null`, its loading or build started. */
     current(served: ServedGeneration): SymbolStore | null {
-        if (this.#gen === served.gen && this.#store !== null) return this.#store;
+        if (this.#gen === served.gen && this.#store !== null && !this.#store.broken) return this.#store;
+        // A table whose file changed under it fails its load's check and is made again.
+        if (this.#store?.broken === true) [this.#making, this.error] = [null, undefined];
         const retry = this.error !== undefined && Date.now() - this.#failedAt >= this.retryMs;
         if (this.#making === null || this.#gen !== served.gen || retry) this.#start(served);
         return null;

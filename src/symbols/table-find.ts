@@ -20,7 +20,7 @@ import type { NameQuery } from './names.js';
 import { parseFiles } from './parse.js';
 import { signStored } from './table-signatures.js';
 import { symbolsOf } from './symbol-table.js';
-import type { SymbolStore } from './symbol-store.js';
+import { SymbolFileError, type SymbolStore } from './symbol-store.js';
 
 /** Files changed since the generation parsed at most by one call; past it the call takes the scan path. */
 const MAX_FRESH_FILES = 2000;
@@ -77,6 +77,21 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
     const symbols = symbolsOf(tree);
     const store = symbols.current(served);
     if (store === null) return null;
+    try {
+        return await fromStore(view, engine, query, req, { real: checked.real, display: checked.display, roots, served, store, symbols });
+    } catch (err) {
+        if (!(err instanceof SymbolFileError)) throw err;
+        // The table's file changed under the process: the scan answers this call, and the next
+        // call makes the table again (symbol-table.ts, `current`).
+        store.broken = true;
+        return null;
+    }
+}
+
+/** {@link findInTable}'s answer from a loaded table. @throws SymbolFileError when the table's file no longer holds what was checked at its load. */
+async function fromStore(view: WorkspaceView, engine: Engine, query: NameQuery, req: TableRequest, on: { real: string; display: string; roots: string[]; served: ServedGeneration; store: SymbolStore; symbols: { answered: number } }): Promise<TableAnswer | null> {
+    const { roots, served, store, symbols } = on;
+    const checked = { real: on.real, display: on.display };
     const relRoot = path.relative(served.root, checked.real).split(path.sep).join('/');
     if (relRoot.startsWith('..') || path.isAbsolute(relRoot)) return null;
     const t = served.table;

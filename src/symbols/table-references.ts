@@ -1,7 +1,7 @@
 import type { TaskRunner } from '../search/task-runner.js';
 import { dotted } from './names.js';
 import { parseFiles, type ParseOptions } from './parse.js';
-import type { SymbolStore } from './symbol-store.js';
+import { SymbolFileError, type SymbolStore } from './symbol-store.js';
 import type { PointedFile } from './table-points.js';
 import { enclosing } from './file-rows.js';
 import type { Definition, FileSymbols } from './shared/types.js';
@@ -26,14 +26,24 @@ export async function referencesIn(engine: TaskRunner, files: readonly PointedFi
     const told = parsed.flatMap((r, i) => (r.ok && r.lexed ? [i] : []));
     const rows = await store.byFile.read(told.map((i) => files[i]!.id ?? -1));
     const again: number[] = [];
-    told.forEach((i, j) => {
+    for (const [j, i] of told.entries()) {
         const r = parsed[i] as Extract<FileSymbols, { ok: true }>;
-        const ks = rows[j] === null ? null : enclosing(rows[j]!, r.references!.map((x) => x.line), shown);
-        if (ks === null) return void again.push(i);
-        const definitions = new Map<number, Definition>();
-        for (const k of ks) if (k >= 0 && !definitions.has(k)) definitions.set(k, store.definitionAt(k));
-        parsed[i] = { ...r, definitions: [...definitions.values()] };
-    });
+        try {
+            const ks = rows[j] === null ? null : enclosing(rows[j]!, r.references!.map((x) => x.line), shown);
+            if (ks === null) {
+                again.push(i);
+                continue;
+            }
+            const definitions = new Map<number, Definition>();
+            for (const k of ks) if (k >= 0 && !definitions.has(k)) definitions.set(k, store.definitionAt(k));
+            parsed[i] = { ...r, definitions: [...definitions.values()] };
+        } catch (err) {
+            if (!(err instanceof SymbolFileError)) throw err;
+            // The table's file changed under the process: this file is parsed, and the next call makes the table again.
+            store.broken = true;
+            again.push(i);
+        }
+    }
     if (again.length > 0) {
         const reparsed = await parseFiles(engine, again.map((i) => sent[i]!), opts);
         again.forEach((i, j) => (parsed[i] = reparsed[j]!));

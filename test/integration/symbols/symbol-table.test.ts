@@ -225,6 +225,38 @@ describe('the symbol table', () => {
         expect(symbols.answered).toBeGreaterThan(before);
     });
 
+    it('answers exactly when its symbols file changes under a serving process, and makes it again', async () => {
+        const root = tempDir('lcf-symtab-served-corrupt-');
+        writeTree(root, initialTree(random(5)));
+        const { pkg, tree } = await indexed(root);
+        const plain = pkgOf(root, false);
+        const symbols = symbolsOf(tree);
+        // Loaded and checked; then bytes changed in place (same file, same size) past the header:
+        // names, rows, signature places, none of them read since the load.
+        const file = path.join(tree.served()!.genDir, SYMBOLS_FILE);
+        const fd = fs.openSync(file, 'r+');
+        try {
+            const size = fs.fstatSync(fd).size;
+            for (let at = 64; at < size; at += 7) {
+                const b = Buffer.alloc(1);
+                fs.readSync(fd, b, 0, 1, at);
+                b[0] = b[0]! ^ 0x5a;
+                fs.writeSync(fd, b, 0, 1, at);
+            }
+        } finally {
+            fs.closeSync(fd);
+        }
+        for (const q of QUERIES) expect(await call(pkg, 'find_symbol', q), JSON.stringify(q)).toBe(await call(plain, 'find_symbol', q));
+        for (const name of NAMES) expect(await call(pkg, 'find_references', { name })).toBe(await call(plain, 'find_references', { name }));
+        // Made again from the tree: the table answers the next calls.
+        const store = await symbols.ready();
+        expect(store, symbols.error).not.toBeNull();
+        expect(store!.broken).toBe(false);
+        const before = symbols.answered;
+        for (const q of QUERIES) expect(await call(pkg, 'find_symbol', q)).toBe(await call(plain, 'find_symbol', q));
+        expect(symbols.answered).toBeGreaterThan(before);
+    });
+
     it('answers a file rewritten in place while closed (same size and times) as a fresh parse, never with its old rows', async () => {
         const root = tempDir('lcf-symtab-inplace-');
         const old = 'int alpha(int x)\n{\n\treturn x;\n}\n\nint gamma(int y)\n{\n\treturn y;\n}\n';
