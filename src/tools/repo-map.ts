@@ -69,7 +69,7 @@ export class RepoMapTool extends FileTool<typeof schema> {
         });
         const maxChars = args.max_chars ?? DEFAULT_MAX_CHARS;
         const total = mapped.reduce((n, f) => n + f.definitions.length, 0);
-        if (total === 0) return ok(`No definitions found in ${sources.display} (${mapped.length} source files parsed).` + notes(sources.stop, skipped));
+        if (total === 0) return ok(`No definitions found in ${sources.display} (${mapped.length} source ${mapped.length === 1 ? 'file' : 'files'} parsed).` + notes(sources.stop, skipped));
         // Files left unparsed are named in the head too, so its counts are not read as the directory's.
         const of = skipped.failed + skipped.late > 0 ? ` parsed (of ${sources.files.length})` : '';
         const head = (shown: number, files: number) =>
@@ -87,7 +87,7 @@ export class RepoMapTool extends FileTool<typeof schema> {
 function notes(stop: string, skipped: { failed: number; late: number }): string {
     let out = '';
     if (skipped.failed > 0) out += `\n[${skipped.failed} source files could not be parsed (binary, too large or over the time limit) and are left out.]`;
-    if (skipped.late > 0) out += `\n[The time limit was reached before ${skipped.late} source files were parsed: the map covers the files parsed so far; map a subdirectory.]`;
+    if (skipped.late > 0) out += `\n[The time limit was reached before ${skipped.late} source ${skipped.late === 1 ? 'file was' : 'files were'} parsed: the map covers the files parsed so far; map a subdirectory.]`;
     if (stop === 'max_results') out += `\n[Only the first ${MAX_MAP_FILES} source files were read: map a subdirectory, or narrow include.]`;
     else if (stop === 'timeout') out += '\n[The walk for source files timed out: the map covers the files found so far; map a subdirectory.]';
     else if (stop !== 'done') out += `\n[The walk for source files stopped early (${stop}): map a subdirectory, or narrow include.]`;

@@ -254,6 +254,9 @@ describe('code navigation tools', () => {
         const empty = tempDir('lcf-nav-map-empty-');
         writeTree(empty, { 'a.txt': 'no code\n' });
         expect((await one(makePackage(empty, { packageOptions: { navigation: true } }).tool('repo_map'), {})).result).toBe('No definitions found in . (0 source files parsed).');
+        const lone = tempDir('lcf-nav-map-lone-');
+        writeTree(lone, { 'a.c': '/* no definitions */\n' });
+        expect((await one(makePackage(lone, { packageOptions: { navigation: true } }).tool('repo_map'), {})).result).toBe('No definitions found in . (1 source file parsed).');
     });
 
     it('stays inside the accesses: a link out of them is not parsed', async () => {
