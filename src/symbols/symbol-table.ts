@@ -12,12 +12,11 @@ import { languageOf } from './shared/languages.js';
 import { SYMBOLS_FILE } from './shared/symbol-format.js';
 import type { SymbolsMergeResult, SymbolsMergeTask, SymbolsPartResult, SymbolsPartTask } from './shared/table-tasks.js';
 import { SymbolStore } from './symbol-store.js';
+import { BIG_FILE } from './parse.js';
 
 /** Bytes of source per part task: a few seconds of parsing, so the build's threads stop soon when asked. */
 const PART_BYTES = 4 << 20;
 const PART_FILES = 2_000;
-/** Files over this size are parsed on a thread of their own (see buildSymbols). */
-const BIG_FILE = 1 << 20;
 /** Parse time at most per file in the build's parts; a file over it is parsed again alone (below). */
 const BUILD_PARSE_MS = 10_000;
 /**
@@ -33,6 +32,7 @@ export interface BuildLimits {
     parseMs: number;
     retryMs: number;
 }
+const BUILD_LIMITS: Readonly<BuildLimits> = Object.freeze({ parseMs: BUILD_PARSE_MS, retryMs: RETRY_PARSE_MS });
 /** The lock file of a table's build, beside it in the generation's folder. */
 const SYMBOLS_LOCK = 'symbols.lock';
 /** How often a process waiting for another's build looks again. */
@@ -70,7 +70,7 @@ export class TreeSymbols {
     /** After a failed build, the next call's wait before the table is made again (ms). */
     retryMs = RETRY_MS;
     /** The parse limits of the next build (tests make them small). */
-    limits: BuildLimits = { parseMs: BUILD_PARSE_MS, retryMs: RETRY_PARSE_MS };
+    limits: Readonly<BuildLimits> = BUILD_LIMITS;
     #failedAt = 0;
 
     constructor(tree: TreeIndex) {
@@ -88,7 +88,7 @@ export class TreeSymbols {
     current(served: ServedGeneration): SymbolStore | null {
         if (this.#gen === served.gen && this.#store !== null && !this.#store.broken) return this.#store;
         // A table whose file changed under it fails its load's check and is made again.
-        if (this.#store?.broken === true) [this.#making, this.error] = [null, undefined];
+        if (this.#store?.broken === true) this.#making = null;
         const retry = this.error !== undefined && Date.now() - this.#failedAt >= this.retryMs;
         if (this.#making === null || this.#gen !== served.gen || retry) this.#start(served);
         return null;
@@ -162,7 +162,7 @@ export class TreeSymbols {
  * pool and joins them into `file`. A file whose parse timed out is parsed again after the parts,
  * alone on the large-file thread with `limits.retryMs`; only a file over that is recorded as timed out.
  */
-export async function buildSymbols(served: ServedGeneration, file: string, started?: (stop: () => Promise<void>) => void, partFiles = PART_FILES, limits: BuildLimits = { parseMs: BUILD_PARSE_MS, retryMs: RETRY_PARSE_MS }): Promise<SymbolBuildFigures> {
+export async function buildSymbols(served: ServedGeneration, file: string, started?: (stop: () => Promise<void>) => void, partFiles = PART_FILES, limits: Readonly<BuildLimits> = BUILD_LIMITS): Promise<SymbolBuildFigures> {
     const t0 = performance.now();
     const turns = new Turns();
     const pause = (): Promise<void> => turns.check();

@@ -78,7 +78,7 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
     const store = symbols.current(served);
     if (store === null) return null;
     try {
-        return await fromStore(view, engine, query, req, { real: checked.real, display: checked.display, roots, served, store, symbols });
+        return await fromStore(view, engine, query, req, checked, { roots, served, store, symbols });
     } catch (err) {
         if (!(err instanceof SymbolFileError)) throw err;
         // The table's file changed under the process: the scan answers this call, and the next
@@ -89,9 +89,8 @@ export async function findInTable(view: WorkspaceView, engine: Engine, query: Na
 }
 
 /** {@link findInTable}'s answer from a loaded table. @throws SymbolFileError when the table's file no longer holds what was checked at its load. */
-async function fromStore(view: WorkspaceView, engine: Engine, query: NameQuery, req: TableRequest, on: { real: string; display: string; roots: string[]; served: ServedGeneration; store: SymbolStore; symbols: { answered: number } }): Promise<TableAnswer | null> {
+async function fromStore(view: WorkspaceView, engine: Engine, query: NameQuery, req: TableRequest, checked: { real: string; display: string }, on: { roots: string[]; served: ServedGeneration; store: SymbolStore; symbols: { answered: number } }): Promise<TableAnswer | null> {
     const { roots, served, store, symbols } = on;
-    const checked = { real: on.real, display: on.display };
     const relRoot = path.relative(served.root, checked.real).split(path.sep).join('/');
     if (relRoot.startsWith('..') || path.isAbsolute(relRoot)) return null;
     const t = served.table;
