@@ -2,7 +2,7 @@ import { errors } from '../errors/shared/errors.js';
 import { needsStat } from './shared/entry-policy.js';
 import { ancestorIgnores, compileGlobs, globList } from './shared/filters.js';
 import type { PreparedSearch } from './shared/protocol.js';
-import { compilePattern, escapeRegex, type PatternSpec } from './regex.js';
+import { compilePattern, escapeRegex, inlineFlagsHint, type PatternSpec } from './regex.js';
 import type { SearchRequest, SearchRoot } from './shared/types.js';
 
 /**
@@ -86,10 +86,13 @@ function patternOf(req: SearchRequest, option: 'namePattern' | 'contentPattern',
         throw errors.invalidArgument(
             tool,
             `${paramOf(option)} is not a valid JavaScript regular expression: ${err instanceof Error ? err.message : String(err)}. ` +
+                withSpace(inlineFlagsHint(pattern, true, 'i')) +
                 `To search for the text as written, set literal: true, or escape the special characters with a backslash: ${JSON.stringify(escapeRegex(pattern))}.`,
         );
     }
 }
+
+const withSpace = (sentence: string): string => (sentence === '' ? '' : `${sentence} `);
 
 /** A glob option as a checked list (`undefined`: no filter). @throws ToolError naming the parameter and the glob. */
 function globsOf(req: SearchRequest, option: 'include' | 'exclude', tool: string): string[] | undefined {

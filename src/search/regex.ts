@@ -12,6 +12,28 @@ export function escapeRegex(text: string): string {
     return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** An inline flag group (`(?i)`, `(?s)`, `(?i:…)`, `(?-i)`): other regex dialects have them, JavaScript's (before Node 23) has not. */
+const INLINE_FLAGS = /\(\?-?[a-zA-Z]+(?:-[a-zA-Z]+)?([):])/g;
+
+/**
+ * For a pattern that failed to compile: a sentence saying that JavaScript regexes have no inline
+ * flags, and the pattern without them when it compiles so (`''` when the pattern has none).
+ * `caseInsensitive`: whether the tool already matches either case.
+ */
+export function inlineFlagsHint(pattern: string, caseInsensitive: boolean, flags: string): string {
+    const found = pattern.match(INLINE_FLAGS);
+    if (found === null) return '';
+    const without = pattern.replace(INLINE_FLAGS, (_all, end: string) => (end === ':' ? '(?:' : ''));
+    let valid = without.length > 0;
+    try {
+        new RegExp(without, flags);
+    } catch {
+        valid = false;
+    }
+    const how = caseInsensitive ? 'the search already matches either case, so leave the flag out' : 'a name regex matches case-sensitively, so write a class such as [Aa] where either case may appear';
+    return `JavaScript regular expressions have no inline flags such as ${JSON.stringify(found[0])}: ${how}${valid && caseInsensitive ? `: ${JSON.stringify(without)}` : ''}.`;
+}
+
 /** Syntax only Unicode mode understands (`\p{L}`, `\u{1F600}`); without `u` they would silently mean something else. */
 const NEEDS_UNICODE = /\\[pP]\{|\\u\{/;
 

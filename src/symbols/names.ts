@@ -1,6 +1,6 @@
 import { errors } from '../errors/shared/errors.js';
 import { MAX_PATTERN_LENGTH } from '../search/prepare.js';
-import { compilePattern, mayBacktrack } from '../search/regex.js';
+import { compilePattern, inlineFlagsHint, mayBacktrack } from '../search/regex.js';
 import type { Definition } from './shared/types.js';
 
 /**
@@ -27,7 +27,8 @@ export function nameQuery(name: string, regex: boolean, tool: string): NameQuery
         try {
             re = new RegExp(name, 'u');
         } catch (err) {
-            throw errors.invalidArgument(tool, `name is not a valid regex: ${(err as Error).message}`);
+            const hint = inlineFlagsHint(name, false, 'u');
+            throw errors.invalidArgument(tool, `name is not a valid regex: ${(err as Error).message}${hint === '' ? '' : `. ${hint}`}`);
         }
         if (mayBacktrack(compilePattern(name))) {
             throw errors.invalidArgument(tool, `name ${JSON.stringify(name)} may backtrack without bound (a repeated group holding a quantifier or an alternation, or a backreference): write it without one.`);

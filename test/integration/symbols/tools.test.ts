@@ -194,6 +194,7 @@ describe('code navigation tools', () => {
             ['find_symbol', { name: '(a|aa)*b', regex: true }, 'invalid_argument', /may backtrack without bound \(.*an alternation/],
             ['find_symbol', { name: '(x)\\1', regex: true }, 'invalid_argument', /may backtrack without bound \(.*a backreference\)/],
             ['find_symbol', { name: '(', regex: true }, 'invalid_argument', /not a valid regex/],
+            ['find_symbol', { name: '(?i)kvm_', regex: true }, 'invalid_argument', /not a valid regex: .*Invalid group\. JavaScript regular expressions have no inline flags such as "\(\?i\)": a name regex matches case-sensitively, so write a class such as \[Aa\] where either case may appear\.$/],
             ['find_symbol', { name: 'a'.repeat(5000) }, 'invalid_argument', /name is 5,000 characters long, above the limit of 4,096/],
             ['find_references', { name: 'a'.repeat(5000) }, 'invalid_argument', /name is 5,000 characters long, above the limit of 4,096/],
             ['find_references', { name: 'util_add', path: '../outside' }, 'outside_access', /./],

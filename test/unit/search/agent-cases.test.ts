@@ -42,6 +42,24 @@ describe('search_entries literal mode', () => {
         expect(n.result).toContain('set literal: true');
     });
 
+    it('says that JavaScript regexes have no inline flags such as (?i), and gives the pattern without them', async () => {
+        const fx = makePackage(tree());
+        const r = await search(fx, { content_pattern: '(?i)FOO\\(' });
+        expect(r.status).toBe('error');
+        expect(r.result).toBe(
+            'Invalid arguments for search_entries: content_pattern is not a valid JavaScript regular expression: Invalid regular expression: /(?i)FOO\\(/i: Invalid group. ' +
+                'JavaScript regular expressions have no inline flags such as "(?i)": the search already matches either case, so leave the flag out: "FOO\\\\(". ' +
+                'To search for the text as written, set literal: true, or escape the special characters with a backslash: "\\\\(\\\\?i\\\\)FOO\\\\\\\\\\\\(".',
+        );
+        // The pattern it gives runs as it says; a scoped group (?s:…) becomes (?:…).
+        expect((await search(fx, { content_pattern: 'FOO\\(' })).result).toBe('a.js:1: call foo(1);');
+        expect((await search(fx, { name_pattern: '(?s:B)\\.txt' })).result).toContain('leave the flag out: "(?:B)\\\\.txt"');
+        // No sentence when the pattern has no flag group, or when leaving it out still leaves an invalid pattern.
+        expect((await search(fx, { content_pattern: '(?<n>x' })).result).not.toContain('inline flags');
+        const both = await search(fx, { content_pattern: '(?i)foo(' });
+        expect(both.result).toContain('no inline flags such as "(?i)": the search already matches either case, so leave the flag out. To search');
+    });
+
     it('suggests literal mode when a regex with special characters finds nothing', async () => {
         const fx = makePackage(tree());
         const r = await search(fx, { content_pattern: 'a[0]' });
