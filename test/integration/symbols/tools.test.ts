@@ -78,6 +78,14 @@ describe('code navigation tools', () => {
         expect((await one(p.tool('find_references'), { name: 'no_such_name' })).result).toBe('No references to "no_such_name" found in .');
     });
 
+    it('find_references with a name path lists the name\'s uses and says that the container is not checked', async () => {
+        const p = project();
+        const plain = (await one(p.tool('find_references'), { name: 'util_add' })).result;
+        for (const name of ['Util.util_add', 'ns::util_add', 'Util/util_add']) {
+            expect((await one(p.tool('find_references'), { name })).result).toBe(`${plain}\n[References are syntactic: every identifier util_add counts, whatever it belongs to; the container in ${JSON.stringify(name)} is not checked.]`);
+        }
+    });
+
     it('find_references lists a line once when the name is used on it more than once, as a word search does', async () => {
         const p = project();
         fs.writeFileSync(path.join(p.root, 'twice.c'), 'int twice(int n) { return n > 0 ? twice(n - 1) + twice(n - 2) : 0; }\nint other(void) { return twice(3); }\n');
