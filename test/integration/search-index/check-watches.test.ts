@@ -146,6 +146,39 @@ describe.runIf(linux)('whether a reopen lets the check add the watches', () => {
     });
 });
 
+describe.runIf(linux)('closing an inotify instance', () => {
+    it('closes its descriptor off the host thread (the kernel drops every watch then): gone soon after close(), and a new instance works', async () => {
+        const root = fs.realpathSync(tempDir('lcf-inotify-close-'));
+        const dirs = Array.from({ length: 300 }, (_, i) => path.join(root, `d${i}`));
+        for (const d of dirs) fs.mkdirSync(d);
+        const ino = openInotify();
+        for (const d of dirs) expect(ino.addWatch(Buffer.from(`${d}\0`), MASK)).toBeGreaterThan(0);
+        const target = (): string | null => {
+            try {
+                return fs.readlinkSync(`/proc/self/fd/${ino.fd}`);
+            } catch {
+                return null;
+            }
+        };
+        expect(target()).toBe('anon_inode:inotify');
+        ino.close();
+        ino.close();
+        // Closed by a thread of libuv's pool: the number is free once it has run.
+        await until(() => target() === null);
+        const next = openInotify();
+        expect(next.addWatch(Buffer.from(`${dirs[0]}\0`), MASK)).toBeGreaterThan(0);
+        fs.writeFileSync(path.join(dirs[0]!, 'new.txt'), 'x');
+        const buf = Buffer.alloc(4096);
+        const names: string[] = [];
+        await until(() => {
+            const n = next.read(buf);
+            if (n > 0) readEvents(buf, n, (_wd, _mask, _cookie, raw) => (names.push(raw?.toString() ?? ''), false));
+            return names.includes('new.txt');
+        });
+        next.close();
+    });
+});
+
 describe('the watched directories taken from a check', () => {
     it('takes them by depth, leaving out one whose parent is not among them and a descriptor taken twice, and hands back the orphans\' descriptors to remove', () => {
         const dirs = new WatchedDirs('/r');
