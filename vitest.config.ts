@@ -26,54 +26,74 @@ const HELD_PATH_FILES = [
 ];
 
 /**
- * The files that take longest, longest first (seconds of wall time in one npm test on the 2-core
- * machine, vitest's JSON reporter, summed over the projects a file runs in, load 4 to 20). They
- * start first, so the run does not end waiting on one long file started last; vitest orders by
- * the durations it cached only when a cache exists (not on a clean clone).
+ * The files that take longest, longest first within their project (see LongestFirst). `slow`
+ * and `held-path`: seconds of wall time in one whole `npx vitest run` on the 2-core machine at
+ * load 7 to 19 (vitest's JSON reporter, summed over the projects a file runs in), where files
+ * whose threads run at a lower priority waited long for a core (store.test.ts: 44 s of wall time
+ * for 2.3 s of CPU). They start first, so the run does not end waiting on one long file started
+ * last; vitest orders by the durations it cached only when a cache exists (not on a clean clone).
  */
 const LONGEST_FIRST = [
-    'test/hardening/races.test.ts', // 56: a swapper process flips paths (0.1 ms sleeps) while the tools race it
-    'test/integration/search-index/freshness.test.ts', // 55: bursts that overflow the inotify queue
-    'test/e2e/package.test.ts', // 48: npm pack and install, subprocesses
-    'test/integration/search-index/changes.test.ts', // 41
-    'test/integration/search-index/reopen.test.ts', // 36
-    'test/integration/symbols/symbol-table.test.ts', // 35: index builds with symbols, a seeded property run against the plain parse
-    'test/hardening/index-faults.test.ts', // 34
-    'test/property/fuzz-tools.test.ts', // 30
-    'test/integration/search-index/scan-path.test.ts', // 29
-    'test/hardening/data.test.ts', // 24
-    'test/integration/search/search-entries.test.ts', // 22 (in two projects)
-    'test/integration/search-index/merge.test.ts', // 21
-    'test/integration/search-index/list-blocks.test.ts', // 20 (5,000 directories, rebuilt twice)
-    'test/integration/search-index/walk-parts.test.ts', // 19
-    'test/property/search.test.ts', // 19
-    'test/integration/symbols/symbol-table-bounds.test.ts', // 19
-    'test/integration/search-index/planned-threads.test.ts', // 19
-    'test/integration/search/engine-runaway.test.ts', // 18
-    'test/integration/symbols/call-deadline.test.ts', // 18
-    'test/hardening/odd-files.test.ts', // 17 (in two projects)
-    'test/e2e/cli-save-images.test.ts', // 13
-    'test/integration/search-index/build-parts.test.ts', // 13
-    'test/integration/symbols/references-regions.test.ts', // 12
-    'test/property/edits.test.ts', // 11
+    'test/hardening/races.test.ts', // 76: a swapper process flips paths while the tools race it
+    'test/integration/symbols/big-files.test.ts', // 68: C files over 1 MiB parsed on threads of their own
+    'test/integration/symbols/symbol-table-bounds.test.ts', // 60
+    'test/integration/search-index/freshness.test.ts', // 59: bursts that overflow the inotify queue
+    'test/e2e/package.test.ts', // 49: npm pack and install, subprocesses
+    'test/integration/search-index/store.test.ts', // 44
+    'test/property/search.test.ts', // 42
+    'test/integration/search-index/planned-threads.test.ts', // 39
+    'test/property/edits.test.ts', // 37
+    'test/integration/search-index/list-blocks.test.ts', // 36 (5,000 directories, rebuilt twice)
+    'test/integration/search-index/reopen.test.ts', // 35
+    'test/integration/search/engine-runaway.test.ts', // 34
+    'test/integration/search-index/walk-parts.test.ts', // 28
+    'test/integration/symbols/symbol-table.test.ts', // 25: index builds with symbols, a seeded property run against the plain parse
+    'test/integration/symbols/call-deadline.test.ts', // 25
+    'test/integration/search/engine-order.test.ts', // 24
+    'test/e2e/mcp.test.ts', // 23
+    'test/e2e/cli-save-images.test.ts', // 22
+    'test/integrity/output.test.ts', // 22
+    'test/hardening/data.test.ts', // 20
+    'test/integration/symbols/references-regions.test.ts', // 20
+    'test/integration/search-index/changes.test.ts', // 19
+    'test/integration/symbols/symbol-table-timeouts.test.ts', // 19
+    'test/property/c-lexer.test.ts', // 19
+    'test/hardening/mcp-protocol.test.ts', // 18
+    'test/hardening/odd-files.test.ts', // 18 (in two projects)
+    'test/integration/search-index/build-parts.test.ts', // 18
+    'test/property/fuzz-tools.test.ts', // 17
+    'test/integration/search-index/index-check.test.ts', // 17
+    'test/integration/search/search-entries.test.ts', // 13 (in two projects)
     // The unit project's largest, by seconds of CPU (LLM_CHAT_FILE_TEST_CPU_LOG, docs/testing.md)
-    // in one npm test at load 11 to 15, where their wall time was mostly waiting for a core: with
+    // in the same run, where their wall time was mostly waiting for a core: with
     // `npm run test:unit` alone they start first, so three forks stay busy to the end on small files.
-    'test/unit/search-index/planner.test.ts', // 4.3: 4,000 soundness cases, every code point's case fold
+    'test/unit/symbols/c-bodies.test.ts', // 6.2: C files parsed as written and with their bodies blanked, a 2 MB one among them
+    'test/unit/search/walk.test.ts', // 5.4, both projects
     'test/unit/search/literal-set.test.ts', // 4.3: 1,000 and 120 property runs against a naive search and the oracle
+    'test/unit/search-index/planner.test.ts', // 4.2: 4,000 soundness cases, every code point's case fold
+    'test/unit/symbols/symbol-names.test.ts', // 3.5: random names and patterns against the plain list
     'test/unit/architecture.test.ts', // 2.9: dependency-cruiser loads TypeScript and parses the sources with it
-    'test/unit/search/walk.test.ts', // 2.2, and 2.2 in held-path
-    'test/unit/fs/held-at.test.ts', // 2.2, and 0.9 in held-path
-    'test/unit/tools/list-directory.test.ts', // 2.1
+    'test/unit/fs/held-at.test.ts', // 2.5, both projects
+    'test/unit/symbols/symbol-store.test.ts', // 2.1
+    'test/unit/tools/list-directory.test.ts', // 2.0
     'test/unit/search-index/table.test.ts', // 1.9
-    'test/unit/search-index/merge.test.ts', // 1.5
+    'test/unit/tools/legacy-encoding.test.ts', // 1.6
     'test/unit/tools/read-large.test.ts', // 1.5
-    'test/unit/tools/legacy-encoding.test.ts', // 1.4
-    'test/unit/text/encoding-detect.test.ts', // 1.4, its sample table made at import besides
-    'test/unit/tools/bad-arguments.test.ts', // 1.1
+    'test/unit/text/encoding-detect.test.ts', // 1.5, its sample table made at import besides
+    'test/unit/tools/bad-arguments.test.ts', // 1.5
+    'test/unit/search-index/merge.test.ts', // 1.4
 ];
 
-/** vitest's order (failed first, then cached durations, then size), the files above first in their order. */
+/**
+ * The order of the files: one project after another (slow, whose longest files start the run,
+ * then held-path, then unit, whose short files end it), within a project the files above first in
+ * their order, then vitest's (failed first, cached durations, size). A fork runs the next file of
+ * the queue only when it is of the fork's project: otherwise vitest ends the fork and starts
+ * another, which loads vitest's runtime and the modules again. With the projects interleaved in
+ * the queue a run started 16 to 18 forks; one project after another, 9 (three per project).
+ */
+const PROJECT_ORDER = ['slow', 'held-path', 'unit'];
+
 class LongestFirst extends BaseSequencer {
     override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
         const sorted = await super.sort(files);
@@ -81,7 +101,11 @@ class LongestFirst extends BaseSequencer {
             const k = LONGEST_FIRST.indexOf(path.relative(f.project.config.root, f.moduleId).split(path.sep).join('/'));
             return k === -1 ? LONGEST_FIRST.length : k;
         };
-        return sorted.sort((a, b) => rank(a) - rank(b));
+        const project = (f: TestSpecification): number => {
+            const k = PROJECT_ORDER.indexOf(f.project.name);
+            return k === -1 ? PROJECT_ORDER.length : k;
+        };
+        return sorted.sort((a, b) => project(a) - project(b) || rank(a) - rank(b));
     }
 }
 

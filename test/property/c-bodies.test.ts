@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Node } from 'web-tree-sitter';
 import { runSymbolsTask } from '../../workers/symbols/symbols.js';
 import { codeOccurrences } from '../../workers/symbols/c-lexer.js';
@@ -28,14 +28,25 @@ const KERNEL = process.env['KERNEL_TREE'] ?? '/root/.cache/llm-chat-file-corpora
 type Run = (task: SymbolsTask) => ReturnType<typeof runSymbolsTask>;
 let plainRun: Run;
 
+/** The calls of the oracle's `withoutBodies`: the oracle's parse asks it, not the module's own. */
+let plainCalls = 0;
+// The oracle is a second instance of symbols.ts alone (the query makes it another module), whose
+// import of bodies.ts the mock answers; every other module stays the one the fork loaded. A reset
+// of the module registry instead would make each next file of this fork load its modules again.
+const PLAIN_SYMBOLS = '../../workers/symbols/symbols.js?plain';
 beforeAll(async () => {
-    vi.resetModules();
-    vi.doMock('../../workers/symbols/bodies.js', async (original) => ({ ...(await original<object>()), withoutBodies: () => undefined }));
-    plainRun = (await import('../../workers/symbols/symbols.js')).runSymbolsTask;
+    vi.doMock('../../workers/symbols/bodies.js', async (original) => ({ ...(await original<object>()), withoutBodies: () => void plainCalls++ }));
+    plainRun = ((await import(/* @vite-ignore */ PLAIN_SYMBOLS)) as typeof import('../../workers/symbols/symbols.js')).runSymbolsTask;
     expect((await import('../../workers/symbols/bodies.js')).withoutBodies('int f(void) { return 0; }')).toBeUndefined();
     vi.doUnmock('../../workers/symbols/bodies.js');
-    vi.resetModules();
+    // The oracle's parse of a C file asks the mock.
+    const calls = plainCalls;
+    const file = path.join(tempDir('lcf-c-bodies-oracle-'), 'oracle.c');
+    fs.writeFileSync(file, 'int f(void) { return 0; }\n');
+    await symbols(plainRun, file);
+    expect(plainCalls).toBeGreaterThan(calls);
 });
+afterAll(() => vi.doUnmock('../../workers/symbols/bodies.js'));
 
 async function symbols(run: Run, file: string, extra: Partial<SymbolsTask> = {}): Promise<FileSymbols & { ok: true }> {
     const r = (await run({ op: 'symbols', files: [{ shown: file, real: file }], realRoots: null, maxBytes: 1 << 20, parseMs: 120_000, ...extra })).files[0]!;

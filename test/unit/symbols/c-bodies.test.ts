@@ -2,8 +2,8 @@
  * C function bodies blanked for the definitions' parse (workers/symbols/bodies.ts): what the scan
  * blanks and keeps, the files it leaves as written, and that the outline, the references' enclosing
  * definitions and the checkpoints are those of the parse of the text as written. That parse is the
- * same worker code with the blanking turned off (the module reloaded with `withoutBodies` answering
- * "parse as written"); the files are real.
+ * same worker code with the blanking turned off (a second instance of symbols.ts whose
+ * `withoutBodies` answers "parse as written"); the files are real.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,16 +15,20 @@ import { tempDir } from '../../support/helpers.js';
 
 type Run = (task: SymbolsTask) => ReturnType<typeof runSymbolsTask>;
 let plainRun: Run;
-/** What the reloaded module's `withoutBodies` gives: nothing, so the oracle parses the text as written. */
+/** What the oracle's `withoutBodies` gives: nothing, so the oracle parses the text as written. */
 let plainBlanks: unknown;
+/** The calls of the oracle's `withoutBodies`: the oracle's parse asks it, not the module's own. */
+let plainCalls = 0;
 
+// The oracle is a second instance of symbols.ts alone (the query makes it another module), whose
+// import of bodies.ts the mock answers; every other module stays the one the fork loaded. A reset
+// of the module registry instead would make each next file of this fork load its modules again.
+const PLAIN_SYMBOLS = '../../../workers/symbols/symbols.js?plain';
 beforeAll(async () => {
-    vi.resetModules();
-    vi.doMock('../../../workers/symbols/bodies.js', async (original) => ({ ...(await original<object>()), withoutBodies: () => undefined }));
-    plainRun = (await import('../../../workers/symbols/symbols.js')).runSymbolsTask;
+    vi.doMock('../../../workers/symbols/bodies.js', async (original) => ({ ...(await original<object>()), withoutBodies: () => void plainCalls++ }));
+    plainRun = ((await import(/* @vite-ignore */ PLAIN_SYMBOLS)) as typeof import('../../../workers/symbols/symbols.js')).runSymbolsTask;
     plainBlanks = (await import('../../../workers/symbols/bodies.js')).withoutBodies('int f(void) { return 0; }');
     vi.doUnmock('../../../workers/symbols/bodies.js');
-    vi.resetModules();
 });
 afterAll(() => vi.doUnmock('../../../workers/symbols/bodies.js'));
 
@@ -99,9 +103,12 @@ const SOURCE = [
 ].join('\n');
 
 describe('C function bodies blanked for the definitions', () => {
-    it('compares with an oracle that blanks nothing', () => {
+    it('compares with an oracle that blanks nothing', async () => {
         expect(seen('int f(void) { return 0; }')).toBe('int f(void) {           }');
         expect(plainBlanks).toBeUndefined();
+        const calls = plainCalls;
+        await symbols(plainRun, write('oracle.c', 'int f(void) { return 0; }\n'));
+        expect(plainCalls).toBeGreaterThan(calls);
     });
 
     it('blanks the inside of top-level function bodies, keeping newlines, braces, directives and bodies that define types', () => {
