@@ -23,8 +23,10 @@ const SLASH = 0x2f;
 /** An absolute POSIX path in normal form: no empty, `.` or `..` component, no trailing `/` (but `/` itself). */
 function isNormal(p: string): boolean {
     if (path.sep !== '/' || p.charCodeAt(0) !== SLASH) return false;
-    if (p.length === 1) return true;
-    return p.charCodeAt(p.length - 1) !== SLASH && !p.includes('//') && !p.includes('/./') && !p.includes('/../') && !p.endsWith('/.') && !p.endsWith('/..');
+    if (p.charCodeAt(p.length - 1) === SLASH) return p.length === 1;
+    if (p.includes('//')) return false;
+    // Perf: most paths hold no component starting with a dot: two scans decide them.
+    return !p.includes('/.') || (!p.includes('/./') && !p.includes('/../') && !p.endsWith('/.') && !p.endsWith('/..'));
 }
 
 /** The strongest access any root grants to `target`, or `undefined` when no root contains it. */
