@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CheckedPath } from './shared/checked-path.js';
@@ -8,6 +9,7 @@ import { entryExists, matchNormalization, realPathOf } from './resolve.js';
 import { AccessType, DirectoryConfiguration, type Access } from '../config/shared/configuration.js';
 import { errors, ToolError } from '../errors/shared/errors.js';
 import { quotePath } from '../print/shared/display.js';
+import { osPath } from '../print/shared/byte-names.js';
 
 export type { CheckedPath } from './shared/checked-path.js';
 
@@ -83,7 +85,24 @@ export class WorkspaceView {
      * @throws ToolError (outside_access, not_writable, invalid_argument)
      */
     async check(input: string, needed: AccessType, tool: string, opts: { followFinal?: boolean; param?: string } = {}): Promise<CheckedPath> {
-        const abs = await this.locate(input, tool, opts.param);
+        return this.#checkAt(input, await this.locate(input, tool, opts.param), needed, tool, opts);
+    }
+
+    /**
+     * {@link check}, with the stat of what the path leads to (links followed, as its real path
+     * resolves them) taken while the check resolves that real path. Perf: one wait for the thread
+     * pool before a search rather than two. The stat is looked at only once the check has passed:
+     * a failed check throws as {@link check} does, a failed stat is returned as its error.
+     * @throws ToolError as {@link check}
+     */
+    async checkStat(input: string, needed: AccessType, tool: string): Promise<{ checked: CheckedPath; stat: Stats | Error }> {
+        const abs = await this.locate(input, tool);
+        const stat = fs.stat(osPath(abs)).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+        const checked = await this.#checkAt(input, abs, needed, tool, {});
+        return { checked, stat: await stat };
+    }
+
+    async #checkAt(input: string, abs: string, needed: AccessType, tool: string, opts: { followFinal?: boolean }): Promise<CheckedPath> {
         const lexical = accessFor(abs, this.accesses);
         let real = abs;
         let granted = lexical;

@@ -156,8 +156,9 @@ export class TableWalk {
         const t = table.t;
         const name = t.names.get(i);
         const parent = t.parent[i]!;
-        const parentReal = realOf(table.pathOf(parent));
-        const resolved = this.#q.links?.get(i) ?? resolveLink(i, realOf(table.pathOf(i)), parentReal, this.#q.root, this.#q.links);
+        const cached = this.#q.links?.get(i);
+        // Perf: a cached link to a file needs neither path (the Linux tree's 56 links, every search).
+        const resolved = cached ?? resolveLink(i, realOf(table.pathOf(i)), realOf(table.pathOf(parent)), this.#q.root, this.#q.links);
         if (resolved === null) {
             this.#toWalk(parent, f, name, Kind.Link); // the walk reports it as the scan path does
             return;
@@ -167,6 +168,7 @@ export class TableWalk {
             this.#linkToFile(i, f, resolved);
             return;
         }
+        const parentReal = realOf(table.pathOf(parent));
         // The walk's rules for a link to a directory (workers/search/walk.ts), in its order.
         if (this.#policy.skip.has(name)) return;
         if (search.root.realRoots !== null && !search.root.realRoots.some((r) => isInside(target, r))) return;

@@ -122,10 +122,8 @@ export class SearchEntriesTool extends FileTool<typeof schema> {
         const search = await prepareSearch(
             {
                 root: async () => {
-                    const c = await view.check(args.path ?? '.', AccessType.Read, this.name);
-                    const st = await fs.stat(osPath(c.real)).catch((err: unknown) => {
-                        throw errors.statFailed('Directory', err, c.real, c.abs);
-                    });
+                    const { checked: c, stat: st } = await view.checkStat(args.path ?? '.', AccessType.Read, this.name);
+                    if (st instanceof Error) throw errors.statFailed('Directory', st, c.real, c.abs);
                     if (!st.isDirectory()) {
                         throw errors.wrongType(c.abs, 'directory', 'file (search_entries searches a directory; use read_file to read a file, or search its parent with name_pattern)');
                     }

@@ -149,7 +149,9 @@ export class ListBytes {
             if (ends[j]! <= (j === 0 ? 0 : ends[j - 1]!) || (j > 0 && bases[j]! <= bases[j - 1]!)) throw new IndexFormatError(file, 'posting list block table malformed');
         }
         if (ends[n - 1] !== bodyLength) throw new IndexFormatError(file, 'posting list block table malformed');
-        return new ListBytes(new Uint8Array(bodyLength), bases, ends, crcs, load, file);
+        // Perf: not zeroed (a long list's body is mostly never read: a query decodes few of its
+        // blocks); a block's bytes are decoded only once read and checked (ensure).
+        return new ListBytes(Buffer.allocUnsafe(bodyLength), bases, ends, crcs, load, file);
     }
 
     /** Where block `j` starts in the body. */

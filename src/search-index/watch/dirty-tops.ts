@@ -64,6 +64,8 @@ export class DirtyTops {
     touches(rel: string): boolean {
         let n: Node | undefined = this.#root;
         if (n.top) return true;
+        // Perf: nothing changed (the usual case), no path split; the index asks this per link per search.
+        if (n.kids === null || n.kids.size === 0) return false;
         if (rel !== '') {
             for (const part of rel.split('/')) {
                 n = n.kids?.get(part);

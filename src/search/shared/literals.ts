@@ -35,8 +35,29 @@ const ALL: LiteralQuery = { op: 'all' };
  * Never throws: a pattern the analysis cannot be sure of gives `{ query: { op: 'all' }, lineLocal: false }`.
  */
 export function analyzePattern(source: string, flags: string): PatternAnalysis {
-    const a = analyzeRequired(source, flags);
-    return { query: simplify(asciiQuery(a.required)), lineLocal: a.lineLocal };
+    const key = `${flags}/${source}`;
+    let out = analyzed.get(key);
+    if (out === undefined) {
+        const a = analyzeRequired(source, flags);
+        out = frozen({ query: simplify(asciiQuery(a.required)), lineLocal: a.lineLocal });
+        if (analyzed.size >= ANALYZED_MAX) analyzed.delete(analyzed.keys().next().value!);
+    } else analyzed.delete(key);
+    // Most recently used last.
+    analyzed.set(key, out);
+    return out;
+}
+
+/**
+ * The analyses of the last patterns, by flags and source, frozen (callers share them). Perf: a
+ * pool thread compiles each search's pattern anew; a pattern searched again (the next page, the
+ * same search in another directory) skips its parse, as the index's planner does (planner.ts).
+ */
+const analyzed = new Map<string, PatternAnalysis>();
+const ANALYZED_MAX = 32;
+
+function frozen<T extends object>(o: T): T {
+    for (const v of Object.values(o)) if (typeof v === 'object' && v !== null) frozen(v as object);
+    return Object.freeze(o);
 }
 
 /** ASCII lower-case form of `c` when it matches only its ASCII case variants (see pattern-analysis.ts `asciiExact`). */

@@ -37,6 +37,39 @@ describe('isInside', () => {
     });
 });
 
+describe('isInside on any spelling', () => {
+    /** The component-wise answer on the paths as the kernel reads them (`.`, `..` and repeated `/` resolved). */
+    const byRelative = (child: string, parent: string): boolean => {
+        const rel = path.relative(parent, child);
+        return rel === '' || (rel !== '..' && !rel.startsWith('../') && !path.isAbsolute(rel));
+    };
+
+    it('gives what path.relative gives for normal and other spellings alike (`.`, `..`, `//`, trailing `/`)', () => {
+        const segment = fc.constantFrom('a', 'b', 'ab', '..a', 'a.', '.b', '.', '..', '', 'a/', '/');
+        const spelled = fc.array(segment, { maxLength: 5 }).map((s) => `/${s.join('/')}`);
+        fc.assert(
+            fc.property(spelled, spelled, (child, parent) => {
+                expect(isInside(child, parent)).toBe(byRelative(child, parent));
+            }),
+            { seed: 21, numRuns: 5000 },
+        );
+        for (const [child, parent] of [
+            ['/a/b/../c', '/a/b'],
+            ['/a/b/./c', '/a/b'],
+            ['/a//b/c', '/a/b'],
+            ['/a/b/', '/a/b'],
+            ['/a/b', '/a/b/'],
+            ['/a/b/..', '/a/b'],
+            ['/a/bc/', '/a/b'],
+            ['/', '/'],
+            ['//', '/'],
+            ['/a', '/a/..'],
+        ]) {
+            expect(isInside(child!, parent!), `${child} in ${parent}`).toBe(byRelative(child!, parent!));
+        }
+    });
+});
+
 describe('accessFor', () => {
     const roots: Access[] = [
         { type: AccessType.Read, path: '/repo' },

@@ -109,3 +109,24 @@ describe('anyLiterals', () => {
         }
     });
 });
+
+describe('analyzePattern of a pattern seen before', () => {
+    it('gives the same analysis, frozen, per pattern and flags, and a fresh one past the kept patterns', () => {
+        const first = analyzePattern('(foo|bar)_baz\\d', 'i');
+        const again = analyzePattern('(foo|bar)_baz\\d', 'i');
+        expect(again).toBe(first);
+        expect(again).toEqual({ query: { op: 'and', of: [{ op: 'or', of: [lit('foo_baz'), lit('bar_baz')] }, lit('az'), { op: 'or', of: [lit('fo'), lit('ba')] }] }, lineLocal: true });
+        // Shared by every caller: nobody can change it for the next one.
+        expect(Object.isFrozen(first)).toBe(true);
+        expect(Object.isFrozen(first.query)).toBe(true);
+        expect(() => ((first.query as { op: string }).op = 'all')).toThrow(TypeError);
+        // The flags are part of the key: `u` reads `\\u{41}` as a code point, without it as `u` repeated.
+        expect(analyzePattern('x\\u{41}y', 'iu').query).toEqual(lit('xay'));
+        expect(analyzePattern('x\\u{41}y', 'i').query).not.toEqual(lit('xay'));
+        // Many other patterns later, it is analysed anew (to the same result).
+        for (let k = 0; k < 100; k++) analyzePattern(`other_${k}`, 'i');
+        const later = analyzePattern('(foo|bar)_baz\\d', 'i');
+        expect(later).not.toBe(first);
+        expect(later).toEqual(first);
+    });
+});
