@@ -159,7 +159,7 @@ export function runIndexMerge(task: IndexMergeTask): IndexMergeResult {
         const postAt = dictAt + n * DICT_ENTRY;
         fd = fs.openSync(tmp, 'wx', 0o600);
         const out = new Writer(fd, postAt);
-        const dict = new DictOut(fd, dictAt, blocks);
+        const dict = new DictOut(fd, dictAt, n);
         // One gram's merged list, and its body (its block table is made from it before it is written).
         let ids = new Uint32Array(1 << 14);
         let masks = new Uint16Array(1 << 14);

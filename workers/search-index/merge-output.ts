@@ -1,17 +1,15 @@
 import fs from 'node:fs';
-import { crc32 } from 'node:zlib';
-import { DICT_BLOCK, DICT_ENTRY } from '../../src/search-index/shared/segment.js';
+import { DictBlocks } from '../../src/search-index/shared/dict-blocks.js';
 
 /**
  * The merge's output (./index-merge.ts): its postings and its dictionary each written in order at
- * their place in the file through a buffer of their own, the dictionary a block at a time with its
- * block index made as the blocks are written (memory: the block index, 8 bytes a block of
- * {@link DICT_BLOCK} grams, not the dictionary's 20 bytes a gram).
+ * their place in the file through a buffer of their own.
  */
 
 /** Bytes of output written at once. */
 const WRITE_CHUNK = 1 << 20;
 
+/** `bytes` written whole at `pos`. */
 export function writeAll(fd: number, bytes: Uint8Array, pos: number): void {
     for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done, pos + done);
 }
@@ -51,47 +49,23 @@ export class Writer {
     }
 }
 
-/** The output's dictionary, written at its place a block of {@link DICT_BLOCK} entries at a time; its block index kept (8 bytes a block). */
-export class DictOut {
+/** The output's dictionary, written at its place a block at a time (../../src/search-index/shared/dict-blocks.ts). */
+export class DictOut extends DictBlocks {
     readonly #out: Writer;
-    readonly #block = Buffer.alloc(DICT_BLOCK * DICT_ENTRY);
-    readonly blockIndex: Buffer;
-    /** Entries in #block, and blocks written. */
-    #len = 0;
-    #blocks = 0;
 
-    constructor(fd: number, dictAt: number, blocks: number) {
-        this.#out = new Writer(fd, dictAt, WRITE_CHUNK / 4);
-        this.blockIndex = Buffer.alloc(blocks * 8);
+    constructor(fd: number, dictAt: number, grams: number) {
+        const out = new Writer(fd, dictAt, WRITE_CHUNK / 4);
+        super(grams, (bytes) => out.write(bytes));
+        this.#out = out;
     }
 
-    get heldBytes(): number {
-        return this.#out.heldBytes + this.#block.length + this.blockIndex.length;
-    }
-
-    add(key: number, off: number, field: number, crc: number, count: number): void {
-        const e = this.#len * DICT_ENTRY;
-        this.#block.writeUInt32LE(key, e);
-        this.#block.writeUInt32LE(off, e + 4);
-        this.#block.writeUInt32LE(field, e + 8);
-        this.#block.writeUInt32LE(crc, e + 12);
-        this.#block.writeUInt32LE(count, e + 16);
-        if (++this.#len === DICT_BLOCK) this.#endBlock();
+    override get heldBytes(): number {
+        return this.#out.heldBytes + super.heldBytes;
     }
 
     /** Writes the last block; the dictionary is then whole in the file. */
-    finish(): void {
-        this.#endBlock();
+    override finish(): void {
+        super.finish();
         this.#out.flush();
-    }
-
-    #endBlock(): void {
-        if (this.#len === 0) return;
-        const bytes = this.#block.subarray(0, this.#len * DICT_ENTRY);
-        this.blockIndex.writeUInt32LE(bytes.readUInt32LE(0), this.#blocks * 8);
-        this.blockIndex.writeUInt32LE(crc32(bytes), this.#blocks * 8 + 4);
-        this.#out.write(bytes);
-        this.#blocks++;
-        this.#len = 0;
     }
 }

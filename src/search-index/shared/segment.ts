@@ -37,20 +37,6 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
  */
 export const segmentReads = { lookups: 0, lists: 0 };
 
-/** The block index of a dictionary of `n` entries: per block, its first key and the CRC of its bytes. */
-export function blockIndexOf(dict: Uint8Array, n: number): Buffer {
-    const blocks = Math.ceil(n / DICT_BLOCK);
-    const view = Buffer.from(dict.buffer, dict.byteOffset, dict.byteLength);
-    const blockIndex = Buffer.alloc(blocks * 8);
-    for (let b = 0; b < blocks; b++) {
-        const from = b * DICT_BLOCK * DICT_ENTRY;
-        const to = Math.min(n, (b + 1) * DICT_BLOCK) * DICT_ENTRY;
-        blockIndex.writeUInt32LE(view.readUInt32LE(from), b * 8);
-        blockIndex.writeUInt32LE(crc32(view.subarray(from, to)), b * 8 + 4);
-    }
-    return blockIndex;
-}
-
 /** A segment file's header (see the layout above). */
 export function segmentHeader(h: { grams: number; firstId: number; fileCount: number; blocks: number; blockIndexAt: number; dictAt: number; postAt: number; postLen: number; postings: number; blockIndexCrc: number }): Buffer {
     const header = Buffer.alloc(SEG_HEADER);
