@@ -17,14 +17,15 @@ import { DictOut, writeAll, Writer } from './merge-output.js';
  * list's CRC); a gram's lists are decoded and encoded again as one list in id order, so that its
  * runs of 128 postings are packed across the inputs' bounds (./posting-pack.ts). Memory: the
  * inputs' read buffers share {@link READ_BUDGET} (at ten times the Linux tree a merge joins some
- * 500 segments: buffers of a fixed size per input grew with their number), the output's dictionary is written a block
- * at a time as it is made (./merge-output.ts; held whole it is 20 bytes per distinct gram), and the longest list
- * (6 bytes a posting). The file is written under a temporary name, synced,
- * then renamed to its name: a crash leaves no file under that name that is not whole.
+ * 300 segments of 7 MB: buffers of a fixed size per input grew with their number), the output's
+ * dictionary is written a block at a time as it is made (./merge-output.ts; held whole it is 20
+ * bytes per distinct gram), and the longest list (6 bytes a posting). The file is written under a
+ * temporary name, synced, then renamed to its name: a crash leaves no file under that name that
+ * is not whole.
  */
 
 /** Bytes of all inputs' read buffers together, a fifth for their dictionaries, the rest for their postings. */
-const READ_BUDGET = 24 << 20;
+const READ_BUDGET = 8 << 20;
 /** Dictionary blocks read at once per input: at most 64 (80 KiB), at least one. */
 const DICT_READ_BLOCKS = 64;
 /** Bytes of postings read at once per input: at most 256 KiB, at least 4 KiB (a longer list is read whole). */

@@ -132,10 +132,10 @@ describe('segment merge', () => {
             expect(fs.readFileSync(out).equals(expected)).toBe(true);
             if (r.ok) held.push(r.heldBytes);
         }
-        // The default budget (24 MiB) bounds the buffers whatever the number of inputs: 300 inputs
+        // The default budget (8 MiB) bounds the buffers whatever the number of inputs: 300 inputs
         // at 336 KiB each would be 98 MiB. The least budget holds 4 KiB of postings and one
         // dictionary block per input, a long list's read grown to it.
-        expect(held[0]).toBeLessThan(28 << 20);
+        expect(held[0]).toBeLessThan(12 << 20);
         expect(held[1]).toBeLessThan(300 * (8 << 10) + (4 << 20));
     });
 
