@@ -82,6 +82,7 @@ export interface RunOptions {
 export class BackgroundTasks {
     readonly #threads: number;
     readonly #own: Map<PoolKind, Piscina> | null;
+    readonly #ownYoungMb: number | undefined;
     readonly #used = new Set<Piscina>();
     readonly #abort = new AbortController();
 
@@ -89,16 +90,18 @@ export class BackgroundTasks {
      * @param threads - the most tasks the caller runs at once.
      * @param own - threads of the caller's own, which {@link close} ends (memory: a task whose
      *   thread is left with a large heap, as the build's walk, leaves with it).
+     * @param ownYoungMb - their young generation in MiB (V8's default when absent).
      */
-    constructor(threads: number, own = false) {
+    constructor(threads: number, own = false, ownYoungMb?: number) {
         this.#threads = threads;
         this.#own = own ? new Map() : null;
+        this.#ownYoungMb = ownYoungMb;
         if (!own) this.#pool('idle');
     }
 
     #pool(kind: PoolKind): Piscina {
         let pool = this.#own?.get(kind);
-        if (pool === undefined && this.#own !== null) this.#own.set(kind, (pool = newPool(this.#threads)));
+        if (pool === undefined && this.#own !== null) this.#own.set(kind, (pool = newPool(this.#threads, this.#ownYoungMb)));
         pool ??= poolFor(kind, this.#threads);
         this.#used.add(pool);
         return pool;
