@@ -22,7 +22,7 @@ const MOST = 5 + MASK_BYTES;
  * The postings' piece and a list's body, kept for the thread's next segment (memory: made anew
  * per segment, a build thread's parts left them as garbage until its next full collection).
  */
-const piece = Buffer.allocUnsafe(POST_PIECE);
+let piece: Buffer | null = null;
 let listBody = Buffer.allocUnsafe(1 << 16);
 /** Bytes of a list's body kept after its segment. */
 const KEEP_BODY = 1 << 22;
@@ -42,7 +42,7 @@ export function encodeSegmentTo(sink: SegmentSink, keys: Uint32Array, starts: Ui
     const blockIndexAt = SEG_HEADER;
     const dictAt = blockIndexAt + blocks * 8;
     const postAt = dictAt + n * DICT_ENTRY;
-    let post = piece;
+    let post = (piece ??= Buffer.allocUnsafe(POST_PIECE));
     // Postings before `post` were handed to the sink; `end` is past the last one encoded.
     let flushed = 0;
     let end = 0;
