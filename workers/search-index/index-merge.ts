@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { IndexFormatError } from '../../src/search-index/shared/format.js';
 import type { IndexMergeResult, IndexMergeTask } from '../../src/search-index/shared/protocol.js';
-import { decodePostings, NO_MASKS, putPostings } from '../../src/search-index/shared/posting-codec.js';
+import { NO_MASKS, PostingCursor, putPostings } from '../../src/search-index/shared/posting-codec.js';
+import { scratchIds, scratchMasks } from '../../src/search-index/shared/posting-scratch.js';
 import { BLOCKED, checkedBody, entryLength, frameList, storedLength } from '../../src/search-index/shared/posting-list.js';
 import { DICT_BLOCK, DICT_ENTRY, SEG_HEADER, segmentHeader, SegmentReader } from '../../src/search-index/shared/segment.js';
 import { takeBackground } from '../pool/background.js';
@@ -46,6 +47,7 @@ class Input {
     readonly #file: string;
     readonly #dictBlocks: number;
     #dict: Buffer = Buffer.alloc(0);
+    #dictRoom: Buffer | null = null;
     /** Entry index in #dict, and the next block to read. */
     #at = 0;
     #nextBlock = 0;
@@ -76,7 +78,8 @@ class Input {
                 this.key = 2 ** 32;
                 return;
             }
-            this.#dict = this.seg.dictBlocks(this.#nextBlock, this.#dictBlocks);
+            // Memory: one buffer per input (a buffer per read was garbage the thread's collector let grow by tens of MB).
+            this.#dict = this.seg.dictBlocks(this.#nextBlock, this.#dictBlocks, (this.#dictRoom ??= Buffer.allocUnsafe(this.#dictBlocks * DICT_BLOCK * DICT_ENTRY)));
             this.#nextBlock += this.#dictBlocks;
             this.#at = 0;
         }
@@ -175,11 +178,12 @@ export function runIndexMerge(task: IndexMergeTask): IndexMergeResult {
             let count = 0;
             for (const i of inputs) {
                 if (i.key !== key) continue;
-                const list = decodePostings(i.list(), i.seg.firstId);
-                if (ids.length < count + list.ids.length) [ids, masks] = [grownTo(ids, count + list.ids.length), grownTo(masks, count + list.ids.length)];
-                ids.set(list.ids, count);
-                masks.set(list.masks, count);
-                count += list.ids.length;
+                // Memory: decoded in the scratch room, copied into the gram's list, no arrays made per list.
+                const k = new PostingCursor(i.list(), i.seg.firstId).fill(0, Number.POSITIVE_INFINITY);
+                if (ids.length < count + k) [ids, masks] = [grownTo(ids, count + k), grownTo(masks, count + k)];
+                ids.set(scratchIds.subarray(0, k), count);
+                masks.set(scratchMasks.subarray(0, k), count);
+                count += k;
                 i.next();
             }
             // A posting decoded without masks is encoded without them (0); masks of all ones rule out as little.

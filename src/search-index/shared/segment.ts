@@ -174,12 +174,12 @@ export class SegmentReader {
     /**
      * The dictionary's entries of blocks `[from, from + count)` ({@link DICT_ENTRY} bytes each:
      * key, offset, length, CRC and posting count of the list), read with one positional read, each block checked against its
-     * CRC (the merge reads the dictionary from start to end this way).
+     * CRC (the merge reads the dictionary from start to end this way, into a buffer of its own: `into`, when it has room).
      */
-    dictBlocks(from: number, count: number): Buffer {
+    dictBlocks(from: number, count: number, into?: Buffer): Buffer {
         const first = from * DICT_BLOCK;
         const entries = Math.min(count * DICT_BLOCK, this.#grams - first);
-        const buf = Buffer.allocUnsafe(entries * DICT_ENTRY);
+        const buf = into !== undefined && into.length >= entries * DICT_ENTRY ? into.subarray(0, entries * DICT_ENTRY) : Buffer.allocUnsafe(entries * DICT_ENTRY);
         if (fs.readSync(this.#fd, buf, 0, buf.length, this.#dictAt + first * DICT_ENTRY) !== buf.length) throw new IndexFormatError(this.#file, 'truncated dictionary');
         for (let b = 0; b * DICT_BLOCK < entries; b++) {
             const block = buf.subarray(b * DICT_BLOCK * DICT_ENTRY, Math.min(entries, (b + 1) * DICT_BLOCK) * DICT_ENTRY);

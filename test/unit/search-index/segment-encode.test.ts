@@ -82,6 +82,13 @@ describe('segment encoding', () => {
             });
             expect(wrong).toEqual([]);
             expect(reader.dictBlocks(0, 6).length).toBe((DICT_BLOCK * 5 + 3) * 20);
+            // Read into a buffer of the caller's (the merge's, one per input) when it has room, else into a new one.
+            const room = Buffer.alloc(2 * DICT_BLOCK * 20);
+            const into = reader.dictBlocks(4, 2, room);
+            expect(into.buffer).toBe(room.buffer);
+            expect(into.equals(reader.dictBlocks(4, 2))).toBe(true);
+            expect(into.length).toBe((DICT_BLOCK + 3) * 20);
+            expect(reader.dictBlocks(0, 3, room).buffer).not.toBe(room.buffer);
         } finally {
             reader.close();
         }
