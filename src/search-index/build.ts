@@ -5,7 +5,7 @@ import { BackgroundTasks } from '../engine/background-pool.js';
 import { compactTable, decodeTable, FORMAT_VERSION, tableIdsOffset, type FileTable } from './shared/format.js';
 import { NameIdsOnDisk } from './name-ids.js';
 import { TableFileWriter } from './table-file.js';
-import { releaseFreedMemory, releaseSoon } from '../engine/release-memory.js';
+import { releaseFreedMemory } from '../engine/release-memory.js';
 import { SegmentReader } from './shared/segment.js';
 import type { IndexChunkResult, IndexWalkResult } from './shared/protocol.js';
 import { ChunkCutter } from './build-chunks.js';
@@ -159,9 +159,6 @@ async function indexContents(ctx: BuildContext, pool: BackgroundTasks, t: FileTa
             const ids = c.ids.slice();
             const r = (await pool.run(c, { move: [c.ids.buffer as ArrayBuffer, c.paths.buffer as ArrayBuffer], sharedNice: ctx.sharedNice?.() })) as IndexChunkResult;
             if (!r.ok) throw new Error(`index chunk failed: ${r.message}`);
-            // Memory: a content thread's buffers come from its malloc arena; what a chunk's
-            // collections free there stays resident until trimmed (one trim at a time, off the loop).
-            releaseSoon();
             chunk.parts = r.segmentBytes.length;
             for (let k = 0; k < ids.length; k++) t.flags[ids[k]!] = r.flags[k]!;
             await pause();
