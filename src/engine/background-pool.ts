@@ -55,8 +55,8 @@ function newPool(threads: number, youngMb?: number): Piscina {
     // A thread that dies outside a task is replaced on the next one; nothing to report.
     pool.on('error', () => undefined);
     // Memory: a thread's C heap arena outlives it (glibc hands it to the next thread) with what the
-    // thread freed still resident; returned once the thread has exited (a build's idle content
-    // threads' arena held 64 MB through the minutes of the merge that followed, at ten copies of the Linux tree).
+    // thread freed still resident; returned once the thread has exited (at ten copies of the Linux
+    // tree a 64 MB arena stayed resident through the merge that followed a build).
     const seen = new WeakSet<Worker>();
     pool.on('workerCreate', () => {
         for (const w of pool.threads) {
