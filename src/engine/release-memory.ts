@@ -32,3 +32,13 @@ export function releaseFreedMemory(): Promise<boolean> {
     if (t === null) return Promise.resolve(false);
     return new Promise((resolve) => t.async(0, (err) => resolve(err === null || err === undefined)));
 }
+
+/** A release under way (see {@link releaseSoon}). */
+let releasing: Promise<boolean> | null = null;
+
+/** {@link releaseFreedMemory}, unless one is under way already (then that one stands for it). */
+export function releaseSoon(): void {
+    releasing ??= releaseFreedMemory().finally(() => {
+        releasing = null;
+    });
+}

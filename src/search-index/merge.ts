@@ -1,6 +1,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { BackgroundTasks } from '../engine/background-pool.js';
+import { BackgroundTasks, SHARED_YOUNG_GENERATION_MB } from '../engine/background-pool.js';
 import { releaseFreedMemory } from '../engine/release-memory.js';
 import { SegmentReader } from './shared/segment.js';
 import type { IndexMergeResult, IndexMergeTask } from './shared/protocol.js';
@@ -9,8 +9,8 @@ import { readManifest, takeLock, writeManifest, type Manifest } from './store.js
 /**
  * The merge of a served generation's segment files into one (or a few), in the background after
  * a build or a reopen: a query looks each gram up once instead of once per segment (see
- * docs/search-index.md, "One dictionary"). It runs one task at a time on the background pool
- * (src/engine/background-pool.ts), at the build's priority, holds the build lock (one builder or
+ * docs/search-index.md, "One dictionary"). It runs one task at a time on a background thread
+ * of its own (src/engine/background-pool.ts), at the build's priority, holds the build lock (one builder or
  * merger per tree folder), writes the merged file whole under a temporary name before renaming it
  * (workers/search-index/index-merge.ts), then
  * replaces the manifest atomically and only then removes the merged inputs. A crash at any point
@@ -91,7 +91,10 @@ export class SegmentMerge {
             for (const s of m.segments) sizes.push((await fsp.stat(path.join(genDir, s))).size);
             const names: string[] = [];
             let diskBytes = m.diskBytes;
-            this.#pool = new BackgroundTasks(1);
+            // A thread of its own, ended after: a shared one comes from the build with the content
+            // tasks' buffers (tens of MB kept from part to part), which it would hold for the
+            // minutes a large merge runs; and the merge's own memory leaves with it.
+            this.#pool = new BackgroundTasks(1, true, SHARED_YOUNG_GENERATION_MB);
             for (const g of groups(sizes)) {
                 if (this.#stopped(ctx)) return;
                 if (g.length === 1) {
@@ -117,6 +120,7 @@ export class SegmentMerge {
         } finally {
             if (!served) for (const s of opened) s.close();
             await this.#pool?.stop();
+            await this.#pool?.close();
             await lock.release();
             await releaseFreedMemory();
         }

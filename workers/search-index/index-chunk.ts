@@ -185,6 +185,9 @@ let counts: GramSlots | null = null;
 /** invert's posting lists' ids and their masks, reused by the thread's next chunk (grown as needed). */
 let postingIds = new ArrayBuffer(0);
 let postingMasks = new Uint16Array(0);
+/** invert's distinct grams and list bounds, reused alike (made per part, they were garbage a thread's heap kept until its next full collection). */
+let partKeys = new Uint32Array(1 << 16);
+let partStarts = new Uint32Array(1 << 16);
 
 /**
  * Posting lists from a chunk's pairs (in ascending id order): distinct grams ascending, list
@@ -197,7 +200,7 @@ let postingMasks = new Uint16Array(0);
 function invert(pairs: Pairs, span: number): { keys: Uint32Array; starts: Uint32Array; ids: Uint16Array | Uint32Array; masks: Uint16Array } {
     const n = pairs.n;
     const m = (counts ??= new GramSlots());
-    let keys = new Uint32Array(1 << 16);
+    let keys = partKeys;
     let distinct = 0;
     for (let b = 0; b * PAIR_BLOCK < n; b++) {
         const block = pairs.keys[b]!;
@@ -216,8 +219,10 @@ function invert(pairs: Pairs, span: number): { keys: Uint32Array; starts: Uint32
             m.values[s]!++;
         }
     }
-    keys = keys.slice(0, distinct).sort();
-    const starts = new Uint32Array(distinct + 1);
+    partKeys = keys;
+    keys = keys.subarray(0, distinct).sort();
+    if (partStarts.length < distinct + 1) partStarts = new Uint32Array(Math.max(distinct + 1, 2 * partStarts.length));
+    const starts = partStarts.subarray(0, distinct + 1);
     let at = 0;
     for (let r = 0; r < distinct; r++) {
         const s = m.slot(keys[r]!);

@@ -3,10 +3,12 @@ import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { IndexFormatError } from '../../src/search-index/shared/format.js';
 import type { IndexMergeResult, IndexMergeTask } from '../../src/search-index/shared/protocol.js';
-import { decodePostings, NO_MASKS, putPostings } from '../../src/search-index/shared/posting-codec.js';
+import { NO_MASKS, PostingCursor, putPostings } from '../../src/search-index/shared/posting-codec.js';
+import { scratchIds, scratchMasks } from '../../src/search-index/shared/posting-scratch.js';
 import { BLOCKED, checkedBody, entryLength, frameList, storedLength } from '../../src/search-index/shared/posting-list.js';
-import { blockIndexOf, DICT_BLOCK, DICT_ENTRY, SEG_HEADER, segmentHeader, SegmentReader } from '../../src/search-index/shared/segment.js';
+import { DICT_BLOCK, DICT_ENTRY, SEG_HEADER, segmentHeader, SegmentReader } from '../../src/search-index/shared/segment.js';
 import { takeBackground } from '../pool/background.js';
+import { DictOut, writeAll, Writer } from './merge-output.js';
 
 /**
  * The merge of a generation's segment files (consecutive id ranges) into one segment file of the
@@ -15,36 +17,59 @@ import { takeBackground } from '../pool/background.js';
  * in large reads) and checked as a query checks it (the header, each dictionary block's CRC, each
  * list's CRC); a gram's lists are decoded and encoded again as one list in id order, so that its
  * runs of 128 postings are packed across the inputs' bounds (./posting-pack.ts). Memory: the
- * output's dictionary (20 bytes per distinct gram), a read buffer per input and the longest list
- * (6 bytes a posting). The file is written under a temporary name, synced,
- * then renamed to its name: a crash leaves no file under that name that is not whole.
+ * inputs' read buffers share {@link READ_BUDGET} (at ten times the Linux tree a merge joins some
+ * 300 segments of 7 MB: buffers of a fixed size per input grew with their number), the output's
+ * dictionary is written a block at a time as it is made (./merge-output.ts; held whole it is 20
+ * bytes per distinct gram), and the longest list (6 bytes a posting). The file is written under a
+ * temporary name, synced, then renamed to its name: a crash leaves no file under that name that
+ * is not whole.
  */
 
-/** Dictionary blocks read at once per input (64 KiB). */
+/** Bytes of all inputs' read buffers together, a fifth for their dictionaries, the rest for their postings. */
+const READ_BUDGET = 8 << 20;
+/** Dictionary blocks read at once per input: at most 64 (80 KiB), at least one. */
 const DICT_READ_BLOCKS = 64;
-/** Bytes of postings read at once per input. */
+/** Bytes of postings read at once per input: at most 256 KiB, at least 4 KiB (a longer list is read whole). */
 const POST_READ = 256 * 1024;
-/** Bytes of output written at once. */
-const WRITE_CHUNK = 1 << 20;
+const POST_READ_LEAST = 4096;
+
+/** Each input's reads when `inputs` share `budget` bytes. */
+function readSizes(inputs: number, budget: number): { dictBlocks: number; postBytes: number } {
+    const share = budget / Math.max(1, inputs);
+    const dictBlocks = Math.max(1, Math.min(DICT_READ_BLOCKS, Math.floor(share / 5 / (DICT_BLOCK * DICT_ENTRY))));
+    const postBytes = Math.max(POST_READ_LEAST, Math.min(POST_READ, Math.floor((share * 4) / 5)));
+    return { dictBlocks, postBytes };
+}
 
 /** One input segment read in order: its current dictionary entry and the postings around it. */
 class Input {
     readonly seg: SegmentReader;
     readonly #file: string;
+    readonly #dictBlocks: number;
     #dict: Buffer = Buffer.alloc(0);
+    #dictRoom: Buffer | null = null;
     /** Entry index in #dict, and the next block to read. */
     #at = 0;
     #nextBlock = 0;
     /** Current entry's key; past the last entry: 2^32 (above every gram). */
     key = 0;
-    #post: Buffer = Buffer.alloc(POST_READ);
+    /** Made at the first list read (the first pass reads only the dictionaries). */
+    #post: Buffer = Buffer.alloc(0);
+    readonly #postBytes: number;
     #postFrom = 0;
     #postLen = 0;
 
-    constructor(file: string) {
+    constructor(file: string, sizes: { dictBlocks: number; postBytes: number }) {
         this.#file = file;
+        this.#dictBlocks = sizes.dictBlocks;
+        this.#postBytes = sizes.postBytes;
         this.seg = new SegmentReader(file);
         this.#load();
+    }
+
+    /** Bytes of this input's read buffers. */
+    get heldBytes(): number {
+        return this.#post.length + this.#dictBlocks * DICT_BLOCK * DICT_ENTRY;
     }
 
     #load(): void {
@@ -53,8 +78,9 @@ class Input {
                 this.key = 2 ** 32;
                 return;
             }
-            this.#dict = this.seg.dictBlocks(this.#nextBlock, DICT_READ_BLOCKS);
-            this.#nextBlock += DICT_READ_BLOCKS;
+            // Memory: one buffer per input (a buffer per read was garbage the thread's collector let grow by tens of MB).
+            this.#dict = this.seg.dictBlocks(this.#nextBlock, this.#dictBlocks, (this.#dictRoom ??= Buffer.allocUnsafe(this.#dictBlocks * DICT_BLOCK * DICT_ENTRY)));
+            this.#nextBlock += this.#dictBlocks;
             this.#at = 0;
         }
         this.key = this.#dict.readUInt32LE(this.#at * DICT_ENTRY);
@@ -67,7 +93,7 @@ class Input {
         const field = this.#dict.readUInt32LE(e + 8);
         const len = storedLength(field);
         if (off < this.#postFrom || off + len > this.#postFrom + this.#postLen) {
-            if (this.#post.length < len) this.#post = Buffer.alloc(len);
+            if (this.#post.length < len) this.#post = Buffer.allocUnsafe(Math.max(len, this.#postBytes));
             this.#postLen = Math.min(this.#post.length, this.seg.bytes - this.seg.postingsAt - off);
             if (this.#postLen < len) throw new IndexFormatError(this.#file, 'truncated postings');
             this.seg.postingBytes(this.#post, off, this.#postLen);
@@ -83,36 +109,6 @@ class Input {
     }
 }
 
-/** Sequential writes at a file position, in chunks. */
-class Writer {
-    readonly #fd: number;
-    readonly #buf = Buffer.allocUnsafe(WRITE_CHUNK);
-    #len = 0;
-    /** File position of the next byte. */
-    pos: number;
-
-    constructor(fd: number, pos: number) {
-        this.#fd = fd;
-        this.pos = pos;
-    }
-
-    write(bytes: Uint8Array): void {
-        if (this.#len + bytes.length > this.#buf.length) this.flush();
-        if (bytes.length > this.#buf.length) {
-            writeAll(this.#fd, bytes, this.pos);
-        } else {
-            this.#buf.set(bytes, this.#len);
-            this.#len += bytes.length;
-        }
-        this.pos += bytes.length;
-    }
-
-    flush(): void {
-        writeAll(this.#fd, this.#buf.subarray(0, this.#len), this.pos - this.#len);
-        this.#len = 0;
-    }
-}
-
 /** Worst case bytes of one posting: a 5-byte varint and its masks. */
 const MOST = 7;
 
@@ -123,16 +119,12 @@ function grownTo<A extends Uint32Array | Uint16Array>(a: A, size: number): A {
     return out;
 }
 
-function writeAll(fd: number, bytes: Uint8Array, pos: number): void {
-    for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done, pos + done);
-}
-
 /** Distinct grams of all inputs' dictionaries (a first pass over them). */
-function distinctGrams(files: readonly string[]): number {
+function distinctGrams(files: readonly string[], sizes: { dictBlocks: number; postBytes: number }): number {
     const bits = new Uint8Array(1 << 21);
     let n = 0;
     for (const f of files) {
-        const input = new Input(f);
+        const input = new Input(f, sizes);
         try {
             for (; input.key < 2 ** 32; input.next()) {
                 const k = input.key;
@@ -157,8 +149,9 @@ export function runIndexMerge(task: IndexMergeTask): IndexMergeResult {
     const inputs: Input[] = [];
     let fd: number | null = null;
     try {
-        const n = distinctGrams(task.inputs);
-        for (const f of task.inputs) inputs.push(new Input(f));
+        const sizes = readSizes(task.inputs.length, task.readBudget ?? READ_BUDGET);
+        const n = distinctGrams(task.inputs, sizes);
+        for (const f of task.inputs) inputs.push(new Input(f, sizes));
         const firstId = inputs[0]!.seg.firstId;
         let end = firstId;
         for (const i of inputs) {
@@ -170,7 +163,7 @@ export function runIndexMerge(task: IndexMergeTask): IndexMergeResult {
         const postAt = dictAt + n * DICT_ENTRY;
         fd = fs.openSync(tmp, 'wx', 0o600);
         const out = new Writer(fd, postAt);
-        const dict = Buffer.alloc(n * DICT_ENTRY);
+        const dict = new DictOut(fd, dictAt, n);
         // One gram's merged list, and its body (its block table is made from it before it is written).
         let ids = new Uint32Array(1 << 14);
         let masks = new Uint16Array(1 << 14);
@@ -185,11 +178,12 @@ export function runIndexMerge(task: IndexMergeTask): IndexMergeResult {
             let count = 0;
             for (const i of inputs) {
                 if (i.key !== key) continue;
-                const list = decodePostings(i.list(), i.seg.firstId);
-                if (ids.length < count + list.ids.length) [ids, masks] = [grownTo(ids, count + list.ids.length), grownTo(masks, count + list.ids.length)];
-                ids.set(list.ids, count);
-                masks.set(list.masks, count);
-                count += list.ids.length;
+                // Memory: decoded in the scratch room, copied into the gram's list, no arrays made per list.
+                const k = new PostingCursor(i.list(), i.seg.firstId).fill(0, Number.POSITIVE_INFINITY);
+                if (ids.length < count + k) [ids, masks] = [grownTo(ids, count + k), grownTo(masks, count + k)];
+                ids.set(scratchIds.subarray(0, k), count);
+                masks.set(scratchMasks.subarray(0, k), count);
+                count += k;
                 i.next();
             }
             // A posting decoded without masks is encoded without them (0); masks of all ones rule out as little.
@@ -201,26 +195,22 @@ export function runIndexMerge(task: IndexMergeTask): IndexMergeResult {
             out.write(body.subarray(0, len));
             const stored = out.pos - start;
             if (start - postAt + stored > 0xffffffff) throw new Error('merged postings above 4 GiB');
-            const e = g * DICT_ENTRY;
-            dict.writeUInt32LE(key, e);
-            dict.writeUInt32LE(start - postAt, e + 4);
-            dict.writeUInt32LE(entryLength(stored, frame.blocked), e + 8);
-            dict.writeUInt32LE(frame.crc, e + 12);
-            dict.writeUInt32LE(count, e + 16);
+            dict.add(key, start - postAt, entryLength(stored, frame.blocked), frame.crc, count);
             g++;
         }
         if (g !== n) throw new Error('fewer grams than counted');
         out.flush();
-        const blockIndex = blockIndexOf(dict, n);
+        dict.finish();
+        const blockIndex = dict.blockIndex;
         writeAll(fd, blockIndex, SEG_HEADER);
-        writeAll(fd, dict, dictAt);
         const postLen = out.pos - postAt;
         writeAll(fd, segmentHeader({ grams: n, firstId, fileCount: end - firstId, blocks, blockIndexAt: SEG_HEADER, dictAt, postAt, postLen, postings: inputs.reduce((sum, i) => sum + i.seg.postings, 0), blockIndexCrc: crc32(blockIndex) }), 0);
         fs.fsyncSync(fd);
         fs.closeSync(fd);
         fd = null;
         fs.renameSync(tmp, task.out);
-        return { ok: true, bytes: postAt + postLen, grams: n };
+        const heldBytes = inputs.reduce((sum, i) => sum + i.heldBytes, 0) + out.heldBytes + dict.heldBytes + ids.byteLength + masks.byteLength + body.length;
+        return { ok: true, bytes: postAt + postLen, grams: n, heldBytes };
     } catch (err) {
         if (fd !== null) fs.closeSync(fd);
         fs.rmSync(tmp, { force: true });

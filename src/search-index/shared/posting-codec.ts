@@ -20,19 +20,12 @@ export function decodePostings(list: ListBytes | Uint8Array, firstId: number): M
     return new PostingCursor(list, firstId).range(0, Number.POSITIVE_INFINITY);
 }
 
-/**
- * The postings of `among` (absolute ids, ascending) that the list holds, with their masks. Perf:
- * nothing is kept of the list's other postings, and the decoding stops past the last of `among`.
- */
+/** The postings of `among` (absolute ids, ascending) that the list holds, with their masks (Perf: the others are not kept, the decoding stops past the last of `among`). */
 export function decodeAmong(list: ListBytes | Uint8Array, firstId: number, among: Uint32Array): MaskedList {
     return new PostingCursor(list, firstId).rangeAmong(0, Number.POSITIVE_INFINITY, among);
 }
 
-/**
- * A posting list's body decoded in ascending id ranges, each posting once: a search that stops
- * early decodes the start of a long list only. Blocks (./posting-list.ts) are read and checked as
- * the decoding enters them; blocks wholly below what is asked for are passed over unread.
- */
+/** A posting list's body decoded in ascending id ranges, each posting once (a search that stops early decodes the start of a long list only); blocks (./posting-list.ts) are read and checked as the decoding enters them, those wholly below what is asked for passed over unread. */
 export class PostingCursor {
     readonly #list: ListBytes;
     readonly #firstId: number;
@@ -53,6 +46,11 @@ export class PostingCursor {
 
     /** The postings with ids in [a, b), from where the last call stopped (ids below `a` passed over). */
     range(a: number, b: number): MaskedList {
+        return copied(this.fill(a, b));
+    }
+
+    /** As {@link range}, left in the scratch room (./posting-scratch.ts, valid until the next decoding): their count. */
+    fill(a: number, b: number): number {
         const L = this.#list;
         const buf = L.body;
         const first = this.#firstId;
@@ -154,7 +152,7 @@ export class PostingCursor {
             }
         }
         this.#save(i, prev, j, u, ulen);
-        return copied(n);
+        return n;
     }
 
     #save(i: number, prev: number, j: number, u: number, ulen: number): void {

@@ -136,8 +136,11 @@ export interface IndexMergeTask {
     nice?: number;
     /** `false`: at `nice` alone, sharing the CPU with searches (background-pool.ts); else also SCHED_IDLE. */
     idle?: boolean;
+    /** Bytes the inputs' read buffers share (index-merge.ts READ_BUDGET when absent). */
+    readBudget?: number;
 }
 
-export type IndexMergeResult = { ok: true; bytes: number; grams: number } | { ok: false; code: WorkerFailureCode; message: string };
+/** `heldBytes`: the merge's own buffers at their largest (the inputs' reads, the output's, the longest list). */
+export type IndexMergeResult = { ok: true; bytes: number; grams: number; heldBytes: number } | { ok: false; code: WorkerFailureCode; message: string };
 
 export type IndexTask = IndexWalkTask | IndexChunkTask | IndexCheckTask | IndexMergeTask;

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { MASK_BYTES, putPostings } from './posting-codec.js';
 import { entryLength, frameList } from './posting-list.js';
-import { blockIndexOf, DICT_BLOCK, DICT_ENTRY, SEG_HEADER, segmentHeader } from './segment.js';
+import { DictBlocks } from './dict-blocks.js';
+import { DICT_BLOCK, DICT_ENTRY, SEG_HEADER, segmentHeader } from './segment.js';
 
 /**
  * Encoding of one segment file (layout: ./segment.ts) from per-gram posting lists. The postings
@@ -16,6 +17,15 @@ import { blockIndexOf, DICT_BLOCK, DICT_ENTRY, SEG_HEADER, segmentHeader } from 
 const POST_PIECE = 1 << 20;
 /** Worst case bytes of one posting: a 5-byte varint and its masks. */
 const MOST = 5 + MASK_BYTES;
+
+/**
+ * The postings' piece and a list's body, kept for the thread's next segment (memory: made anew
+ * per segment, a build thread's parts left them as garbage until its next full collection).
+ */
+let piece: Buffer | null = null;
+let listBody = Buffer.allocUnsafe(1 << 16);
+/** Bytes of a list's body kept after its segment. */
+const KEEP_BODY = 1 << 22;
 
 /** Takes `bytes` for file position `pos` (the buffer is reused after the call). */
 export type SegmentSink = (bytes: Uint8Array, pos: number) => void;
@@ -32,12 +42,16 @@ export function encodeSegmentTo(sink: SegmentSink, keys: Uint32Array, starts: Ui
     const blockIndexAt = SEG_HEADER;
     const dictAt = blockIndexAt + blocks * 8;
     const postAt = dictAt + n * DICT_ENTRY;
-    let post = Buffer.allocUnsafe(POST_PIECE);
+    let post = (piece ??= Buffer.allocUnsafe(POST_PIECE));
     // Postings before `post` were handed to the sink; `end` is past the last one encoded.
     let flushed = 0;
     let end = 0;
-    const dict = Buffer.alloc(n * DICT_ENTRY);
-    let body = Buffer.allocUnsafe(1 << 16);
+    let dictLen = 0;
+    const dict = new DictBlocks(n, (bytes) => {
+        sink(bytes, dictAt + dictLen);
+        dictLen += bytes.length;
+    });
+    let body = listBody;
     for (let g = 0; g < n; g++) {
         const from = starts[g]!;
         const to = starts[g + 1]!;
@@ -53,17 +67,14 @@ export function encodeSegmentTo(sink: SegmentSink, keys: Uint32Array, starts: Ui
         const start = end - flushed;
         post.set(frame.head, start);
         body.copy(post, start + frame.head.length, 0, len);
-        const e = g * DICT_ENTRY;
-        dict.writeUInt32LE(keys[g]!, e);
-        dict.writeUInt32LE(end, e + 4);
-        dict.writeUInt32LE(entryLength(stored, frame.blocked), e + 8);
-        dict.writeUInt32LE(frame.crc, e + 12);
-        dict.writeUInt32LE(to - from, e + 16);
+        dict.add(keys[g]!, end, entryLength(stored, frame.blocked), frame.crc, to - from);
         end += stored;
     }
     if (end > flushed) sink(post.subarray(0, end - flushed), postAt + flushed);
-    const blockIndex = blockIndexOf(dict, n);
-    sink(dict, dictAt);
+    // A list longer than the kept buffers grew them for this segment alone.
+    if (body.length <= KEEP_BODY) listBody = body;
+    dict.finish();
+    const blockIndex = dict.blockIndex;
     sink(blockIndex, blockIndexAt);
     sink(segmentHeader({ grams: n, firstId, fileCount, blocks, blockIndexAt, dictAt, postAt, postLen: end, postings: starts[n] ?? 0, blockIndexCrc: crc32(blockIndex) }), 0);
     return postAt + end;

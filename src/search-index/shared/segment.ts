@@ -37,20 +37,6 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
  */
 export const segmentReads = { lookups: 0, lists: 0 };
 
-/** The block index of a dictionary of `n` entries: per block, its first key and the CRC of its bytes. */
-export function blockIndexOf(dict: Uint8Array, n: number): Buffer {
-    const blocks = Math.ceil(n / DICT_BLOCK);
-    const view = Buffer.from(dict.buffer, dict.byteOffset, dict.byteLength);
-    const blockIndex = Buffer.alloc(blocks * 8);
-    for (let b = 0; b < blocks; b++) {
-        const from = b * DICT_BLOCK * DICT_ENTRY;
-        const to = Math.min(n, (b + 1) * DICT_BLOCK) * DICT_ENTRY;
-        blockIndex.writeUInt32LE(view.readUInt32LE(from), b * 8);
-        blockIndex.writeUInt32LE(crc32(view.subarray(from, to)), b * 8 + 4);
-    }
-    return blockIndex;
-}
-
 /** A segment file's header (see the layout above). */
 export function segmentHeader(h: { grams: number; firstId: number; fileCount: number; blocks: number; blockIndexAt: number; dictAt: number; postAt: number; postLen: number; postings: number; blockIndexCrc: number }): Buffer {
     const header = Buffer.alloc(SEG_HEADER);
@@ -188,12 +174,12 @@ export class SegmentReader {
     /**
      * The dictionary's entries of blocks `[from, from + count)` ({@link DICT_ENTRY} bytes each:
      * key, offset, length, CRC and posting count of the list), read with one positional read, each block checked against its
-     * CRC (the merge reads the dictionary from start to end this way).
+     * CRC (the merge reads the dictionary from start to end this way, into a buffer of its own: `into`, when it has room).
      */
-    dictBlocks(from: number, count: number): Buffer {
+    dictBlocks(from: number, count: number, into?: Buffer): Buffer {
         const first = from * DICT_BLOCK;
         const entries = Math.min(count * DICT_BLOCK, this.#grams - first);
-        const buf = Buffer.allocUnsafe(entries * DICT_ENTRY);
+        const buf = into !== undefined && into.length >= entries * DICT_ENTRY ? into.subarray(0, entries * DICT_ENTRY) : Buffer.allocUnsafe(entries * DICT_ENTRY);
         if (fs.readSync(this.#fd, buf, 0, buf.length, this.#dictAt + first * DICT_ENTRY) !== buf.length) throw new IndexFormatError(this.#file, 'truncated dictionary');
         for (let b = 0; b * DICT_BLOCK < entries; b++) {
             const block = buf.subarray(b * DICT_BLOCK * DICT_ENTRY, Math.min(entries, (b + 1) * DICT_BLOCK) * DICT_ENTRY);

@@ -9,7 +9,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccessType, FileToolPackage, SearchConfiguration, Workspace } from '../../../src/index.js';
 import { DEFAULT_SKIP_DIRS, type TreeIndex } from '../../../src/internals.js';
+import type { Worker } from 'node:worker_threads';
+import { SegmentMerge } from '../../../src/search-index/merge.js';
+import { FORMAT_VERSION } from '../../../src/search-index/shared/format.js';
 import { SegmentReader } from '../../../src/search-index/shared/segment.js';
+import { encodeSegment } from '../../../src/search-index/shared/segment-encode.js';
+import { readManifest, writeManifest, type Manifest } from '../../../src/search-index/store.js';
 import { gramsOf } from '../../../src/search/shared/fold.js';
 import { SHARED_POOL, tempDir, writeTree } from '../../support/helpers.js';
 import { COMPARED_TIMEOUT_MS, scanPathPackage, WIDE_OUTPUT } from '../../support/scan-path.js';
@@ -139,6 +144,43 @@ describe('merged segments', () => {
             check();
         });
         expect(await compare(rebuilt, second, plain)).toBeGreaterThanOrEqual(PATTERNS.length - 1);
+    });
+
+    it('runs the merge on a thread of its own that has exited when the merge is done (a shared thread keeps a build\'s buffers)', async () => {
+        const root = tempDir('lcf-tree-');
+        const dir = tempDir('lcf-index-');
+        const gen = 'gen-abc-0123abcd';
+        fs.mkdirSync(path.join(dir, gen));
+        const segments: string[] = [];
+        for (let s = 0; s < 3; s++) {
+            const name = `seg-000${s}.bin`;
+            const keys = Uint32Array.from([0x616263, 0x626364 + s]);
+            fs.writeFileSync(path.join(dir, gen, name), encodeSegment(keys, Uint32Array.from([0, 2, 3]), Uint32Array.from([0, 4, 1]), Uint16Array.from([1, 2, 3]), 1 + 10 * s, 10));
+            segments.push(name);
+        }
+        const manifest: Manifest = { version: FORMAT_VERSION, root, skipDirs: [], maxFileSize: 1 << 20, gen, skippedDirs: [], segments, textBytes: 0, diskBytes: segments.reduce((n, f) => n + fs.statSync(path.join(dir, gen, f)).size, 0), buildMs: 0 };
+        await writeManifest(dir, manifest);
+        const started: Worker[] = [];
+        const exited: Worker[] = [];
+        const onWorker = (w: Worker): void => {
+            started.push(w);
+            w.once('exit', () => exited.push(w));
+        };
+        process.on('worker', onWorker);
+        let served: Manifest | null = null;
+        try {
+            const merge = new SegmentMerge({ root, dir, manifest, current: () => true, serve: (m, segs) => {
+                served = m;
+                for (const r of segs) r.close();
+            } });
+            await merge.done;
+        } finally {
+            process.off('worker', onWorker);
+        }
+        expect(served).not.toBeNull();
+        expect((await readManifest(dir, root))!.segments).toEqual(['merged-0000.bin']);
+        expect(started).toHaveLength(1);
+        expect(exited).toEqual(started);
     });
 
     it('a merge cut off at any point (a crash) leaves an index that opens and answers; the next merge clears what it left', async () => {

@@ -143,7 +143,7 @@ describe('background pool', () => {
         }
     });
 
-    it("keeps the shared threads' young generation small, and a caller's own threads at V8's default", async () => {
+    it("keeps the shared threads' young generation small, and a caller's own threads at V8's default unless asked", async () => {
         const root = tempDir('lcf-bg-pool-');
         writeTree(root, { 'a.txt': 'x\n' });
         const seen: Worker[] = [];
@@ -159,6 +159,12 @@ describe('background pool', () => {
             expect(seen).toHaveLength(2);
             expect(seen[1]!.resourceLimits?.maxYoungGenerationSizeMb).toBeGreaterThan(SHARED_YOUNG_GENERATION_MB);
             await own.close();
+            // Own threads with a young generation asked for (the merge's).
+            const small = new BackgroundTasks(1, true, SHARED_YOUNG_GENERATION_MB);
+            expect(((await small.run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+            expect(seen).toHaveLength(3);
+            expect(seen[2]!.resourceLimits?.maxYoungGenerationSizeMb).toBe(SHARED_YOUNG_GENERATION_MB);
+            await small.close();
         } finally {
             process.off('worker', onStart);
         }

@@ -92,6 +92,53 @@ describe('segment merge', () => {
         }
     });
 
+    it('writes the file the encoder writes for the joined lists, with read buffers shared by many inputs and reads far smaller than a list', () => {
+        const dir = tempDir('lcf-merge-');
+        const rand = mulberry32(11);
+        const inputs: string[] = [];
+        const joined = new Map<number, number[]>();
+        let firstId = 1;
+        // 300 inputs, as a merge at ten times the Linux tree joins hundreds; a few lists of
+        // thousands of postings, longer than the 4 KiB reads of the least budget.
+        for (let s = 0; s < 300; s++) {
+            const count = 1 + Math.floor(rand() * (s % 50 === 0 ? 20_000 : 300));
+            const lists = randomLists(rand, count, s % 50 === 0 ? DICT_BLOCK * 3 + 5 : 20 + Math.floor(rand() * 100));
+            const file = path.join(dir, `seg-${String(s).padStart(4, '0')}.bin`);
+            writeSegment(file, lists, firstId, count);
+            for (const [k, ids] of lists) joined.set(k, [...(joined.get(k) ?? []), ...ids.map((i) => i + firstId - 1)]);
+            inputs.push(file);
+            firstId += count;
+        }
+        // The encoder's file for the joined lists over the merged range (local ids from 0).
+        const keys = Uint32Array.from([...joined.keys()].sort((a, b) => a - b));
+        const starts = new Uint32Array(keys.length + 1);
+        const ids: number[] = [];
+        const masks: number[] = [];
+        for (const [r, k] of keys.entries()) {
+            starts[r] = ids.length;
+            for (const id of joined.get(k)!) {
+                ids.push(id);
+                // Masks of all ones are stored without mask bytes by the merge (0 to the encoder).
+                masks.push(maskOf(k, id + 1) === 0xffff ? 0 : maskOf(k, id + 1));
+            }
+        }
+        starts[keys.length] = ids.length;
+        const expected = encodeSegment(keys, starts, Uint32Array.from(ids), Uint16Array.from(masks), 1, firstId - 1);
+        const held: number[] = [];
+        for (const readBudget of [undefined, 1]) {
+            const out = path.join(dir, `merged-${readBudget ?? 'default'}.bin`);
+            const r = runIndexMerge({ op: 'index-merge', inputs, out, readBudget });
+            expect(r).toMatchObject({ ok: true, grams: keys.length, bytes: expected.length });
+            expect(fs.readFileSync(out).equals(expected)).toBe(true);
+            if (r.ok) held.push(r.heldBytes);
+        }
+        // The default budget (8 MiB) bounds the buffers whatever the number of inputs: 300 inputs
+        // at 336 KiB each would be 98 MiB. The least budget holds 4 KiB of postings and one
+        // dictionary block per input, a long list's read grown to it.
+        expect(held[0]).toBeLessThan(12 << 20);
+        expect(held[1]).toBeLessThan(300 * (8 << 10) + (4 << 20));
+    });
+
     it('fails on a damaged input (a posting list\'s checksum) and leaves no merged or temporary file', () => {
         const dir = tempDir('lcf-merge-');
         const rand = mulberry32(3);

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeSegment, writeSegment } from '../../../src/search-index/shared/segment-encode.js';
-import { SegmentReader } from '../../../src/search-index/shared/segment.js';
+import { DICT_BLOCK, SegmentReader } from '../../../src/search-index/shared/segment.js';
 import { tempDir } from '../../support/helpers.js';
 import { mulberry32 } from '../../../bench/tree.js';
 
@@ -55,6 +55,40 @@ describe('segment encoding', () => {
                 expect([...got.masks]).toEqual(masks.slice(starts[g]!, starts[g + 1]!).map((m) => m || 0xffff));
             }
             expect(reader.lookup(keys[0]! === 0 ? 1 : 0)).toBeNull();
+        } finally {
+            reader.close();
+        }
+    });
+
+    it('gives a segment the same bytes before and after larger ones (the buffers a thread keeps between segments leak nothing), its dictionary blocks whole and partial read back', () => {
+        const dir = tempDir('lcf-segenc-');
+        // 64 * 5 + 3 grams: five whole dictionary blocks and a partial one.
+        const small = lists(3000, DICT_BLOCK * 5 + 3);
+        const big = lists(60_000, 80);
+        const encodeSmall = (): Buffer => encodeSegment(small.keys, small.starts, Uint32Array.from(small.ids), Uint16Array.from(small.masks), 1, 3000);
+        const first = encodeSmall();
+        writeSegment(path.join(dir, 'big.bin'), big.keys, big.starts, Uint32Array.from(big.ids), Uint16Array.from(big.masks), 1, 60_000);
+        const file = path.join(dir, 'small.bin');
+        writeSegment(file, small.keys, small.starts, Uint32Array.from(small.ids), Uint16Array.from(small.masks), 1, 3000);
+        expect(fs.readFileSync(file).equals(first)).toBe(true);
+        expect(encodeSmall().equals(first)).toBe(true);
+        const reader = new SegmentReader(file);
+        try {
+            expect(reader.blockCount).toBe(6);
+            const wrong = [...small.keys.keys()].filter((g) => {
+                const got = reader.read(reader.lookup(small.keys[g]!)!);
+                const want = small.ids.slice(small.starts[g]!, small.starts[g + 1]!).map((id) => id + 1);
+                return got.ids.length !== want.length || want.some((id, i) => got.ids[i] !== id);
+            });
+            expect(wrong).toEqual([]);
+            expect(reader.dictBlocks(0, 6).length).toBe((DICT_BLOCK * 5 + 3) * 20);
+            // Read into a buffer of the caller's (the merge's, one per input) when it has room, else into a new one.
+            const room = Buffer.alloc(2 * DICT_BLOCK * 20);
+            const into = reader.dictBlocks(4, 2, room);
+            expect(into.buffer).toBe(room.buffer);
+            expect(into.equals(reader.dictBlocks(4, 2))).toBe(true);
+            expect(into.length).toBe((DICT_BLOCK + 3) * 20);
+            expect(reader.dictBlocks(0, 3, room).buffer).not.toBe(room.buffer);
         } finally {
             reader.close();
         }
