@@ -194,8 +194,10 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
     const pool = new BackgroundTasks(served.threads);
     // Memory: a parser's memory grows to its largest file's tree and stays (WebAssembly memory
     // does not shrink: a 9 MB header leaves ~190 MB). Large files go to one thread of their own,
-    // one at a time, ended when done, so no more than one thread holds that much.
-    const own = new BackgroundTasks(1, true);
+    // one at a time, ended when done, so no more than one thread holds that much; and they go
+    // first, alone, that thread ended before the other parts start, so that its peak (some 180 MB
+    // for an 8 MB header) never adds to two threads parsing generated headers.
+    let own = new BackgroundTasks(1, true);
     started?.(async () => void (await Promise.all([pool.stop(), own.stop()])));
     const bigParts = big.ids.map((id, i) => ({ ids: [id], paths: [big.paths[i]!] }));
     parts.push(...bigParts);
@@ -210,14 +212,14 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
             if (!r.ok) throw new Error(`symbols part failed: ${r.message}`);
             return r.timedOut;
         };
+        for (let k = small; k < parts.length; k++) timedOut.push(...(await runPart(k, own)));
+        await own.close();
+        own = new BackgroundTasks(1, true);
         let next = 0;
         const lane = async (): Promise<void> => {
             for (let k = next++; k < small; k = next++) timedOut.push(...(await runPart(k, pool)));
         };
-        const bigLane = async (): Promise<void> => {
-            for (let k = small; k < parts.length; k++) timedOut.push(...(await runPart(k, own)));
-        };
-        await Promise.all([bigLane(), ...Array.from({ length: Math.max(1, served.threads - (bigParts.length > 0 ? 1 : 0)) }, lane)]);
+        await Promise.all(Array.from({ length: Math.max(1, served.threads) }, lane));
         // Second tries: one file at a time, a part each, listed last for the merge (`retried`).
         const retried = timedOut.sort((a, b) => a - b);
         for (const id of retried) {

@@ -106,9 +106,25 @@ export class ColumnWriter {
         this.bytes += b.length;
     }
 
+    /** `s` as UTF-8. */
+    text(s: string): void {
+        const n = Buffer.byteLength(s, 'utf8');
+        if (n > this.#buf.length) return this.bytesOf(Buffer.from(s, 'utf8'));
+        this.#room(n);
+        this.#buf.write(s, this.#at, 'utf8');
+        this.#at += n;
+        this.bytes += n;
+    }
+
     flush(): void {
         writeAll(this.#fd, this.#buf.subarray(0, this.#at));
         this.#at = 0;
+    }
+
+    /** Flushes and syncs the file to disk. */
+    sync(): void {
+        this.flush();
+        fs.fsyncSync(this.#fd);
     }
 
     close(): void {
