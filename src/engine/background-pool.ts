@@ -85,20 +85,24 @@ export class BackgroundTasks {
     readonly #used = new Set<Piscina>();
     readonly #abort = new AbortController();
 
+    readonly #youngMb: number | undefined;
+
     /**
      * @param threads - the most tasks the caller runs at once.
      * @param own - threads of the caller's own, which {@link close} ends (memory: a task whose
      *   thread is left with a large heap, as the build's walk, leaves with it).
+     * @param youngMb - the young generation of the caller's own threads, in MiB (V8's default without).
      */
-    constructor(threads: number, own = false) {
+    constructor(threads: number, own = false, youngMb?: number) {
         this.#threads = threads;
         this.#own = own ? new Map() : null;
+        this.#youngMb = youngMb;
         if (!own) this.#pool('idle');
     }
 
     #pool(kind: PoolKind): Piscina {
         let pool = this.#own?.get(kind);
-        if (pool === undefined && this.#own !== null) this.#own.set(kind, (pool = newPool(this.#threads)));
+        if (pool === undefined && this.#own !== null) this.#own.set(kind, (pool = newPool(this.#threads, this.#youngMb)));
         pool ??= poolFor(kind, this.#threads);
         this.#used.add(pool);
         return pool;

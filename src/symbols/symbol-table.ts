@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
-import { BackgroundTasks } from '../engine/background-pool.js';
+import { BackgroundTasks, SHARED_YOUNG_GENERATION_MB } from '../engine/background-pool.js';
 import { Turns } from '../engine/turns.js';
 import { takeLock } from '../search-index/lock.js';
 import { Kind } from '../search-index/shared/format.js';
@@ -14,8 +14,12 @@ import type { SymbolsMergeResult, SymbolsMergeTask, SymbolsPartResult, SymbolsPa
 import { SymbolStore } from './symbol-store.js';
 import { BIG_FILE } from './parse.js';
 
-/** Bytes of source per part task: a few seconds of parsing, so the build's threads stop soon when asked. */
-const PART_BYTES = 4 << 20;
+/**
+ * Bytes of source per part task: a few seconds of parsing, so the build's threads stop soon when
+ * asked. Memory: a part holds its definitions until written sorted (2 MB of the kernel's
+ * generated headers: some 30,000, a thread's peak about 60 MB; 4 MB took 90).
+ */
+const PART_BYTES = 2 << 20;
 const PART_FILES = 2_000;
 /** Parse time at most per file in the build's parts; a file over it is parsed again alone (below). */
 const BUILD_PARSE_MS = 10_000;
@@ -193,12 +197,16 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
     if (cur.ids.length > 0) parts.push(cur);
     const pool = new BackgroundTasks(served.threads);
     // Memory: a parser's memory grows to its largest file's tree and stays (WebAssembly memory
-    // does not shrink: a 9 MB header leaves ~190 MB). Large files go to one thread of their own,
-    // one at a time, ended when done, so no more than one thread holds that much; and they go
-    // first, alone, that thread ended before the other parts start, so that its peak (some 180 MB
-    // for an 8 MB header) never adds to two threads parsing generated headers.
-    let own = new BackgroundTasks(1, true);
-    started?.(async () => void (await Promise.all([pool.stop(), own.stop()])));
+    // does not shrink), and a thread's heap grows over the files it parses. Large files go first,
+    // alone, each on a thread of its own ended after it (one thread over the Linux tree's 8 MB
+    // headers in turn grew past 300 MB; one per file peaks at about 190 MB, for some 0.15 s of
+    // CPU to start each), so that no thread holding that much adds to the pool's parts.
+    let own = new BackgroundTasks(1, true, SHARED_YOUNG_GENERATION_MB);
+    let stopped = false;
+    started?.(async () => {
+        stopped = true;
+        await Promise.all([pool.stop(), own.stop()]);
+    });
     const bigParts = big.ids.map((id, i) => ({ ids: [id], paths: [big.paths[i]!] }));
     parts.push(...bigParts);
     const tag = randomBytes(4).toString('hex');
@@ -212,9 +220,13 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
             if (!r.ok) throw new Error(`symbols part failed: ${r.message}`);
             return r.timedOut;
         };
-        for (let k = small; k < parts.length; k++) timedOut.push(...(await runPart(k, own)));
-        await own.close();
-        own = new BackgroundTasks(1, true);
+        for (let k = small; k < parts.length; k++) {
+            timedOut.push(...(await runPart(k, own)));
+            await own.close();
+            // A stop that came while the thread was ended ends the next one before it starts.
+            own = new BackgroundTasks(1, true, SHARED_YOUNG_GENERATION_MB);
+            if (stopped) await own.stop();
+        }
         let next = 0;
         const lane = async (): Promise<void> => {
             for (let k = next++; k < small; k = next++) timedOut.push(...(await runPart(k, pool)));
