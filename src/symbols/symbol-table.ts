@@ -21,6 +21,14 @@ import { BIG_FILE } from './parse.js';
  */
 const PART_BYTES = 2 << 20;
 const PART_FILES = 2_000;
+/**
+ * The heaps of the build's threads (MiB). The young generation as the shared pools' threads
+ * have it; the old generation bounded far above a part's heap (an 8 MB header's: some 110 MB)
+ * because with V8's default for a thread, sized from the machine's memory, two threads parsing
+ * the kernel's generated headers peaked some 75-140 MB higher than with any bound from 48 MB to
+ * 1 GB.
+ */
+const BUILD_HEAP = Object.freeze({ youngMb: SHARED_YOUNG_GENERATION_MB, oldMb: 1024 });
 /** Parse time at most per file in the build's parts; a file over it is parsed again alone (below). */
 const BUILD_PARSE_MS = 10_000;
 /**
@@ -195,13 +203,15 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
         }
     }
     if (cur.ids.length > 0) parts.push(cur);
-    const pool = new BackgroundTasks(served.threads);
-    // Memory: a parser's memory grows to its largest file's tree and stays (WebAssembly memory
-    // does not shrink), and a thread's heap grows over the files it parses. Large files go first,
-    // alone, each on a thread of its own ended after it (one thread over the Linux tree's 8 MB
-    // headers in turn grew past 300 MB; one per file peaks at about 190 MB, for some 0.15 s of
-    // CPU to start each), so that no thread holding that much adds to the pool's parts.
-    let own = new BackgroundTasks(1, true, SHARED_YOUNG_GENERATION_MB);
+    // Memory: the build's threads are its own, ended when it ends (before the table is loaded),
+    // with a bound on their heaps (BUILD_HEAP). A parser's memory grows to its largest file's
+    // tree and stays (WebAssembly memory does not shrink), and a thread's heap grows over the
+    // files it parses. Large files go first, alone, each on a thread of its own ended after it
+    // (one thread over the Linux tree's 8 MB headers in turn grew past 300 MB; one per file peaks
+    // at about 190 MB, for some 0.15 s of CPU to start each), so that no thread holding that
+    // much adds to the other parts' threads.
+    const pool = new BackgroundTasks(served.threads, true, BUILD_HEAP);
+    let own = new BackgroundTasks(1, true, BUILD_HEAP);
     let stopped = false;
     started?.(async () => {
         stopped = true;
@@ -224,7 +234,7 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
             timedOut.push(...(await runPart(k, own)));
             await own.close();
             // A stop that came while the thread was ended ends the next one before it starts.
-            own = new BackgroundTasks(1, true, SHARED_YOUNG_GENERATION_MB);
+            own = new BackgroundTasks(1, true, BUILD_HEAP);
             if (stopped) await own.stop();
         }
         let next = 0;
@@ -242,6 +252,7 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
         await own.close();
         const merge: SymbolsMergeTask = { op: 'symbols-merge', parts: outs, tableSize: served.table.size, out: file, retried };
         const r = (await pool.run(merge, { sharedNice: served.sharedNice() })) as SymbolsMergeResult;
+        await pool.close();
         if (!r.ok) throw new Error(`symbols merge failed: ${r.message}`);
         return { files, definitions: r.definitions, names: r.names, bytes: r.bytes, ms: Math.round(performance.now() - t0) };
     } catch (err) {
