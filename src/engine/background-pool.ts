@@ -48,9 +48,16 @@ export const SHARED_YOUNG_GENERATION_MB = 4;
 type PoolKind = 'idle' | 'fair';
 const shared = new Map<PoolKind, { pool: Piscina; threads: number }>();
 
-function newPool(threads: number, youngMb?: number): Piscina {
+/** V8's heap sizes of a pool's threads, in MiB (V8's defaults where not given). */
+export interface HeapLimits {
+    youngMb?: number;
+    oldMb?: number;
+}
+
+function newPool(threads: number, heap: HeapLimits = {}): Piscina {
     watchNativeGate();
-    const limits = youngMb === undefined ? {} : { resourceLimits: { maxYoungGenerationSizeMb: youngMb } };
+    const resourceLimits = { ...(heap.youngMb !== undefined && { maxYoungGenerationSizeMb: heap.youngMb }), ...(heap.oldMb !== undefined && { maxOldGenerationSizeMb: heap.oldMb }) };
+    const limits = Object.keys(resourceLimits).length === 0 ? {} : { resourceLimits };
     const pool = new Piscina({ ...workerEntry(), workerData: { nativeGate, [WASM_CHANNEL_FIELD]: wasmModuleChannel() }, minThreads: 0, maxThreads: threads, idleTimeout: idleMs, ...limits });
     // A thread that dies outside a task is replaced on the next one; nothing to report.
     pool.on('error', () => undefined);
@@ -74,7 +81,7 @@ function poolFor(kind: PoolKind, threads: number): Piscina {
     // finish their tasks and leave once idle.
     const had = shared.get(kind);
     if (had !== undefined && had.threads >= threads) return had.pool;
-    const pool = newPool(threads, SHARED_YOUNG_GENERATION_MB);
+    const pool = newPool(threads, { youngMb: SHARED_YOUNG_GENERATION_MB });
     shared.set(kind, { pool, threads });
     return pool;
 }
@@ -94,26 +101,27 @@ export interface RunOptions {
 export class BackgroundTasks {
     readonly #threads: number;
     readonly #own: Map<PoolKind, Piscina> | null;
-    readonly #ownYoungMb: number | undefined;
     readonly #used = new Set<Piscina>();
     readonly #abort = new AbortController();
+
+    readonly #heap: HeapLimits;
 
     /**
      * @param threads - the most tasks the caller runs at once.
      * @param own - threads of the caller's own, which {@link close} ends (memory: a task whose
      *   thread is left with a large heap, as the build's walk, leaves with it).
-     * @param ownYoungMb - their young generation in MiB (V8's default when absent).
+     * @param heap - the heap sizes of the caller's own threads (V8's defaults without).
      */
-    constructor(threads: number, own = false, ownYoungMb?: number) {
+    constructor(threads: number, own = false, heap: HeapLimits = {}) {
         this.#threads = threads;
         this.#own = own ? new Map() : null;
-        this.#ownYoungMb = ownYoungMb;
+        this.#heap = heap;
         if (!own) this.#pool('idle');
     }
 
     #pool(kind: PoolKind): Piscina {
         let pool = this.#own?.get(kind);
-        if (pool === undefined && this.#own !== null) this.#own.set(kind, (pool = newPool(this.#threads, this.#ownYoungMb)));
+        if (pool === undefined && this.#own !== null) this.#own.set(kind, (pool = newPool(this.#threads, this.#heap)));
         pool ??= poolFor(kind, this.#threads);
         this.#used.add(pool);
         return pool;

@@ -94,7 +94,7 @@ export class SegmentMerge {
             // A thread of its own, ended after: a shared one comes from the build with the content
             // tasks' buffers (tens of MB kept from part to part), which it would hold for the
             // minutes a large merge runs; and the merge's own memory leaves with it.
-            this.#pool = new BackgroundTasks(1, true, SHARED_YOUNG_GENERATION_MB);
+            this.#pool = new BackgroundTasks(1, true, { youngMb: SHARED_YOUNG_GENERATION_MB });
             for (const g of groups(sizes)) {
                 if (this.#stopped(ctx)) return;
                 if (g.length === 1) {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
-import { BackgroundTasks } from '../engine/background-pool.js';
+import { BackgroundTasks, SHARED_YOUNG_GENERATION_MB } from '../engine/background-pool.js';
 import { Turns } from '../engine/turns.js';
 import { takeLock } from '../search-index/lock.js';
 import { Kind } from '../search-index/shared/format.js';
@@ -14,9 +14,21 @@ import type { SymbolsMergeResult, SymbolsMergeTask, SymbolsPartResult, SymbolsPa
 import { SymbolStore } from './symbol-store.js';
 import { BIG_FILE } from './parse.js';
 
-/** Bytes of source per part task: a few seconds of parsing, so the build's threads stop soon when asked. */
-const PART_BYTES = 4 << 20;
+/**
+ * Bytes of source per part task: a few seconds of parsing, so the build's threads stop soon when
+ * asked. Memory: a part holds its definitions until written sorted (2 MB of the kernel's
+ * generated headers: some 30,000, a thread's peak about 60 MB; 4 MB took 90).
+ */
+const PART_BYTES = 2 << 20;
 const PART_FILES = 2_000;
+/**
+ * The heaps of the build's threads (MiB). The young generation as the shared pools' threads
+ * have it; the old generation bounded far above a part's heap (an 8 MB header's: some 110 MB)
+ * because with V8's default for a thread, sized from the machine's memory, two threads parsing
+ * the kernel's generated headers peaked some 75-140 MB higher than with any bound from 48 MB to
+ * 1 GB.
+ */
+const BUILD_HEAP = Object.freeze({ youngMb: SHARED_YOUNG_GENERATION_MB, oldMb: 1024 });
 /** Parse time at most per file in the build's parts; a file over it is parsed again alone (below). */
 const BUILD_PARSE_MS = 10_000;
 /**
@@ -191,12 +203,20 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
         }
     }
     if (cur.ids.length > 0) parts.push(cur);
-    const pool = new BackgroundTasks(served.threads);
-    // Memory: a parser's memory grows to its largest file's tree and stays (WebAssembly memory
-    // does not shrink: a 9 MB header leaves ~190 MB). Large files go to one thread of their own,
-    // one at a time, ended when done, so no more than one thread holds that much.
-    const own = new BackgroundTasks(1, true);
-    started?.(async () => void (await Promise.all([pool.stop(), own.stop()])));
+    // Memory: the build's threads are its own, ended when it ends (before the table is loaded),
+    // with a bound on their heaps (BUILD_HEAP). A parser's memory grows to its largest file's
+    // tree and stays (WebAssembly memory does not shrink), and a thread's heap grows over the
+    // files it parses. Large files go first, alone, each on a thread of its own ended after it
+    // (one thread over the Linux tree's 8 MB headers in turn grew past 300 MB; one per file peaks
+    // at about 190 MB, for some 0.15 s of CPU to start each), so that no thread holding that
+    // much adds to the other parts' threads.
+    const pool = new BackgroundTasks(served.threads, true, BUILD_HEAP);
+    let own = new BackgroundTasks(1, true, BUILD_HEAP);
+    let stopped = false;
+    started?.(async () => {
+        stopped = true;
+        await Promise.all([pool.stop(), own.stop()]);
+    });
     const bigParts = big.ids.map((id, i) => ({ ids: [id], paths: [big.paths[i]!] }));
     parts.push(...bigParts);
     const tag = randomBytes(4).toString('hex');
@@ -210,14 +230,18 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
             if (!r.ok) throw new Error(`symbols part failed: ${r.message}`);
             return r.timedOut;
         };
+        for (let k = small; k < parts.length; k++) {
+            timedOut.push(...(await runPart(k, own)));
+            await own.close();
+            // A stop that came while the thread was ended ends the next one before it starts.
+            own = new BackgroundTasks(1, true, BUILD_HEAP);
+            if (stopped) await own.stop();
+        }
         let next = 0;
         const lane = async (): Promise<void> => {
             for (let k = next++; k < small; k = next++) timedOut.push(...(await runPart(k, pool)));
         };
-        const bigLane = async (): Promise<void> => {
-            for (let k = small; k < parts.length; k++) timedOut.push(...(await runPart(k, own)));
-        };
-        await Promise.all([bigLane(), ...Array.from({ length: Math.max(1, served.threads - (bigParts.length > 0 ? 1 : 0)) }, lane)]);
+        await Promise.all(Array.from({ length: Math.max(1, served.threads) }, lane));
         // Second tries: one file at a time, a part each, listed last for the merge (`retried`).
         const retried = timedOut.sort((a, b) => a - b);
         for (const id of retried) {
@@ -228,6 +252,7 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
         await own.close();
         const merge: SymbolsMergeTask = { op: 'symbols-merge', parts: outs, tableSize: served.table.size, out: file, retried };
         const r = (await pool.run(merge, { sharedNice: served.sharedNice() })) as SymbolsMergeResult;
+        await pool.close();
         if (!r.ok) throw new Error(`symbols merge failed: ${r.message}`);
         return { files, definitions: r.definitions, names: r.names, bytes: r.bytes, ms: Math.round(performance.now() - t0) };
     } catch (err) {

@@ -10,7 +10,7 @@ import { takeTaskPriority } from '../pool/background.js';
 import { runSymbolsTask } from './symbols.js';
 import { STREAMED, TableEncoder, type Streamed } from './table-encode.js';
 import { encodePoints } from '../../src/symbols/shared/checkpoint-codec.js';
-import { copyInto, LineReader, writeAll, WRITE_FLAGS } from './table-io.js';
+import { ColumnWriter, copyInto, LineReader, writeAll, WRITE_FLAGS } from './table-io.js';
 
 /** Files parsed per call of the `symbols` operation (its outcomes are then encoded and let go). */
 const BATCH = 64;
@@ -47,21 +47,21 @@ export async function runSymbolsPart(task: SymbolsPartTask): Promise<SymbolsPart
         }
         // Stable: a name's definitions stay in file order.
         records.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-        const lines = [JSON.stringify(failed), JSON.stringify(points), ...records.map((r) => JSON.stringify(r))];
-        writeNew(task.out, Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
+        writeNew(task.out, [failed, points, ...records]);
         return { ok: true, definitions: records.length, timedOut: failed.filter((f) => f[1] === Failure.Timeout).map((f) => f[0]) };
     } catch (err) {
         return { ok: false, code: 'index_failed', message: err instanceof Error ? err.message : String(err) };
     }
 }
 
-function writeNew(file: string, bytes: Buffer): void {
-    const fd = fs.openSync(file, WRITE_FLAGS, 0o600);
+/** `values` as JSON lines to the new file `file`, synced. Memory: a line at a time (a part of the kernel's generated headers writes some 70,000). */
+function writeNew(file: string, values: readonly unknown[]): void {
+    const w = new ColumnWriter(file);
     try {
-        writeAll(fd, bytes);
-        fs.fsyncSync(fd);
+        for (const v of values) w.text(`${JSON.stringify(v)}\n`);
+        w.sync();
     } finally {
-        fs.closeSync(fd);
+        w.close();
     }
 }
 
@@ -77,8 +77,9 @@ const before = (a: Head, b: Head): boolean => (a.rec[0] !== b.rec[0] ? a.rec[0] 
  * The `symbols-merge` operation: the part files (each sorted by name) merged into the
  * generation's symbol table (symbol-format.ts). Memory: a k-way merge reading each part through a
  * small buffer and writing each section to a temporary file as it goes (table-encode.ts); only
- * one name's definitions, the containers' dictionary and the failed files are held, then at the
- * end the rows, read back to make the rows by file. The
+ * one name's definitions, the containers' dictionary, the checkpoints and the failed files are
+ * held, then at the end the raw rows, read back to make the rows by file (streamed to their own
+ * temporary file a file at a time). The
  * sections are then joined under a temporary name, synced, and renamed: a crash leaves no file
  * under its name that is not whole. The part files are removed.
  */
@@ -197,14 +198,14 @@ function pointSections(tableSize: number, points: [number, string][]): { offsets
 }
 
 /** Writes the table to `tmp`: the header, then each section at its place (streamed columns copied), the digest last; synced. Its size. */
-function assemble(task: SymbolsMergeTask, tmp: string, enc: TableEncoder, containers: string[], failed: [number, Failure][], points: { offsets: Buffer; data: Buffer }, byFile: { offsets: Buffer; crcs: Buffer; data: Buffer }): number {
+function assemble(task: SymbolsMergeTask, tmp: string, enc: TableEncoder, containers: string[], failed: [number, Failure][], points: { offsets: Buffer; data: Buffer }, byFile: { offsets: Buffer; crcs: Buffer }): number {
     const cols = enc.cols;
     const cont = joined(containers);
     failed.sort((a, b) => a[0] - b[0]);
     const ids = Buffer.alloc(4 * failed.length);
     failed.forEach((f, i) => ids.writeUInt32LE(f[0], 4 * i));
     const size = (c: Streamed): number => cols.get(c)!.bytes;
-    const counts = { tableSize: task.tableSize, names: enc.names, defs: enc.defs, containers: containers.length, failed: failed.length, nameBytes: enc.nameBytes, containerBytes: cont.text.length, codedBytes: size('names'), rowBytes: size('rows'), sigBytes: size('sigs'), pointBytes: points.data.length, fileRowBytes: byFile.data.length };
+    const counts = { tableSize: task.tableSize, names: enc.names, defs: enc.defs, containers: containers.length, failed: failed.length, nameBytes: enc.nameBytes, containerBytes: cont.text.length, codedBytes: size('names'), rowBytes: size('rows'), sigBytes: size('sigs'), pointBytes: points.data.length, fileRowBytes: size('fileRows') };
     const l = layoutOf(counts);
     const header = Buffer.alloc(HEADER_BYTES);
     SYMBOL_MAGIC.copy(header, 0);
@@ -234,7 +235,6 @@ function assemble(task: SymbolsMergeTask, tmp: string, enc: TableEncoder, contai
             ['points', points.data],
             ['fileOff', byFile.offsets],
             ['fileCrc', byFile.crcs],
-            ['fileRows', byFile.data],
         ];
         // In the file's order; an empty section shares its offset with the next, so it is left out.
         const bytesOf = (from: string | Buffer): number => (typeof from === 'string' ? [...cols.values()].find((w) => w.file === from)!.bytes : from.length);

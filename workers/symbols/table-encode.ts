@@ -7,7 +7,7 @@ import { BLOCK_NAMES, RowEncoder, SigEncoder, type Row, type SigPlace } from '..
 import { ColumnWriter } from './table-io.js';
 
 /** The streamed sections of the table, in the file's order (symbol-format.ts). */
-export const STREAMED = ['blockRows', 'blockDefs', 'blockSigs', 'names', 'rows', 'sigs'] as const;
+export const STREAMED = ['blockRows', 'blockDefs', 'blockSigs', 'names', 'rows', 'fileRows', 'sigs'] as const;
 export type Streamed = (typeof STREAMED)[number];
 /** Columns of the merge's own: the rows as they are before deflated, and their blocks' starts (for the rows by file). */
 const RAW = ['rawRows', 'rawBlockRows'] as const;
@@ -88,24 +88,24 @@ export class TableEncoder {
 
     /**
      * The rows by file (file-rows-codec.ts) of the rows written, once finished, for a table of
-     * `tableSize` entries, each file's deflated (deflated.ts), with their offsets and CRC-32s.
-     * Memory: the rows and the output, at the merge's end only (about 60 MB for the Linux tree),
-     * so that a serving process makes nothing of them.
+     * `tableSize` entries, each file's deflated (deflated.ts) and streamed to the `fileRows`
+     * column; their offsets and CRC-32s returned. Memory: the raw rows and their rows by file, at
+     * the merge's end only (some 60 MB for the Linux tree), so that a serving process makes
+     * nothing of them; the deflated units are not held.
      */
-    byFile(tableSize: number): ReturnType<typeof encodeFileRows> {
+    byFile(tableSize: number): { offsets: Buffer; crcs: Buffer } {
         const u32s = (c: Raw | Streamed): Uint32Array => new Uint32Array(new Uint8Array(fs.readFileSync(this.col(c).file)).buffer);
         const raw = encodeFileRows(fs.readFileSync(this.col('rawRows').file), u32s('rawBlockRows'), u32s('blockDefs'), this.names, tableSize);
-        const parts: Buffer[] = [];
+        const out = this.col('fileRows');
         const [offsets, crcs] = [Buffer.alloc(4 * (tableSize + 1)), Buffer.alloc(4 * tableSize)];
-        let at = 0;
         for (let f = 0; f < tableSize; f++) {
             const z = deflated(raw.data.subarray(raw.offsets.readUInt32LE(4 * f), raw.offsets.readUInt32LE(4 * f + 4)));
-            offsets.writeUInt32LE(at, 4 * f);
+            offsets.writeUInt32LE(out.bytes, 4 * f);
             crcs.writeUInt32LE(crc32(z), 4 * f);
-            parts.push(z);
-            at += z.length;
+            out.bytesOf(z);
         }
-        offsets.writeUInt32LE(at, 4 * tableSize);
-        return { offsets, crcs, data: Buffer.concat(parts) };
+        offsets.writeUInt32LE(out.bytes, 4 * tableSize);
+        out.flush();
+        return { offsets, crcs };
     }
 }

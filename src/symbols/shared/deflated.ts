@@ -7,9 +7,17 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
  * kernel's rows to about half their bytes, where a block inflates in some 10 µs.
  */
 
-/** A unit's bytes deflated (none for none). */
+/**
+ * A unit's bytes deflated (none for none), in a buffer of their own: zlib's synchronous output
+ * is a view of its 16 KiB output chunk, so a unit of a few bytes held as returned would hold the
+ * whole chunk (the merge's rows by file of the Linux tree: some 900 MB).
+ */
 export function deflated(raw: Uint8Array): Buffer {
-    return raw.length === 0 ? Buffer.alloc(0) : deflateRawSync(raw, { level: 9 });
+    if (raw.length === 0) return Buffer.alloc(0);
+    const z = deflateRawSync(raw, { level: 9 });
+    const own = Buffer.allocUnsafeSlow(z.length);
+    z.copy(own);
+    return own;
 }
 
 /** A unit's bytes inflated, at most `most` bytes (a unit that would inflate past it is not the writer's). @throws RangeError when they do not inflate. */

@@ -160,7 +160,7 @@ describe('background pool', () => {
             expect(seen[1]!.resourceLimits?.maxYoungGenerationSizeMb).toBeGreaterThan(SHARED_YOUNG_GENERATION_MB);
             await own.close();
             // Own threads with a young generation asked for (the merge's).
-            const small = new BackgroundTasks(1, true, SHARED_YOUNG_GENERATION_MB);
+            const small = new BackgroundTasks(1, true, { youngMb: SHARED_YOUNG_GENERATION_MB });
             expect(((await small.run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
             expect(seen).toHaveLength(3);
             expect(seen[2]!.resourceLimits?.maxYoungGenerationSizeMb).toBe(SHARED_YOUNG_GENERATION_MB);

@@ -44,6 +44,16 @@ describe('deflated units of the symbol table', () => {
         expect(() => inflated(Buffer.of(0xff, 0xff, 0xff), 100), 'not deflate').toThrow(RangeError);
     });
 
+    it('are each held in a buffer of their own length, not a view of a larger output chunk', () => {
+        // The rows by file of a source file with a few definitions: some ten bytes deflated.
+        const units = Array.from({ length: 50 }, (_, i) => deflated(Buffer.from([3, i, 1, 0, 1, 4, 2, 0])));
+        for (const z of units) {
+            expect(z.length).toBeGreaterThan(0);
+            expect(z.buffer.byteLength, 'bytes a held unit keeps').toBe(z.length);
+        }
+        expect(inflated(units[7]!, 8)).toEqual(Buffer.from([3, 7, 1, 0, 1, 4, 2, 0]));
+    });
+
     it('refuses rows that inflate to what does not decode, and gives no rows by file for a unit that does not inflate', async () => {
         const dir = tempDir('lcf-deflated-');
         const file = table(dir);
