@@ -34,8 +34,9 @@ export class SymbolFileError extends Error {}
  * decoded; other regexes decode every block.
  */
 export class NameList {
-    /** The chunks read last, and the last block decoded: a call asks for names in order. */
+    /** The chunks read last (and the very last, kept or not), and the last block decoded: a call asks for names in order. */
     readonly #kept = new Lru<number, Buffer>(KEPT_BYTES, (b) => b.length);
+    #last: { c: number; bytes: Buffer } | null = null;
     #block: { b: number; names: NameBlock } | null = null;
 
     private constructor(
@@ -108,9 +109,11 @@ export class NameList {
     /**
      * Chunk `c`'s coded bytes, kept or read from the file and checked. Perf: read without their
      * CRC while the file keeps the stamp they checked out under (the CRC of the kernel's 27 MB of
-     * names took 24 ms a regex). @throws SymbolFileError when not the bytes checked at load.
+     * names took 24 ms a regex). `keep: false` (a pass over every chunk, which would push out
+     * all the others): not kept. @throws SymbolFileError when not the bytes checked at load.
      */
-    #chunkBytes(c: number): Buffer {
+    #chunkBytes(c: number, keep = true): Buffer {
+        if (this.#last?.c === c) return this.#last.bytes;
         const kept = this.#kept.get(c);
         if (kept !== undefined) return kept;
         const [from, to] = [this.blockAt[this.chunkBlock[c]!]!, this.blockAt[this.chunkBlock[c + 1]!]!];
@@ -125,7 +128,8 @@ export class NameList {
             throw new SymbolFileError(`symbols file: names: ${err instanceof Error ? err.message : String(err)}`);
         }
         if (bytes === null) throw new SymbolFileError(`symbols file: names of chunk ${c} changed on disk`);
-        this.#kept.set(c, bytes);
+        if (keep) this.#kept.set(c, bytes);
+        this.#last = { c, bytes };
         return bytes;
     }
 
@@ -215,7 +219,7 @@ export class NameList {
         const needle = word === '' ? null : this.#needle(searchPiece(wordBytes));
         for (let c = 0; c < this.chunks; c++) {
             if (await halt()) return { names: out, stopped: true };
-            const bytes = this.#chunkBytes(c);
+            const bytes = this.#chunkBytes(c, false);
             const base = this.blockAt[this.chunkBlock[c]!]!;
             const [first, last] = [this.chunkBlock[c]!, this.chunkBlock[c + 1]! - 1];
             // Perf: with a word, only the blocks whose coded bytes hold its piece are decoded and tested.
