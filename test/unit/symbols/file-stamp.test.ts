@@ -8,13 +8,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Lru, SETTLED_MS, settled, stampOf } from '../../../src/symbols/file-stamp.js';
-import { tempDir } from '../../support/helpers.js';
+import { tempDir, until } from '../../support/helpers.js';
 
 describe('file stamps', () => {
-    it('change with every write, its times put back or not, and with a file put in its place', () => {
+    it('change with every write past a settled stamp, its times put back or not, and with a file put in its place', async () => {
         const dir = tempDir('lcf-stamp-');
         const file = path.join(dir, 'a.c');
         fs.writeFileSync(file, 'int a;\n');
+        // Settled: a write now cannot fall in the clock tick of the last change.
+        await until(() => settled(fs.statSync(file)), 100);
         const first = stampOf(fs.statSync(file));
         expect(stampOf(fs.statSync(file))).toBe(first);
         const times = path.join(dir, 'times');
