@@ -108,8 +108,8 @@ export class NameList {
 
     /**
      * Chunk `c`'s coded bytes, kept or read from the file and checked. Perf: read without their
-     * CRC while the file keeps the stamp they checked out under (the CRC of the kernel's 27 MB of
-     * names took 24 ms a regex). `keep: false` (a pass over every chunk, which would push out
+     * CRC while the file keeps the stamp they checked out under (a regex over the kernel's names
+     * reads all 37 MB of them, each call). `keep: false` (a pass over every chunk, which would push out
      * all the others): not kept. @throws SymbolFileError when not the bytes checked at load.
      */
     #chunkBytes(c: number, keep = true): Buffer {
