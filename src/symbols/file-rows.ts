@@ -53,13 +53,13 @@ export class FileRows {
 
 /**
  * `length` bytes of the table's file at `position`, read synchronously, or `null` when they are
- * not all there or fail `crc` (the file changed on disk since it was loaded and checked).
- * @throws the read's system error.
+ * not all there or fail `crc` (the file changed on disk since it was loaded and checked; no CRC
+ * given: bytes the caller vouches for otherwise). @throws the read's system error.
  */
-export function readChecked(fh: fsp.FileHandle, position: number, length: number, crc: number): Buffer | null {
+export function readChecked(fh: fsp.FileHandle, position: number, length: number, crc: number | undefined): Buffer | null {
     const buf = Buffer.allocUnsafe(length);
     const read = length === 0 ? 0 : fs.readSync(fh.fd, buf, 0, length, position);
-    return read === length && crc32(buf) === crc ? buf : null;
+    return read === length && (crc === undefined || crc32(buf) === crc) ? buf : null;
 }
 
 /**

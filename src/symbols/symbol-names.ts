@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type fsp from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { BLOCK_NAMES, BLOCK_SHIFT, VarintReader } from './shared/symbol-codec.js';
@@ -5,11 +6,17 @@ import { decodeNameBlock, searchPiece, type NameBlock } from './shared/name-codi
 import { Turns } from '../engine/turns.js';
 import { readChecked } from './file-rows.js';
 import { anchoredPrefix, requiredWord } from './name-patterns.js';
+import { Lru, settled, stampOf } from './file-stamp.js';
 
 export { anchoredPrefix, requiredWord };
 
 /** Coded bytes of names read from the file at once, whole blocks (some 4,000 of the Linux tree's names). */
 const CHUNK_BYTES = 1 << 17;
+/**
+ * Coded chunks kept in memory, the last used first (some 30 of the Linux tree's 200): an exact
+ * name or an anchored start reads one or two again and again, a regex without either reads all.
+ */
+export const KEPT_BYTES = 4 << 20;
 /** Coded bytes sampled for how often each byte occurs (one in this many). */
 const SAMPLE_EVERY = 61;
 
@@ -27,8 +34,9 @@ export class SymbolFileError extends Error {}
  * decoded; other regexes decode every block.
  */
 export class NameList {
-    /** The last chunk read and the last block decoded: a call asks for names in order. */
-    #chunk: { c: number; bytes: Buffer } | null = null;
+    /** The chunks read last (and the very last, kept or not), and the last block decoded: a call asks for names in order. */
+    readonly #kept = new Lru<number, Buffer>(KEPT_BYTES, (b) => b.length);
+    #last: { c: number; bytes: Buffer } | null = null;
     #block: { b: number; names: NameBlock } | null = null;
 
     private constructor(
@@ -44,6 +52,10 @@ export class NameList {
         readonly chunkFirst: string[],
         /** How often each byte occurs in a sample of the coded names. */
         readonly freq: Uint32Array,
+        /** The table file's stamp when loaded (file-stamp.ts). */
+        readonly stamp: string,
+        /** Per chunk, 1 once its bytes checked out under that stamp, settled: read again without their CRC while the file keeps it. */
+        readonly verified: Uint8Array,
     ) {}
 
     get chunks(): number {
@@ -54,9 +66,10 @@ export class NameList {
      * The names of a table loaded from `fh` (their section at `at`), checked on their coded bytes
      * `coded` (held by the caller only while loading): `count` names of `bytes` bytes joined by
      * `\n`, each block's first name sharing nothing, no name sharing more than the one before
-     * holds. Yields between blocks. @throws RangeError when they do not.
+     * holds. Yields between blocks. `stamp`: the file's when loaded; `trusted`: whether the load
+     * checked every byte under it, settled. @throws RangeError when they do not.
      */
-    static async open(fh: fsp.FileHandle, at: number, coded: Uint8Array, count: number, bytes: number, turns: Turns): Promise<NameList> {
+    static async open(fh: fsp.FileHandle, at: number, coded: Uint8Array, count: number, bytes: number, turns: Turns, stamp = '', trusted = false): Promise<NameList> {
         const blocks = Math.ceil(count / BLOCK_NAMES);
         const blockAt = new Uint32Array(blocks + 1);
         const r = new VarintReader(coded);
@@ -90,28 +103,38 @@ export class NameList {
             if (turns.due) await turns.yield();
         }
         for (; sampled < coded.length; sampled += SAMPLE_EVERY) freq[coded[sampled]!]!++;
-        return new NameList(fh, at, count, blockAt, chunkBlock, chunkCrc, chunkFirst, freq);
+        return new NameList(fh, at, count, blockAt, chunkBlock, chunkCrc, chunkFirst, freq, stamp, new Uint8Array(firsts.length).fill(trusted ? 1 : 0));
     }
 
-    /** Chunk `c`'s coded bytes, read from the file and checked. @throws SymbolFileError when not the bytes checked at load. */
-    #chunkBytes(c: number): Buffer {
-        if (this.#chunk?.c === c) return this.#chunk.bytes;
+    /**
+     * Chunk `c`'s coded bytes, kept or read from the file and checked. Perf: read without their
+     * CRC while the file keeps the stamp they checked out under (a regex over the kernel's names
+     * reads all 37 MB of them, each call). `keep: false` (a pass over every chunk, which would push out
+     * all the others): not kept. @throws SymbolFileError when not the bytes checked at load.
+     */
+    #chunkBytes(c: number, keep = true): Buffer {
+        if (this.#last?.c === c) return this.#last.bytes;
+        const kept = this.#kept.get(c);
+        if (kept !== undefined) return kept;
         const [from, to] = [this.blockAt[this.chunkBlock[c]!]!, this.blockAt[this.chunkBlock[c + 1]!]!];
         let bytes: Buffer | null;
         try {
-            bytes = readChecked(this.fh, this.at + from, to - from, this.chunkCrc[c]!);
+            const now = Date.now();
+            const st = fs.fstatSync(this.fh.fd);
+            const same = this.stamp !== '' && stampOf(st) === this.stamp;
+            bytes = readChecked(this.fh, this.at + from, to - from, same && this.verified[c] === 1 ? undefined : this.chunkCrc[c]!);
+            if (bytes !== null && same && settled(st, now)) this.verified[c] = 1;
         } catch (err) {
             throw new SymbolFileError(`symbols file: names: ${err instanceof Error ? err.message : String(err)}`);
         }
         if (bytes === null) throw new SymbolFileError(`symbols file: names of chunk ${c} changed on disk`);
-        this.#chunk = { c, bytes };
+        if (keep) this.#kept.set(c, bytes);
+        this.#last = { c, bytes };
         return bytes;
     }
 
     /** The chunk holding block `b`. */
     #chunkOf(b: number): number {
-        const c = this.#chunk?.c;
-        if (c !== undefined && this.chunkBlock[c]! <= b && b < this.chunkBlock[c + 1]!) return c;
         return lastAtMost(this.chunkBlock, 0, this.chunks - 1, b);
     }
 
@@ -196,7 +219,7 @@ export class NameList {
         const needle = word === '' ? null : this.#needle(searchPiece(wordBytes));
         for (let c = 0; c < this.chunks; c++) {
             if (await halt()) return { names: out, stopped: true };
-            const bytes = this.#chunkBytes(c);
+            const bytes = this.#chunkBytes(c, false);
             const base = this.blockAt[this.chunkBlock[c]!]!;
             const [first, last] = [this.chunkBlock[c]!, this.chunkBlock[c + 1]! - 1];
             // Perf: with a word, only the blocks whose coded bytes hold its piece are decoded and tested.

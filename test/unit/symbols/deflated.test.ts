@@ -1,7 +1,7 @@
 /**
  * The symbol table's deflated units (a block's rows, a file's rows by file): read back as
  * written; a unit that does not inflate, inflates past its bound, or inflates to rows that do not
- * decode is refused (the table at load, a file's rows when read), even under a digest that checks.
+ * decode is refused (a block's rows on their first use, a file's rows when read), even under a digest that checks.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -61,8 +61,15 @@ describe('deflated units of the symbol table', () => {
         const l = layoutOf(readCounts(good.subarray(0, HEADER_BYTES)));
         const blockEnd = good.readUInt32LE(l.blockRows + 4);
         // The first block's rows: a count of 0 for its first name, deflated in their place.
+        // The load leaves a block's rows to their first use, which refuses them.
         fs.writeFileSync(file, replaced(good, l.rows, l.rows + blockEnd, deflateRawSync(Buffer.alloc(8))));
-        await expect(SymbolStore.load(file, 10)).rejects.toThrow(SymbolFileError);
+        const spoilt = await SymbolStore.load(file, 10);
+        try {
+            expect(() => spoilt.definitionsOf(0)).toThrow(SymbolFileError);
+            expect(() => spoilt.fileOf(0)).toThrow(SymbolFileError);
+        } finally {
+            await spoilt.close();
+        }
         // File 1's rows by file: bytes that do not inflate, under a CRC that checks.
         const [from, to] = [good.readUInt32LE(l.fileOff + 4), good.readUInt32LE(l.fileOff + 8)];
         const junk = Buffer.alloc(to - from, 0xff);

@@ -292,7 +292,6 @@ describe('the compact encoding', () => {
         }
         const wrong: [string, (b: Buffer) => void][] = [
             ['a name longer than counted', (b) => b.writeUInt32LE(readCounts(b).nameBytes - 1, SYMBOL_MAGIC.length + 32 + 4 * 5)],
-            ['a name count of 0', (b) => (b[l.rows] = 0)],
             ['blocks out of order', (b) => b.writeUInt32LE(0xffff, l.blockRows + 4)],
             ['the last block past the rows', (b) => b.writeUInt32LE(readCounts(b).defs + 1, l.blockSigs - 4)],
             ['checkpoints out of order', (b) => b.writeUInt32LE(0xffff, l.pointOff + 4 * 10)],
@@ -303,6 +302,24 @@ describe('the compact encoding', () => {
             spoil(bad);
             fs.writeFileSync(file, redigest(bad));
             await expect(SymbolStore.load(file, 100), what).rejects.toThrow(SymbolFileError);
+        }
+        // A block's rows its writer got wrong (here a name count of 0): the load leaves the blocks
+        // to their first use, which refuses them (the call then scans, and the table is made again).
+        for (const b of [0, 3]) {
+            const bad = Buffer.from(good);
+            bad[l.rows + rowsStart(good, l, b)] = 0;
+            fs.writeFileSync(file, redigest(bad));
+            const store = await SymbolStore.load(file, 100);
+            try {
+                const first = b * BLOCK_NAMES;
+                expect(() => store.definitionsOf(first), `block ${b}`).toThrow(SymbolFileError);
+                expect(() => store.nameAt(first), 'the names are not the rows').not.toThrow();
+                // Another block still reads.
+                expect(store.definitionsOf(b === 0 ? BLOCK_NAMES : 0)[1]).toBeGreaterThan(0);
+                expect(() => store.definitionsOf(first), 'refused again').toThrow(SymbolFileError);
+            } finally {
+                await store.close();
+            }
         }
         // Checkpoints as stored; bytes that do not decode give none (the file is parsed whole).
         fs.writeFileSync(file, good);
@@ -335,5 +352,8 @@ describe('the compact encoding', () => {
         }
     });
 });
+
+/** Where block `b`'s rows start in the rows' section (its blocks' starts, as stored). */
+const rowsStart = (file: Buffer, l: ReturnType<typeof layoutOf>, b: number): number => file.readUInt32LE(l.blockRows + 4 * b);
 
 const kindName = (code: number): string => [...KIND_CODES].find(([, c]) => c === code)![0];

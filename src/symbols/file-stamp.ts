@@ -1,0 +1,79 @@
+import type fs from 'node:fs';
+
+/**
+ * A file's stamp: device, inode, size and modification and change times, as `fstat` gives them.
+ * Every write to the file moves its change time, which no caller can set back; so bytes checked
+ * while a file had a stamp are still its bytes while it has the same stamp, provided the stamp
+ * was settled (see {@link settled}) when they were checked.
+ */
+export function stampOf(st: fs.Stats): string {
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+}
+
+/**
+ * Time past a file's last change before its stamp vouches for its bytes: a write within the same
+ * tick of the file system's clock as the change before it leaves the times as they were (coarse
+ * clocks tick every few milliseconds, some file systems keep whole seconds). Bytes checked
+ * sooner are checked again on each read until a check comes this long after the change.
+ */
+export const SETTLED_MS = 2000;
+
+/** Whether the stamp of `st`, taken at `now` (epoch ms), is old enough to vouch for bytes checked after it was taken. */
+export function settled(st: fs.Stats, now = Date.now()): boolean {
+    return now - Math.max(st.mtimeMs, st.ctimeMs) >= SETTLED_MS;
+}
+
+/**
+ * A bounded map from keys to values, the least recently used dropped first once the values'
+ * total weight passes `most`.
+ */
+export class Lru<K, V> {
+    readonly #map = new Map<K, { v: V; w: number }>();
+    #weight = 0;
+
+    constructor(
+        readonly most: number,
+        readonly weigh: (v: V) => number = () => 1,
+    ) {}
+
+    get size(): number {
+        return this.#map.size;
+    }
+
+    get weight(): number {
+        return this.#weight;
+    }
+
+    get(k: K): V | undefined {
+        const e = this.#map.get(k);
+        if (e === undefined) return undefined;
+        this.#map.delete(k);
+        this.#map.set(k, e);
+        return e.v;
+    }
+
+    set(k: K, v: V): void {
+        this.delete(k);
+        const w = this.weigh(v);
+        if (w > this.most) return;
+        this.#map.set(k, { v, w });
+        this.#weight += w;
+        for (const [old, e] of this.#map) {
+            if (this.#weight <= this.most) break;
+            this.#map.delete(old);
+            this.#weight -= e.w;
+        }
+    }
+
+    delete(k: K): void {
+        const e = this.#map.get(k);
+        if (e === undefined) return;
+        this.#map.delete(k);
+        this.#weight -= e.w;
+    }
+
+    clear(): void {
+        this.#map.clear();
+        this.#weight = 0;
+    }
+}
