@@ -122,7 +122,10 @@ export class NameList {
             const now = Date.now();
             const st = fs.fstatSync(this.fh.fd);
             const same = this.stamp !== '' && stampOf(st) === this.stamp;
-            bytes = readChecked(this.fh, this.at + from, to - from, same && this.verified[c] === 1 ? undefined : this.chunkCrc[c]!);
+            const unchecked = same && this.verified[c] === 1;
+            bytes = readChecked(this.fh, this.at + from, to - from, unchecked ? undefined : this.chunkCrc[c]!);
+            // A write while the bytes were read: the stamp moved, so they are checked after all.
+            if (bytes !== null && unchecked && stampOf(fs.fstatSync(this.fh.fd)) !== this.stamp && crc32(bytes) !== this.chunkCrc[c]) bytes = null;
             if (bytes !== null && same && settled(st, now)) this.verified[c] = 1;
         } catch (err) {
             throw new SymbolFileError(`symbols file: names: ${err instanceof Error ? err.message : String(err)}`);
