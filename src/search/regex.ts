@@ -12,26 +12,32 @@ export function escapeRegex(text: string): string {
     return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** An inline flag group (`(?i)`, `(?s)`, `(?i:…)`, `(?-i)`): other regex dialects have them, JavaScript's (before Node 23) has not. */
-const INLINE_FLAGS = /\(\?-?[a-zA-Z]+(?:-[a-zA-Z]+)?([):])/g;
+/** An inline flag group (`(?i)`, `(?s)`, `(?i:…)`, `(?-i)`), not escaped: other regex dialects have them, JavaScript's (before Node 23) has not. Groups: the flags on, those off, the end. */
+const INLINE_FLAGS = /(?<!\\)(?:\\\\)*\(\?([a-zA-Z]*)(?:-([a-zA-Z]+))?([):])/g;
 
 /**
  * For a pattern that failed to compile: a sentence saying that JavaScript regexes have no inline
- * flags, and the pattern without them when it compiles so (`''` when the pattern has none).
- * `caseInsensitive`: whether the tool already matches either case.
+ * flags (`''` when the pattern has none). `caseInsensitive`: whether the tool matches either case
+ * (the search tools, one line at a time: there `i`, `s` and `m` change nothing, and the pattern
+ * without them is given when it compiles so); else a name regex, case-sensitive.
  */
 export function inlineFlagsHint(pattern: string, caseInsensitive: boolean, flags: string): string {
-    const found = pattern.match(INLINE_FLAGS);
-    if (found === null) return '';
-    const without = pattern.replace(INLINE_FLAGS, (_all, end: string) => (end === ':' ? '(?:' : ''));
+    const found = [...pattern.matchAll(INLINE_FLAGS)].filter((m) => m[1] !== '' || m[2] !== undefined);
+    if (found.length === 0) return '';
+    const on = found.map((m) => m[1]!).join('');
+    const off = found.map((m) => m[2] ?? '').join('');
+    const lead = `JavaScript regular expressions have no inline flags such as ${JSON.stringify(found[0]![0].replace(/^(?:\\\\)+/, ''))}`;
+    if (!caseInsensitive) return `${lead}${on.includes('i') ? ': a name regex matches case-sensitively, so write a class such as [Aa] where either case may appear' : ''}.`;
+    if (off.includes('i')) return `${lead}: the search always matches either case.`;
+    if (off !== '' || /[^ism]/.test(on)) return `${lead}.`;
+    const without = pattern.replace(INLINE_FLAGS, (all: string, _on: string, _off: string | undefined, end: string) => `${all.slice(0, all.indexOf('(?'))}${end === ':' ? '(?:' : ''}`);
     let valid = without.length > 0;
     try {
         new RegExp(without, flags);
     } catch {
         valid = false;
     }
-    const how = caseInsensitive ? 'the search already matches either case, so leave the flag out' : 'a name regex matches case-sensitively, so write a class such as [Aa] where either case may appear';
-    return `JavaScript regular expressions have no inline flags such as ${JSON.stringify(found[0])}: ${how}${valid && caseInsensitive ? `: ${JSON.stringify(without)}` : ''}.`;
+    return `${lead}: the search matches either case, one line at a time, so leave the flag out${valid ? `: ${JSON.stringify(without)}` : ''}.`;
 }
 
 /** Syntax only Unicode mode understands (`\p{L}`, `\u{1F600}`); without `u` they would silently mean something else. */

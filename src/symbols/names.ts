@@ -33,18 +33,30 @@ export function nameQuery(name: string, regex: boolean, tool: string): NameQuery
         if (mayBacktrack(compilePattern(name))) {
             throw errors.invalidArgument(tool, `name ${JSON.stringify(name)} may backtrack without bound (a repeated group holding a quantifier or an alternation, or a backreference): write it without one.`);
         }
-        return { word: undefined, regex: re, matches: (d) => re.test(d.name), contentPattern: name.replace(/^\^/, '\\b').replace(/(?<!\\)\$$/, '\\b') };
+        // The anchors become word edges where the name's edge is an ASCII word character (`\b` knows no other); elsewhere none.
+        const start = name.startsWith('^') ? name.slice(1) : null;
+        let body = start ?? name;
+        const end = /(?<!\\)\$$/.test(body);
+        if (end) body = body.slice(0, -1);
+        const contentPattern = `${start !== null ? edgeOf(body[0]) : ''}${body}${end && body.at(-2) !== '\\' ? edgeOf(body.at(-1)) : ''}`;
+        return { word: undefined, regex: re, matches: (d) => re.test(d.name), contentPattern };
     }
-    const parts = name.split(/::|\/|\./).filter((p) => p.length > 0);
+    // A leading `::` is C++'s global namespace; any other empty part (`a..b`, `.b`, `A/`) is a mistake.
+    const parts = name.replace(/^::/, '').split(/::|\/|\./);
     const last = parts.pop();
-    if (last === undefined || !/^[\p{L}\p{N}_$~]+$/u.test(last)) {
-        throw errors.invalidArgument(tool, `name ${JSON.stringify(name)} is not an identifier or a name path such as "Class/method" (use regex: true for a pattern).`);
+    if (last === undefined || parts.some((p) => p.length === 0) || !/^[\p{L}\p{N}_$~]+$/u.test(last)) {
+        throw errors.invalidArgument(tool, `name ${JSON.stringify(name)} is not an identifier or a name path such as "Class/method"${tool === 'find_symbol' ? ' (use regex: true for a pattern)' : ''}.`);
     }
     return {
         word: last,
         matches: (d) => d.name === last && endsWith(d.container, parts),
-        contentPattern: `\\b${last.replace(/[$]/g, '\\$&')}\\b`,
+        contentPattern: `${edgeOf(last[0])}${last.replace(/[$]/g, '\\$&')}${edgeOf(last.at(-1))}`,
     };
+}
+
+/** `\b` before or after a name whose edge is `ch`, when it is an ASCII word character; else nothing (more files searched, none missed: the parse decides). */
+function edgeOf(ch: string | undefined): string {
+    return ch !== undefined && /^[A-Za-z0-9_]$/.test(ch) ? '\\b' : '';
 }
 
 /** `container.name`, as tools print a definition. */

@@ -78,6 +78,22 @@ describe('code navigation tools', () => {
         expect((await one(p.tool('find_references'), { name: 'no_such_name' })).result).toBe('No references to "no_such_name" found in .');
     });
 
+    it('finds names that begin or end with a letter outside ASCII, and C++ destructors, without the index', async () => {
+        const root = tempDir('lcf-nav-unicode-');
+        writeTree(root, {
+            'a.ts': 'export function café() { return 1 }\nexport const x = café();\nexport function éclair() { return naïve(); }\nfunction naïve() { return 2 }\n',
+            'b.py': 'def Ñame():\n    return 1\n\nÑame()\n',
+            'c.cpp': 'class Widget {\npublic:\n    ~Widget();\n};\nWidget::~Widget() {}\n',
+        });
+        const p = makePackage(root, { packageOptions: { navigation: true } });
+        expect((await one(p.tool('find_symbol'), { name: 'café' })).result).toBe('a.ts:1: function café — export function café() { return 1 }');
+        expect((await one(p.tool('find_symbol'), { name: 'éclair' })).result).toBe('a.ts:3: function éclair — export function éclair() { return naïve(); }');
+        expect((await one(p.tool('find_symbol'), { name: 'Ñame' })).result).toBe('b.py:1: function Ñame — def Ñame():');
+        expect((await one(p.tool('find_symbol'), { name: 'é.*r$', regex: true })).result).toContain('a.ts:3: function éclair');
+        expect((await one(p.tool('find_references'), { name: 'café' })).result.split('\n')).toEqual(['a.ts:1: [function café] export function café() { return 1 }', 'a.ts:2: [variable x] export const x = café();']);
+        expect((await one(p.tool('find_symbol'), { name: '~Widget' })).result).toContain('c.cpp:');
+    });
+
     it('find_references with a name path lists the name\'s uses and says that the container is not checked', async () => {
         const p = project();
         const plain = (await one(p.tool('find_references'), { name: 'util_add' })).result;
@@ -202,6 +218,12 @@ describe('code navigation tools', () => {
             ['find_symbol', { name: '(a|aa)*b', regex: true }, 'invalid_argument', /may backtrack without bound \(.*an alternation/],
             ['find_symbol', { name: '(x)\\1', regex: true }, 'invalid_argument', /may backtrack without bound \(.*a backreference\)/],
             ['find_symbol', { name: '(', regex: true }, 'invalid_argument', /not a valid regex/],
+            ['find_symbol', { name: '(?s)kvm_', regex: true }, 'invalid_argument', /Invalid group\. JavaScript regular expressions have no inline flags such as "\(\?s\)"\.$/],
+            ['find_references', { name: '::' }, 'invalid_argument', /^Invalid arguments for find_references: name "::" is not an identifier or a name path such as "Class\/method"\.$/],
+            ['read_symbol', { path: 'web/engine.ts', name: 'Engine.' }, 'invalid_argument', /name "Engine\." is not an identifier or a name path such as "Class\/method"\.$/],
+            ['find_symbol', { name: 'a..b' }, 'invalid_argument', /name "a\.\.b" is not an identifier or a name path such as "Class\/method" \(use regex: true for a pattern\)\.$/],
+            ['find_references', { name: '.util_add' }, 'invalid_argument', /name "\.util_add" is not an identifier/],
+            ['find_references', { name: 'Engine/' }, 'invalid_argument', /name "Engine\/" is not an identifier/],
             ['find_symbol', { name: '(?i)kvm_', regex: true }, 'invalid_argument', /not a valid regex: .*Invalid group\. JavaScript regular expressions have no inline flags such as "\(\?i\)": a name regex matches case-sensitively, so write a class such as \[Aa\] where either case may appear\.$/],
             ['find_symbol', { name: 'a'.repeat(5000) }, 'invalid_argument', /name is 5,000 characters long, above the limit of 4,096/],
             ['find_references', { name: 'a'.repeat(5000) }, 'invalid_argument', /name is 5,000 characters long, above the limit of 4,096/],

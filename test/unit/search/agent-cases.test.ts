@@ -48,7 +48,7 @@ describe('search_entries literal mode', () => {
         expect(r.status).toBe('error');
         expect(r.result).toBe(
             'Invalid arguments for search_entries: content_pattern is not a valid JavaScript regular expression: Invalid regular expression: /(?i)FOO\\(/i: Invalid group. ' +
-                'JavaScript regular expressions have no inline flags such as "(?i)": the search already matches either case, so leave the flag out: "FOO\\\\(". ' +
+                'JavaScript regular expressions have no inline flags such as "(?i)": the search matches either case, one line at a time, so leave the flag out: "FOO\\\\(". ' +
                 'To search for the text as written, set literal: true, or escape the special characters with a backslash: "\\\\(\\\\?i\\\\)FOO\\\\\\\\\\\\(".',
         );
         // The pattern it gives runs as it says; a scoped group (?s:…) becomes (?:…).
@@ -56,8 +56,15 @@ describe('search_entries literal mode', () => {
         expect((await search(fx, { name_pattern: '(?s:B)\\.txt' })).result).toContain('leave the flag out: "(?:B)\\\\.txt"');
         // No sentence when the pattern has no flag group, or when leaving it out still leaves an invalid pattern.
         expect((await search(fx, { content_pattern: '(?<n>x' })).result).not.toContain('inline flags');
+        // Flags that change what matches get no pattern: (?x) drops the spaces, (?-i) asks for a case the search does not have.
+        expect((await search(fx, { content_pattern: '(?x)fo o(' })).result).toContain('no inline flags such as "(?x)". To search');
+        expect((await search(fx, { content_pattern: '(?ix)fo o(' })).result).toContain('no inline flags such as "(?ix)". To search');
+        expect((await search(fx, { content_pattern: '(?-i)Foo(' })).result).toContain('no inline flags such as "(?-i)": the search always matches either case. To search');
+        // An escaped parenthesis is no flag group; an escaped backslash before one is.
+        expect((await search(fx, { content_pattern: '\\(?i)' })).result).not.toContain('inline flags');
+        expect((await search(fx, { content_pattern: '\\\\(?i)x' })).result).toContain('no inline flags such as "(?i)"');
         const both = await search(fx, { content_pattern: '(?i)foo(' });
-        expect(both.result).toContain('no inline flags such as "(?i)": the search already matches either case, so leave the flag out. To search');
+        expect(both.result).toContain('no inline flags such as "(?i)": the search matches either case, one line at a time, so leave the flag out. To search');
     });
 
     it('suggests literal mode when a regex with special characters finds nothing', async () => {
