@@ -91,6 +91,7 @@ export class SearchIndex implements SearchBackend {
     readonly #maxFileSize: number;
     readonly #trees = new Map<string, TreeIndex>();
     readonly #stateListeners = new Set<(status: IndexStatus) => void>();
+    readonly #refused = new Map<string, IndexStatus>();
     #closed = false;
     readonly #engine: Pick<SearchingEngine, 'workerNice' | 'active'> | undefined;
 
@@ -115,7 +116,10 @@ export class SearchIndex implements SearchBackend {
         for (const t of this.#trees.values()) if (isInside(rootReal, t.root) && sameSet(t.skipDirs, skipDirs)) return t;
         const root = accessRoots?.find((r) => isInside(rootReal, r)) ?? rootReal;
         // Private: never inside the searched tree (and never indexing the index).
-        if (isInside(this.dir, root) || isInside(root, this.dir)) return null;
+        if (isInside(this.dir, root) || isInside(root, this.dir)) {
+            this.#refuse(root);
+            return null;
+        }
         const key = createHash('sha256').update(`${root}\0${[...skipDirs].sort().join('/')}\0${this.#maxFileSize}`).digest('hex').slice(0, 24);
         const tree = new TreeIndex(root, {
             dir: path.join(this.dir, key),
@@ -151,6 +155,15 @@ export class SearchIndex implements SearchBackend {
         return tree === null ? null : tree.plan(search, rootReal);
     }
 
+    /** A tree never indexed since it holds the index directory or lies in it: reported once as failed (status, state listeners), its searches scan. */
+    #refuse(root: string): void {
+        if (this.#refused.has(root)) return;
+        const why = isInside(this.dir, root) ? `the index directory ${this.dir} is inside the tree` : `the tree is inside the index directory ${this.dir}`;
+        const status: IndexStatus = { root, state: 'failed', filesDone: 0, filesTotal: 0, entries: 0, textBytes: 0, diskBytes: 0, segments: 0, dirty: 0, error: `${why}; an index never indexes itself: set LLM_CHAT_FS_INDEX_DIR or the option dir to a folder outside the tree` };
+        this.#refused.set(root, status);
+        for (const listener of this.#stateListeners) listener(status);
+    }
+
     /** A tool's write: every index holding the path notes it as changed. */
     write(event: WriteEvent): void {
         this.touch(event.path);
@@ -176,7 +189,7 @@ export class SearchIndex implements SearchBackend {
 
     /** Status of every tree index. */
     status(): IndexStatus[] {
-        return [...this.#trees.values()].map((t) => t.status());
+        return [...[...this.#trees.values()].map((t) => t.status()), ...this.#refused.values()];
     }
 
     /** The tree indexes (for waiting on builds and events). */

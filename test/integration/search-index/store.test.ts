@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { AccessType, FileToolPackage, Workspace } from '../../../src/index.js';
 import { DEFAULT_SKIP_DIRS } from '../../../src/internals.js';
 import { SegmentReader } from '../../../src/search-index/shared/segment.js';
+import type { IndexStatus } from '../../../src/search-index/status.js';
 import { gramsOf } from '../../../src/search/shared/fold.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
 import { call, closeAfterTest, FILES, pair, pkgOf, same } from '../../support/index-pair.js';
@@ -31,9 +32,22 @@ describe('search index storage', () => {
         const root = tempDir('lcf-tree-');
         writeTree(root, { 'a.txt': 'alphaBeta\n' });
         const pkg = pkgOf(root, { dir: path.join(root, '.cache-index') });
+        const states: IndexStatus[] = [];
+        pkg.searchIndex!.onState((s) => states.push(s));
         expect(await pkg.searchIndex!.warm(root, DEFAULT_SKIP_DIRS, [root])).toBeNull();
         expect(await call(pkg, 'search_entries', { content_pattern: 'alphaBeta' })).toBe('success: a.txt:1: alphaBeta');
         expect(fs.existsSync(path.join(root, '.cache-index'))).toBe(false);
+        // Said once, as a failed index is: the status and the state listeners name the folder and why.
+        const why = `the index directory ${path.join(root, '.cache-index')} is inside the tree; an index never indexes itself: set LLM_CHAT_FS_INDEX_DIR or the option dir to a folder outside the tree`;
+        expect(pkg.searchIndex!.status()).toEqual([expect.objectContaining({ root, state: 'failed', error: why })]);
+        expect(states).toEqual([expect.objectContaining({ root, state: 'failed', error: why })]);
+        // A tree inside the index directory likewise.
+        const outer = tempDir('lcf-index-outer-');
+        const inner = path.join(outer, 'tree');
+        writeTree(inner, { 'b.txt': 'gammaDelta\n' });
+        const nested = pkgOf(inner, { dir: outer });
+        expect(await nested.searchIndex!.warm(inner, DEFAULT_SKIP_DIRS, [inner])).toBeNull();
+        expect(nested.searchIndex!.status()).toEqual([expect.objectContaining({ root: inner, state: 'failed', error: expect.stringContaining(`the tree is inside the index directory ${outer}`) })]);
     });
 
 
