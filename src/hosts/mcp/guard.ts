@@ -115,7 +115,7 @@ function paramsProblem(request: JSONRPCRequest, schema: (typeof SCHEMAS)[keyof t
         const args = params.arguments;
         if (typeof args !== 'object' || args === null || Array.isArray(args)) {
             const tool = typeof params.name === 'string' ? `${params.name}'s` : "the tool's";
-            return `Invalid params: \`arguments\` must be an object of ${tool} arguments by name, such as {"path": "."}; got ${kindOf(args)}.`;
+            return `Invalid params: \`arguments\` must be an object of ${tool} arguments by name, as its inputSchema in tools/list describes them; got ${kindOf(args)}.`;
         }
     }
     const parsed = schema.safeParse(request);

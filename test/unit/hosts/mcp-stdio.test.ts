@@ -151,6 +151,20 @@ describe('the request guard of createMcpServer', () => {
         await server.close();
     });
 
+    it('says that arguments must be an object of the tool\'s arguments, naming no parameter another tool has', async () => {
+        const fx = makePackage(tempDir());
+        const [a, b] = InMemoryTransport.createLinkedPair();
+        const server = createMcpServer(fx.pkg, { requireInitialize: false });
+        await server.connect(a);
+        const got: JSONRPCMessage[] = [];
+        b.onmessage = (m) => got.push(m);
+        await b.start();
+        await b.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'read_file', arguments: [1] } });
+        await expect.poll(() => got.length).toBe(1);
+        expect(got[0]).toMatchObject({ id: 1, error: { code: -32602, message: "Invalid params: `arguments` must be an object of read_file's arguments by name, as its inputSchema in tools/list describes them; got an array." } });
+        await server.close();
+    });
+
     it('refuses a request before initialize by default, and serves after it', async () => {
         const fx = makePackage(tempDir());
         const [a, b] = InMemoryTransport.createLinkedPair();
