@@ -33,7 +33,7 @@ export function createDispatcher(pkg: FileToolPackage): Dispatcher {
             // Inside the try: a host passing something other than a string gets an error result too.
             args = argsJson === null || argsJson === undefined || argsJson.trim() === '' ? {} : JSON.parse(argsJson);
         } catch (err) {
-            return failedCall(`Invalid arguments for ${name}: not valid JSON (${(err as Error).message}). Send a JSON object such as {"path": "."}.`, 'invalid_argument');
+            return failedCall(`Invalid arguments for ${name}: not valid JSON (${(err as Error).message}). Send a JSON object of the tool's arguments by name, as its schema describes them.`, 'invalid_argument');
         }
         if (typeof args !== 'object' || args === null || Array.isArray(args)) {
             return failedCall(`Invalid arguments for ${name}: expected a JSON object, got ${Array.isArray(args) ? 'an array' : JSON.stringify(args)}.`, 'invalid_argument');

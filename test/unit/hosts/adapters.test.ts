@@ -65,6 +65,8 @@ describe('createDispatcher', () => {
         const dispatch = createDispatcher(pkg);
         const [badJson] = await dispatch('read_file', '{"paths": [');
         expect(badJson).toMatchObject({ status: 'error', result: expect.stringMatching(/not valid JSON/) });
+        // No example parameter that read_file does not have.
+        expect(badJson!.result).toMatch(/Send a JSON object of the tool's arguments by name, as its schema describes them\.$/);
         const [array] = await dispatch('read_file', '["notes.txt"]');
         expect(array).toMatchObject({ status: 'error', result: expect.stringMatching(/expected a JSON object/) });
         const [unknown] = await dispatch('rm_rf', '{}');
