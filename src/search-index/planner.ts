@@ -34,6 +34,7 @@
 import { analyzeRequired, bound, MAX_GRAMS, type Required } from '../search/shared/pattern-analysis.js';
 import type { AndOr } from '../search/shared/required.js';
 import { gramAt } from '../search/shared/fold.js';
+import { Lru } from '../search/shared/lru.js';
 
 export { distinctGrams, foldCodePoint, foldForIndex, forEachGram, formatGram, gramsOf } from '../search/shared/fold.js';
 
@@ -103,11 +104,6 @@ export function planQuery(pattern: string, flags: 'i' | 'iu'): NgramQuery {
     let q = planned.get(key);
     if (q === undefined) {
         q = freeze(gramsOfRequired(bound(analyzeRequired(pattern, flags).required, MAX_QUERY_GRAMS)));
-        if (planned.size >= PLANNED_MAX) planned.delete(planned.keys().next().value!);
-        planned.set(key, q);
-    } else {
-        // Most recently used last.
-        planned.delete(key);
         planned.set(key, q);
     }
     return q;
@@ -118,7 +114,7 @@ export function planQuery(pattern: string, flags: 'i' | 'iu'): NgramQuery {
  * depends on its pattern and flags alone. Perf: parsing and analysing a pattern takes about 1 ms
  * of a selective search's 10 ms plan on the Linux tree, and agents search the same patterns again.
  */
-const planned = new Map<string, NgramQuery>();
+const planned = new Lru<string, NgramQuery>(256);
 
 function freeze(q: NgramQuery): NgramQuery {
     if (q.op === 'and' || q.op === 'or') {
@@ -128,7 +124,6 @@ function freeze(q: NgramQuery): NgramQuery {
     if (q.op === 'seq') Object.freeze(q.grams);
     return Object.freeze(q);
 }
-const PLANNED_MAX = 256;
 
 // ---------------------------------------------------------------------------------------------
 // Evaluation

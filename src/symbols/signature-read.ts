@@ -3,7 +3,8 @@ import fsp from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { BY_FILE, SIG_NONE, type SigPlace } from './shared/symbol-codec.js';
 import { signatureCheck, signatureText } from './shared/signature.js';
-import { Lru, settled, stampOf } from './file-stamp.js';
+import { Lru } from '../search/shared/lru.js';
+import { settled, stampOf } from './file-stamp.js';
 
 /**
  * Files whose bytes gave the CRC-32 their checkpoints hold, by real path: the stamp they had

@@ -6,7 +6,8 @@ import { decodeNameBlock, searchPiece, type NameBlock } from './shared/name-codi
 import { Turns } from '../engine/turns.js';
 import { readChecked } from './file-rows.js';
 import { anchoredPrefix, requiredWord } from './name-patterns.js';
-import { Lru, settled, stampOf } from './file-stamp.js';
+import { Lru } from '../search/shared/lru.js';
+import { settled, stampOf } from './file-stamp.js';
 
 export { anchoredPrefix, requiredWord };
 

@@ -1,3 +1,4 @@
+import { Lru } from './lru.js';
 import { analyzeRequired, asciiExact, type Required } from './pattern-analysis.js';
 
 /**
@@ -40,10 +41,8 @@ export function analyzePattern(source: string, flags: string): PatternAnalysis {
     if (out === undefined) {
         const a = analyzeRequired(source, flags);
         out = frozen({ query: simplify(asciiQuery(a.required)), lineLocal: a.lineLocal });
-        if (analyzed.size >= ANALYZED_MAX) analyzed.delete(analyzed.keys().next().value!);
-    } else analyzed.delete(key);
-    // Most recently used last.
-    analyzed.set(key, out);
+        analyzed.set(key, out);
+    }
     return out;
 }
 
@@ -52,8 +51,7 @@ export function analyzePattern(source: string, flags: string): PatternAnalysis {
  * pool thread compiles each search's pattern anew; a pattern searched again (the next page, the
  * same search in another directory) skips its parse, as the index's planner does (planner.ts).
  */
-const analyzed = new Map<string, PatternAnalysis>();
-const ANALYZED_MAX = 32;
+const analyzed = new Lru<string, PatternAnalysis>(32);
 
 function frozen<T extends object>(o: T): T {
     for (const v of Object.values(o)) if (typeof v === 'object' && v !== null) frozen(v as object);

@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Lru, SETTLED_MS, settled, stampOf } from '../../../src/symbols/file-stamp.js';
+import { Lru } from '../../../src/search/shared/lru.js';
+import { SETTLED_MS, settled, stampOf } from '../../../src/symbols/file-stamp.js';
 import { tempDir, until } from '../../support/helpers.js';
 
 describe('file stamps', () => {
