@@ -8,7 +8,8 @@ import { scratchIds, scratchMasks } from '../../src/search-index/shared/posting-
 import { BLOCKED, checkedBody, entryLength, frameList, storedLength } from '../../src/search-index/shared/posting-list.js';
 import { DICT_BLOCK, DICT_ENTRY, SEG_HEADER, segmentHeader, SegmentReader } from '../../src/search-index/shared/segment.js';
 import { takeBackground } from '../pool/background.js';
-import { DictOut, writeAll, Writer } from './merge-output.js';
+import { writeAll } from '../../src/fs/shared/write-all.js';
+import { DictOut, Writer } from './merge-output.js';
 
 /**
  * The merge of a generation's segment files (consecutive id ranges) into one segment file of the

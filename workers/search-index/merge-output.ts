@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { writeAll } from '../../src/fs/shared/write-all.js';
 import { DictBlocks } from '../../src/search-index/shared/dict-blocks.js';
 
 /**
@@ -8,11 +8,6 @@ import { DictBlocks } from '../../src/search-index/shared/dict-blocks.js';
 
 /** Bytes of output written at once. */
 const WRITE_CHUNK = 1 << 20;
-
-/** `bytes` written whole at `pos`. */
-export function writeAll(fd: number, bytes: Uint8Array, pos: number): void {
-    for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done, pos + done);
-}
 
 /** Sequential writes at a file position, in chunks. */
 export class Writer {

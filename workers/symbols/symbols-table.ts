@@ -10,7 +10,8 @@ import { takeTaskPriority } from '../pool/background.js';
 import { runSymbolsTask } from './symbols.js';
 import { STREAMED, TableEncoder, type Streamed } from './table-encode.js';
 import { encodePoints } from '../../src/symbols/shared/checkpoint-codec.js';
-import { ColumnWriter, copyInto, LineReader, writeAll, WRITE_FLAGS } from './table-io.js';
+import { writeAll } from '../../src/fs/shared/write-all.js';
+import { ColumnWriter, copyInto, LineReader, WRITE_FLAGS } from './table-io.js';
 
 /** Files parsed per call of the `symbols` operation (its outcomes are then encoded and let go). */
 const BATCH = 64;

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { writeAll } from '../../src/fs/shared/write-all.js';
 
 /**
  * Streams of the symbol table's merge: part files read a line at a time and output columns
@@ -132,10 +133,6 @@ export class ColumnWriter {
     close(): void {
         fs.closeSync(this.#fd);
     }
-}
-
-export function writeAll(fd: number, bytes: Uint8Array, position?: number): void {
-    for (let at = 0; at < bytes.length; ) at += fs.writeSync(fd, bytes, at, bytes.length - at, position === undefined ? null : position + at);
 }
 
 /** Copies the file `from` to `fd`'s current end, every byte also given to `seen`. */

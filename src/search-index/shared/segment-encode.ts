@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { MASK_BYTES, putPostings } from './posting-codec.js';
 import { entryLength, frameList } from './posting-list.js';
+import { writeAll } from '../../fs/shared/write-all.js';
 import { DictBlocks } from './dict-blocks.js';
 import { DICT_BLOCK, DICT_ENTRY, SEG_HEADER, segmentHeader } from './segment.js';
 
@@ -96,9 +97,7 @@ export function encodeSegment(keys: Uint32Array, starts: Uint32Array, ids: Uint1
 export function writeSegment(file: string, keys: Uint32Array, starts: Uint32Array, ids: Uint16Array | Uint32Array, masks: Uint16Array, firstId: number, fileCount: number): number {
     const fd = fs.openSync(file, 'wx', 0o600);
     try {
-        const sink: SegmentSink = (bytes, pos) => {
-            for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done, pos + done);
-        };
+        const sink: SegmentSink = (bytes, pos) => writeAll(fd, bytes, pos);
         const length = encodeSegmentTo(sink, keys, starts, ids, masks, firstId, fileCount);
         fs.closeSync(fd);
         return length;
