@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import type { FileSymbols } from './shared/types.js';
+import { stampOf } from './file-stamp.js';
 
 /** Definitions kept at most per engine: about 25 MB, the definitions of some 2,000 large source files. */
 const MAX_DEFINITIONS = 100_000;
@@ -48,7 +49,7 @@ export class SymbolCache {
     static async stampOf(real: string): Promise<string | null> {
         const st = await fs.lstat(real, { bigint: true }).catch(() => null);
         if (st === null || !st.isFile()) return null;
-        return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+        return stampOf(st);
     }
 
     /** The size in bytes a stamp of {@link stampOf} records; 0 for none. */

@@ -6,8 +6,10 @@ import type fs from 'node:fs';
  * while a file had a stamp are still its bytes while it has the same stamp, provided the stamp
  * was settled (see {@link settled}) when they were checked.
  */
-export function stampOf(st: fs.Stats): string {
-    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+export function stampOf(st: fs.Stats | fs.BigIntStats): string {
+    // Nanoseconds where the stat has them (`{ bigint: true }`).
+    const [m, c] = 'mtimeNs' in st ? [st.mtimeNs, st.ctimeNs] : [st.mtimeMs, st.ctimeMs];
+    return `${st.dev}:${st.ino}:${st.size}:${m}:${c}`;
 }
 
 /**
