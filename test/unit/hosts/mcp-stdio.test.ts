@@ -136,15 +136,21 @@ describe('IdScanner', () => {
     });
 });
 
+/** A server on a fresh package, and the client end of an in-memory transport to it with the messages it got. */
+async function rawSession(options?: Parameters<typeof createMcpServer>[1]) {
+    const fx = makePackage(tempDir());
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const server = createMcpServer(fx.pkg, options);
+    await server.connect(a);
+    const got: JSONRPCMessage[] = [];
+    b.onmessage = (m) => got.push(m);
+    await b.start();
+    return { fx, server, b, got };
+}
+
 describe('the request guard of createMcpServer', () => {
     it('lets requests through before initialize when told to (a transport without sessions)', async () => {
-        const fx = makePackage(tempDir());
-        const [a, b] = InMemoryTransport.createLinkedPair();
-        const server = createMcpServer(fx.pkg, { requireInitialize: false });
-        await server.connect(a);
-        const got: JSONRPCMessage[] = [];
-        b.onmessage = (m) => got.push(m);
-        await b.start();
+        const { server, b, got } = await rawSession({ requireInitialize: false });
         await b.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
         await expect.poll(() => got.length).toBe(1);
         expect(got[0]).toMatchObject({ id: 1, result: { tools: expect.any(Array) } });
@@ -152,13 +158,7 @@ describe('the request guard of createMcpServer', () => {
     });
 
     it('says that arguments must be an object of the tool\'s arguments, naming no parameter another tool has', async () => {
-        const fx = makePackage(tempDir());
-        const [a, b] = InMemoryTransport.createLinkedPair();
-        const server = createMcpServer(fx.pkg, { requireInitialize: false });
-        await server.connect(a);
-        const got: JSONRPCMessage[] = [];
-        b.onmessage = (m) => got.push(m);
-        await b.start();
+        const { server, b, got } = await rawSession({ requireInitialize: false });
         await b.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'read_file', arguments: [1] } });
         await expect.poll(() => got.length).toBe(1);
         expect(got[0]).toMatchObject({ id: 1, error: { code: -32602, message: "Invalid params: `arguments` must be an object of read_file's arguments by name, as its inputSchema in tools/list describes them; got an array." } });
@@ -166,13 +166,7 @@ describe('the request guard of createMcpServer', () => {
     });
 
     it('refuses a request before initialize by default, and serves after it', async () => {
-        const fx = makePackage(tempDir());
-        const [a, b] = InMemoryTransport.createLinkedPair();
-        const server = createMcpServer(fx.pkg);
-        await server.connect(a);
-        const got: JSONRPCMessage[] = [];
-        b.onmessage = (m) => got.push(m);
-        await b.start();
+        const { fx, b, got } = await rawSession();
         await b.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
         await expect.poll(() => got.length).toBe(1);
         expect(got[0]).toMatchObject({ id: 1, error: { code: -32600, message: expect.stringMatching(/initialize/) } });
