@@ -39,7 +39,7 @@ export interface SearchIndexOptions {
     /**
      * With code navigation on, make a symbol table per generation and answer `find_symbol` from it
      * (docs/search-index.md, "The symbol table"). Default `LLM_CHAT_FS_INDEX_SYMBOLS` (off when
-     * unset): on the Linux tree its build holds about 800 MB for a while.
+     * unset): on the Linux tree its build adds about 300 MB to the process while it runs.
      */
     symbols?: boolean;
 }

@@ -2,6 +2,7 @@ import { errors } from '../errors/shared/errors.js';
 import { needsStat } from './shared/entry-policy.js';
 import { ancestorIgnores, compileGlobs, globList } from './shared/filters.js';
 import type { PreparedSearch } from './shared/protocol.js';
+import { globHint } from './glob-hint.js';
 import { compilePattern, escapeRegex, inlineFlagsHint, type PatternSpec } from './regex.js';
 import type { SearchRequest, SearchRoot } from './shared/types.js';
 
@@ -87,6 +88,7 @@ function patternOf(req: SearchRequest, option: 'namePattern' | 'contentPattern',
             tool,
             `${paramOf(option)} is not a valid JavaScript regular expression: ${err instanceof Error ? err.message : String(err)}. ` +
                 withSpace(inlineFlagsHint(pattern, true, 'i')) +
+                withSpace(globHint(option === 'namePattern' ? 'name_pattern' : 'content_pattern', pattern, false)) +
                 `To search for the text as written, set literal: true, or escape the special characters with a backslash: ${JSON.stringify(escapeRegex(pattern))}.`,
         );
     }

@@ -1,3 +1,4 @@
+import { globHint } from '../search/glob-hint.js';
 import { escapeRegex } from '../search/regex.js';
 
 /**
@@ -40,6 +41,8 @@ export function patternNotes(
                     ? `[content_pattern contains a line break, but contents are matched one line at a time, so no match can span lines. Search for one line of the text (context_lines shows its neighbours), then read_file the lines around a hit.]`
                     : `[name_pattern contains a line break; names are matched one at a time and rarely contain one.]`,
             );
+        } else if (param === 'name_pattern' && args.literal !== true && globHint(param, p, true) !== '') {
+            notes.push(`[${globHint(param, p, true)}]`);
         } else if (!found && args.literal !== true && !(param === 'name_pattern' && namesMatched) && SYNTAX_IN_TEXT.test(p)) {
             notes.push(`[${param} is a regular expression, in which characters such as [ ] ( ) $ ^ * + ? | have special meanings. To search for the text as written, set literal: true.]`);
         }

@@ -81,6 +81,64 @@ describe('search_entries literal mode', () => {
     });
 });
 
+describe('search_entries given a glob for a pattern', () => {
+    function globTree(): string {
+        const dir = tempDir('lcf-agent-glob-');
+        writeTree(dir, { 'a.txt': 'TODO one\n', 'b.js': 'x\n', 'test_a.py': 'y\n', 'test.py': 'z\n', 'src/c.txt': 'TODO two\n' });
+        return dir;
+    }
+
+    it('says a name_pattern that cannot compile is a regex, not a glob, and gives the regex and the include glob', async () => {
+        const fx = makePackage(globTree());
+        const r = await search(fx, { name_pattern: '*.txt' });
+        expect(r.status).toBe('error');
+        expect(r.result).toBe(
+            'Invalid arguments for search_entries: name_pattern is not a valid JavaScript regular expression: Invalid regular expression: /*.txt/i: Nothing to repeat. ' +
+                'name_pattern is a regular expression matched against each name, not a glob: for the glob "*.txt" write "\\\\.txt$", or pass the glob as include: "*.txt". ' +
+                'To search for the text as written, set literal: true, or escape the special characters with a backslash: "\\\\*\\\\.txt".',
+        );
+        // Both suggestions find what the glob means.
+        expect((await search(fx, { name_pattern: '\\.txt$' })).result.split('\n')).toEqual(['a.txt', 'src/c.txt']);
+        expect((await search(fx, { include: '*.txt' })).result.split('\n')).toEqual(['a.txt', 'src/c.txt']);
+        // Braces, a class with "!", "?" and a glob that is all stars.
+        expect((await search(fx, { name_pattern: '*.{js,txt}' })).result).toContain('for the glob "*.{js,txt}" write "\\\\.(?:js|txt)$"');
+        expect((await search(fx, { name_pattern: '*.[!t]?' })).result).toContain('write "\\\\.[^t].$"');
+        expect((await search(fx, { name_pattern: '*' })).result).toContain('for the glob "*" write ".",');
+        // A glob with a slash matches paths: only include can take it.
+        expect((await search(fx, { name_pattern: '**/*.txt' })).result).toContain(
+            'name_pattern is a regular expression matched against each name, not a glob: pass the glob as include: "**/*.txt" (a glob with "/" matches the path relative to path). ',
+        );
+    });
+
+    it('says a content_pattern that cannot compile is matched anywhere in a line, not a glob', async () => {
+        const fx = makePackage(globTree());
+        const r = await search(fx, { content_pattern: '*TODO*' });
+        expect(r.status).toBe('error');
+        expect(r.result).toContain('content_pattern is a regular expression matched anywhere in a line, not a glob: for "*TODO*" write "TODO". To search');
+        expect((await search(fx, { content_pattern: 'TODO' })).result.split('\n')).toEqual(['a.txt:1: TODO one', 'src/c.txt:1: TODO two']);
+    });
+
+    it('adds a note when a name_pattern that compiles reads as a glob, found or not', async () => {
+        const fx = makePackage(globTree());
+        const note = '[name_pattern is a regular expression matched against each name, not a glob: if you meant the glob "test_*.py", write "^test_.*\\\\.py$", or pass the glob as include: "test_*.py".]';
+        // As a regex, "test_*.py" matches "test.py" (no underscore, any character, "py") and misses "test_a.py".
+        const r = await search(fx, { name_pattern: 'test_*.py' });
+        expect(r.result.split('\n')).toEqual(['test.py', note]);
+        expect((await search(fx, { name_pattern: '^test_.*\\.py$' })).result).toBe('test_a.py');
+        const none = await search(fx, { name_pattern: 'zz_*.py' });
+        expect(none.result.split('\n')).toEqual([
+            'No entries found in . matching name_pattern /zz_*.py/i.',
+            '[name_pattern is a regular expression matched against each name, not a glob: if you meant the glob "zz_*.py", write "^zz_.*\\\\.py$", or pass the glob as include: "zz_*.py".]',
+        ]);
+        // Regex idioms are not globs: ".*", an escape, an anchor, a group.
+        for (const name_pattern of ['test.*py', 'test_\\w*\\.py', '^te*st', '(test)*']) {
+            expect((await search(fx, { name_pattern })).result).not.toContain('not a glob');
+        }
+        // A content_pattern such as "a*b" is an ordinary regex: no note.
+        expect((await search(fx, { content_pattern: 'TOD*O' })).result).not.toContain('not a glob');
+    });
+});
+
 describe('search_entries pattern with a line break', () => {
     it('says that matching is per line and how to search across lines, for \\n escapes and real newlines', async () => {
         const fx = makePackage(tree());
