@@ -1,6 +1,6 @@
 /**
  * llm-chat-file: filesystem tools for LLM agents, with a workspace and read/write access control.
- * See README.md for the user's manual and ARCHITECTURE.md for the code map.
+ * See README.md for the user's manual and ARCHITECTURE.md and docs/code-map.md for where the code is.
  *
  * This entry holds what a user needs; the engine, the search index and other internals are
  * under `@johannes.latzel/llm-chat-file/internals` (src/internals.ts), which may change in any
