@@ -1,0 +1,60 @@
+/**
+ * A path with a line number after it (`src/a.c:12`, as search output and compilers print it),
+ * which names no file: the not-found error says which file exists and how to pass the line.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AccessType } from '../../../src/index.js';
+import { makePackage, tempDir, writeTree } from '../../support/helpers.js';
+
+function tree(): string {
+    const root = tempDir('lcf-line-suffix-');
+    writeTree(root, { 'src/a.c': 'int a;\nint b;\n', 'docs/x.md': '# x\n', 'b.c:7': 'a file with a colon\n' });
+    return root;
+}
+
+describe('a path with a line number after it', () => {
+    it('read_file: names the file and start_line, in the result of that path alone', async () => {
+        const root = tree();
+        const fx = makePackage(root);
+        const [first, second] = await fx.run('read_file', { paths: ['docs/x.md', 'src/a.c:2'] });
+        expect(first!.status).toBe('success');
+        expect(second).toMatchObject({ status: 'error', kind: 'not_found' });
+        expect(second!.result.split('\n')).toEqual([
+            `File not found: ENOENT: no such file or directory, stat '${root}/src/a.c:2'`,
+            `[${root}/src/a.c exists: ":2" looks like a line number. Pass the path alone, with start_line: 2 to read from that line.]`,
+        ]);
+        // Line and column too.
+        const [lc] = await fx.run('read_file', { paths: ['src/a.c:2:5'] });
+        expect(lc!.result).toContain(`[${root}/src/a.c exists: ":2:5" looks like a line and column. Pass the path alone, with start_line: 2 to read from that line.]`);
+    });
+
+    it('other tools: names the file; a directory or a missing file gets no line', async () => {
+        const root = tree();
+        const fx = makePackage(root);
+        const [edit] = await fx.run('replace_file_lines', { path: 'src/a.c:1', start_line: 1, content: 'x' });
+        expect(edit).toMatchObject({ status: 'error', kind: 'not_found' });
+        expect(edit!.result.split('\n').at(-1)).toBe(`[${root}/src/a.c exists: ":1" looks like a line number. Pass the path alone.]`);
+        const [list] = await fx.run('list_directory', { path: 'src:3' });
+        expect(list!.result.split('\n').at(-1)).toBe(`[${root}/src exists: ":3" looks like a line number. Pass the path alone.]`);
+        // Nothing exists without the suffix either: the error as before, one line.
+        const [none] = await fx.run('read_file', { paths: ['src/none.c:3'] });
+        expect(none!.result).toBe(`File not found: ENOENT: no such file or directory, stat '${root}/src/none.c:3'`);
+        // A file whose name has the colon is read as named.
+        const [colon] = await fx.run('read_file', { paths: ['b.c:7'] });
+        expect(colon!.status).toBe('success');
+        expect(fs.readFileSync(path.join(root, 'src/a.c'), 'utf8')).toBe('int a;\nint b;\n');
+    });
+
+    it('says nothing of a file outside the accesses', async () => {
+        const root = tree();
+        const outside = tempDir('lcf-line-suffix-out-');
+        writeTree(outside, { 'secret.c': 'x\n' });
+        const fx = makePackage(root, { accesses: [{ type: AccessType.Write, path: root }] });
+        const [r] = await fx.run('read_file', { paths: [`${outside}/secret.c:1`] });
+        expect(r!.status).toBe('error');
+        expect(r!.result).not.toContain('exists');
+        expect(r!.result.split('\n')).toHaveLength(1);
+    });
+});
