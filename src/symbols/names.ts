@@ -1,4 +1,5 @@
 import { errors } from '../errors/shared/errors.js';
+import { globAsRegex, looksLikeGlob } from '../search/glob-hint.js';
 import { MAX_PATTERN_LENGTH } from '../search/prepare.js';
 import { compilePattern, inlineFlagsHint, mayBacktrack } from '../search/regex.js';
 import type { Definition } from './shared/types.js';
@@ -17,6 +18,8 @@ export interface NameQuery {
     contentPattern: string;
     /** The name's regex, for a regex query. */
     regex?: RegExp;
+    /** The containers a name path gives before the name (`['Engine']` for `Engine/search`). */
+    containers?: readonly string[];
 }
 
 export function nameQuery(name: string, regex: boolean, tool: string): NameQuery {
@@ -41,17 +44,25 @@ export function nameQuery(name: string, regex: boolean, tool: string): NameQuery
         const contentPattern = `${start !== null ? edgeOf(body[0]) : ''}${body}${end && body.at(-2) !== '\\' ? edgeOf(body.at(-1)) : ''}`;
         return { word: undefined, regex: re, matches: (d) => re.test(d.name), contentPattern };
     }
-    // A leading `::` is C++'s global namespace; any other empty part (`a..b`, `.b`, `A/`) is a mistake.
-    const parts = name.replace(/^::/, '').split(/::|\/|\./);
+    // A leading `::` is C++'s global namespace; any other empty part (`a..b`, `.b`, `A/`) is a
+    // mistake. Call parentheses after the name (`run()`, as text often names a function) are left out.
+    const parts = name.replace(/^::/, '').replace(/\(\)$/, '').split(/::|\/|\./);
     const last = parts.pop();
     if (last === undefined || parts.some((p) => p.length === 0) || !/^[\p{L}\p{N}_$~]+$/u.test(last)) {
-        throw errors.invalidArgument(tool, `name ${JSON.stringify(name)} is not an identifier or a name path such as "Class/method"${tool === 'find_symbol' ? ' (use regex: true for a pattern)' : ''}.`);
+        throw errors.invalidArgument(tool, `name ${JSON.stringify(name)} is not an identifier or a name path such as "Class/method"${tool === 'find_symbol' ? regexAdvice(name) : ''}.`);
     }
     return {
         word: last,
+        containers: parts,
         matches: (d) => d.name === last && endsWith(d.container, parts),
         contentPattern: `${edgeOf(last[0])}${last.replace(/[$]/g, '\\$&')}${edgeOf(last.at(-1))}`,
     };
+}
+
+/** find_symbol's advice for a name that is not one: the regex a glob means, else `regex: true`. */
+function regexAdvice(name: string): string {
+    const regex = looksLikeGlob(name) ? globAsRegex(name) : null;
+    return regex === null ? ' (use regex: true for a pattern)' : `: it reads as a glob; with regex: true, ${JSON.stringify(regex)} finds the names it means`;
 }
 
 /** `\b` before or after a name whose edge is `ch`, when it is an ASCII word character; else nothing (more files searched, none missed: the parse decides). */

@@ -201,6 +201,20 @@ describe('code navigation tools', () => {
         expect((await one(p.tool('find_symbol'), { name: 'only_one', kind: 'class' })).result).toMatch(/\(1 source file mentions it, in any case\)\.$/);
     });
 
+    it('takes a name written with the call parentheses, name(), as the name', async () => {
+        const p = project();
+        for (const [tool, args, bare] of [
+            ['find_symbol', { name: 'util_add()' }, { name: 'util_add' }],
+            ['find_symbol', { name: 'Engine/search()' }, { name: 'Engine/search' }],
+            ['find_references', { name: 'util_add()' }, { name: 'util_add' }],
+            ['read_symbol', { path: 'src/util.c', name: 'util_add()' }, { path: 'src/util.c', name: 'util_add' }],
+        ] as const) {
+            const r = await one(p.tool(tool), args);
+            expect(r.status, `${tool} ${JSON.stringify(args)}`).toBe('success');
+            expect(r.result).toBe((await one(p.tool(tool), bare)).result);
+        }
+    });
+
     it('gives each bad input an error with its kind and changes nothing on disk', async () => {
         const p = project();
         const before = snapshot(p.root);
@@ -231,6 +245,10 @@ describe('code navigation tools', () => {
             ['repo_map', { path: '../outside' }, 'outside_access', /./],
             ['repo_map', { path: 'no/such/dir' }, 'not_found', /./],
             ['repo_map', { max_chars: 10 }, 'invalid_argument', /max_chars/],
+            ['find_symbol', { name: 'util_*' }, 'invalid_argument', /^Invalid arguments for find_symbol: name "util_\*" is not an identifier or a name path such as "Class\/method": it reads as a glob; with regex: true, "\^util_" finds the names it means\.$/],
+            ['find_symbol', { name: '*_add' }, 'invalid_argument', /with regex: true, "_add\$" finds the names it means\.$/],
+            ['find_references', { name: 'util_*' }, 'invalid_argument', /^Invalid arguments for find_references: name "util_\*" is not an identifier or a name path such as "Class\/method"\.$/],
+            ['find_symbol', { name: 'util_add(int)' }, 'invalid_argument', /name "util_add\(int\)" is not an identifier/],
         ];
         for (const [tool, args, kind, message] of cases) {
             const r = await one(p.tool(tool), args);
