@@ -10,7 +10,7 @@ import { capText } from '../print/budget.js';
 import { FilePool } from '../fs/file-pool.js';
 import type { CheckedPath, Workspace, WorkspaceView } from '../access/workspace.js';
 import type { ToolDeclaration } from './declaration.js';
-import { lineSuffixNote } from './line-suffix.js';
+import { notFoundNote } from './not-found-note.js';
 import { describeShape, SchemaParameters, withoutNullOptionals } from './schema.js';
 
 /** What the tools of one package share. Every field is optional for a tool built on its own. */
@@ -232,7 +232,7 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
         } catch (err) {
             const failed = failure(err, pathArgument(args));
             if ((failed as FileToolResult).kind !== 'not_found') return failed;
-            const note = await lineSuffixNote(this.ctx.workspace.view(), pathArgument(args), this.name);
+            const note = await notFoundNote(this.ctx.workspace.view(), pathArgument(args), this.name);
             return note === '' ? failed : { ...failed, result: `${failed.result}\n${note}` };
         }
     }

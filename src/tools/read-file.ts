@@ -8,7 +8,7 @@ import { countLines, readLines, streamable } from '../text/line-stream.js';
 import { openRegularFile, readRegularFile, type RealRoots } from '../fs/secure.js';
 import type { CheckedPath, WorkspaceView } from '../access/workspace.js';
 import { fail, failure, FileTool, ok, type FileToolResult } from './base.js';
-import { lineSuffixNote } from './line-suffix.js';
+import { notFoundNote } from './not-found-note.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { quotePath } from '../print/shared/display.js';
@@ -174,10 +174,10 @@ export class ReadFileTool extends FileTool<typeof schema> {
                 return { result: failure(err, entry.c.abs) };
             }
         }));
-        // A path not found that is a file's path with ":line" after it says so (line-suffix.ts).
+        // A path not found that meant a file at a line, or a glob, says so (not-found-note.ts).
         for (const [i, shown] of results.entries()) {
             if ((shown.result as FileToolResult).kind !== 'not_found') continue;
-            const note = await lineSuffixNote(view, args.paths[i]!, this.name);
+            const note = await notFoundNote(view, args.paths[i]!, this.name);
             if (note !== '') shown.result = { ...shown.result, result: `${shown.result.result}\n${note}` };
         }
         return ResultBuilder.from(withinBudget(results, args.paths, this.ctx.fileConfig.maxCharsPerCall)).build();

@@ -1,6 +1,7 @@
 /**
- * A path with a line number after it (`src/a.c:12`, as search output and compilers print it),
- * which names no file: the not-found error says which file exists and how to pass the line.
+ * Paths that name nothing but mean something that exists: a file with a line number after it
+ * (`src/a.c:12`, as search output and compilers print it), a glob (`src/*.c`). The not-found
+ * error says what exists and how to ask for it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -58,3 +59,33 @@ describe('a path with a line number after it', () => {
         expect(r!.result.split('\n')).toHaveLength(1);
     });
 });
+
+describe('a glob given as a path', () => {
+    it('says paths are not globs and gives the search_entries call, for every tool', async () => {
+        const root = tree();
+        const fx = makePackage(root);
+        const note = (dir: string, glob: string): string => `[Paths are taken as written, not as globs. To find the files "${glob}" matches, call search_entries with path: "${dir}" and include: "${glob}".]`;
+        const [read] = await fx.run('read_file', { paths: ['src/*.c'] });
+        expect(read).toMatchObject({ status: 'error', kind: 'not_found' });
+        expect(read!.result.split('\n')).toEqual([`File not found: ENOENT: no such file or directory, stat '${root}/src/*.c'`, note(`${root}/src`, '*.c')]);
+        const [search] = await fx.run('search_entries', { path: 'src/**/*.c', content_pattern: 'int' });
+        expect(search!.result.split('\n').at(-1)).toBe(note(`${root}/src`, '**/*.c'));
+        const [list] = await fx.run('list_directory', { path: '*' });
+        expect(list!.result.split('\n').at(-1)).toBe(note(root, '*'));
+        // The suggested call finds them.
+        const [found] = await fx.run('search_entries', { path: `${root}/src`, include: '*.c' });
+        expect(found!.result).toBe('src/a.c');
+    });
+
+    it('says nothing when the directory before the glob does not exist or is outside the accesses', async () => {
+        const root = tree();
+        const outside = tempDir('lcf-glob-out-');
+        const fx = makePackage(root);
+        for (const p of ['nothere/*.c', `${outside}/*.c`, 'src/a.c/*']) {
+            const [r] = await fx.run('read_file', { paths: [p] });
+            expect(r!.status).toBe('error');
+            expect(r!.result.split('\n'), p).toHaveLength(1);
+        }
+    });
+});
+

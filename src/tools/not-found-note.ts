@@ -1,0 +1,45 @@
+import fs from 'node:fs/promises';
+import { AccessType } from '../config/shared/configuration.js';
+import type { WorkspaceView } from '../access/workspace.js';
+import { osPath } from '../print/shared/byte-names.js';
+import { quotePath } from '../print/shared/display.js';
+
+/** A path followed by `:line` or `:line:column`, as search output and compilers print a place. */
+const PLACE = /^(.*?[^:\\/]):(\d+)(?::(\d+))?$/;
+/** A path component holding glob syntax. */
+const GLOB = /[*?[{]/;
+
+/**
+ * For a path that was not found, a line saying what the caller probably meant (`''` when nothing
+ * fits): a file's path with `:line` after it, or a glob (paths are taken as written). Said only
+ * when the path meant exists and is accessible, so nothing is told of what the caller may not see.
+ */
+export async function notFoundNote(view: WorkspaceView, input: string, tool: string): Promise<string> {
+    const place = PLACE.exec(input);
+    if (place !== null) {
+        const at = await existing(view, place[1]!, tool);
+        if (at === null) return '';
+        const what = place[3] === undefined ? 'a line number' : 'a line and column';
+        const read = tool === 'read_file' && at.file ? `, with start_line: ${place[2]} to read from that line` : '';
+        return `[${quotePath(at.shown)} exists: ${JSON.stringify(input.slice(place[1]!.length))} looks like ${what}. Pass the path alone${read}.]`;
+    }
+    const parts = input.split('/');
+    const first = parts.findIndex((p) => GLOB.test(p));
+    if (first < 0) return '';
+    const base = parts.slice(0, first).join('/') || (input.startsWith('/') ? '/' : '.');
+    const at = await existing(view, base, tool);
+    if (at === null || at.file) return '';
+    const glob = parts.slice(first).join('/');
+    return `[Paths are taken as written, not as globs. To find the files ${JSON.stringify(glob)} matches, call search_entries with path: ${JSON.stringify(at.shown)} and include: ${JSON.stringify(glob)}.]`;
+}
+
+/** The checked path `input` names when it exists and is readable, else `null`. */
+async function existing(view: WorkspaceView, input: string, tool: string): Promise<{ shown: string; file: boolean } | null> {
+    try {
+        const checked = await view.check(input, AccessType.Read, tool);
+        const st = await fs.stat(osPath(checked.real));
+        return { shown: checked.abs, file: st.isFile() };
+    } catch {
+        return null;
+    }
+}
