@@ -49,3 +49,33 @@ export function patternNotes(
     }
     return notes;
 }
+
+/** A comma outside braces: `"*.c,*.h"` is one glob that matches names holding a comma, rarely what was meant. */
+function commaList(glob: string): boolean {
+    let depth = 0;
+    for (const c of glob) {
+        if (c === '{') depth++;
+        else if (c === '}') depth = Math.max(0, depth - 1);
+        else if (c === ',' && depth === 0) return true;
+    }
+    return false;
+}
+
+/**
+ * Lines about globs written as one comma-separated string: an `include` that found nothing, an
+ * `exclude` always (it left out nothing it was meant to).
+ */
+export function globNotes(args: { include?: string | string[] | undefined; exclude?: string | string[] | undefined }, found: boolean): string[] {
+    const notes: string[] = [];
+    for (const param of ['include', 'exclude'] as const) {
+        if (param === 'include' && found) continue;
+        const value = args[param];
+        for (const glob of typeof value === 'string' ? [value] : (value ?? [])) {
+            if (!commaList(glob)) continue;
+            const list = glob.split(',').map((g) => g.trim()).filter((g) => g !== '');
+            notes.push(`[${param} ${JSON.stringify(glob)} is one glob, which matches names holding a comma; for several globs pass a list: ${JSON.stringify(list)}.]`);
+        }
+    }
+    return notes;
+}
+

@@ -7,7 +7,7 @@ import { hitListOf } from '../search/shared/hit-list.js';
 import { joinParts, sortInTurns, Turns } from '../engine/turns.js';
 import { fail, ok } from './base.js';
 import { byCodePoint, childPrefix, quotePath } from '../print/shared/display.js';
-import { patternNotes } from './search-patterns.js';
+import { globNotes, patternNotes } from './search-patterns.js';
 import { hitBlocks, lineOf, withContext } from './search-lines.js';
 import { budgetReason, NOTE_RESERVE, OutputBudget } from '../print/budget.js';
 import { BLOCK_BYTES, Utf16Writer } from '../print/utf16-writer.js';
@@ -157,7 +157,7 @@ function tailNotes(args: PrintArgs, search: PreparedSearch, outcome: SearchOutco
     if (frame !== null) notes.push(frame);
     // Files were content-searched or held back for their size: the name part of the search matched.
     const namesMatched = outcome.scanned > 0 || outcome.tooLargeCount > 0;
-    notes.push(...patternNotes(args, count > 0, namesMatched));
+    notes.push(...patternNotes(args, count > 0, namesMatched), ...globNotes(args, count > 0));
     if (outcome.skipped.length > 0) {
         const n = outcome.skipped.length;
         const shown = outcome.skipped.slice(0, SKIPPED_SHOWN).map((s) => `${quotePath(s.path)} (${s.reason})`);

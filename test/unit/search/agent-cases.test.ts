@@ -139,6 +139,31 @@ describe('search_entries given a glob for a pattern', () => {
     });
 });
 
+describe('search_entries given globs as one comma-separated string', () => {
+    it('says an include that found nothing is one glob, and gives the list', async () => {
+        const dir = tempDir('lcf-agent-comma-');
+        writeTree(dir, { 'a.c': 'kvm\n', 'b.h': 'kvm\n', 'c.txt': 'kvm\n', 'dist/d.c': 'kvm\n' });
+        const fx = makePackage(dir);
+        const r = await search(fx, { content_pattern: 'kvm', include: '*.c,*.h' });
+        expect(r.result.split('\n')).toEqual([
+            'No entries found in . matching content_pattern /kvm/i, include *.c,*.h.',
+            '[include "*.c,*.h" is one glob, which matches names holding a comma; for several globs pass a list: ["*.c","*.h"].]',
+        ]);
+        // The list it gives, and braces, find the files; braces get no note.
+        expect((await search(fx, { content_pattern: 'kvm', include: ['*.c', '*.h'] })).result.split('\n')).toEqual(['a.c:1: kvm', 'b.h:1: kvm', 'dist/d.c:1: kvm']);
+        expect((await search(fx, { content_pattern: 'kvm', include: '*.{c,h}' })).result).not.toContain('one glob');
+        // An exclude written so leaves out nothing: said after the results.
+        const x = await search(fx, { content_pattern: 'kvm', exclude: 'dist, *.txt' });
+        expect(x.result.split('\n')).toEqual([
+            'a.c:1: kvm',
+            'b.h:1: kvm',
+            'c.txt:1: kvm',
+            'dist/d.c:1: kvm',
+            '[exclude "dist, *.txt" is one glob, which matches names holding a comma; for several globs pass a list: ["dist","*.txt"].]',
+        ]);
+    });
+});
+
 describe('search_entries pattern with a line break', () => {
     it('says that matching is per line and how to search across lines, for \\n escapes and real newlines', async () => {
         const fx = makePackage(tree());
