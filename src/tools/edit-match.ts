@@ -176,6 +176,13 @@ function oneLineCandidates(text: string, wanted: string, skip: readonly Candidat
  */
 function notFound(text: string, wanted: string, shownPath: string, label: string): ToolError {
     let message = `${label} not found in ${quotePath(shownPath)}: it must match the file exactly, including whitespace and indentation. Call read_file and copy the text to replace.`;
+    const numbered = numberedLines(text, wanted);
+    if (numbered !== null) {
+        return new ToolError(
+            'not_found',
+            `${message}\n${label} begins its lines with line numbers as read_file shows them (${JSON.stringify(numbered.prefix)}); the file has the text without them at ${numbered.first === numbered.last ? `line ${numbered.first}` : `lines ${numbered.first}-${numbered.last}`}. Leave them out of ${label} and ${label.replace(/old_content$/, 'new_content')}.`,
+        );
+    }
     const near = whitespaceCandidates(text, wanted);
     near.push(...oneLineCandidates(text, wanted, near));
     if (near.length > 0) {
@@ -184,3 +191,21 @@ function notFound(text: string, wanted: string, shownPath: string, label: string
     }
     return new ToolError('not_found', message);
 }
+
+/** read_file's line-number prefix (`cat -n`: the number right-aligned in 6 columns, then a tab). */
+const LINE_PREFIX = /^ *\d+\t/;
+
+/**
+ * When every line of `wanted` starts with a line-number prefix and the text without them is in
+ * the file: the first prefix and the lines where that text is; else `null`.
+ */
+function numberedLines(text: string, wanted: string): { prefix: string; first: number; last: number } | null {
+    const lines = wanted.split('\n');
+    if (!lines.every((l) => LINE_PREFIX.test(l))) return null;
+    const bare = lines.map((l) => l.replace(LINE_PREFIX, '')).join('\n');
+    const at = bare === '' ? -1 : text.indexOf(bare);
+    if (at < 0) return null;
+    const first = text.slice(0, at).split('\n').length;
+    return { prefix: LINE_PREFIX.exec(lines[0]!)![0], first, last: first + lines.length - 1 };
+}
+

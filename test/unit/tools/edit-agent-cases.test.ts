@@ -60,6 +60,24 @@ describe('replace_file_content: old_content not found', () => {
         expect(snapshot(root)).toEqual(before);
     });
 
+    it('says when old_content carries the line numbers read_file shows, and changes nothing', async () => {
+        const { root, tool, file } = await setup({ 'f.c': 'int a;\nint b;\nint c;\n' });
+        const before = snapshot(root);
+        const r = await one(tool('replace_file_content'), { path: 'f.c', old_content: '     2\tint b;\n     3\tint c;', new_content: '     2\tint B;' });
+        expect(r.status).toBe('error');
+        expect(r.result.split('\n')).toEqual([
+            'old_content not found in f.c: it must match the file exactly, including whitespace and indentation. Call read_file and copy the text to replace.',
+            'old_content begins its lines with line numbers as read_file shows them ("     2\\t"); the file has the text without them at lines 2-3. Leave them out of old_content and new_content.',
+        ]);
+        expect(snapshot(root)).toEqual(before);
+        // Without them it applies.
+        expect((await one(tool('replace_file_content'), { path: 'f.c', old_content: 'int b;\nint c;', new_content: 'int B;' })).status).toBe('success');
+        expect(readText(file('f.c'))).toBe('int a;\nint B;\n');
+        // Numbers that are the file's own text are not taken for line numbers.
+        const own = await one(tool('replace_file_content'), { path: 'f.c', old_content: '9\tint z;', new_content: 'x' });
+        expect(own.result).not.toContain('line numbers');
+    });
+
     it('adds no candidates when nothing is near', async () => {
         const { tool } = await setup({ 'f.txt': 'abc\n' });
         const r = await one(tool('replace_file_content'), { path: 'f.txt', old_content: 'zzz', new_content: 'y' });
