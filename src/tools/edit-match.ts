@@ -209,3 +209,18 @@ function numberedLines(text: string, wanted: string): { prefix: string; first: n
     return { prefix: LINE_PREFIX.exec(lines[0]!)![0], first, last: first + lines.length - 1 };
 }
 
+/**
+ * A note for written `content` whose every line starts with read_file's line-number prefix, the
+ * numbers consecutive (text copied from a read with `line_numbers`): the write is done as asked,
+ * and the note says how the numbers got in. `null` for any other content.
+ */
+export function numberedContentNote(content: string): string | null {
+    const lines = content.split(/\r?\n/);
+    if (lines.at(-1) === '') lines.pop();
+    if (lines.length === 0) return null;
+    const first = Number(/^ *(\d+)\t/.exec(lines[0]!)?.[1]);
+    if (!Number.isSafeInteger(first)) return null;
+    if (!lines.every((l, i) => l.startsWith(`${String(first + i).padStart(6)}\t`))) return null;
+    return `[content begins its lines with line numbers as read_file shows them (${JSON.stringify(lines[0]!.slice(0, lines[0]!.indexOf('\t') + 1))}); they were written as text. If they are not the file's text, write those lines again without them.]`;
+}
+

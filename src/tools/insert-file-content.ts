@@ -4,6 +4,7 @@ import { errors } from '../errors/shared/errors.js';
 import { contentLines, dominantEol, joinLines, splitLines } from '../text/shared/text.js';
 import type { WorkspaceView } from '../access/workspace.js';
 import { FileTool, ok, type ToolCall } from './base.js';
+import { numberedContentNote } from './edit-match.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { withDiff } from './edit-diff.js';
@@ -59,6 +60,8 @@ export class InsertFileContentTool extends FileTool<typeof schema> {
             file.eols.splice(at - 1, 0, ...added.eols);
             return joinLines(file);
         });
+        const numbered = numberedContentNote(args.content);
+        if (numbered !== null) call.notes.push(numbered);
         const confirmation = args.line === undefined ? `Inserted content at end of file in ${edit.abs}` : `Inserted content at line ${at} in ${edit.abs}`;
         return ok(withDiff(confirmation, this.ctx.showDiff, edit.before, edit.after));
     }

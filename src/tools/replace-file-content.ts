@@ -5,7 +5,7 @@ import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { withDiff } from './edit-diff.js';
-import { ambiguityNote, replaceText, type Replacement } from './edit-match.js';
+import { ambiguityNote, numberedContentNote, replaceText, type Replacement } from './edit-match.js';
 import { checkContentSize, editTextFile } from './shared.js';
 
 /** The fields of one exact-text replacement, shared with edit_file's `edits`. */
@@ -50,6 +50,8 @@ export class ReplaceFileContentTool extends FileTool<typeof schema> {
             return done.text;
         }, { basis: 'latest' });
         const note = done === undefined ? '' : ambiguityNote(done);
+        const numbered = numberedContentNote(args.new_content);
+        if (numbered !== null) call.notes.push(numbered.replace('[content', '[new_content'));
         return ok(withDiff(`Replaced content in ${edit.abs}${note === '' ? '' : `\n${note}`}`, this.ctx.showDiff, edit.before, edit.after));
     }
 }

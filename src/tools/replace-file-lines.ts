@@ -4,6 +4,7 @@ import { errors } from '../errors/shared/errors.js';
 import { contentLines, dominantEol, joinLines, splitLines } from '../text/shared/text.js';
 import type { WorkspaceView } from '../access/workspace.js';
 import { FileTool, ok, type ToolCall } from './base.js';
+import { numberedContentNote } from './edit-match.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { withDiff } from './edit-diff.js';
@@ -62,6 +63,8 @@ export class ReplaceFileLinesTool extends FileTool<typeof schema> {
             file.eols.splice(start - 1, end - start + 1, ...replacement.eols);
             return joinLines(file);
         });
+        const numbered = numberedContentNote(args.content);
+        if (numbered !== null) call.notes.push(numbered);
         return ok(withDiff(`Replaced lines ${start}-${end} in ${edit.abs}`, this.ctx.showDiff, edit.before, edit.after));
     }
 }

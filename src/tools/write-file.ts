@@ -9,6 +9,7 @@ import { decodeText, encodeText, type TextEncodingInfo } from '../text/shared/te
 import { reencode } from '../text/shared/reencode.js';
 import type { WorkspaceView } from '../access/workspace.js';
 import { FileTool, ok, type ToolCall } from './base.js';
+import { numberedContentNote } from './edit-match.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { quotePath } from '../print/shared/display.js';
@@ -86,6 +87,8 @@ export class WriteFileTool extends FileTool<typeof schema> {
             noteWrite(call, checked.abs, await writeFileSafely(checked.abs, checked.real, bytes, roots));
             this.ctx.filePool.recordWrite(checked.real, bytes);
         });
+        const numbered = numberedContentNote(args.content);
+        if (numbered !== null) call.notes.push(numbered);
         return ok(`Written: ${quotePath(checked.abs)}`);
     }
 

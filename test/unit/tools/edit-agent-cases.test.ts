@@ -78,6 +78,24 @@ describe('replace_file_content: old_content not found', () => {
         expect(own.result).not.toContain('line numbers');
     });
 
+    it('writes content that carries line numbers as asked, with a note saying so', async () => {
+        const { root, tool, file } = await setup({ 'f.c': 'int a;\nint b;\nint c;\n' });
+        const note = (param: string, prefix: string): string => `[${param} begins its lines with line numbers as read_file shows them (${JSON.stringify(prefix)}); they were written as text. If they are not the file's text, write those lines again without them.]`;
+        const lines = await one(tool('replace_file_lines'), { path: 'f.c', start_line: 2, end_line: 3, content: '     2\tint B;\n     3\tint C;' });
+        expect(lines.result.split('\n')).toEqual([`Replaced lines 2-3 in ${root}/f.c`, note('content', '     2\t')]);
+        expect(readText(file('f.c'))).toBe('int a;\n     2\tint B;\n     3\tint C;\n');
+        const insert = await one(tool('insert_file_content'), { path: 'f.c', line: 1, content: '     1\t// head\n' });
+        expect(insert.result.split('\n').at(-1)).toBe(note('content', '     1\t'));
+        const replaced = await one(tool('replace_file_content'), { path: 'f.c', old_content: 'int a;', new_content: '     2\tint A;' });
+        expect(replaced.result.split('\n').at(-1)).toBe(note('new_content', '     2\t'));
+        const written = await one(tool('write_file'), { path: 'g.c', content: '     7\tx\n     8\ty\n' });
+        expect(written.result.split('\n')).toEqual([`Written: ${root}/g.c`, note('content', '     7\t')]);
+        // Numbers that do not run on, another width or a line without one: no note.
+        for (const content of ['     1\tx\n     3\ty\n', '1\tx\n2\ty\n', '     1\tx\nplain\n', 'id\tname\n']) {
+            expect((await one(tool('write_file'), { path: 'h.tsv', content })).result, content).toBe(`Written: ${root}/h.tsv`);
+        }
+    });
+
     it('adds no candidates when nothing is near', async () => {
         const { tool } = await setup({ 'f.txt': 'abc\n' });
         const r = await one(tool('replace_file_content'), { path: 'f.txt', old_content: 'zzz', new_content: 'y' });
