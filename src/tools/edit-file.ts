@@ -5,7 +5,7 @@ import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { compactDiff, withDiff } from './edit-diff.js';
-import { ambiguityNote, replaceText } from './edit-match.js';
+import { ambiguityNote, numberedContentNote, replaceText } from './edit-match.js';
 import { textEditFields } from './replace-file-content.js';
 import { checkContentSize, editTextFile } from './shared.js';
 
@@ -59,6 +59,10 @@ export class EditFileTool extends FileTool<typeof schema> {
         }, { basis: 'latest', dryRun: args.dry_run === true });
         const n = args.edits.length;
         const what = `${n} ${n === 1 ? 'edit' : 'edits'}`;
+        args.edits.forEach((e, i) => {
+            const numbered = args.dry_run === true ? null : numberedContentNote(e.new_content);
+            if (numbered !== null) notes.push(numbered.replace('[content', `[edits[${i}].new_content`));
+        });
         const lines = [args.dry_run === true ? `Dry run: ${what} would change ${edit.abs} (nothing written)` : `Applied ${what} to ${edit.abs}`, ...notes];
         if (args.dry_run === true) {
             lines.push(compactDiff(edit.before, edit.after) || '(no change)');

@@ -88,6 +88,9 @@ describe('replace_file_content: old_content not found', () => {
         expect(insert.result.split('\n').at(-1)).toBe(note('content', '     1\t'));
         const replaced = await one(tool('replace_file_content'), { path: 'f.c', old_content: 'int a;', new_content: '     2\tint A;' });
         expect(replaced.result.split('\n').at(-1)).toBe(note('new_content', '     2\t'));
+        const { tool: withEdit } = await setup({ 'e.c': 'int e;\n' }, { packageOptions: { editFile: true } });
+        const edited = await one(withEdit('edit_file'), { path: 'e.c', edits: [{ old_content: 'int e;', new_content: '     1\tint E;' }] });
+        expect(edited.result.split('\n').at(-1)).toBe(note('edits[0].new_content', '     1\t'));
         const written = await one(tool('write_file'), { path: 'g.c', content: '     7\tx\n     8\ty\n' });
         expect(written.result.split('\n')).toEqual([`Written: ${root}/g.c`, note('content', '     7\t')]);
         // Numbers that do not run on, another width or a line without one: no note.
