@@ -27,61 +27,58 @@ const HELD_PATH_FILES = [
 
 /**
  * The files that take longest, longest first within their project (see LongestFirst). `slow`
- * and `held-path`: seconds of wall time in one whole `npx vitest run` on the 2-core machine at
- * load 7 to 19 (vitest's JSON reporter, summed over the projects a file runs in), where files
- * whose threads run at a lower priority waited long for a core (store.test.ts: 44 s of wall time
- * for 2.3 s of CPU). They start first, so the run does not end waiting on one long file started
- * last; vitest orders by the durations it cached only when a cache exists (not on a clean clone).
+ * and `held-path`: seconds of wall time in a whole `npm test` on the 2-core machine, the mean of
+ * two runs at load 4 to 8 and 7 to 14 (vitest's JSON reporter, summed over the projects a file
+ * runs in), where a file's wall time follows what runs beside it (races.test.ts: 51 and 94 s).
+ * They start first, so the run does not end waiting on one long file started last; vitest orders
+ * by the durations it cached only when a cache exists (not on a clean clone).
  */
 const LONGEST_FIRST = [
-    'test/hardening/races.test.ts', // 76: a swapper process flips paths while the tools race it
-    'test/integration/symbols/big-files.test.ts', // 68: C files over 1 MiB parsed on threads of their own
-    'test/integration/symbols/symbol-table-bounds.test.ts', // 60
-    'test/integration/search-index/freshness.test.ts', // 59: bursts that overflow the inotify queue
-    'test/e2e/package.test.ts', // 49: npm pack and install, subprocesses
-    'test/integration/search-index/store.test.ts', // 44
-    'test/property/search.test.ts', // 42
-    'test/integration/search-index/planned-threads.test.ts', // 39
-    'test/property/edits.test.ts', // 37
-    'test/integration/search-index/list-blocks.test.ts', // 36 (5,000 directories, rebuilt twice)
+    'test/hardening/races.test.ts', // 73: a swapper process flips paths while the tools race it
+    'test/integration/search-index/freshness.test.ts', // 53: bursts that overflow the inotify queue
+    'test/e2e/package.test.ts', // 51: npm pack and install, subprocesses
     'test/integration/search-index/reopen.test.ts', // 35
-    'test/integration/search/engine-runaway.test.ts', // 34
-    'test/integration/search-index/walk-parts.test.ts', // 28
-    'test/integration/symbols/symbol-table.test.ts', // 25: index builds with symbols, a seeded property run against the plain parse
-    'test/integration/symbols/call-deadline.test.ts', // 25
-    'test/integration/search/engine-order.test.ts', // 24
-    'test/e2e/mcp.test.ts', // 23
-    'test/e2e/cli-save-images.test.ts', // 22
-    'test/integrity/output.test.ts', // 22
-    'test/hardening/data.test.ts', // 20
-    'test/integration/symbols/references-regions.test.ts', // 20
-    'test/integration/search-index/changes.test.ts', // 19
-    'test/integration/symbols/symbol-table-timeouts.test.ts', // 19
-    'test/property/c-lexer.test.ts', // 19
-    'test/hardening/mcp-protocol.test.ts', // 18
-    'test/hardening/odd-files.test.ts', // 18 (in two projects)
-    'test/integration/search-index/build-parts.test.ts', // 18
-    'test/property/fuzz-tools.test.ts', // 17
-    'test/integration/search-index/index-check.test.ts', // 17
-    'test/integration/search/search-entries.test.ts', // 13 (in two projects)
+    'test/integration/symbols/symbol-table-bounds.test.ts', // 32
+    'test/integration/symbols/symbol-table.test.ts', // 30: index builds with symbols, a seeded property run against the plain parse
+    'test/property/fuzz-tools.test.ts', // 27
+    'test/integration/symbols/big-files.test.ts', // 21: C files over 1 MiB parsed on threads of their own
+    'test/integration/search-index/merge.test.ts', // 18
+    'test/integration/search/search-entries.test.ts', // 17 (in two projects)
+    'test/property/search.test.ts', // 16
+    'test/integration/symbols/symbol-table-big-files.test.ts', // 16
+    'test/integration/search/engine-runaway.test.ts', // 15
+    'test/integration/search-index/store.test.ts', // 15
+    'test/integration/search-index/list-blocks.test.ts', // 14 (5,000 directories, rebuilt twice)
+    'test/integration/search-index/changes.test.ts', // 13
+    'test/integration/search-index/walk-parts.test.ts', // 13
+    'test/hardening/odd-files.test.ts', // 13 (in two projects)
+    'test/hardening/data.test.ts', // 12
+    'test/integration/search-index/scan-path.test.ts', // 12
+    'test/hardening/index-faults.test.ts', // 11
+    'test/e2e/mcp.test.ts', // 10
+    'test/property/edits.test.ts', // 10
+    'test/integration/search-index/dense-lists.test.ts', // 10
+    'test/integrity/output.test.ts', // 9
+    'test/integration/search-index/planned-threads.test.ts', // 8
     // The unit project's largest, by seconds of CPU (LLM_CHAT_FILE_TEST_CPU_LOG, docs/testing.md)
-    // in the same run, where their wall time was mostly waiting for a core: with
+    // in the same runs, where their wall time was mostly waiting for a core: with
     // `npm run test:unit` alone they start first, so three forks stay busy to the end on small files.
-    'test/unit/symbols/c-bodies.test.ts', // 6.2: C files parsed as written and with their bodies blanked, a 2 MB one among them
-    'test/unit/search/walk.test.ts', // 5.4, both projects
-    'test/unit/search/literal-set.test.ts', // 4.3: 1,000 and 120 property runs against a naive search and the oracle
-    'test/unit/search-index/planner.test.ts', // 4.2: 4,000 soundness cases, every code point's case fold
+    'test/unit/symbols/c-bodies.test.ts', // 6.0: C files parsed as written and with their bodies blanked, a 2 MB one among them
+    'test/unit/search/literal-set.test.ts', // 4.0: 1,000 and 120 property runs against a naive search and the oracle
+    'test/unit/search-index/planner.test.ts', // 3.9: 4,000 soundness cases, every code point's case fold
     'test/unit/symbols/symbol-names.test.ts', // 3.5: random names and patterns against the plain list
-    'test/unit/architecture.test.ts', // 2.9: dependency-cruiser loads TypeScript and parses the sources with it
-    'test/unit/fs/held-at.test.ts', // 2.5, both projects
-    'test/unit/symbols/symbol-store.test.ts', // 2.1
-    'test/unit/tools/list-directory.test.ts', // 2.0
-    'test/unit/search-index/table.test.ts', // 1.9
-    'test/unit/tools/legacy-encoding.test.ts', // 1.6
-    'test/unit/tools/read-large.test.ts', // 1.5
-    'test/unit/text/encoding-detect.test.ts', // 1.5, its sample table made at import besides
-    'test/unit/tools/bad-arguments.test.ts', // 1.5
-    'test/unit/search-index/merge.test.ts', // 1.4
+    'test/unit/search/walk.test.ts', // 3.1, both projects
+    'test/unit/architecture.test.ts', // 2.7: dependency-cruiser loads TypeScript and parses the sources with it
+    'test/unit/search-index/merge.test.ts', // 2.0
+    'test/unit/symbols/symbol-store.test.ts', // 2.0
+    'test/unit/fs/held-at.test.ts', // 1.7, both projects
+    'test/unit/search-index/table.test.ts', // 1.5
+    'test/unit/tools/read-large.test.ts', // 1.4
+    'test/unit/tools/legacy-encoding.test.ts', // 1.3
+    'test/unit/tools/list-directory.test.ts', // 1.3
+    'test/unit/engine/background-pool.test.ts', // 1.2
+    'test/unit/tools/bad-arguments.test.ts', // 1.1
+    'test/unit/text/encoding-detect.test.ts', // 1.0, its sample table made at import besides
 ];
 
 /**

@@ -4,7 +4,7 @@
  * entry (src/index.ts), these may change in any release.
  */
 export { Engine, DEFAULT_WORKER_NICE, type EngineOptions } from './engine/engine.js';
-export { setBackgroundIdleMs } from './engine/background-pool.js';
+export { setBackgroundIdleMs, setOwnThreadsIdleMs } from './engine/background-pool.js';
 export { SearchIndex, defaultIndexDir, type SearchIndexOptions } from './search-index/search-index.js';
 export { TreeIndex, type IndexStatus, type IndexState } from './search-index/tree-index.js';
 export type { SearchRequest, SearchHit, SearchOutcome, SearchStop, EntryType } from './search/shared/types.js';

@@ -37,6 +37,55 @@ export function setBackgroundIdleMs(ms: number): void {
     idleMs = ms;
 }
 /**
+ * How long a caller's own threads, once it closed, wait for the next caller asking for threads
+ * alike (see {@link setOwnThreadsIdleMs}); 0: they end with their caller.
+ */
+let ownIdleMs = 0;
+
+/**
+ * Sets how long a caller's own threads (a build's walk, a tree check, a merge) stay once the
+ * caller closed, for the next caller of the same kind, thread count, heap and priority (default
+ * 0: they end with the caller, so a large walk's heap leaves with it). A process that builds and
+ * checks small trees often (a test suite) starts fewer threads, each of which loads the workers'
+ * code again. Callers closed after a stop, or with tasks still running, end theirs at once.
+ * @throws RangeError for a negative or non-finite value.
+ */
+export function setOwnThreadsIdleMs(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`Invalid own threads' idle time: ${ms}; expected a finite number of milliseconds, at least 0.`);
+    ownIdleMs = ms;
+}
+
+/** Own pools closed while {@link ownIdleMs} is above 0, by {@link ownKey}, each ended when its wait is over. */
+const parked = new Map<string, { pool: Piscina; timer: NodeJS.Timeout }[]>();
+
+/** What a reused own pool must match: its kind, threads, heap and the lowest priority its threads took (a thread never raises it). */
+function ownKey(kind: PoolKind, threads: number, heap: HeapLimits, nice: number): string {
+    return `${kind} ${threads} ${heap.youngMb ?? '-'} ${heap.oldMb ?? '-'} ${nice}`;
+}
+
+function park(key: string, pool: Piscina): void {
+    const list = parked.get(key) ?? [];
+    parked.set(key, list);
+    const entry = {
+        pool,
+        timer: setTimeout(() => {
+            list.splice(list.indexOf(entry), 1);
+            if (list.length === 0 && parked.get(key) === list) parked.delete(key);
+            void pool.destroy();
+        }, ownIdleMs).unref(),
+    };
+    list.push(entry);
+}
+
+function unpark(key: string): Piscina | undefined {
+    if (ownIdleMs === 0) return undefined;
+    const entry = parked.get(key)?.pop();
+    if (entry === undefined) return undefined;
+    clearTimeout(entry.timer);
+    return entry.pool;
+}
+
+/**
  * Young-generation size of the shared pools' threads, in MiB. Memory: a build's content task
  * makes little short-lived garbage (its data is in typed arrays), yet V8's default let the young
  * generation of each thread grow to 16 MiB and stay resident; 4 MiB took 13 MB off each build
@@ -103,6 +152,8 @@ export class BackgroundTasks {
     readonly #own: Map<PoolKind, Piscina> | null;
     readonly #used = new Set<Piscina>();
     readonly #abort = new AbortController();
+    /** Per own pool: the highest nice value its tasks asked for, and its tasks not settled yet. */
+    readonly #ownUse = new Map<Piscina, { nice: number; running: number }>();
 
     readonly #heap: HeapLimits;
 
@@ -119,17 +170,45 @@ export class BackgroundTasks {
         if (!own) this.#pool('idle');
     }
 
-    #pool(kind: PoolKind): Piscina {
+    #pool(kind: PoolKind, nice = BACKGROUND_NICE): Piscina {
         let pool = this.#own?.get(kind);
-        if (pool === undefined && this.#own !== null) this.#own.set(kind, (pool = newPool(this.#threads, this.#heap)));
+        if (pool === undefined && this.#own !== null) {
+            pool = unpark(ownKey(kind, this.#threads, this.#heap, nice)) ?? newPool(this.#threads, this.#heap);
+            this.#own.set(kind, pool);
+            this.#ownUse.set(pool, { nice, running: 0 });
+        }
         pool ??= poolFor(kind, this.#threads);
         this.#used.add(pool);
         return pool;
     }
 
-    /** Ends the caller's own threads once their tasks are done (nothing for the shared pools'). */
+    /** Runs `task` on `pool`, counting it while it runs when the pool is the caller's own. */
+    #runOn(pool: Piscina, task: object, nice: number, options: { signal: AbortSignal; transferList: ArrayBuffer[] }): Promise<unknown> {
+        const use = this.#ownUse.get(pool);
+        if (use === undefined) return pool.run(task, options);
+        use.nice = Math.max(use.nice, nice);
+        use.running++;
+        return pool.run(task, options).finally(() => void use.running--);
+    }
+
+    /**
+     * Ends the caller's own threads once their tasks are done (nothing for the shared pools'), or
+     * keeps them for the next caller alike (see {@link setOwnThreadsIdleMs}).
+     */
     async close(): Promise<void> {
-        if (this.#own !== null) await Promise.all([...this.#own.values()].map((p) => p.destroy()));
+        if (this.#own === null) return;
+        const ending: Promise<void>[] = [];
+        for (const [kind, pool] of this.#own) {
+            const use = this.#ownUse.get(pool)!;
+            if (ownIdleMs === 0 || this.#abort.signal.aborted || use.running > 0) {
+                ending.push(pool.destroy());
+                continue;
+            }
+            // Handed on: a task this caller runs later starts or takes another pool.
+            this.#own.delete(kind);
+            park(ownKey(kind, this.#threads, this.#heap, use.nice), pool);
+        }
+        await Promise.all(ending);
     }
 
     /**
@@ -138,8 +217,8 @@ export class BackgroundTasks {
      */
     run(task: object, { move = [], sharedNice }: RunOptions = {}): Promise<unknown> {
         const options = { signal: this.#abort.signal, transferList: move };
-        if (sharedNice === undefined) return this.#pool('idle').run({ ...task, nice: BACKGROUND_NICE }, options);
-        return this.#pool('fair').run({ ...task, nice: sharedNice, idle: false }, options);
+        if (sharedNice === undefined) return this.#runOn(this.#pool('idle'), { ...task, nice: BACKGROUND_NICE }, BACKGROUND_NICE, options);
+        return this.#runOn(this.#pool('fair', sharedNice), { ...task, nice: sharedNice, idle: false }, sharedNice, options);
     }
 
     /**

@@ -18,6 +18,7 @@ import type { IndexCheckResult, IndexCheckTask, IndexWalkResult } from '../../..
 import { runIndexCheck } from '../../../workers/search-index/index-check.js';
 import { runIndexCheckByWalk, runIndexWalk } from '../../../workers/search-index/index-walk.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
+import { ownThreadsEndWithCaller } from '../../support/own-threads.js';
 
 const SKIP = ['node_modules'];
 const asRoot = process.getuid?.() === 0;
@@ -152,6 +153,7 @@ describe('the tree check', () => {
     }, 60_000);
 
     it("ends its threads before it resolves or rejects: their heaps and the table's shared bytes go with them", async () => {
+        ownThreadsEndWithCaller();
         const { root, table } = await stored();
         change(root);
         const threads: Worker[] = [];

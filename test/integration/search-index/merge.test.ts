@@ -18,6 +18,7 @@ import { readManifest, writeManifest, type Manifest } from '../../../src/search-
 import { gramsOf } from '../../../src/search/shared/fold.js';
 import { SHARED_POOL, tempDir, writeTree } from '../../support/helpers.js';
 import { COMPARED_TIMEOUT_MS, scanPathPackage, WIDE_OUTPUT } from '../../support/scan-path.js';
+import { ownThreadsEndWithCaller } from '../../support/own-threads.js';
 
 const open: FileToolPackage[] = [];
 afterEach(async () => {
@@ -147,6 +148,7 @@ describe('merged segments', () => {
     });
 
     it('runs the merge on a thread of its own that has exited when the merge is done (a shared thread keeps a build\'s buffers)', async () => {
+        ownThreadsEndWithCaller();
         const root = tempDir('lcf-tree-');
         const dir = tempDir('lcf-index-');
         const gen = 'gen-abc-0123abcd';

@@ -6,10 +6,11 @@
  */
 import fs from 'node:fs';
 import type { Worker } from 'node:worker_threads';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BACKGROUND_NICE, BackgroundTasks, setBackgroundIdleMs, SHARED_YOUNG_GENERATION_MB } from '../../../src/engine/background-pool.js';
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { BACKGROUND_NICE, BackgroundTasks, setBackgroundIdleMs, setOwnThreadsIdleMs, SHARED_YOUNG_GENERATION_MB } from '../../../src/engine/background-pool.js';
 import type { IndexWalkResult } from '../../../src/search-index/shared/protocol.js';
-import { tempDir, writeTree } from '../../support/helpers.js';
+import { tempDir, until, writeTree } from '../../support/helpers.js';
+import { OWN_THREADS_IDLE_MS, ownThreadsEndWithCaller } from '../../support/own-threads.js';
 
 const LINUX = process.platform === 'linux' && (process.arch === 'x64' || process.arch === 'arm64');
 
@@ -121,6 +122,7 @@ describe('background pool', () => {
     });
 
     it('gives a caller its own threads on request, ended by close (a shared thread never is)', async () => {
+        ownThreadsEndWithCaller();
         const root = tempDir('lcf-bg-pool-');
         writeTree(root, { 'a.txt': 'x\n' });
         const exited: number[] = [];
@@ -144,6 +146,7 @@ describe('background pool', () => {
     });
 
     it("keeps the shared threads' young generation small, and a caller's own threads at V8's default unless asked", async () => {
+        ownThreadsEndWithCaller();
         const root = tempDir('lcf-bg-pool-');
         writeTree(root, { 'a.txt': 'x\n' });
         const seen: Worker[] = [];
@@ -165,6 +168,82 @@ describe('background pool', () => {
             expect(seen).toHaveLength(3);
             expect(seen[2]!.resourceLimits?.maxYoungGenerationSizeMb).toBe(SHARED_YOUNG_GENERATION_MB);
             await small.close();
+        } finally {
+            process.off('worker', onStart);
+        }
+    });
+    it("takes an own threads' idle time of 0 ms or more, finite, and nothing else", () => {
+        for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => setOwnThreadsIdleMs(bad)).toThrow(/^Invalid own threads' idle time: .*; expected a finite number of milliseconds, at least 0\.$/);
+        expect(() => setOwnThreadsIdleMs(OWN_THREADS_IDLE_MS)).not.toThrow();
+    });
+
+    // Heaps, thread counts and nice values no other caller of the fork asks for: pools that other
+    // files' callers left waiting are never among those these tests count on.
+    it("keeps a closed caller's own threads for the next caller alike when asked: same kind, threads, heap and priority", async () => {
+        setOwnThreadsIdleMs(60_000);
+        onTestFinished(() => setOwnThreadsIdleMs(OWN_THREADS_IDLE_MS));
+        const root = tempDir('lcf-bg-pool-');
+        writeTree(root, { 'a.txt': 'x\n' });
+        const heap = { youngMb: 3 };
+        const seen: Worker[] = [];
+        const onStart = (w: Worker): void => void seen.push(w);
+        process.on('worker', onStart);
+        const ok = async (tasks: BackgroundTasks, sharedNice?: number): Promise<void> => {
+            expect(((await tasks.run(walkTask(root), { sharedNice })) as IndexWalkResult).ok).toBe(true);
+            await tasks.close();
+        };
+        try {
+            await ok(new BackgroundTasks(1, true, heap));
+            expect(seen).toHaveLength(1);
+            // Closed, its thread waits: the next caller alike runs on it.
+            expect(seen[0]!.threadId).not.toBe(-1);
+            await ok(new BackgroundTasks(1, true, heap));
+            expect(seen).toHaveLength(1);
+            // Unlike it: another thread count, another heap, the fair kind at two nice values.
+            await ok(new BackgroundTasks(3, true, heap));
+            await ok(new BackgroundTasks(1, true, { youngMb: 5 }));
+            await ok(new BackgroundTasks(1, true, heap), 9);
+            expect(seen).toHaveLength(4);
+            // A thread never raises its priority back: a fair caller at nice 8 gets one of its own, one at 9 the one at 9.
+            await ok(new BackgroundTasks(1, true, heap), 8);
+            expect(seen).toHaveLength(5);
+            await ok(new BackgroundTasks(1, true, heap), 9);
+            expect(seen).toHaveLength(5);
+        } finally {
+            process.off('worker', onStart);
+        }
+    });
+
+    it("ends a kept caller's own threads after the wait, and at once those of a caller stopped or closed with a task running", async () => {
+        setOwnThreadsIdleMs(60_000);
+        onTestFinished(() => setOwnThreadsIdleMs(OWN_THREADS_IDLE_MS));
+        const root = tempDir('lcf-bg-pool-');
+        writeTree(root, { 'a/b.txt': 'x\n', 'c.txt': 'y\n' });
+        const task = walkTask(root);
+        const seen: Worker[] = [];
+        const onStart = (w: Worker): void => void seen.push(w);
+        process.on('worker', onStart);
+        try {
+            const stopped = new BackgroundTasks(1, true, { youngMb: 6 });
+            expect(((await stopped.run(task)) as IndexWalkResult).ok).toBe(true);
+            await stopped.stop();
+            await stopped.close();
+            expect(seen).toHaveLength(1);
+            expect(seen[0]!.threadId).toBe(-1);
+            // Closed while its task runs (counted from the call on): ended, not kept.
+            const busy = new BackgroundTasks(1, true, { youngMb: 6 });
+            const running = busy.run(task).catch(() => undefined);
+            await busy.close();
+            await running;
+            expect(seen).toHaveLength(2);
+            expect(seen[1]!.threadId).toBe(-1);
+            // A short wait this time: the kept thread ends once it is over.
+            setOwnThreadsIdleMs(1);
+            const kept = new BackgroundTasks(1, true, { youngMb: 6 });
+            expect(((await kept.run(task)) as IndexWalkResult).ok).toBe(true);
+            await kept.close();
+            expect(seen).toHaveLength(3);
+            await until(() => seen[2]!.threadId === -1);
         } finally {
             process.off('worker', onStart);
         }
