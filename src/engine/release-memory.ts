@@ -6,23 +6,28 @@ import { createRequire } from 'node:module';
  * times the Linux tree held 45-80 MB of a serving process's resident memory. glibc's
  * `malloc_trim` trims every arena; it runs through koffi's asynchronous call, on a libuv thread,
  * since it takes tens of milliseconds on a loaded machine. Elsewhere (another C library, no koffi) it does nothing.
+ * What trimming cannot return (pages with live chunks, spread over many arenas) the package's own
+ * server process keeps down with fewer arenas ({@link limitMallocArenas}).
  */
 
 type Trim = ((pad: number) => number) & { async: (pad: number, done: (err: unknown, res: number) => void) => void };
 
 let trim: Trim | null | undefined;
 
-function load(): Trim | null {
-    if (trim !== undefined) return trim;
-    trim = null;
+/** The C library's function of `signature`, through koffi; null where it cannot be had (not Linux, not glibc, no koffi). */
+function libc(signature: string): unknown {
     if (process.platform !== 'linux') return null;
     try {
         const koffi = createRequire(import.meta.url)('koffi') as { load(path: string | null): { func(signature: string): unknown } };
-        trim = koffi.load(null).func('int malloc_trim(size_t)') as Trim;
+        return koffi.load(null).func(signature);
     } catch {
         // Not glibc (musl has no malloc_trim) or koffi not loadable here.
-        trim = null;
+        return null;
     }
+}
+
+function load(): Trim | null {
+    trim ??= libc('int malloc_trim(size_t)') as Trim | null;
     return trim;
 }
 
@@ -41,4 +46,27 @@ export function releaseSoon(): void {
     releasing ??= releaseFreedMemory().finally(() => {
         releasing = null;
     });
+}
+
+/** The C heap arenas of the package's own server process (the CLI's `mcp` command): the host's thread's and one the threads share. */
+export const SERVER_MALLOC_ARENAS = 2;
+
+/** mallopt's parameter for the most arenas (glibc's malloc.h, M_ARENA_MAX). */
+const M_ARENA_MAX = -8;
+
+/**
+ * Caps the C heap's arenas at `n` for the threads that first allocate from now on (glibc's
+ * `mallopt(M_ARENA_MAX, n)`; arenas made already stay, and are shared). glibc gives each thread
+ * that allocates while others hold the arenas one of its own, up to eight per core, and an
+ * arena keeps what its thread's buffers left behind, which malloc_trim cannot hand back where
+ * live chunks remain: at ten times the Linux tree, five arenas of 22-35 MB in the MCP server.
+ * For a process of the package's own (the CLI's `mcp` command), never a host's by default.
+ * Leaves a limit the environment sets (`MALLOC_ARENA_MAX`, `glibc.malloc.arena_max` in
+ * `GLIBC_TUNABLES`) as it is. Returns whether the limit was set here.
+ */
+export function limitMallocArenas(n: number): boolean {
+    if (!Number.isInteger(n) || n < 1) throw new RangeError(`Invalid arena count: ${n}; expected a positive integer.`);
+    if (process.env['MALLOC_ARENA_MAX'] !== undefined || (process.env['GLIBC_TUNABLES'] ?? '').includes('glibc.malloc.arena_max')) return false;
+    const mallopt = libc('int mallopt(int, int)') as ((param: number, value: number) => number) | null;
+    return mallopt !== null && mallopt(M_ARENA_MAX, n) === 1;
 }

@@ -15,6 +15,7 @@ import { NAVIGATION_TOOL_NAMES, REFERENCE_TOOL_NAMES } from '../../src/tools/cat
 import { CHILD_NODE_ARGS, childModule } from '../support/child-source.js';
 import { image, textPdf } from '../support/media-files.js';
 import { until } from '../support/helpers.js';
+import { ARENAS_READABLE, arenasIn } from '../support/malloc-arenas.js';
 
 /** Node arguments that run the CLI: its up-to-date build, else src/cli.ts through tsx (support/child-source.ts). */
 const NODE_CLI = [...CHILD_NODE_ARGS, childModule('src/cli.ts')];
@@ -28,6 +29,8 @@ let client: Client;
 let transport: StdioClientTransport;
 let stderr = '';
 const clientErrors: Error[] = [];
+/** The server's thread arenas of the C heap once it answered `initialize` (support/malloc-arenas.ts). */
+let arenasAtStart = 0;
 
 /** User + system CPU time of process `pid` (all its threads), in clock ticks (usually 1/100 s). */
 function cpuTicks(pid: number): number {
@@ -69,6 +72,7 @@ beforeAll(async () => {
     // Anything on the server's stdout that is not a protocol message shows up here.
     client.onerror = (err) => clientErrors.push(err);
     await client.connect(transport);
+    if (ARENAS_READABLE && transport.pid !== null) arenasAtStart = arenasIn(fs.readFileSync(`/proc/${transport.pid}/maps`, 'utf8'));
 });
 
 afterAll(async () => {
@@ -207,6 +211,13 @@ describe('MCP server over stdio (llm-chat-file mcp)', () => {
         expect(texts(next)[0]).toContain('slow/d0/f1.txt');
         // Far below the cancelled search's 60 s timeout, even on a loaded machine.
         expect(Date.now() - t0).toBeLessThan(45_000);
+    });
+
+    it.runIf(ARENAS_READABLE)('keeps the C heap arenas it had when it answered initialize (Linux, glibc): the threads started since share them', () => {
+        // The searches above started the pool's threads, each of which would take an arena of its own.
+        expect(transport.pid).not.toBeNull();
+        expect(arenasAtStart).toBeGreaterThan(0);
+        expect(arenasIn(fs.readFileSync(`/proc/${transport.pid}/maps`, 'utf8'))).toBeLessThanOrEqual(arenasAtStart);
     });
 
     it('writes nothing but protocol messages to stdout', () => {

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main, parseCommandLine, UsageError, type CliIo } from '../../../src/cli.js';
+import { main, parseCommandLine, UsageError, type CliIo } from '../../../src/hosts/cli/main.js';
 import { EXIT_CODES } from '../../../src/errors/shared/errors.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
 

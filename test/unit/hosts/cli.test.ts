@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli.js';
+import { main } from '../../../src/hosts/cli/main.js';
 import { EXIT_CODES } from '../../../src/errors/shared/errors.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
 import { NAVIGATION_TOOL_NAMES, REFERENCE_TOOL_NAMES } from '../../../src/tools/catalog.js';

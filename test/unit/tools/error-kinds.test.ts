@@ -8,7 +8,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli.js';
+import { main } from '../../../src/hosts/cli/main.js';
 import { EXIT_CODES, WORKER_FAILURE_KINDS, type ToolErrorKind } from '../../../src/errors/shared/errors.js';
 import { createDispatcher, type FileToolResult } from '../../../src/index.js';
 import { createMcpServer } from '../../../src/hosts/mcp/server.js';
