@@ -4,9 +4,9 @@ import { SymbolFileError } from './symbol-names.js';
 /**
  * Each block's rows' CRC-32, taken as the rows section streams past while the file is checked at
  * load, so that the section is never held whole. Memory: a buffer of it (15 MB for the Linux
- * tree), once freed, raised glibc's mmap threshold to its size for the process's life, and with
- * it the free memory every thread's arena keeps at its top (up to twice that), which malloc_trim
- * leaves alone.
+ * tree) would, once freed, raise glibc's mmap threshold to its size for the process's life, and
+ * with it the free memory every thread's arena keeps at its top (up to twice that), which
+ * malloc_trim leaves alone.
  */
 export class RowCrcs {
     /** Block `b`'s CRC-32, once its last byte was fed. */

@@ -39,8 +39,8 @@ export class NameList {
     readonly #kept = new Lru<number, Buffer>(KEPT_BYTES, (b) => b.length);
     #last: { c: number; bytes: Buffer } | null = null;
     /**
-     * Where a pass reads the chunks it does not keep, reused: a buffer per chunk made a regex
-     * over the kernel's names leave 32 MB of freed C heap behind on the host each call.
+     * Where a pass reads the chunks it does not keep, reused: a buffer per chunk would leave up
+     * to the names' 37 MB (the kernel's) of freed C heap behind on the host each regex call.
      */
     #pass: Buffer = Buffer.alloc(0);
     #block: { b: number; names: NameBlock } | null = null;
