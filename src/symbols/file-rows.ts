@@ -54,10 +54,11 @@ export class FileRows {
 /**
  * `length` bytes of the table's file at `position`, read synchronously, or `null` when they are
  * not all there or fail `crc` (the file changed on disk since it was loaded and checked; no CRC
- * given: bytes the caller vouches for otherwise). @throws the read's system error.
+ * given: bytes the caller vouches for otherwise); read into the start of `into` when it is long
+ * enough. @throws the read's system error.
  */
-export function readChecked(fh: fsp.FileHandle, position: number, length: number, crc: number | undefined): Buffer | null {
-    const buf = Buffer.allocUnsafe(length);
+export function readChecked(fh: fsp.FileHandle, position: number, length: number, crc: number | undefined, into?: Buffer): Buffer | null {
+    const buf = into !== undefined && into.length >= length ? into.subarray(0, length) : Buffer.allocUnsafe(length);
     const read = length === 0 ? 0 : fs.readSync(fh.fd, buf, 0, length, position);
     return read === length && (crc === undefined || crc32(buf) === crc) ? buf : null;
 }

@@ -38,6 +38,11 @@ export class NameList {
     /** The chunks read last (and the very last, kept or not), and the last block decoded: a call asks for names in order. */
     readonly #kept = new Lru<number, Buffer>(KEPT_BYTES, (b) => b.length);
     #last: { c: number; bytes: Buffer } | null = null;
+    /**
+     * Where a pass reads the chunks it does not keep, reused: a buffer per chunk would leave up
+     * to the names' 37 MB (the kernel's) of freed C heap behind on the host each regex call.
+     */
+    #pass: Buffer = Buffer.alloc(0);
     #block: { b: number; names: NameBlock } | null = null;
 
     private constructor(
@@ -124,7 +129,10 @@ export class NameList {
             const st = fs.fstatSync(this.fh.fd);
             const same = this.stamp !== '' && stampOf(st) === this.stamp;
             const unchecked = same && this.verified[c] === 1;
-            bytes = readChecked(this.fh, this.at + from, to - from, unchecked ? undefined : this.chunkCrc[c]!);
+            // A chunk not kept is read into the pass's buffer, which #last may hold: let go first.
+            if (!keep && this.#last?.bytes.buffer === this.#pass.buffer) this.#last = null;
+            if (!keep && this.#pass.length < to - from) this.#pass = Buffer.allocUnsafeSlow(Math.max(to - from, 2 * CHUNK_BYTES));
+            bytes = readChecked(this.fh, this.at + from, to - from, unchecked ? undefined : this.chunkCrc[c]!, keep ? undefined : this.#pass);
             // A write while the bytes were read: the stamp moved, so they are checked after all.
             if (bytes !== null && unchecked && stampOf(fs.fstatSync(this.fh.fd)) !== this.stamp && crc32(bytes) !== this.chunkCrc[c]) bytes = null;
             if (bytes !== null && same && settled(st, now)) this.verified[c] = 1;

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import { crc32 } from 'node:zlib';
 import { BLOCK_NAMES, BLOCK_SHIFT, BY_FILE, decodeRows, decodeSigs, SIG_NONE, type BlockRows, type SigPlace } from './shared/symbol-codec.js';
 import { decodePoints, type FilePoints } from './shared/checkpoint-codec.js';
 import { blocksOf, DIGEST_BYTES, Failure, HEADER_BYTES, kindOfCode, layoutOf, readCounts, SYMBOL_MAGIC, type SymbolCounts, type SymbolLayout } from './shared/symbol-format.js';
@@ -12,6 +11,7 @@ import { Turns } from '../engine/turns.js';
 import { indexesBy, readSignatures } from './signature-read.js';
 import { inflated, rowBytesAtMost } from './shared/deflated.js';
 import { settled, stampOf } from './file-stamp.js';
+import { RowCrcs } from './row-crcs.js';
 
 export { requiredWord, SymbolFileError } from './symbol-names.js';
 
@@ -31,7 +31,7 @@ export class SymbolStore {
     /** Set by a call that read other bytes than those checked at load: the table is made again. */
     broken = false;
     /** Each block's rows' CRC-32, taken when loaded: the rows are read from the file per block. */
-    readonly #rowCrc: Uint32Array;
+    #rowCrc: Uint32Array;
     readonly #blockRows: Uint32Array;
     readonly #blockDefs: Uint32Array;
     readonly #blockSigs: Uint32Array;
@@ -58,7 +58,7 @@ export class SymbolStore {
         const u32 = (at: number, n: number): Uint32Array => (at < l.names ? new Uint32Array(head.buffer, head.byteOffset + at, n) : new Uint32Array(cols.buffer, cols.byteOffset + at - l.contOff, n));
         [this.#fh, this.#l, this.counts, this.bytes, this.names] = [fh, l, counts, bytes, names];
         [this.#blockRows, this.#blockDefs, this.#blockSigs] = [u32(l.blockRows, blocks), u32(l.blockDefs, blocks), u32(l.blockSigs, blocks)];
-        this.#rowCrc = new Uint32Array(blocks - 1);
+        this.#rowCrc = new Uint32Array(0);
         this.#contOff = u32(l.contOff, counts.containers + 1);
         this.#conts = cols.toString('utf8', l.contText - l.contOff, l.contText - l.contOff + counts.containerBytes);
         const ids = u32(l.failedIds, counts.failed);
@@ -93,23 +93,31 @@ export class SymbolStore {
             const counts = readCounts(first);
             const l = layoutOf(counts);
             if (l.end !== st.size || counts.tableSize !== tableSize) throw new SymbolFileError(`${file} does not fit its generation`);
-            // Memory: the coded names and the rows are kept only until checked; the names, the rows,
-            // the rows by file and the signatures' places are read from disk by the calls that need them.
-            const parts: [number, Buffer][] = [[0, Buffer.allocUnsafeSlow(l.names)], [l.names, Buffer.allocUnsafeSlow(l.rows - l.names)], [l.rows, Buffer.allocUnsafeSlow(l.contOff - l.rows)], [l.contOff, Buffer.allocUnsafeSlow(l.fileRows - l.contOff)]];
+            // Memory: the coded names are kept only until checked, the rows only streamed past for
+            // their blocks' CRCs (row-crcs.ts); the names, the rows, the rows by file and the
+            // signatures' places are read from disk by the calls that need them.
+            const parts: [number, Buffer][] = [[0, Buffer.allocUnsafeSlow(l.names)], [l.names, Buffer.allocUnsafeSlow(l.rows - l.names)], [l.contOff, Buffer.allocUnsafeSlow(l.fileRows - l.contOff)]];
+            const [[, head], [, coded], [, cols]] = parts as [[number, Buffer], [number, Buffer], [number, Buffer]];
             const hash = createHash('sha256');
             const chunk = Buffer.allocUnsafe(READ_BYTES);
+            let rowCrcs: RowCrcs | undefined;
             for (let at = SYMBOL_MAGIC.length + DIGEST_BYTES; at < st.size; ) {
-                const { bytesRead } = await fh.read(chunk, 0, Math.min(READ_BYTES, st.size - at), at);
+                // The blocks' starts are all in before the rows begin: a read ends there.
+                const { bytesRead } = await fh.read(chunk, 0, Math.min(READ_BYTES, st.size - at, at < l.rows ? l.rows - at : Infinity), at);
                 if (bytesRead === 0) throw new SymbolFileError(`${file} ended early`);
-                hash.update(chunk.subarray(0, bytesRead));
+                const got = chunk.subarray(0, bytesRead);
+                hash.update(got);
                 for (const [from, buf] of parts) {
                     const [a, b] = [Math.max(at, from), Math.min(at + bytesRead, from + buf.length)];
                     if (a < b) chunk.copy(buf, a - from, a - at, b - at);
                 }
+                if (at >= l.rows && at < l.contOff) {
+                    rowCrcs ??= new RowCrcs(new Uint32Array(head.buffer, head.byteOffset + l.blockRows, blocksOf(counts.names) + 1), counts.rowBytes);
+                    rowCrcs.feed(at - l.rows, got.subarray(0, Math.min(bytesRead, l.contOff - at)));
+                }
                 at += bytesRead;
                 if (turns.due) await turns.yield();
             }
-            const [[, head], [, coded], [, rows], [, cols]] = parts as [number, Buffer][] as [[number, Buffer], [number, Buffer], [number, Buffer], [number, Buffer]];
             first.copy(head, 0);
             if (!hash.digest().equals(first.subarray(SYMBOL_MAGIC.length, SYMBOL_MAGIC.length + DIGEST_BYTES))) throw new SymbolFileError(`${file} fails its checksum`);
             // Every byte read and checked under one stamp, settled: the names read later trust it (symbol-names.ts).
@@ -117,7 +125,10 @@ export class SymbolStore {
             const trusted = settled(st, now) && stampOf(await fh.stat()) === stamp;
             const names = await NameList.open(fh, l.names, coded.subarray(0, counts.codedBytes), counts.names, counts.nameBytes, turns, stamp, trusted);
             const store = new SymbolStore(fh, head, cols, counts, st.size, names);
-            await store.#check(rows, turns);
+            rowCrcs ??= new RowCrcs(store.#blockRows, counts.rowBytes);
+            if (!rowCrcs.done) throw new SymbolFileError(`${file}: rows and blocks disagree`);
+            store.#rowCrc = rowCrcs.crcs;
+            await store.#check(turns);
             return store;
         } catch (err) {
             await fh.close();
@@ -126,13 +137,13 @@ export class SymbolStore {
     }
 
     /**
-     * The blocks' and offsets' order checked, and every block's rows' CRC-32 taken (what later
-     * reads are checked against), in slices between yields, as all grow with the tree (the
-     * kernel's: 100,000 blocks, twice 84,000 offsets). A block's rows are inflated and checked
+     * The blocks' and offsets' order checked (the blocks' rows' CRC-32s, what later reads are
+     * checked against, were taken as the file was read), in slices between yields, as all grow
+     * with the tree (the kernel's: 100,000 blocks, twice 84,000 offsets). A block's rows are inflated and checked
      * on their first use instead (#block, as a call's rows are read): inflating them all took the
      * kernel's load from 0.7 s to 2.3 s. @throws SymbolFileError when one does not fit.
      */
-    async #check(rows: Buffer, turns: Turns): Promise<void> {
+    async #check(turns: Turns): Promise<void> {
         for (const [offsets, what] of [[this.#pointOff, 'checkpoints'], [this.byFile.start, 'rows by file']] as const) {
             for (let id = 0; id < this.counts.tableSize; id++) {
                 if (offsets[id]! > offsets[id + 1]!) throw new SymbolFileError(`symbols file: ${what} out of order`);
@@ -144,7 +155,6 @@ export class SymbolStore {
             if (starts[b]! > starts[b + 1]! || defs[b]! > defs[b + 1]! || this.#blockSigs[b]! > this.#blockSigs[b + 1]!) throw new SymbolFileError('symbols file: blocks out of order');
             // Every block holds names, and each name a definition: one without rows is not the writer's.
             if (starts[b] === starts[b + 1] || defs[b] === defs[b + 1]) throw new SymbolFileError('symbols file: a block without rows');
-            this.#rowCrc[b] = crc32(rows.subarray(starts[b]!, starts[b + 1]!));
             if ((b & 1023) === 0 && turns.due) await turns.yield();
         }
     }

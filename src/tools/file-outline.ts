@@ -10,6 +10,7 @@ import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { rootsOf } from './shared.js';
+import { releasedAfter } from '../symbols/released.js';
 
 const schema = z.strictObject({
     path: arg.path('Source file'),
@@ -31,7 +32,11 @@ const declaration = declareTool({
 export class FileOutlineTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
 
-    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+    protected run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+        return releasedAfter(this.#answer(args, view, call));
+    }
+
+    async #answer(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
         // The call answers within the search timeout, a thread's start and the grammar's load included.
         const deadline = Date.now() + this.ctx.searchConfig.timeoutMs;
         const checked = await view.check(args.path, AccessType.Read, this.name);

@@ -16,6 +16,7 @@ import { declareTool } from './declaration.js';
 import { MAX_CANDIDATE_FILES } from './find-symbol.js';
 import { arg } from './schema.js';
 import { rootsOf } from './shared.js';
+import { releasedAfter } from '../symbols/released.js';
 
 const globs = arg.globs;
 
@@ -76,7 +77,11 @@ async function definitionAt(view: WorkspaceView, engine: TaskRunner, args: { pat
 export class FindReferencesTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
 
-    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+    protected run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+        return releasedAfter(this.#answer(args, view, call));
+    }
+
+    async #answer(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
         const query = nameQuery(args.name, false, this.name);
         const { fileConfig, searchConfig } = this.ctx;
         const engine = await this.ctx.engine();

@@ -11,6 +11,7 @@ import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { rootsOf } from './shared.js';
+import { releasedAfter } from '../symbols/released.js';
 
 /** Files that mention the name parsed at most by one call. */
 export const MAX_CANDIDATE_FILES = 2000;
@@ -42,7 +43,11 @@ const declaration = declareTool({
 export class FindSymbolTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
 
-    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+    protected run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+        return releasedAfter(this.#answer(args, view, call));
+    }
+
+    async #answer(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
         const query = nameQuery(args.name, args.regex === true, this.name);
         const { fileConfig, searchConfig } = this.ctx;
         const engine = await this.ctx.engine();

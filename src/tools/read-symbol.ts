@@ -13,6 +13,7 @@ import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { rootsOf } from './shared.js';
+import { releasedAfter } from '../symbols/released.js';
 
 /** Definitions of the same name shown at most by one call. */
 const MAX_SHOWN = 5;
@@ -36,7 +37,11 @@ const declaration = declareTool({
 export class ReadSymbolTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
 
-    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+    protected run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+        return releasedAfter(this.#answer(args, view, call));
+    }
+
+    async #answer(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
         // The call answers within the search timeout, a thread's start and the grammar's load included.
         const deadline = Date.now() + this.ctx.searchConfig.timeoutMs;
         const query = nameQuery(args.name, false, this.name);

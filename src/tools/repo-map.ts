@@ -8,6 +8,7 @@ import { FileTool, ok, type ToolCall } from './base.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { rootsOf } from './shared.js';
+import { releasedAfter } from '../symbols/released.js';
 
 /** Source files one map reads at most. */
 export const MAX_MAP_FILES = 2000;
@@ -37,7 +38,11 @@ const declaration = declareTool({
 export class RepoMapTool extends FileTool<typeof schema> {
     static readonly declaration = declaration;
 
-    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+    protected run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+        return releasedAfter(this.#answer(args, view, call));
+    }
+
+    async #answer(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
         const { fileConfig, searchConfig } = this.ctx;
         const engine = await this.ctx.engine();
         const realRoots = await rootsOf(view);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeNameBlock, nameCut, putName, searchPiece, sharedBytes } from '../../../src/symbols/shared/name-coding.js';
 import { HEADER_BYTES, layoutOf, readCounts, type PartRecord } from '../../../src/symbols/shared/symbol-format.js';
+import { BLOCK_NAMES } from '../../../src/symbols/shared/symbol-codec.js';
 import { SymbolFileError, SymbolStore } from '../../../src/symbols/symbol-store.js';
 import { runSymbolsMerge } from '../../../workers/symbols/symbols-table.js';
 import { settled } from '../../../src/symbols/file-stamp.js';
@@ -82,6 +83,54 @@ describe('the names on disk', () => {
             } finally {
                 await store.close();
             }
+        }
+    });
+
+    it('answers passes over every chunk run side by side, and lookups between them, as one at a time', async () => {
+        // The chunks a pass does not keep share one buffer (symbol-names.ts): passes interleave at
+        // each chunk (an await), and a lookup in between may find the chunk a pass read last.
+        const rand = random(5);
+        const dir = tempDir('lcf-symnames-passes-');
+        const names = randomNames(rand, 60_000);
+        const sorted = [...names].sort();
+        const store = await SymbolStore.load(tableOf(dir, names), 100);
+        try {
+            expect(store.names.chunks, 'more than two chunks').toBeGreaterThan(2);
+            const res = [/ioctl/u, /l$/u, /[^_]_[^_]/u, /Get.*x/iu, /X/u, /ü/u];
+            const alone = res.map((re) => sorted.filter((n) => re.test(n)));
+            let lookups = 0;
+            const lookup = async (): Promise<void> => {
+                for (let i = 0; i < sorted.length; i += 97) {
+                    expect(store.nameAt(i)).toBe(sorted[i]);
+                    expect(store.find(sorted[(i * 7) % sorted.length]!)).toBe((i * 7) % sorted.length);
+                    lookups++;
+                    await Promise.resolve();
+                }
+            };
+            const [, ...got] = await Promise.all([lookup(), ...res.map((re) => store.matching(re))]);
+            expect(lookups).toBeGreaterThan(100);
+            got.forEach((g, k) => expect(g.names.map((n) => store.nameAt(n)), String(res[k])).toEqual(alone[k]));
+        } finally {
+            await store.close();
+        }
+        // A pass that meets a chunk changed on disk leaves no other chunk's names read from its buffer.
+        const file = path.join(dir, 'symbols.bin');
+        const good = fs.readFileSync(file);
+        const counts = readCounts(good.subarray(0, HEADER_BYTES));
+        const again = await SymbolStore.load(file, 100);
+        try {
+            const c = again.names.chunks - 2;
+            const first = again.names.chunkBlock[c]! * BLOCK_NAMES;
+            expect(again.names.chunkBlock[c + 1]! - again.names.chunkBlock[c]!, 'blocks in the chunk before the last').toBeGreaterThan(1);
+            const last = layoutOf(counts).names + counts.codedBytes - 2;
+            const fd = fs.openSync(file, 'r+');
+            fs.writeSync(fd, Buffer.of(good[last]! ^ 0x20), 0, 1, last);
+            fs.closeSync(fd);
+            await expect(again.matching(/./u)).rejects.toThrow(SymbolFileError);
+            expect(again.nameAt(first)).toBe(sorted[first]);
+            expect(again.find(sorted[first + 1]!)).toBe(first + 1);
+        } finally {
+            await again.close();
         }
     });
 
