@@ -84,7 +84,7 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
         throw new ToolError('timeout', `Parsing ${shown} took longer than ${task.parseMs} ms: the file was skipped.`);
     }
     try {
-        const points = task.checkpoints === true && !tree.regions ? checkpointsOf(tree.rootNode) : undefined;
+        const points = task.checkpoints === true && !tree.regions ? checkpointsOf(tree.rootNode, info.id === 'typescript' || info.id === 'tsx') : undefined;
         const spans = task.spans === true ? [] : undefined;
         const around: number[] = [];
         const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references, around);
