@@ -57,6 +57,14 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
     const decoded = decodeText(bytes);
     if (!decoded.ok) throw new ToolError('binary', `Binary file: ${shown} is not source text.`);
     const text = decoded.text;
+    // A C file of directives and comments alone: its macros read from the text (directives.ts);
+    // before the grammar is loaded, which a thread of its own for a large file then never does.
+    const plain = info.id === 'c' && task.references === undefined ? directiveFile(text) : null;
+    if (plain !== null) {
+        const spans = task.spans === true ? [] : undefined;
+        const definitions = macroDefinitions(text, plain.macros, spans);
+        return outcome(info, text, decoded.info, bytes, definitions, spans, task.checkpoints === true ? plain.checkpoints : undefined);
+    }
     const { parser, query } = await loaded(info);
     // Checkpoints taken of another text are not this one's.
     const fits = taken.checkpoints !== undefined && taken.chars === text.length && taken.crc === crc32(bytes);
@@ -64,13 +72,6 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
     if (fits && task.lexed === true && info.id === 'c' && task.references !== undefined && plainIdentifier(parser, task.references)) {
         const lexed = lexedReferences(text, task.references, taken.checkpoints!);
         if (lexed !== null) return { ok: true, language: info.id, lines: lexed.lines, chars: text.length, definitions: [], references: lexed.references, lexed: true };
-    }
-    // A C file of directives and comments alone: its macros read from the text (directives.ts).
-    const plain = info.id === 'c' && task.references === undefined ? directiveFile(text) : null;
-    if (plain !== null) {
-        const spans = task.spans === true ? [] : undefined;
-        const definitions = macroDefinitions(text, plain.macros, spans);
-        return outcome(info, text, decoded.info, bytes, definitions, spans, task.checkpoints === true ? plain.checkpoints : undefined);
     }
     // Definitions are read past C++ macros that stand alone on their lines (repairs.ts) and C
     // function bodies (bodies.ts); uses are looked for in the text as written: with uses asked,
