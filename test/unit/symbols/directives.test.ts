@@ -58,6 +58,7 @@ const TAKEN: [string, string | Buffer][] = [
     ['function-like macros with spaces', '#define F( a , b ) ((a) + (b))\n#define G(...) g(__VA_ARGS__)\n#define H (x)\n#define I() i\n#define J(a, ...) j(a)\n'],
     ['a value with "/*" in quotes and a slash before the line end', '#define S "/*" x\n still the comment */\n#define T 1 /\n 2\n#define URL "http://example.org"\n'],
     ['CRLF line ends', '#ifndef W_H\r\n#define W_H\r\n#define W1 1 \\\r\n\t+ 2\r\n#endif\r\n'],
+    ['keywords in conditions', '#if sizeof(int) > 4 || int\n#define K1 1\n#elif true && defined(inline) || defined const\n#endif\n#ifdef const\n#define K2 2\n#endif\n#if 1 - - 1 == +2 && A() && 08\n#endif\n'],
     ['keywords as macro names', '#define inline __inline__\n#define bool _Bool\n#define NULL ((void *)0)\n'],
     ['spaces before a line end, which let the next line be the value', '#define X \n#define Y 1\n#define F(a)\t\n\n  f(a)\n#define Z /* z */ \n/* w */\n#define V 2 /* two */ \n\n/* then this */\n'],
     ['comments after #if, #ifdef, #else and #endif, with spaces after them', '#if A /* a */ \n#define B 1\n#elif C \n#endif \n#ifdef D /* d */ \n#else /* e */ \n#endif /* f */ \n'],
