@@ -206,10 +206,10 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
     // Memory: the build's threads are its own, ended when it ends (before the table is loaded),
     // with a bound on their heaps (BUILD_HEAP). A parser's memory grows to its largest file's
     // tree and stays (WebAssembly memory does not shrink), and a thread's heap grows over the
-    // files it parses. Large files go first, alone, each on a thread of its own ended after it
+    // files it parses. Large files go one at a time, each on a thread of its own ended after it
     // (one thread over the Linux tree's 8 MB headers in turn grew past 300 MB; one per file peaks
     // at about 190 MB, for some 0.15 s of CPU to start each), so that no thread holding that
-    // much adds to the other parts' threads.
+    // much lives on beside the other parts' threads.
     const pool = new BackgroundTasks(served.threads, true, BUILD_HEAP);
     let own = new BackgroundTasks(1, true, BUILD_HEAP);
     let stopped = false;
@@ -230,18 +230,23 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
             if (!r.ok) throw new Error(`symbols part failed: ${r.message}`);
             return r.timedOut;
         };
-        for (let k = small; k < parts.length; k++) {
-            timedOut.push(...(await runPart(k, own)));
-            await own.close();
-            // A stop that came while the thread was ended ends the next one before it starts.
-            own = new BackgroundTasks(1, true, BUILD_HEAP);
-            if (stopped) await own.stop();
-        }
         let next = 0;
         const lane = async (): Promise<void> => {
             for (let k = next++; k < small; k = next++) timedOut.push(...(await runPart(k, pool)));
         };
-        await Promise.all(Array.from({ length: Math.max(1, served.threads) }, lane));
+        // The large files' lane runs beside the others' (one fewer), then takes parts too: the
+        // build keeps its threads' count, and no core waits while the large files go one by one.
+        const largeLane = async (): Promise<void> => {
+            for (let k = small; k < parts.length; k++) {
+                timedOut.push(...(await runPart(k, own)));
+                await own.close();
+                // A stop that came while the thread was ended ends the next one before it starts.
+                own = new BackgroundTasks(1, true, BUILD_HEAP);
+                if (stopped) await own.stop();
+            }
+            await lane();
+        };
+        await Promise.all([largeLane(), ...Array.from({ length: Math.max(1, served.threads) - 1 }, lane)]);
         // Second tries: one file at a time, a part each, listed last for the merge (`retried`).
         const retried = timedOut.sort((a, b) => a - b);
         for (const id of retried) {

@@ -13,11 +13,13 @@ import type { Node } from 'web-tree-sitter';
  * declarations, no member of an inline type, no function expression named as what holds it.
  */
 export function keep(node: Node, kind: string, name: Node, info: LanguageInfo): boolean {
-    if (node.type === 'method_signature' && inAnnotation(node)) return false;
-    if (node.type === 'assignment_expression') return kind === 'method' || memberFunction(node);
-    if (node.type === 'function_expression' || node.type === 'generator_function') return !namedByHolder(node, name.text);
-    if (node.type === 'variable_declarator' && kind === 'function') return true;
-    const fileScoped = kind === 'variable' || (kind === 'constant' && node.type !== 'enumerator' && node.type !== 'enum_constant') || node.type === 'variable_declarator';
+    // Perf: read once; each read of a node's type is a call into the WebAssembly module.
+    const type = node.type;
+    if (type === 'method_signature' && inAnnotation(node)) return false;
+    if (type === 'assignment_expression') return kind === 'method' || memberFunction(node);
+    if (type === 'function_expression' || type === 'generator_function') return !namedByHolder(node, name.text);
+    if (type === 'variable_declarator' && kind === 'function') return true;
+    const fileScoped = kind === 'variable' || (kind === 'constant' && type !== 'enumerator' && type !== 'enum_constant') || type === 'variable_declarator';
     if (!fileScoped) return true;
     // Perf: the enclosing nodes first, since most matches are a function's locals, ruled out by
     // their first parent; the node's children are materialized only for file-scope declarations.

@@ -11,15 +11,16 @@ const MOST = 0.5;
  * comment, string or construct: `[index, row, index, row, …]` (UTF-16 index, 0-based row), each at
  * the start of a line. A parse that starts there sees what the whole parse saw. Only between
  * items the whole parse read cleanly (no error in either), and never after a TypeScript
- * signature, which joins the next item as one overloaded definition.
+ * signature, which joins the next item as one overloaded definition (`signatures`: the grammar
+ * has such nodes; only TypeScript's do, and looking costs a list of each item's children).
  */
-export function checkpointsOf(root: Node): number[] {
+export function checkpointsOf(root: Node, signatures = true): number[] {
     const out: number[] = [];
     let last = 0;
     let prev: Node | null = null;
     for (const node of root.children) {
         if (node === null) continue;
-        const clean = prev !== null && !prev.hasError && !node.hasError && !node.isError && !prev.isError && !signatureLike(prev);
+        const clean = prev !== null && !prev.hasError && !node.hasError && !node.isError && !prev.isError && !(signatures && signatureLike(prev));
         if (clean && node.startPosition.column === 0 && node.startIndex - last >= CHECKPOINT_GAP) {
             out.push(node.startIndex, node.startPosition.row);
             last = node.startIndex;

@@ -4,10 +4,11 @@ import { toToolError, ToolError } from '../../src/errors/shared/errors.js';
 import { readRegularFileSync } from '../../src/fs/shared/safe-read.js';
 import { languageOf, supportedLanguages, type LanguageInfo } from '../../src/symbols/shared/languages.js';
 import type { Definition, FileSymbols, Reference, SymbolKind, SymbolsResult, SymbolsTask } from '../../src/symbols/shared/types.js';
-import { byteSpans, SIGNATURE_CHARS, signatureText } from '../../src/symbols/shared/signature.js';
+import { byteSpans } from '../../src/symbols/shared/signature.js';
+import { signatureOf } from './signature-of.js';
 import { lexedReferences, plainIdentifier, shownLine } from './lexed.js';
 import { occurrencesOf } from './words.js';
-import { decodeText } from '../../src/text/shared/text.js';
+import { decodeText, type TextEncodingInfo } from '../../src/text/shared/text.js';
 import { loaded, parseWithin } from './parser.js';
 import { takeTaskPriority } from '../pool/background.js';
 import { checkpointsOf, matchesAround, regionsFor, regionsHold } from './regions.js';
@@ -15,6 +16,7 @@ import { atFileScope, keep, objectOwner } from './keep.js';
 import { lostMacros, patchedStart, realName, withoutLoneMacros } from './repairs.js';
 import { withoutBodies } from './bodies.js';
 import { definitionsTree } from './bodies-tree.js';
+import { directiveFile, macroDefinitions } from './directives.js';
 import type { Node, Parser, QueryMatch, Range, Tree } from 'web-tree-sitter';
 
 /** Kinds whose definitions contain others: a class's members, a function's nested functions and local classes (`f.inner`, as ctags scopes them). */
@@ -55,6 +57,14 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
     const decoded = decodeText(bytes);
     if (!decoded.ok) throw new ToolError('binary', `Binary file: ${shown} is not source text.`);
     const text = decoded.text;
+    // A C file of directives and comments alone: its macros read from the text (directives.ts);
+    // before the grammar is loaded, which a thread of its own for a large file then never does.
+    const plain = info.id === 'c' && task.references === undefined ? directiveFile(text) : null;
+    if (plain !== null) {
+        const spans = task.spans === true ? [] : undefined;
+        const definitions = macroDefinitions(text, plain.macros, spans);
+        return outcome(info, text, decoded.info, bytes, definitions, spans, task.checkpoints === true ? plain.checkpoints : undefined);
+    }
     const { parser, query } = await loaded(info);
     // Checkpoints taken of another text are not this one's.
     const fits = taken.checkpoints !== undefined && taken.chars === text.length && taken.crc === crc32(bytes);
@@ -75,7 +85,7 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
         throw new ToolError('timeout', `Parsing ${shown} took longer than ${task.parseMs} ms: the file was skipped.`);
     }
     try {
-        const points = task.checkpoints === true && !tree.regions ? checkpointsOf(tree.rootNode) : undefined;
+        const points = task.checkpoints === true && !tree.regions ? checkpointsOf(tree.rootNode, info.id === 'typescript' || info.id === 'tsx') : undefined;
         const spans = task.spans === true ? [] : undefined;
         const around: number[] = [];
         const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references, around);
@@ -89,13 +99,18 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
         } finally {
             defTree?.delete();
         }
-        // A final line end does not start another line.
-        const lines = 1 + countLines(text, 0, text.length - 1);
-        const sigSpans = spans && byteSpans(text, spans, decoded.info.encoding === 'utf8' ? (decoded.info.bom ? 3 : 0) : null);
-        return { ok: true, language: info.id, lines: text.length === 0 ? 0 : lines, chars: text.length, definitions, ...(references && { references }), ...(sigSpans && { sigSpans }), ...(points && { checkpoints: points, crc: crc32(bytes) }), ...(tree.regions && { regions: true as const }) };
+        return { ...outcome(info, text, decoded.info, bytes, definitions, spans, points), ...(references && { references }), ...(tree.regions && { regions: true as const }) };
     } finally {
         tree.delete();
     }
+}
+
+/** A file's outcome from its definitions (with their signatures' character spans when asked) and checkpoints. */
+function outcome(info: LanguageInfo, text: string, encoding: TextEncodingInfo, bytes: Uint8Array, definitions: Definition[], spans: number[] | undefined, points: number[] | undefined): FileSymbols & { ok: true } {
+    // A final line end does not start another line.
+    const lines = text.length === 0 ? 0 : 1 + countLines(text, 0, text.length - 1);
+    const sigSpans = spans && byteSpans(text, spans, encoding.encoding === 'utf8' ? (encoding.bom ? 3 : 0) : null);
+    return { ok: true, language: info.id, lines, chars: text.length, definitions, ...(sigSpans && { sigSpans }), ...(points && { checkpoints: points, crc: crc32(bytes) }) };
 }
 
 /**
@@ -261,28 +276,4 @@ function referencesIn(root: Node, text: string, name: string, around: number[]):
         out.push({ line: node.startPosition.row + 1, column: i - lineStart + 1, text: shownLine(text, lineStart, lineEnd, i) });
     }
     return out;
-}
-
-/**
- * The lines of a definition up to the end of its name's line, as one line: `export function f(a)`,
- * or a C definition whose return type stands on the line before its name.
- */
-function signatureOf(source: string, start: number, nameEnd: number, spans?: number[]): string {
-    // Perf: only SIGNATURE_CHARS around the definition are looked at. Scanning to the line's ends
-    // made a minified file's outline quadratic (a 2 MB line of 70,000 definitions: minutes).
-    let from = start;
-    for (let i = start - 1; i >= 0 && start - i <= SIGNATURE_CHARS; i--) {
-        if (source.charCodeAt(i) === 10) break;
-        from = i;
-    }
-    // A definition far into a long line starts its own signature, as does one after a statement
-    // or block ended on its line (`function a(){…}function b(){` in minified code).
-    if (from > 0 && source.charCodeAt(from - 1) !== 10) from = start;
-    else if (from < start && /[;}]/.test(source.slice(from, start))) from = start;
-    const ahead = source.slice(nameEnd, nameEnd + SIGNATURE_CHARS + 1);
-    const nl = ahead.indexOf('\n');
-    const to = nl === -1 ? nameEnd + ahead.length : nameEnd + nl;
-    const cut = nl === -1 && to < source.length;
-    spans?.push(from, to, cut ? 1 : 0);
-    return signatureText(source.slice(from, to), cut);
 }
