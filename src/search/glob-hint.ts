@@ -7,12 +7,12 @@ import { escapeRegex } from './regex.js';
 
 /** Syntax only a regex gives meaning to: a pattern holding one was written as a regex. */
 const REGEX_ONLY = /[\\()|+^$]/;
-/** A `*` that a regex would not write: first, or after a character other than `.`, `]`, `}` or `*`. */
+/** A `*` that a regex would not write: first, or after a character other than `.`, `]`, `}` or `*` (a `?` only first: after a character it is a regex's too). */
 const GLOB_STAR = /(?:^|[^.\]}*])\*/;
 
 /** Whether `pattern` reads as a glob rather than a regex. */
 export function looksLikeGlob(pattern: string): boolean {
-    return !REGEX_ONLY.test(pattern) && GLOB_STAR.test(pattern);
+    return !REGEX_ONLY.test(pattern) && (GLOB_STAR.test(pattern) || pattern.startsWith('?'));
 }
 
 /**

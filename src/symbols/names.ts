@@ -45,8 +45,8 @@ export function nameQuery(name: string, regex: boolean, tool: string): NameQuery
         return { word: undefined, regex: re, matches: (d) => re.test(d.name), contentPattern };
     }
     // A leading `::` is C++'s global namespace; any other empty part (`a..b`, `.b`, `A/`) is a
-    // mistake. Call parentheses after the name (`run()`, as text often names a function) are left out.
-    const parts = name.replace(/^::/, '').replace(/\(\)$/, '').split(/::|\/|\./);
+    // mistake. Call parentheses after a part (`run()`, as text often names a function) are left out.
+    const parts = name.replace(/^::/, '').split(/::|\/|\./).map((p) => p.replace(/\(\)$/, ''));
     const last = parts.pop();
     if (last === undefined || parts.some((p) => p.length === 0) || !/^[\p{L}\p{N}_$~]+$/u.test(last)) {
         throw errors.invalidArgument(tool, `name ${JSON.stringify(name)} is not an identifier or a name path such as "Class/method"${tool === 'find_symbol' ? regexAdvice(name) : ''}.`);

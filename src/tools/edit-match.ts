@@ -203,7 +203,9 @@ function numberedLines(text: string, wanted: string): { prefix: string; first: n
     const lines = wanted.split('\n');
     if (!lines.every((l) => LINE_PREFIX.test(l))) return null;
     const bare = lines.map((l) => l.replace(LINE_PREFIX, '')).join('\n');
-    const at = bare === '' ? -1 : text.indexOf(bare);
+    // The model's text has LF line ends; a CRLF file holds the same lines with CRLF.
+    let at = bare === '' ? -1 : text.indexOf(bare);
+    if (at < 0 && bare !== '' && text.includes('\r\n')) at = text.indexOf(bare.replace(/\r?\n/g, '\r\n'));
     if (at < 0) return null;
     const first = text.slice(0, at).split('\n').length;
     return { prefix: LINE_PREFIX.exec(lines[0]!)![0], first, last: first + lines.length - 1 };

@@ -20,7 +20,7 @@ export async function notFoundNote(view: WorkspaceView, input: string, tool: str
         const at = await existing(view, place[1]!, tool);
         if (at === null) return '';
         const what = place[3] === undefined ? 'a line number' : 'a line and column';
-        const read = tool === 'read_file' && at.file ? `, with start_line: ${place[2]} to read from that line` : '';
+        const read = tool === 'read_file' && at.file && Number(place[2]) >= 1 ? `, with start_line: ${Number(place[2])} to read from that line` : '';
         return `[${quotePath(at.shown)} exists: ${JSON.stringify(input.slice(place[1]!.length))} looks like ${what}. Pass the path alone${read}.]`;
     }
     const parts = input.split('/');

@@ -49,8 +49,8 @@ export async function runSymbolsTask(task: SymbolsTask): Promise<SymbolsResult> 
 async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken: { checkpoints?: number[]; chars?: number; crc?: number } = {}): Promise<FileSymbols> {
     const info = languageOf(real);
     if (info === undefined) {
-        // A directory, or what is not a regular file, gets the error a read of it gets.
-        if (statSync(real, { throwIfNoEntry: false })?.isFile() === false) readRegularFileSync(shown, real, task.realRoots, task.maxBytes);
+        // A missing path, a directory or what is not a regular file gets the error a read of it gets.
+        if (statSync(real, { throwIfNoEntry: false })?.isFile() !== true) readRegularFileSync(shown, real, task.realRoots, task.maxBytes);
         throw new ToolError('wrong_type', `No grammar for ${shown}: code navigation supports ${supportedLanguages()}.`);
     }
     const { bytes } = readRegularFileSync(shown, real, task.realRoots, task.maxBytes);

@@ -206,6 +206,8 @@ describe('code navigation tools', () => {
         for (const [tool, args, bare] of [
             ['find_symbol', { name: 'util_add()' }, { name: 'util_add' }],
             ['find_symbol', { name: 'Engine/search()' }, { name: 'Engine/search' }],
+            ['find_symbol', { name: 'Engine()/search()' }, { name: 'Engine/search' }],
+            ['read_symbol', { path: 'web/engine.ts', name: 'Engine().search' }, { path: 'web/engine.ts', name: 'Engine.search' }],
             ['find_references', { name: 'util_add()' }, { name: 'util_add' }],
             ['read_symbol', { path: 'src/util.c', name: 'util_add()' }, { path: 'src/util.c', name: 'util_add' }],
         ] as const) {

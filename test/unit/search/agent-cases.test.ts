@@ -104,6 +104,7 @@ describe('search_entries given a glob for a pattern', () => {
         expect((await search(fx, { name_pattern: '*.{js,txt}' })).result).toContain('for the glob "*.{js,txt}" write "\\\\.(?:js|txt)$"');
         expect((await search(fx, { name_pattern: '*.[!t]?' })).result).toContain('write "\\\\.[^t].$"');
         expect((await search(fx, { name_pattern: '*' })).result).toContain('for the glob "*" write ".",');
+        expect((await search(fx, { name_pattern: '?.txt' })).result).toContain('for the glob "?.txt" write "^.\\\\.txt$"');
         // A glob with a slash matches paths: only include can take it.
         expect((await search(fx, { name_pattern: '**/*.txt' })).result).toContain(
             'name_pattern is a regular expression matched against each name, not a glob: pass the glob as include: "**/*.txt" (a glob with "/" matches the path relative to path). ',

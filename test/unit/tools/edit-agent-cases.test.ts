@@ -73,6 +73,11 @@ describe('replace_file_content: old_content not found', () => {
         // Without them it applies.
         expect((await one(tool('replace_file_content'), { path: 'f.c', old_content: 'int b;\nint c;', new_content: 'int B;' })).status).toBe('success');
         expect(readText(file('f.c'))).toBe('int a;\nint B;\n');
+        // A CRLF file, the model's text with LF line ends.
+        const crlf = await setup({ 'w.txt': 'l1\r\nl2\r\nl3\r\n' });
+        const c = await one(crlf.tool('replace_file_content'), { path: 'w.txt', old_content: '     2\tl2\n     3\tl3', new_content: 'x' });
+        expect(c.result.split('\n').at(-1)).toBe('old_content begins its lines with line numbers as read_file shows them ("     2\\t"); the file has the text without them at lines 2-3. Leave them out of old_content and new_content.');
+        expect(readText(crlf.file('w.txt'))).toBe('l1\r\nl2\r\nl3\r\n');
         // Numbers that are the file's own text are not taken for line numbers.
         const own = await one(tool('replace_file_content'), { path: 'f.c', old_content: '9\tint z;', new_content: 'x' });
         expect(own.result).not.toContain('line numbers');

@@ -42,6 +42,18 @@ describe('a path with a line number after it', () => {
         // Nothing exists without the suffix either: the error as before, one line.
         const [none] = await fx.run('read_file', { paths: ['src/none.c:3'] });
         expect(none!.result).toBe(`File not found: ENOENT: no such file or directory, stat '${root}/src/none.c:3'`);
+        // Line 0 is no line to read from: the path alone.
+        const [zero] = await fx.run('read_file', { paths: ['src/a.c:0'] });
+        expect(zero!.result.split('\n').at(-1)).toBe(`[${root}/src/a.c exists: ":0" looks like a line number. Pass the path alone.]`);
+        // The code-navigation tools say the same, the path not being found before its language is asked.
+        const nav = makePackage(root, { packageOptions: { navigation: true } });
+        for (const [tool, args] of [['file_outline', { path: 'src/a.c:3' }], ['read_symbol', { path: 'src/a.c:3', name: 'a' }]] as const) {
+            const [r] = await nav.run(tool, args);
+            expect(r, tool).toMatchObject({ status: 'error', kind: 'not_found' });
+            expect(r!.result.split('\n').at(-1)).toBe(`[${root}/src/a.c exists: ":3" looks like a line number. Pass the path alone.]`);
+        }
+        const [noGrammar] = await nav.run('file_outline', { path: 'docs/none.md' });
+        expect(noGrammar).toMatchObject({ status: 'error', kind: 'not_found' });
         // A file whose name has the colon is read as named.
         const [colon] = await fx.run('read_file', { paths: ['b.c:7'] });
         expect(colon!.status).toBe('success');
