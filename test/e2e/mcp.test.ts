@@ -292,6 +292,35 @@ describe('MCP server transport failures', () => {
     });
 });
 
+describe('MCP server fed by a pipe that closes at once', () => {
+    it('answers every request read before the end of standard input, a last line without a line break too, then exits 0', async () => {
+        const { spawn } = await import('node:child_process');
+        const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'lcf-mcp-pipe-'));
+        try {
+            fs.writeFileSync(path.join(dir, 'a.txt'), 'hello pipe\n');
+            const child = spawn(process.execPath, [...NODE_CLI, 'mcp', '--workspace', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+            let out = '';
+            child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+            child.stderr.on('data', () => undefined);
+            const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+            const lines = [
+                { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+                { jsonrpc: '2.0', method: 'notifications/initialized' },
+                { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+                { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'read_file', arguments: { paths: ['a.txt'] } } },
+            ].map((m) => JSON.stringify(m));
+            // All at once, the last without its line break, and the pipe closed right after (printf ... | llm-chat-file mcp).
+            child.stdin.end(`${lines.join('\n')}`);
+            expect(await exited).toBe(0);
+            const ids = out.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: number }).id);
+            expect(ids.sort()).toEqual([1, 2, 3]);
+            expect(out).toContain('hello pipe');
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    });
+});
+
 describe('MCP server with a search index that cannot be kept', () => {
     it('answers searches by scanning and says once on stderr why the index failed', async () => {
         const { spawn } = await import('node:child_process');

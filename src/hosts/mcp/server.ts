@@ -278,17 +278,14 @@ export async function runMcpStdio(pkg: FileToolPackage | (() => Promise<FileTool
         closing = true;
         void server.close().catch(() => undefined);
     };
-    process.stdin.once('end', shutdown);
-    process.stdin.once('close', shutdown);
     process.once('SIGINT', shutdown);
     process.once('SIGTERM', shutdown);
     try {
         const limitName = `${maxMessageSize} bytes (${options.maxMessageSize === undefined ? 'LLM_CHAT_FS_MAX_MESSAGE_SIZE' : 'maxMessageSize'})`;
-        await server.connect(new LineTransport(process.stdin, process.stdout, { maxMessageSize, limitName }));
+        // The end of standard input shuts down once every request read has been answered.
+        await server.connect(new LineTransport(process.stdin, process.stdout, { maxMessageSize, limitName, onEnd: shutdown }));
         await closed;
     } finally {
-        process.stdin.off('end', shutdown);
-        process.stdin.off('close', shutdown);
         process.off('SIGINT', shutdown);
         process.off('SIGTERM', shutdown);
         // The transport only pauses stdin; an open pipe would keep the process alive after SIGTERM.

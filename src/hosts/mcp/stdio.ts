@@ -26,6 +26,8 @@ export interface LineTransportOptions {
     maxMessageSize?: number;
     /** Names the limit in the reply to an over-long line (default: its number of bytes). */
     limitName?: string;
+    /** Called once standard input has ended and every request read from it has been answered. */
+    onEnd?: () => void;
 }
 
 /** A stdio {@link Transport} with a bounded line buffer that answers invalid and over-long lines. */
@@ -42,6 +44,10 @@ export class LineTransport implements Transport {
     private size = 0;
     /** Set while the rest of an over-long line streams past. */
     private skipping: IdScanner | undefined;
+    /** Requests read and not answered yet: a pipe closed right after its last request still gets every answer. */
+    private readonly pending = new Set<RequestId>();
+    private inputEnded = false;
+    private onEnd: (() => void) | undefined;
 
     constructor(
         private readonly stdin: Readable = process.stdin,
@@ -50,6 +56,7 @@ export class LineTransport implements Transport {
     ) {
         this.max = options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE;
         this.limitName = options.limitName ?? `${this.max} bytes`;
+        this.onEnd = options.onEnd;
     }
 
     async start(): Promise<void> {
@@ -57,11 +64,15 @@ export class LineTransport implements Transport {
         this.started = true;
         this.stdin.on('data', this.onData);
         this.stdin.on('error', this.onStreamError);
+        this.stdin.once('end', this.onInputEnd);
+        this.stdin.once('close', this.onInputEnd);
     }
 
     async close(): Promise<void> {
         this.stdin.off('data', this.onData);
         this.stdin.off('error', this.onStreamError);
+        this.stdin.off('end', this.onInputEnd);
+        this.stdin.off('close', this.onInputEnd);
         if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
         this.parts = [];
         this.size = 0;
@@ -70,10 +81,28 @@ export class LineTransport implements Transport {
     }
 
     send(message: JSONRPCMessage): Promise<void> {
-        return new Promise((resolve) => {
+        const answered = 'id' in message && ('result' in message || 'error' in message) ? message.id : undefined;
+        return new Promise<void>((resolve) => {
             if (this.stdout.write(`${JSON.stringify(message)}\n`)) resolve();
             else this.stdout.once('drain', resolve);
+        }).then(() => {
+            if (answered !== undefined && this.pending.delete(answered)) this.settle();
         });
+    }
+
+    /** The end of standard input: a last line without a line break is read, then the answers awaited. */
+    private readonly onInputEnd = (): void => {
+        if (this.inputEnded) return;
+        this.inputEnded = true;
+        if (this.size > 0 || this.skipping) this.endLine();
+        this.settle();
+    };
+
+    private settle(): void {
+        if (!this.inputEnded || this.pending.size > 0 || this.onEnd === undefined) return;
+        const onEnd = this.onEnd;
+        this.onEnd = undefined;
+        onEnd();
     }
 
     private readonly onStreamError = (error: Error): void => {
@@ -128,6 +157,10 @@ export class LineTransport implements Transport {
             this.reply(read.invalid.id, read.invalid.code, read.invalid.message);
             return;
         }
+        const m = read.message as { id?: RequestId; method?: string; params?: { requestId?: RequestId } };
+        if (m.method !== undefined && m.id !== undefined) this.pending.add(m.id);
+        // A cancelled request gets no answer (MCP): it is not waited for.
+        if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined && this.pending.delete(m.params.requestId)) this.settle();
         try {
             this.onmessage?.(read.message);
         } catch (err) {

@@ -178,3 +178,32 @@ describe('the request guard of createMcpServer', () => {
         await client.close();
     });
 });
+
+describe('LineTransport at the end of its input', () => {
+    it('calls onEnd once every request read was answered or cancelled, after reading a last line without a line break', async () => {
+        const input = new PassThrough();
+        const output = new PassThrough();
+        let ended = 0;
+        const t = new LineTransport(input, output, { onEnd: () => ended++ });
+        const got: JSONRPCMessage[] = [];
+        t.onmessage = (m) => got.push(m);
+        await t.start();
+        input.write('{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+        input.write('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+        input.write('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"y"}}\n');
+        // A cancelled request gets no answer: it is not waited for. The last line has no line break.
+        input.end('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}');
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(got.map((m) => ('id' in m ? m.id : 'note'))).toEqual([1, 'note', 2, 3, 4, 'note']);
+        expect(ended).toBe(0);
+        await t.send({ jsonrpc: '2.0', id: 1, result: {} });
+        await t.send({ jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'x' } });
+        // A notification from the server answers nothing.
+        await t.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } } as JSONRPCMessage);
+        expect(ended).toBe(0);
+        await t.send({ jsonrpc: '2.0', id: 4, result: {} });
+        expect(ended).toBe(1);
+        await t.send({ jsonrpc: '2.0', id: 5, result: {} });
+        expect(ended).toBe(1);
+    });
+});
