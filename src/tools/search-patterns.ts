@@ -73,6 +73,7 @@ export function globNotes(args: { include?: string | string[] | undefined; exclu
         for (const glob of typeof value === 'string' ? [value] : (value ?? [])) {
             if (!commaList(glob)) continue;
             const list = glob.split(',').map((g) => g.trim()).filter((g) => g !== '');
+            if (list.length < 2) continue;
             notes.push(`[${param} ${JSON.stringify(glob)} is one glob, which matches names holding a comma; for several globs pass a list: ${JSON.stringify(list)}.]`);
         }
     }

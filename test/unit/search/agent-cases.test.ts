@@ -153,6 +153,8 @@ describe('search_entries given globs as one comma-separated string', () => {
         // The list it gives, and braces, find the files; braces get no note.
         expect((await search(fx, { content_pattern: 'kvm', include: ['*.c', '*.h'] })).result.split('\n')).toEqual(['a.c:1: kvm', 'b.h:1: kvm', 'dist/d.c:1: kvm']);
         expect((await search(fx, { content_pattern: 'kvm', include: '*.{c,h}' })).result).not.toContain('one glob');
+        // A comma that separates no two globs gets no list.
+        for (const include of [',', '*.c,', ',*.c']) expect((await search(fx, { content_pattern: 'kvm', include })).result, include).not.toContain('one glob');
         // An exclude written so leaves out nothing: said after the results.
         const x = await search(fx, { content_pattern: 'kvm', exclude: 'dist, *.txt' });
         expect(x.result.split('\n')).toEqual([
