@@ -43,3 +43,17 @@ async function existing(view: WorkspaceView, input: string, tool: string): Promi
         return null;
     }
 }
+
+/**
+ * For a file just created under a name such as `a.c:12` while `a.c` exists: a line saying so
+ * (`''` otherwise), since the caller most likely meant a place in `a.c`.
+ */
+export async function createdPlaceNote(view: WorkspaceView, input: string, tool: string): Promise<string> {
+    const place = PLACE.exec(input);
+    if (place === null) return '';
+    const at = await existing(view, place[1]!, tool);
+    if (at === null || !at.file) return '';
+    const suffix = JSON.stringify(input.slice(place[1]!.length));
+    return `[Written as named; ${quotePath(at.shown)} exists and ${suffix} looks like a line number. To change that file at a line, call replace_file_lines or insert_file_content on it, and delete_file this one.]`;
+}
+

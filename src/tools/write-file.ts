@@ -10,6 +10,7 @@ import { reencode } from '../text/shared/reencode.js';
 import type { WorkspaceView } from '../access/workspace.js';
 import { FileTool, ok, type ToolCall } from './base.js';
 import { numberedContentNote } from './edit-match.js';
+import { createdPlaceNote } from './not-found-note.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { quotePath } from '../print/shared/display.js';
@@ -52,6 +53,7 @@ export class WriteFileTool extends FileTool<typeof schema> {
             throw errors.invalidArgument(this.name, `path ${JSON.stringify(args.path)} ends with a slash, which names a directory: pass the file path without it (create_folder creates directories).`);
         }
         const roots = await rootsOf(view);
+        let created = false;
         await withPathLock(checked.real, async () => {
             let current: Buffer | null = null;
             try {
@@ -82,6 +84,7 @@ export class WriteFileTool extends FileTool<typeof schema> {
                     bytes = encoded.bytes;
                 }
             }
+            created = current === null;
             if (current === null) await this.makeParents(checked.abs, checked.real, roots);
             bytes ??= encodeText(text, info);
             noteWrite(call, checked.abs, await writeFileSafely(checked.abs, checked.real, bytes, roots));
@@ -89,6 +92,8 @@ export class WriteFileTool extends FileTool<typeof schema> {
         });
         const numbered = numberedContentNote(args.content);
         if (numbered !== null) call.notes.push(numbered);
+        const place = created ? await createdPlaceNote(view, args.path, this.name) : '';
+        if (place !== '') call.notes.push(place);
         return ok(`Written: ${quotePath(checked.abs)}`);
     }
 

@@ -54,6 +54,15 @@ describe('a path with a line number after it', () => {
         }
         const [noGrammar] = await nav.run('file_outline', { path: 'docs/none.md' });
         expect(noGrammar).toMatchObject({ status: 'error', kind: 'not_found' });
+        // write_file makes a file so named, as asked, and says which file exists.
+        const [w] = await fx.run('write_file', { path: 'src/a.c:2', content: 'x\n' });
+        expect(w!.result.split('\n')).toEqual([
+            `Written: ${root}/src/a.c:2`,
+            `[Written as named; ${root}/src/a.c exists and ":2" looks like a line number. To change that file at a line, call replace_file_lines or insert_file_content on it, and delete_file this one.]`,
+        ]);
+        expect(fs.readFileSync(path.join(root, 'src/a.c:2'), 'utf8')).toBe('x\n');
+        const [again] = await fx.run('write_file', { path: 'src/a.c:2', content: 'y\n' });
+        expect(again!.result).toBe(`Written: ${root}/src/a.c:2`);
         // A file whose name has the colon is read as named.
         const [colon] = await fx.run('read_file', { paths: ['b.c:7'] });
         expect(colon!.status).toBe('success');
