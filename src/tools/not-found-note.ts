@@ -6,8 +6,8 @@ import { quotePath } from '../print/shared/display.js';
 
 /** A path followed by `:line` or `:line:column`, as search output and compilers print a place. */
 const PLACE = /^(.*?[^:\\/]):(\d+)(?::(\d+))?$/;
-/** A path component holding glob syntax. */
-const GLOB = /[*?[{]/;
+/** A path component holding glob syntax (`[` left out: real names hold it, such as `[id]` in web routes). */
+const GLOB = /[*?{]/;
 
 /**
  * For a path that was not found, a line saying what the caller probably meant (`''` when nothing

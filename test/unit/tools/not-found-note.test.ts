@@ -102,7 +102,8 @@ describe('a glob given as a path', () => {
         const root = tree();
         const outside = tempDir('lcf-glob-out-');
         const fx = makePackage(root);
-        for (const p of ['nothere/*.c', `${outside}/*.c`, 'src/a.c/*']) {
+        // A name with brackets (a web route's [id]) is a name, not a glob.
+        for (const p of ['nothere/*.c', `${outside}/*.c`, 'src/a.c/*', 'src/[id]/page.tsx']) {
             const [r] = await fx.run('read_file', { paths: [p] });
             expect(r!.status).toBe('error');
             expect(r!.result.split('\n'), p).toHaveLength(1);
