@@ -230,9 +230,10 @@ export abstract class FileTool<S extends z.ZodObject> extends Tool {
             }
             return result;
         } catch (err) {
-            const failed = failure(err, pathArgument(args));
+            const shown = pathArgument(args);
+            const failed = failure(err, shown);
             if ((failed as FileToolResult).kind !== 'not_found') return failed;
-            const note = await notFoundNote(this.ctx.workspace.view(), pathArgument(args), this.name);
+            const note = await notFoundNote(this.ctx.workspace.view(), shown, this.name);
             return note === '' ? failed : { ...failed, result: `${failed.result}\n${note}` };
         }
     }

@@ -1,5 +1,6 @@
 import { ToolError } from '../errors/shared/errors.js';
 import { splitLines, textEol, withEol } from '../text/shared/text.js';
+import { lineNumberPrefix } from '../text/shared/read-render.js';
 import { quotePath } from '../print/shared/display.js';
 
 /**
@@ -192,7 +193,7 @@ function notFound(text: string, wanted: string, shownPath: string, label: string
     return new ToolError('not_found', message);
 }
 
-/** read_file's line-number prefix (`cat -n`: the number right-aligned in 6 columns, then a tab). */
+/** read_file's line-number prefix ({@link lineNumberPrefix}), with any padding. */
 const LINE_PREFIX = /^ *\d+\t/;
 
 /**
@@ -222,7 +223,7 @@ export function numberedContentNote(content: string): string | null {
     if (lines.length === 0) return null;
     const first = Number(/^ *(\d+)\t/.exec(lines[0]!)?.[1]);
     if (!Number.isSafeInteger(first)) return null;
-    if (!lines.every((l, i) => l.startsWith(`${String(first + i).padStart(6)}\t`))) return null;
+    if (!lines.every((l, i) => l.startsWith(lineNumberPrefix(first + i)))) return null;
     return `[content begins its lines with line numbers as read_file shows them (${JSON.stringify(lines[0]!.slice(0, lines[0]!.indexOf('\t') + 1))}); they were written as text. If they are not the file's text, write those lines again without them.]`;
 }
 

@@ -15,13 +15,12 @@ const GLOB = /[*?{]/;
  * when the path meant exists and is accessible, so nothing is told of what the caller may not see.
  */
 export async function notFoundNote(view: WorkspaceView, input: string, tool: string): Promise<string> {
-    const place = PLACE.exec(input);
-    if (place !== null) {
-        const at = await existing(view, place[1]!, tool);
+    if (PLACE.test(input)) {
+        const at = await placeOf(view, input, tool);
         if (at === null) return '';
-        const what = place[3] === undefined ? 'a line number' : 'a line and column';
-        const read = tool === 'read_file' && at.file && Number(place[2]) >= 1 ? `, with start_line: ${Number(place[2])} to read from that line` : '';
-        return `[${quotePath(at.shown)} exists: ${JSON.stringify(input.slice(place[1]!.length))} looks like ${what}. Pass the path alone${read}.]`;
+        const what = at.column ? 'a line and column' : 'a line number';
+        const read = tool === 'read_file' && at.file && at.line >= 1 ? `, with start_line: ${at.line} to read from that line` : '';
+        return `[${quotePath(at.shown)} exists: ${at.suffix} looks like ${what}. Pass the path alone${read}.]`;
     }
     const parts = input.split('/');
     const first = parts.findIndex((p) => GLOB.test(p));
@@ -31,6 +30,14 @@ export async function notFoundNote(view: WorkspaceView, input: string, tool: str
     if (at === null || at.file) return '';
     const glob = parts.slice(first).join('/');
     return `[Paths are taken as written, not as globs. To find the files ${JSON.stringify(glob)} matches, call search_entries with path: ${JSON.stringify(at.shown)} and include: ${JSON.stringify(glob)}.]`;
+}
+
+/** For `input` of the form `path:line[:column]`: the entry `path` names when it exists and is readable, with the suffix (JSON-quoted) and the line; else `null`. */
+async function placeOf(view: WorkspaceView, input: string, tool: string): Promise<{ shown: string; file: boolean; suffix: string; line: number; column: boolean } | null> {
+    const place = PLACE.exec(input);
+    const at = place === null ? null : await existing(view, place[1]!, tool);
+    if (at === null) return null;
+    return { ...at, suffix: JSON.stringify(input.slice(place![1]!.length)), line: Number(place![2]), column: place![3] !== undefined };
 }
 
 /** The checked path `input` names when it exists and is readable, else `null`. */
@@ -49,11 +56,8 @@ async function existing(view: WorkspaceView, input: string, tool: string): Promi
  * (`''` otherwise), since the caller most likely meant a place in `a.c`.
  */
 export async function createdPlaceNote(view: WorkspaceView, input: string, tool: string): Promise<string> {
-    const place = PLACE.exec(input);
-    if (place === null) return '';
-    const at = await existing(view, place[1]!, tool);
+    const at = await placeOf(view, input, tool);
     if (at === null || !at.file) return '';
-    const suffix = JSON.stringify(input.slice(place[1]!.length));
-    return `[Written as named; ${quotePath(at.shown)} exists and ${suffix} looks like a line number. To change that file at a line, call replace_file_lines or insert_file_content on it, and delete_file this one.]`;
+    return `[Written as named; ${quotePath(at.shown)} exists and ${at.suffix} looks like a line number. To change that file at a line, call replace_file_lines or insert_file_content on it, and delete_file this one.]`;
 }
 

@@ -1,4 +1,5 @@
-import { globHint } from '../search/glob-hint.js';
+import { globHint, looksLikeGlob } from '../search/glob-hint.js';
+import { globList } from '../search/shared/filters.js';
 import { escapeRegex } from '../search/regex.js';
 
 /**
@@ -41,7 +42,7 @@ export function patternNotes(
                     ? `[content_pattern contains a line break, but contents are matched one line at a time, so no match can span lines. Search for one line of the text (context_lines shows its neighbours), then read_file the lines around a hit.]`
                     : `[name_pattern contains a line break; names are matched one at a time and rarely contain one.]`,
             );
-        } else if (param === 'name_pattern' && args.literal !== true && globHint(param, p, true) !== '') {
+        } else if (param === 'name_pattern' && args.literal !== true && looksLikeGlob(p)) {
             notes.push(`[${globHint(param, p, true)}]`);
         } else if (!found && args.literal !== true && !(param === 'name_pattern' && namesMatched) && SYNTAX_IN_TEXT.test(p)) {
             notes.push(`[${param} is a regular expression, in which characters such as [ ] ( ) $ ^ * + ? | have special meanings. To search for the text as written, set literal: true.]`);
@@ -69,8 +70,7 @@ export function globNotes(args: { include?: string | string[] | undefined; exclu
     const notes: string[] = [];
     for (const param of ['include', 'exclude'] as const) {
         if (param === 'include' && found) continue;
-        const value = args[param];
-        for (const glob of typeof value === 'string' ? [value] : (value ?? [])) {
+        for (const glob of globList(args[param]) ?? []) {
             if (!commaList(glob)) continue;
             const list = glob.split(',').map((g) => g.trim()).filter((g) => g !== '');
             if (list.length < 2) continue;

@@ -12,6 +12,11 @@ import { quotePath } from '../../print/shared/display.js';
 
 const TOOL = 'read_file';
 
+/** read_file's line-number prefix with `line_numbers`, as `cat -n` prints it: the number right-aligned in 6 columns, then a tab. */
+export function lineNumberPrefix(n: number): string {
+    return `${String(n).padStart(6)}\t`;
+}
+
 /** The arguments of a `read_file` call that decide what is shown of each file. */
 export interface ReadArgs {
     start_line?: number | undefined;
@@ -110,7 +115,7 @@ export function renderRead(abs: string, total: number, line: (n: number) => Show
         if (from > 1 && l.complete && from > length) {
             throw errors.invalidArgument(TOOL, `start_char ${from} is beyond the end of line ${n} of ${quotePath(abs)}, which has ${length} characters.`);
         }
-        const prefix = args.line_numbers === true ? `${String(n).padStart(6)}\t` : '';
+        const prefix = args.line_numbers === true ? lineNumberPrefix(n) : '';
         const text = from > 1 || offset > 0 ? l.text.slice(Math.max(0, from - 1 - offset)) : l.text;
         /** Characters of the line from `from` on (more than `text` holds when `l` is a window). */
         const rest = l.length === undefined ? text.length : Math.max(0, length - (from - 1));
