@@ -31,7 +31,7 @@ export class SymbolStore {
     /** Set by a call that read other bytes than those checked at load: the table is made again. */
     broken = false;
     /** Each block's rows' CRC-32, taken when loaded: the rows are read from the file per block. */
-    #rowCrc: Uint32Array;
+    readonly #rowCrc: Uint32Array;
     readonly #blockRows: Uint32Array;
     readonly #blockDefs: Uint32Array;
     readonly #blockSigs: Uint32Array;
@@ -52,13 +52,13 @@ export class SymbolStore {
      * @param head - the file's bytes up to the names (header, blocks' starts).
      * @param cols - its bytes from the containers to the rows by file.
      */
-    private constructor(fh: fsp.FileHandle, head: Buffer, cols: Buffer, counts: SymbolCounts, bytes: number, names: NameList) {
+    private constructor(fh: fsp.FileHandle, head: Buffer, cols: Buffer, counts: SymbolCounts, bytes: number, names: NameList, rowCrc: Uint32Array) {
         const l = layoutOf(counts);
         const blocks = blocksOf(counts.names) + 1;
         const u32 = (at: number, n: number): Uint32Array => (at < l.names ? new Uint32Array(head.buffer, head.byteOffset + at, n) : new Uint32Array(cols.buffer, cols.byteOffset + at - l.contOff, n));
         [this.#fh, this.#l, this.counts, this.bytes, this.names] = [fh, l, counts, bytes, names];
         [this.#blockRows, this.#blockDefs, this.#blockSigs] = [u32(l.blockRows, blocks), u32(l.blockDefs, blocks), u32(l.blockSigs, blocks)];
-        this.#rowCrc = new Uint32Array(0);
+        this.#rowCrc = rowCrc;
         this.#contOff = u32(l.contOff, counts.containers + 1);
         this.#conts = cols.toString('utf8', l.contText - l.contOff, l.contText - l.contOff + counts.containerBytes);
         const ids = u32(l.failedIds, counts.failed);
@@ -101,6 +101,7 @@ export class SymbolStore {
             const hash = createHash('sha256');
             const chunk = Buffer.allocUnsafe(READ_BYTES);
             let rowCrcs: RowCrcs | undefined;
+            const rowCrcsOf = (): RowCrcs => new RowCrcs(new Uint32Array(head.buffer, head.byteOffset + l.blockRows, blocksOf(counts.names) + 1), counts.rowBytes);
             for (let at = SYMBOL_MAGIC.length + DIGEST_BYTES; at < st.size; ) {
                 // The blocks' starts are all in before the rows begin: a read ends there.
                 const { bytesRead } = await fh.read(chunk, 0, Math.min(READ_BYTES, st.size - at, at < l.rows ? l.rows - at : Infinity), at);
@@ -112,7 +113,7 @@ export class SymbolStore {
                     if (a < b) chunk.copy(buf, a - from, a - at, b - at);
                 }
                 if (at >= l.rows && at < l.contOff) {
-                    rowCrcs ??= new RowCrcs(new Uint32Array(head.buffer, head.byteOffset + l.blockRows, blocksOf(counts.names) + 1), counts.rowBytes);
+                    rowCrcs ??= rowCrcsOf();
                     rowCrcs.feed(at - l.rows, got.subarray(0, Math.min(bytesRead, l.contOff - at)));
                 }
                 at += bytesRead;
@@ -124,10 +125,9 @@ export class SymbolStore {
             const stamp = stampOf(st);
             const trusted = settled(st, now) && stampOf(await fh.stat()) === stamp;
             const names = await NameList.open(fh, l.names, coded.subarray(0, counts.codedBytes), counts.names, counts.nameBytes, turns, stamp, trusted);
-            const store = new SymbolStore(fh, head, cols, counts, st.size, names);
-            rowCrcs ??= new RowCrcs(store.#blockRows, counts.rowBytes);
+            rowCrcs ??= rowCrcsOf();
             if (!rowCrcs.done) throw new SymbolFileError(`${file}: rows and blocks disagree`);
-            store.#rowCrc = rowCrcs.crcs;
+            const store = new SymbolStore(fh, head, cols, counts, st.size, names, rowCrcs.crcs);
             await store.#check(turns);
             return store;
         } catch (err) {
@@ -137,8 +137,8 @@ export class SymbolStore {
     }
 
     /**
-     * The blocks' and offsets' order checked (the blocks' rows' CRC-32s, what later reads are
-     * checked against, were taken as the file was read), in slices between yields, as all grow
+     * The blocks' and offsets' order checked (the blocks' rows, their order and their CRC-32s,
+     * what later reads are checked against, as the file was read: row-crcs.ts), in slices between yields, as all grow
      * with the tree (the kernel's: 100,000 blocks, twice 84,000 offsets). A block's rows are inflated and checked
      * on their first use instead (#block, as a call's rows are read): inflating them all took the
      * kernel's load from 0.7 s to 2.3 s. @throws SymbolFileError when one does not fit.
@@ -150,11 +150,11 @@ export class SymbolStore {
                 if ((id & 4095) === 0 && turns.due) await turns.yield();
             }
         }
-        const [starts, defs] = [this.#blockRows, this.#blockDefs];
-        for (let b = 0; b + 1 < starts.length; b++) {
-            if (starts[b]! > starts[b + 1]! || defs[b]! > defs[b + 1]! || this.#blockSigs[b]! > this.#blockSigs[b + 1]!) throw new SymbolFileError('symbols file: blocks out of order');
+        const defs = this.#blockDefs;
+        for (let b = 0; b + 1 < defs.length; b++) {
+            if (defs[b]! > defs[b + 1]! || this.#blockSigs[b]! > this.#blockSigs[b + 1]!) throw new SymbolFileError('symbols file: blocks out of order');
             // Every block holds names, and each name a definition: one without rows is not the writer's.
-            if (starts[b] === starts[b + 1] || defs[b] === defs[b + 1]) throw new SymbolFileError('symbols file: a block without rows');
+            if (defs[b] === defs[b + 1]) throw new SymbolFileError('symbols file: a block without rows');
             if ((b & 1023) === 0 && turns.due) await turns.yield();
         }
     }
