@@ -6,11 +6,11 @@ import type { WorkspaceView } from '../access/workspace.js';
 import { formatOutline } from '../symbols/outline.js';
 import { parseFiles } from '../symbols/parse.js';
 import { quotePath } from '../print/shared/display.js';
-import { FileTool, ok, type ToolCall } from './base.js';
+import { ok, type ToolCall } from './base.js';
+import { NavigationTool } from './navigation-tool.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { rootsOf } from './shared.js';
-import { releasedAfter } from '../symbols/released.js';
 
 const schema = z.strictObject({
     path: arg.path('Source file'),
@@ -29,14 +29,10 @@ const declaration = declareTool({
 });
 
 /** `file_outline`: a file's definitions, parsed on the worker pool, within `maxCharsPerFile`. */
-export class FileOutlineTool extends FileTool<typeof schema> {
+export class FileOutlineTool extends NavigationTool<typeof schema> {
     static readonly declaration = declaration;
 
-    protected run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
-        return releasedAfter(this.#answer(args, view, call));
-    }
-
-    async #answer(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
         // The call answers within the search timeout, a thread's start and the grammar's load included.
         const deadline = Date.now() + this.ctx.searchConfig.timeoutMs;
         const checked = await view.check(args.path, AccessType.Read, this.name);

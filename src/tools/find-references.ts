@@ -11,12 +11,12 @@ import { AccessType } from '../config/shared/configuration.js';
 import { errors, ToolError } from '../errors/shared/errors.js';
 import type { TaskRunner } from '../search/task-runner.js';
 import type { Definition } from '../symbols/shared/types.js';
-import { FileTool, ok, type ToolCall } from './base.js';
+import { ok, type ToolCall } from './base.js';
+import { NavigationTool } from './navigation-tool.js';
 import { declareTool } from './declaration.js';
 import { MAX_CANDIDATE_FILES } from './find-symbol.js';
 import { arg } from './schema.js';
 import { rootsOf } from './shared.js';
-import { releasedAfter } from '../symbols/released.js';
 
 const globs = arg.globs;
 
@@ -74,14 +74,10 @@ async function definitionAt(view: WorkspaceView, engine: TaskRunner, args: { pat
 }
 
 /** `find_references`: identifier nodes of one name in the files a content search finds mentioning it. */
-export class FindReferencesTool extends FileTool<typeof schema> {
+export class FindReferencesTool extends NavigationTool<typeof schema> {
     static readonly declaration = declaration;
 
-    protected run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
-        return releasedAfter(this.#answer(args, view, call));
-    }
-
-    async #answer(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
         const query = nameQuery(args.name, false, this.name);
         const { fileConfig, searchConfig } = this.ctx;
         const engine = await this.ctx.engine();

@@ -7,11 +7,11 @@ import { formatDefinition } from '../symbols/outline.js';
 import { parseFiles } from '../symbols/parse.js';
 import { findInTable } from '../symbols/table-find.js';
 import { SYMBOL_KINDS, type Definition } from '../symbols/shared/types.js';
-import { FileTool, ok, type ToolCall } from './base.js';
+import { ok, type ToolCall } from './base.js';
+import { NavigationTool } from './navigation-tool.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { rootsOf } from './shared.js';
-import { releasedAfter } from '../symbols/released.js';
 
 /** Files that mention the name parsed at most by one call. */
 export const MAX_CANDIDATE_FILES = 2000;
@@ -40,14 +40,10 @@ const declaration = declareTool({
 });
 
 /** `find_symbol`: definitions by name, from the files a content search finds mentioning it. */
-export class FindSymbolTool extends FileTool<typeof schema> {
+export class FindSymbolTool extends NavigationTool<typeof schema> {
     static readonly declaration = declaration;
 
-    protected run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
-        return releasedAfter(this.#answer(args, view, call));
-    }
-
-    async #answer(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
         const query = nameQuery(args.name, args.regex === true, this.name);
         const { fileConfig, searchConfig } = this.ctx;
         const engine = await this.ctx.engine();

@@ -9,11 +9,11 @@ import { dotted, nameQuery } from '../symbols/names.js';
 import type { Definition } from '../symbols/shared/types.js';
 import { parseFiles } from '../symbols/parse.js';
 import { formatRead } from '../text/shared/read-render.js';
-import { FileTool, ok, type ToolCall } from './base.js';
+import { ok, type ToolCall } from './base.js';
+import { NavigationTool } from './navigation-tool.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { rootsOf } from './shared.js';
-import { releasedAfter } from '../symbols/released.js';
 
 /** Definitions of the same name shown at most by one call. */
 const MAX_SHOWN = 5;
@@ -34,14 +34,10 @@ const declaration = declareTool({
 });
 
 /** `read_symbol`: the lines of the definitions named `name` in one file (the read counts for read-before-write). */
-export class ReadSymbolTool extends FileTool<typeof schema> {
+export class ReadSymbolTool extends NavigationTool<typeof schema> {
     static readonly declaration = declaration;
 
-    protected run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
-        return releasedAfter(this.#answer(args, view, call));
-    }
-
-    async #answer(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
         // The call answers within the search timeout, a thread's start and the grammar's load included.
         const deadline = Date.now() + this.ctx.searchConfig.timeoutMs;
         const query = nameQuery(args.name, false, this.name);

@@ -4,11 +4,11 @@ import type { WorkspaceView } from '../access/workspace.js';
 import { candidateFiles } from '../symbols/candidates.js';
 import { countMentions, parseFiles } from '../symbols/parse.js';
 import { buildRepoMap, type MappedFile } from '../symbols/repo-map.js';
-import { FileTool, ok, type ToolCall } from './base.js';
+import { ok, type ToolCall } from './base.js';
+import { NavigationTool } from './navigation-tool.js';
 import { declareTool } from './declaration.js';
 import { arg } from './schema.js';
 import { rootsOf } from './shared.js';
-import { releasedAfter } from '../symbols/released.js';
 
 /** Source files one map reads at most. */
 export const MAX_MAP_FILES = 2000;
@@ -35,14 +35,10 @@ const declaration = declareTool({
 });
 
 /** `repo_map`: the directory's source files parsed on the pool, definitions ranked by the files that mention them. */
-export class RepoMapTool extends FileTool<typeof schema> {
+export class RepoMapTool extends NavigationTool<typeof schema> {
     static readonly declaration = declaration;
 
-    protected run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
-        return releasedAfter(this.#answer(args, view, call));
-    }
-
-    async #answer(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
+    protected async run(args: z.infer<typeof schema>, view: WorkspaceView, call: ToolCall): Promise<PartialToolResult> {
         const { fileConfig, searchConfig } = this.ctx;
         const engine = await this.ctx.engine();
         const realRoots = await rootsOf(view);
