@@ -10,7 +10,7 @@
  * parsed whole.
  */
 import type { Range } from 'web-tree-sitter';
-import { C } from './c-chars.js';
+import { C, continued } from './c-chars.js';
 
 /**
  * What the definitions' parse reads: the text's `ranges`, or (many bodies) a `text` with the rest
@@ -37,8 +37,7 @@ function literalEnd(text: string, at: number, quote: number): number {
 /** The index of the newline ending the `//` comment or the directive line at `at` (a backslash continues both), or the text's length. */
 function lineEnd(text: string, at: number): number {
     for (let i = text.indexOf('\n', at); i !== -1; i = text.indexOf('\n', i + 1)) {
-        const b = text.charCodeAt(i - 1) === C.Cr ? i - 2 : i - 1;
-        if (text.charCodeAt(b) !== C.Backslash) return i;
+        if (!continued(text, i)) return i;
     }
     return text.length;
 }

@@ -8,7 +8,7 @@
  * string or a digit separator is not told, and the caller parses the file instead.
  */
 import { isWord } from './words.js';
-import { C } from './c-chars.js';
+import { C, continued } from './c-chars.js';
 
 
 /** Prefixes of a string or character literal (`L"…"`, `u8'…'`); one ending in R before a quote is a raw string. */
@@ -111,9 +111,3 @@ export function codeOccurrences(text: string, name: string, occurrences: readonl
     return out;
 }
 
-/** Whether the line ending at the newline `nl` is continued by a backslash. */
-function continued(text: string, nl: number): boolean {
-    let i = nl - 1;
-    if (text.charCodeAt(i) === C.Cr) i--;
-    return text.charCodeAt(i) === C.Backslash;
-}

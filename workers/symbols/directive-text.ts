@@ -3,7 +3,7 @@
  * (directives.ts): comments, continued lines, the one `preproc_arg` token of a `#define` or
  * `#undef`, names. Where the text leaves what is read here, {@link PARSE} is thrown.
  */
-import { C } from './c-chars.js';
+import { C, continued } from './c-chars.js';
 import { isNameCode, isNameStart } from './directive-condition.js';
 
 /** Thrown where the text leaves the forms read here: the file is then parsed. */
@@ -36,8 +36,7 @@ export class DirectiveText {
 
     /** Whether the newline at `at` is escaped by a backslash (`\` or `\` CR before it). */
     protected escaped(at: number): boolean {
-        const b = this.t.charCodeAt(at - 1) === C.Cr ? at - 2 : at - 1;
-        return b >= 0 && this.t.charCodeAt(b) === C.Backslash;
+        return continued(this.t, at);
     }
 
     /** The newline ending the line comment at `at` (a backslash continues it; rows counted), or the text's end. */
