@@ -1,22 +1,25 @@
 /**
  * The parts of a C text the definitions' parse reads: all but the inside of its top-level function
- * bodies. A definition never needs what a function's body holds, and bodies are about two thirds
- * of the kernel's C bytes; tree-sitter parses the rest as included ranges, so every index, row and
- * column is the text's, and the braces stay, so a function's node spans what it spans in the text
- * as written. Read whole: a body that may define something (`struct x {`, `union`, `enum`,
- * `typedef`, as ctags tags them there) or holds an `#else` or `#elif` (each branch may open a block
- * of its own), and every preprocessor line of a body (`#define`). A file whose braces the scan
- * cannot follow as the grammar would (unbalanced braces, a comment or literal not closed) is
- * parsed whole.
+ * bodies and file-scope initializer lists (`= { … }`). A definition never needs what a function's
+ * body holds, and bodies are about two thirds of the kernel's C bytes; a variable's name, lines and
+ * signature lie outside its list's braces, and such lists (device-id, register and ops tables) are
+ * a fifth of what the bodies leave. Tree-sitter parses the rest as included ranges, so every index,
+ * row and column is the text's, and the braces stay, so a node spans what it spans in the text as
+ * written. Read whole: a body that may define something (`struct x {`, `union`, `enum`, `typedef`,
+ * as ctags tags them there) or holds an `#else` or `#elif` (each branch may open a block of its
+ * own), a list holding any directive, and every preprocessor line of a body (`#define`). A file
+ * whose braces the scan cannot follow as the grammar would (unbalanced braces, a comment or
+ * literal not closed) is parsed whole.
  */
 import type { Range } from 'web-tree-sitter';
 import { C, continued } from './c-chars.js';
 
 /**
  * What the definitions' parse reads: the text's `ranges`, or (many bodies) a `text` with the rest
- * blanked; and the bodies left out, `[open, close, …]`: the indexes of each one's braces.
+ * blanked; the blocks left out, `[open, close, …]`: the indexes of each one's braces; and which of
+ * them (by `open`) are initializer lists, not function bodies.
  */
-export type Blanked = { ranges: Range[]; text?: undefined; bodies: number[] } | { ranges?: undefined; text: string; bodies: number[] };
+export type Blanked = ({ ranges: Range[]; text?: undefined } | { ranges?: undefined; text: string }) & { bodies: number[]; inits: ReadonlySet<number> };
 
 /** An identifier's character (letters, digits, `_`, `$`, and any non-ASCII). */
 function isWordCode(c: number): boolean {
@@ -68,7 +71,7 @@ function directiveEnd(text: string, at: number): number {
 
 const ELSE = /^#[ \t]*(?:else|elif)/;
 /**
- * Past this many bodies the text is parsed with them blanked (spaces, newlines kept) rather than
+ * Past this many blocks the text is parsed with them blanked (spaces, newlines kept) rather than
  * without them: tree-sitter's lexer looks a position's range up among all the ranges, so a parse
  * of a file of 45,000 small functions took longer with 1,024 ranges than the whole text.
  */
@@ -77,12 +80,13 @@ const DEFINE_LINE = /\n[ \t]*#[ \t]*define/;
 const LOCAL_TYPE: ReadonlySet<string> = new Set(['struct', 'union', 'enum']);
 
 /**
- * The ranges of `text` without its top-level function bodies, or `undefined` when none is left out
- * or the file is parsed whole (see the module's comment). A `{` opens a body at depth 0, outside
- * parentheses, after `)` (also a macro's `FOO(x) {`) or after `;` (a K&R definition's parameter
- * declarations). One pass over the text's character codes, one more over its newlines for the ranges' rows.
+ * The ranges of `text` without its top-level function bodies (and `initializers`: lists), or
+ * `undefined` when none is left out or the file is parsed whole (see the module's comment). A `{`
+ * at depth 0, outside parentheses, opens a body after `)` (also a macro's `FOO(x) {`) or after `;`
+ * (a K&R definition's parameter declarations), and a list after `=`. One pass over the text's
+ * character codes, one more over its newlines for the ranges' rows.
  */
-export function withoutBodies(text: string): Blanked | undefined {
+export function withoutBodies(text: string, initializers = true): Blanked | undefined {
     const n = text.length;
     let depth = 0;
     /** Parentheses open at depth 0: a `{` in a macro's arguments (`TP_fast_assign(… if (x) {`) opens no body. */
@@ -92,11 +96,14 @@ export function withoutBodies(text: string): Blanked | undefined {
     let lineStart = true;
     /** The open body's `{` (-1: none), whether it is read whole, its directives `[start, end, …]`. */
     let open = -1;
+    /** Whether the open block is a file-scope initializer (`= {`), not a function's body. */
+    let init = false;
     let keepBody = false;
     let directives: number[] = [];
     /** `struct`, `union` or `enum` met in a body and no punctuation since but parentheses (`__attribute__((…))`). */
     let typeWord = false;
     const bodies: number[] = [];
+    const inits = new Set<number>();
     /** The parts read, `[start, end, …]`; the last one's end is the text's. */
     const kept: number[] = [0];
     for (let i = 0; i < n; ) {
@@ -109,8 +116,9 @@ export function withoutBodies(text: string): Blanked | undefined {
             const end = directiveEnd(text, i);
             if (end === -1) return undefined;
             if (open !== -1) {
-                // Each branch may open or close blocks of its own: such a body is read whole.
-                if (ELSE.test(text.slice(i, i + 12))) keepBody = true;
+                // Each branch may open or close blocks of its own: such a body is read whole; so is
+                // an initializer holding any directive (the grammar reads none in a list).
+                if (init || ELSE.test(text.slice(i, i + 12))) keepBody = true;
                 // From the newline before it, as the grammar reads a directive at a line's start.
                 directives.push(text.lastIndexOf('\n', i), Math.min(n, end + 1));
             }
@@ -144,7 +152,7 @@ export function withoutBodies(text: string): Blanked | undefined {
                 continue;
             } else {
                 if (c === C.LBrace) {
-                    if (depth === 0 && parens === 0 && (prev === C.RParen || prev === C.Semi)) [open, keepBody, directives, typeWord] = [i, false, [], false];
+                    if (depth === 0 && parens === 0 && (prev === C.RParen || prev === C.Semi || (initializers && prev === C.Eq))) [open, init, keepBody, directives, typeWord] = [i, prev === C.Eq, false, [], false];
                     else if (typeWord) keepBody = true;
                     depth++;
                 } else if (c === C.RBrace) {
@@ -152,6 +160,7 @@ export function withoutBodies(text: string): Blanked | undefined {
                     if (depth === 0 && open !== -1) {
                         if (!keepBody && i > open + 1) {
                             bodies.push(open, i);
+                            if (init) inits.add(open);
                             kept.push(open + 1, ...directives, i);
                         }
                         open = -1;
@@ -167,7 +176,7 @@ export function withoutBodies(text: string): Blanked | undefined {
     }
     if (depth !== 0 || bodies.length === 0) return undefined;
     kept.push(n);
-    return bodies.length <= 2 * MAX_RANGES ? { ranges: rangesOf(text, kept), bodies } : { text: blankedText(text, kept), bodies };
+    return bodies.length <= 2 * MAX_RANGES ? { ranges: rangesOf(text, kept), bodies, inits } : { text: blankedText(text, kept), bodies, inits };
 }
 
 let spaces = ' '.repeat(256);

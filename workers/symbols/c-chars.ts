@@ -12,6 +12,7 @@ export const enum C {
     Star = 42,
     Slash = 47,
     Semi = 59,
+    Eq = 61,
     Backslash = 92,
     LBrace = 123,
     RBrace = 125,
