@@ -6,6 +6,7 @@ import { nativeSection, type Koffi } from '../../src/fs/shared/native-gate.js';
 import { bytesOf } from '../../src/print/shared/byte-names.js';
 import { Kind } from '../../src/search-index/shared/format.js';
 import type { HeldAt } from '../fs/held-at.js';
+import type { RawListing } from '../fs/raw-listing.js';
 
 /**
  * The inotify watches a tree check adds for the host's watcher (a reopen: reopen.ts
@@ -108,5 +109,22 @@ export function look(statAt: NonNullable<HeldAt['statAt']>, st: Float64Array, sk
         kind = statAt(fd, name, st) !== 0 ? -1 : kindOfMode(st[0]!);
         if (kind !== Kind.Dir) w.drop();
     } else if (watched && kind !== Kind.Dir) w.drop();
+    return kind === Kind.Dir && skipped ? -1 : kind;
+}
+
+/**
+ * {@link look} for entry `k` of a raw listing (raw-listing.ts): a file is stat'ed by its name's
+ * address, with no string made of its name. An entry made a directory since it was listed is
+ * looked at again by {@link look}.
+ */
+export function lookRaw(at: Required<Pick<HeldAt, 'statAt' | 'statAtAddress'>>, st: Float64Array, skip: ReadonlySet<string>, w: CheckWatches | null, fd: number, l: RawListing, k: number, rel: string): number {
+    const listed = l.kinds[k]!;
+    if (l.buf[l.starts[k]!] === 0x2e && isDebrisName(l.name(k))) return -1;
+    const name = listed === Kind.Dir ? l.name(k) : '';
+    const skipped = listed === Kind.Dir && skip.has(name);
+    const watched = w !== null && listed === Kind.Dir && !skipped && w.add(rel === '' ? name : `${rel}/${name}`);
+    const kind = at.statAtAddress(fd, l.address + l.starts[k]!, st) !== 0 ? -1 : kindOfMode(st[0]!);
+    if (kind === Kind.Dir && listed !== Kind.Dir) return look(at.statAt, st, skip, w, fd, l.name(k), listed, rel);
+    if (watched && kind !== Kind.Dir) w.drop();
     return kind === Kind.Dir && skipped ? -1 : kind;
 }
