@@ -124,6 +124,37 @@ describe('the tree check', () => {
         }
     }, 60_000);
 
+    it('compares a directory by its records as by its names: one past the first buffer, one made not ASCII since, names that share a hash slot or a prefix', async () => {
+        const root = fs.realpathSync(tempDir('lcf-check-raw-'));
+        const files: Record<string, string> = {};
+        // 2,500 entries of 40 bytes and more: past the raw listing's first 32 KiB of records.
+        for (let f = 0; f < 2500; f++) files[`wide/a-rather-long-file-name-${String(f).padStart(4, '0')}.c`] = `int f${f};\n`;
+        for (const n of ['a', 'ab', 'abc', 'b', 'ba']) files[`prefix/${n}`] = `${n}\n`;
+        files['ascii/x.c'] = 'x\n';
+        writeTree(root, files);
+        const walked = (await runIndexWalk({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<IndexWalkResult, { ok: true }>;
+        const table = path.join(tempDir('lcf-check-raw-table-'), 'table.bin');
+        fs.writeFileSync(table, walked.table);
+        expect(sorted(await runIndexCheck(task(root, table)))).toEqual({ changed: [], dirTimes: [] });
+        const at = (rel: string): string => path.join(root, rel);
+        const inPlace = at('wide/a-rather-long-file-name-1234.c');
+        execFileSync('touch', ['-r', inPlace, `${inPlace}.ref`]);
+        fs.writeFileSync(inPlace, 'int g1234;\n');
+        execFileSync('touch', ['-r', `${inPlace}.ref`, inPlace]);
+        fs.rmSync(`${inPlace}.ref`);
+        fs.rmSync(at('wide/a-rather-long-file-name-0000.c'));
+        fs.writeFileSync(at('wide/a-rather-long-file-name-2500.c'), 'new\n');
+        fs.rmSync(at('prefix/ab'));
+        fs.writeFileSync(at('prefix/abcd'), 'abcd\n');
+        fs.rmSync(at('prefix/b'));
+        fs.mkdirSync(at('prefix/b'));
+        fs.writeFileSync(at('ascii/é.c'), 'not ascii\n');
+        fs.writeFileSync(at('ascii/x.c'), 'longer than before\n');
+        const reference = sorted(await runIndexCheckByWalk(task(root, table)));
+        for (const p of ['wide/a-rather-long-file-name-1234.c', 'wide/a-rather-long-file-name-0000.c', 'wide/a-rather-long-file-name-2500.c', 'prefix/ab', 'prefix/abcd', 'prefix/b', 'ascii/é.c', 'ascii/x.c']) expect(reference.changed, p).toContain(p);
+        expect(sorted(await runIndexCheck(task(root, table)))).toEqual(reference);
+    }, 60_000);
+
     it('fails as the walk-and-compare fails: too many entries, a root that is not a directory, a damaged table', async () => {
         const { root, table } = await stored();
         const before = fs.readdirSync(root).sort();
