@@ -17,6 +17,7 @@ import { CrawlGateWriter, newCrawlGate } from '../../../src/search-index/shared/
 import type { IndexCheckResult, IndexCheckTask, IndexWalkResult } from '../../../src/search-index/shared/protocol.js';
 import { runIndexCheck } from '../../../workers/search-index/index-check.js';
 import { runIndexCheckByWalk, runIndexWalk } from '../../../workers/search-index/index-walk.js';
+import { childModule, runChildScript } from '../../support/child-source.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
 import { ownThreadsEndWithCaller } from '../../support/own-threads.js';
 
@@ -153,6 +154,49 @@ describe('the tree check', () => {
         const reference = sorted(await runIndexCheckByWalk(task(root, table)));
         for (const p of ['wide/a-rather-long-file-name-1234.c', 'wide/a-rather-long-file-name-0000.c', 'wide/a-rather-long-file-name-2500.c', 'prefix/ab', 'prefix/abcd', 'prefix/b', 'ascii/é.c', 'ascii/x.c']) expect(reference.changed, p).toContain(p);
         expect(sorted(await runIndexCheck(task(root, table)))).toEqual(reference);
+    }, 60_000);
+
+    it('out of descriptors, reports the directories it cannot open as changed with all stored below them: a change deep down is not missed', async () => {
+        const root = fs.realpathSync(tempDir('lcf-check-fds-'));
+        const deep = Array.from({ length: 40 }, (_, i) => `d${i}`).join('/');
+        writeTree(root, { [`${deep}/f.c`]: 'int a;\n', 'top.c': 'top\n', 'd0/side.c': 'side\n' });
+        const walked = (await runIndexWalk({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<IndexWalkResult, { ok: true }>;
+        const table = path.join(tempDir('lcf-check-fds-table-'), 'table.bin');
+        fs.writeFileSync(table, walked.table);
+        // Rewritten in place, its size and modification time as before: only its change time moved.
+        const f = path.join(root, deep, 'f.c');
+        execFileSync('touch', ['-r', f, `${f}.ref`]);
+        fs.writeFileSync(f, 'int b;\n');
+        execFileSync('touch', ['-r', `${f}.ref`, f]);
+        fs.rmSync(`${f}.ref`);
+        const free = sorted(await runIndexCheck(task(root, table)));
+        expect(free.changed).toEqual([`${deep}/f.c`]);
+        // In a child: the native layer loaded and the table read first, then every descriptor but
+        // eight taken, so the check runs out of them some ten directories down.
+        const script = `
+            import fs from 'node:fs';
+            const { heldAt } = await import(${JSON.stringify(childModule('workers/fs/held-at.ts'))});
+            const { runIndexCheck } = await import(${JSON.stringify(childModule('workers/search-index/index-check.ts'))});
+            const at = heldAt();
+            const bytes = fs.readFileSync(${JSON.stringify(table)});
+            const sab = new SharedArrayBuffer(bytes.length);
+            new Uint8Array(sab).set(bytes);
+            const held = [];
+            try { for (;;) held.push(fs.openSync('/dev/null', 'r')); } catch (err) { if (err.code !== 'EMFILE') throw err; }
+            for (let i = 0; i < 8; i++) fs.closeSync(held.pop());
+            const r = await runIndexCheck({ op: 'index-check', root: ${JSON.stringify(root)}, skipDirs: [], maxEntries: 100000, table: 'unused', tableBytes: sab });
+            for (const fd of held) fs.closeSync(fd);
+            console.log(JSON.stringify({ kind: at.kind, raw: at.listRaw !== undefined, r }));
+        `;
+        const out = await runChildScript(script);
+        expect(out.stderr).toBe('');
+        const { kind, raw, r } = JSON.parse(out.stdout) as { kind: string; raw: boolean; r: IndexCheckResult };
+        expect([kind, raw]).toEqual(['native', true]);
+        const limited = sorted(r);
+        expect(limited.changed).toContain(`${deep}/f.c`);
+        expect(limited.changed.length).toBeGreaterThan(1);
+        expect(limited.changed).not.toContain('top.c');
+        expect(limited.changed).not.toContain('d0/side.c');
     }, 60_000);
 
     it('fails as the walk-and-compare fails: too many entries, a root that is not a directory, a damaged table', async () => {
