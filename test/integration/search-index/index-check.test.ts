@@ -199,6 +199,46 @@ describe('the tree check', () => {
         expect(limited.changed).not.toContain('d0/side.c');
     }, 60_000);
 
+    it.skipIf(!asRoot)('as another user, gives what the walk-and-compare gives for directories it may not read, or may list but not search', async () => {
+        const root = fs.realpathSync(tempDir('lcf-check-perm-'));
+        writeTree(root, { 'open/a.c': 'a\n', 'locked/x.c': 'x\n', 'locked/deep/y.c': 'y\n', 'listonly/z.c': 'z\n', 'listonly/sub/w.c': 'w\n' });
+        const walked = (await runIndexWalk({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<IndexWalkResult, { ok: true }>;
+        const table = path.join(tempDir('lcf-check-perm-table-'), 'table.bin');
+        fs.writeFileSync(table, walked.table);
+        fs.chmodSync(root, 0o755);
+        fs.chmodSync(path.join(root, 'locked'), 0o000);
+        fs.chmodSync(path.join(root, 'listonly'), 0o444);
+        fs.chmodSync(path.dirname(table), 0o755);
+        fs.chmodSync(table, 0o644);
+        // The modules loaded first, then the user changed (nobody): no file of the repository
+        // need be readable by it.
+        const script = `
+            const { heldAt } = await import(${JSON.stringify(childModule('workers/fs/held-at.ts'))});
+            const { runIndexCheck } = await import(${JSON.stringify(childModule('workers/search-index/index-check.ts'))});
+            const { runIndexCheckByWalk } = await import(${JSON.stringify(childModule('workers/search-index/index-walk.ts'))});
+            const at = heldAt();
+            const task = { op: 'index-check', root: ${JSON.stringify(root)}, skipDirs: [], maxEntries: 100000, table: ${JSON.stringify(table)} };
+            process.setgid(65534);
+            process.setuid(65534);
+            const check = await runIndexCheck(task);
+            const walk = await runIndexCheckByWalk(task);
+            console.log(JSON.stringify({ raw: at.listRaw !== undefined, check, walk }));
+        `;
+        try {
+            const out = await runChildScript(script);
+            expect(out.stderr).toBe('');
+            const { raw, check, walk } = JSON.parse(out.stdout) as { raw: boolean; check: IndexCheckResult; walk: IndexCheckResult };
+            expect(raw).toBe(true);
+            const reference = sorted(walk);
+            for (const p of ['locked', 'locked/x.c', 'locked/deep/y.c', 'listonly/z.c']) expect(reference.changed, p).toContain(p);
+            expect(reference.changed).not.toContain('open/a.c');
+            expect(sorted(check)).toEqual(reference);
+        } finally {
+            fs.chmodSync(path.join(root, 'locked'), 0o755);
+            fs.chmodSync(path.join(root, 'listonly'), 0o755);
+        }
+    }, 60_000);
+
     it('fails as the walk-and-compare fails: too many entries, a root that is not a directory, a damaged table', async () => {
         const { root, table } = await stored();
         const before = fs.readdirSync(root).sort();
