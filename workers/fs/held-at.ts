@@ -8,6 +8,8 @@ import { CAN_HOLD, heldPath } from '../../src/fs/shared/held.js';
 import { nativeSection, type Koffi } from '../../src/fs/shared/native-gate.js';
 import { hasEscapedBytes, osPath } from '../../src/print/shared/byte-names.js';
 import { DirentRecords, listPath, type Listing } from './dirent-records.js';
+import { RawListing } from './raw-listing.js';
+import { statAtOf } from './stat-at.js';
 
 /**
  * Entries of a held directory (src/fs/shared/held.ts) reached by its descriptor: a file or a
@@ -74,6 +76,16 @@ export interface HeldAt {
      * arithmetic). Returns 0, or the errno of the failure. Perf: no path string, no Stats object.
      */
     statAt?(dirFd: number, name: string, out: Float64Array): number;
+    /** Native layer only, with {@link statAt}: as it, for the name at `address` (a {@link RawListing}'s, NUL-terminated). */
+    statAtAddress?(dirFd: number, address: number, out: Float64Array): number;
+    /** Native layer only: an empty {@link RawListing} for {@link listRaw}. */
+    rawListing?(): RawListing;
+    /**
+     * Native layer only: the records of the held directory `dirFd` into `into`, as {@link list}
+     * reads them (its errors too); false when a name is not ASCII or an entry has no type: that
+     * directory is to be listed by {@link list}.
+     */
+    listRaw?(dirFd: number, into: RawListing): boolean;
 }
 
 /** The held-path layer: the entry's path through `/proc/<pid>/fd/N`. */
@@ -223,58 +235,28 @@ function loadNative(): HeldAt | null {
         return records.listing(dirFd);
     };
 
+    const listRaw = (dirFd: number, into: RawListing): boolean => {
+        if (dirFd === unlisted) unlisted = -1;
+        else if (Number(lseek(dirFd, 0, SEEK_SET)) < 0) throw systemError(koffi.errno(), 'scandir', heldPath(dirFd));
+        into.reset();
+        for (;;) {
+            into.reserve();
+            const got = Number(getdents(sysGetdents, dirFd, into.buf.subarray(into.used), into.buf.length - into.used));
+            if (got < 0) {
+                const errno = koffi.errno();
+                if (errno === ENOENT) break; // as in list
+                throw systemError(errno, 'scandir', heldPath(dirFd));
+            }
+            if (got === 0) break;
+            into.used += got;
+        }
+        return into.parse();
+    };
+    const rawListing = (): RawListing => new RawListing((b) => Number(memset(b, 0, 0)));
+
     const addressOf = (b: Uint8Array): bigint => BigInt(memset(b, 0, 0));
 
-    return { kind: 'native', open, close, list, addressOf, ...statAt };
-}
-
-/** struct statx's offsets (include/uapi/linux/stat.h): stx_mode, stx_size, stx_btime, stx_ctime, stx_mtime. */
-const STX_MODE = 28;
-const STX_SIZE = 40;
-const STX_BTIME = 80;
-const STX_CTIME = 96;
-const STX_MTIME = 112;
-/** libuv's lstat: STATX_BASIC_STATS | STATX_BTIME, AT_SYMLINK_NOFOLLOW. */
-const STATX_MASK = 0xfff;
-const AT_SYMLINK_NOFOLLOW = 0x100;
-
-/** {@link HeldAt.statAt}, where the C library exports statx (glibc 2.28, musl 1.2.5); nothing where not. */
-function statAtOf(koffi: Koffi, libc: ReturnType<Koffi['load']>): Pick<HeldAt, 'statAt'> {
-    let statx: (dirFd: number, name: string, flags: number, mask: number, buf: Buffer) => number;
-    try {
-        statx = libc.func('int statx(int, const char *, int, unsigned int, void *)') as typeof statx;
-    } catch {
-        return {};
-    }
-    const buf = Buffer.alloc(256);
-    const u32 = new Uint32Array(buf.buffer, buf.byteOffset, 64);
-    const i32 = new Int32Array(buf.buffer, buf.byteOffset, 64);
-    // Node's msFromTimeSpec: seconds * 1e3 + nanoseconds / 1e6, on the doubles libuv gives.
-    const ms = (at: number): number => (i32[(at >> 2) + 1]! * 4294967296 + u32[at >> 2]!) * 1e3 + u32[(at >> 2) + 2]! / 1e6;
-    const statAt = (dirFd: number, name: string, out: Float64Array): number => {
-        // A name that is not UTF-8 (print/shared/byte-names.ts) goes through the held path as bytes.
-        if (hasEscapedBytes(name)) {
-            try {
-                const st = fs.lstatSync(osPath(`${heldPath(dirFd)}/${name}`));
-                out[0] = st.mode;
-                out[1] = st.size;
-                out[2] = st.mtimeMs;
-                out[3] = st.birthtimeMs;
-                out[4] = st.ctimeMs;
-                return 0;
-            } catch (err) {
-                return -((err as NodeJS.ErrnoException).errno ?? -1);
-            }
-        }
-        if (statx(dirFd, name, AT_SYMLINK_NOFOLLOW, STATX_MASK, buf) < 0) return koffi.errno();
-        out[0] = buf.readUInt16LE(STX_MODE);
-        out[1] = u32[(STX_SIZE >> 2) + 1]! * 4294967296 + u32[STX_SIZE >> 2]!;
-        out[2] = ms(STX_MTIME);
-        out[3] = ms(STX_BTIME);
-        out[4] = ms(STX_CTIME);
-        return 0;
-    };
-    return { statAt };
+    return { kind: 'native', open, close, list, addressOf, listRaw, rawListing, ...statAt };
 }
 
 /** The error Node raises for a failed system call: `CODE: description, syscall 'path'` with errno (negative), code, syscall and path. */

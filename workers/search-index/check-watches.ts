@@ -3,9 +3,10 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { isDebrisName } from '../../src/fs/shared/debris.js';
 import { nativeSection, type Koffi } from '../../src/fs/shared/native-gate.js';
-import { bytesOf } from '../../src/print/shared/byte-names.js';
+import { bytesOf, hasEscapedBytes } from '../../src/print/shared/byte-names.js';
 import { Kind } from '../../src/search-index/shared/format.js';
 import type { HeldAt } from '../fs/held-at.js';
+import type { RawListing } from '../fs/raw-listing.js';
 
 /**
  * The inotify watches a tree check adds for the host's watcher (a reopen: reopen.ts
@@ -53,6 +54,7 @@ export class CheckWatches {
     readonly #fd: number;
     readonly #mask: number;
     readonly #lib = load();
+    #path = Buffer.allocUnsafe(4096);
 
     constructor(root: string, fd: number, mask: number) {
         this.#root = root;
@@ -62,8 +64,7 @@ export class CheckWatches {
 
     /** Watches the directory at `rel`; false when it is not there to watch. @throws WatchFailed */
     add(rel: string): boolean {
-        const abs = bytesOf(rel === '' ? this.#root : `${this.#root}/${rel}`);
-        const wd = this.#lib.add(this.#fd, Buffer.concat([abs, NUL]), this.#mask);
+        const wd = this.#lib.add(this.#fd, this.#pathBytes(rel === '' ? this.#root : `${this.#root}/${rel}`), this.#mask);
         if (wd < 0) {
             const errno = this.#lib.errno();
             if (errno === ENOENT || errno === ENOTDIR || errno === EACCES) return false;
@@ -72,6 +73,15 @@ export class CheckWatches {
         this.wds.push(wd);
         this.paths.push(rel);
         return true;
+    }
+
+    /** `abs` as bytes ended by a NUL. Perf: written into one reused buffer (an escaped byte aside), not two new ones per directory. */
+    #pathBytes(abs: string): Buffer {
+        if (hasEscapedBytes(abs)) return Buffer.concat([bytesOf(abs), NUL]);
+        if (abs.length * 3 + 1 > this.#path.length) this.#path = Buffer.allocUnsafe(abs.length * 6 + 1);
+        const n = this.#path.write(abs, 0, 'utf8');
+        this.#path[n] = 0;
+        return this.#path;
     }
 
     /** The last watch added is not the directory's after all (replaced meanwhile): not handed back. */
@@ -108,5 +118,22 @@ export function look(statAt: NonNullable<HeldAt['statAt']>, st: Float64Array, sk
         kind = statAt(fd, name, st) !== 0 ? -1 : kindOfMode(st[0]!);
         if (kind !== Kind.Dir) w.drop();
     } else if (watched && kind !== Kind.Dir) w.drop();
+    return kind === Kind.Dir && skipped ? -1 : kind;
+}
+
+/**
+ * {@link look} for entry `k` of a raw listing (raw-listing.ts): a file is stat'ed by its name's
+ * address, with no string made of its name. An entry made a directory since it was listed is
+ * looked at again by {@link look}.
+ */
+export function lookRaw(at: Required<Pick<HeldAt, 'statAt' | 'statAtAddress'>>, st: Float64Array, skip: ReadonlySet<string>, w: CheckWatches | null, fd: number, l: RawListing, k: number, rel: string): number {
+    const listed = l.kinds[k]!;
+    if (l.buf[l.starts[k]!] === 0x2e && isDebrisName(l.name(k))) return -1;
+    const name = listed === Kind.Dir ? l.name(k) : '';
+    const skipped = listed === Kind.Dir && skip.has(name);
+    const watched = w !== null && listed === Kind.Dir && !skipped && w.add(rel === '' ? name : `${rel}/${name}`);
+    const kind = at.statAtAddress(fd, l.address + l.starts[k]!, st) !== 0 ? -1 : kindOfMode(st[0]!);
+    if (kind === Kind.Dir && listed !== Kind.Dir) return look(at.statAt, st, skip, w, fd, l.name(k), listed, rel);
+    if (watched && kind !== Kind.Dir) w.drop();
     return kind === Kind.Dir && skipped ? -1 : kind;
 }

@@ -57,6 +57,16 @@ export class Names {
         return this.#starts.length - 1;
     }
 
+    /** Where name `i`'s bytes start in {@link bytes}. */
+    startOf(i: number): number {
+        return this.#starts[i]!;
+    }
+
+    /** Where name `i`'s bytes end in {@link bytes} (its NUL, or the end). */
+    endOf(i: number): number {
+        return this.#starts[i + 1]! - 1;
+    }
+
     /** Name `i` (0 ≤ i < {@link length}). */
     get(i: number): string {
         const a = this.#starts[i]!;

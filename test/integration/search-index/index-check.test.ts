@@ -17,11 +17,14 @@ import { CrawlGateWriter, newCrawlGate } from '../../../src/search-index/shared/
 import type { IndexCheckResult, IndexCheckTask, IndexWalkResult } from '../../../src/search-index/shared/protocol.js';
 import { runIndexCheck } from '../../../workers/search-index/index-check.js';
 import { runIndexCheckByWalk, runIndexWalk } from '../../../workers/search-index/index-walk.js';
+import { childModule, runChildScript } from '../../support/child-source.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
 import { ownThreadsEndWithCaller } from '../../support/own-threads.js';
 
 const SKIP = ['node_modules'];
 const asRoot = process.getuid?.() === 0;
+/** Children load held-at.ts's native layer (raw listings, statx by address) here. */
+const native = process.platform === 'linux' && (process.arch === 'x64' || process.arch === 'arm64') && process.env.LLM_CHAT_FILE_NATIVE_AT !== '0';
 
 /** A tree with a bit of everything, and its table stored as a table file. */
 async function stored(): Promise<{ root: string; table: string }> {
@@ -121,6 +124,120 @@ describe('the tree check', () => {
             expect(new Set(pooled.changed).size).toBe(pooled.changed.length);
         } finally {
             fs.chmodSync(path.join(root, 'locked'), 0o755);
+        }
+    }, 60_000);
+
+    it('compares a directory by its records as by its names: one past the first buffer, one made not ASCII since, names that share a hash slot or a prefix', async () => {
+        const root = fs.realpathSync(tempDir('lcf-check-raw-'));
+        const files: Record<string, string> = {};
+        // 2,500 entries of 40 bytes and more: past the raw listing's first 32 KiB of records.
+        for (let f = 0; f < 2500; f++) files[`wide/a-rather-long-file-name-${String(f).padStart(4, '0')}.c`] = `int f${f};\n`;
+        for (const n of ['a', 'ab', 'abc', 'b', 'ba']) files[`prefix/${n}`] = `${n}\n`;
+        files['ascii/x.c'] = 'x\n';
+        writeTree(root, files);
+        const walked = (await runIndexWalk({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<IndexWalkResult, { ok: true }>;
+        const table = path.join(tempDir('lcf-check-raw-table-'), 'table.bin');
+        fs.writeFileSync(table, walked.table);
+        expect(sorted(await runIndexCheck(task(root, table)))).toEqual({ changed: [], dirTimes: [] });
+        const at = (rel: string): string => path.join(root, rel);
+        const inPlace = at('wide/a-rather-long-file-name-1234.c');
+        execFileSync('touch', ['-r', inPlace, `${inPlace}.ref`]);
+        fs.writeFileSync(inPlace, 'int g1234;\n');
+        execFileSync('touch', ['-r', `${inPlace}.ref`, inPlace]);
+        fs.rmSync(`${inPlace}.ref`);
+        fs.rmSync(at('wide/a-rather-long-file-name-0000.c'));
+        fs.writeFileSync(at('wide/a-rather-long-file-name-2500.c'), 'new\n');
+        fs.rmSync(at('prefix/ab'));
+        fs.writeFileSync(at('prefix/abcd'), 'abcd\n');
+        fs.rmSync(at('prefix/b'));
+        fs.mkdirSync(at('prefix/b'));
+        fs.writeFileSync(at('ascii/é.c'), 'not ascii\n');
+        fs.writeFileSync(at('ascii/x.c'), 'longer than before\n');
+        const reference = sorted(await runIndexCheckByWalk(task(root, table)));
+        for (const p of ['wide/a-rather-long-file-name-1234.c', 'wide/a-rather-long-file-name-0000.c', 'wide/a-rather-long-file-name-2500.c', 'prefix/ab', 'prefix/abcd', 'prefix/b', 'ascii/é.c', 'ascii/x.c']) expect(reference.changed, p).toContain(p);
+        expect(sorted(await runIndexCheck(task(root, table)))).toEqual(reference);
+    }, 60_000);
+
+    it.skipIf(!native)('out of descriptors, reports the directories it cannot open as changed with all stored below them: a change deep down is not missed', async () => {
+        const root = fs.realpathSync(tempDir('lcf-check-fds-'));
+        const deep = Array.from({ length: 40 }, (_, i) => `d${i}`).join('/');
+        writeTree(root, { [`${deep}/f.c`]: 'int a;\n', 'top.c': 'top\n', 'd0/side.c': 'side\n' });
+        const walked = (await runIndexWalk({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<IndexWalkResult, { ok: true }>;
+        const table = path.join(tempDir('lcf-check-fds-table-'), 'table.bin');
+        fs.writeFileSync(table, walked.table);
+        // Rewritten in place, its size and modification time as before: only its change time moved.
+        const f = path.join(root, deep, 'f.c');
+        execFileSync('touch', ['-r', f, `${f}.ref`]);
+        fs.writeFileSync(f, 'int b;\n');
+        execFileSync('touch', ['-r', `${f}.ref`, f]);
+        fs.rmSync(`${f}.ref`);
+        const free = sorted(await runIndexCheck(task(root, table)));
+        expect(free.changed).toEqual([`${deep}/f.c`]);
+        // In a child: the native layer loaded and the table read first, then every descriptor but
+        // eight taken, so the check runs out of them some ten directories down.
+        const script = `
+            import fs from 'node:fs';
+            const { heldAt } = await import(${JSON.stringify(childModule('workers/fs/held-at.ts'))});
+            const { runIndexCheck } = await import(${JSON.stringify(childModule('workers/search-index/index-check.ts'))});
+            const at = heldAt();
+            const bytes = fs.readFileSync(${JSON.stringify(table)});
+            const sab = new SharedArrayBuffer(bytes.length);
+            new Uint8Array(sab).set(bytes);
+            const held = [];
+            try { for (;;) held.push(fs.openSync('/dev/null', 'r')); } catch (err) { if (err.code !== 'EMFILE') throw err; }
+            for (let i = 0; i < 8; i++) fs.closeSync(held.pop());
+            const r = await runIndexCheck({ op: 'index-check', root: ${JSON.stringify(root)}, skipDirs: [], maxEntries: 100000, table: 'unused', tableBytes: sab });
+            for (const fd of held) fs.closeSync(fd);
+            console.log(JSON.stringify({ kind: at.kind, raw: at.listRaw !== undefined, r }));
+        `;
+        const out = await runChildScript(script);
+        expect(out.stderr).toBe('');
+        const { kind, raw, r } = JSON.parse(out.stdout) as { kind: string; raw: boolean; r: IndexCheckResult };
+        expect([kind, raw]).toEqual(['native', true]);
+        const limited = sorted(r);
+        expect(limited.changed).toContain(`${deep}/f.c`);
+        expect(limited.changed.length).toBeGreaterThan(1);
+        expect(limited.changed).not.toContain('top.c');
+        expect(limited.changed).not.toContain('d0/side.c');
+    }, 60_000);
+
+    it.skipIf(!asRoot || !native)('as another user, gives what the walk-and-compare gives for directories it may not read, or may list but not search', async () => {
+        const root = fs.realpathSync(tempDir('lcf-check-perm-'));
+        writeTree(root, { 'open/a.c': 'a\n', 'locked/x.c': 'x\n', 'locked/deep/y.c': 'y\n', 'listonly/z.c': 'z\n', 'listonly/sub/w.c': 'w\n' });
+        const walked = (await runIndexWalk({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<IndexWalkResult, { ok: true }>;
+        const table = path.join(tempDir('lcf-check-perm-table-'), 'table.bin');
+        fs.writeFileSync(table, walked.table);
+        fs.chmodSync(root, 0o755);
+        fs.chmodSync(path.join(root, 'locked'), 0o000);
+        fs.chmodSync(path.join(root, 'listonly'), 0o444);
+        fs.chmodSync(path.dirname(table), 0o755);
+        fs.chmodSync(table, 0o644);
+        // The modules loaded first, then the user changed (nobody): no file of the repository
+        // need be readable by it.
+        const script = `
+            const { heldAt } = await import(${JSON.stringify(childModule('workers/fs/held-at.ts'))});
+            const { runIndexCheck } = await import(${JSON.stringify(childModule('workers/search-index/index-check.ts'))});
+            const { runIndexCheckByWalk } = await import(${JSON.stringify(childModule('workers/search-index/index-walk.ts'))});
+            const at = heldAt();
+            const task = { op: 'index-check', root: ${JSON.stringify(root)}, skipDirs: [], maxEntries: 100000, table: ${JSON.stringify(table)} };
+            process.setgid(65534);
+            process.setuid(65534);
+            const check = await runIndexCheck(task);
+            const walk = await runIndexCheckByWalk(task);
+            console.log(JSON.stringify({ raw: at.listRaw !== undefined, check, walk }));
+        `;
+        try {
+            const out = await runChildScript(script);
+            expect(out.stderr).toBe('');
+            const { raw, check, walk } = JSON.parse(out.stdout) as { raw: boolean; check: IndexCheckResult; walk: IndexCheckResult };
+            expect(raw).toBe(true);
+            const reference = sorted(walk);
+            for (const p of ['locked', 'locked/x.c', 'locked/deep/y.c', 'listonly/z.c']) expect(reference.changed, p).toContain(p);
+            expect(reference.changed).not.toContain('open/a.c');
+            expect(sorted(check)).toEqual(reference);
+        } finally {
+            fs.chmodSync(path.join(root, 'locked'), 0o755);
+            fs.chmodSync(path.join(root, 'listonly'), 0o755);
         }
     }, 60_000);
 
