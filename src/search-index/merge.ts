@@ -30,7 +30,7 @@ const MAX_MERGED_BYTES = 2 ** 31;
  * small cursor per list; the shared pools' 4 MiB kept 3 MB more resident beside a serving index
  * for the merge's minutes, at no measured cost in time.
  */
-export const MERGE_YOUNG_GENERATION_MB = 1;
+const MERGE_YOUNG_GENERATION_MB = 1;
 
 /** Whether a generation has segment files a merge would join. */
 export function needsMerge(m: Manifest): boolean {
