@@ -132,11 +132,46 @@ describe('segment merge', () => {
             expect(fs.readFileSync(out).equals(expected)).toBe(true);
             if (r.ok) held.push(r.heldBytes);
         }
-        // The default budget (8 MiB) bounds the buffers whatever the number of inputs: 300 inputs
+        // The default budget (4 MiB) bounds the buffers whatever the number of inputs: 300 inputs
         // at 336 KiB each would be 98 MiB. The least budget holds 4 KiB of postings and one
         // dictionary block per input, a long list's read grown to it.
         expect(held[0]).toBeLessThan(12 << 20);
         expect(held[1]).toBeLessThan(300 * (8 << 10) + (4 << 20));
+    });
+
+    it('holds a gram\'s list encoded as its inputs come, not decoded whole: a list of 2 million postings over 16 inputs', () => {
+        const dir = tempDir('lcf-merge-');
+        const inputs: string[] = [];
+        const perInput = 125_000;
+        const common = 0x616263;
+        for (let s = 0; s < 16; s++) {
+            // Every file holds the common gram (unmasked: packed, a few bytes per 128 postings); every
+            // 1000th holds another, so that the dictionary has more than one entry.
+            const all = Uint32Array.from({ length: perInput }, (_, i) => i);
+            const few = all.filter((i) => i % 1000 === 0);
+            const keys = Uint32Array.of(common, common + s + 1);
+            const ids = new Uint32Array(all.length + few.length);
+            ids.set(all);
+            ids.set(few, all.length);
+            const file = path.join(dir, `seg-${String(s).padStart(4, '0')}.bin`);
+            fs.writeFileSync(file, encodeSegment(keys, Uint32Array.of(0, all.length, ids.length), ids, new Uint16Array(ids.length), 1 + s * perInput, perInput));
+            inputs.push(file);
+        }
+        const out = path.join(dir, 'merged-0000.bin');
+        const r = runIndexMerge({ op: 'index-merge', inputs, out, readBudget: 1 });
+        expect(r).toMatchObject({ ok: true, grams: 17 });
+        const merged = new SegmentReader(out);
+        try {
+            const got = merged.read(merged.lookup(common)!);
+            expect(got.ids.length).toBe(16 * perInput);
+            expect(got.ids.every((id, i) => id === i + 1)).toBe(true);
+            expect(merged.read(merged.lookup(common + 16)!).ids).toEqual(Uint32Array.from({ length: perInput / 1000 }, (_, i) => 1 + 15 * perInput + i * 1000));
+        } finally {
+            merged.close();
+        }
+        // Decoded whole, the list alone is 12 MB (ids and masks); the writer's buffers are 1.25 MB,
+        // the inputs' reads a few KiB each, one input's list waits decoded (0.75 MB).
+        if (r.ok) expect(r.heldBytes).toBeLessThan(6 << 20);
     });
 
     it('fails on a damaged input (a posting list\'s checksum) and leaves no merged or temporary file', () => {
