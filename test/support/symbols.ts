@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runSymbolsTask } from '../../workers/symbols/symbols.js';
-import type { FileSymbols } from '../../src/symbols/shared/types.js';
+import { withoutBodies } from '../../workers/symbols/bodies.js';
+import type { FileSymbols, SymbolsTask } from '../../src/symbols/shared/types.js';
 import { tempDir } from './helpers.js';
 
 export async function symbolsOf(name: string, text: string): Promise<FileSymbols> {
@@ -26,3 +27,32 @@ export async function spans(name: string, text: string): Promise<string[]> {
     if (!r.ok) throw new Error(r.message);
     return r.definitions.map((d) => `${d.line}-${d.endLine} ${d.kind} ${[...d.container, d.name].join('.')}`);
 }
+
+/** The symbols operation, this module's or an oracle's (a second instance of symbols.ts). */
+export type SymbolsRun = (task: SymbolsTask) => ReturnType<typeof runSymbolsTask>;
+
+/** `run` on one real file, its parse given all the time it needs; a failure throws. */
+export async function symbolsWith(run: SymbolsRun, file: string, extra: Partial<SymbolsTask> = {}): Promise<FileSymbols & { ok: true }> {
+    const r = (await run({ op: 'symbols', files: [{ shown: path.basename(file), real: file }], realRoots: null, maxBytes: 4 << 20, parseMs: 120_000, ...extra })).files[0]!;
+    if (!r.ok) throw new Error(r.message);
+    return r;
+}
+
+/** `text` written as `name` in a new temporary directory named after `prefix`; its path. */
+export function writeTemp(prefix: string, name: string, text: string): string {
+    const file = path.join(tempDir(prefix), name);
+    fs.writeFileSync(file, text);
+    return file;
+}
+
+/** `text` as the definitions' parse reads it: what lies outside its ranges made spaces, newlines kept. */
+export function parsedText(text: string): string | undefined {
+    const b = withoutBodies(text);
+    if (b === undefined || b.text !== undefined) return b?.text;
+    const out = text.replace(/[^\n]/g, ' ').split('');
+    for (const r of b.ranges) for (let i = r.startIndex; i < r.endIndex; i++) out[i] = text[i]!;
+    return out.join('');
+}
+
+/** `line-endLine kind container.name — signature` per definition. */
+export const outlineLines = (r: FileSymbols & { ok: true }): string[] => r.definitions.map((d) => `${d.line}-${d.endLine} ${d.kind} ${[...d.container, d.name].join('.')} — ${d.signature}`);

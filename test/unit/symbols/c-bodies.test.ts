@@ -5,15 +5,13 @@
  * same worker code with the blanking turned off (a second instance of symbols.ts whose
  * `withoutBodies` answers "parse as written"); the files are real.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runSymbolsTask } from '../../../workers/symbols/symbols.js';
 import { withoutBodies } from '../../../workers/symbols/bodies.js';
 import type { FileSymbols, SymbolsTask } from '../../../src/symbols/shared/types.js';
-import { tempDir } from '../../support/helpers.js';
+import { parsedText, outlineLines, symbolsWith, writeTemp, type SymbolsRun } from '../../support/symbols.js';
 
-type Run = (task: SymbolsTask) => ReturnType<typeof runSymbolsTask>;
+type Run = SymbolsRun;
 let plainRun: Run;
 /** What the oracle's `withoutBodies` gives: nothing, so the oracle parses the text as written. */
 let plainBlanks: unknown;
@@ -32,28 +30,10 @@ beforeAll(async () => {
 });
 afterAll(() => vi.doUnmock('../../../workers/symbols/bodies.js'));
 
-async function symbols(run: Run, file: string, extra: Partial<SymbolsTask> = {}): Promise<FileSymbols & { ok: true }> {
-    const r = (await run({ op: 'symbols', files: [{ shown: path.basename(file), real: file }], realRoots: null, maxBytes: 4 << 20, parseMs: 120_000, ...extra })).files[0]!;
-    if (!r.ok) throw new Error(r.message);
-    return r;
-}
-
-function write(name: string, text: string): string {
-    const file = path.join(tempDir('lcf-c-bodies-'), name);
-    fs.writeFileSync(file, text);
-    return file;
-}
-
-/** `text` as the definitions' parse reads it: what lies outside its ranges made spaces, newlines kept. */
-function seen(text: string): string | undefined {
-    const b = withoutBodies(text);
-    if (b === undefined || b.text !== undefined) return b?.text;
-    const out = text.replace(/[^\n]/g, ' ').split('');
-    for (const r of b.ranges) for (let i = r.startIndex; i < r.endIndex; i++) out[i] = text[i]!;
-    return out.join('');
-}
-
-const outline = (r: FileSymbols & { ok: true }): string[] => r.definitions.map((d) => `${d.line}-${d.endLine} ${d.kind} ${[...d.container, d.name].join('.')} — ${d.signature}`);
+const symbols = symbolsWith;
+const write = (name: string, text: string): string => writeTemp('lcf-c-bodies-', name, text);
+const seen = parsedText;
+const outline = outlineLines;
 
 const SOURCE = [
     '#include <linux/types.h>', // 1

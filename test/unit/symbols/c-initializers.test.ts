@@ -6,15 +6,13 @@
  * initializers). The one change: a variable whose initializer the grammar reads with an error (a
  * macro among the items without a comma) is a definition now, as ctags has it.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runSymbolsTask } from '../../../workers/symbols/symbols.js';
 import { withoutBodies } from '../../../workers/symbols/bodies.js';
 import type { FileSymbols, SymbolsTask } from '../../../src/symbols/shared/types.js';
-import { tempDir } from '../../support/helpers.js';
+import { parsedText, outlineLines, symbolsWith, writeTemp, type SymbolsRun } from '../../support/symbols.js';
 
-type Run = (task: SymbolsTask) => ReturnType<typeof runSymbolsTask>;
+type Run = SymbolsRun;
 let bodiesRun: Run;
 /** The calls of the oracle's `withoutBodies`: the oracle's parse asks it, not the module's own. */
 let oracleCalls = 0;
@@ -32,28 +30,10 @@ beforeAll(async () => {
 });
 afterAll(() => vi.doUnmock('../../../workers/symbols/bodies.js'));
 
-async function symbols(run: Run, file: string, extra: Partial<SymbolsTask> = {}): Promise<FileSymbols & { ok: true }> {
-    const r = (await run({ op: 'symbols', files: [{ shown: path.basename(file), real: file }], realRoots: null, maxBytes: 4 << 20, parseMs: 120_000, ...extra })).files[0]!;
-    if (!r.ok) throw new Error(r.message);
-    return r;
-}
-
-function write(name: string, text: string): string {
-    const file = path.join(tempDir('lcf-c-inits-'), name);
-    fs.writeFileSync(file, text);
-    return file;
-}
-
-/** `text` as the definitions' parse reads it: what lies outside its ranges made spaces, newlines kept. */
-function seen(text: string): string | undefined {
-    const b = withoutBodies(text);
-    if (b === undefined || b.text !== undefined) return b?.text;
-    const out = text.replace(/[^\n]/g, ' ').split('');
-    for (const r of b.ranges) for (let i = r.startIndex; i < r.endIndex; i++) out[i] = text[i]!;
-    return out.join('');
-}
-
-const outline = (r: FileSymbols & { ok: true }): string[] => r.definitions.map((d) => `${d.line}-${d.endLine} ${d.kind} ${[...d.container, d.name].join('.')} — ${d.signature}`);
+const symbols = symbolsWith;
+const write = (name: string, text: string): string => writeTemp('lcf-c-inits-', name, text);
+const seen = parsedText;
+const outline = outlineLines;
 
 /** Each initializer in the list is left out: the oracle's and ours give the same rows, checkpoints and references. */
 async function same(name: string, text: string): Promise<FileSymbols & { ok: true }> {
