@@ -1,7 +1,8 @@
 /**
  * Per-file CPU for measuring the suite: with `LLM_CHAT_FILE_TEST_CPU_LOG=<file>` set, each test
  * file appends one JSON line (file, project, wall ms, CPU ms of its fork including the pool's
- * threads and the subprocesses it waited for, and of it the system's, worker threads started). Off by default; the fork's
+ * threads and the subprocesses it waited for, and of it the system's, worker threads started, the
+ * fork's heap after it). Off by default; the fork's
  * own clock is the only one that sees the pool threads a file starts, which a per-file `time` of
  * vitest cannot split.
  */
@@ -46,7 +47,9 @@ export function logCpuPerFile(): void {
         process.off('worker', count);
         const [user, sys] = cpuMs();
         const sysMs = sys - cpu0[1];
-        const line = { file, project, wallMs: Math.round(performance.now() - wall0), cpuMs: user - cpu0[0] + sysMs, sysMs, threads };
+        // The fork's heap after the file: a fork runs many files, and a heap near its limit makes every later file's GC dearer.
+        const heapMB = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
+        const line = { file, project, wallMs: Math.round(performance.now() - wall0), cpuMs: user - cpu0[0] + sysMs, sysMs, threads, heapMB };
         fs.appendFileSync(out, `${JSON.stringify(line)}\n`);
     });
 }
