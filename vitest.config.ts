@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -106,6 +108,28 @@ class LongestFirst extends BaseSequencer {
     }
 }
 
+/**
+ * Where the tests make their temporary directories (TMPDIR of the forks and of what they start):
+ * `LLM_CHAT_FILE_TEST_TMPDIR` when set, else /dev/shm when it is a tmpfs the user can write, else
+ * the system's. The suite writes and removes some hundred thousand small files; on the ext4 /tmp
+ * of the 2-core machine (mounted with discard) that took some 13 s of a run's 47 s of system CPU
+ * more than on tmpfs (docs/testing.md). The files of DISK_FOLDERS (test/support/disk-tmp.ts), which
+ * test what a disk file system does, keep the system's directory (LLM_CHAT_FILE_TEST_DISK_TMPDIR).
+ */
+function testTmpdir(): string {
+    const asked = process.env.LLM_CHAT_FILE_TEST_TMPDIR;
+    if (asked !== undefined && asked !== '') return asked;
+    const shm = '/dev/shm';
+    try {
+        fs.accessSync(shm, fs.constants.W_OK);
+        // TMPFS_MAGIC (statfs(2)).
+        if (fs.statfsSync(shm).type === 0x01021994) return shm;
+    } catch {
+        // No /dev/shm here (macOS, some containers): the system's directory.
+    }
+    return os.tmpdir();
+}
+
 /** Forks (vitest --maxWorkers overrides): measured 196 s for npm test against 286 s with vitest's one fork, load 5 to 8. */
 const MAX_WORKERS = 3;
 
@@ -115,6 +139,7 @@ export default defineConfig({
         globalSetup: ['test/support/worker-bundle.setup.ts'],
         // The clean-up of test/support's modules after each test and file (see cleanup.ts).
         setupFiles: ['test/support/hooks.setup.ts'],
+        env: { TMPDIR: testTmpdir(), LLM_CHAT_FILE_TEST_DISK_TMPDIR: os.tmpdir() },
         // Generous: the suite must pass on a loaded 2-core machine (CI runs on one). A test that
         // hangs still fails; no test asserts how fast something runs.
         testTimeout: 300_000,

@@ -7,12 +7,15 @@ import { afterAll, afterEach } from 'vitest';
 import { setBackgroundIdleMs, setOwnThreadsIdleMs } from '../../src/engine/background-pool.js';
 import { runAfterFile, runAfterTest } from './cleanup.js';
 import { logCpuPerFile } from './cpu-log.js';
+import { diskTmpdirForDiskFolders } from './disk-tmp.js';
 import { OWN_THREADS_IDLE_MS } from './own-threads.js';
 
 // First, so its afterAll runs last (after hooks run in reverse order) and counts the clean-up.
 logCpuPerFile();
 afterEach(runAfterTest);
 afterAll(runAfterFile);
+// Before the file's own beforeAll: its temporary directories on disk where it tests a disk's behaviour.
+diskTmpdirForDiskFolders();
 
 // The index tests build one index after another, seconds apart: background threads kept for
 // 30 s (not 2) serve the next build instead of a new thread that loads the workers' code and

@@ -106,5 +106,9 @@ export function parseWithin(parser: ParserType, text: string, ms: number, ranges
     const end = performance.now() + ms;
     // The progress callback cancels the parse when it returns true.
     const progressCallback = ((): boolean => performance.now() > end) as unknown as () => void;
-    return parser.parse(text, null, { progressCallback, ...(ranges && { includedRanges: ranges }) });
+    const tree = parser.parse(text, null, { progressCallback, ...(ranges && { includedRanges: ranges }) });
+    // tree-sitter resumes a parse given up on the parser's next call unless reset, and that call
+    // parses another text (the next file, or the same one without ranges): a tree of the wrong text.
+    if (tree === null) parser.reset();
+    return tree;
 }

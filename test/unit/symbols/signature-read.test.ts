@@ -12,10 +12,10 @@ import { signatureCheck } from '../../../src/symbols/shared/signature.js';
 import { HEADER_BYTES, KIND_CODES, readCounts, type PartRecord } from '../../../src/symbols/shared/symbol-format.js';
 import { SymbolStore } from '../../../src/symbols/symbol-store.js';
 import { checkedFiles } from '../../../src/symbols/signature-read.js';
-import { settled } from '../../../src/symbols/file-stamp.js';
 import { runSymbolsMerge } from '../../../workers/symbols/symbols-table.js';
 import { execFileSync } from 'node:child_process';
-import { tempDir, until } from '../../support/helpers.js';
+import { tempDir } from '../../support/helpers.js';
+import { afterSettling } from '../../support/settled-clock.js';
 
 const SOURCES: Record<number, string[]> = { 1: ['int alpha(void) {', 'static long beta(int x) {', 'struct gamma {'], 2: ['#define delta 1', 'int epsilon(char c) {'] };
 
@@ -80,40 +80,42 @@ describe("signatures read back from the table's places", () => {
             // Just written: its stamp does not vouch for it yet (a write in the same clock tick keeps the times).
             expect(await store.signatures(ks, realOf)).toEqual(want);
             expect(checkedFiles.get(real), 'not kept while its change is recent').toBeUndefined();
-            await until(() => settled(fs.statSync(real)), 100);
-            expect(await store.signatures(ks, realOf)).toEqual(want);
-            const kept = checkedFiles.get(real);
-            expect(kept?.crc, 'kept with the CRC it gave').toBe(crc32(fs.readFileSync(real)));
-            // Read again under that stamp: the same signatures.
-            expect(await store.signatures(ks, realOf)).toEqual(want);
-            expect(checkedFiles.get(real)).toEqual(kept);
-            // Rewritten in place, same size, its signatures' bytes as they were and its times put back
-            // (touch -r, to the nanosecond): only its change time tells, and the file is read and checked whole.
-            const times = path.join(dir, 'times');
-            fs.writeFileSync(times, '');
-            execFileSync('touch', ['-r', real, times]);
             const text = fs.readFileSync(real);
-            const other = Buffer.from(text);
-            other[text.indexOf('\n\n') + 1] = 0x20;
-            expect(other.length).toBe(text.length);
-            const fd = fs.openSync(real, 'r+');
-            fs.writeSync(fd, other, 0, other.length, 0);
-            fs.closeSync(fd);
-            execFileSync('touch', ['-r', times, real]);
-            expect(fs.statSync(real, { bigint: true }).mtimeNs).toBe(fs.statSync(times, { bigint: true }).mtimeNs);
-            expect(await store.signatures(ks, realOf), 'a file changed since it was kept').toEqual(ks.map(() => null));
-            expect(checkedFiles.get(real), 'forgotten once it fails').toBeUndefined();
+            await afterSettling([real], async () => {
+                expect(await store.signatures(ks, realOf)).toEqual(want);
+                const kept = checkedFiles.get(real);
+                expect(kept?.crc, 'kept with the CRC it gave').toBe(crc32(fs.readFileSync(real)));
+                // Read again under that stamp: the same signatures.
+                expect(await store.signatures(ks, realOf)).toEqual(want);
+                expect(checkedFiles.get(real)).toEqual(kept);
+                // Rewritten in place, same size, its signatures' bytes as they were and its times put back
+                // (touch -r, to the nanosecond): only its change time tells, and the file is read and checked whole.
+                const times = path.join(dir, 'times');
+                fs.writeFileSync(times, '');
+                execFileSync('touch', ['-r', real, times]);
+                const other = Buffer.from(text);
+                other[text.indexOf('\n\n') + 1] = 0x20;
+                expect(other.length).toBe(text.length);
+                const fd = fs.openSync(real, 'r+');
+                fs.writeSync(fd, other, 0, other.length, 0);
+                fs.closeSync(fd);
+                execFileSync('touch', ['-r', times, real]);
+                expect(fs.statSync(real, { bigint: true }).mtimeNs).toBe(fs.statSync(times, { bigint: true }).mtimeNs);
+                expect(await store.signatures(ks, realOf), 'a file changed since it was kept').toEqual(ks.map(() => null));
+                expect(checkedFiles.get(real), 'forgotten once it fails').toBeUndefined();
+            });
             // Its bytes back (a new change time again): checked whole, and given.
             fs.writeFileSync(real, text);
             expect(await store.signatures(ks, realOf)).toEqual(want);
             // Replaced (a new inode) by a file of the same size whose bytes are not the table's: refused.
-            await until(() => settled(fs.statSync(real)), 100);
-            expect(await store.signatures(ks, realOf)).toEqual(want);
-            expect(checkedFiles.get(real)).toBeDefined();
-            const moved = path.join(dir, 'f1.new');
-            fs.writeFileSync(moved, Buffer.from(text.toString('latin1').replace('alpha', 'alphb'), 'latin1'));
-            fs.renameSync(moved, real);
-            expect(await store.signatures(ks, realOf), 'a file replaced since it was kept').toEqual(ks.map(() => null));
+            await afterSettling([real], async () => {
+                expect(await store.signatures(ks, realOf)).toEqual(want);
+                expect(checkedFiles.get(real)).toBeDefined();
+                const moved = path.join(dir, 'f1.new');
+                fs.writeFileSync(moved, Buffer.from(text.toString('latin1').replace('alpha', 'alphb'), 'latin1'));
+                fs.renameSync(moved, real);
+                expect(await store.signatures(ks, realOf), 'a file replaced since it was kept').toEqual(ks.map(() => null));
+            });
         } finally {
             await store.close();
         }

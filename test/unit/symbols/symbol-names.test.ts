@@ -13,8 +13,8 @@ import { HEADER_BYTES, layoutOf, readCounts, type PartRecord } from '../../../sr
 import { BLOCK_NAMES } from '../../../src/symbols/shared/symbol-codec.js';
 import { SymbolFileError, SymbolStore } from '../../../src/symbols/symbol-store.js';
 import { runSymbolsMerge } from '../../../workers/symbols/symbols-table.js';
-import { settled } from '../../../src/symbols/file-stamp.js';
-import { tempDir, until } from '../../support/helpers.js';
+import { tempDir } from '../../support/helpers.js';
+import { afterSettling } from '../../support/settled-clock.js';
 
 /** A small seeded generator: the same cases on every run. */
 function random(seed: number): (n: number) => number {
@@ -187,40 +187,44 @@ describe('the names on disk', () => {
         const names = randomNames(random(9), 40_000);
         const sorted = [...names].sort();
         const file = tableOf(dir, names);
-        await until(() => settled(fs.statSync(file)), 100);
         const good = fs.readFileSync(file);
         const counts = readCounts(good.subarray(0, HEADER_BYTES));
-        const store = await SymbolStore.load(file, 100);
-        try {
-            const list = store.names;
-            expect(list.chunks).toBeGreaterThan(2);
-            expect(Array.from(list.verified).every((v) => v === 1), 'checked whole at load under a settled stamp').toBe(true);
-            // The first chunk read without its CRC, and kept.
-            for (let round = 0; round < 2; round++) expect(store.nameAt(store.find(sorted[1]!))).toBe(sorted[1]);
-            // One byte of the last chunk's names (never read yet) changed in place, its times put back:
-            // its change time moved, so the chunk is read with its CRC again and refused.
-            const at = layoutOf(counts).names + counts.codedBytes - 2;
-            const times = path.join(dir, 'times');
-            fs.writeFileSync(times, '');
-            execFileSync('touch', ['-r', file, times]);
-            const fd = fs.openSync(file, 'r+');
-            fs.writeSync(fd, Buffer.of(good[at]! ^ 0x20), 0, 1, at);
-            fs.closeSync(fd);
-            execFileSync('touch', ['-r', times, file]);
-            expect(store.find(sorted[0]!)).toBe(0);
-            expect(() => store.nameAt(names.length - 1)).toThrow(SymbolFileError);
-            await expect(store.matching(/./u)).rejects.toThrow(SymbolFileError);
-        } finally {
-            await store.close();
-        }
+        await afterSettling([file], async () => {
+            const store = await SymbolStore.load(file, 100);
+            try {
+                const list = store.names;
+                expect(list.chunks).toBeGreaterThan(2);
+                expect(Array.from(list.verified).every((v) => v === 1), 'checked whole at load under a settled stamp').toBe(true);
+                // The first chunk read without its CRC, and kept.
+                for (let round = 0; round < 2; round++) expect(store.nameAt(store.find(sorted[1]!))).toBe(sorted[1]);
+                // One byte of the last chunk's names (never read yet) changed in place, its times put back:
+                // its change time moved, so the chunk is read with its CRC again and refused.
+                const at = layoutOf(counts).names + counts.codedBytes - 2;
+                const times = path.join(dir, 'times');
+                fs.writeFileSync(times, '');
+                execFileSync('touch', ['-r', file, times]);
+                const fd = fs.openSync(file, 'r+');
+                fs.writeSync(fd, Buffer.of(good[at]! ^ 0x20), 0, 1, at);
+                fs.closeSync(fd);
+                execFileSync('touch', ['-r', times, file]);
+                expect(store.find(sorted[0]!)).toBe(0);
+                expect(() => store.nameAt(names.length - 1)).toThrow(SymbolFileError);
+                await expect(store.matching(/./u)).rejects.toThrow(SymbolFileError);
+            } finally {
+                await store.close();
+            }
+        });
         // Loaded while its change is recent: every chunk read is checked by its CRC until a check comes late enough.
-        const fresh = tableOf(tempDir('lcf-symnames-fresh-'), names);
+        // The same table's bytes as made, written anew (the merge already ran on these names).
+        const fresh = path.join(tempDir('lcf-symnames-fresh-'), 'symbols.bin');
+        fs.writeFileSync(fresh, good);
         const again = await SymbolStore.load(fresh, 100);
         try {
             expect(Array.from(again.names.verified).some((v) => v === 1)).toBe(false);
-            await until(() => settled(fs.statSync(fresh)), 100);
-            expect((await again.matching(/^[^_]*$/u)).names.length).toBe(sorted.filter((n) => /^[^_]*$/u.test(n)).length);
-            expect(Array.from(again.names.verified).every((v) => v === 1), 'checked late enough, then trusted').toBe(true);
+            await afterSettling([fresh], async () => {
+                expect((await again.matching(/^[^_]*$/u)).names.length).toBe(sorted.filter((n) => /^[^_]*$/u.test(n)).length);
+                expect(Array.from(again.names.verified).every((v) => v === 1), 'checked late enough, then trusted').toBe(true);
+            });
         } finally {
             await again.close();
         }
