@@ -8,6 +8,8 @@ import { mediaFailure } from './failure.js';
 import { loadCanvas, loadUnpdf } from './libraries.js';
 import { pageImage } from './pdf-page-image.js';
 
+type CanvasImport = NonNullable<Parameters<ReturnType<typeof loadUnpdf>['createIsomorphicCanvasFactory']>[0]>;
+
 /** Most page pictures one read sends. */
 const MAX_PAGE_IMAGES = 20;
 
@@ -23,7 +25,9 @@ export async function runPdfTask(task: PdfTask): Promise<MediaResult> {
         let doc: Awaited<ReturnType<typeof unpdf.getDocumentProxy>>;
         const canvas = task.pageImages === undefined ? undefined : loadCanvas();
         // A document that may be rendered draws its pictures and patterns on canvases of the same library.
-        const CanvasFactory = typeof canvas === 'object' ? await unpdf.createIsomorphicCanvasFactory(async () => canvas) : undefined;
+        // unpdf takes the module's default export when it has one, else the module: the required
+        // CommonJS module is the object its ES-module type describes.
+        const CanvasFactory = typeof canvas === 'object' ? await unpdf.createIsomorphicCanvasFactory((async () => canvas) as CanvasImport) : undefined;
         try {
             // The library takes ownership of (and may detach) the buffer it is given: a copy.
             doc = await unpdf.getDocumentProxy(new Uint8Array(file.bytes), { verbosity: 0, ...(CanvasFactory ? { CanvasFactory } : {}) });
