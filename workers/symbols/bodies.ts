@@ -26,23 +26,42 @@ function isWordCode(c: number): boolean {
     return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 || c > 127;
 }
 
-/** The index past a `"` or `'` literal opened at `at`, escapes read (a backslash-newline continues it); -1 when a line ends first. */
-function literalEnd(text: string, at: number, quote: number): number {
-    for (let i = at + 1; i < text.length; i++) {
+/**
+ * The characters the scan's look-aheads (literals, lines, the next `#`) have read, summed over
+ * every call: once per search, not per character. Tests check that a text costs a bounded
+ * multiple of its length (test/unit/symbols/c-bodies-linear.test.ts).
+ */
+export const scanRead = { chars: 0 };
+
+/**
+ * The index past a `"` or `'` literal opened at `at`, escapes read (a backslash-newline continues
+ * it); when a line ends first, `~stop`: the index of that newline (or the text's length).
+ */
+function literalScan(text: string, at: number, quote: number): number {
+    let i = at + 1;
+    for (; i < text.length; i++) {
         const c = text.charCodeAt(i);
-        if (c === quote) return i + 1;
+        if (c === quote) break;
         if (c === C.Backslash) i += text.charCodeAt(i + 1) === C.Cr && text.charCodeAt(i + 2) === C.Nl ? 2 : 1;
-        else if (c === C.Nl) return -1;
+        else if (c === C.Nl) break;
     }
-    return -1;
+    scanRead.chars += Math.min(i, text.length) - at;
+    return i < text.length && text.charCodeAt(i) === quote ? i + 1 : ~Math.min(i, text.length);
+}
+
+/** The index past a `"` or `'` literal opened at `at` (see {@link literalScan}); -1 when a line ends first. */
+function literalEnd(text: string, at: number, quote: number): number {
+    const end = literalScan(text, at, quote);
+    return end < 0 ? -1 : end;
 }
 
 /** The index of the newline ending the `//` comment or the directive line at `at` (a backslash continues both), or the text's length. */
 function lineEnd(text: string, at: number): number {
-    for (let i = text.indexOf('\n', at); i !== -1; i = text.indexOf('\n', i + 1)) {
-        if (!continued(text, i)) return i;
-    }
-    return text.length;
+    let i = text.indexOf('\n', at);
+    while (i !== -1 && continued(text, i)) i = text.indexOf('\n', i + 1);
+    const end = i === -1 ? text.length : i;
+    scanRead.chars += end - at;
+    return end;
 }
 
 /**
@@ -52,6 +71,10 @@ function lineEnd(text: string, at: number): number {
  */
 function directiveEnd(text: string, at: number): number {
     let end = lineEnd(text, at);
+    // Where a literal of each kind last found no close: a later quote of that kind before it is
+    // one the failed scan read as escaped (`'\'\'…`), and from the character after it both scans
+    // read alike, so it finds no close either. Without this each such quote read to the line's end.
+    let [noQuote, noApos] = [-1, -1];
     for (let i = at + 1; i < end; i++) {
         const c = text.charCodeAt(i);
         if (c === C.Slash && text.charCodeAt(i + 1) === C.Star) {
@@ -62,8 +85,12 @@ function directiveEnd(text: string, at: number): number {
         } else if (c === C.Slash && text.charCodeAt(i + 1) === C.Slash) return end;
         else if (c === C.Quote || c === C.Apos) {
             // A lone apostrophe (`#error don't`) ends nothing: the directive's line ends it.
-            const close = literalEnd(text, i, c);
-            if (close !== -1 && close <= end) i = close - 1;
+            if (i < (c === C.Quote ? noQuote : noApos)) continue;
+            const close = literalScan(text, i, c);
+            if (close < 0) {
+                if (c === C.Quote) noQuote = ~close;
+                else noApos = ~close;
+            } else if (close <= end) i = close - 1;
         }
     }
     return end;
@@ -106,6 +133,8 @@ export function withoutBodies(text: string, initializers = true): Blanked | unde
     const inits = new Set<number>();
     /** The parts read, `[start, end, …]`; the last one's end is the text's. */
     const kept: number[] = [0];
+    /** The first `#` at or after the last block comment in a body looked at (2^32 - 1: none). */
+    let hash = -1;
     for (let i = 0; i < n; ) {
         const c = text.charCodeAt(i);
         if (c === C.Nl) {
@@ -130,8 +159,13 @@ export function withoutBodies(text: string, initializers = true): Blanked | unde
             // A `#define` line in a body's comment: read whole, so the tree shows the comment
             // (repairs.ts `lostMacros` reads the text's `#define` lines and skips those in comments).
             if (open !== -1 && !keepBody) {
-                const hash = text.indexOf('#', i);
-                if (hash !== -1 && hash < close && DEFINE_LINE.test(text.slice(i, close))) keepBody = true;
+                // The next `#` is looked for once per `#`, not once per comment: a body of many
+                // comments and no `#` after them read the rest of the text for each.
+                if (hash < i) {
+                    hash = text.indexOf('#', i) >>> 0;
+                    scanRead.chars += Math.min(hash, n) - i;
+                }
+                if (hash < close && DEFINE_LINE.test(text.slice(i, close))) keepBody = true;
             }
             i = block ? close + 2 : close;
             if (block) lineStart = false;
@@ -161,7 +195,10 @@ export function withoutBodies(text: string, initializers = true): Blanked | unde
                         if (!keepBody && i > open + 1) {
                             bodies.push(open, i);
                             if (init) inits.add(open);
-                            kept.push(open + 1, ...directives, i);
+                            // One by one: a body's directives may be more than a call's arguments can be.
+                            kept.push(open + 1);
+                            for (const d of directives) kept.push(d);
+                            kept.push(i);
                         }
                         open = -1;
                     }
