@@ -65,7 +65,7 @@ export async function runPdfTask(task: PdfTask): Promise<MediaResult> {
                 if (image.payload) pictures.set(n, image.payload);
                 return image.line;
             };
-            const { text, shown } = await renderSections({ shown: task.shown, what: 'PDF', unit: 'page', param: 'pages', count, textOf, empty: '[no text layer on this page: a scan or an image; page_images=true sends its picture]' }, wanted, task.maxChars);
+            const { text, shown } = await renderSections({ shown: task.shown, what: 'PDF', unit: 'page', param: 'pages', count, textOf, empty: '[no text layer on this page: a scan or an image; page_images=true sends its picture]' }, wanted, task.maxChars, task.startChar ?? 1);
             const images = shown.flatMap((n) => pictures.get(n) ?? []);
             return { ok: true, text: beyond === undefined ? text : `${text}\n${beyond}`, images, hash: contentHash(file.bytes) };
         } finally {
