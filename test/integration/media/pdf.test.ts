@@ -75,6 +75,16 @@ describe('read_file on PDFs', () => {
         expect(beyond).toMatchObject({ status: 'error', result: `Invalid arguments for read_file: start_char ${whole.length + 1} is beyond the end of page 1 of ${path.join(root, 'doc.pdf')}, which has ${whole.length} characters.` });
     });
 
+    it('refuses a PDF named without .pdf as binary, with a hint saying it is a PDF and which name reads it', async () => {
+        const root = tempDir('lcf-pdf-');
+        const bytes = await textPdf(1, 2);
+        writeTree(root, { 'paper.bin': bytes, 'notes': bytes });
+        const [bin, bare] = await read(root, { paths: ['paper.bin', 'notes'] });
+        for (const [r, name] of [[bin!, 'paper.bin'], [bare!, 'notes']] as const) {
+            expect(r).toMatchObject({ status: 'error', result: `Binary file refused: ${path.join(root, name)} (${bytes.length} bytes) is not a text file. It starts with %PDF-: a PDF, which read_file reads as one (pages) only under a name ending in .pdf.` });
+        }
+    });
+
     it('marks a page without a text layer', async () => {
         const root = tempDir('lcf-pdf-');
         writeTree(root, { 'scan.pdf': await textPdf(2, 1, [2]) });
