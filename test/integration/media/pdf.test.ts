@@ -85,6 +85,24 @@ describe('read_file on PDFs', () => {
         }
     });
 
+    it('names the pages value that sends the pictures left out beyond 20 a read', async () => {
+        const root = tempDir('lcf-pdf-');
+        const { PDFDocument } = await import('pdf-lib');
+        const doc = await PDFDocument.create();
+        const png = await doc.embedPng(await image(40, 60, 'png'));
+        for (let p = 1; p <= 23; p++) doc.addPage([612, 792]).drawImage(png, { x: 0, y: 0, width: 612, height: 792 });
+        writeTree(root, { 'scans.pdf': Buffer.from(await doc.save()) });
+        const [r] = await read(root, { paths: ['scans.pdf'], pages: '1-', page_images: true });
+        expect(r!.status, r!.result).toBe('success');
+        const text = (r!.parts![0] as { text: string }).text;
+        expect(r!.parts!.filter((p) => p.type === 'image')).toHaveLength(20);
+        expect(text.match(/its picture is not sent: at most 20 per read/g)).toHaveLength(3);
+        expect(text.endsWith('\n[The pictures of pages 21-23 are not sent: at most 20 per read; continue with pages="21-23" and page_images=true.]')).toBe(true);
+        const [rest] = await read(root, { paths: ['scans.pdf'], pages: '21-23', page_images: true });
+        expect(rest!.parts!.filter((p) => p.type === 'image')).toHaveLength(3);
+        expect((rest!.parts![0] as { text: string }).text).not.toContain('not sent');
+    });
+
     it('marks a page without a text layer', async () => {
         const root = tempDir('lcf-pdf-');
         writeTree(root, { 'scan.pdf': await textPdf(2, 1, [2]) });
