@@ -65,11 +65,23 @@ export class ReadSymbolTool extends NavigationTool<typeof schema> {
             const startChar = startInLongLine(file.bytes, d, fileConfig.maxCharsPerFile);
             const body = formatRead(checked.abs, Buffer.from(file.bytes), { start_line: d.line, end_line: d.endLine, line_numbers: true, ...(startChar > 1 && { start_char: startChar }) }, fileConfig.maxCharsPerFile);
             const from = startChar > 1 ? `\n[Line ${d.line} shown from character ${startChar.toLocaleString('en-US')}, where the definition begins.]` : '';
-            return `${d.kind} ${dotted(d)}\n${body}${from}`;
+            return `${d.kind} ${dotted(d)}\n${readFileNote(body, d.endLine)}${from}`;
         });
         if (found.length > MAX_SHOWN) parts.push(`[${found.length - MAX_SHOWN} more definitions named ${JSON.stringify(args.name)} not shown: lines ${found.slice(MAX_SHOWN).map((d) => d.line).join(', ')}]`);
         return ok(parts.join('\n'));
     }
+}
+
+/**
+ * The read's truncation note, which names read_file's parameters, rewritten to name read_file:
+ * read_symbol takes only a path and a name, so the rest of a long definition is read_file's.
+ */
+function readFileNote(body: string, endLine: number): string {
+    return body.replace(
+        /\[Truncated at (\d+) characters \(max_chars \/ maxCharsPerFile\): (.*?)continue with start_line=(\d+)(?: and start_char=(\d+))?\.\]$/,
+        (_, max: string, said: string, line: string, char: string | undefined) =>
+            `[Truncated at ${max} characters (maxCharsPerFile): ${said}continue with read_file on this path with start_line=${line}${char === undefined ? '' : `, start_char=${char}`} and end_line=${endLine}.]`,
+    );
 }
 
 /**

@@ -233,3 +233,22 @@ describe('MCP server: message size', () => {
         expect(s.replies.find((r) => r.id === null)?.error?.message).toContain(String(limit));
     });
 });
+
+describe('MCP server: invalid configuration', () => {
+    // Every LLM_CHAT_FS_* variable the server reads is checked before it answers anything, so a
+    // client sees a server that did not start rather than one that dies after `initialize`.
+    it.each(['LLM_CHAT_FS_INDEX_SYMBOLS', 'LLM_CHAT_FS_INDEX', 'LLM_CHAT_FS_NAVIGATION', 'LLM_CHAT_FS_MAX_CHARS_PER_FILE', 'LLM_CHAT_FS_MAX_MESSAGE_SIZE'])(
+        'stops at start-up with exit code 2 on an invalid %s, answering nothing',
+        async (name) => {
+            // The index on, so that a variable only its build reads is read in today's start-up too.
+            const s = startServer({ LLM_CHAT_FS_INDEX: 'true', [name]: 'banana' });
+            const closed = new Promise<number | null>((resolve) => s.child.once('close', (code) => resolve(code)));
+            s.send({ ...INITIALIZE, id: 0 });
+            s.send(INITIALIZED);
+            s.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+            expect(await closed, s.stderr()).toBe(2);
+            expect(s.replies).toEqual([]);
+            expect(s.stderr()).toContain(name);
+        },
+    );
+});

@@ -3,7 +3,7 @@ import { errors, ToolError } from '../../src/errors/shared/errors.js';
 import { contentHash } from '../../src/fs/shared/content-hash.js';
 import { readRegularFileSync } from '../../src/fs/shared/safe-read.js';
 import { renderSections } from '../../src/media/shared/sections.js';
-import { beyondNote, numbersIn, parseRanges } from '../../src/media/shared/ranges.js';
+import { beyondNote, describeNumbers, numbersIn, parseRanges } from '../../src/media/shared/ranges.js';
 import { mediaFailure } from './failure.js';
 import { loadCanvas, loadUnpdf } from './libraries.js';
 import { pageImage } from './pdf-page-image.js';
@@ -46,6 +46,8 @@ export async function runPdfTask(task: PdfTask): Promise<MediaResult> {
                 if (typeof ranges !== 'string') beyond = beyondNote(ranges, count, 'page', 'PDF');
             }
             const pictures = new Map<number, ImagePayload>();
+            /** Pages whose picture was left out by the limit, named in a note with the pages value that sends them. */
+            const unsent: number[] = [];
             const textOf = async (n: number): Promise<string> => {
                 let text: string;
                 try {
@@ -55,7 +57,10 @@ export async function runPdfTask(task: PdfTask): Promise<MediaResult> {
                     throw pdfError(task.shown, file.size, err, n);
                 }
                 if (text.trim() !== '' || task.pageImages === undefined) return text;
-                if (pictures.size >= MAX_PAGE_IMAGES) return `[no text layer on this page; its picture is not sent: at most ${MAX_PAGE_IMAGES} per read]`;
+                if (pictures.size >= MAX_PAGE_IMAGES) {
+                    unsent.push(n);
+                    return `[no text layer on this page; its picture is not sent: at most ${MAX_PAGE_IMAGES} per read]`;
+                }
                 let image;
                 try {
                     image = await pageImage(unpdf, doc, n, task.pageImages);
@@ -65,9 +70,13 @@ export async function runPdfTask(task: PdfTask): Promise<MediaResult> {
                 if (image.payload) pictures.set(n, image.payload);
                 return image.line;
             };
-            const { text, shown } = await renderSections({ shown: task.shown, what: 'PDF', unit: 'page', param: 'pages', count, textOf, empty: '[no text layer on this page: a scan or an image; page_images=true sends its picture]' }, wanted, task.maxChars);
+            const { text, shown } = await renderSections({ shown: task.shown, what: 'PDF', unit: 'page', param: 'pages', count, textOf, empty: '[no text layer on this page: a scan or an image; page_images=true sends its picture]' }, wanted, task.maxChars, task.startChar ?? 1);
             const images = shown.flatMap((n) => pictures.get(n) ?? []);
-            return { ok: true, text: beyond === undefined ? text : `${text}\n${beyond}`, images, hash: contentHash(file.bytes) };
+            const left = unsent.filter((n) => shown.includes(n));
+            const pagesOf = describeNumbers(left).replace(/, /g, ',');
+            const leftNote = left.length === 0 ? undefined : `[The picture${left.length === 1 ? ` of page ${pagesOf} is` : `s of pages ${describeNumbers(left)} are`} not sent: at most ${MAX_PAGE_IMAGES} per read; continue with pages="${pagesOf}" and page_images=true.]`;
+            const notes = [text, beyond, leftNote].filter((t) => t !== undefined);
+            return { ok: true, text: notes.join('\n'), images, hash: contentHash(file.bytes) };
         } finally {
             await doc.loadingTask.destroy();
         }

@@ -59,7 +59,7 @@ export function readWindowed(fd: number, abs: string, args: ReadArgs, maxChars: 
     const head = Buffer.from(chunkAt(fd, buf, 0).subarray(0, BINARY_SAMPLE_BYTES));
     if (textEncodingOf(head).bom) return null;
     const first = firstPass(fd, buf);
-    if (isBinary(head)) throw errors.binary(abs, first.size);
+    if (isBinary(head)) throw errors.binary(abs, first.size, head);
     // A file in a legacy encoding (text.ts textEncodingOf, decided on the same sample) and one
     // read in a named encoding are read whole; the rest is UTF-8 or Latin-1, read in windows.
     if (args.encoding !== undefined || (!first.utf8 && detectLegacySample(sampleOf(fd, buf)) !== null)) return null;

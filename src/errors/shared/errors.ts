@@ -80,6 +80,14 @@ export class ToolError extends Error {
 /** How a path appears in a message: {@link quotePath} (JSON-quoted when it holds a control character). */
 const q = quotePath;
 
+/** read_file tells media by extension: a PDF under another name is binary text to it. */
+const PDF_HINT = ' It starts with %PDF-: a PDF, which read_file reads as one (pages) only under a name ending in .pdf.';
+const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d];
+
+function isPdfHead(head: Uint8Array | undefined): boolean {
+    return head !== undefined && head.length >= PDF_MAGIC.length && PDF_MAGIC.every((b, i) => head[i] === b);
+}
+
 /** Message builders, one per kind. Paths are shown as the caller should pass them back, quoted as listings quote them. */
 export const errors = {
     invalidArgument: (tool: string, detail: string): ToolError =>
@@ -99,8 +107,9 @@ export const errors = {
             'not_writable',
             `Access denied: ${q(path)} is in a read-only directory; writes need a write access. Call file_access_info to see which directories are writable.`,
         ),
-    binary: (path: string, size: number): ToolError =>
-        new ToolError('binary', `Binary file refused: ${q(path)} (${size} bytes) is not a text file.`),
+    /** `head`: the file's first bytes, when known; a PDF under another name is then said to be one. */
+    binary: (path: string, size: number, head?: Uint8Array): ToolError =>
+        new ToolError('binary', `Binary file refused: ${q(path)} (${size} bytes) is not a text file.${isPdfHead(head) ? PDF_HINT : ''}`),
     tooLarge: (path: string, size: number, limit: number, setting: string): ToolError =>
         new ToolError(
             'too_large',

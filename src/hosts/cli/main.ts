@@ -230,10 +230,12 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         const index = envBoolean('LLM_CHAT_FS_INDEX', true);
         // And code navigation unless LLM_CHAT_FS_NAVIGATION=false.
         const navigation = envBoolean('LLM_CHAT_FS_NAVIGATION', true);
+        // Read here, not where the index is built after `initialize`, so that it fails as the others do.
+        const symbols = envBoolean('LLM_CHAT_FS_INDEX_SYMBOLS', false);
         // Start-up: the server answers `initialize` first and loads the tools right after
         // connecting. Standard output belongs to the protocol from here on; runMcpStdio closes the package.
         const loadPackage = async (): Promise<import('../../package/package.js').FileToolPackage> => {
-            const pkg = new (await import('../../package/package.js')).FileToolPackage(workspace, { searchConfig, fileConfig, index, navigation });
+            const pkg = new (await import('../../package/package.js')).FileToolPackage(workspace, { searchConfig, fileConfig, index: index && { symbols }, navigation });
             reportIndexFailures(pkg, (line) => io.err(line));
             return pkg;
         };

@@ -36,6 +36,8 @@ export interface PdfTask extends MediaFile {
     /** The pages asked for (`"2,7-9"`), or `undefined` for the first pages that fit. */
     pages: string | undefined;
     maxChars: number;
+    /** read_file's `start_char`: where in the first page read its text starts (1-based). */
+    startChar: number | undefined;
     /** Send the picture of each shown page without text (a scan) within these limits; `undefined`: do not. */
     pageImages: ImageLimits | undefined;
 }

@@ -21,6 +21,9 @@ export function parseRanges(spec: string, what: string): NumberRange[] | string 
     const ranges: NumberRange[] = [];
     for (const piece of spec.split(',')) {
         const [a, b] = piece.split('-').map((s) => s.trim());
+        // A larger number would be rounded, and the answer would name a number not asked for.
+        const huge = [a, b].find((s) => s !== undefined && s !== '' && Number(s) > Number.MAX_SAFE_INTEGER);
+        if (huge !== undefined) return `${what} number ${huge} is too large (at most ${Number.MAX_SAFE_INTEGER}).`;
         const first = Number(a);
         const last = b === undefined ? first : b === '' ? undefined : Number(b);
         if (first < 1) return `${what} numbers start at 1 (got ${first}).`;

@@ -51,7 +51,7 @@ export type ShownLine = StreamedLine & { length?: number; offset?: number };
 export function formatRead(abs: string, bytes: Buffer, args: ReadArgs, maxChars: number): string {
     const forced = args.encoding === undefined ? undefined : forcedEncoding(bytes, args.encoding);
     const decoded = decodeText(bytes, forced);
-    if (!decoded.ok) throw errors.binary(abs, bytes.length);
+    if (!decoded.ok) throw errors.binary(abs, bytes.length, bytes);
     const { lines, eols } = splitLines(decoded.text);
     const shown = renderRead(abs, lines.length, (n) => ({ text: lines[n - 1]!, eol: eols[n - 1]!, complete: true }), args, maxChars);
     const note = encodingNote(decoded.info, forced !== undefined);

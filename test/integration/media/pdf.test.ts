@@ -40,6 +40,69 @@ describe('read_file on PDFs', () => {
         expect(r!.result).toMatch(/\n\[1 more page of 3 not shown; continue with pages="3"\.\]$/);
     });
 
+    it('reads the rest of a page longer than maxCharsPerFile by following its notes, start_char within the page', async () => {
+        const root = tempDir('lcf-pdf-');
+        writeTree(root, { 'doc.pdf': await textPdf(2, 40) });
+        const whole = page(1, 40);
+        const head = `--- ${path.join(root, 'doc.pdf')} (PDF, page 1 of 2) ---\n`;
+        let got = '';
+        let args: Record<string, unknown> = { paths: ['doc.pdf'], pages: '1', max_chars: 5000 };
+        for (let calls = 0; ; calls++) {
+            expect(calls).toBeLessThan(5);
+            const [r] = await read(root, args, { maxCharsPerFile: 1000 });
+            expect(r!.status, r!.result).toBe('success');
+            expect(r!.result.startsWith(head)).toBe(true);
+            expect(r!.result).not.toContain('not used for this PDF');
+            const from = got.length + 1;
+            const marker = from === 1 ? '[page 1]\n' : `[page 1, from character ${from.toLocaleString('en-US')}]\n`;
+            expect(r!.result.slice(head.length, head.length + marker.length)).toBe(marker);
+            const body = r!.result.slice(head.length + marker.length);
+            const note = /\n\[Truncated at 1000 characters \(max_chars \/ maxCharsPerFile\): page 1 is cut off after (\d+) of its (\d+) characters; continue with pages="1" and start_char=(\d+)\.\]$/.exec(body);
+            if (note === null) {
+                got += body;
+                break;
+            }
+            expect(Number(note[2])).toBe(whole.length);
+            got += body.slice(0, note.index);
+            expect(Number(note[3])).toBe(got.length + 1);
+            args = { paths: ['doc.pdf'], pages: '1', start_char: Number(note[3]) };
+        }
+        expect(got).toBe(whole);
+        // A bound that leaves out only the page's line break shows it whole, with no note to follow.
+        const [exact] = await read(root, { paths: ['doc.pdf'], pages: '1', max_chars: '[page 1]\n'.length + whole.length }, { maxCharsPerFile: 5000 });
+        expect(exact!.result).toBe(`${head}[page 1]\n${whole}`);
+        const [beyond] = await read(root, { paths: ['doc.pdf'], pages: '1', start_char: whole.length + 1 });
+        expect(beyond).toMatchObject({ status: 'error', result: `Invalid arguments for read_file: start_char ${whole.length + 1} is beyond the end of page 1 of ${path.join(root, 'doc.pdf')}, which has ${whole.length} characters.` });
+    });
+
+    it('refuses a PDF named without .pdf as binary, with a hint saying it is a PDF and which name reads it', async () => {
+        const root = tempDir('lcf-pdf-');
+        const bytes = await textPdf(1, 2);
+        writeTree(root, { 'paper.bin': bytes, 'notes': bytes });
+        const [bin, bare] = await read(root, { paths: ['paper.bin', 'notes'] });
+        for (const [r, name] of [[bin!, 'paper.bin'], [bare!, 'notes']] as const) {
+            expect(r).toMatchObject({ status: 'error', result: `Binary file refused: ${path.join(root, name)} (${bytes.length} bytes) is not a text file. It starts with %PDF-: a PDF, which read_file reads as one (pages) only under a name ending in .pdf.` });
+        }
+    });
+
+    it('names the pages value that sends the pictures left out beyond 20 a read', async () => {
+        const root = tempDir('lcf-pdf-');
+        const { PDFDocument } = await import('pdf-lib');
+        const doc = await PDFDocument.create();
+        const png = await doc.embedPng(await image(40, 60, 'png'));
+        for (let p = 1; p <= 23; p++) doc.addPage([612, 792]).drawImage(png, { x: 0, y: 0, width: 612, height: 792 });
+        writeTree(root, { 'scans.pdf': Buffer.from(await doc.save()) });
+        const [r] = await read(root, { paths: ['scans.pdf'], pages: '1-', page_images: true });
+        expect(r!.status, r!.result).toBe('success');
+        const text = (r!.parts![0] as { text: string }).text;
+        expect(r!.parts!.filter((p) => p.type === 'image')).toHaveLength(20);
+        expect(text.match(/its picture is not sent: at most 20 per read/g)).toHaveLength(3);
+        expect(text.endsWith('\n[The pictures of pages 21-23 are not sent: at most 20 per read; continue with pages="21-23" and page_images=true.]')).toBe(true);
+        const [rest] = await read(root, { paths: ['scans.pdf'], pages: '21-23', page_images: true });
+        expect(rest!.parts!.filter((p) => p.type === 'image')).toHaveLength(3);
+        expect((rest!.parts![0] as { text: string }).text).not.toContain('not sent');
+    });
+
     it('marks a page without a text layer', async () => {
         const root = tempDir('lcf-pdf-');
         writeTree(root, { 'scan.pdf': await textPdf(2, 1, [2]) });

@@ -156,6 +156,23 @@ describe('code navigation tools', () => {
         expect(fs.readFileSync(path.join(p.root, 'src/util.c'), 'utf8')).toContain('\treturn b + a;\n}');
     });
 
+    it('read_symbol on a definition over maxCharsPerFile names the read_file call that shows the rest, and that call works', async () => {
+        const root = tempDir('lcf-nav-longdef-');
+        const rows = Array.from({ length: 400 }, (_, i) => `\t{ ${i}, "entry number ${i}" },`);
+        writeTree(root, { 'table.c': ['int before;', 'static const struct item table[] = {', ...rows, '};', ''].join('\n') });
+        const p = makePackage(root, { maxCharsPerFile: 1000, packageOptions: { navigation: true } });
+        const r = await one(p.tool('read_symbol'), { path: 'table.c', name: 'table' });
+        expect(r.status).toBe('success');
+        const note = /\n\[Truncated at 1000 characters \(maxCharsPerFile\): line (\d+) is cut off; continue with read_file on this path with start_line=(\d+) and end_line=403\.\]$/.exec(r.result);
+        expect(note, r.result.slice(-300)).not.toBeNull();
+        expect(note![2]).toBe(note![1]);
+        // read_symbol takes no start_line: the note names the call that does.
+        expect((await one(p.tool('read_symbol'), { path: 'table.c', name: 'table', start_line: Number(note![1]) } as never)).status).toBe('error');
+        const rest = await one(p.tool('read_file'), { paths: 'table.c', start_line: Number(note![2]), end_line: 403 });
+        expect(rest.status).toBe('success');
+        expect(rest.result.split('\n')[0]).toMatch(new RegExp(`^--- ${path.join(root, 'table.c').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(lines ${note![2]}-\\d+ of 403\\) ---$`));
+    });
+
     it('read_symbol in a minified file shows its line from where the definition begins, and says so', async () => {
         const root = tempDir('lcf-nav-min-');
         const min = Array.from({ length: 300 }, (_, i) => `function f${i}(a){return a+${i}}var v${i}=f${i}(1);`).join('');
@@ -168,6 +185,7 @@ describe('code navigation tools', () => {
         expect(lines.slice(0, 2)).toEqual(['function f250', `--- ${path.join(root, 'min.js')} (lines 1-1 of 1) ---`]);
         expect(lines[2]!.startsWith('     1\tfunction f250(a){return a+250}')).toBe(true);
         expect(lines.at(-1)).toBe(`[Line 1 shown from character ${at.toLocaleString('en-US')}, where the definition begins.]`);
+        expect(lines.at(-2)).toMatch(/^\[Truncated at 1000 characters \(maxCharsPerFile\): showed characters \d+-\d+ of its \d+ of line 1; continue with read_file on this path with start_line=1, start_char=\d+ and end_line=1\.\]$/);
         // At the line's start, and in a line within the budget, nothing changes.
         const first = await one(p.tool('read_symbol'), { path: 'min.js', name: 'f0' });
         expect(first.result.split('\n')[2]!.startsWith('     1\tfunction f0(a)')).toBe(true);

@@ -28,12 +28,19 @@ describe('page and cell lists', () => {
         expect(unusedNote('image', {})).toBeUndefined();
         expect(unusedNote('image', { pages: '1' })).toBeUndefined();
         expect(unusedNote('image', { last_lines: 3 })).toBe('[last_lines applies to text files and is not used for this image: the whole image is sent.]');
+        // A PDF takes start_char within its first page read.
+        expect(unusedNote('pdf', { start_char: 2 })).toBeUndefined();
+        expect(unusedNote('pdf', { start_line: 1, start_char: 2 })).toBe('[start_line applies to text files and is not used for this PDF: pages picks the pages of a PDF.]');
         expect(unusedNote('notebook', { start_line: 1, start_char: 2, encoding: 'latin1' })).toBe('[start_line, start_char and encoding apply to text files and are not used for this notebook: cells picks the cells of a notebook.]');
     });
 
     it('says what is wrong with a bad list', () => {
         expect(parseRanges('0', 'page')).toBe('page numbers start at 1 (got 0).');
         expect(parseRanges('1;2', 'cell')).toBe('"1;2" is not a cell list: use e.g. "3", "1-5" or "2,7-9".');
+        // A number beyond 2^53 - 1 would be rounded (99999999999999999999 read as 100000000000000000000).
+        expect(parseRanges('2-99999999999999999999', 'page')).toBe('page number 99999999999999999999 is too large (at most 9007199254740991).');
+        expect(parseRanges('9007199254740992', 'cell')).toBe('cell number 9007199254740992 is too large (at most 9007199254740991).');
+        expect(parseRanges('2-9007199254740991', 'page')).toEqual([{ first: 2, last: 9007199254740991 }]);
         expect(numbersIn([{ first: 4, last: undefined }], 3, 'page')).toBe('page 4 is beyond the end: there are 3 pages.');
     });
 });

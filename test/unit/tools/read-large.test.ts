@@ -147,6 +147,20 @@ describe('read_file of files above 1 MiB (windowed reads on the worker)', () => 
         }
     });
 
+    it('refuses a PDF under another name as binary with a hint naming the extension that reads it, in both reads', () => {
+        const root = tempDir();
+        const hint = ' It starts with %PDF-: a PDF, which read_file reads as one (pages) only under a name ending in .pdf.';
+        const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1'), Buffer.alloc(600, 0), Buffer.alloc(2 * CHUNK_BYTES, 'a')]);
+        writeTree(root, { 'paper': pdf });
+        const fd = fs.openSync(path.join(root, 'paper'), 'r');
+        try {
+            expect(() => readWindowed(fd, 'paper', {}, 100)).toThrow(`Binary file refused: paper (${pdf.length} bytes) is not a text file.${hint}`);
+            expect(() => formatRead('paper', pdf, {}, 100)).toThrow(`Binary file refused: paper (${pdf.length} bytes) is not a text file.${hint}`);
+        } finally {
+            fs.closeSync(fd);
+        }
+    });
+
     it('read_file of a 3 MiB one-line file and a BOM file through the pool shows what the whole-file read shows, and counts as read', async () => {
         const root = tempDir();
         const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), textOf(WINDOWED_READ_BYTES + 10, ['é', 'line\n'], 5)]);
