@@ -3,7 +3,8 @@
  * the defined name, `@definition.<kind>` the whole definition (its lines, its signature line),
  * `@scope` a node that only contains definitions (a Rust `impl`, whose type names their
  * container). A `@definition.variable` or `@definition.constant` counts only at file scope
- * (see symbols.ts). Kinds are those of `SYMBOL_KINDS`; a function inside a class-like container
+ * (see symbols.ts); a C or C++ declaration's `@name` is each of its declarators, walked down to
+ * the name in declarators.ts, since a query cannot follow nesting of any depth. Kinds are those of `SYMBOL_KINDS`; a function inside a class-like container
  * becomes a method.
  */
 
@@ -17,11 +18,7 @@ const C_COMMON = `
 (type_definition declarator: (type_identifier) @name) @definition.type
 (type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type
 (type_definition declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))) @definition.type
-(declaration declarator: (init_declarator declarator: (identifier) @name)) @definition.variable
-(declaration declarator: (init_declarator declarator: (array_declarator declarator: (identifier) @name))) @definition.variable
-(declaration declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))) @definition.variable
-(declaration declarator: (identifier) @name) @definition.variable
-(declaration declarator: (array_declarator declarator: (identifier) @name)) @definition.variable
+(declaration declarator: (_) @name) @definition.variable
 `;
 
 /**
