@@ -95,8 +95,8 @@ describe('C and C++ file-scope declarators', () => {
         expect(await outline('cond.hpp', src)).toEqual(want);
     });
 
-    it('C++: references and const pointers in a namespace are variables of it; a function\'s locals are not', async () => {
-        const src = ['namespace app {', 'int base = 1, &alias = base, *const cp = &base;', 'int (*hook)(int), run(int);', '}', 'void f() { int a, *b = &a; }', ''].join('\n');
+    it('C++: references, const pointers, attributed declarators and constructor arguments; in a namespace, variables of it; a function\'s locals are not', async () => {
+        const src = ['namespace app {', 'int base = 1, &alias = base, *const cp = &base;', 'int (*hook)(int), run(int);', '}', 'void f() { int a, *b = &a; }', 'int ax [[maybe_unused]] = 1, *ay [[maybe_unused]];', 'Foo bar(1, 2), baz(3);', ''].join('\n');
         expect(await outline('refs.cpp', src)).toEqual([
             '1-4 module app — namespace app {',
             '2-2 variable app.base — int base = 1, &alias = base, *const cp = &base;',
@@ -104,12 +104,22 @@ describe('C and C++ file-scope declarators', () => {
             '2-2 variable app.cp — int base = 1, &alias = base, *const cp = &base;',
             '3-3 variable app.hook — int (*hook)(int), run(int);',
             '5-5 function f — void f() { int a, *b = &a; }',
+            '6-6 variable ax — int ax [[maybe_unused]] = 1, *ay [[maybe_unused]];',
+            '6-6 variable ay — int ax [[maybe_unused]] = 1, *ay [[maybe_unused]];',
+            '7-7 variable bar — Foo bar(1, 2), baz(3);',
+            '7-7 variable baz — Foo bar(1, 2), baz(3);',
         ]);
     });
 
     it('leaves out what the grammar reads as `T (name)`: a macro call that defines something, as today', async () => {
         const src = ['static DEFINE_MUTEX(lock);', 'int (x);', 'static int after;', ''].join('\n');
         expect(await outline('macro.c', src)).toEqual(['3-3 variable after — static int after;']);
+    });
+
+    it('leaves out a declaration cut at the end of the file, and one the grammar reads with an error, as today', async () => {
+        expect(await outline('cut.c', 'int good1, *good2;\nint cut1, (*cut2')).toEqual(['1-1 variable good1 — int good1, *good2;', '1-1 variable good2 — int good1, *good2;']);
+        // An annotation macro after the name: the grammar reads the declaration with an error.
+        expect(await outline('annot.c', 'static char buf[16] __initdata, *bp;\nint ok, *okp;\n')).toEqual(['2-2 variable ok — int ok, *okp;', '2-2 variable okp — int ok, *okp;']);
     });
 
     it('file_outline lists each declarator; find_references labels a later declarator\'s line with it', async () => {
