@@ -7,10 +7,10 @@ const DERIVED: ReadonlySet<string> = new Set(['pointer_declarator', 'array_decla
  * The variable a C or C++ declaration's declarator `top` declares, walked down its nesting
  * (`*const *x`, `b[2][2]`, `(*fp)(void)`, `(*x[4])(void)`), and the node whose span is the
  * variable's: the declaration for its first declarator, as a lone variable's is, else the
- * declarator alone (its own line, and references on it enclosed by it). `undefined` when it declares a function (`f(void)`, `*f(int)`,
- * `(*get(void))[3]`: the declarator nearest the name is a function's) or a name in parentheses
- * alone (`T (name)`), which is how the grammar reads a macro call at file scope
- * (`static DEFINE_MUTEX(lock);`).
+ * declarator alone (its own line, and the references on it enclosed by it). `undefined` when it
+ * declares a function (`f(void)`, `*f(int)`, `(*get(void))[3]`: the declarator nearest the name
+ * is a function's) or a name in parentheses alone (`T (name)`), which is how the grammar reads a
+ * macro call at file scope (`static DEFINE_MUTEX(lock);`).
  */
 export function declaredVariable(declaration: Node, top: Node): { name: Node; span: Node; sigStart: number | undefined } | undefined {
     let n: Node | null = top;

@@ -5,8 +5,8 @@
  * container). A `@definition.variable` or `@definition.constant` counts only at file scope
  * (see symbols.ts); a C or C++ declaration's `@name` is each of its declarators, walked down to
  * the name in declarators.ts, since a query cannot follow nesting of any depth (a prototype's
- * `f(…)` is left out here, as most of a header's declarations are those). Kinds are those of `SYMBOL_KINDS`; a function inside a class-like container
- * becomes a method.
+ * `f(…)` is left out here, as most of a header's declarations are those). Kinds are those of
+ * `SYMBOL_KINDS`; a function inside a class-like container becomes a method.
  */
 
 const C_COMMON = `
