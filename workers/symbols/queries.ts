@@ -3,8 +3,10 @@
  * the defined name, `@definition.<kind>` the whole definition (its lines, its signature line),
  * `@scope` a node that only contains definitions (a Rust `impl`, whose type names their
  * container). A `@definition.variable` or `@definition.constant` counts only at file scope
- * (see symbols.ts). Kinds are those of `SYMBOL_KINDS`; a function inside a class-like container
- * becomes a method.
+ * (see symbols.ts); a C or C++ declaration's `@name` is each of its declarators, walked down to
+ * the name in declarators.ts, since a query cannot follow nesting of any depth (a prototype's
+ * `f(…)` is left out here, as most of a header's declarations are those). Kinds are those of
+ * `SYMBOL_KINDS`; a function inside a class-like container becomes a method.
  */
 
 const C_COMMON = `
@@ -17,11 +19,7 @@ const C_COMMON = `
 (type_definition declarator: (type_identifier) @name) @definition.type
 (type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type
 (type_definition declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))) @definition.type
-(declaration declarator: (init_declarator declarator: (identifier) @name)) @definition.variable
-(declaration declarator: (init_declarator declarator: (array_declarator declarator: (identifier) @name))) @definition.variable
-(declaration declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))) @definition.variable
-(declaration declarator: (identifier) @name) @definition.variable
-(declaration declarator: (array_declarator declarator: (identifier) @name)) @definition.variable
+(declaration declarator: [(identifier) (init_declarator) (pointer_declarator) (array_declarator) (parenthesized_declarator) (attributed_declarator) (function_declarator declarator: (parenthesized_declarator))] @name) @definition.variable
 `;
 
 /**
@@ -71,6 +69,7 @@ const CPP =
 (class_specifier name: (template_type name: (type_identifier) @name) body: (field_declaration_list)) @definition.class
 (union_specifier name: (template_type name: (type_identifier) @name) body: (field_declaration_list)) @definition.union
 (namespace_definition name: (namespace_identifier) @name) @definition.module
+(declaration declarator: (reference_declarator) @name) @definition.variable
 (alias_declaration name: (type_identifier) @name) @definition.type
 (enum_specifier name: (qualified_identifier) @name body: (enumerator_list)) @definition.enum
 `;

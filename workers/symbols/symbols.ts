@@ -15,6 +15,7 @@ import { checkpointsOf, matchesAround, regionsFor, regionsHold } from './regions
 import { atFileScope, keep, objectOwner } from './keep.js';
 import { lostMacros, patchedStart, realName, withoutLoneMacros } from './repairs.js';
 import { withoutBodies } from './bodies.js';
+import { declaredVariable } from './declarators.js';
 import { definitionsTree } from './bodies-tree.js';
 import { directiveFile, macroDefinitions } from './directives.js';
 import type { Node, Parser, QueryMatch, Range, Tree } from 'web-tree-sitter';
@@ -145,6 +146,8 @@ interface Found {
     owner: string | undefined;
     /** Whether the node is a TypeScript signature, an overload when the next definition has its name. */
     overload: boolean;
+    /** Where the signature starts, when not at `start`: a later declarator's declaration on its line. */
+    sigStart?: number | undefined;
 }
 
 function foundAt(kind: Found['kind'], name: string, node: Node, nameEnd: number, owner: string | undefined, overloads = false): Found {
@@ -194,15 +197,23 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
             else if (c.name.startsWith('definition.')) [node, kind] = [c.node, c.name.slice('definition.'.length)];
         }
         if (node === undefined || kind === undefined || name === undefined) continue;
+        // Each declarator of a C declaration is a variable of its own, spanning its declarator but the first.
+        let [span, sigStart]: [Node, number | undefined] = [node, undefined];
+        if (cLike && node.type === 'declaration') {
+            const v = declaredVariable(node, name);
+            if (v === undefined) continue;
+            [name, span, sigStart] = [v.name, v.span, v.sigStart];
+        }
         // One definition per node (two patterns may match one typedef).
-        if (seen.has(node.id)) continue;
+        if (seen.has(span.id)) continue;
         if (inObject && !atFileScope(node)) continue;
         if (!keep(node, kind, name, info)) continue;
-        seen.add(node.id);
+        seen.add(span.id);
         if (cLike) {
             if (kind === 'macro') macroNames.add(name.startIndex);
             const real = realName(node, name);
-            const f = foundAt(kind as Found['kind'], real.text, node, real.node.endIndex, real.owner);
+            const f = foundAt(kind as Found['kind'], real.text, span, real.node.endIndex, real.owner);
+            f.sigStart = sigStart;
             const start = patchedStart(node, name);
             if (start !== node) [f.start, f.line] = [start.startIndex, start.startPosition.row + 1];
             found.push(f);
@@ -234,7 +245,7 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
         enclosing.push(f);
         if (f.kind !== 'scope') {
             const kind: SymbolKind = f.kind === 'function' && inClass ? 'method' : f.kind;
-            out.push({ kind, name: f.name, container, line: f.line, endLine: f.endLine, signature: signatureOf(source, f.start, f.nameEnd, spans) });
+            out.push({ kind, name: f.name, container, line: f.line, endLine: f.endLine, signature: signatureOf(source, f.sigStart ?? f.start, f.nameEnd, spans) });
         }
         // A C or C++ function holds no definitions, but one the grammar misread may span the next ones.
         if (CONTAINERS.has(f.kind) && !(cLike && (f.kind === 'function' || f.kind === 'method'))) open.push(f);
