@@ -1,3 +1,4 @@
+import { quotePath } from '../print/shared/display.js';
 import fs from 'node:fs/promises';
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
@@ -116,7 +117,7 @@ export class FindReferencesTool extends NavigationTool<typeof schema> {
         parsed.forEach((r, i) => {
             if (!r.ok) {
                 if (r.late) late++;
-                else if (r.kind === 'timeout') skipped.push(candidates.files[i]!.shown);
+                else if (r.kind === 'timeout') skipped.push(quotePath(candidates.files[i]!.shown));
                 return;
             }
             const seen = new Set<number>();
@@ -127,7 +128,7 @@ export class FindReferencesTool extends NavigationTool<typeof schema> {
                 total++;
                 if (lines.length >= max) continue;
                 const d = enclosing(r.definitions, ref.line);
-                lines.push(`${candidates.files[i]!.shown}:${ref.line}: ${d ? `[${d.kind} ${dotted(d)}] ` : ''}${ref.text}`);
+                lines.push(`${quotePath(candidates.files[i]!.shown)}:${ref.line}: ${d ? `[${d.kind} ${dotted(d)}] ` : ''}${ref.text}`);
             }
         });
         let out = lines.length > 0 ? lines.join('\n') : `No references to ${JSON.stringify(args.name)} found in ${candidates.display}${candidates.display.endsWith('.') ? '' : '.'}`;

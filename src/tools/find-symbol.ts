@@ -1,3 +1,4 @@
+import { quotePath } from '../print/shared/display.js';
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
 import type { WorkspaceView } from '../access/workspace.js';
@@ -101,7 +102,8 @@ export class FindSymbolTool extends NavigationTool<typeof schema> {
         let late = 0;
         const files: { shown: string; definitions: readonly Definition[] }[] = [];
         parsed.forEach((r, i) => {
-            const shown = candidates.files[i]!.shown;
+            // As search results show paths: a name with a control character or a byte that is not UTF-8 quoted.
+            const shown = quotePath(candidates.files[i]!.shown);
             if (r.ok) files.push({ shown, definitions: r.definitions });
             else if (r.late) late++;
             else if (r.kind === 'timeout') skipped.push(shown);
