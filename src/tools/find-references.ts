@@ -136,7 +136,7 @@ export class FindReferencesTool extends NavigationTool<typeof schema> {
         if (skipped.length > 0) out += `\n[Not parsed within the time limit: ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''}]`;
         // A name path's containers cannot be checked without types: say that they were not, rather than drop them silently.
         if ((query.containers?.length ?? 0) > 0) out += `\n[References are syntactic: every identifier ${query.word} counts, whatever it belongs to; the container in ${JSON.stringify(args.name)} is not checked.]`;
-        if (at?.local) out += `\n[${args.name} is file-local (static) at ${at.shown}:${at.definition.line}: only that file was searched.]`;
+        if (at?.local) out += `\n[${args.name} is file-local (static) at ${quotePath(at.shown)}:${at.definition.line}: only that file was searched.]`;
         return ok(out + cutNote(candidates, MAX_CANDIDATE_FILES) + lateNote(late, 'references'));
     }
 }

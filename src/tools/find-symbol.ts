@@ -102,8 +102,7 @@ export class FindSymbolTool extends NavigationTool<typeof schema> {
         let late = 0;
         const files: { shown: string; definitions: readonly Definition[] }[] = [];
         parsed.forEach((r, i) => {
-            // As search results show paths: a name with a control character or a byte that is not UTF-8 quoted.
-            const shown = quotePath(candidates.files[i]!.shown);
+            const shown = candidates.files[i]!.shown;
             if (r.ok) files.push({ shown, definitions: r.definitions });
             else if (r.late) late++;
             else if (r.kind === 'timeout') skipped.push(shown);
@@ -135,7 +134,8 @@ function listDefinitions(files: readonly { shown: string; definitions: readonly 
         for (const d of f.definitions) {
             if (!wanted(d)) continue;
             total++;
-            if (lines.length < max) lines.push(formatDefinition(f.shown, d));
+            // As search results show paths: a name with a control character or a byte that is not UTF-8 quoted.
+            if (lines.length < max) lines.push(formatDefinition(quotePath(f.shown), d));
         }
     }
     return { lines, total };
@@ -145,6 +145,6 @@ function listDefinitions(files: readonly { shown: string; definitions: readonly 
 function listDefinitionsText(listed: { lines: string[]; total: number }, skipped: readonly string[]): string {
     let out = listed.lines.join('\n');
     if (listed.total > listed.lines.length) out += `\n[${listed.total - listed.lines.length} more definitions not shown: raise max_results, or narrow path, kind or the name path.]`;
-    if (skipped.length > 0) out += `\n[Not parsed within the time limit: ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''}]`;
+    if (skipped.length > 0) out += `\n[Not parsed within the time limit: ${skipped.slice(0, 10).map(quotePath).join(', ')}${skipped.length > 10 ? ', …' : ''}]`;
     return out;
 }
