@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { osPath } from '../print/shared/byte-names.js';
 import type { EntryStat } from '../search/shared/entry-policy.js';
 import { EntryKind } from '../search/shared/protocol.js';
 import type { Changes } from './watch/changes.js';
@@ -80,7 +81,8 @@ export class ChangedEntries {
             if (id !== undefined) blocked.push([id, t.end[id]!]);
             let st: fs.Stats;
             try {
-                st = fs.lstatSync(realOf(rel));
+                // A name that is not UTF-8 by its bytes (print/shared/byte-names.ts): as a string Node would ask for U+FFFD.
+                st = fs.lstatSync(osPath(realOf(rel)));
             } catch {
                 continue; // gone: the table's entry (blocked above) is left out
             }
@@ -110,7 +112,7 @@ export class ChangedEntries {
                 const pid = table.idOf(slash === -1 ? '' : rel0.slice(0, slash));
                 if (pid === undefined || this.#fresh.has(pid)) continue;
                 try {
-                    this.#fresh.set(pid, fs.lstatSync(realOf(table.pathOf(pid))));
+                    this.#fresh.set(pid, fs.lstatSync(osPath(realOf(table.pathOf(pid)))));
                 } catch {
                     // the walk reports it
                 }

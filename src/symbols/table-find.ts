@@ -7,7 +7,7 @@ import type { Engine } from '../engine/engine.js';
 import { Turns } from '../engine/turns.js';
 import type { RealRoots } from '../fs/shared/safe-read.js';
 import { childPrefix } from '../print/shared/display.js';
-import { osPath } from '../print/shared/byte-names.js';
+import { decodeName, osPath } from '../print/shared/byte-names.js';
 import { prepareSearch } from '../search/prepare.js';
 import { EntryPolicy } from '../search/shared/entry-policy.js';
 import { compareWalk } from '../search-index/table.js';
@@ -261,8 +261,9 @@ async function linksOf(served: ServedGeneration): Promise<Map<number, LinkTarget
     for (const id of served.table.always) {
         if (t.kind[id] !== Kind.Link) continue;
         const abs = path.join(served.root, served.table.pathOf(id));
-        const st = await fs.stat(abs).catch(() => null);
-        const real = st?.isFile() || st?.isDirectory() ? await fs.realpath(abs).catch(() => null) : null;
+        // By its bytes where a name is not UTF-8 (print/shared/byte-names.ts): as a string Node would ask for U+FFFD.
+        const st = await fs.stat(osPath(abs)).catch(() => null);
+        const real = st?.isFile() || st?.isDirectory() ? await fs.realpath(osPath(abs), { encoding: 'buffer' }).then(decodeName, () => null) : null;
         links.set(id, real === null ? null : { file: st!.isFile(), real });
     }
     LINKS.set(served.table, { seq: served.changes.seq, links });

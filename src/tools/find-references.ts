@@ -1,3 +1,4 @@
+import { quotePath } from '../print/shared/display.js';
 import fs from 'node:fs/promises';
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
@@ -116,7 +117,7 @@ export class FindReferencesTool extends NavigationTool<typeof schema> {
         parsed.forEach((r, i) => {
             if (!r.ok) {
                 if (r.late) late++;
-                else if (r.kind === 'timeout') skipped.push(candidates.files[i]!.shown);
+                else if (r.kind === 'timeout') skipped.push(quotePath(candidates.files[i]!.shown));
                 return;
             }
             const seen = new Set<number>();
@@ -127,7 +128,7 @@ export class FindReferencesTool extends NavigationTool<typeof schema> {
                 total++;
                 if (lines.length >= max) continue;
                 const d = enclosing(r.definitions, ref.line);
-                lines.push(`${candidates.files[i]!.shown}:${ref.line}: ${d ? `[${d.kind} ${dotted(d)}] ` : ''}${ref.text}`);
+                lines.push(`${quotePath(candidates.files[i]!.shown)}:${ref.line}: ${d ? `[${d.kind} ${dotted(d)}] ` : ''}${ref.text}`);
             }
         });
         let out = lines.length > 0 ? lines.join('\n') : `No references to ${JSON.stringify(args.name)} found in ${candidates.display}${candidates.display.endsWith('.') ? '' : '.'}`;
@@ -135,7 +136,7 @@ export class FindReferencesTool extends NavigationTool<typeof schema> {
         if (skipped.length > 0) out += `\n[Not parsed within the time limit: ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''}]`;
         // A name path's containers cannot be checked without types: say that they were not, rather than drop them silently.
         if ((query.containers?.length ?? 0) > 0) out += `\n[References are syntactic: every identifier ${query.word} counts, whatever it belongs to; the container in ${JSON.stringify(args.name)} is not checked.]`;
-        if (at?.local) out += `\n[${args.name} is file-local (static) at ${at.shown}:${at.definition.line}: only that file was searched.]`;
+        if (at?.local) out += `\n[${args.name} is file-local (static) at ${quotePath(at.shown)}:${at.definition.line}: only that file was searched.]`;
         return ok(out + cutNote(candidates, MAX_CANDIDATE_FILES) + lateNote(late, 'references'));
     }
 }

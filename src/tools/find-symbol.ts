@@ -1,3 +1,4 @@
+import { quotePath } from '../print/shared/display.js';
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
 import type { WorkspaceView } from '../access/workspace.js';
@@ -133,7 +134,8 @@ function listDefinitions(files: readonly { shown: string; definitions: readonly 
         for (const d of f.definitions) {
             if (!wanted(d)) continue;
             total++;
-            if (lines.length < max) lines.push(formatDefinition(f.shown, d));
+            // As search results show paths: a name with a control character or a byte that is not UTF-8 quoted.
+            if (lines.length < max) lines.push(formatDefinition(quotePath(f.shown), d));
         }
     }
     return { lines, total };
@@ -143,6 +145,6 @@ function listDefinitions(files: readonly { shown: string; definitions: readonly 
 function listDefinitionsText(listed: { lines: string[]; total: number }, skipped: readonly string[]): string {
     let out = listed.lines.join('\n');
     if (listed.total > listed.lines.length) out += `\n[${listed.total - listed.lines.length} more definitions not shown: raise max_results, or narrow path, kind or the name path.]`;
-    if (skipped.length > 0) out += `\n[Not parsed within the time limit: ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''}]`;
+    if (skipped.length > 0) out += `\n[Not parsed within the time limit: ${skipped.slice(0, 10).map(quotePath).join(', ')}${skipped.length > 10 ? ', …' : ''}]`;
     return out;
 }

@@ -1,3 +1,4 @@
+import { quotePath } from '../print/shared/display.js';
 import type { PartialToolResult } from '@johannes.latzel/llm-chat';
 import { z } from 'zod';
 import type { WorkspaceView } from '../access/workspace.js';
@@ -64,7 +65,7 @@ export class RepoMapTool extends NavigationTool<typeof schema> {
         const mapped: MappedFile[] = [];
         const skipped = { failed: 0, late: 0 };
         parsed.forEach((r, i) => {
-            if (r.ok) mapped.push({ shown: sources.files[i]!.shown, definitions: r.definitions, mentions: mentions[i] ?? null });
+            if (r.ok) mapped.push({ shown: quotePath(sources.files[i]!.shown), definitions: r.definitions, mentions: mentions[i] ?? null });
             else if (r.late) skipped.late++;
             else skipped.failed++;
         });

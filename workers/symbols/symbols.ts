@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { toToolError, ToolError } from '../../src/errors/shared/errors.js';
 import { readRegularFileSync } from '../../src/fs/shared/safe-read.js';
+import { osPath } from '../../src/print/shared/byte-names.js';
 import { languageOf, supportedLanguages, type LanguageInfo } from '../../src/symbols/shared/languages.js';
 import type { Definition, FileSymbols, Reference, SymbolKind, SymbolsResult, SymbolsTask } from '../../src/symbols/shared/types.js';
 import { byteSpans } from '../../src/symbols/shared/signature.js';
@@ -51,7 +52,7 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
     const info = languageOf(real);
     if (info === undefined) {
         // A missing path, a directory or what is not a regular file gets the error a read of it gets.
-        if (statSync(real, { throwIfNoEntry: false })?.isFile() !== true) readRegularFileSync(shown, real, task.realRoots, task.maxBytes);
+        if (statSync(osPath(real), { throwIfNoEntry: false })?.isFile() !== true) readRegularFileSync(shown, real, task.realRoots, task.maxBytes);
         throw new ToolError('wrong_type', `No grammar for ${shown}: code navigation supports ${supportedLanguages()}.`);
     }
     const { bytes } = readRegularFileSync(shown, real, task.realRoots, task.maxBytes);

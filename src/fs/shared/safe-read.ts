@@ -47,7 +47,7 @@ export async function recheckOpened(fh: FileHandle, shownPath: string, realPath:
 function recheckOpenedSync(fd: number, shownPath: string, realPath: string, roots: RealRoots, needed: AccessType): void {
     if (roots === null) return;
     // Security: without /proc, compare the descriptor's identity with the checked real path.
-    const actual = heldRealPathSync(fd) ?? pathByIdentity(fstatSync(fd), statSync(realPath), realPath);
+    const actual = heldRealPathSync(fd) ?? pathByIdentity(fstatSync(fd), statSync(osPath(realPath)), realPath);
     checkOpenedInside(actual, shownPath, roots, needed);
 }
 
@@ -180,13 +180,13 @@ export function readRegularFileSync(shownPath: string, realPath: string, roots: 
 export function openRegularFileSync(shownPath: string, realPath: string, roots: RealRoots, maxBytes: number, setting = 'maxFileSize'): { fd: number; stats: Stats } {
     let pre;
     try {
-        pre = statSync(realPath);
+        pre = statSync(osPath(realPath));
     } catch (err) {
         throw errors.statFailed('File', err, realPath, shownPath);
     }
     // Security: a FIFO, socket or device is never opened for reading.
     checkReadable(pre, shownPath, maxBytes, setting);
-    const fd = openSync(realPath, READ_FLAGS);
+    const fd = openSync(osPath(realPath), READ_FLAGS);
     try {
         const stats = fstatSync(fd);
         checkReadable(stats, shownPath, maxBytes, setting);

@@ -13,6 +13,16 @@ export function relOf(root: string, abs: string): string | null {
 }
 
 /**
+ * `rel` as a watcher that gives paths as strings reports it (@parcel/watcher): a name that is not
+ * UTF-8 comes with U+FFFD for its bytes, a path no call finds. The directory above the first such
+ * name stands for it (`''`: the root), walked whole from disk; a valid name is kept as is.
+ */
+export function lossyRelTop(rel: string): string {
+    const at = rel.indexOf('\uFFFD');
+    return at === -1 ? rel : rel.slice(0, Math.max(0, rel.lastIndexOf('/', at)));
+}
+
+/**
  * The top-most directory of a name in `skip` holding `rel` (a component before the last one),
  * or `null`: no search enters one, so nothing inside it is noted.
  */

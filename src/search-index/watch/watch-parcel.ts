@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DELIVERY_MS, ignoreOf, ignorePathsOf, loadWatcher, subscribeCounted, SWAP_OVERLAP_MS, type Subscription, type Watcher } from './parcel.js';
 import { LeftOutDirs } from './parcel-left-out.js';
-import { relOf } from './tree-paths.js';
+import { lossyRelTop, relOf } from './tree-paths.js';
 import type { TreeWatch, WatchSink } from './watch.js';
 
 /**
@@ -170,8 +170,9 @@ export class ParcelWatch implements TreeWatch {
      * one whose changes it reports) is left out from the next subscription on.
      */
     #noteEvent(abs: string): void {
-        const rel = relOf(this.root, abs);
-        if (rel === null) return;
+        const was = relOf(this.root, abs);
+        if (was === null) return;
+        const rel = lossyRelTop(was);
         if (!this.#left.insideSkipped(rel)) return this.#sink.note(rel);
         // Not noted, but counted: a burst there can overflow the watcher's queue as well.
         this.#sink.drop();
@@ -254,7 +255,7 @@ export class ParcelWatch implements TreeWatch {
         const out: string[] = [];
         await this.#sink.inSlices(events, (e) => {
             const rel = relOf(this.root, e.path);
-            if (rel !== null && !this.#left.insideSkipped(rel)) out.push(rel);
+            if (rel !== null && !this.#left.insideSkipped(rel)) out.push(lossyRelTop(rel));
         });
         return out;
     }
