@@ -33,8 +33,8 @@ const INSTEAD: Readonly<Record<MediaKind, string>> = { image: 'the whole image i
  * use them, and media, which cannot), so that none is dropped silently; `undefined` when none is given.
  */
 export function unusedNote(kind: MediaKind, args: MediaReadArgs): string | undefined {
-    // A PDF's page can be longer than the bound: start_char continues it within the page.
-    const given = TEXT_ONLY.filter((k) => args[k] !== undefined && !(kind === 'pdf' && k === 'start_char'));
+    // A PDF's page or a notebook's cell can be longer than the bound: start_char continues it.
+    const given = TEXT_ONLY.filter((k) => args[k] !== undefined && !(kind !== 'image' && k === 'start_char'));
     if (given.length === 0) return undefined;
     const names = given.length === 1 ? given[0]! : `${given.slice(0, -1).join(', ')} and ${given.at(-1)!}`;
     return `[${names} ${given.length === 1 ? 'applies' : 'apply'} to text files and ${given.length === 1 ? 'is' : 'are'} not used for this ${kind === 'pdf' ? 'PDF' : kind}: ${INSTEAD[kind]}.]`;
@@ -52,7 +52,7 @@ export async function readMedia(ctx: ToolContext, c: CheckedPath, kind: MediaKin
             ? { op: 'image', ...file, limits: ctx.fileConfig.images }
             : kind === 'pdf'
               ? { op: 'pdf', ...file, pages: args.pages, maxChars, startChar: args.start_char, pageImages: args.page_images === true ? ctx.fileConfig.images : undefined }
-              : { op: 'notebook', ...file, cells: args.cells, maxChars, images: args.cell_images === true };
+              : { op: 'notebook', ...file, cells: args.cells, maxChars, startChar: args.start_char, images: args.cell_images === true };
     const r = await runMediaTask(await ctx.engine(), task, ctx.searchConfig.timeoutMs);
     if (!r.ok) return fail(r.message, r.kind);
     ctx.filePool.recordHash(c.real, r.hash);

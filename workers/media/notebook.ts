@@ -44,6 +44,7 @@ export async function runNotebookTask(task: NotebookTask): Promise<MediaResult> 
             },
             wanted,
             task.maxChars,
+            task.startChar ?? 1,
         );
         // Only the images of the cells shown; a cell left for the next call sends its images then.
         const images = shown.flatMap((n) => byCell.get(n) ?? []).slice(0, MAX_NOTEBOOK_IMAGES);

@@ -48,6 +48,8 @@ export interface NotebookTask extends MediaFile {
     /** The cells asked for, or `undefined` for the first cells that fit. */
     cells: string | undefined;
     maxChars: number;
+    /** read_file's `start_char`: where in the first cell read its text starts (1-based). */
+    startChar: number | undefined;
     /** Send the images of the shown cells' outputs as image parts. */
     images: boolean;
 }

@@ -26,7 +26,7 @@ export interface SectionedDocument {
  * (`wanted` undefined) the sections are read from the first until the bound is reached, and one
  * that does not fit whole is left for the next call (unless it is the first); with a list, the
  * section the bound cuts is shown cut, with a note. `shown` lists the sections shown, in whole or in part.
- * With `startChar` (read_file's `start_char`, PDFs) the first section's text starts there and a cut
+ * With `startChar` (read_file's `start_char`) the first section's text starts there and a cut
  * section's note names the `start_char` that continues it; without it, a section longer than the
  * bound cannot be continued and its note says to raise max_chars.
  */
@@ -70,6 +70,7 @@ export async function renderSections(doc: SectionedDocument, wanted: readonly nu
         const ahead = describeNumbers(next.slice(0, Math.max(1, done.length))).replace(/, /g, ',');
         notes.push(`[${next.length} more ${doc.unit}${next.length === 1 ? '' : 's'} of ${doc.count} not shown; continue with ${doc.param}="${ahead}".]`);
     }
-    // Sections and notes one a line, with no newline after the last: the text ends where the document does.
-    return { text: [header, body.replace(/\n$/, ''), ...notes].filter((part) => part !== '').join('\n'), shown: done };
+    // Sections and notes one a line, with no newline after the last: the text ends where the document
+    // does. A cut section's last newline is its text's own, counted by the note's start_char: kept.
+    return { text: [header, cut ? body : body.replace(/\n$/, ''), ...notes].filter((part) => part !== '').join('\n'), shown: done };
 }

@@ -31,6 +31,46 @@ describe('read_file on notebooks', () => {
         expect(r!.parts).toBeUndefined();
     });
 
+    it('reads the rest of a cell longer than maxCharsPerFile by following its notes, start_char within the cell', async () => {
+        const root = tempDir('lcf-nb-');
+        const lines = Array.from({ length: 120 }, (_, i) => `Line ${i + 1} of a long markdown cell, with words enough to make it wide.\n`);
+        const nb = { cells: [{ cell_type: 'markdown', id: 'long', metadata: {}, source: lines }, { cell_type: 'code', execution_count: 1, id: 'c2', metadata: {}, outputs: [], source: ['x = 1'] }], metadata: {}, nbformat: 4, nbformat_minor: 5 };
+        writeTree(root, { 'nb.ipynb': JSON.stringify(nb) });
+        const head = `--- ${path.join(root, 'nb.ipynb')} (notebook, cell 1 of 2) ---\n`;
+        // The cell as one read with room for it shows it.
+        const [all] = (await makePackage(root, { maxCharsPerFile: 100_000 }).run('read_file', { paths: ['nb.ipynb'], cells: '1' })) as FileToolResult[];
+        expect(all!.result.startsWith(`${head}[cell 1: markdown]\n`)).toBe(true);
+        const whole = all!.result.slice(`${head}[cell 1: markdown]\n`.length);
+        expect(whole.startsWith(lines[0]!)).toBe(true);
+        expect(whole.length).toBeGreaterThan(4000);
+        const fx = makePackage(root, { maxCharsPerFile: 1000 });
+        let got = '';
+        let args: Record<string, unknown> = { paths: ['nb.ipynb'], cells: '1', max_chars: 5000 };
+        for (let calls = 0; ; calls++) {
+            expect(calls).toBeLessThan(20);
+            const [r] = (await fx.run('read_file', args)) as FileToolResult[];
+            expect(r!.status, r!.result).toBe('success');
+            expect(r!.result.startsWith(head), r!.result.slice(0, 200)).toBe(true);
+            expect(r!.result).not.toContain('not used for this notebook');
+            const from = got.length + 1;
+            const marker = from === 1 ? '[cell 1: markdown]\n' : `[cell 1: markdown, from character ${from.toLocaleString('en-US')}]\n`;
+            expect(r!.result.slice(head.length, head.length + marker.length)).toBe(marker);
+            const body = r!.result.slice(head.length + marker.length);
+            const note = /\n\[Truncated at 1000 characters \(max_chars \/ maxCharsPerFile\): cell 1 is cut off after (\d+) of its (\d+) characters; continue with cells="1" and start_char=(\d+)\.\]$/.exec(body);
+            if (note === null) {
+                got += body;
+                break;
+            }
+            expect(Number(note[2])).toBe(whole.length);
+            got += body.slice(0, note.index);
+            expect(Number(note[3])).toBe(got.length + 1);
+            args = { paths: ['nb.ipynb'], cells: '1', start_char: Number(note[3]) };
+        }
+        expect(got).toBe(whole);
+        const [beyond] = (await fx.run('read_file', { paths: ['nb.ipynb'], cells: '1', start_char: whole.length + 1 })) as FileToolResult[];
+        expect(beyond).toMatchObject({ status: 'error', result: `Invalid arguments for read_file: start_char ${whole.length + 1} is beyond the end of cell 1 of ${path.join(root, 'nb.ipynb')}, which has ${whole.length} characters.` });
+    });
+
     it('sends the outputs\' images as image parts when asked', async () => {
         const root = tempDir('lcf-nb-');
         writeTree(root, { 'nb.ipynb': notebook(4, 30) });

@@ -31,7 +31,9 @@ describe('page and cell lists', () => {
         // A PDF takes start_char within its first page read.
         expect(unusedNote('pdf', { start_char: 2 })).toBeUndefined();
         expect(unusedNote('pdf', { start_line: 1, start_char: 2 })).toBe('[start_line applies to text files and is not used for this PDF: pages picks the pages of a PDF.]');
-        expect(unusedNote('notebook', { start_line: 1, start_char: 2, encoding: 'latin1' })).toBe('[start_line, start_char and encoding apply to text files and are not used for this notebook: cells picks the cells of a notebook.]');
+        // So does a notebook, within its first cell read.
+        expect(unusedNote('notebook', { start_line: 1, start_char: 2, encoding: 'latin1' })).toBe('[start_line and encoding apply to text files and are not used for this notebook: cells picks the cells of a notebook.]');
+        expect(unusedNote('image', { start_char: 2 })).toBe('[start_char applies to text files and is not used for this image: the whole image is sent.]');
     });
 
     it('says what is wrong with a bad list', () => {
