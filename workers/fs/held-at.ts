@@ -162,14 +162,15 @@ function loadNative(): HeldAt | null {
         const k = createRequire(import.meta.url)('koffi') as Koffi;
         // The C library Node itself is linked with (glibc or musl), found through the main program.
         const libc = k.load(null);
+        const memset = libc.func('uintptr_t memset(void *, int, size_t)') as (p: Uint8Array, c: number, n: number) => number | bigint;
         return {
             koffi: k,
             openat: libc.func('int openat(int, const char *, int, int)') as (dirFd: number, name: string, flags: number, mode: number) => number,
             getdents: libc.func('long syscall(long, int, void *, long)') as (nr: number, fd: number, buf: Buffer, len: number) => number | bigint,
             lseek: libc.func('long lseek(int, long, int)') as (fd: number, offset: number, whence: number) => number | bigint,
             closeFd: libc.func('int close(int)') as (fd: number) => number,
-            memset: libc.func('uintptr_t memset(void *, int, size_t)') as (p: Uint8Array, c: number, n: number) => number | bigint,
-            statAt: statAtOf(k, libc),
+            memset,
+            statAt: statAtOf(k, libc, (b) => Number(memset(b, 0, 0))),
         };
     });
     const buf = Buffer.allocUnsafe(DENTS_BYTES);
@@ -253,7 +254,6 @@ function loadNative(): HeldAt | null {
         return into.parse();
     };
     const rawListing = (): RawListing => new RawListing((b) => Number(memset(b, 0, 0)));
-
     const addressOf = (b: Uint8Array): bigint => BigInt(memset(b, 0, 0));
 
     return { kind: 'native', open, close, list, addressOf, listRaw, rawListing, ...statAt };

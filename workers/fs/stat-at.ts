@@ -24,23 +24,24 @@ const STX_MTIME = 112;
 const STATX_MASK = 0xfff;
 const AT_SYMLINK_NOFOLLOW = 0x100;
 
-/** {@link StatAt} where the C library exports statx (glibc 2.28, musl 1.2.5); nothing where not. */
-export function statAtOf(koffi: Koffi, libc: ReturnType<Koffi['load']>): StatAt {
+/**
+ * {@link StatAt} where the C library exports statx (glibc 2.28, musl 1.2.5); nothing where not.
+ * `addressOf` gives a buffer's address (held-at.ts, through `memset`).
+ */
+export function statAtOf(koffi: Koffi, libc: ReturnType<Koffi['load']>, addressOf: (b: Uint8Array) => number): StatAt {
     let statx: (dirFd: number, name: string, flags: number, mask: number, buf: Buffer) => number;
     let statxAt: (dirFd: number, name: number, flags: number, mask: number, buf: number) => number;
-    let memset: (p: Uint8Array, c: number, n: number) => number | bigint;
     try {
         statx = libc.func('int statx(int, const char *, int, unsigned int, void *)') as typeof statx;
         // Perf: the name's and the result's addresses as integers: no string koffi encodes and
         // copies per call, no buffer it looks up (0.12-0.19 µs of CPU a call against 0.21-0.25 µs).
         statxAt = libc.func('int statx(int, uintptr_t, int, unsigned int, uintptr_t)') as typeof statxAt;
-        memset = libc.func('uintptr_t memset(void *, int, size_t)') as typeof memset;
     } catch {
         return {};
     }
     // Off V8's heap (a new backing store of its own, never moved): its address holds.
     const buf = Buffer.allocUnsafeSlow(256).fill(0);
-    const bufAddress = Number(memset(buf, 0, 0));
+    const bufAddress = addressOf(buf);
     const u16 = new Uint16Array(buf.buffer, buf.byteOffset, 128);
     const u32 = new Uint32Array(buf.buffer, buf.byteOffset, 64);
     const i32 = new Int32Array(buf.buffer, buf.byteOffset, 64);
