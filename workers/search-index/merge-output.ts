@@ -1,6 +1,6 @@
 import { writeAll } from '../../src/fs/shared/write-all.js';
 import { DictBlocks } from '../../src/search-index/shared/dict-blocks.js';
-import { NO_MASKS, putPostings } from '../../src/search-index/shared/posting-codec.js';
+import { MOST_POSTING_BYTES as MOST, NO_MASKS, putPostings } from '../../src/search-index/shared/posting-codec.js';
 import { PACK } from '../../src/search-index/shared/posting-pack.js';
 
 /**
@@ -67,9 +67,6 @@ export class DictOut extends DictBlocks {
         this.#out.flush();
     }
 }
-
-/** Worst case bytes of one posting: a 5-byte varint and its masks. */
-const MOST = 7;
 
 /**
  * One gram's merged list, encoded as the inputs' lists come in id order: only the postings of a

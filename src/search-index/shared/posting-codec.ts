@@ -2,7 +2,7 @@ import { ListBytes } from './posting-list.js';
 import { copied, grow, type MaskedList, scratchIds, scratchMasks } from './posting-scratch.js';
 import { after, MASK_BYTES, NO_MASKS, PACK, packEnd, packSpan, unpackIds, unpackMasks, varintAt } from './posting-pack.js';
 
-export { MASK_BYTES, NO_MASKS, putPosting, putPostings, putVarint } from './posting-pack.js';
+export { MASK_BYTES, MOST_POSTING_BYTES, NO_MASKS, putPosting, putPostings, putVarint } from './posting-pack.js';
 export type { MaskedList } from './posting-scratch.js';
 /**
  * The body of one posting list in a segment file (./posting-list.ts frames it): per file holding

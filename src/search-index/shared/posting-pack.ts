@@ -25,6 +25,8 @@ const BITMAP = PACK / 8;
 export const NO_MASKS = 0xffff;
 /** Bytes of a single posting after its varint when it carries masks: the next-byte mask and the location mask. */
 export const MASK_BYTES = 2;
+/** Worst case bytes of one encoded posting: a 5-byte varint and its masks. */
+export const MOST_POSTING_BYTES = 5 + MASK_BYTES;
 
 /** Bits of `v`'s binary form (0 for 0). */
 function widthOf(v: number): number {

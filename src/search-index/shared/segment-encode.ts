@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { MASK_BYTES, putPostings } from './posting-codec.js';
+import { MOST_POSTING_BYTES as MOST, putPostings } from './posting-codec.js';
 import { entryLength, frameList } from './posting-list.js';
 import { writeAll } from '../../fs/shared/write-all.js';
 import { DictBlocks } from './dict-blocks.js';
@@ -16,9 +16,6 @@ import { DICT_BLOCK, DICT_ENTRY, SEG_HEADER, segmentHeader } from './segment.js'
 
 /** Bytes of postings encoded before they are handed to the sink. */
 const POST_PIECE = 1 << 20;
-/** Worst case bytes of one posting: a 5-byte varint and its masks. */
-const MOST = 5 + MASK_BYTES;
-
 /**
  * The postings' piece and a list's body, kept for the thread's next segment (memory: made anew
  * per segment, a build thread's parts left them as garbage until its next full collection).
