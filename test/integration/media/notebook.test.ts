@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FileToolResult } from '../../../src/tools/base.js';
 import { notebook } from '../../support/media-files.js';
+import { followCutNotes } from '../../support/section-notes.js';
 import { makePackage, snapshot, tempDir, writeTree } from '../../support/helpers.js';
 
 const NOTEBOOKS = { packageOptions: { notebooks: true } };
@@ -44,28 +45,11 @@ describe('read_file on notebooks', () => {
         expect(whole.startsWith(lines[0]!)).toBe(true);
         expect(whole.length).toBeGreaterThan(4000);
         const fx = makePackage(root, { maxCharsPerFile: 1000 });
-        let got = '';
-        let args: Record<string, unknown> = { paths: ['nb.ipynb'], cells: '1', max_chars: 5000 };
-        for (let calls = 0; ; calls++) {
-            expect(calls).toBeLessThan(20);
-            const [r] = (await fx.run('read_file', args)) as FileToolResult[];
-            expect(r!.status, r!.result).toBe('success');
-            expect(r!.result.startsWith(head), r!.result.slice(0, 200)).toBe(true);
-            expect(r!.result).not.toContain('not used for this notebook');
-            const from = got.length + 1;
-            const marker = from === 1 ? '[cell 1: markdown]\n' : `[cell 1: markdown, from character ${from.toLocaleString('en-US')}]\n`;
-            expect(r!.result.slice(head.length, head.length + marker.length)).toBe(marker);
-            const body = r!.result.slice(head.length + marker.length);
-            const note = /\n\[Truncated at 1000 characters \(max_chars \/ maxCharsPerFile\): cell 1 is cut off after (\d+) of its (\d+) characters; continue with cells="1" and start_char=(\d+)\.\]$/.exec(body);
-            if (note === null) {
-                got += body;
-                break;
-            }
-            expect(Number(note[2])).toBe(whole.length);
-            got += body.slice(0, note.index);
-            expect(Number(note[3])).toBe(got.length + 1);
-            args = { paths: ['nb.ipynb'], cells: '1', start_char: Number(note[3]) };
-        }
+        const got = await followCutNotes(
+            async (args) => ((await fx.run('read_file', args)) as FileToolResult[])[0]!,
+            { paths: ['nb.ipynb'], cells: '1', max_chars: 5000 },
+            { head, marker: '[cell 1: markdown', unit: 'cell 1', param: 'cells="1"', kind: 'notebook', length: whole.length, bound: 1000, calls: 20 },
+        );
         expect(got).toBe(whole);
         const [beyond] = (await fx.run('read_file', { paths: ['nb.ipynb'], cells: '1', start_char: whole.length + 1 })) as FileToolResult[];
         expect(beyond).toMatchObject({ status: 'error', result: `Invalid arguments for read_file: start_char ${whole.length + 1} is beyond the end of cell 1 of ${path.join(root, 'nb.ipynb')}, which has ${whole.length} characters.` });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { FileToolResult } from '../../../src/tools/base.js';
 import sharp from 'sharp';
 import { encryptedPdf, image, scannedPdf, textPdf } from '../../support/media-files.js';
+import { followCutNotes } from '../../support/section-notes.js';
 import { makePackage, snapshot, tempDir, writeTree } from '../../support/helpers.js';
 
 async function read(root: string, args: Record<string, unknown>, opts: Parameters<typeof makePackage>[1] = {}): Promise<FileToolResult[]> {
@@ -45,28 +46,11 @@ describe('read_file on PDFs', () => {
         writeTree(root, { 'doc.pdf': await textPdf(2, 40) });
         const whole = page(1, 40);
         const head = `--- ${path.join(root, 'doc.pdf')} (PDF, page 1 of 2) ---\n`;
-        let got = '';
-        let args: Record<string, unknown> = { paths: ['doc.pdf'], pages: '1', max_chars: 5000 };
-        for (let calls = 0; ; calls++) {
-            expect(calls).toBeLessThan(5);
-            const [r] = await read(root, args, { maxCharsPerFile: 1000 });
-            expect(r!.status, r!.result).toBe('success');
-            expect(r!.result.startsWith(head)).toBe(true);
-            expect(r!.result).not.toContain('not used for this PDF');
-            const from = got.length + 1;
-            const marker = from === 1 ? '[page 1]\n' : `[page 1, from character ${from.toLocaleString('en-US')}]\n`;
-            expect(r!.result.slice(head.length, head.length + marker.length)).toBe(marker);
-            const body = r!.result.slice(head.length + marker.length);
-            const note = /\n\[Truncated at 1000 characters \(max_chars \/ maxCharsPerFile\): page 1 is cut off after (\d+) of its (\d+) characters; continue with pages="1" and start_char=(\d+)\.\]$/.exec(body);
-            if (note === null) {
-                got += body;
-                break;
-            }
-            expect(Number(note[2])).toBe(whole.length);
-            got += body.slice(0, note.index);
-            expect(Number(note[3])).toBe(got.length + 1);
-            args = { paths: ['doc.pdf'], pages: '1', start_char: Number(note[3]) };
-        }
+        const got = await followCutNotes(
+            async (args) => (await read(root, args, { maxCharsPerFile: 1000 }))[0]!,
+            { paths: ['doc.pdf'], pages: '1', max_chars: 5000 },
+            { head, marker: '[page 1', unit: 'page 1', param: 'pages="1"', kind: 'PDF', length: whole.length, bound: 1000, calls: 5 },
+        );
         expect(got).toBe(whole);
         // A bound that leaves out only the page's line break shows it whole, with no note to follow.
         const [exact] = await read(root, { paths: ['doc.pdf'], pages: '1', max_chars: '[page 1]\n'.length + whole.length }, { maxCharsPerFile: 5000 });
