@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AccessType } from '../../src/config/shared/configuration.js';
 import { signatureCheck } from '../../src/symbols/shared/signature.js';
-import { SIG_NONE, type Row, type SigPlace } from '../../src/symbols/shared/symbol-codec.js';
+import { SIG_NONE } from '../../src/symbols/shared/symbol-codec.js';
 import { DIGEST_BYTES, Failure, HEADER_BYTES, KIND_CODES, layoutOf, SIG_MAX_BYTES, SYMBOL_MAGIC, writeCounts, type PartRecord, type SymbolLayout } from '../../src/symbols/shared/symbol-format.js';
 import type { SymbolsMergeResult, SymbolsMergeTask, SymbolsPartResult, SymbolsPartTask } from '../../src/symbols/shared/table-tasks.js';
 import { takeTaskPriority } from '../pool/background.js';
@@ -127,29 +127,26 @@ export function runSymbolsMerge(task: SymbolsMergeTask): SymbolsMergeResult {
         const containers = new Map<string, number>();
         let name: string | null = null;
         // Memory: one name's definitions at a time (a name's count is written before its rows).
-        let rows: Row[] = [];
-        let sigs: SigPlace[] = [];
         while (heap.length > 0) {
             const top = heap[0]!;
             const [n, file, kind, cont, line, end, sig, sigLen, check] = top.rec;
             if (n !== name) {
-                if (name !== null) enc.add(name, rows, sigs);
-                [name, rows, sigs] = [n, [], []];
+                if (name !== null) enc.end();
+                enc.begin((name = n));
             }
             let c = 0;
             if (cont !== '') {
                 c = containers.get(cont) ?? containers.size + 1;
                 if (c > containers.size) containers.set(cont, c);
             }
-            rows.push({ file, line, end, cont: c, kind });
-            sigs.push([sig, sigLen, check]);
+            enc.row(file, line, end, c, kind, sig, sigLen, check);
             const next = readers[top.k]!.next();
             if (next !== null) top.rec = JSON.parse(next) as PartRecord;
             else if (heap.length === 1) heap.pop();
             else heap[0] = heap.pop()!;
             down(heap, 0);
         }
-        if (name !== null) enc.add(name, rows, sigs);
+        if (name !== null) enc.end();
         enc.finish();
         const bytes = assemble(task, tmp, enc, [...containers.keys()], failed, pointSections(task.tableSize, points), enc.byFile(task.tableSize));
         fs.renameSync(tmp, task.out);

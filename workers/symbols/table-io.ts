@@ -8,7 +8,7 @@ import { writeAll } from '../../src/fs/shared/write-all.js';
  */
 
 /** Bytes each writer buffers. */
-const BUFFER_BYTES = 64 << 10;
+export const BUFFER_BYTES = 64 << 10;
 /** Bytes each reader buffers at first: the merge reads every part at once (the kernel's: 271, so 4 MB). */
 const READ_BYTES = 16 << 10;
 export const WRITE_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
@@ -77,6 +77,26 @@ export class ColumnWriter {
 
     #room(n: number): void {
         if (this.#at + n > this.#buf.length) this.flush();
+    }
+
+    /** The buffer {@link room} makes room in. */
+    get buf(): Buffer {
+        return this.#buf;
+    }
+
+    /**
+     * Where `n` bytes (at most {@link BUFFER_BYTES}) may be put in {@link buf}; {@link wrote}
+     * then takes them. Perf: encoders write in place, without a buffer of their own per value.
+     */
+    room(n: number): number {
+        this.#room(n);
+        return this.#at;
+    }
+
+    /** The bytes put in {@link buf} from {@link room}'s offset up to `to` are written. */
+    wrote(to: number): void {
+        this.bytes += to - this.#at;
+        this.#at = to;
     }
 
     u8(v: number): void {

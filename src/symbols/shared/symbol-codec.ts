@@ -83,13 +83,18 @@ export class RowEncoder {
     /** The bytes of one name's rows (at most 5 varints of 10 bytes a row, plus its count) written into `out` from `at`. */
     put(out: Uint8Array, at: number, rows: readonly Row[]): number {
         at = putVarint(out, at, rows.length);
-        for (const r of rows) {
-            at = putVarint(out, at, zigzag(r.file - this.#file));
-            at = putVarint(out, at, r.file === this.#file ? zigzag(r.line - this.#line) : r.line);
-            at = putVarint(out, at, zigzag(r.end - r.line));
-            at = putVarint(out, at, r.cont * KIND_BITS + r.kind);
-            [this.#file, this.#line] = [r.file, r.line];
-        }
+        for (const r of rows) at = this.row(out, at, r.file, r.line, r.end, r.cont, r.kind);
+        return at;
+    }
+
+    /** One row's bytes (at most 50) written into `out` from `at`, its name's count written by the caller before it. */
+    row(out: Uint8Array, at: number, file: number, line: number, end: number, cont: number, kind: number): number {
+        at = putVarint(out, at, zigzag(file - this.#file));
+        at = putVarint(out, at, file === this.#file ? zigzag(line - this.#line) : line);
+        at = putVarint(out, at, zigzag(end - line));
+        at = putVarint(out, at, cont * KIND_BITS + kind);
+        this.#file = file;
+        this.#line = line;
         return at;
     }
 }
@@ -180,7 +185,11 @@ export class SigEncoder {
     }
 
     put(out: Uint8Array, at: number, file: number, place: SigPlace, checked = true): number {
-        const [off, lenCut, check] = place;
+        return this.place(out, at, file, place[0], place[1], place[2], checked);
+    }
+
+    /** {@link put} with the place's fields apart (at most 22 bytes written). */
+    place(out: Uint8Array, at: number, file: number, off: number, lenCut: number, check: number, checked: boolean): number {
         if (off === SIG_NONE) at = putVarint(out, at, file === this.#file ? 1 : 0);
         else at = putVarint(out, at, file === this.#file ? (off >= this.#off ? 2 * (off - this.#off) + 2 : 2 * (this.#off - off) + 1) : off + 1);
         if (off !== SIG_NONE) [this.#file, this.#off] = [file, off];
