@@ -220,7 +220,7 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
     const bigParts = big.ids.map((id, i) => ({ ids: [id], paths: [big.paths[i]!] }));
     parts.push(...bigParts);
     const tag = randomBytes(4).toString('hex');
-    const outs = parts.map((_, k) => path.join(served.genDir, `symbols-part-${k}.${tag}.ndjson`));
+    const outs = parts.map((_, k) => path.join(served.genDir, `symbols-part-${k}.${tag}.part`));
     try {
         const small = parts.length - bigParts.length;
         const timedOut: number[] = [];
@@ -251,7 +251,7 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
         const retried = timedOut.sort((a, b) => a - b);
         for (const id of retried) {
             parts.push({ ids: [id], paths: [served.table.pathOf(id)] });
-            outs.push(path.join(served.genDir, `symbols-part-${parts.length - 1}.${tag}.ndjson`));
+            outs.push(path.join(served.genDir, `symbols-part-${parts.length - 1}.${tag}.part`));
             await runPart(parts.length - 1, own, limits.retryMs);
         }
         await own.close();

@@ -11,7 +11,8 @@ import { runSymbolsTask } from './symbols.js';
 import { STREAMED, TableEncoder, type Streamed } from './table-encode.js';
 import { encodePoints } from '../../src/symbols/shared/checkpoint-codec.js';
 import { writeAll } from '../../src/fs/shared/write-all.js';
-import { ColumnWriter, copyInto, LineReader, WRITE_FLAGS } from './table-io.js';
+import { copyInto, WRITE_FLAGS } from './table-io.js';
+import { PartReader, writePart } from './part-file.js';
 
 /** Files parsed per call of the `symbols` operation (its outcomes are then encoded and let go). */
 const BATCH = 64;
@@ -48,48 +49,15 @@ export async function runSymbolsPart(task: SymbolsPartTask): Promise<SymbolsPart
         }
         // Stable: a name's definitions stay in file order.
         records.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-        writeNew(task.out, [failed, points], records);
+        writePart(task.out, [failed, points], records);
         return { ok: true, definitions: records.length, timedOut: failed.filter((f) => f[1] === Failure.Timeout).map((f) => f[0]) };
     } catch (err) {
         return { ok: false, code: 'index_failed', message: err instanceof Error ? err.message : String(err) };
     }
 }
 
-/**
- * `values`, then `records`, as JSON lines to the new file `file`; not synced: a part is read by
- * this build's merge and removed, never read after a crash (the table file is synced). Memory:
- * some 16 KB of lines at a time (a part of the kernel's generated headers writes some 70,000).
- * Perf: a record's line is put together from its fields, only its two strings through
- * JSON.stringify (the whole array's took a fifth of the CPU of a part of those headers).
- */
-function writeNew(file: string, values: readonly unknown[], records: readonly PartRecord[]): void {
-    const w = new ColumnWriter(file);
-    try {
-        for (const v of values) w.text(`${JSON.stringify(v)}\n`);
-        // Perf: lines joined before each write into the buffer (a third less CPU than a write per
-        // line on such a part).
-        let lines = '';
-        for (const r of records) {
-            lines += `[${JSON.stringify(r[0])},${r[1]},${r[2]},${JSON.stringify(r[3])},${r[4]},${r[5]},${r[6]},${r[7]},${r[8]}]\n`;
-            if (lines.length >= 16_384) {
-                w.text(lines);
-                lines = '';
-            }
-        }
-        w.text(lines);
-        w.flush();
-    } finally {
-        w.close();
-    }
-}
-
-/** A part's next definition: its record, and the part's number. A name's definitions come in file id order (a file is in one part, in file order there). */
-interface Head {
-    rec: PartRecord;
-    k: number;
-}
-
-const before = (a: Head, b: Head): boolean => (a.rec[0] !== b.rec[0] ? a.rec[0] < b.rec[0] : a.rec[1] !== b.rec[1] ? a.rec[1] < b.rec[1] : a.k < b.k);
+/** The parts' readers, each at its next definition, in a heap; a name's definitions come in file id order (a file is in one part, in file order there). */
+const before = (a: PartReader, b: PartReader): boolean => (a.name !== b.name ? a.name < b.name : a.file !== b.file ? a.file < b.file : a.k < b.k);
 
 /**
  * The `symbols-merge` operation: the part files (each sorted by name) merged into the
@@ -106,21 +74,20 @@ export function runSymbolsMerge(task: SymbolsMergeTask): SymbolsMergeResult {
     const stem = `${task.out}.${process.pid}.${randomBytes(4).toString('hex')}`;
     const tmp = `${stem}.tmp`;
     let enc: TableEncoder | undefined;
-    const readers: LineReader[] = [];
+    const readers: PartReader[] = [];
     try {
         enc = new TableEncoder(stem);
         const failed: [number, Failure][] = [];
         const points: [number, string][] = [];
-        const heap: Head[] = [];
+        const heap: PartReader[] = [];
         const retried = new Set(task.retried ?? []);
         const firstRetry = task.parts.length - retried.size;
         for (const [k, part] of task.parts.entries()) {
-            const r = new LineReader(part);
+            const r = new PartReader(part, k);
             readers.push(r);
-            failed.push(...(JSON.parse(r.next() ?? '[]') as [number, Failure][]).filter((f) => k >= firstRetry || !retried.has(f[0])));
-            points.push(...(JSON.parse(r.next() ?? '[]') as [number, string][]));
-            const line = r.next();
-            if (line !== null) push(heap, { rec: JSON.parse(line) as PartRecord, k });
+            failed.push(...r.head[0].filter((f) => k >= firstRetry || !retried.has(f[0])));
+            points.push(...r.head[1]);
+            if (r.next()) push(heap, r);
         }
         // As pointSections keeps them: the files whose checkpoints (with their CRC) the table holds.
         enc.pointed = new Set(points.filter((p) => p[0] >= 0 && p[0] < task.tableSize && p[1] !== '').map((p) => p[0]));
@@ -129,21 +96,20 @@ export function runSymbolsMerge(task: SymbolsMergeTask): SymbolsMergeResult {
         // Memory: one name's definitions at a time (a name's count is written before its rows).
         while (heap.length > 0) {
             const top = heap[0]!;
-            const [n, file, kind, cont, line, end, sig, sigLen, check] = top.rec;
-            if (n !== name) {
+            if (top.name !== name) {
                 if (name !== null) enc.end();
-                enc.begin((name = n));
+                enc.begin((name = top.name));
             }
             let c = 0;
-            if (cont !== '') {
-                c = containers.get(cont) ?? containers.size + 1;
-                if (c > containers.size) containers.set(cont, c);
+            if (top.cont !== '') {
+                c = containers.get(top.cont) ?? containers.size + 1;
+                if (c > containers.size) containers.set(top.cont, c);
             }
-            enc.row(file, line, end, c, kind, sig, sigLen, check);
-            const next = readers[top.k]!.next();
-            if (next !== null) top.rec = JSON.parse(next) as PartRecord;
-            else if (heap.length === 1) heap.pop();
-            else heap[0] = heap.pop()!;
+            enc.row(top.file, top.line, top.end, c, top.kind, top.sig, top.sigLen, top.check);
+            if (!top.next()) {
+                if (heap.length === 1) heap.pop();
+                else heap[0] = heap.pop()!;
+            }
             down(heap, 0);
         }
         if (name !== null) enc.end();
@@ -164,7 +130,7 @@ export function runSymbolsMerge(task: SymbolsMergeTask): SymbolsMergeResult {
     }
 }
 
-function push(heap: Head[], h: Head): void {
+function push(heap: PartReader[], h: PartReader): void {
     heap.push(h);
     for (let i = heap.length - 1; i > 0; ) {
         const p = (i - 1) >> 1;
@@ -174,7 +140,7 @@ function push(heap: Head[], h: Head): void {
     }
 }
 
-function down(heap: Head[], i: number): void {
+function down(heap: PartReader[], i: number): void {
     for (;;) {
         const [l, r] = [2 * i + 1, 2 * i + 2];
         let m = i;

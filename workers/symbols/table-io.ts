@@ -1,67 +1,16 @@
 import fs from 'node:fs';
+import { crc32 } from 'node:zlib';
 import { writeAll } from '../../src/fs/shared/write-all.js';
 
 /**
- * Streams of the symbol table's merge: part files read a line at a time and output columns
- * written a value at a time, each through one small buffer, so that the merge's memory does not
- * grow with the tree.
+ * Streams of the symbol table's build: part files and the merge's output columns written a value
+ * at a time through one small buffer each (parts are read by part-file.ts), so that the merge's
+ * memory does not grow with the tree.
  */
 
 /** Bytes each writer buffers. */
 export const BUFFER_BYTES = 64 << 10;
-/** Bytes each reader buffers at first: the merge reads every part at once (the kernel's: 271, so 4 MB). */
-const READ_BYTES = 16 << 10;
 export const WRITE_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
-
-/** A file of lines (`\n`-terminated UTF-8) read in order. */
-export class LineReader {
-    readonly #fd: number;
-    #buf = Buffer.allocUnsafe(READ_BYTES);
-    #from = 0;
-    #to = 0;
-    #eof = false;
-
-    constructor(file: string) {
-        this.#fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-    }
-
-    /** The next line without its end, or `null` at the end of the file. */
-    next(): string | null {
-        for (;;) {
-            const nl = this.#buf.indexOf(0x0a, this.#from);
-            if (nl !== -1 && nl < this.#to) {
-                const line = this.#buf.toString('utf8', this.#from, nl);
-                this.#from = nl + 1;
-                return line;
-            }
-            if (this.#eof) {
-                if (this.#from === this.#to) return null;
-                const line = this.#buf.toString('utf8', this.#from, this.#to);
-                this.#from = this.#to;
-                return line;
-            }
-            this.#fill();
-        }
-    }
-
-    #fill(): void {
-        const left = this.#to - this.#from;
-        // A line longer than the buffer grows it (a definition's name or container is not bounded).
-        if (left * 2 > this.#buf.length) {
-            const bigger = Buffer.allocUnsafe(this.#buf.length * 2);
-            this.#buf.copy(bigger, 0, this.#from, this.#to);
-            this.#buf = bigger;
-        } else this.#buf.copy(this.#buf, 0, this.#from, this.#to);
-        [this.#from, this.#to] = [0, left];
-        const n = fs.readSync(this.#fd, this.#buf, left, this.#buf.length - left, null);
-        if (n === 0) this.#eof = true;
-        this.#to += n;
-    }
-
-    close(): void {
-        fs.closeSync(this.#fd);
-    }
-}
 
 /** A new file (created exclusively, mode 0600) written in order through a buffer. */
 export class ColumnWriter {
@@ -71,7 +20,13 @@ export class ColumnWriter {
     /** Bytes written so far. */
     bytes = 0;
 
-    constructor(readonly file: string) {
+    /** The CRC-32 of the bytes written so far, when asked for (`withCrc`). */
+    crc = 0;
+
+    constructor(
+        readonly file: string,
+        readonly withCrc = false,
+    ) {
         this.#fd = fs.openSync(file, WRITE_FLAGS, 0o600);
     }
 
@@ -121,6 +76,7 @@ export class ColumnWriter {
         if (b.length > this.#buf.length) {
             this.flush();
             writeAll(this.#fd, b);
+            if (this.withCrc) this.crc = crc32(b, this.crc);
         } else {
             this.#room(b.length);
             b.copy(this.#buf, this.#at);
@@ -141,6 +97,7 @@ export class ColumnWriter {
 
     flush(): void {
         writeAll(this.#fd, this.#buf.subarray(0, this.#at));
+        if (this.withCrc) this.crc = crc32(this.#buf.subarray(0, this.#at), this.crc);
         this.#at = 0;
     }
 

@@ -42,7 +42,7 @@ export const SIG_MAX_BYTES = 0x7fff;
 export const HEADER_BYTES = SYMBOL_MAGIC.length + DIGEST_BYTES + COUNTS * 4;
 /** The file's name in a generation's folder, and a temporary one's while it is written. */
 export const SYMBOLS_FILE = 'symbols.bin';
-export const SYMBOLS_TMP = /^symbols(-part-\d+\.[0-9a-f]{8}\.ndjson|\.bin\.\d+\.[0-9a-f]{8}(\.\d+)?\.tmp)$/;
+export const SYMBOLS_TMP = /^symbols(-part-\d+\.[0-9a-f]{8}\.part|\.bin\.\d+\.[0-9a-f]{8}(\.\d+)?\.tmp)$/;
 
 /** Why a file has no definitions in the table: its parse ran out of time (parsed again on use), or it is not source text. */
 export const Failure = { Timeout: 0, Other: 1 } as const;
@@ -133,9 +133,15 @@ export const KIND_CODES: ReadonlyMap<SymbolKind, number> = new Map(SYMBOL_KINDS.
 export const kindOfCode = (code: number): SymbolKind | undefined => SYMBOL_KINDS[code];
 
 /**
- * A part file (the `symbols-part` operation's output) holds one JSON value per line: first the
- * failed files (`[id, Failure][]`), then the checkpoints (`[id, base64 of checkpoint-codec.ts's bytes][]`), then one {@link PartRecord} per definition, sorted by name in
- * JS string order (a name's definitions in file order), so that parts merge as streams.
+ * A part file (the `symbols-part` operation's output, workers/symbols/part-file.ts): the magic
+ * {@link PART_MAGIC}, the count of records and the byte length of a JSON head (u32 each), the head
+ * (`[failed files as [id, Failure][], checkpoints as [id, base64 of checkpoint-codec.ts's
+ * bytes][]]`), then one {@link PartRecord} per definition, sorted by name in JS string order (a
+ * name's definitions in file order), so that parts merge as streams; last the CRC-32 of every
+ * byte before it (u32). A record: its name and its container as strings (a varint of the UTF-8
+ * byte length plus one, then the bytes; a name of 0 is the record before's), then file id, kind
+ * code, line, last line, signature offset plus one, length << 1 | cut and check (varints).
  */
+export const PART_MAGIC = Buffer.from('LCFPRT01', 'latin1');
 /** `[name, file id, kind code, container parts joined by NUL, line, last line, signature offset (-1: not known), length << 1 | cut, check]`. */
 export type PartRecord = [string, number, number, string, number, number, number, number, number];

@@ -11,14 +11,15 @@ import { describe, expect, it } from 'vitest';
 import { deflated, inflated } from '../../../src/symbols/shared/deflated.js';
 import { HEADER_BYTES, KIND_CODES, layoutOf, readCounts, SYMBOL_MAGIC, type PartRecord } from '../../../src/symbols/shared/symbol-format.js';
 import { SymbolFileError, SymbolStore } from '../../../src/symbols/symbol-store.js';
+import { writePart } from '../../../workers/symbols/part-file.js';
 import { runSymbolsMerge } from '../../../workers/symbols/symbols-table.js';
 import { tempDir } from '../../support/helpers.js';
 
 function table(dir: string): string {
     const records: PartRecord[] = [];
     for (let i = 0; i < 200; i++) records.push([`REG_${String(i).padStart(4, '0')}`, 1 + (i % 3), KIND_CODES.get('macro')!, '', 10 + i, 10 + i, -1, 0, 0]);
-    const part = path.join(dir, 'symbols-part-0.00000000.ndjson');
-    fs.writeFileSync(part, [[], [], ...records].map((x) => JSON.stringify(x)).join('\n') + '\n');
+    const part = path.join(dir, 'symbols-part-0.00000000.part');
+    writePart(part, [[], []], records);
     const out = path.join(dir, 'symbols.bin');
     expect(runSymbolsMerge({ op: 'symbols-merge', parts: [part], tableSize: 10, out })).toMatchObject({ ok: true, definitions: 200 });
     return out;

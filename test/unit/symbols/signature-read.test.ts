@@ -12,6 +12,7 @@ import { signatureCheck } from '../../../src/symbols/shared/signature.js';
 import { HEADER_BYTES, KIND_CODES, readCounts, type PartRecord } from '../../../src/symbols/shared/symbol-format.js';
 import { SymbolStore } from '../../../src/symbols/symbol-store.js';
 import { checkedFiles } from '../../../src/symbols/signature-read.js';
+import { writePart } from '../../../workers/symbols/part-file.js';
 import { runSymbolsMerge } from '../../../workers/symbols/symbols-table.js';
 import { execFileSync } from 'node:child_process';
 import { tempDir } from '../../support/helpers.js';
@@ -35,8 +36,8 @@ function build(dir: string, withPoints: boolean): string {
         if (withPoints && id === 1) points.push([id, encodePoints(text.length, crc32(Buffer.from(text)), [20, 2]).toString('base64')]);
     }
     records.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    const part = path.join(dir, 'symbols-part-0.00000000.ndjson');
-    fs.writeFileSync(part, [[], points, ...records].map((x) => JSON.stringify(x)).join('\n') + '\n');
+    const part = path.join(dir, 'symbols-part-0.00000000.part');
+    writePart(part, [[], points], records);
     const out = path.join(dir, withPoints ? 'symbols.bin' : 'plain.bin');
     expect(runSymbolsMerge({ op: 'symbols-merge', parts: [part], tableSize: 10, out })).toMatchObject({ ok: true, definitions: records.length });
     return out;

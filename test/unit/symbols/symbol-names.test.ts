@@ -12,6 +12,7 @@ import { decodeNameBlock, nameCut, putName, searchPiece, sharedBytes } from '../
 import { HEADER_BYTES, layoutOf, readCounts, type PartRecord } from '../../../src/symbols/shared/symbol-format.js';
 import { BLOCK_NAMES } from '../../../src/symbols/shared/symbol-codec.js';
 import { SymbolFileError, SymbolStore } from '../../../src/symbols/symbol-store.js';
+import { writePart } from '../../../workers/symbols/part-file.js';
 import { runSymbolsMerge } from '../../../workers/symbols/symbols-table.js';
 import { tempDir } from '../../support/helpers.js';
 import { afterSettling } from '../../support/settled-clock.js';
@@ -40,8 +41,8 @@ function randomNames(rand: (n: number) => number, count: number): string[] {
 
 function tableOf(dir: string, names: string[]): string {
     const records: PartRecord[] = names.map((name, i) => [name, 1 + (i % 40), 8, '', 1 + i, 1 + i, -1, 0, 0] as PartRecord).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    const part = path.join(dir, 'symbols-part-0.00000000.ndjson');
-    fs.writeFileSync(part, [[], [], ...records].map((x) => JSON.stringify(x)).join('\n') + '\n');
+    const part = path.join(dir, 'symbols-part-0.00000000.part');
+    writePart(part, [[], []], records);
     const out = path.join(dir, 'symbols.bin');
     expect(runSymbolsMerge({ op: 'symbols-merge', parts: [part], tableSize: 100, out })).toMatchObject({ ok: true, names: names.length });
     return out;

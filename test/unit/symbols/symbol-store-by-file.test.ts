@@ -11,6 +11,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HEADER_BYTES, KIND_CODES, layoutOf, readCounts, SYMBOL_MAGIC, type PartRecord } from '../../../src/symbols/shared/symbol-format.js';
 import { SymbolFileError, SymbolStore } from '../../../src/symbols/symbol-store.js';
+import { writePart } from '../../../workers/symbols/part-file.js';
 import { runSymbolsMerge } from '../../../workers/symbols/symbols-table.js';
 import { tempDir } from '../../support/helpers.js';
 
@@ -27,9 +28,9 @@ function table(dir: string): string {
         }
     }
     const parts = [0, 1].map((k) => {
-        const file = path.join(dir, `symbols-part-${k}.00000000.ndjson`);
+        const file = path.join(dir, `symbols-part-${k}.00000000.part`);
         const mine = records.filter((r) => r[1] % 2 === k);
-        fs.writeFileSync(file, [[], [], ...mine].map((x) => JSON.stringify(x)).join('\n') + '\n');
+        writePart(file, [[], []], mine);
         return file;
     });
     const out = path.join(dir, 'symbols.bin');

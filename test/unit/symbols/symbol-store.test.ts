@@ -11,9 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { signatureCheck } from '../../../src/symbols/shared/signature.js';
 import { BLOCK_NAMES } from '../../../src/symbols/shared/symbol-codec.js';
 import { encodePoints } from '../../../src/symbols/shared/checkpoint-codec.js';
-import { HEADER_BYTES, KIND_CODES, layoutOf, readCounts, SYMBOL_MAGIC, type PartRecord } from '../../../src/symbols/shared/symbol-format.js';
+import { type Failure, HEADER_BYTES, KIND_CODES, layoutOf, readCounts, SYMBOL_MAGIC, type PartRecord } from '../../../src/symbols/shared/symbol-format.js';
 import { anchoredPrefix } from '../../../src/symbols/symbol-names.js';
 import { requiredWord, SymbolFileError, SymbolStore } from '../../../src/symbols/symbol-store.js';
+import { writePart as writePartFile } from '../../../workers/symbols/part-file.js';
 import { runSymbolsMerge } from '../../../workers/symbols/symbols-table.js';
 import { Turns } from '../../../src/engine/turns.js';
 import { tempDir } from '../../support/helpers.js';
@@ -31,7 +32,7 @@ function def(dir: string, name: string, id: number, kind: string, container: str
 /** A part file: the failed files, the checkpoints, then the records sorted by name. */
 function writePart(file: string, failed: [number, number][], records: PartRecord[], points: [number, string][] = []): string {
     const sorted = [...records].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    fs.writeFileSync(file, [failed, points, ...sorted].map((x) => JSON.stringify(x)).join('\n') + '\n');
+    writePartFile(file, [failed as [number, Failure][], points], sorted);
     return file;
 }
 
@@ -40,7 +41,7 @@ function make(dir: string, tableSize = 100): string {
         [[], NAMES.slice(0, 6).map((name, i) => def(dir, name, i + 1, 'function', i % 2 ? 'Outer\0Inner' : '', i + 1, i + 3, `int ${name}(void) — ü`))],
         [[[40, 0], [41, 1]], NAMES.slice(6).flatMap((name, i) => [def(dir, name, i + 20, 'macro', '', 1, 1, `#define ${name}`), def(dir, 'alpha', i + 20, 'struct', 'S', 5, 9, 'struct alpha {')])],
     ];
-    const files = parts.map(([failed, records], k) => writePart(path.join(dir, `symbols-part-${k}.00000000.ndjson`), failed, records));
+    const files = parts.map(([failed, records], k) => writePart(path.join(dir, `symbols-part-${k}.00000000.part`), failed, records));
     const out = path.join(dir, 'symbols.bin');
     const r = runSymbolsMerge({ op: 'symbols-merge', parts: files, tableSize, out });
     expect(r).toMatchObject({ ok: true, names: NAMES.length });
@@ -96,7 +97,7 @@ describe('the symbols file', () => {
         for (const records of [[], [['solo', 1, KIND_CODES.get('function')!, '', 1, 1, 0, 3, 7] as PartRecord]]) {
             const dir = tempDir('lcf-symstore-empty-');
             const out = path.join(dir, 'symbols.bin');
-            const part = writePart(path.join(dir, 'symbols-part-0.00000000.ndjson'), [], records);
+            const part = writePart(path.join(dir, 'symbols-part-0.00000000.part'), [], records);
             expect(runSymbolsMerge({ op: 'symbols-merge', parts: [part], tableSize: 3, out })).toMatchObject({ ok: true, names: records.length, definitions: records.length });
             const store = await SymbolStore.load(out, 3);
             expect(store.find('solo')).toBe(records.length - 1);
@@ -184,7 +185,7 @@ const pointsOf = (id: number): number[] => Array.from({ length: 1 + (id % 5) }, 
 
 function merged(dir: string, records: PartRecord[], failed: [number, number][] = []): string {
     const points = (k: number): [number, string][] => [k + 3, k + 30, k + 96].map((id) => [id, encodePoints(100_000 + id, 0xfffffff0 + (id % 16), pointsOf(id)).toString('base64')]);
-    const parts = [0, 1, 2].map((k) => writePart(path.join(dir, `symbols-part-${k}.00000000.ndjson`), k === 0 ? failed : [], records.filter((r) => r[1] % 3 === k), points(k)));
+    const parts = [0, 1, 2].map((k) => writePart(path.join(dir, `symbols-part-${k}.00000000.part`), k === 0 ? failed : [], records.filter((r) => r[1] % 3 === k), points(k)));
     const out = path.join(dir, 'symbols.bin');
     expect(runSymbolsMerge({ op: 'symbols-merge', parts, tableSize: 100, out })).toMatchObject({ ok: true, definitions: records.length });
     return out;

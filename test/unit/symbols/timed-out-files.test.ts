@@ -3,18 +3,18 @@
  * first part's failure, and the engine's cache keeps a call's outcome for such a file (however
  * many its definitions, or its timeout) while the file is unchanged.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SymbolCache } from '../../../src/symbols/cache.js';
 import { Failure, KIND_CODES, type PartRecord } from '../../../src/symbols/shared/symbol-format.js';
 import type { Definition, FileSymbols } from '../../../src/symbols/shared/types.js';
 import { SymbolStore } from '../../../src/symbols/symbol-store.js';
+import { writePart } from '../../../workers/symbols/part-file.js';
 import { runSymbolsMerge } from '../../../workers/symbols/symbols-table.js';
 import { tempDir } from '../../support/helpers.js';
 
-function part(file: string, failed: [number, number][], records: PartRecord[]): string {
-    fs.writeFileSync(file, [failed, [], ...records].map((x) => JSON.stringify(x)).join('\n') + '\n');
+function part(file: string, failed: [number, Failure][], records: PartRecord[]): string {
+    writePart(file, [failed, []], records);
     return file;
 }
 
