@@ -1,17 +1,18 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AccessType } from '../../src/config/shared/configuration.js';
 import { signatureCheck } from '../../src/symbols/shared/signature.js';
 import { SIG_NONE } from '../../src/symbols/shared/symbol-codec.js';
-import { DIGEST_BYTES, Failure, HEADER_BYTES, KIND_CODES, layoutOf, SIG_MAX_BYTES, SYMBOL_MAGIC, writeCounts, type PartRecord, type SymbolLayout } from '../../src/symbols/shared/symbol-format.js';
+import { Failure, KIND_CODES, SIG_MAX_BYTES, type PartRecord } from '../../src/symbols/shared/symbol-format.js';
 import type { SymbolsMergeResult, SymbolsMergeTask, SymbolsPartResult, SymbolsPartTask } from '../../src/symbols/shared/table-tasks.js';
 import { takeTaskPriority } from '../pool/background.js';
 import { runSymbolsTask } from './symbols.js';
-import { STREAMED, TableEncoder, type Streamed } from './table-encode.js';
+import { columnFile, TableEncoder, type MergeState } from './table-encode.js';
 import { encodePoints } from '../../src/symbols/shared/checkpoint-codec.js';
-import { writeAll } from '../../src/fs/shared/write-all.js';
-import { copyInto, WRITE_FLAGS } from './table-io.js';
+import { ColumnWriter } from './table-io.js';
+import { joinTable, removeColumns } from './merge-join.js';
+import { deflateRows, fileRows } from './merge-stages.js';
 import { PartReader, writePart } from './part-file.js';
 
 /** Files parsed per call of the `symbols` operation (its outcomes are then encoded and let go). */
@@ -61,18 +62,37 @@ const before = (a: PartReader, b: PartReader): boolean => (a.name !== b.name ? a
 
 /**
  * The `symbols-merge` operation: the part files (each sorted by name) merged into the
- * generation's symbol table (symbol-format.ts). Memory: a k-way merge reading each part through a
- * small buffer and writing each section to a temporary file as it goes (table-encode.ts); only
- * one name's definitions, the containers' dictionary, the checkpoints and the failed files are
- * held, then at the end the raw rows, read back to make the rows by file (streamed to their own
- * temporary file a file at a time). The
- * sections are then joined under a temporary name, synced, and renamed: a crash leaves no file
- * under its name that is not whole. The part files are removed.
+ * generation's symbol table (symbol-format.ts), in stages (`task.stage`; all in turn without
+ * one): the names' (below), the rows deflated and the rows by file (merge-stages.ts, side by side
+ * on the build's two threads), the join (merge-join.ts). Memory: a k-way merge reading each part
+ * through a small buffer and writing each section to a temporary file as it goes
+ * (table-encode.ts); only the name before, the containers' dictionary, the checkpoints and the
+ * failed files are held, then the raw rows, read back to make the rows by file (streamed to their
+ * own temporary file a file at a time). The part files are removed after the names' stage; a
+ * stage that fails removes every temporary file of the merge.
  */
 export function runSymbolsMerge(task: SymbolsMergeTask): SymbolsMergeResult {
     takeTaskPriority(task);
-    const stem = `${task.out}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    const tmp = `${stem}.tmp`;
+    const stem = task.stem ?? `${task.out}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    const all = task.stage === undefined;
+    try {
+        let names = task.names ?? 0;
+        if (all || task.stage === 'names') {
+            names = mergeNames(task, stem);
+            for (const part of task.parts) fs.rmSync(part, { force: true });
+        }
+        if (all || task.stage === 'rows') deflateRows(stem);
+        if (all || task.stage === 'file-rows') fileRows(stem, task.tableSize, names);
+        if (all || task.stage === 'join') return { ok: true, ...joinTable(task, stem) };
+        return { ok: true, bytes: 0, names, definitions: 0 };
+    } catch (err) {
+        removeColumns(stem);
+        return { ok: false, code: 'index_failed', message: err instanceof Error ? err.message : String(err) };
+    }
+}
+
+/** The names' stage: the parts merged into the names' columns and `state` (table-encode.ts). The count of names. */
+function mergeNames(task: SymbolsMergeTask, stem: string): number {
     let enc: TableEncoder | undefined;
     const readers: PartReader[] = [];
     try {
@@ -114,19 +134,18 @@ export function runSymbolsMerge(task: SymbolsMergeTask): SymbolsMergeResult {
         }
         if (name !== null) enc.end();
         enc.finish();
-        const bytes = assemble(task, tmp, enc, [...containers.keys()], failed, pointSections(task.tableSize, points), enc.byFile(task.tableSize));
-        fs.renameSync(tmp, task.out);
-        for (const part of task.parts) fs.rmSync(part, { force: true });
-        return { ok: true, bytes, names: enc.names, definitions: enc.defs };
-    } catch (err) {
-        fs.rmSync(tmp, { force: true });
-        return { ok: false, code: 'index_failed', message: err instanceof Error ? err.message : String(err) };
+        const state: MergeState = { names: enc.names, defs: enc.defs, nameBytes: enc.nameBytes, containers: [...containers.keys()], failed, points };
+        const w = new ColumnWriter(columnFile(stem, 'state'));
+        try {
+            w.text(JSON.stringify(state));
+            w.flush();
+        } finally {
+            w.close();
+        }
+        return enc.names;
     } finally {
         for (const r of readers) r.close();
-        for (const w of enc?.cols.values() ?? []) {
-            w.close();
-            fs.rmSync(w.file, { force: true });
-        }
+        for (const w of enc?.cols.values() ?? []) w.close();
     }
 }
 
@@ -149,90 +168,5 @@ function down(heap: PartReader[], i: number): void {
         if (m === i) return;
         [heap[i], heap[m]] = [heap[m]!, heap[i]!];
         i = m;
-    }
-}
-
-/** Strings joined by `\n` with their char offsets (one more than the strings). */
-function joined(strings: readonly string[]): { text: Buffer; offsets: Buffer } {
-    const offsets = Buffer.alloc(4 * (strings.length + 1));
-    let at = 0;
-    strings.forEach((s, i) => {
-        offsets.writeUInt32LE(at, 4 * i);
-        at += s.length + 1;
-    });
-    offsets.writeUInt32LE(at, 4 * strings.length);
-    return { text: Buffer.from(strings.length === 0 ? '' : `${strings.join('\n')}\n`, 'utf8'), offsets };
-}
-
-/** The checkpoints' sections: per table entry where its bytes start (one more than the entries), and the bytes. Memory: a few bytes per checkpoint. */
-function pointSections(tableSize: number, points: [number, string][]): { offsets: Buffer; data: Buffer } {
-    // An id outside the table is none of its files.
-    points = points.filter((p) => p[0] >= 0 && p[0] < tableSize).sort((a, b) => a[0] - b[0]);
-    const data = Buffer.concat(points.map((p) => Buffer.from(p[1], 'base64')));
-    const offsets = Buffer.alloc(4 * (tableSize + 1));
-    let [at, k] = [0, 0];
-    for (let id = 0; id <= tableSize; id++) {
-        offsets.writeUInt32LE(at, 4 * id);
-        if (k < points.length && points[k]![0] === id) at += Buffer.byteLength(points[k++]![1], 'base64');
-    }
-    return { offsets, data };
-}
-
-/** Writes the table to `tmp`: the header, then each section at its place (streamed columns copied), the digest last; synced. Its size. */
-function assemble(task: SymbolsMergeTask, tmp: string, enc: TableEncoder, containers: string[], failed: [number, Failure][], points: { offsets: Buffer; data: Buffer }, byFile: { offsets: Buffer; crcs: Buffer }): number {
-    const cols = enc.cols;
-    const cont = joined(containers);
-    failed.sort((a, b) => a[0] - b[0]);
-    const ids = Buffer.alloc(4 * failed.length);
-    failed.forEach((f, i) => ids.writeUInt32LE(f[0], 4 * i));
-    const size = (c: Streamed): number => cols.get(c)!.bytes;
-    const counts = { tableSize: task.tableSize, names: enc.names, defs: enc.defs, containers: containers.length, failed: failed.length, nameBytes: enc.nameBytes, containerBytes: cont.text.length, codedBytes: size('names'), rowBytes: size('rows'), sigBytes: size('sigs'), pointBytes: points.data.length, fileRowBytes: size('fileRows') };
-    const l = layoutOf(counts);
-    const header = Buffer.alloc(HEADER_BYTES);
-    SYMBOL_MAGIC.copy(header, 0);
-    writeCounts(header, counts);
-    const hash = createHash('sha256');
-    const fd = fs.openSync(tmp, WRITE_FLAGS, 0o600);
-    try {
-        writeAll(fd, header);
-        hash.update(header.subarray(SYMBOL_MAGIC.length + DIGEST_BYTES));
-        let at = HEADER_BYTES;
-        const seen = (b: Buffer): void => {
-            hash.update(b);
-            at += b.length;
-        };
-        const pad = (to: number): void => {
-            const zeros = Buffer.alloc(to - at);
-            writeAll(fd, zeros);
-            seen(zeros);
-        };
-        const sections: [keyof SymbolLayout, string | Buffer][] = [
-            ...STREAMED.map((c) => [c, cols.get(c)!.file] as [Streamed, string]),
-            ['contOff', cont.offsets],
-            ['contText', cont.text],
-            ['failedIds', ids],
-            ['failedWhy', Buffer.from(failed.map((f) => f[1]))],
-            ['pointOff', points.offsets],
-            ['points', points.data],
-            ['fileOff', byFile.offsets],
-            ['fileCrc', byFile.crcs],
-        ];
-        // In the file's order; an empty section shares its offset with the next, so it is left out.
-        const bytesOf = (from: string | Buffer): number => (typeof from === 'string' ? [...cols.values()].find((w) => w.file === from)!.bytes : from.length);
-        sections.splice(0, sections.length, ...sections.filter(([, from]) => bytesOf(from) > 0).sort((a, b) => l[a[0]] - l[b[0]]));
-        for (const [name, from] of sections) {
-            pad(l[name]);
-            if (typeof from === 'string') copyInto(fd, from, seen);
-            else {
-                writeAll(fd, from);
-                seen(from);
-            }
-        }
-        pad(l.end);
-        writeAll(fd, hash.digest(), SYMBOL_MAGIC.length);
-        fs.fsyncSync(fd);
-        return at;
-    } finally {
-        fs.closeSync(fd);
     }
 }

@@ -1,33 +1,45 @@
-import fs from 'node:fs';
-import { crc32 } from 'node:zlib';
-import { deflated } from '../../src/symbols/shared/deflated.js';
-import { encodeFileRows } from '../../src/symbols/shared/file-rows-codec.js';
 import { putName, sharedBytes } from '../../src/symbols/shared/name-coding.js';
 import { BLOCK_NAMES, putVarint, RowEncoder, SigEncoder, type Row, type SigPlace } from '../../src/symbols/shared/symbol-codec.js';
+import type { Failure } from '../../src/symbols/shared/symbol-format.js';
 import { BUFFER_BYTES, ColumnWriter } from './table-io.js';
 
 /** The streamed sections of the table, in the file's order (symbol-format.ts). */
 export const STREAMED = ['blockRows', 'blockDefs', 'blockSigs', 'names', 'rows', 'fileRows', 'sigs'] as const;
 export type Streamed = (typeof STREAMED)[number];
-/** Columns of the merge's own: the rows as they are before deflated, and their blocks' starts (for the rows by file). */
-const RAW = ['rawRows', 'rawBlockRows'] as const;
-type Raw = (typeof RAW)[number];
+/**
+ * Every temporary file of a merge, by name: the streamed sections, the rows as they are before
+ * deflated with their blocks' starts, the rows by file's offsets and CRCs, and what the join
+ * takes of the names' stage (`state`, JSON: {@link MergeState}).
+ */
+export const COLUMNS = [...STREAMED, 'rawRows', 'rawBlockRows', 'fileOff', 'fileCrc', 'state'] as const;
+export type Column = (typeof COLUMNS)[number];
+/** A merge's temporary file `c` (`stem` names the merge: `symbols.bin.<pid>.<random>`). */
+export const columnFile = (stem: string, c: Column): string => `${stem}.${COLUMNS.indexOf(c)}.tmp`;
+/** What the join takes of the names' stage besides its columns: counts, the containers in number order, the failed files and the checkpoints. */
+export interface MergeState {
+    names: number;
+    defs: number;
+    nameBytes: number;
+    containers: string[];
+    failed: [number, Failure][];
+    points: [number, string][];
+}
+/** The columns the names' stage writes. */
+const OWN = ['blockDefs', 'blockSigs', 'names', 'sigs', 'rawRows', 'rawBlockRows'] as const;
+type Own = (typeof OWN)[number];
 
 /**
- * The merge's output, one name at a time in sorted order: names front coded in blocks (name-coding.ts), the
- * blocks' starts, their rows (each block's deflated, deflated.ts) and signature places
- * (symbol-codec.ts), each section streamed to its own temporary file. Memory: one block's rows
- * and the name before it. A name is given by {@link begin}, its definitions by {@link row} in
- * file order, then {@link end}.
+ * The merge's output, one name at a time in sorted order: names front coded in blocks
+ * (name-coding.ts), the blocks' starts, their rows raw (deflated a block at a time by a later
+ * stage, merge-stages.ts) and signature places (symbol-codec.ts), each section streamed to its own
+ * temporary file. Memory: the name before. A name is given by {@link begin}, its definitions by
+ * {@link row} in file order, then {@link end}.
  */
 export class TableEncoder {
-    readonly cols: Map<Streamed | Raw, ColumnWriter>;
+    readonly cols: Map<Own, ColumnWriter>;
     readonly #names: ColumnWriter;
     readonly #sigCol: ColumnWriter;
     readonly #rawRows: ColumnWriter;
-    /** The current block's rows (`#blockAt` bytes), deflated when it ends. */
-    #block: Buffer = Buffer.allocUnsafe(1 << 16);
-    #blockAt = 0;
     /** The current name's rows (`#nameAt` bytes, `#count` of them), until its count is written before them. */
     #nameRows: Buffer = Buffer.allocUnsafe(1 << 12);
     #nameAt = 0;
@@ -45,20 +57,17 @@ export class TableEncoder {
     /** The files whose checkpoints hold a CRC-32 of their bytes: their signatures get no check of their own. */
     pointed: ReadonlySet<number> = new Set();
 
-    constructor(stem: string) {
-        this.cols = new Map([...STREAMED, ...RAW].map((name, i) => [name, new ColumnWriter(`${stem}.${i}.tmp`)]));
+    constructor(readonly stem: string) {
+        this.cols = new Map(OWN.map((name) => [name, new ColumnWriter(columnFile(stem, name))]));
         [this.#names, this.#sigCol, this.#rawRows] = [this.col('names'), this.col('sigs'), this.col('rawRows')];
     }
 
-    col(name: Streamed | Raw): ColumnWriter {
+    col(name: Own): ColumnWriter {
         return this.cols.get(name)!;
     }
 
     /** A block starts: where its rows, definitions and signature places begin. */
     #startBlock(): void {
-        if (this.#blockAt > 0) this.col('rows').bytesOf(deflated(this.#block.subarray(0, this.#blockAt)));
-        this.#blockAt = 0;
-        this.col('blockRows').u32(this.col('rows').bytes);
         this.col('rawBlockRows').u32(this.#rawRows.bytes);
         this.col('blockDefs').u32(this.defs);
         this.col('blockSigs').u32(this.#sigCol.bytes);
@@ -96,12 +105,16 @@ export class TableEncoder {
 
     /** The current name's definitions are all given: its count and rows go to the block. */
     end(): void {
-        if (this.#blockAt + 10 + this.#nameAt > this.#block.length) this.#block = grown(this.#block, this.#blockAt, this.#blockAt + 10 + this.#nameAt);
-        const from = this.#blockAt;
-        const at = putVarint(this.#block, from, this.#count);
-        this.#nameRows.copy(this.#block, at, 0, this.#nameAt);
-        this.#blockAt = at + this.#nameAt;
-        this.#rawRows.bytesOf(this.#block.subarray(from, this.#blockAt));
+        const w = this.#rawRows;
+        if (this.#nameAt + 10 <= BUFFER_BYTES) {
+            const at = putVarint(w.buf, w.room(this.#nameAt + 10), this.#count);
+            this.#nameRows.copy(w.buf, at, 0, this.#nameAt);
+            w.wrote(at + this.#nameAt);
+        } else {
+            const count = Buffer.allocUnsafe(10);
+            w.bytesOf(count.subarray(0, putVarint(count, 0, this.#count)));
+            w.bytesOf(this.#nameRows.subarray(0, this.#nameAt));
+        }
         this.names++;
         this.defs += this.#count;
         [this.#nameAt, this.#count] = [0, 0];
@@ -118,29 +131,6 @@ export class TableEncoder {
     finish(): void {
         this.#startBlock();
         for (const w of this.cols.values()) w.flush();
-    }
-
-    /**
-     * The rows by file (file-rows-codec.ts) of the rows written, once finished, for a table of
-     * `tableSize` entries, each file's deflated (deflated.ts) and streamed to the `fileRows`
-     * column; their offsets and CRC-32s returned. Memory: the raw rows and their rows by file, at
-     * the merge's end only (some 60 MB for the Linux tree), so that a serving process makes
-     * nothing of them; the deflated units are not held.
-     */
-    byFile(tableSize: number): { offsets: Buffer; crcs: Buffer } {
-        const u32s = (c: Raw | Streamed): Uint32Array => new Uint32Array(new Uint8Array(fs.readFileSync(this.col(c).file)).buffer);
-        const raw = encodeFileRows(fs.readFileSync(this.col('rawRows').file), u32s('rawBlockRows'), u32s('blockDefs'), this.names, tableSize);
-        const out = this.col('fileRows');
-        const [offsets, crcs] = [Buffer.alloc(4 * (tableSize + 1)), Buffer.alloc(4 * tableSize)];
-        for (let f = 0; f < tableSize; f++) {
-            const z = deflated(raw.data.subarray(raw.offsets.readUInt32LE(4 * f), raw.offsets.readUInt32LE(4 * f + 4)));
-            offsets.writeUInt32LE(out.bytes, 4 * f);
-            crcs.writeUInt32LE(crc32(z), 4 * f);
-            out.bytesOf(z);
-        }
-        offsets.writeUInt32LE(out.bytes, 4 * tableSize);
-        out.flush();
-        return { offsets, crcs };
     }
 }
 

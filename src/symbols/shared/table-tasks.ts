@@ -37,6 +37,14 @@ export interface SymbolsMergeTask {
      * dropped, the second parse's outcome stands.
      */
     retried?: number[];
+    /**
+     * One stage of the merge (none: all of them in turn): `names` reads the parts, `rows` and
+     * `file-rows` (which may run side by side) take the names' columns, `join` writes `out`. The
+     * stages share `stem`, the temporary files' prefix; `names` is the count the names' stage gave.
+     */
+    stage?: 'names' | 'rows' | 'file-rows' | 'join';
+    stem?: string;
+    names?: number;
     nice?: number;
     idle?: boolean;
 }

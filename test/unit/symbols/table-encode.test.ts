@@ -1,8 +1,9 @@
 /**
- * The merge's encoder (workers/symbols/table-encode.ts): every section that grows with the tree
- * goes to a temporary column as it is made. The rows by file are deflated a file at a time into
- * their column, and only their offsets and CRC-32s (four bytes each per table entry) come back
- * in memory; the bytes in the column are each file's rows by file, deflated.
+ * The merge's encoder (workers/symbols/table-encode.ts) and the stages after it
+ * (merge-stages.ts): every section that grows with the tree goes to a temporary column as it is
+ * made. The rows by file are deflated a file at a time into their column, their offsets and
+ * CRC-32s (four bytes each per table entry) into columns of their own; the rows by name are
+ * deflated a block at a time from the raw rows.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,15 +11,18 @@ import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { inflated } from '../../../src/symbols/shared/deflated.js';
 import { encodeFileRows } from '../../../src/symbols/shared/file-rows-codec.js';
-import { TableEncoder } from '../../../workers/symbols/table-encode.js';
+import { deflateRows, fileRows, u32Column } from '../../../workers/symbols/merge-stages.js';
+import { columnFile, TableEncoder } from '../../../workers/symbols/table-encode.js';
+import { BLOCK_NAMES } from '../../../src/symbols/shared/symbol-codec.js';
 import { tempDir } from '../../support/helpers.js';
 
 const TABLE = 3_000;
 
 describe('the merge encoder', () => {
-    it('streams the rows by file to their column a file at a time, keeping only offsets and CRCs', () => {
+    it('streams the rows by file to their column a file at a time, with their offsets and CRCs in columns of their own', () => {
         const dir = tempDir('lcf-table-encode-');
-        const enc = new TableEncoder(path.join(dir, 'symbols.bin.1.00000000'));
+        const stem = path.join(dir, 'symbols.bin.1.00000000');
+        const enc = new TableEncoder(stem);
         try {
             // 20,000 names over files 1-2,899 and ids past the table (left out), some files with none.
             for (let i = 0; i < 20_000; i++) {
@@ -26,28 +30,67 @@ describe('the merge encoder', () => {
                 enc.add(`name_${String(i).padStart(5, '0')}`, rows, rows.map(() => [-1, 0, 0]));
             }
             enc.finish();
-            const byFile = enc.byFile(TABLE);
-            expect(Object.keys(byFile).sort(), 'what the merge holds of them').toEqual(['crcs', 'offsets']);
-            const col = fs.readFileSync(enc.col('fileRows').file);
-            expect(col.length).toBe(enc.col('fileRows').bytes);
-            expect(byFile.offsets.readUInt32LE(4 * TABLE)).toBe(col.length);
-            // The same rows by file made in memory from the raw rows, as the format defines them.
-            const u32s = (c: 'rawBlockRows' | 'blockDefs'): Uint32Array => new Uint32Array(new Uint8Array(fs.readFileSync(enc.col(c).file)).buffer);
-            const raw = encodeFileRows(fs.readFileSync(enc.col('rawRows').file), u32s('rawBlockRows'), u32s('blockDefs'), enc.names, TABLE);
-            let [withRows, without] = [0, 0];
-            for (let f = 0; f < TABLE; f++) {
-                const [from, to] = [byFile.offsets.readUInt32LE(4 * f), byFile.offsets.readUInt32LE(4 * f + 4)];
-                const unit = col.subarray(from, to);
-                const want = raw.data.subarray(raw.offsets.readUInt32LE(4 * f), raw.offsets.readUInt32LE(4 * f + 4));
-                expect(byFile.crcs.readUInt32LE(4 * f)).toBe(crc32(unit));
-                expect(inflated(unit, want.length + 1).equals(want), `file ${f}`).toBe(true);
-                if (want.length > 0) withRows++;
-                else without++;
-            }
-            expect(withRows).toBe(2_899);
-            expect(without).toBe(TABLE - 2_899);
         } finally {
             for (const w of enc.cols.values()) w.close();
         }
+        fileRows(stem, TABLE, enc.names);
+        const byFile = { offsets: fs.readFileSync(columnFile(stem, 'fileOff')), crcs: fs.readFileSync(columnFile(stem, 'fileCrc')) };
+        expect([byFile.offsets.length, byFile.crcs.length]).toEqual([4 * (TABLE + 1), 4 * TABLE]);
+        const col = fs.readFileSync(columnFile(stem, 'fileRows'));
+        expect(byFile.offsets.readUInt32LE(4 * TABLE)).toBe(col.length);
+        // The same rows by file made in memory from the raw rows, as the format defines them.
+        const raw = encodeFileRows(fs.readFileSync(columnFile(stem, 'rawRows')), u32Column(stem, 'rawBlockRows'), u32Column(stem, 'blockDefs'), enc.names, TABLE);
+        let [withRows, without] = [0, 0];
+        for (let f = 0; f < TABLE; f++) {
+            const [from, to] = [byFile.offsets.readUInt32LE(4 * f), byFile.offsets.readUInt32LE(4 * f + 4)];
+            const unit = col.subarray(from, to);
+            const want = raw.data.subarray(raw.offsets.readUInt32LE(4 * f), raw.offsets.readUInt32LE(4 * f + 4));
+            expect(byFile.crcs.readUInt32LE(4 * f)).toBe(crc32(unit));
+            expect(inflated(unit, want.length + 1).equals(want), `file ${f}`).toBe(true);
+            if (want.length > 0) withRows++;
+            else without++;
+        }
+        expect(withRows).toBe(2_899);
+        expect(without).toBe(TABLE - 2_899);
+    });
+
+    it('deflates the rows by name a block at a time, each unit the block\'s raw rows', () => {
+        const dir = tempDir('lcf-table-encode-');
+        const stem = path.join(dir, 'symbols.bin.1.00000000');
+        const enc = new TableEncoder(stem);
+        try {
+            // 1,000 names: 31 full blocks and one of 8, a name of 3,000 definitions among them (a block past the read buffer).
+            for (let i = 0; i < 1_000; i++) {
+                const rows = Array.from({ length: i === 500 ? 3_000 : 1 + (i % 3) }, (_, j) => ({ file: 1 + ((i + j) % 50), line: 1 + j, end: 2 + j, cont: 0, kind: 1 }));
+                enc.add(`n${String(i).padStart(4, '0')}`, rows, rows.map(() => [-1, 0, 0]));
+            }
+            enc.finish();
+        } finally {
+            for (const w of enc.cols.values()) w.close();
+        }
+        deflateRows(stem);
+        const [raw, rawStarts] = [fs.readFileSync(columnFile(stem, 'rawRows')), u32Column(stem, 'rawBlockRows')];
+        const [rows, starts] = [fs.readFileSync(columnFile(stem, 'rows')), u32Column(stem, 'blockRows')];
+        expect(starts.length).toBe(Math.ceil(1_000 / BLOCK_NAMES) + 1);
+        expect(rawStarts.length).toBe(starts.length);
+        expect(starts[starts.length - 1]).toBe(rows.length);
+        for (let b = 0; b + 1 < starts.length; b++) {
+            const want = raw.subarray(rawStarts[b]!, rawStarts[b + 1]!);
+            expect(inflated(rows.subarray(starts[b]!, starts[b + 1]!), want.length + 1).equals(want), `block ${b}`).toBe(true);
+        }
+    });
+
+    it('fails the rows\' stage on raw rows cut short', () => {
+        const dir = tempDir('lcf-table-encode-');
+        const stem = path.join(dir, 'symbols.bin.1.00000000');
+        const enc = new TableEncoder(stem);
+        try {
+            for (let i = 0; i < 100; i++) enc.add(`n${i}`, [{ file: 1, line: i + 1, end: i + 1, cont: 0, kind: 1 }], [[-1, 0, 0]]);
+            enc.finish();
+        } finally {
+            for (const w of enc.cols.values()) w.close();
+        }
+        fs.truncateSync(columnFile(stem, 'rawRows'), 10);
+        expect(() => deflateRows(stem)).toThrow(/raw rows are cut short/);
     });
 });
