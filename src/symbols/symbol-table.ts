@@ -10,9 +10,10 @@ import type { TreeIndex } from '../search-index/tree-index.js';
 import type { ServedGeneration } from '../search-index/tree-state.js';
 import { languageOf } from './shared/languages.js';
 import { SYMBOLS_FILE } from './shared/symbol-format.js';
-import type { SymbolsMergeResult, SymbolsMergeTask, SymbolsPartResult, SymbolsPartTask } from './shared/table-tasks.js';
+import type { SymbolsPartResult, SymbolsPartTask } from './shared/table-tasks.js';
 import { SymbolStore } from './symbol-store.js';
 import { BIG_FILE } from './parse.js';
+import { merge } from './table-merge.js';
 
 /**
  * Bytes of source per part task: a few seconds of parsing, so the build's threads stop soon when
@@ -255,10 +256,8 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
             await runPart(parts.length - 1, own, limits.retryMs);
         }
         await own.close();
-        const merge: SymbolsMergeTask = { op: 'symbols-merge', parts: outs, tableSize: served.table.size, out: file, retried };
-        const r = (await pool.run(merge, { sharedNice: served.sharedNice() })) as SymbolsMergeResult;
+        const r = await merge(pool, served, { op: 'symbols-merge', parts: outs, tableSize: served.table.size, out: file, retried, stem: `${file}.${process.pid}.${tag}` });
         await pool.close();
-        if (!r.ok) throw new Error(`symbols merge failed: ${r.message}`);
         return { files, definitions: r.definitions, names: r.names, bytes: r.bytes, ms: Math.round(performance.now() - t0) };
     } catch (err) {
         await Promise.all([pool.stop(), own.stop()]);
