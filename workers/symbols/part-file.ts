@@ -110,18 +110,32 @@ export class PartReader {
         try {
             this.#size = fs.fstatSync(this.#fd).size;
             this.#need(PART_MAGIC.length + 8);
+            if (this.#to < PART_MAGIC.length + 8) this.#fail('cut short');
             if (!this.#buf.subarray(0, PART_MAGIC.length).equals(PART_MAGIC)) this.#fail('not a part file');
             this.#left = this.#buf.readUInt32LE(PART_MAGIC.length);
             const json = this.#buf.readUInt32LE(PART_MAGIC.length + 4);
             if (json > this.#size) this.#fail('cut short');
             this.#at = PART_MAGIC.length + 8;
             this.#need(json);
-            this.head = JSON.parse(this.#buf.toString('utf8', this.#at, this.#at + json)) as PartHead;
+            if (this.#to - this.#at < json) this.#fail('cut short');
+            this.head = this.#headOf(this.#buf.toString('utf8', this.#at, this.#at + json));
             this.#at += json;
         } catch (err) {
             fs.closeSync(this.#fd);
             throw err;
         }
+    }
+
+    /** The head's JSON, as far as the merge takes it before the part's CRC is checked: two lists. */
+    #headOf(json: string): PartHead {
+        let head: unknown;
+        try {
+            head = JSON.parse(json);
+        } catch {
+            this.#fail('its head is not JSON');
+        }
+        if (!Array.isArray(head) || head.length !== 2 || !head.every((l) => Array.isArray(l))) this.#fail('its head is not two lists');
+        return head as PartHead;
     }
 
     /** Reads the next record into the reader's fields; `false` after the last (the part then checked whole). */
@@ -160,6 +174,7 @@ export class PartReader {
         if (n === 0) return null;
         if (n - 1 > this.#size) this.#fail('a string past its end');
         this.#need(n - 1);
+        if (this.#at + n - 1 > this.#to) this.#fail('cut short');
         const s = this.#buf.toString('utf8', this.#at, this.#at + n - 1);
         this.#at += n - 1;
         return s;
