@@ -217,7 +217,8 @@ export class PartReader {
 
     /** After the last record: the CRC-32 of every byte before it, then the file's end. */
     #end(): void {
-        this.#need(4);
+        // Five asked for: a byte past the CRC is read if there is one.
+        this.#need(5);
         if (this.#to - this.#at !== 4) this.#fail(this.#to - this.#at < 4 ? 'cut short' : 'bytes past its records');
         const crc = crc32(this.#buf.subarray(this.#crcAt, this.#at), this.#crc);
         if (crc !== this.#buf.readUInt32LE(this.#at)) this.#fail('checksum does not match');

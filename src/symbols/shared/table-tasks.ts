@@ -6,7 +6,7 @@ import type { WorkerFailureCode } from '../../errors/shared/errors.js';
  * joined into the generation's `symbols.bin` (symbol-format.ts).
  */
 
-/** Parses `paths` (relative to `root`, table ids `ids`) and writes their definitions to `out` as JSON (`PartFile[]`). */
+/** Parses `paths` (relative to `root`, table ids `ids`) and writes their definitions to the part file `out` (symbol-format.ts, `PART_MAGIC`). */
 export interface SymbolsPartTask {
     op: 'symbols-part';
     root: string;
