@@ -6,8 +6,8 @@ import type { SymbolsMergeResult, SymbolsMergeTask } from './shared/table-tasks.
 
 /**
  * The symbol table's merge (workers/symbols/symbols-table.ts) in its stages on the build's pool:
- * the names', then the rows deflated and the rows by file side by side (some 40% of the merge's
- * CPU, which one thread ran while the other core waited), then the join. When a stage fails, the
+ * the names', then the rows deflated and the rows by file side by side (nearly half of the merge's
+ * CPU on the Linux tree, which one thread ran while the other core waited), then the join. When a stage fails, the
  * one beside it is waited for and every temporary file of the merge (`task.stem` and a suffix)
  * removed, so that none is made after.
  */
