@@ -2,9 +2,8 @@ import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { nativeGate, watchNativeGate, workerEntry } from './pool.js';
-import { WASM_CHANNEL_FIELD } from './shared/wasm-modules.js';
 import { releaseSoon } from './release-memory.js';
-import { wasmModuleChannel } from './wasm-modules.js';
+import { wasmWorkerData } from './wasm-modules.js';
 
 /**
  * The process's pools for the index's background work: builds, merges and the listings of a
@@ -107,7 +106,7 @@ function newPool(threads: number, heap: HeapLimits = {}): Piscina {
     watchNativeGate();
     const resourceLimits = { ...(heap.youngMb !== undefined && { maxYoungGenerationSizeMb: heap.youngMb }), ...(heap.oldMb !== undefined && { maxOldGenerationSizeMb: heap.oldMb }) };
     const limits = Object.keys(resourceLimits).length === 0 ? {} : { resourceLimits };
-    const pool = new Piscina({ ...workerEntry(), workerData: { nativeGate, [WASM_CHANNEL_FIELD]: wasmModuleChannel() }, minThreads: 0, maxThreads: threads, idleTimeout: idleMs, ...limits });
+    const pool = new Piscina({ ...workerEntry(), workerData: { nativeGate, ...wasmWorkerData() }, minThreads: 0, maxThreads: threads, idleTimeout: idleMs, ...limits });
     // A thread that dies outside a task is replaced on the next one; nothing to report.
     pool.on('error', () => undefined);
     // Memory: a thread's C heap arena outlives it (glibc hands it to the next thread) with what the

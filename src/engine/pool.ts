@@ -5,8 +5,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 import { createLedger, releaseThread } from '../fs/shared/fd-ledger.js';
 import { closeGate, createGate, releaseGate } from '../fs/shared/native-gate.js';
-import { WASM_CHANNEL_FIELD } from './shared/wasm-modules.js';
-import { wasmModuleChannel } from './wasm-modules.js';
+import { wasmWorkerData } from './wasm-modules.js';
 
 /**
  * The piscina pool behind an engine (engine.ts): the worker code it starts (the build's, or the
@@ -112,7 +111,7 @@ export function createPool(maxThreads: number, workerNice: number): { pool: Pisc
     watchNativeGate();
     const pool = new Piscina({
         ...workerEntry(),
-        workerData: { fdLedger: ledger, nice: workerNice, nativeGate, [WASM_CHANNEL_FIELD]: wasmModuleChannel() },
+        workerData: { fdLedger: ledger, nice: workerNice, nativeGate, ...wasmWorkerData() },
         // Threads start as tasks need them, not all at once: a search of a small tree runs one
         // task, so a short-lived host (a CLI call, a test) starts one thread, not maxThreads (a
         // start costs some 90-120 ms of CPU). keepStarted keeps them once started.

@@ -1,5 +1,5 @@
 import { BroadcastChannel, workerData } from 'node:worker_threads';
-import { WASM_CHANNEL_FIELD, wasm, type WasmModule, type WasmModuleReply, type WasmModuleRequest } from '../../src/engine/shared/wasm-modules.js';
+import { WASM_CHANNEL_FIELD, WASM_KNOWN_FIELD, wasm, type WasmModule, type WasmModuleReply, type WasmModuleRequest } from '../../src/engine/shared/wasm-modules.js';
 
 /**
  * A pool thread's side of the process's compiled WebAssembly modules (src/engine/shared/wasm-modules.ts):
@@ -8,6 +8,17 @@ import { WASM_CHANNEL_FIELD, wasm, type WasmModule, type WasmModuleReply, type W
 
 let channel: BroadcastChannel | undefined;
 const known = new Map<string, WasmModule | null>();
+let seeded = false;
+
+/** The modules the host had compiled when this thread started (its `workerData`), kept without asking. */
+function seed(data: Record<string, unknown> | null | undefined): void {
+    seeded = true;
+    const list = data?.[WASM_KNOWN_FIELD];
+    if (!Array.isArray(list)) return;
+    for (const pair of list as unknown[]) {
+        if (Array.isArray(pair) && typeof pair[0] === 'string' && pair[1] instanceof wasm.Module) known.set(pair[0], pair[1] as WasmModule);
+    }
+}
 const waiting = new Map<string, ((m: WasmModule | null) => void)[]>();
 
 function open(name: string): BroadcastChannel {
@@ -31,8 +42,10 @@ function open(name: string): BroadcastChannel {
  * pool serves none (a thread started by another host) or the file did not compile there.
  */
 export function sharedWasmModule(file: string): Promise<WasmModule | null> {
-    const name = (workerData as Record<string, unknown> | null | undefined)?.[WASM_CHANNEL_FIELD];
+    const data = workerData as Record<string, unknown> | null | undefined;
+    const name = data?.[WASM_CHANNEL_FIELD];
     if (typeof name !== 'string') return Promise.resolve(null);
+    if (!seeded) seed(data);
     const had = known.get(file);
     if (had !== undefined) return Promise.resolve(had);
     channel ??= open(name);

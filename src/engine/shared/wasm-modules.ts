@@ -21,6 +21,12 @@ export const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssem
 /** The `workerData` field naming the broadcast channel on which the host serves modules. */
 export const WASM_CHANNEL_FIELD = 'wasmModules';
 
+/**
+ * The `workerData` field listing the modules the host had compiled when the thread started, as
+ * `[file, module]` pairs: a thread knows them without asking on the channel.
+ */
+export const WASM_KNOWN_FIELD = 'wasmModulesKnown';
+
 /** A thread asks for the module of a `.wasm` file (an absolute path). */
 export interface WasmModuleRequest {
     kind: 'want';

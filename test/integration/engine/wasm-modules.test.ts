@@ -75,6 +75,40 @@ describe('compiled WebAssembly modules shared by the threads', () => {
         expect(fs.readdirSync(dir).sort()).toEqual(['bad.wasm', 'grammar.txt']);
     });
 
+    it('gives a thread started after the host compiled a module that module, which it then does not ask for', async () => {
+        const dir = tempDir('lcf-wasm-known-');
+        fs.writeFileSync(path.join(dir, 'a.c'), 'struct s { int x; };\nint f(void) { return 0; }\n');
+        const task = { op: 'symbols' as const, files: [{ shown: 'a.c', real: path.join(dir, 'a.c') }], realRoots: null, maxBytes: 1 << 20, parseMs: 60_000 };
+        // A first engine's thread asks for the runtime and the C grammar: the host compiles them.
+        const first = new Engine({ maxThreads: 1, maxPoolThreads: 1, workerNice: 0 });
+        const expected = await first.run<SymbolsResult>(task).finally(() => first.close());
+        const ch = new BroadcastChannel(wasmModuleChannel());
+        const wants: string[] = [];
+        const marker = grammar('tree-sitter-python.wasm');
+        let markerAnswered = (): void => undefined;
+        ch.onmessage = (event: unknown): void => {
+            const data = (event as { data: { kind: string; file: string } }).data;
+            if (data.kind === 'want' && data.file !== marker) wants.push(path.basename(data.file));
+            if (data.kind === 'module' && data.file === marker) markerAnswered();
+        };
+        const second = new Engine({ maxThreads: 1, maxPoolThreads: 1, workerNice: 0 });
+        try {
+            expect(await second.run<SymbolsResult>(task)).toEqual(expected);
+            // The channel delivers in order: once the host's answer to a later request is seen
+            // here, so is every request the new thread made before it.
+            const answered = new Promise<void>((resolve) => (markerAnswered = resolve));
+            const asker = new BroadcastChannel(wasmModuleChannel());
+            asker.postMessage({ kind: 'want', file: marker });
+            await answered;
+            asker.close();
+        } finally {
+            ch.close();
+            await second.close();
+        }
+        expect(expected.files[0]!.ok).toBe(true);
+        expect(wants).toEqual([]);
+    });
+
     describe('pool threads parsing with the shared grammars', () => {
         const engine = new Engine({ maxThreads: 2, maxPoolThreads: 2, workerNice: 0 });
         afterAll(() => engine.close());
