@@ -3,6 +3,15 @@ import type { Node } from 'web-tree-sitter';
 /** Declarators that wrap the one they name in a type: the innermost of them says what the name is. */
 const DERIVED: ReadonlySet<string> = new Set(['pointer_declarator', 'array_declarator', 'function_declarator', 'reference_declarator']);
 
+/** A declared name, where the walk down a declarator ends: a C++ `A::count` names a member defined outside its class. */
+const NAMES: ReadonlySet<string> = new Set(['identifier', 'qualified_identifier']);
+
+interface Declared {
+    name: Node;
+    span: Node;
+    sigStart: number | undefined;
+}
+
 /**
  * The variable a C or C++ declaration's declarator `top` declares, walked down its nesting
  * (`*const *x`, `b[2][2]`, `(*fp)(void)`, `(*x[4])(void)`), and the node whose span is the
@@ -10,12 +19,13 @@ const DERIVED: ReadonlySet<string> = new Set(['pointer_declarator', 'array_decla
  * declarator alone (its own line, and the references on it enclosed by it). `undefined` when it
  * declares a function (`f(void)`, `*f(int)`, `(*get(void))[3]`: the declarator nearest the name
  * is a function's) or a name in parentheses alone (`T (name)`), which is how the grammar reads a
- * macro call at file scope (`static DEFINE_MUTEX(lock);`).
+ * macro call at file scope (`static DEFINE_MUTEX(lock);`). A name the grammar took from an
+ * annotation macro is the variable's beside it ({@link annotated}).
  */
-export function declaredVariable(declaration: Node, top: Node): { name: Node; span: Node; sigStart: number | undefined } | undefined {
+export function declaredVariable(declaration: Node, top: Node): Declared | undefined {
     let n: Node | null = top;
     let nearest = '';
-    while (n !== null && n.type !== 'identifier') {
+    while (n !== null && !NAMES.has(n.type)) {
         const type: string = n.type;
         if (DERIVED.has(type)) nearest = type;
         else if (type === 'parenthesized_declarator') nearest = type;
@@ -23,15 +33,92 @@ export function declaredVariable(declaration: Node, top: Node): { name: Node; sp
         n = n.childForFieldName('declarator') ?? firstDeclarator(n);
     }
     if (n === null || nearest === 'function_declarator' || nearest === 'parenthesized_declarator') return undefined;
-    if (declaration.childForFieldName('declarator')?.id === top.id) return { name: n, span: declaration, sigStart: undefined };
+    if (declaration.hasError) {
+        const a = annotated(declaration);
+        if (a?.macro.id === n.id && a.name !== undefined) n = a.name;
+    }
+    return spanned(declaration, top, n);
+}
+
+/**
+ * The type a typedef's declarator `top` names, walked down as a variable's is (`*pa`, `buf_t[16]`,
+ * `(*fn)(void)`: a function's type is a type), with its span as a declaration's declarators have
+ * theirs; `undefined` when no type name ends the walk.
+ */
+export function declaredType(typedef: Node, top: Node): Declared | undefined {
+    let n: Node | null = top;
+    while (n !== null && n.type !== 'type_identifier') {
+        const type: string = n.type;
+        if (!DERIVED.has(type) && type !== 'parenthesized_declarator' && type !== 'attributed_declarator') return undefined;
+        n = n.childForFieldName('declarator') ?? firstDeclarator(n);
+    }
+    return n === null ? undefined : spanned(typedef, top, n);
+}
+
+function spanned(declaration: Node, top: Node, name: Node): Declared {
+    if (declaration.childForFieldName('declarator')?.id === top.id) return { name, span: declaration, sigStart: undefined };
     // A later declarator's signature starts where its declaration does when on its line (`T a = {1}, b = {2};`).
-    return { name: n, span: top, sigStart: declaration.startPosition.row === top.startPosition.row ? declaration.startIndex : undefined };
+    return { name, span: top, sigStart: declaration.startPosition.row === top.startPosition.row ? declaration.startIndex : undefined };
 }
 
 /** The declarator a node without a `declarator` field holds (inside parentheses, a C++ `&`, an attributed one). */
 function firstDeclarator(node: Node): Node | null {
     for (const c of node.namedChildren) {
-        if (c !== null && (c.type === 'identifier' || c.type.endsWith('_declarator'))) return c;
+        if (c !== null && (c.type === 'identifier' || c.type === 'type_identifier' || c.type.endsWith('_declarator'))) return c;
     }
     return null;
+}
+
+/** How kernel annotation macros are spelled (`__initdata`, `__read_mostly`, `____cacheline_aligned`). */
+const ANNOTATION = /^__\w+$/;
+
+/**
+ * Whether a C declaration's errors are an annotation macro beside a variable's name and where that
+ * name is: `undefined` without errors (one in an initializer list, such as a directive among its
+ * items, does not count), `null` for errors of another kind. The grammar cannot expand the macro:
+ * it takes one of the two names for the declarator and leaves the other in an error node
+ * (`T x __initdata = 1`, `T __net_initdata x = {`, `T __rcu *x`, `T *x __read_mostly`), or ends the
+ * declaration before the macro (`char buf[16] __initdata;`, `int x __attribute__((unused)) = 2;`:
+ * `name` undefined, the declarators are right). Of the two names, the macro is the second when it
+ * is spelled as one, else the first when that is; neither (`T x MACRO;`): not told.
+ */
+export function annotated(declaration: Node): { macro: Node; name: Node | undefined } | undefined | null {
+    const errors: Node[] = [];
+    errorsIn(declaration, errors);
+    if (errors.length === 0) return undefined;
+    const e = errors[0]!;
+    if (errors.length > 1) return null;
+    if (e.isMissing) {
+        // The `;` the grammar supplied before the macro, which stands after it on the same line.
+        const next = declaration.nextSibling;
+        if (e.id !== declaration.lastChild?.id || next === null || next.startPosition.row !== e.startPosition.row) return null;
+        const macro = next.type === 'expression_statement' && next.namedChildCount === 1 ? next.firstNamedChild : next.type === 'ERROR' ? next.firstChild : null;
+        if (macro?.type === 'attribute_specifier' || (macro?.type === 'identifier' && ANNOTATION.test(macro.text) && next.text.endsWith(';'))) return { macro, name: undefined };
+        return null;
+    }
+    const held = e.namedChildCount === 1 ? innermost(e.firstNamedChild) : null;
+    const p = e.parent;
+    const beside = p?.type === 'declaration' ? (e.nextNamedSibling ?? e.previousNamedSibling) : p?.childForFieldName('declarator') ?? null;
+    const other = innermost(beside);
+    if (held === null || other === null) return null;
+    const [first, second] = held.startIndex < other.startIndex ? [held, other] : [other, held];
+    if (ANNOTATION.test(second.text)) return { macro: second, name: first };
+    return ANNOTATION.test(first.text) ? { macro: first, name: second } : null;
+}
+
+/** The error and missing nodes of a declaration, outside its initializers' values. */
+function errorsIn(node: Node, out: Node[]): void {
+    const value = node.type === 'init_declarator' ? node.childForFieldName('value')?.id : undefined;
+    for (const c of node.children) {
+        if (c === null || c.id === value) continue;
+        if (c.type === 'ERROR' || c.isMissing) out.push(c);
+        else if (c.hasError) errorsIn(c, out);
+    }
+}
+
+/** The identifier a plain declarator names (`x`, `*x`, `x[4]`, `x = 1`), else `null`. */
+function innermost(node: Node | null): Node | null {
+    let n = node;
+    while (n !== null && (n.type === 'pointer_declarator' || n.type === 'array_declarator' || n.type === 'init_declarator')) n = n.childForFieldName('declarator');
+    return n?.type === 'identifier' ? n : null;
 }

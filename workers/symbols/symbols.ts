@@ -16,7 +16,7 @@ import { checkpointsOf, matchesAround, regionsFor, regionsHold } from './regions
 import { atFileScope, keep, objectOwner } from './keep.js';
 import { lostMacros, patchedStart, realName, withoutLoneMacros } from './repairs.js';
 import { withoutBodies } from './bodies.js';
-import { declaredVariable } from './declarators.js';
+import { declaredType, declaredVariable } from './declarators.js';
 import { definitionsTree } from './bodies-tree.js';
 import { directiveFile, macroDefinitions } from './directives.js';
 import type { Node, Parser, QueryMatch, Range, Tree } from 'web-tree-sitter';
@@ -198,10 +198,10 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
             else if (c.name.startsWith('definition.')) [node, kind] = [c.node, c.name.slice('definition.'.length)];
         }
         if (node === undefined || kind === undefined || name === undefined) continue;
-        // Each declarator of a C declaration is a variable of its own, spanning its declarator but the first.
+        // Each declarator of a C declaration or typedef is a definition of its own, spanning its declarator but the first.
         let [span, sigStart]: [Node, number | undefined] = [node, undefined];
-        if (cLike && node.type === 'declaration') {
-            const v = declaredVariable(node, name);
+        if (cLike && (node.type === 'declaration' || node.type === 'type_definition')) {
+            const v = node.type === 'declaration' ? declaredVariable(node, name) : declaredType(node, name);
             if (v === undefined) continue;
             [name, span, sigStart] = [v.name, v.span, v.sigStart];
         }
