@@ -43,9 +43,13 @@ export function declaredVariable(declaration: Node, top: Node): Declared | undef
 /**
  * The type a typedef's declarator `top` names, walked down as a variable's is (`*pa`, `buf_t[16]`,
  * `(*fn)(void)`: a function's type is a type), with its span as a declaration's declarators have
- * theirs; `undefined` when no type name ends the walk.
+ * theirs; `undefined` when no type name ends the walk, or the declarator is a macro's argument list.
  */
 export function declaredType(typedef: Node, top: Node): Declared | undefined {
+    // `typedef MACRO(x) name;` reads as a type `MACRO` and a declarator `(x)`; a typedef read with an
+    // error (directives or macros inside its type) may hold any words as declarators: its first only.
+    if (top.type === 'parenthesized_declarator') return undefined;
+    if (typedef.hasError && typedef.childForFieldName('declarator')?.id !== top.id) return undefined;
     let n: Node | null = top;
     while (n !== null && n.type !== 'type_identifier') {
         const type: string = n.type;
@@ -78,9 +82,11 @@ const ANNOTATION = /^__\w+$/;
  * items, does not count), `null` for errors of another kind. The grammar cannot expand the macro:
  * it takes one of the two names for the declarator and leaves the other in an error node
  * (`T x __initdata = 1`, `T __net_initdata x = {`, `T __rcu *x`, `T *x __read_mostly`), or ends the
- * declaration before the macro (`char buf[16] __initdata;`, `int x __attribute__((unused)) = 2;`:
- * `name` undefined, the declarators are right). Of the two names, the macro is the second when it
- * is spelled as one, else the first when that is; neither (`T x MACRO;`): not told.
+ * declaration at the second name, which heads a statement after it (`char buf[16] __initdata;`,
+ * `static bool __read_mostly x;`, `int x __read_mostly = 1;`). Of the two names, the macro is the
+ * second when it is spelled as one, else the first when that is; neither (`T x MACRO;`): not
+ * told. `name`: the variable's, where the grammar took the macro for it; undefined for
+ * `int x __attribute__((unused)) = 2;` (the declaration ends before the attribute).
  */
 export function annotated(declaration: Node): { macro: Node; name: Node | undefined } | undefined | null {
     const errors: Node[] = [];
@@ -89,21 +95,39 @@ export function annotated(declaration: Node): { macro: Node; name: Node | undefi
     const e = errors[0]!;
     if (errors.length > 1) return null;
     if (e.isMissing) {
-        // The `;` the grammar supplied before the macro, which stands after it on the same line.
+        // The `;` the grammar supplied at the second name, which then heads a statement of its own
+        // on the line (`__initdata;`, `x;`, `*x;`, `__read_mostly = 1;`, `x = 1;`).
         const next = declaration.nextSibling;
         if (e.id !== declaration.lastChild?.id || next === null || next.startPosition.row !== e.startPosition.row) return null;
-        const macro = next.type === 'expression_statement' && next.namedChildCount === 1 ? next.firstNamedChild : next.type === 'ERROR' ? next.firstChild : null;
-        if (macro?.type === 'attribute_specifier' || (macro?.type === 'identifier' && ANNOTATION.test(macro.text) && next.text.endsWith(';'))) return { macro, name: undefined };
-        return null;
+        if (next.type === 'ERROR' && next.firstChild?.type === 'attribute_specifier') return { macro: next.firstChild, name: undefined };
+        const declarators = declaration.childrenForFieldName('declarator');
+        const last = innermost(declarators[declarators.length - 1] ?? null);
+        const head = next.type === 'expression_statement' && next.text.endsWith(';') ? headOf(next.firstNamedChild) : null;
+        return last === null || head === null ? null : told(last, head);
     }
     const held = e.namedChildCount === 1 ? innermost(e.firstNamedChild) : null;
     const p = e.parent;
     const beside = p?.type === 'declaration' ? (e.nextNamedSibling ?? e.previousNamedSibling) : p?.childForFieldName('declarator') ?? null;
     const other = innermost(beside);
     if (held === null || other === null) return null;
-    const [first, second] = held.startIndex < other.startIndex ? [held, other] : [other, held];
+    return held.startIndex < other.startIndex ? told(held, other) : told(other, held);
+}
+
+/** Of two names in a row, the macro and the variable's name: the second is the macro when spelled as one, else the first when that is. */
+function told(first: Node, second: Node): { macro: Node; name: Node | undefined } | null {
     if (ANNOTATION.test(second.text)) return { macro: second, name: first };
     return ANNOTATION.test(first.text) ? { macro: first, name: second } : null;
+}
+
+/** The identifier an expression statement the grammar made of a declarator's rest starts with (`x`, `*x`, `x[4]`, `x = 1`). */
+function headOf(node: Node | null): Node | null {
+    let n = node;
+    while (n !== null && n.type !== 'identifier') {
+        if (n.type === 'pointer_expression' || n.type === 'subscript_expression') n = n.childForFieldName('argument');
+        else if (n.type === 'assignment_expression') n = n.childForFieldName('left');
+        else return null;
+    }
+    return n;
 }
 
 /** The error and missing nodes of a declaration, outside its initializers' values. */

@@ -20,7 +20,7 @@ async function outline(name: string, text: string): Promise<string[]> {
     return r.definitions.map((d) => `${d.line}-${d.endLine} ${d.kind} ${[...d.container, d.name].join('.')} — ${d.signature}`);
 }
 
-const TYPEDEFS = ['typedef int t1, *t2;', 'typedef struct s { int a; } a, *pa;', 'typedef int (*fn1)(void), (*fn2)(int);', 'typedef char buf_t[16], *names_t[4];', ''].join('\n');
+const TYPEDEFS = ['typedef int t1, *t2;', 'typedef struct s { int a; } a, *pa;', 'typedef int (*fn1)(void), (*fn2)(int);', 'typedef char buf_t[16], *names_t[4];', 'typedef void (action_t) (int a);', 'typedef IMPDEF(impl_type) movable_type;', ''].join('\n');
 
 const MEMBERS = ['struct A { static int count; struct B { static const int n; }; };', 'int A::count = 0;', 'const int A::B::n = 1;', 'template<class T> struct X { static int v; };', 'template<class T> int X<T>::v = 0;', 'int A::f(int);', ''].join('\n');
 
@@ -46,6 +46,10 @@ const ANNOTATED = [
     '};',
     'int after;', // 20
     'int x7 __attribute__((unused)) = 2;',
+    'static int lim __read_mostly = 128;',
+    'static bool __read_mostly done;',
+    'static struct buf __percpu *bufs;',
+    'static bool __ro_after_init huge = true;',
     '',
 ].join('\n');
 
@@ -87,7 +91,7 @@ async function sameAnswers(files: Record<string, string>, names: readonly string
 }
 
 describe('C and C++ definitions in shapes the plain queries miss', () => {
-    it('makes every declarator of a typedef a type: pointers, arrays, function pointers, after a struct body', async () => {
+    it('makes every declarator of a typedef a type: pointers, arrays, function pointers, after a struct body; not a macro call\'s argument', async () => {
         const want = [
             '1-1 type t1 — typedef int t1, *t2;',
             '1-1 type t2 — typedef int t1, *t2;',
@@ -98,8 +102,10 @@ describe('C and C++ definitions in shapes the plain queries miss', () => {
             '3-3 type fn2 — typedef int (*fn1)(void), (*fn2)(int);',
             '4-4 type buf_t — typedef char buf_t[16], *names_t[4];',
             '4-4 type names_t — typedef char buf_t[16], *names_t[4];',
+            '5-5 type action_t — typedef void (action_t) (int a);',
         ];
-        expect(await outline('types.c', TYPEDEFS)).toEqual(want);
+        // C's grammar reads `IMPDEF(impl_type)` as a macro's type; C++'s as a type and the declarator `(impl_type)`, left out.
+        expect(await outline('types.c', TYPEDEFS)).toEqual([...want, '6-6 type movable_type — typedef IMPDEF(impl_type) movable_type;']);
         expect(await outline('types.hpp', TYPEDEFS)).toEqual(want);
     });
 
@@ -128,11 +134,15 @@ describe('C and C++ definitions in shapes the plain queries miss', () => {
             '14-19 variable ops2 — const struct file_operations ops2 = {',
             '20-20 variable after — int after;',
             '21-21 variable x7 — int x7 __attribute__((unused)) = 2;',
+            '22-22 variable lim — static int lim __read_mostly = 128;',
+            '23-23 variable done — static bool __read_mostly done;',
+            '24-24 variable bufs — static struct buf __percpu *bufs;',
+            '25-25 variable huge — static bool __ro_after_init huge = true;',
         ]);
     });
 
     it('answers find_symbol for them alike with the symbol table and without', async () => {
-        const names = ['t2', 'pa', 'fn2', 'names_t', 'A/count', 'n', 'v', 'b1', 'buf', 'x1', 'ops2'];
+        const names = ['t2', 'pa', 'fn2', 'names_t', 'A/count', 'n', 'v', 'b1', 'buf', 'x1', 'ops2', 'done'];
         const got = await sameAnswers({ 'types.h': TYPEDEFS, 'members.cpp': MEMBERS, 'annotated.c': ANNOTATED }, names);
         expect(got.map((a) => a.split('\n')[0])).toEqual([
             'success: types.h:1: type t2 — typedef int t1, *t2;',
@@ -146,6 +156,7 @@ describe('C and C++ definitions in shapes the plain queries miss', () => {
             'success: annotated.c:2: variable buf — static char buf[16] __initdata;',
             'success: annotated.c:7: variable x1 — static int __read_mostly x1;',
             'success: annotated.c:14: variable ops2 — const struct file_operations ops2 = {',
+            'success: annotated.c:23: variable done — static bool __read_mostly done;',
         ]);
     });
 });
