@@ -35,16 +35,22 @@ export function referencesIn(root: Node, text: string, name: string, around: num
 }
 
 /**
- * Per use (its character `at`), the definition holding it in the fewest characters (its index;
- * `ranges` holds each one's `[start, end)`), or -1: it tells two definitions on one line apart
- * where their lines cannot.
+ * Per use (its character `at`, ascending), the definition holding it in the fewest characters (its
+ * index; `ranges` holds each one's `[start, end)`, in order of start), or -1: it tells two
+ * definitions on one line apart where their lines cannot. Perf: one sweep over both, keeping the
+ * definitions open at the use (as deep as they nest), not every definition per use.
  */
 export function withinDefinitions(at: readonly number[], ranges: readonly number[]): number[] {
+    const open: number[] = [];
+    let d = 0;
     return at.map((i) => {
-        let best = -1;
-        for (let d = 0; d < ranges.length; d += 2) {
-            if (ranges[d]! <= i && i < ranges[d + 1]! && (best === -1 || ranges[d + 1]! - ranges[d]! < ranges[best + 1]! - ranges[best]!)) best = d;
+        for (; d < ranges.length && ranges[d]! <= i; d += 2) {
+            while (open.length > 0 && ranges[open[open.length - 1]! + 1]! <= ranges[d]!) open.pop();
+            open.push(d);
         }
+        while (open.length > 0 && ranges[open[open.length - 1]! + 1]! <= i) open.pop();
+        let best = -1;
+        for (const o of open) if (i < ranges[o + 1]! && (best === -1 || ranges[o + 1]! - ranges[o]! < ranges[best + 1]! - ranges[best]!)) best = o;
         return best === -1 ? -1 : best / 2;
     });
 }
