@@ -102,7 +102,7 @@ export function annotated(declaration: Node): { macro: Node; name: Node | undefi
         if (next.type === 'ERROR' && next.firstChild?.type === 'attribute_specifier') return { macro: next.firstChild, name: undefined };
         const declarators = declaration.childrenForFieldName('declarator');
         const last = innermost(declarators[declarators.length - 1] ?? null);
-        const head = next.type === 'expression_statement' && next.text.endsWith(';') ? headOf(next.firstNamedChild) : null;
+        const head = next.type === 'expression_statement' && (next.text.endsWith(';') || lastMacro(next)) ? headOf(next.firstNamedChild) : null;
         return last === null || head === null ? null : told(last, head);
     }
     const held = e.namedChildCount === 1 ? innermost(e.firstNamedChild) : null;
@@ -117,6 +117,15 @@ export function annotated(declaration: Node): { macro: Node; name: Node | undefi
 function told(first: Node, second: Node): { macro: Node; name: Node | undefined } | null {
     if (ANNOTATION.test(second.text)) return { macro: second, name: first };
     return ANNOTATION.test(first.text) ? { macro: first, name: second } : null;
+}
+
+/** Whether a statement's `;` is missing before a lone annotation macro that ends the line's declaration (`T __rcu *x __read_mostly;`). */
+function lastMacro(statement: Node): boolean {
+    const after = statement.nextSibling;
+    if (after === null || after.startPosition.row !== statement.endPosition.row) return false;
+    // The macro as a statement of its own (`__read_mostly;`), or a lone name before the `;`.
+    const [macro, end] = after.type === 'expression_statement' && after.namedChildCount === 1 ? [after.firstNamedChild, after.lastChild] : [after, after.nextSibling];
+    return (macro?.type === 'identifier' || macro?.type === 'type_identifier') && ANNOTATION.test(macro.text) && end?.type === ';' && !end.isMissing;
 }
 
 /** The identifier an expression statement the grammar made of a declarator's rest starts with (`x`, `*x`, `x[4]`, `x = 1`). */

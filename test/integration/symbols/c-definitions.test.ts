@@ -50,6 +50,8 @@ const ANNOTATED = [
     'static bool __read_mostly done;',
     'static struct buf __percpu *bufs;',
     'static bool __ro_after_init huge = true;',
+    'static struct xfrm_tunnel __rcu *handlers __read_mostly;',
+    'const struct net_offload __rcu *offloads[MAX_PROTOS] __read_mostly;',
     '',
 ].join('\n');
 
@@ -138,6 +140,8 @@ describe('C and C++ definitions in shapes the plain queries miss', () => {
             '23-23 variable done — static bool __read_mostly done;',
             '24-24 variable bufs — static struct buf __percpu *bufs;',
             '25-25 variable huge — static bool __ro_after_init huge = true;',
+            '26-26 variable handlers — static struct xfrm_tunnel __rcu *handlers __read_mostly;',
+            '27-27 variable offloads — const struct net_offload __rcu *offloads[MAX_PROTOS] __read_mostly;',
         ]);
     });
 
