@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 
-export const CATEGORIES = ['functions', 'methods', 'classes/structs', 'enums', 'macros', 'types'] as const;
+export const CATEGORIES = ['functions', 'methods', 'classes/structs', 'enums', 'macros', 'types', 'variables'] as const;
 export type Category = (typeof CATEGORIES)[number];
 
 export interface Tag {
@@ -78,7 +78,7 @@ function byKind(kinds: Readonly<Record<string, Category>>): (t: CtagsTag) => Cat
 
 /** Which kinds of ctags stand for each category, per language; `undefined` = not one of the categories. */
 const CLASSIFY: Record<string, (t: CtagsTag) => Category | undefined> = {
-    c: byKind({ function: 'functions', struct: 'classes/structs', union: 'classes/structs', enum: 'enums', macro: 'macros', typedef: 'types' }),
+    c: byKind({ function: 'functions', struct: 'classes/structs', union: 'classes/structs', enum: 'enums', macro: 'macros', typedef: 'types', variable: 'variables' }),
     cpp: (t) => {
         if (t.kind === 'function') return t.scopeKind === 'class' || t.scopeKind === 'struct' || t.scopeKind === 'union' ? 'methods' : 'functions';
         return byKind({ class: 'classes/structs', struct: 'classes/structs', union: 'classes/structs', enum: 'enums', macro: 'macros', typedef: 'types' })(t);
@@ -112,7 +112,7 @@ CLASSIFY['tsx'] = CLASSIFY['typescript']!;
 
 /** The categories each language's ctags parser has kinds for; the others are not comparable. */
 export const COMPARABLE: Record<string, readonly Category[]> = {
-    c: ['functions', 'classes/structs', 'enums', 'macros', 'types'],
+    c: ['functions', 'classes/structs', 'enums', 'macros', 'types', 'variables'],
     cpp: ['functions', 'methods', 'classes/structs', 'enums', 'macros', 'types'],
     javascript: ['functions', 'methods', 'classes/structs'],
     typescript: ['functions', 'methods', 'classes/structs', 'enums', 'types'],
@@ -145,6 +145,29 @@ function wrongTag(lang: string, t: CtagsTag, category: Category): string | undef
     if ((lang === 'typescript' || lang === 'tsx') && t.kind === 'alias' && /^(\{\s*)?type\s+[\w$]+(\s+as\s+[\w$]+)?\s*,?\s*(\}.*)?$/.test(line.trim())) return 'import or export list entry';
     if ((lang === 'typescript' || lang === 'tsx') && t.kind === 'alias' && /^(import|export)\s+(type\s+)?\{/.test(line.trim()) && !/=/.test(line)) return 'import or export list entry';
     return undefined;
+}
+
+/**
+ * A C variable followed by an annotation macro (`int x __read_mostly;`, `T a[4] __initdata = {`):
+ * ctags takes the macro for the name. Where one of ours on that line is followed by the name ctags
+ * gives, spelled as an annotation (`__` first), ctags' tag is wrong and ours one it lacks; two names
+ * in a row are no C declarator, so the second is the macro.
+ */
+export function annotationNames(lang: string, theirs: readonly Tag[], ours: readonly Tag[]): void {
+    if (lang !== 'c') return;
+    const byLine = new Map<string, Tag[]>();
+    for (const t of ours) if (t.category === 'variables') byLine.set(`${t.file}\0${t.line}`, [...(byLine.get(`${t.file}\0${t.line}`) ?? []), t]);
+    const lines = new Map<string, string[]>();
+    for (const t of theirs) {
+        if (t.category !== 'variables' || !/^__\w+$/.test(t.name)) continue;
+        const mine = byLine.get(`${t.file}\0${t.line}`) ?? [];
+        if (!lines.has(t.file)) lines.set(t.file, fs.readFileSync(t.file, 'utf8').split('\n'));
+        const text = lines.get(t.file)![t.line - 1] ?? '';
+        const o = mine.find((m) => m.name !== t.name && new RegExp(`(^|[^\\w$])${escaped(m.name)}(\\s*\\[[^\\]]*\\])*\\s+${escaped(t.name)}\\s*(=|;|,|$)`).test(text));
+        if (o === undefined) continue;
+        t.ctagsWrong ??= 'annotation macro after the name, which ctags takes for the name';
+        o.ctagsWrong ??= 'variable followed by an annotation macro, which ctags tags instead';
+    }
 }
 
 const implLines = new Map<string, Set<number>>();

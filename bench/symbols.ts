@@ -15,10 +15,10 @@ import { runSymbolsTask } from '../workers/symbols/symbols.js';
 import { languageOf } from '../src/symbols/shared/languages.js';
 import type { Definition } from '../src/symbols/shared/types.js';
 import { benchArgs, have, intFlag, loadAverages, REPO } from './common.js';
-import { CATEGORIES, COMPARABLE, ctagsTags, ctagsVersion, elseBranchLines, lacksDefinition, lostFunctionEnds, type Category, type Tag } from './symbols-ctags.js';
+import { annotationNames, CATEGORIES, COMPARABLE, ctagsTags, ctagsVersion, elseBranchLines, lacksDefinition, lostFunctionEnds, type Category, type Tag } from './symbols-ctags.js';
 import { defaultCorpora, givenCorpora, type Corpus } from './symbols-corpora.js';
 
-const OURS: Record<string, Category> = { function: 'functions', method: 'methods', class: 'classes/structs', struct: 'classes/structs', union: 'classes/structs', enum: 'enums', macro: 'macros', type: 'types', interface: 'types' };
+const OURS: Record<string, Category> = { function: 'functions', method: 'methods', class: 'classes/structs', struct: 'classes/structs', union: 'classes/structs', enum: 'enums', macro: 'macros', type: 'types', interface: 'types', variable: 'variables' };
 
 function sample<T>(xs: T[], n: number, seed: number): T[] {
     let s = seed >>> 0 || 1;
@@ -141,6 +141,7 @@ export async function symbolsMain(argv: readonly string[]): Promise<void> {
         const ours = await ourTags(files);
         const lostAt = lostFunctionEnds(ours.tags, inFunction);
         for (const t of ours.tags) t.ctagsWrong ??= lacksDefinition(lang, t, lastMember, lastTag, lostAt, otherKind);
+        annotationNames(lang, theirs, ours.tags);
         const speed = `${files.length} | ${(ours.bytes / 1e6).toFixed(1)} | ${(ours.bytes / 1e3 / ours.ms).toFixed(2)}`;
         for (const category of CATEGORIES) {
             const o = ours.tags.filter((t) => t.category === category);

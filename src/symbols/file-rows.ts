@@ -65,9 +65,9 @@ export function readChecked(fh: fsp.FileHandle, position: number, length: number
 
 /**
  * The innermost definition of a file (its rows `rows`) holding each of `lines`, as find_references
- * picks it from a parse's definitions (the one of fewest lines, the later in the file on a tie):
- * its number, or -1 for none; `null` when a tie is between definitions on the same first line,
- * whose order the table does not keep, that `shown` prints differently.
+ * picks it from a parse's definitions (the one of fewest lines): its number, or -1 for none;
+ * `null` when two of as few lines that `shown` prints differently hold a line: which of them holds
+ * the use there, only a parse tells (the characters each spans), so the file is parsed.
  */
 export function enclosing(rows: FileDefs, lines: readonly number[], shown: (k: number) => string): number[] | null {
     const out: number[] = [];
@@ -77,14 +77,8 @@ export function enclosing(rows: FileDefs, lines: readonly number[], shown: (k: n
         for (let i = 0; i < rows.def.length; i++) {
             const [a, b] = [rows.line[i]!, rows.end[i]!];
             if (a > l || l > b) continue;
-            if (best === -1) [best, tied] = [i, false];
-            else {
-                const [span, bestSpan] = [b - a, rows.end[best]! - rows.line[best]!];
-                if (span < bestSpan || (span === bestSpan && a > rows.line[best]!)) [best, tied] = [i, false];
-                else if (span === bestSpan && a === rows.line[best]!) {
-                    if (shown(rows.def[i]!) !== shown(rows.def[best]!)) tied = true;
-                }
-            }
+            if (best === -1 || b - a < rows.end[best]! - rows.line[best]!) [best, tied] = [i, false];
+            else if (b - a === rows.end[best]! - rows.line[best]! && shown(rows.def[i]!) !== shown(rows.def[best]!)) tied = true;
         }
         if (tied) return null;
         out.push(best === -1 ? -1 : rows.def[best]!);

@@ -41,13 +41,19 @@ const declaration = declareTool({
     behaviour: { readOnly: true, destructive: false, idempotent: true },
 });
 
-/** The innermost definition whose lines hold `line`. */
-function enclosing(definitions: readonly Definition[], line: number): Definition | undefined {
+/**
+ * The innermost definition whose lines hold `line`; of several with as few lines (`int one(void)
+ * {…} int two(void) {…}` on one line), the one holding the use itself when the parse told it
+ * (`within`, its index), else the later.
+ */
+function enclosing(definitions: readonly Definition[], line: number, within: number | undefined): Definition | undefined {
     let best: Definition | undefined;
+    const holds = (d: Definition): boolean => d.line <= line && line <= d.endLine;
     for (const d of definitions) {
-        if (d.line <= line && line <= d.endLine && (best === undefined || d.endLine - d.line <= best.endLine - best.line)) best = d;
+        if (holds(d) && (best === undefined || d.endLine - d.line <= best.endLine - best.line)) best = d;
     }
-    return best;
+    const own = within === undefined ? undefined : definitions[within];
+    return own !== undefined && best !== undefined && holds(own) && own.endLine - own.line === best.endLine - best.line ? own : best;
 }
 
 /**
@@ -121,13 +127,13 @@ export class FindReferencesTool extends NavigationTool<typeof schema> {
                 return;
             }
             const seen = new Set<number>();
-            for (const ref of r.references ?? []) {
+            for (const [k, ref] of (r.references ?? []).entries()) {
                 // One line per line, as a word search lists them: a second use on a line adds nothing to read.
                 if (seen.has(ref.line)) continue;
                 seen.add(ref.line);
                 total++;
                 if (lines.length >= max) continue;
-                const d = enclosing(r.definitions, ref.line);
+                const d = enclosing(r.definitions, ref.line, r.within?.[k]);
                 lines.push(`${quotePath(candidates.files[i]!.shown)}:${ref.line}: ${d ? `[${d.kind} ${dotted(d)}] ` : ''}${ref.text}`);
             }
         });

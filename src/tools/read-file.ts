@@ -39,7 +39,7 @@ const schema = z
             .optional()
             .describe('Prefix each line with its 1-based number and a tab, as `cat -n` does (default false). The prefixes are not part of the file: leave them out of edits.'),
         start_char: arg
-            .count('Character of the first line (start_line, default 1) to start from, 1-based (default 1): pages through a line longer than max_chars, as a truncation note advises')
+            .count('Character to start from, 1-based (default 1), in the first line read of a text, page of a PDF or cell of a notebook: reads on in one longer than max_chars, as a truncation note advises')
             .optional(),
         last_lines: arg.count('Read only the last N lines of each file (instead of start_line/end_line)').optional(),
         encoding: z

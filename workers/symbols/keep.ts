@@ -5,6 +5,7 @@
  */
 import type { LanguageInfo } from '../../src/symbols/shared/languages.js';
 import { FILE_SCOPE } from './queries.js';
+import { annotated } from './declarators.js';
 import type { Node } from 'web-tree-sitter';
 
 /**
@@ -27,8 +28,9 @@ export function keep(node: Node, kind: string, name: Node, info: LanguageInfo): 
     for (let p = node.parent; p !== null; p = p.parent) {
         if (!scope?.has(p.type)) return false;
     }
-    // A declaration the parser had to patch (`notrace u64 __weak f(void)` read as `notrace u64;` and a function): a macro misread, not a variable.
-    if (node.hasError) return false;
+    // A declaration the parser had to patch (`notrace u64 __weak f(void)` read as `notrace u64;` and a function): a macro misread, not a
+    // variable; but a variable beside an annotation macro, or whose initializer list holds a directive, is one (declarators.ts).
+    if (node.hasError && ((info.id !== 'c' && info.id !== 'cpp') || annotated(node) === null)) return false;
     if ((info.id === 'c' || info.id === 'cpp') && node.children.some((c) => c?.type === 'storage_class_specifier' && c.text === 'extern')) return false;
     return true;
 }

@@ -3,9 +3,9 @@
  * the defined name, `@definition.<kind>` the whole definition (its lines, its signature line),
  * `@scope` a node that only contains definitions (a Rust `impl`, whose type names their
  * container). A `@definition.variable` or `@definition.constant` counts only at file scope
- * (see symbols.ts); a C or C++ declaration's `@name` is each of its declarators, walked down to
- * the name in declarators.ts, since a query cannot follow nesting of any depth (a prototype's
- * `f(…)` is left out here, as most of a header's declarations are those). Kinds are those of
+ * (see symbols.ts); a C or C++ declaration's or typedef's `@name` is each of its declarators,
+ * walked down to the name in declarators.ts, since a query cannot follow nesting of any depth (a
+ * prototype's `f(…)` is left out here, as most of a header's declarations are those). Kinds are those of
  * `SYMBOL_KINDS`; a function inside a class-like container becomes a method.
  */
 
@@ -16,9 +16,7 @@ const C_COMMON = `
 (union_specifier name: (type_identifier) @name body: (field_declaration_list)) @definition.union
 (enum_specifier name: (type_identifier) @name body: (enumerator_list)) @definition.enum
 (enumerator name: (identifier) @name) @definition.constant
-(type_definition declarator: (type_identifier) @name) @definition.type
-(type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type
-(type_definition declarator: (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))) @definition.type
+(type_definition declarator: (_) @name) @definition.type
 (declaration declarator: [(identifier) (init_declarator) (pointer_declarator) (array_declarator) (parenthesized_declarator) (attributed_declarator) (function_declarator declarator: (parenthesized_declarator))] @name) @definition.variable
 `;
 
@@ -175,7 +173,7 @@ export const QUERIES: Readonly<Record<string, string>> = {
 /** Node types that are a file's top level (or wrap a definition there), per language: file-scope variables and constants must sit in them. */
 export const FILE_SCOPE: Readonly<Record<string, ReadonlySet<string>>> = {
     c: new Set(['translation_unit', 'preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif', 'linkage_specification', 'declaration_list']),
-    cpp: new Set(['translation_unit', 'preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif', 'linkage_specification', 'declaration_list', 'namespace_definition']),
+    cpp: new Set(['translation_unit', 'preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif', 'linkage_specification', 'declaration_list', 'namespace_definition', 'template_declaration']),
     javascript: new Set(['program', 'export_statement', 'lexical_declaration', 'variable_declaration']),
     typescript: new Set(['program', 'export_statement', 'lexical_declaration', 'variable_declaration', 'statement_block', 'internal_module', 'module', 'ambient_declaration', 'expression_statement']),
     tsx: new Set(['program', 'export_statement', 'lexical_declaration', 'variable_declaration', 'statement_block', 'internal_module', 'module', 'ambient_declaration', 'expression_statement']),

@@ -4,11 +4,11 @@ import { toToolError, ToolError } from '../../src/errors/shared/errors.js';
 import { readRegularFileSync } from '../../src/fs/shared/safe-read.js';
 import { osPath } from '../../src/print/shared/byte-names.js';
 import { languageOf, supportedLanguages, type LanguageInfo } from '../../src/symbols/shared/languages.js';
-import type { Definition, FileSymbols, Reference, SymbolKind, SymbolsResult, SymbolsTask } from '../../src/symbols/shared/types.js';
+import type { Definition, FileSymbols, SymbolKind, SymbolsResult, SymbolsTask } from '../../src/symbols/shared/types.js';
 import { byteSpans } from '../../src/symbols/shared/signature.js';
 import { signatureOf } from './signature-of.js';
-import { lexedReferences, plainIdentifier, shownLine } from './lexed.js';
-import { occurrencesOf } from './words.js';
+import { lexedReferences, plainIdentifier } from './lexed.js';
+import { referencesIn, withinDefinitions } from './uses.js';
 import { decodeText, type TextEncodingInfo } from '../../src/text/shared/text.js';
 import { loaded, parseWithin } from './parser.js';
 import { takeTaskPriority } from '../pool/background.js';
@@ -16,7 +16,7 @@ import { checkpointsOf, matchesAround, regionsFor, regionsHold } from './regions
 import { atFileScope, keep, objectOwner } from './keep.js';
 import { lostMacros, patchedStart, realName, withoutLoneMacros } from './repairs.js';
 import { withoutBodies } from './bodies.js';
-import { declaredVariable } from './declarators.js';
+import { declaredType, declaredVariable } from './declarators.js';
 import { definitionsTree } from './bodies-tree.js';
 import { directiveFile, macroDefinitions } from './directives.js';
 import type { Node, Parser, QueryMatch, Range, Tree } from 'web-tree-sitter';
@@ -89,19 +89,20 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
     try {
         const points = task.checkpoints === true && !tree.regions ? checkpointsOf(tree.rootNode, info.id === 'typescript' || info.id === 'tsx') : undefined;
         const spans = task.spans === true ? [] : undefined;
-        const around: number[] = [];
-        const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references, around);
+        const [around, at, ranges]: [number[], number[], number[]] = [[], [], []];
+        const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references, around, at);
         const left = task.parseMs - (performance.now() - started);
         const defTree = references !== undefined && (blanked !== text || bodies !== undefined) && left > 0 ? definitionsTree(parser, text, blanked, bodies, left, tree.regions) : null;
         const root = defTree?.rootNode ?? tree.rootNode;
         let definitions: Definition[];
         try {
             // With references asked, only the definitions on their lines (the enclosing ones) are wanted.
-            definitions = definitionsOf(references === undefined ? query.matches(root) : matchesAround(query, root, around), info, text, root, spans);
+            definitions = definitionsOf(references === undefined ? query.matches(root) : matchesAround(query, root, around), info, text, root, spans, ranges);
         } finally {
             defTree?.delete();
         }
-        return { ...outcome(info, text, decoded.info, bytes, definitions, spans, points), ...(references && { references }), ...(tree.regions && { regions: true as const }) };
+        const within = references && withinDefinitions(at, ranges);
+        return { ...outcome(info, text, decoded.info, bytes, definitions, spans, points), ...(references && { references, within }), ...(tree.regions && { regions: true as const }) };
     } finally {
         tree.delete();
     }
@@ -178,7 +179,8 @@ function mergeOverloads(found: Found[], source: string): Found[] {
     return out;
 }
 
-function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string, root: Node, spans?: number[]): Definition[] {
+/** The definitions of `matches`; `ranges` gets each one's span in characters, `[start, end)`. */
+function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string, root: Node, spans?: number[], ranges: number[] = []): Definition[] {
     const found: Found[] = [];
     const seen = new Set<number>();
     const cLike = info.id === 'c' || info.id === 'cpp';
@@ -198,10 +200,10 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
             else if (c.name.startsWith('definition.')) [node, kind] = [c.node, c.name.slice('definition.'.length)];
         }
         if (node === undefined || kind === undefined || name === undefined) continue;
-        // Each declarator of a C declaration is a variable of its own, spanning its declarator but the first.
+        // Each declarator of a C declaration or typedef is a definition of its own, spanning its declarator but the first.
         let [span, sigStart]: [Node, number | undefined] = [node, undefined];
-        if (cLike && node.type === 'declaration') {
-            const v = declaredVariable(node, name);
+        if (cLike && (node.type === 'declaration' || node.type === 'type_definition')) {
+            const v = node.type === 'declaration' ? declaredVariable(node, name) : declaredType(node, name);
             if (v === undefined) continue;
             [name, span, sigStart] = [v.name, v.span, v.sigStart];
         }
@@ -247,6 +249,7 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
         if (f.kind !== 'scope') {
             const kind: SymbolKind = f.kind === 'function' && inClass ? 'method' : f.kind;
             out.push({ kind, name: f.name, container, line: f.line, endLine: f.endLine, signature: signatureOf(source, f.sigStart ?? f.start, f.nameEnd, spans) });
+            ranges.push(f.start, f.end);
         }
         // A C or C++ function holds no definitions, but one the grammar misread may span the next ones.
         if (CONTAINERS.has(f.kind) && !(cLike && (f.kind === 'function' || f.kind === 'method'))) open.push(f);
@@ -258,34 +261,4 @@ function countLines(source: string, from: number, to: number): number {
     let n = 0;
     for (let i = source.indexOf('\n', from); i !== -1 && i < to; i = source.indexOf('\n', i + 1)) n++;
     return n;
-}
-
-/** Node types that are a name in code, in the grammars parsed (a comment or string never is one). */
-function isIdentifier(type: string): boolean {
-    return type.endsWith('identifier') || type === 'constant' || type === 'name';
-}
-
-/**
- * Uses of `name` as an identifier: each whole-word occurrence in the text whose smallest node is
- * an identifier of exactly that text. Perf: only the occurrences are looked up in the tree, not
- * every node walked.
- */
-function referencesIn(root: Node, text: string, name: string, around: number[]): Reference[] {
-    const out: Reference[] = [];
-    // The line of the last reference: found once per line, so many references on one long line
-    // (minified code) cost no scan of the line each.
-    let lineStart = 0;
-    let lineEnd = -1;
-    for (const i of occurrencesOf(text, name)) {
-        const node = root.descendantForIndex(i, i + name.length);
-        if (node === null || node.text !== name || !isIdentifier(node.type)) continue;
-        if (i > lineEnd) {
-            lineStart = text.lastIndexOf('\n', i) + 1;
-            const nl = text.indexOf('\n', i);
-            lineEnd = nl === -1 ? text.length : nl;
-            around.push(node.startPosition.row);
-        }
-        out.push({ line: node.startPosition.row + 1, column: i - lineStart + 1, text: shownLine(text, lineStart, lineEnd, i) });
-    }
-    return out;
 }

@@ -28,7 +28,21 @@ export interface Reference {
 
 /** The outcome for one file of a `symbols` task. */
 export type FileSymbols =
-    | { ok: true; language: string; lines: number; chars: number; definitions: Definition[]; references?: Reference[]; sigSpans?: number[]; checkpoints?: number[]; crc?: number; regions?: true; lexed?: true }
+    | {
+          ok: true;
+          language: string;
+          lines: number;
+          chars: number;
+          definitions: Definition[];
+          references?: Reference[];
+          /** Per reference, when a parse told them: the index in `definitions` of the one holding it in the fewest characters, -1 for none. */
+          within?: number[];
+          sigSpans?: number[];
+          checkpoints?: number[];
+          crc?: number;
+          regions?: true;
+          lexed?: true;
+      }
     | { ok: false; kind: ToolErrorKind; message: string; late?: true };
 
 /** A `symbols` task: parse each file and list its definitions (workers/symbols/symbols.ts). */
