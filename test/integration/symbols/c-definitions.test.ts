@@ -5,13 +5,12 @@
  * `__read_mostly`) beside its name. Each is checked in the outline of one file (the scan path's
  * parse) and through find_symbol with the index's symbol table and without it, which must agree.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { AccessType, FileConfiguration, FileToolPackage, SearchConfiguration, Workspace } from '../../../src/index.js';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_SKIP_DIRS } from '../../../src/internals.js';
 import { symbolsOf as tableOf } from '../../../src/symbols/symbol-table.js';
 import { symbolsOf } from '../../support/symbols.js';
-import { SHARED_POOL, tempDir, writeTree } from '../../support/helpers.js';
-import { COMPARED_TIMEOUT_MS } from '../../support/scan-path.js';
+import { tempDir, writeTree } from '../../support/helpers.js';
+import { callTool, navigationPackages } from '../../support/navigation.js';
 
 /** `line-endLine kind container.name — signature` per definition. */
 async function outline(name: string, text: string): Promise<string[]> {
@@ -55,22 +54,8 @@ const ANNOTATED = [
     '',
 ].join('\n');
 
-const open: FileToolPackage[] = [];
-afterEach(async () => {
-    await Promise.all(open.splice(0).map((p) => p.close()));
-});
-
-function pkgOf(root: string, index: false | { dir: string }): FileToolPackage {
-    const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS), fileConfig: new FileConfiguration(undefined, undefined, false), index: index && { ...index, symbols: true }, navigation: true, engine: SHARED_POOL });
-    open.push(pkg);
-    return pkg;
-}
-
-async function call(pkg: FileToolPackage, tool: string, args: Record<string, unknown>): Promise<string> {
-    const [r] = await pkg.tools().find((t) => t.name === tool)!.execute(args);
-    return `${r!.status}: ${r!.result}`;
-}
+const pkgOf = navigationPackages();
+const call = callTool;
 
 /** find_symbol for each name with the symbol table and without: the same answer, the table answering each. */
 async function sameAnswers(files: Record<string, string>, names: readonly string[]): Promise<string[]> {

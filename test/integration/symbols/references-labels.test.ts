@@ -5,31 +5,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { AccessType, FileConfiguration, FileToolPackage, SearchConfiguration, Workspace } from '../../../src/index.js';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_SKIP_DIRS } from '../../../src/internals.js';
 import { symbolsOf as tableOf } from '../../../src/symbols/symbol-table.js';
 import { withCheckpoints } from '../../../src/symbols/table-points.js';
 import { referencesIn } from '../../../src/symbols/table-references.js';
-import { SHARED_POOL, tempDir, writeTree } from '../../support/helpers.js';
-import { COMPARED_TIMEOUT_MS } from '../../support/scan-path.js';
+import { tempDir, writeTree } from '../../support/helpers.js';
+import { callTool, navigationPackages } from '../../support/navigation.js';
 
-const open: FileToolPackage[] = [];
-afterEach(async () => {
-    await Promise.all(open.splice(0).map((p) => p.close()));
-});
-
-function pkgOf(root: string, index: false | { dir: string }): FileToolPackage {
-    const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS), fileConfig: new FileConfiguration(undefined, undefined, false), index: index && { ...index, symbols: true }, navigation: true, engine: SHARED_POOL });
-    open.push(pkg);
-    return pkg;
-}
-
-async function call(pkg: FileToolPackage, tool: string, args: Record<string, unknown>): Promise<string> {
-    const [r] = await pkg.tools().find((t) => t.name === tool)!.execute(args);
-    return `${r!.status}: ${r!.result}`;
-}
+const pkgOf = navigationPackages();
+const call = callTool;
 
 /** Functions after the lines of interest, so that the table keeps checkpoints of the file (a few hundred characters apart) and may lex it. */
 const PADDING = Array.from({ length: 6 }, (_, i) => `int pad${i}(void)\n{\n\treturn ${i}; /* ${'-'.repeat(200)} */\n}\n`).join('\n');

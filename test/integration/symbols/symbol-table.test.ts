@@ -7,8 +7,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { AccessType, FileConfiguration, FileToolPackage, SearchConfiguration, Workspace } from '../../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import type { FileToolPackage } from '../../../src/index.js';
 import { DEFAULT_SKIP_DIRS } from '../../../src/internals.js';
 import type { TreeIndex } from '../../../src/search-index/tree-index.js';
 import { buildSymbols, symbolsOf } from '../../../src/symbols/symbol-table.js';
@@ -18,25 +18,11 @@ import { parseFiles } from '../../../src/symbols/parse.js';
 import { symbolCacheOf } from '../../../src/symbols/cache.js';
 import { languageOf } from '../../../src/symbols/shared/languages.js';
 import { mulberry32 } from '../../../bench/tree.js';
-import { SHARED_POOL, snapshot, tempDir, writeTree } from '../../support/helpers.js';
-import { COMPARED_TIMEOUT_MS } from '../../support/scan-path.js';
+import { snapshot, tempDir, writeTree } from '../../support/helpers.js';
+import { callTool, navigationPackages } from '../../support/navigation.js';
 
-const open: FileToolPackage[] = [];
-afterEach(async () => {
-    await Promise.all(open.splice(0).map((p) => p.close()));
-});
-
-function pkgOf(root: string, index: false | { dir: string; symbols?: boolean }): FileToolPackage {
-    const ws = new Workspace({ accesses: [{ path: root, type: AccessType.Write }], workspacePath: root });
-    const pkg = new FileToolPackage(ws, { searchConfig: new SearchConfiguration(100_000, 100_000, 100_000, COMPARED_TIMEOUT_MS), fileConfig: new FileConfiguration(undefined, undefined, false), index: index && { ...index, symbols: true }, navigation: true, engine: SHARED_POOL });
-    open.push(pkg);
-    return pkg;
-}
-
-async function call(pkg: FileToolPackage, tool: string, args: Record<string, unknown>): Promise<string> {
-    const [r] = await pkg.tools().find((t) => t.name === tool)!.execute(args);
-    return `${r!.status}: ${r!.result}`;
-}
+const pkgOf = navigationPackages();
+const call = callTool;
 
 /** Seeded generator: the same run for the same seed. */
 const random = mulberry32;
