@@ -56,12 +56,6 @@ export async function mcpMemoryMain(argv: string[]): Promise<void> {
         const r = await client.callTool({ name: 'search_entries', arguments: { path: root, content_pattern: p } });
         return { ms: performance.now() - t0, ok: r.isError !== true };
     };
-    // The highest memory seen while the merge ran and after it, sampled every second.
-    const peaks = { merging: 0, merged: 0 };
-    const sampler = setInterval(() => {
-        const state = merging(indexDir);
-        if (state !== null) peaks[state ? 'merging' : 'merged'] = Math.max(peaks[state ? 'merging' : 'merged'], rss());
-    }, 1000);
     const stateOf = (): string => (merging(indexDir) ? 'the merge running' : 'the merge done');
     console.log(`# MCP server memory (${machine()})\n`);
     console.log(`Tree ${root}, index in ${indexDir}; server started: ${rss()} MB.\n`);
@@ -76,6 +70,13 @@ export async function mcpMemoryMain(argv: string[]): Promise<void> {
     }
     const answered = Date.now();
     console.log(`- index answering after ${answered - t0} ms; highest resident memory seen before: ${peak} MB`);
+    // The highest memory seen while the merge ran and after it, sampled every second from the index's first answer:
+    // before it, a manifest left by an earlier generation would label the build's own peak as after the merge.
+    const peaks = { merging: 0, merged: 0 };
+    const sampler = setInterval(() => {
+        const state = merging(indexDir);
+        if (state !== null) peaks[state ? 'merging' : 'merged'] = Math.max(peaks[state ? 'merging' : 'merged'], rss());
+    }, 1000);
     await sleep(settle);
     console.log(`- after ${settle} ms more: ${rss()} MB (${stateOf()})`);
     /** Four searches and 3 s idle; the figure, labelled by whether the merge ran throughout, had ended before or ended meanwhile. */
