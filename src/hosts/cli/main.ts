@@ -244,6 +244,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     const { isToolName, loadToolClass, loadToolClasses, NAVIGATION_TOOL_NAMES, REFERENCE_TOOL_NAMES } = await import('../../tools/catalog.js');
     // The reference's tools, and code navigation's unless LLM_CHAT_FS_NAVIGATION=false (as in the MCP server).
     const navigation = envBoolean('LLM_CHAT_FS_NAVIGATION', true);
+    // Read with the index off too, so that an invalid value stops the call as it stops the MCP server.
+    envBoolean('LLM_CHAT_FS_INDEX_SYMBOLS', false);
     const names = [...REFERENCE_TOOL_NAMES, ...(navigation ? NAVIGATION_TOOL_NAMES : [])];
     if (cmd.command === 'tools') {
         const [classes, { inputSchemaOf }] = await Promise.all([loadToolClasses(names), import('../adapters/run.js')]);

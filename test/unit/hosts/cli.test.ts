@@ -84,6 +84,17 @@ describe('llm-chat-file command line', () => {
         expect(off.stderr).toMatch(/^Unknown tool or command: file_outline\. Tools: search_entries, /);
     });
 
+    it.each(['LLM_CHAT_FS_INDEX_SYMBOLS', 'LLM_CHAT_FS_NAVIGATION'])('refuses an invalid %s with exit code 2 whether or not the index is on, as the MCP server does', async (name) => {
+        const dir = tempDir();
+        fs.writeFileSync(path.join(dir, 'a.c'), 'int k(void) { return 1; }\n');
+        for (const index of [{}, { LLM_CHAT_FS_INDEX: 'false' }]) {
+            const r = await runCli(dir, ['find_symbol', '{"name":"k"}'], { ...index, [name]: 'maybe' });
+            expect(r.code).toBe(2);
+            expect(r.stdout).toBe('');
+            expect(r.stderr).toContain(name);
+        }
+    });
+
     it('exits non-zero and prints the error when a result is an error', async () => {
         const dir = tempDir();
         const r = await runCli(dir, ['read_file', '{"paths":["missing.txt"]}']);
