@@ -87,7 +87,8 @@ describe('llm-chat-file command line', () => {
     it.each(['LLM_CHAT_FS_INDEX_SYMBOLS', 'LLM_CHAT_FS_NAVIGATION'])('refuses an invalid %s with exit code 2 whether or not the index is on, as the MCP server does', async (name) => {
         const dir = tempDir();
         fs.writeFileSync(path.join(dir, 'a.c'), 'int k(void) { return 1; }\n');
-        for (const index of [{}, { LLM_CHAT_FS_INDEX: 'false' }]) {
+        const indexes: Record<string, string>[] = [{}, { LLM_CHAT_FS_INDEX: 'false' }];
+        for (const index of indexes) {
             const r = await runCli(dir, ['find_symbol', '{"name":"k"}'], { ...index, [name]: 'maybe' });
             expect(r.code).toBe(2);
             expect(r.stdout).toBe('');
