@@ -75,8 +75,16 @@ export function dotted(d: Pick<Definition, 'container' | 'name'>): string {
     return [...d.container, d.name].join('.');
 }
 
+/**
+ * Whether a definition's containers end with the asked ones. A class template's container is
+ * written with its arguments (`X<T>`, as out-of-class members spell it), which a model leaves out:
+ * `X::v` matches it as `X<T>::v` does.
+ */
 function endsWith(container: readonly string[], parts: readonly string[]): boolean {
     if (parts.length > container.length) return false;
     const off = container.length - parts.length;
-    return parts.every((p, i) => container[off + i] === p);
+    return parts.every((p, i) => {
+        const c = container[off + i]!;
+        return c === p || (!p.includes('<') && c.endsWith('>') && c.slice(0, c.indexOf('<')) === p);
+    });
 }

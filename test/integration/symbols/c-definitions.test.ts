@@ -130,6 +130,16 @@ describe('C and C++ definitions in shapes the plain queries miss', () => {
         ]);
     });
 
+    it('finds a class template\'s members by the template\'s name alone, as by its spelling with arguments', async () => {
+        const text = ['template<class T> struct X { static int v; void f(); };', 'template<class T> int X<T>::v = 0;', 'template<class T> void X<T>::f() {}', 'template<typename K, typename V> int Map<K, V>::size = 0;', ''].join('\n');
+        const got = await sameAnswers({ 'tmpl.cpp': text }, ['X::v', 'X/v', 'X<T>::v', 'X::f', 'Map::size', 'Map<K, V>::size']);
+        expect(got.map((a) => a.split('\n')[0])).toEqual([
+            ...Array.from({ length: 3 }, () => 'success: tmpl.cpp:2: variable X<T>.v — template<class T> int X<T>::v = 0;'),
+            'success: tmpl.cpp:3: method X<T>.f — template<class T> void X<T>::f() {}',
+            ...Array.from({ length: 2 }, () => 'success: tmpl.cpp:4: variable Map<K, V>.size — template<typename K, typename V> int Map<K, V>::size = 0;'),
+        ]);
+    });
+
     it('answers find_symbol for them alike with the symbol table and without', async () => {
         const names = ['t2', 'pa', 'fn2', 'names_t', 'A/count', 'n', 'v', 'b1', 'buf', 'x1', 'ops2', 'done'];
         const got = await sameAnswers({ 'types.h': TYPEDEFS, 'members.cpp': MEMBERS, 'annotated.c': ANNOTATED }, names);
