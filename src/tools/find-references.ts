@@ -68,6 +68,9 @@ async function definitionAt(view: WorkspaceView, engine: TaskRunner, args: { pat
     }
     const [r] = await parseFiles(engine, [{ shown: checked.display, real: checked.real }], { ...opts, references: word });
     if (!r!.ok) throw new ToolError(r!.kind, r!.message);
+    if (args.line !== undefined && args.line > r!.lines) {
+        throw errors.invalidArgument('find_references', `line ${args.line} is past the end of ${checked.display} (${r!.lines} lines).`);
+    }
     if (!r!.references!.some((ref) => ref.line === args.line)) {
         throw errors.invalidArgument('find_references', `${JSON.stringify(word)} is not an identifier on line ${args.line} of ${checked.display}.`);
     }

@@ -135,6 +135,7 @@ describe('code navigation tools', () => {
             [{ name: 'helper', line: 1 }, /line needs path/],
             [{ name: 'helper', path: 'a/one.c', line: 3 }, /"helper" is not an identifier on line 3 of a\/one.c/],
             [{ name: 'helper', path: 'a/one.c', line: 0 }, /line/],
+            [{ name: 'helper', path: 'a/one.c', line: 99999 }, /line 99999 is past the end of a\/one.c \(\d+ lines\)/],
             [{ name: 'helper', path: 'a', line: 1 }, /with line, path names the file the line is in; a is a directory/],
         ];
         for (const [args, message] of bad) {
