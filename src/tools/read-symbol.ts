@@ -8,7 +8,7 @@ import type { WorkspaceView } from '../access/workspace.js';
 import { dotted, nameQuery } from '../symbols/names.js';
 import type { Definition } from '../symbols/shared/types.js';
 import { parseFiles } from '../symbols/parse.js';
-import { formatRead } from '../text/shared/read-render.js';
+import { formatRead, type ReadNotes } from '../text/shared/read-render.js';
 import { ok, type ToolCall } from './base.js';
 import { NavigationTool } from './navigation-tool.js';
 import { declareTool } from './declaration.js';
@@ -63,9 +63,9 @@ export class ReadSymbolTool extends NavigationTool<typeof schema> {
         this.ctx.filePool.recordHash(checked.real, contentHash(file.bytes));
         const parts = found.slice(0, MAX_SHOWN).map((d) => {
             const startChar = startInLongLine(file.bytes, d, fileConfig.maxCharsPerFile);
-            const body = formatRead(checked.abs, Buffer.from(file.bytes), { start_line: d.line, end_line: d.endLine, line_numbers: true, ...(startChar > 1 && { start_char: startChar }) }, fileConfig.maxCharsPerFile);
+            const body = formatRead(checked.abs, Buffer.from(file.bytes), { start_line: d.line, end_line: d.endLine, line_numbers: true, ...(startChar > 1 && { start_char: startChar }) }, fileConfig.maxCharsPerFile, readFileNotes(d.endLine));
             const from = startChar > 1 ? `\n[Line ${d.line} shown from character ${startChar.toLocaleString('en-US')}, where the definition begins.]` : '';
-            return `${d.kind} ${dotted(d)}\n${readFileNote(body, d.endLine)}${from}`;
+            return `${d.kind} ${dotted(d)}\n${body}${from}`;
         });
         if (found.length > MAX_SHOWN) parts.push(`[${found.length - MAX_SHOWN} more definitions named ${JSON.stringify(args.name)} not shown: lines ${found.slice(MAX_SHOWN).map((d) => d.line).join(', ')}]`);
         return ok(parts.join('\n'));
@@ -73,15 +73,14 @@ export class ReadSymbolTool extends NavigationTool<typeof schema> {
 }
 
 /**
- * The read's truncation note, which names read_file's parameters, rewritten to name read_file:
- * read_symbol takes only a path and a name, so the rest of a long definition is read_file's.
+ * Truncation notes that name read_file: read_symbol takes only a path and a name, so the rest of a
+ * long definition is read_file's, up to the definition's last line.
  */
-function readFileNote(body: string, endLine: number): string {
-    return body.replace(
-        /\[Truncated at (\d+) characters \(max_chars \/ maxCharsPerFile\): (.*?)continue with start_line=(\d+)(?: and start_char=(\d+))?\.\]$/,
-        (_, max: string, said: string, line: string, char: string | undefined) =>
-            `[Truncated at ${max} characters (maxCharsPerFile): ${said}continue with read_file on this path with start_line=${line}${char === undefined ? '' : `, start_char=${char}`} and end_line=${endLine}.]`,
-    );
+function readFileNotes(endLine: number): ReadNotes {
+    return {
+        limit: 'maxCharsPerFile',
+        resume: (line, char) => `continue with read_file on this path with start_line=${line}${char === undefined ? '' : `, start_char=${char}`} and end_line=${endLine}`,
+    };
 }
 
 /**

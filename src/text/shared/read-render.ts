@@ -48,12 +48,12 @@ export type ShownLine = StreamedLine & { length?: number; offset?: number };
  * Header plus the requested lines of a file read whole.
  * @throws ToolError `binary` for binary content, `invalid_argument` for a range beyond the file.
  */
-export function formatRead(abs: string, bytes: Buffer, args: ReadArgs, maxChars: number): string {
+export function formatRead(abs: string, bytes: Buffer, args: ReadArgs, maxChars: number, notes: ReadNotes = READ_FILE_NOTES): string {
     const forced = args.encoding === undefined ? undefined : forcedEncoding(bytes, args.encoding);
     const decoded = decodeText(bytes, forced);
     if (!decoded.ok) throw errors.binary(abs, bytes.length, bytes);
     const { lines, eols } = splitLines(decoded.text);
-    const shown = renderRead(abs, lines.length, (n) => ({ text: lines[n - 1]!, eol: eols[n - 1]!, complete: true }), args, maxChars);
+    const shown = renderRead(abs, lines.length, (n) => ({ text: lines[n - 1]!, eol: eols[n - 1]!, complete: true }), args, maxChars, notes);
     const note = encodingNote(decoded.info, forced !== undefined);
     return note === '' ? shown : `${shown}${shown.endsWith('\n') ? '' : '\n'}${note}`;
 }
@@ -83,13 +83,25 @@ export function forcedEncoding(bytes: Uint8Array, name: string): TextEncodingInf
     return typeof known === 'string' ? forcedEncodingOf(bytes, known) : forcedEncodingOf(bytes, 'legacy', known.legacy);
 }
 
+/** What a truncation note names: the limit that cut the read, and how to read on from a line (and a character of it). */
+export interface ReadNotes {
+    limit: string;
+    resume(line: number, char?: number): string;
+}
+
+/** read_file's own notes: its parameters. */
+export const READ_FILE_NOTES: ReadNotes = {
+    limit: 'max_chars / maxCharsPerFile',
+    resume: (line, char) => `continue with start_line=${line}${char === undefined ? '' : ` and start_char=${char}`}`,
+};
+
 /**
  * Header plus lines `start..end` (from `start_char` of the first), capped at `max_chars`
  * characters with a note saying where to continue; every such note makes progress: a line
  * cut before any of the next lines is continued within itself (`start_char`).
  * @param line - line `n` (1-based) of the file; `complete: false` when only a prefix is known.
  */
-export function renderRead(abs: string, total: number, line: (n: number) => ShownLine, args: ReadArgs, maxChars: number): string {
+export function renderRead(abs: string, total: number, line: (n: number) => ShownLine, args: ReadArgs, maxChars: number, notes: ReadNotes = READ_FILE_NOTES): string {
     const start = args.last_lines !== undefined ? Math.max(1, total - args.last_lines + 1) : (args.start_line ?? 1);
     if (total === 0) {
         if (args.start_line !== undefined && args.start_line > 1) {
@@ -133,18 +145,18 @@ export function renderRead(abs: string, total: number, line: (n: number) => Show
     let out = `--- ${quotePath(abs)} (lines ${start}-${cut ? Math.max(shownEnd, start) : end} of ${total}) ---\n${body}`;
     if (cut) {
         const sep = body.endsWith('\n') ? '' : '\n';
-        const head = `Truncated at ${maxChars} characters (max_chars / maxCharsPerFile)`;
+        const head = `Truncated at ${maxChars} characters (${notes.limit})`;
         if (cut.n > start) {
-            out += `${sep}[${head}: line ${cut.n} is cut off; continue with start_line=${cut.n}.]`;
+            out += `${sep}[${head}: line ${cut.n} is cut off; ${notes.resume(cut.n)}.]`;
         } else if (cut.length !== undefined && cut.to >= cut.length) {
             // All of the line's text was shown, only its line ending was not.
-            out += cut.n < end ? `${sep}[${head}: continue with start_line=${cut.n + 1}.]` : `${sep}[${head}: line ${cut.n} is shown in full, without its line ending.]`;
+            out += cut.n < end ? `${sep}[${head}: ${notes.resume(cut.n + 1)}.]` : `${sep}[${head}: line ${cut.n} is shown in full, without its line ending.]`;
         } else {
             if (cut.to < cut.from) {
                 throw errors.invalidArgument(TOOL, `max_chars ${maxChars} is too small to show any character of line ${cut.n} of ${quotePath(abs)}${args.line_numbers === true ? ' with its line number' : ''}; raise max_chars.`);
             }
             const of = cut.length === undefined ? '' : ` of its ${cut.length}`;
-            out += `${sep}[${head}: showed characters ${cut.from}-${cut.to}${of} of line ${cut.n}; continue with start_line=${cut.n} and start_char=${cut.to + 1}.]`;
+            out += `${sep}[${head}: showed characters ${cut.from}-${cut.to}${of} of line ${cut.n}; ${notes.resume(cut.n, cut.to + 1)}.]`;
         }
     }
     return out;
