@@ -130,6 +130,7 @@ export class FindReferencesTool extends NavigationTool<typeof schema> {
                 return;
             }
             const seen = new Set<number>();
+            const shown = quotePath(candidates.files[i]!.shown);
             for (const [k, ref] of (r.references ?? []).entries()) {
                 // One line per line, as a word search lists them: a second use on a line adds nothing to read.
                 if (seen.has(ref.line)) continue;
@@ -137,7 +138,7 @@ export class FindReferencesTool extends NavigationTool<typeof schema> {
                 total++;
                 if (lines.length >= max) continue;
                 const d = enclosing(r.definitions, ref.line, r.within?.[k]);
-                lines.push(`${quotePath(candidates.files[i]!.shown)}:${ref.line}: ${d ? `[${d.kind} ${dotted(d)}] ` : ''}${ref.text}`);
+                lines.push(`${shown}:${ref.line}: ${d ? `[${d.kind} ${dotted(d)}] ` : ''}${ref.text}`);
             }
         });
         let out = lines.length > 0 ? lines.join('\n') : `No references to ${JSON.stringify(args.name)} found in ${candidates.display}${candidates.display.endsWith('.') ? '' : '.'}`;

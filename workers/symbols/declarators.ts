@@ -27,8 +27,7 @@ export function declaredVariable(declaration: Node, top: Node): Declared | undef
     let nearest = '';
     while (n !== null && !NAMES.has(n.type)) {
         const type: string = n.type;
-        if (DERIVED.has(type)) nearest = type;
-        else if (type === 'parenthesized_declarator') nearest = type;
+        if (DERIVED.has(type) || type === 'parenthesized_declarator') nearest = type;
         else if (type !== 'init_declarator' && type !== 'attributed_declarator') return undefined;
         n = n.childForFieldName('declarator') ?? firstDeclarator(n);
     }

@@ -3,7 +3,7 @@ import { crc32 } from 'node:zlib';
 import { deflated } from '../../src/symbols/shared/deflated.js';
 import { encodeFileRows } from '../../src/symbols/shared/file-rows-codec.js';
 import { columnFile, type Column } from './table-encode.js';
-import { ColumnWriter } from './table-io.js';
+import { ColumnWriter, writeColumn } from './table-io.js';
 
 /**
  * The two stages of the merge after the names' (table-encode.ts), each from the raw rows alone,
@@ -67,15 +67,8 @@ export function fileRows(stem: string, tableSize: number, names: number): void {
         }
         offsets.writeUInt32LE(out.bytes, 4 * tableSize);
         out.flush();
-        for (const [c, bytes] of [['fileOff', offsets], ['fileCrc', crcs]] as const) {
-            const w = new ColumnWriter(columnFile(stem, c));
-            try {
-                w.bytesOf(bytes);
-                w.flush();
-            } finally {
-                w.close();
-            }
-        }
+        writeColumn(columnFile(stem, 'fileOff'), offsets);
+        writeColumn(columnFile(stem, 'fileCrc'), crcs);
     } finally {
         out.close();
     }

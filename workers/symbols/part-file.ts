@@ -14,6 +14,9 @@ import { BUFFER_BYTES, ColumnWriter } from './table-io.js';
 /** The head of a part: its failed files and checkpoints. */
 export type PartHead = [failed: [number, Failure][], points: [number, string][]];
 
+/** A record's numbers take at most this many bytes (seven varints). */
+const NUMBERS_MOST = 70;
+
 /** Writes the new file `file`: `head`, then `records` (sorted by name in JS string order, a name's in file order). Not synced. */
 export function writePart(file: string, head: PartHead, records: readonly PartRecord[]): void {
     const w = new ColumnWriter(file, true);
@@ -31,7 +34,7 @@ export function writePart(file: string, head: PartHead, records: readonly PartRe
             putString(w, r[0] === name ? null : r[0]);
             name = r[0];
             putString(w, r[3]);
-            w.wrote(putNumbers(w.buf, w.room(70), r));
+            w.wrote(putNumbers(w.buf, w.room(NUMBERS_MOST), r));
         }
         w.flush();
         const crc = Buffer.alloc(4);
@@ -67,8 +70,6 @@ function putString(w: ColumnWriter, s: string | null): void {
 
 /** Bytes each reader buffers at first: the merge reads every part at once (the kernel's: some 460, so 7 MB). */
 const READ_BYTES = 16 << 10;
-/** A record's numbers take at most this many bytes (seven varints). */
-const NUMBERS_MOST = 70;
 
 /**
  * A part file read a record at a time: the current record's fields are the reader's own (no

@@ -10,7 +10,7 @@ import { takeTaskPriority } from '../pool/background.js';
 import { runSymbolsTask } from './symbols.js';
 import { columnFile, TableEncoder, type MergeState } from './table-encode.js';
 import { encodePoints } from '../../src/symbols/shared/checkpoint-codec.js';
-import { ColumnWriter } from './table-io.js';
+import { writeColumn } from './table-io.js';
 import { joinTable, removeColumns } from './merge-join.js';
 import { deflateRows, fileRows } from './merge-stages.js';
 import { PartReader, writePart } from './part-file.js';
@@ -135,13 +135,7 @@ function mergeNames(task: SymbolsMergeTask, stem: string): number {
         if (name !== null) enc.end();
         enc.finish();
         const state: MergeState = { names: enc.names, defs: enc.defs, nameBytes: enc.nameBytes, containers: [...containers.keys()], failed, points };
-        const w = new ColumnWriter(columnFile(stem, 'state'));
-        try {
-            w.text(JSON.stringify(state));
-            w.flush();
-        } finally {
-            w.close();
-        }
+        writeColumn(columnFile(stem, 'state'), JSON.stringify(state));
         return enc.names;
     } finally {
         for (const r of readers) r.close();

@@ -112,6 +112,18 @@ export class ColumnWriter {
     }
 }
 
+/** A new file (as {@link ColumnWriter} makes it) holding `bytes`, or `text` as UTF-8. */
+export function writeColumn(file: string, bytes: Buffer | string): void {
+    const w = new ColumnWriter(file);
+    try {
+        if (typeof bytes === 'string') w.text(bytes);
+        else w.bytesOf(bytes);
+        w.flush();
+    } finally {
+        w.close();
+    }
+}
+
 /** Copies the file `from` to `fd`'s current end, every byte also given to `seen`. */
 export function copyInto(fd: number, from: string, seen: (b: Buffer) => void): void {
     const src = fs.openSync(from, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
