@@ -1,6 +1,7 @@
 import { once } from 'node:events';
-import type { Worker } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { sharingWithBuild } from './build-share.js';
 import { nativeGate, watchNativeGate, workerEntry } from './pool.js';
 import { releaseSoon } from './release-memory.js';
 import { wasmWorkerData } from './wasm-modules.js';
@@ -136,10 +137,12 @@ function poolFor(kind: PoolKind, threads: number): Piscina {
 
 /** What a task asks of {@link BackgroundTasks.run}. */
 export interface RunOptions {
-    /** Buffers moved to the thread, not copied (unusable here afterwards). */
-    move?: ArrayBuffer[];
+    /** Buffers (or ports) moved to the thread, not copied (unusable here afterwards). */
+    move?: (ArrayBuffer | MessagePort)[];
     /** Run on the fair pool at this nice value (sharing the CPU with searches run at it), not at idle priority. */
     sharedNice?: number | undefined;
+    /** A build's task (an index or a symbol table, a tree check): on the fair pool, searches leave it a thread while it runs (build-share.ts). */
+    build?: boolean;
 }
 
 /**
@@ -182,7 +185,7 @@ export class BackgroundTasks {
     }
 
     /** Runs `task` on `pool`, counting it while it runs when the pool is the caller's own. */
-    #runOn(pool: Piscina, task: object, nice: number, options: { signal: AbortSignal; transferList: ArrayBuffer[] }): Promise<unknown> {
+    #runOn(pool: Piscina, task: object, nice: number, options: { signal: AbortSignal; transferList: (ArrayBuffer | MessagePort)[] }): Promise<unknown> {
         const use = this.#ownUse.get(pool);
         if (use === undefined) return pool.run(task, options);
         use.nice = Math.max(use.nice, nice);
@@ -214,10 +217,11 @@ export class BackgroundTasks {
      * Runs `task` on a thread of the idle pool, at {@link BACKGROUND_NICE} and SCHED_IDLE; with
      * `sharedNice`, on the fair pool at that nice value. @throws AbortError once {@link stop} was called.
      */
-    run(task: object, { move = [], sharedNice }: RunOptions = {}): Promise<unknown> {
+    run(task: object, { move = [], sharedNice, build = false }: RunOptions = {}): Promise<unknown> {
         const options = { signal: this.#abort.signal, transferList: move };
         if (sharedNice === undefined) return this.#runOn(this.#pool('idle'), { ...task, nice: BACKGROUND_NICE }, BACKGROUND_NICE, options);
-        return this.#runOn(this.#pool('fair', sharedNice), { ...task, nice: sharedNice, idle: false }, sharedNice, options);
+        const run = (): Promise<unknown> => this.#runOn(this.#pool('fair', sharedNice), { ...task, nice: sharedNice, idle: false }, sharedNice, options);
+        return build ? sharingWithBuild(run) : run();
     }
 
     /**

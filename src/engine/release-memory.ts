@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { MessageChannel } from 'node:worker_threads';
 
 /**
  * Hands the C heap's free pages back to the system when the pool goes idle and after an index's
@@ -69,4 +70,16 @@ export function limitMallocArenas(n: number): boolean {
     if (process.env['MALLOC_ARENA_MAX'] !== undefined || (process.env['GLIBC_TUNABLES'] ?? '').includes('glibc.malloc.arena_max')) return false;
     const mallopt = libc('int mallopt(int, int)') as ((param: number, value: number) => number) | null;
     return mallopt !== null && mallopt(M_ARENA_MAX, n) === 1;
+}
+
+/**
+ * Frees `buffer`'s memory now, not at the next full garbage collection, which a host that makes
+ * little garbage may not run for minutes: it is moved into a message that is dropped unread (the
+ * buffer is detached; a view of it has length 0 from then on).
+ */
+export function freeBuffer(buffer: ArrayBuffer): void {
+    const { port1, port2 } = new MessageChannel();
+    port1.postMessage(null, [buffer]);
+    port1.close();
+    port2.close();
 }

@@ -2,6 +2,7 @@ import type { TransferListItem } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 import { STUCK_MS } from '../search/search-tasks.js';
 import type { RunOptions } from '../search/task-runner.js';
+import { onBuildShareEnd, threadsForBuild } from './build-share.js';
 import { releaseFreedMemory } from './release-memory.js';
 
 /** Idle time of the whole pool after which the C heap's free pages are handed back (release-memory.ts). */
@@ -68,6 +69,8 @@ export class TaskQueue {
     /** Tasks waiting for a thread, first come first served. */
     #queue: QueuedTask[] = [];
     #wakeTimer: ReturnType<typeof setTimeout> | undefined;
+    /** Looks at the queue again (a build gave its thread back). */
+    readonly #wake = (): void => this.#drain();
     #idleTimer: ReturnType<typeof setTimeout> | undefined;
 
     constructor(maxThreads: number, maxPoolThreads: number, pool: () => Piscina, cap: (threads: number) => void, shared = false) {
@@ -101,11 +104,15 @@ export class TaskQueue {
         });
     }
 
-    /** Threads tasks may use now: `maxThreads`, plus one per stuck or risky running task, at most `maxPoolThreads`. */
+    /**
+     * Threads tasks may use now: `maxThreads` less the one left to a build sharing the CPU with
+     * searches (build-share.ts; never below one), plus one per stuck or risky running task, at
+     * most `maxPoolThreads`.
+     */
     #allowed(now: number): number {
         let stuck = 0;
         for (const r of this.#running) if (r.risky || now - sinceOf(r) > r.stuckMs) stuck++;
-        return Math.min(this.#maxPoolThreads, this.#maxThreads + stuck);
+        return Math.min(this.#maxPoolThreads, Math.max(1, this.#maxThreads - threadsForBuild()) + stuck);
     }
 
     /** Tasks waiting for a thread (of any call). */
@@ -164,6 +171,7 @@ export class TaskQueue {
             this.#idleTimer = setTimeout(() => void releaseFreedMemory(), IDLE_RELEASE_MS);
             this.#idleTimer.unref();
         }
+        if (this.#queue.length > 0 && threadsForBuild() > 0) onBuildShareEnd(this.#wake);
         if (this.#queue.length === 0 || this.#running.size >= this.#maxPoolThreads) return;
         let next = Number.POSITIVE_INFINITY;
         for (const r of this.#running) if (!r.risky && now - sinceOf(r) <= r.stuckMs) next = Math.min(next, sinceOf(r) + r.stuckMs - now);

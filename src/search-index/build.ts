@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { BackgroundTasks } from '../engine/background-pool.js';
 import { compactTable, decodeTable, FORMAT_VERSION, tableIdsOffset, type FileTable } from './shared/format.js';
 import { NameIdsOnDisk } from './name-ids.js';
 import { TableFileWriter } from './table-file.js';
-import { releaseFreedMemory } from '../engine/release-memory.js';
+import { freeBuffer, releaseFreedMemory } from '../engine/release-memory.js';
 import { SegmentReader } from './shared/segment.js';
 import type { IndexChunkResult, IndexWalkResult } from './shared/protocol.js';
 import { ChunkCutter } from './build-chunks.js';
@@ -112,21 +113,35 @@ interface Walked {
  * The walk, on a thread of its own that ends after it: its heap (every entry's name, the
  * columns, their encoding: ~280 MB at ten times the Linux tree) would stay with a shared thread
  * as it goes on to index contents. Its table is decoded, the parts known now written to `file`,
- * and copied out of the walk's buffer (that buffer, with the name lists' ids, is then let go).
+ * and copied out of the walk's buffer, which is then freed at once (with the name lists' ids).
  */
 async function walkInto(ctx: BuildContext, file: string): Promise<Walked> {
     const walker = new BackgroundTasks(1, true);
-    const walked = (await walker.run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries }, { sharedNice: ctx.sharedNice?.() }).finally(() => walker.close())) as IndexWalkResult;
-    if (!walked.ok) throw new Error(`index walk failed: ${walked.message}`);
-    const w = walked.table;
-    const listed = await decodeTable(Buffer.from(w.buffer, w.byteOffset, w.length), 'the walk\'s file table', pause);
-    const writer = await TableFileWriter.start(file, listed, pause);
+    const { port1, port2 } = new MessageChannel();
+    let walked: IndexWalkResult;
+    let w: Uint8Array | undefined;
     try {
-        const idsOnDisk = await NameIdsOnDisk.of(file, tableIdsOffset(listed), listed.grams.ids, pause);
-        return { t: await compactTable(listed, pause), skipped: walked.skipped, writer, idsOnDisk };
-    } catch (err) {
-        await writer.abort();
-        throw err;
+        walked = (await walker.run({ op: 'index-walk', root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, port: port2 }, { move: [port2], sharedNice: ctx.sharedNice?.(), build: true }).finally(() => walker.close())) as IndexWalkResult;
+        // Posted before the task returned, so already queued on this end.
+        w = receiveMessageOnPort(port1)?.message as Uint8Array | undefined;
+    } finally {
+        port1.close();
+    }
+    if (!walked.ok) throw new Error(`index walk failed: ${walked.message}`);
+    if (w?.length !== walked.bytes) throw new Error('index walk failed: its file table did not arrive');
+    try {
+        const listed = await decodeTable(Buffer.from(w.buffer, w.byteOffset, w.length), 'the walk\'s file table', pause);
+        const writer = await TableFileWriter.start(file, listed, pause);
+        try {
+            const idsOnDisk = await NameIdsOnDisk.of(file, tableIdsOffset(listed), listed.grams.ids, pause);
+            return { t: await compactTable(listed, pause), skipped: walked.skipped, writer, idsOnDisk };
+        } catch (err) {
+            await writer.abort();
+            throw err;
+        }
+    } finally {
+        // Memory: everything kept was copied out (compactTable, the file); the walk's buffer goes now.
+        freeBuffer(w.buffer as ArrayBuffer);
     }
 }
 
@@ -157,7 +172,7 @@ async function indexContents(ctx: BuildContext, pool: BackgroundTasks, t: FileTa
             const chunk = { out: c.out, parts: 0 };
             chunks.push(chunk);
             const ids = c.ids.slice();
-            const r = (await pool.run(c, { move: [c.ids.buffer as ArrayBuffer, c.paths.buffer as ArrayBuffer], sharedNice: ctx.sharedNice?.() })) as IndexChunkResult;
+            const r = (await pool.run(c, { move: [c.ids.buffer as ArrayBuffer, c.paths.buffer as ArrayBuffer], sharedNice: ctx.sharedNice?.(), build: true })) as IndexChunkResult;
             if (!r.ok) throw new Error(`index chunk failed: ${r.message}`);
             chunk.parts = r.segmentBytes.length;
             for (let k = 0; k < ids.length; k++) t.flags[ids[k]!] = r.flags[k]!;

@@ -227,7 +227,7 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
         const timedOut: number[] = [];
         const runPart = async (k: number, on: BackgroundTasks, parseMs = limits.parseMs): Promise<number[]> => {
             const task: SymbolsPartTask = { op: 'symbols-part', root: served.root, ...parts[k]!, maxBytes: served.maxFileSize, parseMs, out: outs[k]! };
-            const r = (await on.run(task, { sharedNice: served.sharedNice() })) as SymbolsPartResult;
+            const r = (await on.run(task, { sharedNice: served.sharedNice(), build: true })) as SymbolsPartResult;
             if (!r.ok) throw new Error(`symbols part failed: ${r.message}`);
             return r.timedOut;
         };

@@ -13,7 +13,7 @@ import type { SymbolsMergeResult, SymbolsMergeTask } from './shared/table-tasks.
  */
 export async function merge(pool: BackgroundTasks, served: ServedGeneration, task: SymbolsMergeTask & { stem: string }): Promise<SymbolsMergeResult & { ok: true }> {
     const run = async (t: SymbolsMergeTask): Promise<SymbolsMergeResult & { ok: true }> => {
-        const r = (await pool.run(t, { sharedNice: served.sharedNice() })) as SymbolsMergeResult;
+        const r = (await pool.run(t, { sharedNice: served.sharedNice(), build: true })) as SymbolsMergeResult;
         if (!r.ok) throw new Error(`symbols merge failed: ${r.message}`);
         return r;
     };

@@ -66,27 +66,40 @@ type Failure = Extract<IndexWalkResult, { ok: false }>;
 
 /**
  * Lists the tree into a file table with its names' posting lists, encoded as the table file is
- * (format.ts), in a SharedArrayBuffer: the message to the host shares that memory instead of
- * copying it, and the host decodes it in slices (Perf: a structured clone of some 90,000 names
- * and the columns, split and decoded at once, would hold its event loop for tens of milliseconds;
- * the name grams are counted here, not on the host).
+ * (format.ts), and posts it on the task's port, moved (see IndexWalkResult); the host decodes it in
+ * slices (Perf: a structured clone of some 90,000 names and the columns, split and decoded at once,
+ * would hold its event loop for tens of milliseconds; the name grams are counted here, not on the
+ * host).
  */
 export async function runIndexWalk(task: IndexWalkTask): Promise<IndexWalkResult> {
+    try {
+        const walked = await walkEncoded(task);
+        if (!walked.ok) return walked;
+        const bytes = walked.table.length;
+        task.port?.postMessage(walked.table, [walked.table.buffer as ArrayBuffer]);
+        return { ok: true, bytes, skipped: walked.skipped };
+    } finally {
+        task.port?.close();
+    }
+}
+
+/** The walk's file table, encoded in a buffer of its own (see {@link runIndexWalk}). */
+export async function walkEncoded(task: Omit<IndexWalkTask, 'port'>): Promise<{ ok: true; table: Uint8Array; skipped: string[] } | Failure> {
     const walked = walkTable(task);
     if (!walked.ok) return walked;
-    // Memory: the parts are copied straight into the shared buffer (one copy of the table, not two).
+    // Memory: the parts are copied straight into the buffer that is moved (one copy of the table, not two).
     const parts = await encodeTableParts({ ...walked.table, grams: nameGrams(walked.table.names) }, async () => undefined);
-    const shared = new Uint8Array(new SharedArrayBuffer(parts.reduce((sum, part) => sum + part.length, 0)));
+    const table = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
     let at = 0;
     for (const part of parts) {
-        shared.set(part, at);
+        table.set(part, at);
         at += part.length;
     }
-    return { ok: true, table: shared, skipped: walked.skipped };
+    return { ok: true, table, skipped: walked.skipped };
 }
 
 /** Lists the tree depth-first in sorted order: the order of a sequential search walk. */
-function walkTable(task: IndexWalkTask): { ok: true; table: Omit<FileTable, 'grams'>; skipped: string[] } | Failure {
+function walkTable(task: Omit<IndexWalkTask, 'port'>): { ok: true; table: Omit<FileTable, 'grams'>; skipped: string[] } | Failure {
     takeTaskPriority(task);
     try {
         const skip = new Set(task.skipDirs);

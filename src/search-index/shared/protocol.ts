@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 /**
  * Tasks of the index build, run by the pool's worker code (workers/search-index/index-walk.ts, workers/search-index/index-chunk.ts). Like the
  * search protocol: structured-clone safe, and a worker answers with a discriminated result.
@@ -17,15 +18,20 @@ export interface IndexWalkTask {
     nice?: number;
     /** `false`: at `nice` alone, sharing the CPU with searches (background-pool.ts); else also SCHED_IDLE. */
     idle?: boolean;
+    /** Where the table goes (see {@link IndexWalkResult}), moved to the thread with the task; absent: it goes nowhere. */
+    port?: MessagePort;
 }
 
 /**
- * The walk's file table before the content phase sets the flags, encoded as a table file
- * (format.ts `encodeTable`) in a SharedArrayBuffer (shared with the host, not copied), decoded in
- * slices; and the relative paths of the directories it left out by name (`skipDirs`; the top-most
+ * The walk's outcome. Its file table before the content phase sets the flags, encoded as a table
+ * file (format.ts `encodeTable`) in an ArrayBuffer of its own, is posted on the task's port before
+ * the task returns, moved (not copied), so that the host can hand its memory back as soon as it
+ * has copied what it keeps (a shared buffer stayed resident until the host's next full collection:
+ * 78 MB through a whole content phase at ten copies of the Linux tree); `bytes` is its length.
+ * `skipped`: the relative paths of the directories it left out by name (`skipDirs`; the top-most
  * ones, whose insides it never listed).
  */
-export type IndexWalkResult = { ok: true; table: Uint8Array; skipped: string[] } | { ok: false; code: WorkerFailureCode; message: string };
+export type IndexWalkResult = { ok: true; bytes: number; skipped: string[] } | { ok: false; code: WorkerFailureCode; message: string };
 
 /** Reads, checks and n-grams the files of one id range and writes the range's segment file. */
 export interface IndexChunkTask {

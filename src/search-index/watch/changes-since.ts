@@ -39,7 +39,7 @@ export async function changesSince(task: Omit<IndexCheckTask, 'op' | 'nice' | 'q
     const tasks = new BackgroundTasks(threads, true);
     let results: IndexCheckResult[];
     try {
-        results = (await Promise.all(Array.from({ length: threads }, () => tasks.run({ op: 'index-check', ...task, queue, ...shared } satisfies IndexCheckTask, { sharedNice: nice })))) as IndexCheckResult[];
+        results = (await Promise.all(Array.from({ length: threads }, () => tasks.run({ op: 'index-check', ...task, queue, ...shared } satisfies IndexCheckTask, { sharedNice: nice, build: true })))) as IndexCheckResult[];
     } finally {
         await tasks.close();
     }

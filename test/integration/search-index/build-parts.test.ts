@@ -13,7 +13,8 @@ import { compactTable, decodeTable, Kind, type FileTable } from '../../../src/se
 import type { IndexChunkTask } from '../../../src/search-index/shared/protocol.js';
 import { DICT_ENTRY, SegmentReader } from '../../../src/search-index/shared/segment.js';
 import { runIndexChunk } from '../../../workers/search-index/index-chunk.js';
-import { runIndexWalk } from '../../../workers/search-index/index-walk.js';
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
+import { runIndexWalk, walkEncoded } from '../../../workers/search-index/index-walk.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
 
 /** A tree of `dirs` directories of `files` files each (distinct words per file), an empty directory last. */
@@ -27,7 +28,7 @@ function tree(dirs: number, files: number): string {
 }
 
 async function walked(root: string): Promise<FileTable> {
-    const r = await runIndexWalk({ op: 'index-walk', root, skipDirs: [], maxEntries: 100_000 });
+    const r = await walkEncoded({ op: 'index-walk', root, skipDirs: [], maxEntries: 100_000 });
     if (!r.ok) throw new Error(r.message);
     return decodeTable(Buffer.from(r.table.buffer, r.table.byteOffset, r.table.length), 'walk', async () => undefined);
 }
@@ -158,5 +159,29 @@ describe('chunk parts', () => {
         expect(r).toMatchObject({ ok: false, code: 'index_failed' });
         expect(r.ok ? '' : r.message).toMatch(/ENOENT/);
         expect(fs.readdirSync(out)).toEqual([]);
+    });
+});
+
+describe('the walk\'s table handed to the host', () => {
+    it('is posted on the task\'s port, moved, with the length the result names, and the port closed', async () => {
+        const root = tree(3, 4);
+        const { port1, port2 } = new MessageChannel();
+        const r = await runIndexWalk({ op: 'index-walk', root, skipDirs: [], maxEntries: 100_000, port: port2 });
+        const got = receiveMessageOnPort(port1)?.message as Uint8Array;
+        port1.close();
+        expect(r.ok).toBe(true);
+        expect(r.ok && r.bytes).toBe(got.length);
+        const direct = await walkEncoded({ op: 'index-walk', root, skipDirs: [], maxEntries: 100_000 });
+        expect(direct.ok && Buffer.from(got).equals(Buffer.from(direct.table))).toBe(true);
+        expect(receiveMessageOnPort(port1)).toBeUndefined();
+    });
+
+    it('is not posted when the walk fails, and the port is closed all the same', async () => {
+        const { port1, port2 } = new MessageChannel();
+        const closed = new Promise<void>((resolve) => port1.once('close', () => resolve()));
+        const r = await runIndexWalk({ op: 'index-walk', root: path.join(tempDir('lcf-parts-'), 'missing'), skipDirs: [], maxEntries: 100_000, port: port2 });
+        expect(r.ok).toBe(false);
+        expect(receiveMessageOnPort(port1)).toBeUndefined();
+        await closed;
     });
 });

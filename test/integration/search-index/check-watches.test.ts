@@ -7,13 +7,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { IndexWalkResult } from '../../../src/search-index/shared/protocol.js';
 import { changesSince } from '../../../src/search-index/watch/changes-since.js';
 import { checkCanWatch, IN, openInotify, readEvents } from '../../../src/search-index/watch/inotify.js';
 import type { WatchSink } from '../../../src/search-index/watch/watch.js';
 import { InotifyWatch } from '../../../src/search-index/watch/watch-inotify.js';
 import { WatchedDirs } from '../../../src/search-index/watch/watched-dirs.js';
-import { runIndexWalk } from '../../../workers/search-index/index-walk.js';
+import { walkEncoded } from '../../../workers/search-index/index-walk.js';
 import { tempDir, until, writeTree } from '../../support/helpers.js';
 
 const SKIP = ['node_modules'];
@@ -26,7 +25,7 @@ async function changedTree(): Promise<{ root: string; table: string }> {
     const files: Record<string, string> = { 'top.txt': 't\n', 'a/b/c/deep.txt': 'd\n', 'retype/x': 'x\n', 'gone/g/g.txt': 'g\n', 'node_modules/m.js': 'm\n' };
     for (let f = 0; f < 1100; f++) files[`big/s${f % 3}/f${f}.c`] = `int f${f};\n`;
     writeTree(root, files);
-    const walked = (await runIndexWalk({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<IndexWalkResult, { ok: true }>;
+    const walked = (await walkEncoded({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<Awaited<ReturnType<typeof walkEncoded>>, { ok: true }>;
     expect(walked.ok).toBe(true);
     const table = path.join(tempDir('lcf-check-watch-table-'), 'table.bin');
     fs.writeFileSync(table, walked.table);

@@ -14,9 +14,9 @@ import { describe, expect, it } from 'vitest';
 import { changesSince, readShared } from '../../../src/search-index/watch/changes-since.js';
 import { endRead, newCheckQueue, newReadState } from '../../../src/search-index/shared/check-queue.js';
 import { CrawlGateWriter, newCrawlGate } from '../../../src/search-index/shared/crawl-gate.js';
-import type { IndexCheckResult, IndexCheckTask, IndexWalkResult } from '../../../src/search-index/shared/protocol.js';
+import type { IndexCheckResult, IndexCheckTask } from '../../../src/search-index/shared/protocol.js';
 import { runIndexCheck } from '../../../workers/search-index/index-check.js';
-import { runIndexCheckByWalk, runIndexWalk } from '../../../workers/search-index/index-walk.js';
+import { runIndexCheckByWalk, walkEncoded } from '../../../workers/search-index/index-walk.js';
 import { childModule, runChildScript } from '../../support/child-source.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
 import { ownThreadsEndWithCaller } from '../../support/own-threads.js';
@@ -42,7 +42,7 @@ async function stored(): Promise<{ root: string; table: string }> {
     fs.writeFileSync(Buffer.from(path.join(root, 'bytes') + '/caf\xe9.txt', 'latin1'), 'latin1 name\n');
     const fixed = new Date('2024-01-02T03:04:05.678Z');
     for (const f of ['resize/x.txt', 'touch/x.txt']) fs.utimesSync(path.join(root, f), fixed, fixed);
-    const walked = (await runIndexWalk({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<IndexWalkResult, { ok: true }>;
+    const walked = (await walkEncoded({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<Awaited<ReturnType<typeof walkEncoded>>, { ok: true }>;
     expect(walked.ok).toBe(true);
     const table = path.join(tempDir('lcf-check-table-'), 'table.bin');
     fs.writeFileSync(table, walked.table);
@@ -135,7 +135,7 @@ describe('the tree check', () => {
         for (const n of ['a', 'ab', 'abc', 'b', 'ba']) files[`prefix/${n}`] = `${n}\n`;
         files['ascii/x.c'] = 'x\n';
         writeTree(root, files);
-        const walked = (await runIndexWalk({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<IndexWalkResult, { ok: true }>;
+        const walked = (await walkEncoded({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<Awaited<ReturnType<typeof walkEncoded>>, { ok: true }>;
         const table = path.join(tempDir('lcf-check-raw-table-'), 'table.bin');
         fs.writeFileSync(table, walked.table);
         expect(sorted(await runIndexCheck(task(root, table)))).toEqual({ changed: [], dirTimes: [] });
@@ -162,7 +162,7 @@ describe('the tree check', () => {
         const root = fs.realpathSync(tempDir('lcf-check-fds-'));
         const deep = Array.from({ length: 40 }, (_, i) => `d${i}`).join('/');
         writeTree(root, { [`${deep}/f.c`]: 'int a;\n', 'top.c': 'top\n', 'd0/side.c': 'side\n' });
-        const walked = (await runIndexWalk({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<IndexWalkResult, { ok: true }>;
+        const walked = (await walkEncoded({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<Awaited<ReturnType<typeof walkEncoded>>, { ok: true }>;
         const table = path.join(tempDir('lcf-check-fds-table-'), 'table.bin');
         fs.writeFileSync(table, walked.table);
         // Rewritten in place, its size and modification time as before: only its change time moved.
@@ -204,7 +204,7 @@ describe('the tree check', () => {
     it.skipIf(!asRoot || !native)('as another user, gives what the walk-and-compare gives for directories it may not read, or may list but not search', async () => {
         const root = fs.realpathSync(tempDir('lcf-check-perm-'));
         writeTree(root, { 'open/a.c': 'a\n', 'locked/x.c': 'x\n', 'locked/deep/y.c': 'y\n', 'listonly/z.c': 'z\n', 'listonly/sub/w.c': 'w\n' });
-        const walked = (await runIndexWalk({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<IndexWalkResult, { ok: true }>;
+        const walked = (await walkEncoded({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 })) as Extract<Awaited<ReturnType<typeof walkEncoded>>, { ok: true }>;
         const table = path.join(tempDir('lcf-check-perm-table-'), 'table.bin');
         fs.writeFileSync(table, walked.table);
         fs.chmodSync(root, 0o755);

@@ -13,7 +13,7 @@ import { Changes } from '../../../src/search-index/watch/changes.js';
 import { ignoreOf, ignorePathsOf } from '../../../src/search-index/watch/parcel.js';
 import { decodeTable } from '../../../src/search-index/shared/format.js';
 import { Table } from '../../../src/search-index/table.js';
-import { runIndexWalk } from '../../../workers/search-index/index-walk.js';
+import { walkEncoded } from '../../../workers/search-index/index-walk.js';
 import { tempDir, until, writeTree } from '../../support/helpers.js';
 
 const SKIP = ['.git', 'node_modules'];
@@ -22,7 +22,7 @@ const SKIP = ['.git', 'node_modules'];
 const inside = (c: Changes): string[] => [...c.dirty.keys()].filter((p) => p.split('/').slice(0, -1).some((part) => SKIP.includes(part)));
 
 async function walkedTable(root: string): Promise<{ table: Table; skipped: string[] }> {
-    const r = await runIndexWalk({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 });
+    const r = await walkEncoded({ op: 'index-walk', root, skipDirs: SKIP, maxEntries: 100_000 });
     if (!r.ok) throw new Error(r.message);
     return { table: await Table.load(await decodeTable(Buffer.from(r.table.buffer, r.table.byteOffset, r.table.length), 'walk', async () => undefined)), skipped: r.skipped };
 }

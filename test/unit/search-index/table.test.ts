@@ -11,7 +11,7 @@ import { forEachGram } from '../../../src/search/shared/fold.js';
 import { decodeTable, encodeTable, encodeTableParts, IndexFormatError, Kind, type FileTable } from '../../../src/search-index/shared/format.js';
 import { decodeNames, Names } from '../../../src/search-index/shared/table-names.js';
 import { Table } from '../../../src/search-index/table.js';
-import { runIndexWalk } from '../../../workers/search-index/index-walk.js';
+import { walkEncoded } from '../../../workers/search-index/index-walk.js';
 import { fileTempDir } from '../../support/engine-fixture.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
 import { expectSameItems } from '../../support/same-items.js';
@@ -56,7 +56,7 @@ function walkOrder(root: string): string[] {
 }
 
 async function walked(root: string): Promise<Buffer> {
-    const r = await runIndexWalk({ op: 'index-walk', root, skipDirs: ['.git', 'node_modules'], maxEntries: 1_000_000 });
+    const r = await walkEncoded({ op: 'index-walk', root, skipDirs: ['.git', 'node_modules'], maxEntries: 1_000_000 });
     if (!r.ok) throw new Error(r.message);
     return Buffer.from(r.table.buffer, r.table.byteOffset, r.table.length);
 }
