@@ -16,6 +16,12 @@ function send(message: BuildToHost, last = false): void {
 // The parent gone, nothing reads the table: the threads end with the process.
 process.on('disconnect', () => process.exit(1));
 
+/** The process's CPU time so far, all its threads (ms). */
+function cpuMs(): number {
+    const { user, system } = process.cpuUsage();
+    return Math.round((user + system) / 1000);
+}
+
 let plan: BuildPlan | undefined;
 let nice: number | undefined;
 process.on('message', (m: BuildToChild) => {
@@ -33,7 +39,7 @@ process.on('message', (m: BuildToChild) => {
     } else if (m.kind === 'part') plan!.parts.push(m.part);
     else if (m.kind === 'start') {
         runBuild(plan!, () => nice).then(
-            (result) => send({ kind: 'done', result, peakRss: process.resourceUsage().maxRSS * 1024 }, true),
+            (result) => send({ kind: 'done', result, peakRss: process.resourceUsage().maxRSS * 1024, cpuMs: cpuMs() }, true),
             (err: unknown) => send({ kind: 'failed', message: err instanceof Error ? err.message : String(err) }, true),
         );
     }

@@ -52,8 +52,9 @@ export interface SymbolBuildFigures {
     names: number;
     bytes: number;
     ms: number;
-    /** The build process's peak resident memory (bytes). */
+    /** The build process's peak resident memory (bytes) and CPU time, all its threads (ms). */
     peakRss: number;
+    cpuMs: number;
 }
 
 /**
@@ -209,7 +210,7 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
     started?.(() => build.stop(), build.pid);
     try {
         const r = await build.outcome;
-        return { files, definitions: r.definitions, names: r.names, bytes: r.bytes, ms: Math.round(performance.now() - t0), peakRss: r.peakRss };
+        return { files, definitions: r.definitions, names: r.names, bytes: r.bytes, ms: Math.round(performance.now() - t0), peakRss: r.peakRss, cpuMs: r.cpuMs };
     } catch (err) {
         await build.stop();
         // The process's part files and the merge's temporary files (`stem` and a suffix).
