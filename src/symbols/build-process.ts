@@ -52,11 +52,7 @@ const ENTRY: { file: string; execArgv: string[] } = (() => {
 export function startBuildProcess(plan: BuildPlan, mainNice: number, niceOf: () => number | undefined): BuildProcess {
     const { file, execArgv } = ENTRY;
     // Output: the host's standard output may be a protocol (the MCP server's): the build's is dropped.
-    // Perf: a session of its own (POSIX). With autogroup, Linux's default on many distributions, a
-    // session's threads share one scheduling group, in which alone SCHED_IDLE yields: the share the
-    // build took while the host slept was the host's wait when it woke (bench sched-group: up to
-    // 252 ms in the host's session, 62 ms in one of its own). It still exits when the host goes away (its IPC channel closes).
-    const child = fork(file, [], { execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json', detached: process.platform !== 'win32' });
+    const child = fork(file, [], { execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
     let stderr = '';
     child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-STDERR_KEEP)));
     let spawnError: Error | undefined;

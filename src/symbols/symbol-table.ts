@@ -203,9 +203,8 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
     if (cur.ids.length > 0) parts.push(cur);
     parts.push(...big);
     const tag = randomBytes(4).toString('hex');
-    const partFile = (k: number | string): string => path.join(served.genDir, `symbols-part-${k}.${tag}.part`);
     const stem = `${file}.${process.pid}.${tag}`;
-    const plan: BuildPlan = { root: served.root, tableSize: served.table.size, maxFileSize: served.maxFileSize, threads: served.threads, parts, big: big.length, outs: parts.map((_, k) => partFile(k)), retryOut: partFile('{k}'), file, stem, parseMs: limits.parseMs, retryMs: limits.retryMs };
+    const plan: BuildPlan = { root: served.root, tableSize: served.table.size, maxFileSize: served.maxFileSize, threads: served.threads, parts, big: big.length, dir: served.genDir, tag, file, stem, parseMs: limits.parseMs, retryMs: limits.retryMs };
     const build = startBuildProcess(plan, served.searchNice ?? DEFAULT_WORKER_NICE, () => served.sharedNice());
     started?.(() => build.stop(), build.pid);
     try {

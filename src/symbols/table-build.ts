@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { BackgroundTasks, SHARED_YOUNG_GENERATION_MB } from '../engine/background-pool.js';
 import type { SymbolsPartResult, SymbolsPartTask } from './shared/table-tasks.js';
 import { merge } from './table-merge.js';
@@ -32,9 +33,9 @@ export interface BuildPlan {
     /** The parts of the small files, then {@link big} parts of one large file each. */
     parts: BuildPart[];
     big: number;
-    /** The part files, one per part; a second try's part file is `retryOut(k)` for its index `k`. */
-    outs: string[];
-    retryOut: string;
+    /** The folder of the part files and their names' tag: the part at index `k` is written to {@link partPath}. */
+    dir: string;
+    tag: string;
     /** The table file, and the merge's temporary files' prefix. */
     file: string;
     stem: string;
@@ -49,9 +50,9 @@ export interface BuildResult {
     bytes: number;
 }
 
-/** `plan.retryOut` with `{k}` replaced: the part file of the part at index `k`. */
-export function retryPartFile(plan: Pick<BuildPlan, 'retryOut'>, k: number): string {
-    return plan.retryOut.replace('{k}', String(k));
+/** The part file of the part at index `k` (removed by the merge, or by the host when the build fails). */
+export function partPath(plan: Pick<BuildPlan, 'dir' | 'tag'>, k: number): string {
+    return path.join(plan.dir, `symbols-part-${k}.${plan.tag}.part`);
 }
 
 /**
@@ -60,7 +61,8 @@ export function retryPartFile(plan: Pick<BuildPlan, 'retryOut'>, k: number): str
  * again after the parts, alone on the large-file thread with `plan.retryMs`.
  */
 export async function runBuild(plan: BuildPlan, niceOf: () => number | undefined): Promise<BuildResult> {
-    const { parts, outs } = plan;
+    const { parts } = plan;
+    const outs = parts.map((_, k) => partPath(plan, k));
     const pathOf = new Map<number, string>();
     for (const p of parts) p.ids.forEach((id, i) => pathOf.set(id, p.paths[i]!));
     // Memory: the build's threads are its own, with a bound on their heaps (BUILD_HEAP). A
@@ -99,7 +101,7 @@ export async function runBuild(plan: BuildPlan, niceOf: () => number | undefined
         const retried = timedOut.sort((a, b) => a - b);
         for (const id of retried) {
             parts.push({ ids: [id], paths: [pathOf.get(id)!] });
-            outs.push(retryPartFile(plan, parts.length - 1));
+            outs.push(partPath(plan, parts.length - 1));
             await runPart(parts.length - 1, own, plan.retryMs);
         }
         await own.close();
