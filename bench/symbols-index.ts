@@ -2,7 +2,9 @@
  * `npm run bench -- symbols-index --work DIR [--dir TREE] [--runs 5] [--rebuild]`: the symbol
  * table of the index on the Linux tree (or TREE). In this process: the index built (or reopened)
  * in `DIR/index`, then the symbol table made for its generation (`--rebuild`: made again when
- * there is one) and loaded, with the time, CPU time and the file's size; the event loop's longest
+ * there is one; its parts and merge run in the library's build process) and loaded, with the
+ * time, CPU time and resident memory (this process's and the build process's summed) and the
+ * file's size; the event loop's longest
  * wait during the build, during the load after it, and during a quiet stretch before them as the
  * baseline, with the host thread's time on a CPU in the waits over 20 ms (`LoopWatch`). Then, in a fresh process that reopens both: the longest wait
  * while it loads the table, resident memory with the index and symbols loaded, and the medians of
@@ -190,10 +192,24 @@ export async function symbolsIndexMain(argv: string[]): Promise<void> {
     const switcher = setInterval(() => {
         if (building && symbols.figures !== undefined && probe.phases.length === 1) probe.start('load after the build');
     }, 1);
-    // The process's resident memory while the table is made (its merge runs on a pool thread of this process).
+    // Resident memory while the table is made: this process's plus the build process's (the
+    // parts and the merge run there), read from its /proc status at the same sample.
+    const buildRss = (): number => {
+        const pid = symbols.buildPid;
+        if (pid === undefined) return 0;
+        try {
+            return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+        } catch {
+            return 0;
+        }
+    };
     const rss0 = process.memoryUsage().rss;
-    let peak = rss0;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
+    let [peak, peakBuild] = [rss0, 0];
+    const sampler = setInterval(() => {
+        const b = buildRss();
+        peakBuild = Math.max(peakBuild, b);
+        peak = Math.max(peak, process.memoryUsage().rss + b);
+    }, 100);
     const store = await symbols.ready();
     probe.end();
     clearInterval(switcher);
@@ -206,12 +222,14 @@ export async function symbolsIndexMain(argv: string[]): Promise<void> {
     const f = symbols.figures;
     console.log('| symbol table | value |\n| --- | ---: |');
     console.log(`| ${f ? 'built' : 'loaded'} in (wall) | ${fmtMs(ms)} |`);
-    console.log(`| CPU time (all threads) | ${fmtMs((cpu.user + cpu.system) / 1000)} |`);
+    const hostCpu = (cpu.user + cpu.system) / 1000;
+    console.log(`| CPU time (all threads; this process + the build process) | ${fmtMs(hostCpu + (f?.cpuMs ?? 0))}${f ? ` (${fmtMs(hostCpu)} + ${fmtMs(f.cpuMs)})` : ''} |`);
     if (f) console.log(`| source files parsed | ${f.files} |`);
     console.log(`| definitions / names | ${store.counts.defs} / ${store.counts.names} |`);
     console.log(`| on disk | ${fmtMB(fs.statSync(file).size)} |`);
-    console.log(`| process RSS before / peak while made (sampled every 100 ms) | ${fmtMB(rss0)} / ${fmtMB(peak)} |`);
-    console.log(`| process peak RSS since start (VmHWM, index build included) | ${fmtMB(hwm)} |`);
+    console.log(`| RSS before / peak while made, this process plus the build process (sampled every 100 ms) | ${fmtMB(rss0)} / ${fmtMB(peak)} |`);
+    if (f) console.log(`| the build process's peak RSS: sampled / its own (maxRSS) | ${fmtMB(peakBuild)} / ${fmtMB(f.peakRss)} |`);
+    console.log(`| this process's peak RSS since start (VmHWM, index build included, not the build process) | ${fmtMB(hwm)} |`);
     const l = layoutOf(store.counts);
     const cols = Object.entries(l).filter(([k]) => k !== 'end').sort((a, b) => a[1] - b[1]);
     const sizes = cols.map(([k, at], i) => `${k} ${(((cols[i + 1]?.[1] ?? l.end) - at) / 1048576).toFixed(1)} MB`);

@@ -141,7 +141,7 @@ export interface RunOptions {
     move?: (ArrayBuffer | MessagePort)[];
     /** Run on the fair pool at this nice value (sharing the CPU with searches run at it), not at idle priority. */
     sharedNice?: number | undefined;
-    /** A build's task (an index or a symbol table, a tree check): on the fair pool, searches leave it a thread while it runs (build-share.ts). */
+    /** A build's task (an index's walk or contents, a tree check): on the fair pool, searches leave it a thread while it runs (build-share.ts). */
     build?: boolean;
 }
 

@@ -25,6 +25,8 @@ export interface ServedGeneration {
     changes: Changes;
     maxFileSize: number;
     threads: number;
+    /** The nice value searches run at (what {@link sharedNice} gives while they keep coming). */
+    searchNice?: number;
     sharedNice(): number | undefined;
 }
 
@@ -90,7 +92,7 @@ export class TreeState {
         const m = this.manifest;
         if (m === null || this.table === null || !changesAllow(this.state, this.changes)) return null;
         const o = this.opts;
-        return { root: this.root, gen: m.gen, genDir: path.join(o.dir, m.gen), table: this.table, changes: this.changes, maxFileSize: o.maxFileSize, threads: o.threads, sharedNice: () => this.sharedNice() };
+        return { root: this.root, gen: m.gen, genDir: path.join(o.dir, m.gen), table: this.table, changes: this.changes, maxFileSize: o.maxFileSize, threads: o.threads, searchNice: o.searchNice ?? DEFAULT_WORKER_NICE, sharedNice: () => this.sharedNice() };
     }
 
     /** Changes the state (with why, when it fails) and tells of it. */

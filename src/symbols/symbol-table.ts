@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
-import { BackgroundTasks, SHARED_YOUNG_GENERATION_MB } from '../engine/background-pool.js';
+import { DEFAULT_WORKER_NICE } from '../engine/engine.js';
 import { Turns } from '../engine/turns.js';
 import { takeLock } from '../search-index/lock.js';
 import { Kind } from '../search-index/shared/format.js';
@@ -10,10 +10,10 @@ import type { TreeIndex } from '../search-index/tree-index.js';
 import type { ServedGeneration } from '../search-index/tree-state.js';
 import { languageOf } from './shared/languages.js';
 import { SYMBOLS_FILE } from './shared/symbol-format.js';
-import type { SymbolsPartResult, SymbolsPartTask } from './shared/table-tasks.js';
 import { SymbolStore } from './symbol-store.js';
 import { BIG_FILE } from './parse.js';
-import { merge } from './table-merge.js';
+import { startBuildProcess } from './build-process.js';
+import type { BuildPart, BuildPlan } from './table-build.js';
 
 /**
  * Bytes of source per part task: a few seconds of parsing, so the build's threads stop soon when
@@ -22,14 +22,6 @@ import { merge } from './table-merge.js';
  */
 const PART_BYTES = 2 << 20;
 const PART_FILES = 2_000;
-/**
- * The heaps of the build's threads (MiB). The young generation as the shared pools' threads
- * have it; the old generation bounded far above a part's heap (an 8 MB header's: some 110 MB)
- * because with V8's default for a thread, sized from the machine's memory, two threads parsing
- * the kernel's generated headers peaked some 75-140 MB higher than with any bound from 48 MB to
- * 1 GB.
- */
-const BUILD_HEAP = Object.freeze({ youngMb: SHARED_YOUNG_GENERATION_MB, oldMb: 1024 });
 /** Parse time at most per file in the build's parts; a file over it is parsed again alone (below). */
 const BUILD_PARSE_MS = 10_000;
 /**
@@ -60,6 +52,9 @@ export interface SymbolBuildFigures {
     names: number;
     bytes: number;
     ms: number;
+    /** The build process's peak resident memory (bytes) and CPU time, all its threads (ms). */
+    peakRss: number;
+    cpuMs: number;
 }
 
 /**
@@ -75,6 +70,8 @@ export class TreeSymbols {
     #store: SymbolStore | null = null;
     #making: Promise<void> | null = null;
     #stopBuild: (() => Promise<void>) | null = null;
+    /** The build process's pid while a build runs (benchmarks add its memory to the host's). */
+    buildPid: number | undefined;
     /** The last build's figures, and the last failure's message. */
     figures: SymbolBuildFigures | undefined;
     error: string | undefined;
@@ -161,7 +158,7 @@ export class TreeSymbols {
                     // Missing, or not whole: made again (a wrong answer is never served from it).
                     await fsp.rm(file, { force: true });
                 }
-                this.figures = await buildSymbols(served, file, (stop) => (this.#stopBuild = stop), PART_FILES, this.limits);
+                this.figures = await buildSymbols(served, file, (stop, pid) => ([this.#stopBuild, this.buildPid] = [stop, pid]), PART_FILES, this.limits).finally(() => (this.buildPid = undefined));
                 return await SymbolStore.load(file, tableSize);
             } finally {
                 await lock.release();
@@ -171,97 +168,53 @@ export class TreeSymbols {
 }
 
 /**
- * Parses the generation's source files in parts (of `partFiles` files at most) on the background
- * pool and joins them into `file`. A file whose parse timed out is parsed again after the parts,
- * alone on the large-file thread with `limits.retryMs`; only a file over that is recorded as timed out.
+ * Parses the generation's source files in parts (of `partFiles` files at most) and joins them into
+ * `file`, in a process of its own (build-process.ts) at the build's priority; `started` is given
+ * the means to stop it and its pid. A file whose parse timed out is parsed again after the parts,
+ * alone on the large-file thread with `limits.retryMs`; only a file over that is recorded as timed
+ * out. A build that fails, is stopped or whose process dies leaves none of its files behind.
  */
-export async function buildSymbols(served: ServedGeneration, file: string, started?: (stop: () => Promise<void>) => void, partFiles = PART_FILES, limits: Readonly<BuildLimits> = BUILD_LIMITS): Promise<SymbolBuildFigures> {
+export async function buildSymbols(served: ServedGeneration, file: string, started?: (stop: () => Promise<void>, pid: number | undefined) => void, partFiles = PART_FILES, limits: Readonly<BuildLimits> = BUILD_LIMITS): Promise<SymbolBuildFigures> {
     const t0 = performance.now();
     const turns = new Turns();
     const pause = (): Promise<void> => turns.check();
     const t = served.table.t;
-    const parts: { ids: number[]; paths: string[] }[] = [];
-    const big: { ids: number[]; paths: string[] } = { ids: [], paths: [] };
-    let cur = { ids: [] as number[], paths: [] as string[] };
+    const parts: BuildPart[] = [];
+    const big: BuildPart[] = [];
+    let cur: BuildPart = { ids: [], paths: [] };
     let bytes = 0;
     let files = 0;
     for (let id = 1; id < t.names.length; id++) {
         if ((id & 1023) === 0) await pause();
         if (t.kind[id] !== Kind.File || t.size[id]! > served.maxFileSize || languageOf(t.names.get(id)) === undefined) continue;
+        files++;
         if (t.size[id]! > BIG_FILE) {
-            files++;
-            big.ids.push(id);
-            big.paths.push(served.table.pathOf(id));
+            big.push({ ids: [id], paths: [served.table.pathOf(id)] });
             continue;
         }
         cur.ids.push(id);
         cur.paths.push(served.table.pathOf(id));
         bytes += t.size[id]!;
-        files++;
         if (bytes >= PART_BYTES || cur.ids.length >= partFiles) {
             parts.push(cur);
             [cur, bytes] = [{ ids: [], paths: [] }, 0];
         }
     }
     if (cur.ids.length > 0) parts.push(cur);
-    // Memory: the build's threads are its own, ended when it ends (before the table is loaded),
-    // with a bound on their heaps (BUILD_HEAP). A parser's memory grows to its largest file's
-    // tree and stays (WebAssembly memory does not shrink), and a thread's heap grows over the
-    // files it parses. Large files go one at a time, each on a thread of its own ended after it
-    // (one thread over the Linux tree's 8 MB headers in turn grew past 300 MB; one per file peaks
-    // at about 190 MB, for some 0.15 s of CPU to start each), so that no thread holding that
-    // much lives on beside the other parts' threads.
-    const pool = new BackgroundTasks(served.threads, true, BUILD_HEAP);
-    let own = new BackgroundTasks(1, true, BUILD_HEAP);
-    let stopped = false;
-    started?.(async () => {
-        stopped = true;
-        await Promise.all([pool.stop(), own.stop()]);
-    });
-    const bigParts = big.ids.map((id, i) => ({ ids: [id], paths: [big.paths[i]!] }));
-    parts.push(...bigParts);
+    parts.push(...big);
     const tag = randomBytes(4).toString('hex');
-    const outs = parts.map((_, k) => path.join(served.genDir, `symbols-part-${k}.${tag}.part`));
+    const stem = `${file}.${process.pid}.${tag}`;
+    const plan: BuildPlan = { root: served.root, tableSize: served.table.size, maxFileSize: served.maxFileSize, threads: served.threads, parts, big: big.length, dir: served.genDir, tag, file, stem, parseMs: limits.parseMs, retryMs: limits.retryMs };
+    const build = startBuildProcess(plan, served.searchNice ?? DEFAULT_WORKER_NICE, () => served.sharedNice());
+    started?.(() => build.stop(), build.pid);
     try {
-        const small = parts.length - bigParts.length;
-        const timedOut: number[] = [];
-        const runPart = async (k: number, on: BackgroundTasks, parseMs = limits.parseMs): Promise<number[]> => {
-            const task: SymbolsPartTask = { op: 'symbols-part', root: served.root, ...parts[k]!, maxBytes: served.maxFileSize, parseMs, out: outs[k]! };
-            const r = (await on.run(task, { sharedNice: served.sharedNice(), build: true })) as SymbolsPartResult;
-            if (!r.ok) throw new Error(`symbols part failed: ${r.message}`);
-            return r.timedOut;
-        };
-        let next = 0;
-        const lane = async (): Promise<void> => {
-            for (let k = next++; k < small; k = next++) timedOut.push(...(await runPart(k, pool)));
-        };
-        // The large files' lane runs beside the others' (one fewer), then takes parts too: the
-        // build keeps its threads' count, and no core waits while the large files go one by one.
-        const largeLane = async (): Promise<void> => {
-            for (let k = small; k < parts.length; k++) {
-                timedOut.push(...(await runPart(k, own)));
-                await own.close();
-                // A stop that came while the thread was ended ends the next one before it starts.
-                own = new BackgroundTasks(1, true, BUILD_HEAP);
-                if (stopped) await own.stop();
-            }
-            await lane();
-        };
-        await Promise.all([largeLane(), ...Array.from({ length: Math.max(1, served.threads) - 1 }, lane)]);
-        // Second tries: one file at a time, a part each, listed last for the merge (`retried`).
-        const retried = timedOut.sort((a, b) => a - b);
-        for (const id of retried) {
-            parts.push({ ids: [id], paths: [served.table.pathOf(id)] });
-            outs.push(path.join(served.genDir, `symbols-part-${parts.length - 1}.${tag}.part`));
-            await runPart(parts.length - 1, own, limits.retryMs);
-        }
-        await own.close();
-        const r = await merge(pool, served, { op: 'symbols-merge', parts: outs, tableSize: served.table.size, out: file, retried, stem: `${file}.${process.pid}.${tag}` });
-        await pool.close();
-        return { files, definitions: r.definitions, names: r.names, bytes: r.bytes, ms: Math.round(performance.now() - t0) };
+        const r = await build.outcome;
+        return { files, definitions: r.definitions, names: r.names, bytes: r.bytes, ms: Math.round(performance.now() - t0), peakRss: r.peakRss, cpuMs: r.cpuMs };
     } catch (err) {
-        await Promise.all([pool.stop(), own.stop()]);
-        await Promise.all(outs.map((o) => fsp.rm(o, { force: true })));
+        await build.stop();
+        // The process's part files and the merge's temporary files (`stem` and a suffix).
+        const debris = (n: string): boolean => (n.startsWith('symbols-part-') && n.endsWith(`.${tag}.part`)) || n.startsWith(`${path.basename(stem)}.`);
+        for (const n of await fsp.readdir(served.genDir).catch(() => [])) if (debris(n)) await fsp.rm(path.join(served.genDir, n), { force: true });
         throw err;
     }
 }

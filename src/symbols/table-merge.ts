@@ -1,7 +1,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { BackgroundTasks } from '../engine/background-pool.js';
-import type { ServedGeneration } from '../search-index/tree-state.js';
 import type { SymbolsMergeResult, SymbolsMergeTask } from './shared/table-tasks.js';
 
 /**
@@ -11,9 +10,9 @@ import type { SymbolsMergeResult, SymbolsMergeTask } from './shared/table-tasks.
  * one beside it is waited for and every temporary file of the merge (`task.stem` and a suffix)
  * removed, so that none is made after.
  */
-export async function merge(pool: BackgroundTasks, served: ServedGeneration, task: SymbolsMergeTask & { stem: string }): Promise<SymbolsMergeResult & { ok: true }> {
+export async function merge(pool: BackgroundTasks, niceOf: () => number | undefined, task: SymbolsMergeTask & { stem: string }): Promise<SymbolsMergeResult & { ok: true }> {
     const run = async (t: SymbolsMergeTask): Promise<SymbolsMergeResult & { ok: true }> => {
-        const r = (await pool.run(t, { sharedNice: served.sharedNice(), build: true })) as SymbolsMergeResult;
+        const r = (await pool.run(t, { sharedNice: niceOf() })) as SymbolsMergeResult;
         if (!r.ok) throw new Error(`symbols merge failed: ${r.message}`);
         return r;
     };

@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BackgroundTasks } from '../../../src/engine/background-pool.js';
-import type { ServedGeneration } from '../../../src/search-index/tree-state.js';
 import { KIND_CODES, type PartRecord } from '../../../src/symbols/shared/symbol-format.js';
 import type { SymbolsMergeResult, SymbolsMergeTask } from '../../../src/symbols/shared/table-tasks.js';
 import { merge } from '../../../src/symbols/table-merge.js';
@@ -16,7 +15,8 @@ import { writePart } from '../../../workers/symbols/part-file.js';
 import { runSymbolsMerge } from '../../../workers/symbols/symbols-table.js';
 import { tempDir } from '../../support/helpers.js';
 
-const served = { sharedNice: () => undefined } as unknown as ServedGeneration;
+/** The searches' nice value the merge's tasks run at: none (idle priority). */
+const idle = (): undefined => undefined;
 
 function parts(dir: string): string[] {
     const records: PartRecord[] = Array.from({ length: 500 }, (_, i) => [`name_${String(i).padStart(3, '0')}`, 1 + (i % 40), KIND_CODES.get('function')!, i % 4 === 0 ? 'S' : '', i + 1, i + 3, 10 * i, 8, i] as PartRecord);
@@ -70,7 +70,7 @@ describe('the build\'s merge in stages', () => {
         expect(runSymbolsMerge({ op: 'symbols-merge', parts: parts(path.join(dir, 'one')), tableSize: 50, out: one })).toMatchObject({ ok: true, names: 500 });
         const out = path.join(dir, 'staged', 'symbols.bin');
         const log: string[] = [];
-        const r = await merge(pool(log), served, { op: 'symbols-merge', parts: parts(path.join(dir, 'staged')), tableSize: 50, out, stem: `${out}.1.00000000` });
+        const r = await merge(pool(log), idle, { op: 'symbols-merge', parts: parts(path.join(dir, 'staged')), tableSize: 50, out, stem: `${out}.1.00000000` });
         expect(r).toMatchObject({ ok: true, names: 500, definitions: 500 });
         expect(log.slice(0, 4)).toEqual(['start names', 'end names', 'start rows', 'start file-rows']);
         expect(log.slice(-2)).toEqual(['start join', 'end join']);
@@ -83,7 +83,7 @@ describe('the build\'s merge in stages', () => {
             const dir = tempDir('lcf-table-merge-');
             const out = path.join(dir, 'symbols.bin');
             const log: string[] = [];
-            const merged = merge(pool(log, fail), served, { op: 'symbols-merge', parts: parts(dir), tableSize: 50, out, stem: `${out}.1.00000000` }).finally(() => log.push('merge settled'));
+            const merged = merge(pool(log, fail), idle, { op: 'symbols-merge', parts: parts(dir), tableSize: 50, out, stem: `${out}.1.00000000` }).finally(() => log.push('merge settled'));
             await expect(merged).rejects.toThrow(`symbols merge failed: ${fail} failed`);
             const other = fail === 'rows' ? 'file-rows' : 'rows';
             // The failed stage ended first; the other wrote its columns after, and they are gone too.
