@@ -26,7 +26,7 @@ export interface ServedGeneration {
     maxFileSize: number;
     threads: number;
     /** The nice value searches run at (what {@link sharedNice} gives while they keep coming). */
-    searchNice?: number;
+    searchNice: number;
     sharedNice(): number | undefined;
 }
 
@@ -62,7 +62,12 @@ export class TreeState {
      */
     sharedNice(): number | undefined {
         const searching = performance.now() - this.searchedAt < SEARCHES_RECENT_MS || this.opts.searching?.() === true;
-        return searching ? (this.opts.searchNice ?? DEFAULT_WORKER_NICE) : undefined;
+        return searching ? this.#searchNice() : undefined;
+    }
+
+    /** The nice value searches run at. */
+    #searchNice(): number {
+        return this.opts.searchNice ?? DEFAULT_WORKER_NICE;
     }
 
     status(): IndexStatus {
@@ -92,7 +97,7 @@ export class TreeState {
         const m = this.manifest;
         if (m === null || this.table === null || !changesAllow(this.state, this.changes)) return null;
         const o = this.opts;
-        return { root: this.root, gen: m.gen, genDir: path.join(o.dir, m.gen), table: this.table, changes: this.changes, maxFileSize: o.maxFileSize, threads: o.threads, searchNice: o.searchNice ?? DEFAULT_WORKER_NICE, sharedNice: () => this.sharedNice() };
+        return { root: this.root, gen: m.gen, genDir: path.join(o.dir, m.gen), table: this.table, changes: this.changes, maxFileSize: o.maxFileSize, threads: o.threads, searchNice: this.#searchNice(), sharedNice: () => this.sharedNice() };
     }
 
     /** Changes the state (with why, when it fails) and tells of it. */

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
-import { DEFAULT_WORKER_NICE } from '../engine/engine.js';
 import { Turns } from '../engine/turns.js';
 import { takeLock } from '../search-index/lock.js';
 import { Kind } from '../search-index/shared/format.js';
@@ -13,7 +12,7 @@ import { SYMBOLS_FILE } from './shared/symbol-format.js';
 import { SymbolStore } from './symbol-store.js';
 import { BIG_FILE } from './parse.js';
 import { startBuildProcess } from './build-process.js';
-import type { BuildPart, BuildPlan } from './table-build.js';
+import { isPartFile, type BuildPart, type BuildPlan } from './table-build.js';
 
 /**
  * Bytes of source per part task: a few seconds of parsing, so the build's threads stop soon when
@@ -205,7 +204,7 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
     const tag = randomBytes(4).toString('hex');
     const stem = `${file}.${process.pid}.${tag}`;
     const plan: BuildPlan = { root: served.root, tableSize: served.table.size, maxFileSize: served.maxFileSize, threads: served.threads, parts, big: big.length, dir: served.genDir, tag, file, stem, parseMs: limits.parseMs, retryMs: limits.retryMs };
-    const build = startBuildProcess(plan, served.searchNice ?? DEFAULT_WORKER_NICE, () => served.sharedNice());
+    const build = startBuildProcess(plan, served.searchNice, () => served.sharedNice());
     started?.(() => build.stop(), build.pid);
     try {
         const r = await build.outcome;
@@ -213,7 +212,7 @@ export async function buildSymbols(served: ServedGeneration, file: string, start
     } catch (err) {
         await build.stop();
         // The process's part files and the merge's temporary files (`stem` and a suffix).
-        const debris = (n: string): boolean => (n.startsWith('symbols-part-') && n.endsWith(`.${tag}.part`)) || n.startsWith(`${path.basename(stem)}.`);
+        const debris = (n: string): boolean => isPartFile(n, tag) || n.startsWith(`${path.basename(stem)}.`);
         for (const n of await fsp.readdir(served.genDir).catch(() => [])) if (debris(n)) await fsp.rm(path.join(served.genDir, n), { force: true });
         throw err;
     }

@@ -50,9 +50,17 @@ export interface BuildResult {
     bytes: number;
 }
 
-/** The part file of the part at index `k` (removed by the merge, or by the host when the build fails). */
+const PART_PREFIX = 'symbols-part-';
+const PART_SUFFIX = '.part';
+
+/** The part file of the part at index `k` (removed by the merge, or by the host when the build fails: {@link isPartFile}). */
 export function partPath(plan: Pick<BuildPlan, 'dir' | 'tag'>, k: number): string {
-    return path.join(plan.dir, `symbols-part-${k}.${plan.tag}.part`);
+    return path.join(plan.dir, `${PART_PREFIX}${k}.${plan.tag}${PART_SUFFIX}`);
+}
+
+/** Whether `name` is a part file of the build tagged `tag` (see {@link partPath}). */
+export function isPartFile(name: string, tag: string): boolean {
+    return name.startsWith(PART_PREFIX) && name.endsWith(`.${tag}${PART_SUFFIX}`);
 }
 
 /**
