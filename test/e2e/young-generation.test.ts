@@ -3,9 +3,14 @@
  * (src/engine/release-memory.ts `keepMainYoungGenerationSmall`), in fresh Node processes: it
  * stays at its first size through an allocation burst that grows it otherwise, and a worker
  * thread with a young generation of its own (as the pools' threads have) keeps that size.
+ * V8 may take its first size (1 MiB a semi-space, 2 MiB a new space here) at the first
+ * collection, so the bound is that size, not the size the process starts with.
  */
 import { describe, expect, it } from 'vitest';
 import { childModule, runChildScript } from '../support/child-source.js';
+
+/** V8's young generation at its first size: a semi-space of 1 MiB, the new space's capacity twice that (v8.getHeapSpaceStatistics's space_size). */
+const FIRST_SIZE = 2 * 1024 * 1024;
 
 /** A child script: the main thread's new space before and after keeping a thousandth of 3 million objects, and a worker's after the same; `keep`: the call made first. */
 function script(keep: boolean): string {
@@ -37,12 +42,13 @@ async function run(keep: boolean): Promise<{ before: number; after: number; work
 describe('keepMainYoungGenerationSmall', () => {
     it('without it, the burst grows the main thread young generation (what the next case is told from)', async () => {
         const r = await run(false);
-        expect(r.after).toBeGreaterThan(2 * r.before);
+        expect(r.after).toBeGreaterThan(2 * FIRST_SIZE);
     });
 
     it('with it, the main thread young generation keeps its first size and a worker keeps the one it was given', async () => {
         const [without, kept] = [await run(false), await run(true)];
-        expect(kept.after).toBe(kept.before);
+        expect(kept.before).toBeLessThanOrEqual(FIRST_SIZE);
+        expect(kept.after).toBeLessThanOrEqual(FIRST_SIZE);
         expect(kept.worker).toBe(without.worker);
     });
 });
