@@ -7,18 +7,22 @@
  * has one thread arena (the module loader's): every module loaded gives the loader's threads
  * arenas of their own, which the server's threads would then share among themselves and keep
  * (src/engine/release-memory.ts). So this module imports no other of the package's but that one,
- * and loads the command line's code only once the cap is set.
+ * and loads the command line's code only once the cap is set. It also keeps its main thread's
+ * young generation at its first size (release-memory.ts).
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { limitMallocArenas, SERVER_MALLOC_ARENAS } from './engine/release-memory.js';
+import { keepMainYoungGenerationSmall, limitMallocArenas, SERVER_MALLOC_ARENAS } from './engine/release-memory.js';
 
 // Run when started as a program (the bin is a symlink to this file), not when imported.
 if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
     const argv = process.argv.slice(2);
     // The `mcp` command, told apart before the command line is parsed (an argument `mcp` of
     // another command, such as a directory's name, caps a short-lived process's arenas too).
-    if (argv.includes('mcp')) limitMallocArenas(SERVER_MALLOC_ARENAS);
+    if (argv.includes('mcp')) {
+        limitMallocArenas(SERVER_MALLOC_ARENAS);
+        keepMainYoungGenerationSmall();
+    }
     const { main } = await import('./hosts/cli/main.js');
     process.exitCode = await main(argv);
 }

@@ -107,7 +107,8 @@ function newPool(threads: number, heap: HeapLimits = {}): Piscina {
     watchNativeGate();
     const resourceLimits = { ...(heap.youngMb !== undefined && { maxYoungGenerationSizeMb: heap.youngMb }), ...(heap.oldMb !== undefined && { maxOldGenerationSizeMb: heap.oldMb }) };
     const limits = Object.keys(resourceLimits).length === 0 ? {} : { resourceLimits };
-    const pool = new Piscina({ ...workerEntry(), workerData: { nativeGate, ...wasmWorkerData() }, minThreads: 0, maxThreads: threads, idleTimeout: idleMs, ...limits });
+    // Memory: no run and wait time histograms (pool.ts).
+    const pool = new Piscina({ ...workerEntry(), workerData: { nativeGate, ...wasmWorkerData() }, minThreads: 0, maxThreads: threads, idleTimeout: idleMs, recordTiming: false, ...limits });
     // A thread that dies outside a task is replaced on the next one; nothing to report.
     pool.on('error', () => undefined);
     // Memory: a thread's C heap arena outlives it (glibc hands it to the next thread) with what the

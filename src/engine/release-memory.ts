@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import v8 from 'node:v8';
 import { MessageChannel } from 'node:worker_threads';
 
 /**
@@ -70,6 +71,18 @@ export function limitMallocArenas(n: number): boolean {
     if (process.env['MALLOC_ARENA_MAX'] !== undefined || (process.env['GLIBC_TUNABLES'] ?? '').includes('glibc.malloc.arena_max')) return false;
     const mallopt = libc('int mallopt(int, int)') as ((param: number, value: number) => number) | null;
     return mallopt !== null && mallopt(M_ARENA_MAX, n) === 1;
+}
+
+/**
+ * Keeps the young generation of the process's main thread at its first size (V8's
+ * `--semi-space-growth-factor=1`, read each time a heap would grow it): in the package's own
+ * server process the main thread's grew to 16 MB while an index was built and stayed so while
+ * serving, where each call makes little garbage. Threads given a young generation of their own
+ * (`resourceLimits`, as every pool's are) start at that size and are not changed by it. For a
+ * process of the package's own (the CLI's `mcp` command), never a host's by default.
+ */
+export function keepMainYoungGenerationSmall(): void {
+    v8.setFlagsFromString('--semi-space-growth-factor=1');
 }
 
 /**
