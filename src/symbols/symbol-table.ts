@@ -2,24 +2,15 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
-import { Turns } from '../engine/turns.js';
 import { takeLock } from '../search-index/lock.js';
-import { Kind } from '../search-index/shared/format.js';
 import type { TreeIndex } from '../search-index/tree-index.js';
 import type { ServedGeneration } from '../search-index/tree-state.js';
-import { languageOf } from './shared/languages.js';
 import { SYMBOLS_FILE } from './shared/symbol-format.js';
 import { SymbolStore } from './symbol-store.js';
-import { BIG_FILE } from './parse.js';
 import { startBuildProcess } from './build-process.js';
-import { isPartFile, type BuildPart, type BuildPlan } from './table-build.js';
+import { isPartFile, type BuildSpec } from './table-build.js';
 
-/**
- * Bytes of source per part task: a few seconds of parsing, so the build's threads stop soon when
- * asked. Memory: a part holds its definitions until written sorted (2 MB of the kernel's
- * generated headers: some 30,000, a thread's peak about 60 MB; 4 MB took 90).
- */
-const PART_BYTES = 2 << 20;
+/** Source files per part at most (build-plan.ts: bytes of source per part). */
 const PART_FILES = 2_000;
 /** Parse time at most per file in the build's parts; a file over it is parsed again alone (below). */
 const BUILD_PARSE_MS = 10_000;
@@ -168,47 +159,23 @@ export class TreeSymbols {
 
 /**
  * Parses the generation's source files in parts (of `partFiles` files at most) and joins them into
- * `file`, in a process of its own (build-process.ts) at the build's priority; `started` is given
- * the means to stop it and its pid. A file whose parse timed out is parsed again after the parts,
- * alone on the large-file thread with `limits.retryMs`; only a file over that is recorded as timed
- * out. A build that fails, is stopped or whose process dies leaves none of its files behind.
+ * `file`, in a process of its own (build-process.ts) at the build's priority, which plans the parts
+ * from the table's columns (build-plan.ts); `started` is given the means to stop it and its pid. A
+ * file whose parse timed out is parsed again after the parts, alone on the large-file thread with
+ * `limits.retryMs`; only a file over that is recorded as timed out. A build that fails, is stopped
+ * or whose process dies leaves none of its files behind.
  */
 export async function buildSymbols(served: ServedGeneration, file: string, started?: (stop: () => Promise<void>, pid: number | undefined) => void, partFiles = PART_FILES, limits: Readonly<BuildLimits> = BUILD_LIMITS): Promise<SymbolBuildFigures> {
     const t0 = performance.now();
-    const turns = new Turns();
-    const pause = (): Promise<void> => turns.check();
     const t = served.table.t;
-    const parts: BuildPart[] = [];
-    const big: BuildPart[] = [];
-    let cur: BuildPart = { ids: [], paths: [] };
-    let bytes = 0;
-    let files = 0;
-    for (let id = 1; id < t.names.length; id++) {
-        if ((id & 1023) === 0) await pause();
-        if (t.kind[id] !== Kind.File || t.size[id]! > served.maxFileSize || languageOf(t.names.get(id)) === undefined) continue;
-        files++;
-        if (t.size[id]! > BIG_FILE) {
-            big.push({ ids: [id], paths: [served.table.pathOf(id)] });
-            continue;
-        }
-        cur.ids.push(id);
-        cur.paths.push(served.table.pathOf(id));
-        bytes += t.size[id]!;
-        if (bytes >= PART_BYTES || cur.ids.length >= partFiles) {
-            parts.push(cur);
-            [cur, bytes] = [{ ids: [], paths: [] }, 0];
-        }
-    }
-    if (cur.ids.length > 0) parts.push(cur);
-    parts.push(...big);
     const tag = randomBytes(4).toString('hex');
     const stem = `${file}.${process.pid}.${tag}`;
-    const plan: BuildPlan = { root: served.root, tableSize: served.table.size, maxFileSize: served.maxFileSize, threads: served.threads, parts, big: big.length, dir: served.genDir, tag, file, stem, parseMs: limits.parseMs, retryMs: limits.retryMs };
-    const build = startBuildProcess(plan, served.searchNice, () => served.sharedNice());
+    const spec: BuildSpec = { root: served.root, tableSize: served.table.size, maxFileSize: served.maxFileSize, threads: served.threads, partFiles, dir: served.genDir, tag, file, stem, parseMs: limits.parseMs, retryMs: limits.retryMs };
+    const build = startBuildProcess(spec, { names: t.names.bytes, parent: t.parent, kind: t.kind, size: t.size }, served.searchNice, () => served.sharedNice());
     started?.(() => build.stop(), build.pid);
     try {
         const r = await build.outcome;
-        return { files, definitions: r.definitions, names: r.names, bytes: r.bytes, ms: Math.round(performance.now() - t0), peakRss: r.peakRss, cpuMs: r.cpuMs };
+        return { files: r.files, definitions: r.definitions, names: r.names, bytes: r.bytes, ms: Math.round(performance.now() - t0), peakRss: r.peakRss, cpuMs: r.cpuMs };
     } catch (err) {
         await build.stop();
         // The process's part files and the merge's temporary files (`stem` and a suffix).

@@ -24,7 +24,7 @@ export interface BuildPart {
     paths: string[];
 }
 
-/** What the build process is given (over IPC, the parts one message each). */
+/** What the build runs: the host's {@link BuildSpec} with the parts planned from the table (build-plan.ts). */
 export interface BuildPlan {
     root: string;
     tableSize: number;
@@ -42,6 +42,9 @@ export interface BuildPlan {
     parseMs: number;
     retryMs: number;
 }
+
+/** What the host gives the build process, besides the table's columns: the plan but its parts, and the most files of a part. */
+export type BuildSpec = Omit<BuildPlan, 'parts' | 'big'> & { partFiles: number };
 
 /** What a finished build tells the host. */
 export interface BuildResult {
