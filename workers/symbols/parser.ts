@@ -106,9 +106,26 @@ export function parseWithin(parser: ParserType, text: string, ms: number, ranges
     const end = performance.now() + ms;
     // The progress callback cancels the parse when it returns true.
     const progressCallback = ((): boolean => performance.now() > end) as unknown as () => void;
-    const tree = parser.parse(text, null, { progressCallback, ...(ranges && { includedRanges: ranges }) });
+    const tree = parser.parse(ranges === undefined ? text : rangedInput(text, ranges), null, { progressCallback, ...(ranges && { includedRanges: ranges }) });
     // tree-sitter resumes a parse given up on the parser's next call unless reset, and that call
     // parses another text (the next file, or the same one without ranges): a tree of the wrong text.
     if (tree === null) parser.reset();
     return tree;
+}
+
+/**
+ * The text of a ranged parse as the lexer asks for it: from `index` to the end of the range it
+ * lies in. web-tree-sitter copies a string's next 5,119 characters into the parser's buffer
+ * per chunk asked for, and the lexer asks again at each range it enters past that buffer, so a
+ * text read in many short ranges (a C file's code between its function bodies) was mostly
+ * copied for nothing. The lexer reads nothing outside the ranges.
+ */
+function rangedInput(text: string, ranges: readonly Range[]): (index: number) => string {
+    let r = 0;
+    return (index: number): string => {
+        // The first range ending after `index` (the last one at the text's end), found from the one before.
+        while (r > 0 && ranges[r - 1]!.endIndex > index) r--;
+        while (r < ranges.length - 1 && ranges[r]!.endIndex <= index) r++;
+        return text.slice(index, Math.max(index, ranges[r]!.endIndex));
+    };
 }
