@@ -115,17 +115,22 @@ export function parseWithin(parser: ParserType, text: string, ms: number, ranges
 
 /**
  * The text of a ranged parse as the lexer asks for it: from `index` to the end of the range it
- * lies in. web-tree-sitter copies a string's next 5,119 characters into the parser's buffer
- * per chunk asked for, and the lexer asks again at each range it enters past that buffer, so a
- * text read in many short ranges (a C file's code between its function bodies) was mostly
- * copied for nothing. The lexer reads nothing outside the ranges.
+ * lies in (the tree's nodes read their text through it too, a range at a time). web-tree-sitter
+ * copies a string's next 5,119 characters into the parser's buffer per chunk asked for, and the
+ * lexer asks again at each range it enters past that buffer, so a text read in many short ranges
+ * (a C file's code between its function bodies) was mostly copied for nothing.
  */
 function rangedInput(text: string, ranges: readonly Range[]): (index: number) => string {
-    let r = 0;
     return (index: number): string => {
-        // The first range ending after `index` (the last one at the text's end), found from the one before.
-        while (r > 0 && ranges[r - 1]!.endIndex > index) r--;
-        while (r < ranges.length - 1 && ranges[r]!.endIndex <= index) r++;
-        return text.slice(index, Math.max(index, ranges[r]!.endIndex));
+        // The first range ending after `index`, else the last.
+        let [lo, hi] = [0, ranges.length - 1];
+        while (lo < hi) {
+            const mid = (lo + hi) >>> 1;
+            if (ranges[mid]!.endIndex <= index) lo = mid + 1;
+            else hi = mid;
+        }
+        const end = ranges[lo]!.endIndex;
+        // Past the ranges (a node's text read to its end): the rest, as for a text parsed whole.
+        return end > index ? text.slice(index, end) : text.slice(index);
     };
 }
