@@ -10,13 +10,15 @@ import { merge } from './table-merge.js';
  */
 
 /**
- * The heaps of the build's threads (MiB). The young generation as the shared pools' threads
- * have it; the old generation bounded far above a part's heap (an 8 MB header's: some 110 MB)
- * because with V8's default for a thread, sized from the machine's memory, two threads parsing
- * the kernel's generated headers peaked some 75-140 MB higher than with any bound from 48 MB to
- * 1 GB.
+ * The heaps of the build's threads (MiB). The young generation larger than the shared pools'
+ * threads have it: a parse makes short-lived objects by the million (a node's per capture and
+ * per look at the tree), and with the shared pools' 4 MiB their scavenges were often enough to
+ * cost some 6% of the parts' CPU. The old generation bounded far above a part's heap (an 8 MB
+ * header's: some 110 MB) because with V8's default for a thread, sized from the machine's memory,
+ * two threads parsing the kernel's generated headers peaked some 75-140 MB higher than with any
+ * bound from 48 MB to 1 GB.
  */
-const BUILD_HEAP = Object.freeze({ youngMb: SHARED_YOUNG_GENERATION_MB, oldMb: 1024 });
+const BUILD_HEAP = Object.freeze({ youngMb: 4 * SHARED_YOUNG_GENERATION_MB, oldMb: 1024 });
 
 /** One part: table ids and their paths relative to the root. */
 export interface BuildPart {
@@ -76,29 +78,33 @@ export async function runBuild(plan: BuildPlan, niceOf: () => number | undefined
     // Memory: the build's threads are its own, with a bound on their heaps (BUILD_HEAP). A
     // parser's memory grows to its largest file's tree and stays (WebAssembly memory does not
     // shrink), and a thread's heap grows over the files it parses. Large files go one at a time,
-    // each on a thread of its own ended after it (one thread over the Linux tree's 8 MB headers in
-    // turn grew past 300 MB; one per file peaks at about 190 MB, for some 0.15 s of CPU to start
-    // each), so that no thread holding that much lives on beside the other parts' threads.
+    // on a thread of their own ended after a file it parsed (one thread parsing the Linux tree's
+    // 8 MB headers in turn grew past 300 MB; one per file peaks at about 190 MB), so that no
+    // thread holding that much lives on beside the other parts' threads. A file read without a
+    // parse (directives.ts: 78 of the kernel's 83 large files) leaves no parser's memory: the
+    // thread takes the next one, rather than a new thread for some 0.1 s of CPU each.
     const pool = new BackgroundTasks(plan.threads, true, BUILD_HEAP);
     let own = new BackgroundTasks(1, true, BUILD_HEAP);
     try {
         const small = parts.length - plan.big;
         const timedOut: number[] = [];
-        const runPart = async (k: number, on: BackgroundTasks, parseMs = plan.parseMs): Promise<number[]> => {
+        const runPart = async (k: number, on: BackgroundTasks, parseMs = plan.parseMs): Promise<SymbolsPartResult & { ok: true }> => {
             const task: SymbolsPartTask = { op: 'symbols-part', root: plan.root, ...parts[k]!, maxBytes: plan.maxFileSize, parseMs, out: outs[k]! };
             const r = (await on.run(task, { sharedNice: niceOf() })) as SymbolsPartResult;
             if (!r.ok) throw new Error(`symbols part failed: ${r.message}`);
-            return r.timedOut;
+            return r;
         };
         let next = 0;
         const lane = async (): Promise<void> => {
-            for (let k = next++; k < small; k = next++) timedOut.push(...(await runPart(k, pool)));
+            for (let k = next++; k < small; k = next++) timedOut.push(...(await runPart(k, pool)).timedOut);
         };
         // The large files' lane runs beside the others' (one fewer), then takes parts too: the
         // build keeps its threads' count, and no core waits while the large files go one by one.
         const largeLane = async (): Promise<void> => {
             for (let k = small; k < parts.length; k++) {
-                timedOut.push(...(await runPart(k, own)));
+                const r = await runPart(k, own);
+                timedOut.push(...r.timedOut);
+                if (!r.parsed) continue;
                 await own.close();
                 own = new BackgroundTasks(1, true, BUILD_HEAP);
             }
