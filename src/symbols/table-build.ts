@@ -78,33 +78,31 @@ export async function runBuild(plan: BuildPlan, niceOf: () => number | undefined
     // Memory: the build's threads are its own, with a bound on their heaps (BUILD_HEAP). A
     // parser's memory grows to its largest file's tree and stays (WebAssembly memory does not
     // shrink), and a thread's heap grows over the files it parses. Large files go one at a time,
-    // on a thread of their own ended after a file it parsed (one thread parsing the Linux tree's
-    // 8 MB headers in turn grew past 300 MB; one per file peaks at about 190 MB), so that no
-    // thread holding that much lives on beside the other parts' threads. A file read without a
-    // parse (directives.ts: 78 of the kernel's 83 large files) leaves no parser's memory: the
-    // thread takes the next one, rather than a new thread for some 0.1 s of CPU each.
+    // each on a thread of its own ended after it (one thread over the Linux tree's 8 MB headers in
+    // turn grew past 300 MB; one per file peaks at about 190 MB, for some 0.15 s of CPU to start
+    // each), so that no thread holding that much lives on beside the other parts' threads. A thread
+    // kept for the next large file while none was parsed (78 of the kernel's 83 are read without
+    // a parse) was tried: the build process's peak then went from 320 to 403 MB.
     const pool = new BackgroundTasks(plan.threads, true, BUILD_HEAP);
     let own = new BackgroundTasks(1, true, BUILD_HEAP);
     try {
         const small = parts.length - plan.big;
         const timedOut: number[] = [];
-        const runPart = async (k: number, on: BackgroundTasks, parseMs = plan.parseMs): Promise<SymbolsPartResult & { ok: true }> => {
+        const runPart = async (k: number, on: BackgroundTasks, parseMs = plan.parseMs): Promise<number[]> => {
             const task: SymbolsPartTask = { op: 'symbols-part', root: plan.root, ...parts[k]!, maxBytes: plan.maxFileSize, parseMs, out: outs[k]! };
             const r = (await on.run(task, { sharedNice: niceOf() })) as SymbolsPartResult;
             if (!r.ok) throw new Error(`symbols part failed: ${r.message}`);
-            return r;
+            return r.timedOut;
         };
         let next = 0;
         const lane = async (): Promise<void> => {
-            for (let k = next++; k < small; k = next++) timedOut.push(...(await runPart(k, pool)).timedOut);
+            for (let k = next++; k < small; k = next++) timedOut.push(...(await runPart(k, pool)));
         };
         // The large files' lane runs beside the others' (one fewer), then takes parts too: the
         // build keeps its threads' count, and no core waits while the large files go one by one.
         const largeLane = async (): Promise<void> => {
             for (let k = small; k < parts.length; k++) {
-                const r = await runPart(k, own);
-                timedOut.push(...r.timedOut);
-                if (!r.parsed) continue;
+                timedOut.push(...(await runPart(k, own)));
                 await own.close();
                 own = new BackgroundTasks(1, true, BUILD_HEAP);
             }

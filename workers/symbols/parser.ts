@@ -89,11 +89,6 @@ async function load(info: LanguageInfo): Promise<Loaded> {
     return { parser, query: new Query(language, QUERIES[info.id]!) };
 }
 
-/** Whether this thread has loaded a grammar (and so may hold a parser's memory). */
-export function grammarLoaded(): boolean {
-    return languages.size > 0;
-}
-
 /** The parser and query of `info`'s language, loaded once per thread. */
 export function loaded(info: LanguageInfo): Promise<Loaded> {
     let l = languages.get(info.id);

@@ -22,8 +22,7 @@ export interface SymbolsPartTask {
 }
 
 /** `timedOut`: the ids of the files whose parse ran over `parseMs` (recorded as failed in the part file). */
-/** `parsed`: whether the thread has loaded a grammar (its parser's memory grows with the largest file it parsed, and stays). */
-export type SymbolsPartResult = { ok: true; definitions: number; timedOut: number[]; parsed: boolean } | { ok: false; code: WorkerFailureCode; message: string };
+export type SymbolsPartResult = { ok: true; definitions: number; timedOut: number[] } | { ok: false; code: WorkerFailureCode; message: string };
 
 /** Joins the part files `parts` into the symbol table `out` (written under a temporary name, synced, renamed). */
 export interface SymbolsMergeTask {
