@@ -10,13 +10,15 @@ import { merge } from './table-merge.js';
  */
 
 /**
- * The heaps of the build's threads (MiB). The young generation as the shared pools' threads
- * have it; the old generation bounded far above a part's heap (an 8 MB header's: some 110 MB)
- * because with V8's default for a thread, sized from the machine's memory, two threads parsing
- * the kernel's generated headers peaked some 75-140 MB higher than with any bound from 48 MB to
- * 1 GB.
+ * The heaps of the build's threads (MiB). The young generation larger than the shared pools'
+ * threads have it: a parse makes short-lived objects by the million (a node's per capture and
+ * per look at the tree), and with the shared pools' 4 MiB their scavenges were often enough to
+ * cost some 6% of the parts' CPU. The old generation bounded far above a part's heap (an 8 MB
+ * header's: some 110 MB) because with V8's default for a thread, sized from the machine's memory,
+ * two threads parsing the kernel's generated headers peaked some 75-140 MB higher than with any
+ * bound from 48 MB to 1 GB.
  */
-const BUILD_HEAP = Object.freeze({ youngMb: SHARED_YOUNG_GENERATION_MB, oldMb: 1024 });
+const BUILD_HEAP = Object.freeze({ youngMb: 4 * SHARED_YOUNG_GENERATION_MB, oldMb: 1024 });
 
 /** One part: table ids and their paths relative to the root. */
 export interface BuildPart {
@@ -81,7 +83,9 @@ export async function runBuild(plan: BuildPlan, niceOf: () => number | undefined
     // shrink), and a thread's heap grows over the files it parses. Large files go one at a time,
     // each on a thread of its own ended after it (one thread over the Linux tree's 8 MB headers in
     // turn grew past 300 MB; one per file peaks at about 190 MB, for some 0.15 s of CPU to start
-    // each), so that no thread holding that much lives on beside the other parts' threads.
+    // each), so that no thread holding that much lives on beside the other parts' threads. A thread
+    // kept for the next large file while none was parsed (78 of the kernel's 83 are read without
+    // a parse) was tried: the build process's peak then went from 320 to 403 MB.
     const pool = new BackgroundTasks(plan.threads, true, BUILD_HEAP);
     let own = new BackgroundTasks(1, true, BUILD_HEAP);
     try {

@@ -23,8 +23,11 @@ export type Blanked = ({ ranges: Range[]; text?: undefined } | { ranges?: undefi
 
 /** An identifier's character (letters, digits, `_`, `$`, and any non-ASCII). */
 function isWordCode(c: number): boolean {
-    return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 || c > 127;
+    return c > 127 || WORD_CODES[c] === 1;
 }
+
+/** 1 for the ASCII codes of {@link isWordCode}. Perf: one look-up per character of the scan's words, not six comparisons. */
+const WORD_CODES = new Uint8Array(128).map((_, c) => ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 ? 1 : 0));
 
 /**
  * The characters the scan's look-aheads (literals, lines, the next `#`) have read, summed over
@@ -104,7 +107,11 @@ const ELSE = /^#[ \t]*(?:else|elif)/;
  */
 const MAX_RANGES = 256;
 const DEFINE_LINE = /\n[ \t]*#[ \t]*define/;
-const LOCAL_TYPE: ReadonlySet<string> = new Set(['struct', 'union', 'enum']);
+
+/** Whether the word `text[start, end)` is `word`. */
+function isWordAt(text: string, start: number, end: number, word: string): boolean {
+    return end - start === word.length && text.startsWith(word, start);
+}
 
 /**
  * The ranges of `text` without its top-level function bodies (and `initializers`: lists), or
@@ -177,10 +184,10 @@ export function withoutBodies(text: string, initializers = true): Blanked | unde
             } else if (isWordCode(c)) {
                 const start = i;
                 while (i < n && isWordCode(text.charCodeAt(i))) i++;
-                if (open !== -1 && !keepBody && i - start <= 7) {
-                    const word = text.slice(start, i);
-                    if (word === 'typedef') keepBody = true;
-                    else if (LOCAL_TYPE.has(word)) typeWord = true;
+                // Perf: compared in place, not as a string made of each short word of every body (15% of the scan's time).
+                if (open !== -1 && !keepBody && i - start >= 4 && i - start <= 7) {
+                    if (isWordAt(text, start, i, 'typedef')) keepBody = true;
+                    else if (isWordAt(text, start, i, 'struct') || isWordAt(text, start, i, 'union') || isWordAt(text, start, i, 'enum')) typeWord = true;
                 }
                 prev = text.charCodeAt(i - 1);
                 continue;

@@ -87,7 +87,18 @@ const ANNOTATION = /^__\w+$/;
  * told. `name`: the variable's, where the grammar took the macro for it; undefined for
  * `int x __attribute__((unused)) = 2;` (the declaration ends before the attribute).
  */
-export function annotated(declaration: Node): { macro: Node; name: Node | undefined } | undefined | null {
+export function annotated(declaration: Node): Annotated {
+    // Perf: asked twice of a declaration in turn (its declarator's name, then whether it is kept), each a walk of its nodes.
+    if (last?.tree === declaration.tree && last.id === declaration.id) return last.value;
+    const value = annotatedOf(declaration);
+    last = { tree: declaration.tree, id: declaration.id, value };
+    return value;
+}
+
+type Annotated = { macro: Node; name: Node | undefined } | undefined | null;
+let last: { tree: object; id: number; value: Annotated } | undefined;
+
+function annotatedOf(declaration: Node): Annotated {
     const errors: Node[] = [];
     errorsIn(declaration, errors);
     if (errors.length === 0) return undefined;

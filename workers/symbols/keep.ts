@@ -12,10 +12,9 @@ import type { Node } from 'web-tree-sitter';
  * Whether a match is a definition: variables and constants only at file scope (a function held in
  * a local variable is a definition, as a nested function declaration is), no `extern`
  * declarations, no member of an inline type, no function expression named as what holds it.
+ * `type`: the node's, when the caller has read it.
  */
-export function keep(node: Node, kind: string, name: Node, info: LanguageInfo): boolean {
-    // Perf: read once; each read of a node's type is a call into the WebAssembly module.
-    const type = node.type;
+export function keep(node: Node, kind: string, name: Node, info: LanguageInfo, type: string = node.type): boolean {
     if (type === 'method_signature' && inAnnotation(node)) return false;
     if (type === 'assignment_expression') return kind === 'method' || memberFunction(node);
     if (type === 'function_expression' || type === 'generator_function') return !namedByHolder(node, name.text);

@@ -106,9 +106,31 @@ export function parseWithin(parser: ParserType, text: string, ms: number, ranges
     const end = performance.now() + ms;
     // The progress callback cancels the parse when it returns true.
     const progressCallback = ((): boolean => performance.now() > end) as unknown as () => void;
-    const tree = parser.parse(text, null, { progressCallback, ...(ranges && { includedRanges: ranges }) });
+    const tree = parser.parse(ranges === undefined ? text : rangedInput(text, ranges), null, { progressCallback, ...(ranges && { includedRanges: ranges }) });
     // tree-sitter resumes a parse given up on the parser's next call unless reset, and that call
     // parses another text (the next file, or the same one without ranges): a tree of the wrong text.
     if (tree === null) parser.reset();
     return tree;
+}
+
+/**
+ * The text of a ranged parse as the lexer asks for it: from `index` to the end of the range it
+ * lies in (the tree's nodes read their text through it too, a range at a time). web-tree-sitter
+ * copies a string's next 5,119 characters into the parser's buffer per chunk asked for, and the
+ * lexer asks again at each range it enters past that buffer, so a text read in many short ranges
+ * (a C file's code between its function bodies) was mostly copied for nothing.
+ */
+function rangedInput(text: string, ranges: readonly Range[]): (index: number) => string {
+    return (index: number): string => {
+        // The first range ending after `index`, else the last.
+        let [lo, hi] = [0, ranges.length - 1];
+        while (lo < hi) {
+            const mid = (lo + hi) >>> 1;
+            if (ranges[mid]!.endIndex <= index) lo = mid + 1;
+            else hi = mid;
+        }
+        const end = ranges[lo]!.endIndex;
+        // Past the ranges (a node's text read to its end): the rest, as for a text parsed whole.
+        return end > index ? text.slice(index, end) : text.slice(index);
+    };
 }

@@ -18,18 +18,20 @@ const MACRO_LIKE = /^[A-Z][A-Z0-9_]*$/;
 /** A scope that is a type or namespace name; a scope with spaces outside its template arguments or the keyword `typename` is a return type the grammar took for one. */
 const NOT_A_SCOPE = /^typename$|^[^<]*\s/;
 
-/** The name of the definition `def` whose `@name` capture is `name`. */
-export function realName(def: Node, name: Node): RealName {
-    if (name.type === 'qualified_identifier') return qualified(name);
-    if (name.type === 'type_identifier' && def.type === 'type_definition') {
+/** The name of the definition `def` (of type `defType`) whose `@name` capture is `name`. */
+export function realName(def: Node, name: Node, defType: string = def.type): RealName {
+    const type = name.type;
+    if (type === 'qualified_identifier') return qualified(name);
+    if (type === 'type_identifier' && defType === 'type_definition') {
         const real = typedefName(name);
         return { node: real, text: real.text, owner: undefined };
     }
-    if (def.type === 'function_definition' && name.type === 'identifier' && MACRO_LIKE.test(name.text)) {
+    const text = name.text;
+    if (defType === 'function_definition' && type === 'identifier' && MACRO_LIKE.test(text)) {
         const declared = declaredBefore(def) ?? declaredInError(def, name);
         if (declared !== undefined) return { node: declared, text: declared.text, owner: undefined };
     }
-    return { node: name, text: name.text, owner: undefined };
+    return { node: name, text, owner: undefined };
 }
 
 /**
@@ -116,8 +118,8 @@ function declaredInError(def: Node, name: Node): Node | undefined {
  * `;` missing) when that ends on the definition's line or the line before (`static int __init` on
  * a line of its own), else at the definition.
  */
-export function patchedStart(def: Node, name: Node): Node {
-    if (def.type !== 'function_definition' || def.childForFieldName('type')?.id !== name.id) return def;
+export function patchedStart(def: Node, name: Node, defType: string = def.type): Node {
+    if (defType !== 'function_definition' || def.childForFieldName('type')?.id !== name.id) return def;
     const prev = def.previousNamedSibling;
     if (prev?.type !== 'declaration' || prev.text.endsWith(';') || prev.endPosition.row < def.startPosition.row - 1) return def;
     return prev;

@@ -48,8 +48,9 @@ export async function runSymbolsPart(task: SymbolsPartTask): Promise<SymbolsPart
                 });
             });
         }
-        // Stable: a name's definitions stay in file order.
-        records.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+        // Stable: a name's definitions stay in file order. Perf: two names are seldom equal, and
+        // telling so is quicker than telling which comes after.
+        records.sort((a, b) => (a[0] < b[0] ? -1 : a[0] === b[0] ? 0 : 1));
         writePart(task.out, [failed, points], records);
         return { ok: true, definitions: records.length, timedOut: failed.filter((f) => f[1] === Failure.Timeout).map((f) => f[0]) };
     } catch (err) {

@@ -202,22 +202,24 @@ function definitionsOf(matches: QueryMatch[], info: LanguageInfo, source: string
         if (node === undefined || kind === undefined || name === undefined) continue;
         // Each declarator of a C declaration or typedef is a definition of its own, spanning its declarator but the first.
         let [span, sigStart]: [Node, number | undefined] = [node, undefined];
-        if (cLike && (node.type === 'declaration' || node.type === 'type_definition')) {
-            const v = node.type === 'declaration' ? declaredVariable(node, name) : declaredType(node, name);
+        // Perf: read once; each read of a node's type is a call into the WebAssembly module.
+        const type = node.type;
+        if (cLike && (type === 'declaration' || type === 'type_definition')) {
+            const v = type === 'declaration' ? declaredVariable(node, name) : declaredType(node, name);
             if (v === undefined) continue;
             [name, span, sigStart] = [v.name, v.span, v.sigStart];
         }
         // One definition per node (two patterns may match one typedef).
         if (seen.has(span.id)) continue;
         if (inObject && !atFileScope(node)) continue;
-        if (!keep(node, kind, name, info)) continue;
+        if (!keep(node, kind, name, info, type)) continue;
         seen.add(span.id);
         if (cLike) {
             if (kind === 'macro') macroNames.add(name.startIndex);
-            const real = realName(node, name);
+            const real = realName(node, name, type);
             const f = foundAt(kind as Found['kind'], real.text, span, real.node.endIndex, real.owner);
             f.sigStart = sigStart;
-            const start = patchedStart(node, name);
+            const start = patchedStart(node, name, type);
             if (start !== node) [f.start, f.line] = [start.startIndex, start.startPosition.row + 1];
             found.push(f);
         } else {
