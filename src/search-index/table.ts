@@ -2,6 +2,7 @@ import { compactTable, Flag, Kind, tableIdsOffset, type FileTable } from './shar
 import { Turns } from '../engine/turns.js';
 import type { ResolvedLink } from './resolved-link.js';
 import { NameIdsOnDisk } from './name-ids.js';
+import { EntryPaths } from './shared/entry-paths.js';
 
 /**
  * The file table as the index serves it: the stored columns (format.ts `FileTable`), the lookups
@@ -51,8 +52,7 @@ export class LinkCache {
 /** The loaded file table with its derived lookups (made by {@link Table.load}). */
 export class Table {
     readonly t: FileTable;
-    /** Relative paths of the directories made so far (id → path). */
-    readonly #dirPaths = new Map<number, string>([[0, '']]);
+    readonly #paths: EntryPaths;
     /** Links resolved by earlier searches (see {@link LinkCache}). */
     readonly links = new LinkCache();
     /** Entries a content search always hands to the walk: links, special files, unreadable directories, files not indexed. */
@@ -103,25 +103,12 @@ export class Table {
 
     private constructor(t: FileTable) {
         this.t = t;
+        this.#paths = new EntryPaths(t);
     }
 
     /** Relative path of entry `id` (`''` for the root; components joined by `/`). */
     pathOf(id: number): string {
-        if (id === 0) return '';
-        const t = this.t;
-        if (t.kind[id] === Kind.Dir) return this.#dirPath(id);
-        const p = t.parent[id]!;
-        return p === 0 ? t.names.get(id) : `${this.#dirPath(p)}/${t.names.get(id)}`;
-    }
-
-    #dirPath(id: number): string {
-        let rel = this.#dirPaths.get(id);
-        if (rel === undefined) {
-            const p = this.t.parent[id]!;
-            rel = p === 0 ? this.t.names.get(id) : `${this.#dirPath(p)}/${this.t.names.get(id)}`;
-            this.#dirPaths.set(id, rel);
-        }
-        return rel;
+        return this.#paths.pathOf(id);
     }
 
     /**

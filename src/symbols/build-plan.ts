@@ -1,4 +1,5 @@
 import { Kind } from '../search-index/shared/format.js';
+import { EntryPaths } from '../search-index/shared/entry-paths.js';
 import { decodeNames } from '../search-index/shared/table-names.js';
 import { languageOf } from './shared/languages.js';
 import { BIG_FILE } from './parse.js';
@@ -39,16 +40,7 @@ export async function planParts(cols: PlanColumns, maxFileSize: number, partFile
     const { parent, kind, size } = cols;
     const names = await decodeNames(cols.names, 0, cols.names.length, async () => undefined);
     if (names.length !== parent.length) throw new Error(`the table's columns disagree: ${names.length} names for ${parent.length} entries`);
-    const dirs = new Map<number, string>();
-    const dirPath = (d: number): string => {
-        let rel = dirs.get(d);
-        if (rel === undefined) {
-            const p = parent[d]!;
-            rel = p === 0 ? names.get(d) : `${dirPath(p)}/${names.get(d)}`;
-            dirs.set(d, rel);
-        }
-        return rel;
-    };
+    const paths = new EntryPaths({ names, parent, kind });
     const parts: BuildPart[] = [];
     const big: BuildPart[] = [];
     let cur: BuildPart = { ids: [], paths: [] };
@@ -59,7 +51,7 @@ export async function planParts(cols: PlanColumns, maxFileSize: number, partFile
         const name = names.get(id);
         if (languageOf(name) === undefined) continue;
         files++;
-        const rel = parent[id] === 0 ? name : `${dirPath(parent[id]!)}/${name}`;
+        const rel = paths.pathOf(id);
         if (size[id]! > BIG_FILE) {
             big.push({ ids: [id], paths: [rel] });
             continue;
