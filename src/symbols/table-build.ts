@@ -20,6 +20,9 @@ import { merge } from './table-merge.js';
  */
 const BUILD_HEAP = Object.freeze({ youngMb: 4 * SHARED_YOUNG_GENERATION_MB, oldMb: 1024 });
 
+/** A large file's thread is kept for the next one while its heap is at most this size (see runBuild). */
+const KEEP_HEAP_BYTES = 64 << 20;
+
 /** One part: table ids and their paths relative to the root. */
 export interface BuildPart {
     ids: number[];
@@ -80,35 +83,40 @@ export async function runBuild(plan: BuildPlan, niceOf: () => number | undefined
     for (const p of parts) p.ids.forEach((id, i) => pathOf.set(id, p.paths[i]!));
     // Memory: the build's threads are its own, with a bound on their heaps (BUILD_HEAP). A
     // parser's memory grows to its largest file's tree and stays (WebAssembly memory does not
-    // shrink), and a thread's heap grows over the files it parses. Large files go one at a time,
-    // each on a thread of its own ended after it (one thread over the Linux tree's 8 MB headers in
-    // turn grew past 300 MB; one per file peaks at about 190 MB, for some 0.15 s of CPU to start
-    // each), so that no thread holding that much lives on beside the other parts' threads. A thread
-    // kept for the next large file while none was parsed (78 of the kernel's 83 are read without
-    // a parse) was tried: the build process's peak then went from 320 to 403 MB.
+    // shrink), and a thread's heap grows over the files it parses. Large files go one at a time on
+    // a thread of their own, beside the other parts' threads. A thread that loaded tree-sitter for
+    // one (one thread over the Linux tree's 8 MB headers in turn grew past 300 MB; one per file
+    // peaks at about 190 MB) or whose heap grew past {@link KEEP_HEAP_BYTES} is ended after it, so
+    // that no thread holding that much lives on; one that read its file without a parse (a C
+    // header of directives alone: 78 of the kernel's 83 large files) takes the next. Perf: a
+    // thread per large file cost the Linux tree's build some 10 s of a lane's time in starts.
     const pool = new BackgroundTasks(plan.threads, true, BUILD_HEAP);
     let own = new BackgroundTasks(1, true, BUILD_HEAP);
     try {
         const small = parts.length - plan.big;
         const timedOut: number[] = [];
-        const runPart = async (k: number, on: BackgroundTasks, parseMs = plan.parseMs): Promise<number[]> => {
+        const runPart = async (k: number, on: BackgroundTasks, parseMs = plan.parseMs): Promise<SymbolsPartResult & { ok: true }> => {
             const task: SymbolsPartTask = { op: 'symbols-part', root: plan.root, ...parts[k]!, maxBytes: plan.maxFileSize, parseMs, out: outs[k]! };
             const r = (await on.run(task, { sharedNice: niceOf() })) as SymbolsPartResult;
             if (!r.ok) throw new Error(`symbols part failed: ${r.message}`);
-            return r.timedOut;
+            return r;
         };
         let next = 0;
         const lane = async (): Promise<void> => {
-            for (let k = next++; k < small; k = next++) timedOut.push(...(await runPart(k, pool)));
+            for (let k = next++; k < small; k = next++) timedOut.push(...(await runPart(k, pool)).timedOut);
         };
         // The large files' lane runs beside the others' (one fewer), then takes parts too: the
         // build keeps its threads' count, and no core waits while the large files go one by one.
         const largeLane = async (): Promise<void> => {
             for (let k = small; k < parts.length; k++) {
-                timedOut.push(...(await runPart(k, own)));
+                const r = await runPart(k, own);
+                timedOut.push(...r.timedOut);
+                if (!r.parser && r.heapBytes <= KEEP_HEAP_BYTES) continue;
                 await own.close();
                 own = new BackgroundTasks(1, true, BUILD_HEAP);
             }
+            await own.close();
+            own = new BackgroundTasks(1, true, BUILD_HEAP);
             await lane();
         };
         await Promise.all([largeLane(), ...Array.from({ length: Math.max(1, plan.threads) - 1 }, lane)]);

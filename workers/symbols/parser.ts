@@ -23,6 +23,11 @@ interface Loaded {
 }
 
 let runtime: Promise<typeof import('web-tree-sitter')> | undefined;
+
+/** Whether this thread has loaded tree-sitter (its WebAssembly memory, which never shrinks, made). */
+export function parserLoaded(): boolean {
+    return runtime !== undefined;
+}
 // Loaded through require from this file's place (as koffi is in workers/fs/held-at.ts), so the tests' worker bundle finds it too.
 const require = createRequire(import.meta.url);
 const languages = new Map<string, Promise<Loaded>>();

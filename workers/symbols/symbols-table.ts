@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import v8 from 'node:v8';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AccessType } from '../../src/config/shared/configuration.js';
@@ -8,6 +9,7 @@ import { Failure, KIND_CODES, SIG_MAX_BYTES, type PartRecord } from '../../src/s
 import type { SymbolsMergeResult, SymbolsMergeTask, SymbolsPartResult, SymbolsPartTask } from '../../src/symbols/shared/table-tasks.js';
 import { takeTaskPriority } from '../pool/background.js';
 import { runSymbolsTask } from './symbols.js';
+import { parserLoaded } from './parser.js';
 import { columnFile, TableEncoder, type MergeState } from './table-encode.js';
 import { encodePoints } from '../../src/symbols/shared/checkpoint-codec.js';
 import { writeColumn } from './table-io.js';
@@ -52,7 +54,7 @@ export async function runSymbolsPart(task: SymbolsPartTask): Promise<SymbolsPart
         // telling so is quicker than telling which comes after.
         records.sort((a, b) => (a[0] < b[0] ? -1 : a[0] === b[0] ? 0 : 1));
         writePart(task.out, [failed, points], records);
-        return { ok: true, definitions: records.length, timedOut: failed.filter((f) => f[1] === Failure.Timeout).map((f) => f[0]) };
+        return { ok: true, definitions: records.length, timedOut: failed.filter((f) => f[1] === Failure.Timeout).map((f) => f[0]), parser: parserLoaded(), heapBytes: v8.getHeapStatistics().total_heap_size };
     } catch (err) {
         return { ok: false, code: 'index_failed', message: err instanceof Error ? err.message : String(err) };
     }

@@ -21,8 +21,11 @@ export interface SymbolsPartTask {
     idle?: boolean;
 }
 
-/** `timedOut`: the ids of the files whose parse ran over `parseMs` (recorded as failed in the part file). */
-export type SymbolsPartResult = { ok: true; definitions: number; timedOut: number[] } | { ok: false; code: WorkerFailureCode; message: string };
+/**
+ * `timedOut`: the ids of the files whose parse ran over `parseMs` (recorded as failed in the part
+ * file); `parser`: whether the thread has loaded tree-sitter; `heapBytes`: its JS heap's size now.
+ */
+export type SymbolsPartResult = { ok: true; definitions: number; timedOut: number[]; parser: boolean; heapBytes: number } | { ok: false; code: WorkerFailureCode; message: string };
 
 /** Joins the part files `parts` into the symbol table `out` (written under a temporary name, synced, renamed). */
 export interface SymbolsMergeTask {
