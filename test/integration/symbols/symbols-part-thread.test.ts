@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runSymbolsPart } from '../../../workers/symbols/symbols-table.js';
+import { BackgroundTasks } from '../../../src/engine/background-pool.js';
+import type { SymbolsPartResult } from '../../../src/symbols/shared/table-tasks.js';
 import { tempDir, writeTree } from '../../support/helpers.js';
 
 describe('a symbols-part task on its thread', () => {
@@ -16,13 +17,19 @@ describe('a symbols-part task on its thread', () => {
         writeTree(root, { 'regs.h': '#define REG_A 0x10\n#define REG_B(x) ((x) << 2)\n', 'f.c': 'int f(void)\n{\n\treturn 0;\n}\n' });
         const out = (k: number): string => path.join(root, `part-${k}.part`);
         const task = (k: number, file: string) => ({ op: 'symbols-part' as const, root, ids: [k], paths: [file], maxBytes: 1 << 20, parseMs: 60_000, out: out(k) });
-        const header = await runSymbolsPart(task(0, 'regs.h'));
-        expect(header).toMatchObject({ ok: true, definitions: 2, timedOut: [], parser: false });
-        expect(header.ok && header.heapBytes).toBeGreaterThan(0);
-        const parsed = await runSymbolsPart(task(1, 'f.c'));
-        expect(parsed).toMatchObject({ ok: true, definitions: 1, parser: true });
-        // The parser stays loaded for the thread's life: a header after it is read on a thread that holds one.
-        expect(await runSymbolsPart(task(2, 'regs.h'))).toMatchObject({ ok: true, definitions: 2, parser: true });
+        // A thread of its own, as the build's large files get: new, so no parse ran on it before.
+        const own = new BackgroundTasks(1, true);
+        try {
+            const run = async (k: number, file: string): Promise<SymbolsPartResult> => (await own.run(task(k, file))) as SymbolsPartResult;
+            const header = await run(0, 'regs.h');
+            expect(header).toMatchObject({ ok: true, definitions: 2, timedOut: [], parser: false });
+            expect(header.ok && header.heapBytes).toBeGreaterThan(0);
+            expect(await run(1, 'f.c')).toMatchObject({ ok: true, definitions: 1, parser: true });
+            // The parser stays loaded for the thread's life: a header after it is read on a thread that holds one.
+            expect(await run(2, 'regs.h')).toMatchObject({ ok: true, definitions: 2, parser: true });
+        } finally {
+            await own.close();
+        }
         for (const k of [0, 1, 2]) expect(fs.existsSync(out(k))).toBe(true);
     });
 });
