@@ -51,6 +51,11 @@
  *           session (autogroup) and in another, against none
  *   symbols-mcp --work DIR [--dir TREE] [--runs 5]: find_symbol through the MCP server on the
  *           index and table a symbols-index run left in DIR, and the server's resident memory
+ *   symbols-outline [--dir TREE] [--lines 5000] [--files 5] [--runs 5]: file_outline without the
+ *           index on the Linux tree's C files nearest 5,000 lines; the tools' characters in tools/list
+ *   symbols-targets [--work DIR] [--files 150] [--runs 5]: every code-navigation target in one run
+ *           (symbols, symbols-outline, symbols-index --rebuild, symbols-mcp, each in its own
+ *           process) beside its figure; to bench/results/symbols-targets-<date>.md
  *   encodings [--seeds 4] [--dir TREE]
  *           encoding detectors (the package's jschardet, jschardet, chardet) on generated legacy
  *           files: right %, speed; with --dir, the encoding decision's cost on a tree's text files
@@ -92,6 +97,8 @@ const commands: Record<string, () => Promise<unknown>> = {
     symbols: async () => (await import('./symbols.js')).symbolsMain(rest),
     'symbols-index': async () => (await import('./symbols-index.js')).symbolsIndexMain(rest),
     'symbols-mcp': async () => (await import('./symbols-mcp.js')).symbolsMcpMain(rest),
+    'symbols-outline': async () => (await import('./symbols-outline.js')).symbolsOutlineMain(rest),
+    'symbols-targets': async () => (await import('./symbols-targets.js')).symbolsTargetsMain(rest),
     encodings: async () => (await import('./encodings.js')).encodingsMain(rest),
     media: async () => (await import('./media.js')).mediaMain(rest),
     monorepo: async () => (await import('./monorepo.js')).monorepoMain(rest),
