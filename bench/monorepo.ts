@@ -1,9 +1,9 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { benchArgs, intFlag, kernelTree, loadAverages, machine, REPO } from './common.js';
+import { cell, first, runStep as runSuite, type Figure as StepFigure, type StepRun as Run } from './steps.js';
 
 /**
  * The index's monorepo figures in one run, on the Linux tree and on `--scales` hard-linked copies
@@ -27,23 +27,8 @@ const STEPS = ['queries', 'build', 'serving', 'mcp', 'reopen', 'rebuild', 'churn
 const SMALL = 'small';
 type StepName = (typeof STEPS)[number];
 
-interface StepRun {
-    step: StepName | typeof SMALL;
-    command: string[];
-    output: string;
-    ok: boolean;
-    ms: number;
-}
-
-/** One row of the summary: how to read the figure from a step's output, and its target. */
-interface Figure {
-    label: string;
-    step: StepName;
-    read: (out: string) => string | undefined;
-    target: string;
-}
-
-const first = (re: RegExp) => (out: string): string | undefined => re.exec(out)?.[1];
+type StepRun = Run<StepName | typeof SMALL>;
+type Figure = StepFigure<StepName>;
 
 /** The median of a Markdown table's column (by header text), over the rows that have it, in MB. */
 const tableMedianMb = (header: string) => (out: string): string | undefined => {
@@ -124,22 +109,7 @@ function smallFilesTree(kernelRoot: string, root: string, n: number): void {
 }
 
 function runStep(step: StepName | typeof SMALL, args: string[], kernelRoot: string): StepRun {
-    const script = fileURLToPath(new URL('./run.js', import.meta.url));
-    const t0 = performance.now();
-    console.error(`monorepo: ${args.join(' ')} (load average ${loadAverages()})`);
-    const r = spawnSync(process.execPath, [script, ...args], { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, KERNEL_TREE: kernelRoot } });
-    const ms = performance.now() - t0;
-    const output = `${r.stdout ?? ''}${r.error ? `\n${r.error.message}` : ''}`;
-    return { step, command: args, output, ok: r.status === 0, ms };
-}
-
-/** The summary table's cell for one figure of one scale. */
-export function cell(figure: Figure, runs: readonly StepRun[]): string {
-    const run = runs.find((r) => r.step === figure.step);
-    if (!run) return 'not run';
-    const value = figure.read(run.output);
-    if (value !== undefined) return value.trim();
-    return run.ok ? 'not printed' : 'step failed';
+    return runSuite(step, args, kernelRoot, 'monorepo');
 }
 
 export async function monorepoMain(argv: string[]): Promise<void> {

@@ -1,9 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { benchArgs, kernelTree, loadAverages, machine, REPO } from './common.js';
+import { cell, first, runStep as runSuite, type Figure as StepFigure, type StepRun } from './steps.js';
 
 /**
  * Every target of code navigation in one run, side by side with its figure:
@@ -21,22 +20,7 @@ import { benchArgs, kernelTree, loadAverages, machine, REPO } from './common.js'
 
 type Step = 'symbols' | 'symbols-outline' | 'symbols-index' | 'symbols-mcp';
 
-interface StepRun {
-    step: Step;
-    command: string[];
-    output: string;
-    ok: boolean;
-    ms: number;
-}
-
-interface Figure {
-    label: string;
-    step: Step;
-    read: (out: string) => string | undefined;
-    target: string;
-}
-
-const first = (re: RegExp) => (out: string): string | undefined => re.exec(out)?.[1];
+type Figure = StepFigure<Step>;
 
 /** The n-th "median of medians" cell of a suite's tables (0: exact names, 1: regex, 2: references in symbols-index). */
 const medianOfMedians = (n: number) => (out: string): string | undefined => [...out.matchAll(/\| \*\*median of medians\*\* \| \*\*([^*]+)\*\*/g)][n]?.[1];
@@ -87,13 +71,8 @@ const FIGURES: readonly Figure[] = [
     { label: 'find_references equal to whole-file parses (every use)', step: 'symbols-index', read: (out) => (/line by line: (.*)$/m.exec(out)?.[1]?.includes('differ') ? 'differ' : /line by line: /.test(out) ? 'equal' : undefined), target: 'equal' },
 ];
 
-function runStep(step: Step, args: string[], kernel: string): StepRun {
-    const script = fileURLToPath(new URL('./run.js', import.meta.url));
-    const t0 = performance.now();
-    console.error(`symbols-targets: ${step} ${args.join(' ')} (load average ${loadAverages()})`);
-    const r = spawnSync(process.execPath, ['--expose-gc', script, step, ...args], { encoding: 'utf8', maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, KERNEL_TREE: kernel } });
-    const output = `${r.stdout ?? ''}${r.error ? `\n${r.error.message}` : ''}`;
-    return { step, command: [step, ...args], output, ok: r.status === 0, ms: performance.now() - t0 };
+function runStep(step: Step, args: string[], kernel: string): StepRun<Step> {
+    return runSuite(step, [step, ...args], kernel, 'symbols-targets', ['--expose-gc']);
 }
 
 export async function symbolsTargetsMain(argv: string[]): Promise<void> {
@@ -105,16 +84,12 @@ export async function symbolsTargetsMain(argv: string[]): Promise<void> {
     fs.mkdirSync(work, { recursive: true });
     const startLoad = loadAverages();
     const t0 = performance.now();
-    const steps: StepRun[] = [
+    const steps: StepRun<Step>[] = [
         runStep('symbols', ['--files', files, '--seed', '1'], kernel),
         runStep('symbols-outline', ['--dir', kernel], kernel),
         runStep('symbols-index', ['--work', work, '--dir', kernel, '--runs', runs, '--rebuild'], kernel),
     ];
     steps.push(runStep('symbols-mcp', ['--work', work, '--dir', kernel, '--runs', runs], kernel));
-    const cell = (f: Figure): string => {
-        const run = steps.find((s) => s.step === f.step)!;
-        return f.read(run.output)?.trim() ?? (run.ok ? 'not printed' : 'step failed');
-    };
     const ctags = steps.find((s) => s.step === 'symbols')!;
     const per = ctagsFigures(ctags.output);
     const lines = [
@@ -127,7 +102,7 @@ export async function symbolsTargetsMain(argv: string[]): Promise<void> {
         ...(per.size === 0
             ? [`| Definitions against Universal Ctags | ${ctags.ok ? 'not printed' : 'step failed'} | recall ≥ 95%, precision ≥ 98% |`]
             : [...per].map(([lang, p]) => `| Definitions against Universal Ctags, ${lang}: lowest recall / precision of ${p.rows} categories | ${p.recall.toFixed(1)}% / ${p.precision.toFixed(1)}% | ≥ 95% / ≥ 98% |`)),
-        ...FIGURES.map((f) => `| ${f.label} | ${cell(f)} | ${f.target} |`),
+        ...FIGURES.map((f) => `| ${f.label} | ${cell(f, steps)} | ${f.target} |`),
         '',
     ];
     for (const r of steps) lines.push(`## ${r.step} (${(r.ms / 1000).toFixed(0)} s${r.ok ? '' : ', FAILED'})`, '', `\`npm run bench -- ${r.command.join(' ')}\``, '', '```', r.output.trim(), '```', '');
