@@ -33,7 +33,8 @@ export async function symbolsOutlineMain(argv: string[]): Promise<void> {
     const target = intFlag(flags, 'lines', 5000);
     const count = intFlag(flags, 'files', 5);
     const runs = intFlag(flags, 'runs', 5);
-    const chosen = cFiles(root)
+    const candidates = cFiles(root);
+    const chosen = [...candidates]
         .sort((a, b) => Math.abs(a.lines - target) - Math.abs(b.lines - target) || (a.rel < b.rel ? -1 : 1))
         .slice(0, count)
         .sort((a, b) => (a.rel < b.rel ? -1 : 1));
@@ -51,7 +52,7 @@ export async function symbolsOutlineMain(argv: string[]): Promise<void> {
     // As in a host that has made calls before: both pool threads started, the C grammar loaded
     // and the code warm (a thread's first outlines ran 3-5 times slower): other files of about the
     // same size outlined two at a time (each once: a second outline of a file is the cache's).
-    const warm = cFiles(root)
+    const warm = candidates
         .filter((f) => !chosen.some((c) => c.rel === f.rel) && Math.abs(f.lines - target) < target / 2)
         .sort((a, b) => (a.rel < b.rel ? -1 : 1))
         .slice(0, WARM_FILES);

@@ -88,8 +88,9 @@ export async function symbolsTargetsMain(argv: string[]): Promise<void> {
         runStep('symbols', ['--files', files, '--seed', '1'], kernel),
         runStep('symbols-outline', ['--dir', kernel], kernel),
         runStep('symbols-index', ['--work', work, '--dir', kernel, '--runs', runs, '--rebuild'], kernel),
+        // On the index and table the step before left in `work`.
+        runStep('symbols-mcp', ['--work', work, '--dir', kernel, '--runs', runs], kernel),
     ];
-    steps.push(runStep('symbols-mcp', ['--work', work, '--dir', kernel, '--runs', runs], kernel));
     const ctags = steps.find((s) => s.step === 'symbols')!;
     const per = ctagsFigures(ctags.output);
     const lines = [

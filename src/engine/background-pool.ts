@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { sharingWithBuild } from './build-share.js';
-import { nativeGate, watchNativeGate, workerEntry } from './pool.js';
+import { nativeGate, poolBase, watchNativeGate } from './pool.js';
 import { releaseSoon } from './release-memory.js';
 import { wasmWorkerData } from './wasm-modules.js';
 
@@ -107,8 +107,7 @@ function newPool(threads: number, heap: HeapLimits = {}): Piscina {
     watchNativeGate();
     const resourceLimits = { ...(heap.youngMb !== undefined && { maxYoungGenerationSizeMb: heap.youngMb }), ...(heap.oldMb !== undefined && { maxOldGenerationSizeMb: heap.oldMb }) };
     const limits = Object.keys(resourceLimits).length === 0 ? {} : { resourceLimits };
-    // Memory: no run and wait time histograms (pool.ts).
-    const pool = new Piscina({ ...workerEntry(), workerData: { nativeGate, ...wasmWorkerData() }, minThreads: 0, maxThreads: threads, idleTimeout: idleMs, recordTiming: false, ...limits });
+    const pool = new Piscina({ ...poolBase(), workerData: { nativeGate, ...wasmWorkerData() }, minThreads: 0, maxThreads: threads, idleTimeout: idleMs, ...limits });
     // A thread that dies outside a task is replaced on the next one; nothing to report.
     pool.on('error', () => undefined);
     // Memory: a thread's C heap arena outlives it (glibc hands it to the next thread) with what the

@@ -35,6 +35,14 @@ export function workerEntry(): { filename: string; execArgv?: string[] } {
 }
 
 /**
+ * What every pool of the package starts with: its threads' entry point and Node options
+ * ({@link workerEntry}), and no run and wait time histograms (about 0.7 MB a pool), which nothing reads.
+ */
+export function poolBase(): ReturnType<typeof workerEntry> & { recordTiming: false } {
+    return { ...workerEntry(), recordTiming: false };
+}
+
+/**
  * Young-generation size of a worker's heap, in MiB: {@link WORKER_YOUNG_GENERATION_TOTAL_MB}
  * shared among `maxThreads`, from {@link WORKER_YOUNG_GENERATION_MB} to three times that each
  * (2 threads: 12 MiB; 6 threads and more: 4 MiB). A walk makes short-lived garbage (paths, stat
@@ -110,7 +118,7 @@ export function createPool(maxThreads: number, workerNice: number): { pool: Pisc
     const ledgerOff = watchLedger(ledger);
     watchNativeGate();
     const pool = new Piscina({
-        ...workerEntry(),
+        ...poolBase(),
         workerData: { fdLedger: ledger, nice: workerNice, nativeGate, ...wasmWorkerData() },
         // Threads start as tasks need them, not all at once: a search of a small tree runs one
         // task, so a short-lived host (a CLI call, a test) starts one thread, not maxThreads (a
@@ -121,8 +129,6 @@ export function createPool(maxThreads: number, workerNice: number): { pool: Pisc
         idleTimeout: 10_000,
         // Memory: each worker's young generation stays small (see workerYoungGenerationMb).
         resourceLimits: { maxYoungGenerationSizeMb: workerYoungGenerationMb(maxThreads) },
-        // Memory: no run and wait time histograms (about 0.7 MB a pool), which nothing reads.
-        recordTiming: false,
     });
     keepStarted(pool, maxThreads);
     // A worker that dies outside a task (e.g. terminated by a hard abort) is replaced; nothing to report.

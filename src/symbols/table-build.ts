@@ -107,16 +107,19 @@ export async function runBuild(plan: BuildPlan, niceOf: () => number | undefined
         };
         // The large files' lane runs beside the others' (one fewer), then takes parts too: the
         // build keeps its threads' count, and no core waits while the large files go one by one.
+        /** Ends the large files' thread (its memory with it); the next task there starts a new one. */
+        const renewOwn = async (): Promise<void> => {
+            await own.close();
+            own = new BackgroundTasks(1, true, BUILD_HEAP);
+        };
         const largeLane = async (): Promise<void> => {
             for (let k = small; k < parts.length; k++) {
                 const r = await runPart(k, own);
                 timedOut.push(...r.timedOut);
-                if (!r.parser && r.heapBytes <= KEEP_HEAP_BYTES) continue;
-                await own.close();
-                own = new BackgroundTasks(1, true, BUILD_HEAP);
+                if (r.parser || r.heapBytes > KEEP_HEAP_BYTES) await renewOwn();
             }
-            await own.close();
-            own = new BackgroundTasks(1, true, BUILD_HEAP);
+            // A thread kept after the last large file would hold its heap through the rest of the build.
+            await renewOwn();
             await lane();
         };
         await Promise.all([largeLane(), ...Array.from({ length: Math.max(1, plan.threads) - 1 }, lane)]);

@@ -13,6 +13,7 @@
  */
 import type { Range } from 'web-tree-sitter';
 import { C, continued } from './c-chars.js';
+import { ASCII_WORD } from './words.js';
 
 /**
  * What the definitions' parse reads: the text's `ranges`, or (many bodies) a `text` with the rest
@@ -23,11 +24,8 @@ export type Blanked = ({ ranges: Range[]; text?: undefined } | { ranges?: undefi
 
 /** An identifier's character (letters, digits, `_`, `$`, and any non-ASCII). */
 function isWordCode(c: number): boolean {
-    return c > 127 || WORD_CODES[c] === 1;
+    return c > 127 || ASCII_WORD[c] === 1;
 }
-
-/** 1 for the ASCII codes of {@link isWordCode}. Perf: one look-up per character of the scan's words, not six comparisons. */
-const WORD_CODES = new Uint8Array(128).map((_, c) => ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 ? 1 : 0));
 
 /**
  * The characters the scan's look-aheads (literals, lines, the next `#`) have read, summed over

@@ -1,10 +1,13 @@
 /** Characters of a word, as find_references bounds a name's occurrences in every language. */
 const WORD = /[\p{L}\p{N}_$]/u;
 
+/** 1 for the ASCII codes of a word's characters (letters, digits, `_`, `$`). Perf: one look-up per character, not six comparisons. */
+export const ASCII_WORD = new Uint8Array(128).map((_, c) => ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36 ? 1 : 0));
+
 /** Whether the character at `i` is one of a word's (false past the end). */
 export function isWord(text: string, i: number): boolean {
     const c = text.charCodeAt(i);
-    if (c < 128) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;
+    if (c < 128) return ASCII_WORD[c] === 1;
     return i < text.length && WORD.test(text[i]!);
 }
 
