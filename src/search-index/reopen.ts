@@ -7,7 +7,7 @@ import { checkCanWatch } from './watch/inotify.js';
 import { Kind } from './shared/format.js';
 import { foldChangeTime } from './shared/change-time.js';
 import { makePrivate } from './folder.js';
-import { releaseFreedMemory } from '../engine/release-memory.js';
+import { releaseSoon } from '../engine/release-memory.js';
 import { saveClosedState, takeClosedState, type Manifest } from './store.js';
 import type { Table } from './table.js';
 import type { IndexCheckTask } from './shared/protocol.js';
@@ -129,7 +129,8 @@ export async function listedSince(ctx: ReopenContext, gen: string, extra: Pick<I
         const task = { root: ctx.root, skipDirs: [...ctx.skipDirs], maxEntries: ctx.maxEntries, table: path.join(ctx.dir, gen, 'table.bin'), ...extra };
         return await changesSince(task, ctx.sharedNice?.(), ctx.table?.gen === gen ? ctx.table.read : undefined);
     } finally {
-        await releaseFreedMemory();
+        // Perf: not waited for (25-30 ms of malloc_trim at ten times the Linux tree, on the reopen's path).
+        releaseSoon();
     }
 }
 
