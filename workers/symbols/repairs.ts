@@ -1,4 +1,5 @@
 import type { Node } from 'web-tree-sitter';
+import { C, continued } from './c-chars.js';
 
 /**
  * Where a C or C++ macro the grammar cannot expand misleads it, the definition's real name. The
@@ -205,4 +206,82 @@ function neighbourLine(source: string, at: number, step: -1 | 1): string {
         if (line !== '') return line;
         i = step < 0 ? start : end;
     }
+}
+
+/**
+ * A file-scope declaration that is one call of a macro-like name after `const` (or `volatile`),
+ * maybe `static` or `extern` before it, at a line's start: `static const DECLARE_TLV_DB_SCALE(`.
+ */
+const MACRO_DECLARATION = /^(?:(?:static|extern)[ \t]+)?(?:(?:const|volatile)[ \t]+)+[A-Z][A-Z0-9_]*[ \t]*\(/gm;
+/** A directive's line (a `#define` in a comment too): lostMacros reads the text's and asks the tree what holds each. */
+const DIRECTIVE_LINE = /\n[ \t]*#/;
+
+/**
+ * C text with each declaration made of a macro call alone (`static const
+ * DECLARE_TLV_DB_SCALE(hp_vol_tlv, -2325, 75, 0);`, the macro expanding to a variable) turned into
+ * spaces, for the definitions' parse. The grammar reads the name after `const` as a type macro
+ * whose argument is a type, so such a declaration has no declarator and is never a definition;
+ * but error recovery over a longer one (`DECLARE_TLV_DB_RANGE(bst_tlv,` and seven lines of
+ * numbers and calls) may go on past its `;`, into the next declarations: the initializer after it
+ * became a block that held the rest of the file (sound/soc/codecs/rt5665.c), and every variable
+ * after it was lost. Offsets and lines are kept. Only a call whose parentheses close before any
+ * `;`, brace or stray comment close, with no directive line in it, followed by its `;`, is
+ * blanked; one on a line that a backslash continues (a macro's body) is kept.
+ */
+export function withoutMacroDeclarations(source: string): string {
+    let out: string[] | undefined;
+    let from = 0;
+    MACRO_DECLARATION.lastIndex = 0;
+    for (let m = MACRO_DECLARATION.exec(source); m !== null; m = MACRO_DECLARATION.exec(source)) {
+        if (m.index < from || (m.index > 0 && continued(source, m.index - 1))) continue;
+        const end = callEnd(source, m.index + m[0].length - 1);
+        // A directive, even in a comment, stays where lostMacros looks for it.
+        if (end === -1 || DIRECTIVE_LINE.test(source.slice(m.index, end))) continue;
+        let i = end;
+        while (i < source.length && isSpace(source.charCodeAt(i))) i++;
+        if (source.charCodeAt(i) !== C.Semi) continue;
+        (out ??= []).push(source.slice(from, m.index), source.slice(m.index, i + 1).replace(/[^\n]/g, ' '));
+        from = i + 1;
+        MACRO_DECLARATION.lastIndex = from;
+    }
+    return out === undefined ? source : out.join('') + source.slice(from);
+}
+
+function isSpace(c: number): boolean {
+    return c === C.Space || c === C.Tab || c === C.Nl || c === C.Cr || c === 12 || c === 11;
+}
+
+/**
+ * The index past the `)` closing the `(` at `open`, comments and literals read; -1 when a `;`, a
+ * brace, a `*\/` outside a comment or a literal not closed on its line comes first.
+ */
+function callEnd(source: string, open: number): number {
+    let depth = 0;
+    for (let i = open; i < source.length; i++) {
+        const c = source.charCodeAt(i);
+        if (c === C.LParen) depth++;
+        else if (c === C.RParen) {
+            if (--depth === 0) return i + 1;
+        } else if (c === C.Semi || c === C.LBrace || c === C.RBrace) return -1;
+        else if (c === C.Star && source.charCodeAt(i + 1) === C.Slash) return -1;
+        else if (c === C.Slash && source.charCodeAt(i + 1) === C.Star) {
+            const close = source.indexOf('*/', i + 2);
+            if (close === -1) return -1;
+            i = close + 1;
+        } else if (c === C.Slash && source.charCodeAt(i + 1) === C.Slash) {
+            const nl = source.indexOf('\n', i);
+            if (nl === -1 || continued(source, nl)) return -1;
+            i = nl - 1;
+        } else if (c === C.Quote || c === C.Apos) {
+            let j = i + 1;
+            for (; j < source.length; j++) {
+                const d = source.charCodeAt(j);
+                if (d === c || d === C.Nl) break;
+                if (d === C.Backslash) j++;
+            }
+            if (source.charCodeAt(j) !== c) return -1;
+            i = j;
+        }
+    }
+    return -1;
 }

@@ -14,7 +14,7 @@ import { loaded, parseWithin } from './parser.js';
 import { takeTaskPriority } from '../pool/background.js';
 import { checkpointsOf, matchesAround, regionsFor, regionsHold } from './regions.js';
 import { atFileScope, keep, objectOwner } from './keep.js';
-import { lostMacros, patchedStart, realName, withoutLoneMacros } from './repairs.js';
+import { lostMacros, patchedStart, realName, withoutLoneMacros, withoutMacroDeclarations } from './repairs.js';
 import { withoutBodies } from './bodies.js';
 import { declaredType, declaredVariable } from './declarators.js';
 import { definitionsTree } from './bodies-tree.js';
@@ -75,13 +75,15 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
         const lexed = lexedReferences(text, task.references, taken.checkpoints!);
         if (lexed !== null) return { ok: true, language: info.id, lines: lexed.lines, chars: text.length, definitions: [], references: lexed.references, lexed: true };
     }
-    // Definitions are read past C++ macros that stand alone on their lines (repairs.ts) and C
-    // function bodies (bodies.ts); uses are looked for in the text as written: with uses asked,
-    // such a file is parsed twice, so the enclosing definitions are the outline's and the table's.
+    // Definitions are read past C++ macros that stand alone on their lines, C declarations made of
+    // a macro call alone (repairs.ts) and C function bodies (bodies.ts); uses are looked for in the
+    // text as written: with uses asked, such a file is parsed twice, so the enclosing definitions
+    // are the outline's and the table's.
     const started = performance.now();
-    const bodies = info.id === 'c' ? withoutBodies(text) : undefined;
-    const blanked = info.id === 'cpp' ? withoutLoneMacros(text) : text;
-    const tree: (Tree & { regions?: Range[] }) | null = task.references === undefined ? definitionsTree(parser, text, blanked, bodies, task.parseMs) : parseUses(parser, text, task, fits ? taken.checkpoints : undefined);
+    const source = info.id === 'c' ? withoutMacroDeclarations(text) : text;
+    const bodies = info.id === 'c' ? withoutBodies(source) : undefined;
+    const blanked = info.id === 'cpp' ? withoutLoneMacros(text) : source;
+    const tree: (Tree & { regions?: Range[] }) | null = task.references === undefined ? definitionsTree(parser, source, blanked, bodies, task.parseMs) : parseUses(parser, text, task, fits ? taken.checkpoints : undefined);
     if (tree === null) {
         parser.reset();
         throw new ToolError('timeout', `Parsing ${shown} took longer than ${task.parseMs} ms: the file was skipped.`);
@@ -92,7 +94,7 @@ async function fileSymbols(shown: string, real: string, task: SymbolsTask, taken
         const [around, at, ranges]: [number[], number[], number[]] = [[], [], []];
         const references = task.references === undefined ? undefined : referencesIn(tree.rootNode, text, task.references, around, at);
         const left = task.parseMs - (performance.now() - started);
-        const defTree = references !== undefined && (blanked !== text || bodies !== undefined) && left > 0 ? definitionsTree(parser, text, blanked, bodies, left, tree.regions) : null;
+        const defTree = references !== undefined && (blanked !== text || bodies !== undefined) && left > 0 ? definitionsTree(parser, source, blanked, bodies, left, tree.regions) : null;
         const root = defTree?.rootNode ?? tree.rootNode;
         let definitions: Definition[];
         try {
