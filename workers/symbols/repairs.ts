@@ -177,8 +177,7 @@ const CONTINUES = /^[}),;=(]/;
  * before `};`) or an expression is kept.
  */
 export function withoutLoneMacros(source: string): string {
-    let out: string[] | undefined;
-    let from = 0;
+    const spans: number[] = [];
     /** Where the last line blanked ends: a lone macro right after it (`NS_END`, `NS_BEGIN`) follows a declaration's end too. */
     let blankedEnd = -1;
     for (const m of source.matchAll(LONE_MACRO)) {
@@ -187,11 +186,23 @@ export function withoutLoneMacros(source: string): string {
         if (m[1] === undefined && CONTINUES.test(neighbourLine(source, m.index + m[0].length, 1))) continue;
         const at = m.index + /[A-Z]/.exec(m[0])!.index;
         const end = m[1] === undefined ? at + /^[A-Z0-9_]*/.exec(source.slice(at, at + m[0].length))![0].length : m.index + m[0].indexOf(m[1]) + m[1].length;
-        (out ??= []).push(source.slice(from, at), source.slice(at, end).replace(/[^\n]/g, ' '));
-        from = end;
+        spans.push(at, end);
         blankedEnd = m.index + m[0].length;
     }
-    return out === undefined ? source : out.join('') + source.slice(from);
+    return blankedSpans(source, spans);
+}
+
+/** `source` with each span of `spans` (`[start, end, …]`, ascending, apart) turned into spaces, newlines kept: the same offsets and lines. */
+function blankedSpans(source: string, spans: readonly number[]): string {
+    if (spans.length === 0) return source;
+    const out: string[] = [];
+    let from = 0;
+    for (let k = 0; k < spans.length; k += 2) {
+        out.push(source.slice(from, spans[k]), source.slice(spans[k], spans[k + 1]).replace(/[^\n]/g, ' '));
+        from = spans[k + 1]!;
+    }
+    out.push(source.slice(from));
+    return out.join('');
 }
 
 /** The nearest line before (`step` -1) or after (1) the line at `at` that is not blank, trimmed; '' at the file's start or end. */
@@ -229,7 +240,7 @@ const DIRECTIVE_LINE = /\n[ \t]*#/;
  * blanked; one on a line that a backslash continues (a macro's body) is kept.
  */
 export function withoutMacroDeclarations(source: string): string {
-    let out: string[] | undefined;
+    const spans: number[] = [];
     let from = 0;
     MACRO_DECLARATION.lastIndex = 0;
     for (let m = MACRO_DECLARATION.exec(source); m !== null; m = MACRO_DECLARATION.exec(source)) {
@@ -240,11 +251,11 @@ export function withoutMacroDeclarations(source: string): string {
         let i = end;
         while (i < source.length && isSpace(source.charCodeAt(i))) i++;
         if (source.charCodeAt(i) !== C.Semi) continue;
-        (out ??= []).push(source.slice(from, m.index), source.slice(m.index, i + 1).replace(/[^\n]/g, ' '));
+        spans.push(m.index, i + 1);
         from = i + 1;
         MACRO_DECLARATION.lastIndex = from;
     }
-    return out === undefined ? source : out.join('') + source.slice(from);
+    return blankedSpans(source, spans);
 }
 
 function isSpace(c: number): boolean {
