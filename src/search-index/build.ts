@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
-import { BackgroundTasks } from '../engine/background-pool.js';
+import { BackgroundTasks, endIdleThreads } from '../engine/background-pool.js';
 import { compactTable, decodeTable, FORMAT_VERSION, tableIdsOffset, type FileTable } from './shared/format.js';
 import { NameIdsOnDisk } from './name-ids.js';
 import { TableFileWriter } from './table-file.js';
@@ -66,6 +66,8 @@ export async function buildGeneration(ctx: BuildContext): Promise<Generation> {
         // Memory: what the walk's thread freed goes back to the system before the content's threads grow.
         await releaseFreedMemory();
         const { t, segNames, textBytes } = await indexContents(ctx, pool, walked.t, genDir);
+        // Memory: the content threads' heaps and buffers leave before the table is written and loaded.
+        endIdleThreads();
         ctx.progress('write', 0, 0);
         let diskBytes = await walked.writer.finish(t, pause);
         const segs: SegmentReader[] = [];

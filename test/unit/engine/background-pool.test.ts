@@ -4,10 +4,11 @@
  * background priority; a caller's stop ends its own tasks only. Checked on real threads running
  * the pool's bundled worker code.
  */
+import { once } from 'node:events';
 import fs from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { BACKGROUND_NICE, BackgroundTasks, setBackgroundIdleMs, setOwnThreadsIdleMs, SHARED_YOUNG_GENERATION_MB } from '../../../src/engine/background-pool.js';
+import { BACKGROUND_NICE, BackgroundTasks, endIdleThreads, setBackgroundIdleMs, setOwnThreadsIdleMs, SHARED_YOUNG_GENERATION_MB } from '../../../src/engine/background-pool.js';
 import type { IndexWalkResult } from '../../../src/search-index/shared/protocol.js';
 import { tempDir, until, writeTree } from '../../support/helpers.js';
 import { OWN_THREADS_IDLE_MS, ownThreadsEndWithCaller } from '../../support/own-threads.js';
@@ -66,6 +67,41 @@ describe('background pool', () => {
         expect(((await new BackgroundTasks(1).run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
         expect(started).toBe(afterFirst);
         expect(afterFirst).toBeLessThanOrEqual(1);
+    });
+
+    it('ends the idle shared threads on request, never one with a task asked of it, and keeps them when the process asked for longer idle times', async () => {
+        const root = tempDir('lcf-bg-pool-');
+        writeTree(root, { 'c.txt': 'y\n' });
+        const workers: Worker[] = [];
+        const collect = (w: Worker): void => void workers.push(w);
+        process.on('worker', collect);
+        onTestFinished(() => {
+            process.off('worker', collect);
+            setBackgroundIdleMs(30_000);
+        });
+        // The idle time the setup set (30 s, above the default): nothing ends.
+        expect(((await new BackgroundTasks(1).run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+        const kept = started;
+        endIdleThreads();
+        expect(((await new BackgroundTasks(1).run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+        expect(started).toBe(kept);
+
+        setBackgroundIdleMs(2_000);
+        endIdleThreads();
+        expect(((await new BackgroundTasks(1).run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+        expect(started).toBe(kept + 1);
+        const idle = workers.at(-1)!;
+        expect(idle.threadId).not.toBe(-1);
+        // A task asked of the pool (queued or running) keeps its threads; it finishes on them.
+        const running = new BackgroundTasks(1).run(walkTask(root));
+        endIdleThreads();
+        expect(((await running) as IndexWalkResult).ok).toBe(true);
+        expect(started).toBe(kept + 1);
+        // Idle now: ended at once, and the next task starts a thread anew.
+        endIdleThreads();
+        await once(idle, 'exit');
+        expect(((await new BackgroundTasks(1).run(walkTask(root))) as IndexWalkResult).ok).toBe(true);
+        expect(started).toBe(kept + 2);
     });
 
     it.skipIf(!LINUX)('runs every task at the background nice value under SCHED_IDLE, a task that names none too', async () => {
