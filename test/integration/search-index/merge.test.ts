@@ -185,6 +185,46 @@ describe('merged segments', () => {
         expect(exited).toEqual(started);
     });
 
+    it("merges a list of 2 million postings and 60,000 grams on its merge thread's small heap", async () => {
+        const root = tempDir('lcf-tree-');
+        const dir = tempDir('lcf-index-');
+        const gen = 'gen-abc-0123abcd';
+        fs.mkdirSync(path.join(dir, gen));
+        const [inputs, perInput, common] = [16, 125_000, 0x616263];
+        const segments: string[] = [];
+        for (let s = 0; s < inputs; s++) {
+            // Every file holds the common gram; 4,000 grams of each input's own hold a file each.
+            const own = Uint32Array.from({ length: 4000 }, (_, k) => 0x700000 + s * 4000 + k);
+            const keys = Uint32Array.from([common, ...own]);
+            const starts = Uint32Array.from({ length: keys.length + 1 }, (_, r) => (r === 0 ? 0 : perInput + r - 1));
+            const ids = new Uint32Array(perInput + own.length);
+            for (let i = 0; i < perInput; i++) ids[i] = i;
+            for (let k = 0; k < own.length; k++) ids[perInput + k] = k % perInput;
+            const name = `seg-${String(s).padStart(4, '0')}.bin`;
+            fs.writeFileSync(path.join(dir, gen, name), encodeSegment(keys, starts, ids, new Uint16Array(ids.length), 1 + s * perInput, perInput));
+            segments.push(name);
+        }
+        const manifest: Manifest = { version: FORMAT_VERSION, root, skipDirs: [], maxFileSize: 1 << 20, gen, skippedDirs: [], segments, textBytes: 0, diskBytes: 0, buildMs: 0 };
+        await writeManifest(dir, manifest);
+        let served: Manifest | null = null;
+        const merge = new SegmentMerge({ root, dir, manifest, current: () => true, serve: (m, segs) => {
+            served = m;
+            for (const r of segs) r.close();
+        } });
+        await merge.done;
+        expect(served).not.toBeNull();
+        const merged = new SegmentReader(path.join(dir, gen, 'merged-0000.bin'));
+        try {
+            expect(merged.gramCount).toBe(1 + inputs * 4000);
+            const all = merged.read(merged.lookup(common)!).ids;
+            expect(all.length).toBe(inputs * perInput);
+            expect(all.every((id, i) => id === i + 1)).toBe(true);
+            expect([...merged.read(merged.lookup(0x700000 + 15 * 4000 + 3999)!).ids]).toEqual([1 + 15 * perInput + 3999]);
+        } finally {
+            merged.close();
+        }
+    });
+
     it('a merge cut off at any point (a crash) leaves an index that opens and answers; the next merge clears what it left', async () => {
         const root = manyChunkTree();
         const indexDir = tempDir('lcf-index-');
