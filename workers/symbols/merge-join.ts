@@ -15,7 +15,7 @@ export function joinTable(task: SymbolsMergeTask, stem: string): { bytes: number
     const tmp = `${stem}.tmp`;
     try {
         const state = JSON.parse(fs.readFileSync(columnFile(stem, 'state'), 'utf8')) as MergeState;
-        const byFile = { offsets: fs.readFileSync(columnFile(stem, 'fileOff')), crcs: fs.readFileSync(columnFile(stem, 'fileCrc')) };
+        const byFile = byFileColumns(stem, task.split);
         const bytes = assemble(task, tmp, stem, state, pointSections(task.tableSize, state.points), byFile);
         fs.renameSync(tmp, task.out);
         return { bytes, names: state.names, definitions: state.defs };
@@ -23,6 +23,29 @@ export function joinTable(task: SymbolsMergeTask, stem: string): { bytes: number
         fs.rmSync(tmp, { force: true });
         removeColumns(stem);
     }
+}
+
+/**
+ * The rows by file's offsets and CRCs; made in halves split at `split` (merge-stages.ts
+ * `fileRows`), put together: the second half's rows appended to the first's column, its offsets
+ * moved past the first's rows.
+ */
+function byFileColumns(stem: string, split: number | undefined): { offsets: Buffer; crcs: Buffer } {
+    const [offsets, crcs] = [fs.readFileSync(columnFile(stem, 'fileOff')), fs.readFileSync(columnFile(stem, 'fileCrc'))];
+    if (split === undefined) return { offsets, crcs };
+    const second = fs.readFileSync(columnFile(stem, 'fileOff1'));
+    if (offsets.length !== 4 * (split + 1)) throw new Error("symbols merge: the rows by file's halves disagree");
+    const fd = fs.openSync(columnFile(stem, 'fileRows'), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
+    try {
+        copyInto(fd, columnFile(stem, 'fileRows1'), () => undefined);
+    } finally {
+        fs.closeSync(fd);
+    }
+    const joined = Buffer.alloc(4 * split + second.length);
+    offsets.copy(joined, 0, 0, 4 * split);
+    const first = offsets.readUInt32LE(4 * split);
+    for (let i = 0; i < second.length; i += 4) joined.writeUInt32LE(first + second.readUInt32LE(i), 4 * split + i);
+    return { offsets: joined, crcs: Buffer.concat([crcs, fs.readFileSync(columnFile(stem, 'fileCrc1'))]) };
 }
 
 /** Removes every temporary column of the merge `stem`. */

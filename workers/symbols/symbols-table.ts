@@ -14,8 +14,9 @@ import { columnFile, TableEncoder, type MergeState } from './table-encode.js';
 import { encodePoints } from '../../src/symbols/shared/checkpoint-codec.js';
 import { writeColumn } from './table-io.js';
 import { joinTable, removeColumns } from './merge-join.js';
-import { deflateRows, fileRows } from './merge-stages.js';
+import { deflateRows, fileRows, fileSplit } from './merge-stages.js';
 import { PartReader, writePart } from './part-file.js';
+import { progressFailed } from '../../src/symbols/shared/merge-progress.js';
 
 /** Files parsed per call of the `symbols` operation (its outcomes are then encoded and let go). */
 const BATCH = 64;
@@ -66,8 +67,9 @@ const before = (a: PartReader, b: PartReader): boolean => (a.name !== b.name ? a
 /**
  * The `symbols-merge` operation: the part files (each sorted by name) merged into the
  * generation's symbol table (symbol-format.ts), in stages (`task.stage`; all in turn without
- * one): the names' (below), the rows deflated and the rows by file (merge-stages.ts, side by side
- * on the build's two threads), the join (merge-join.ts). Memory: a k-way merge reading each part
+ * one): the names' (below), the rows deflated (beside it on the build's other thread, following
+ * its `progress`) and the rows by file (in two halves side by side after it: `split`, `half`;
+ * merge-stages.ts), the join (merge-join.ts). Memory: a k-way merge reading each part
  * through a small buffer and writing each section to a temporary file as it goes
  * (table-encode.ts); only the name before, the containers' dictionary, the checkpoints and the
  * failed files are held, then the raw rows, read back to make the rows by file (streamed to their
@@ -78,28 +80,33 @@ export function runSymbolsMerge(task: SymbolsMergeTask): SymbolsMergeResult {
     takeTaskPriority(task);
     const stem = task.stem ?? `${task.out}.${process.pid}.${randomBytes(4).toString('hex')}`;
     const all = task.stage === undefined;
+    const progress = task.progress === undefined ? undefined : new Int32Array(task.progress);
     try {
-        let names = task.names ?? 0;
+        let [names, split] = [task.names ?? 0, task.split];
         if (all || task.stage === 'names') {
-            names = mergeNames(task, stem);
+            ({ names, split } = mergeNames(task, stem, progress));
             for (const part of task.parts) fs.rmSync(part, { force: true });
         }
-        if (all || task.stage === 'rows') deflateRows(stem);
-        if (all || task.stage === 'file-rows') fileRows(stem, task.tableSize, names);
-        if (all || task.stage === 'join') return { ok: true, ...joinTable(task, stem) };
-        return { ok: true, bytes: 0, names, definitions: 0 };
+        if (all || task.stage === 'rows') deflateRows(stem, progress);
+        if (all || task.stage === 'file-rows') fileRows(stem, task.tableSize, names, split === undefined || all ? undefined : { split, half: task.half ?? 0 });
+        if (all || task.stage === 'join') return { ok: true, ...joinTable(all ? { ...task, split: undefined } : task, stem) };
+        return { ok: true, bytes: 0, names, definitions: 0, split };
     } catch (err) {
+        if (progress !== undefined && task.stage === 'names') progressFailed(progress);
         removeColumns(stem);
         return { ok: false, code: 'index_failed', message: err instanceof Error ? err.message : String(err) };
     }
 }
 
-/** The names' stage: the parts merged into the names' columns and `state` (table-encode.ts). The count of names. */
-function mergeNames(task: SymbolsMergeTask, stem: string): number {
+/**
+ * The names' stage: the parts merged into the names' columns and `state` (table-encode.ts). The
+ * count of names, and where the rows by file split into halves of about equal work (merge-stages.ts).
+ */
+function mergeNames(task: SymbolsMergeTask, stem: string, progress?: Int32Array): { names: number; split: number } {
     let enc: TableEncoder | undefined;
     const readers: PartReader[] = [];
     try {
-        enc = new TableEncoder(stem);
+        enc = new TableEncoder(stem, progress);
         const failed: [number, Failure][] = [];
         const points: [number, string][] = [];
         const heap: PartReader[] = [];
@@ -113,15 +120,18 @@ function mergeNames(task: SymbolsMergeTask, stem: string): number {
             if (r.next()) push(heap, r);
         }
         // As pointSections keeps them: the files whose checkpoints (with their CRC) the table holds.
-        enc.pointed = new Set(points.filter((p) => p[0] >= 0 && p[0] < task.tableSize && p[1] !== '').map((p) => p[0]));
+        enc.pointed = new Uint8Array(task.tableSize);
+        for (const p of points) if (p[0] >= 0 && p[0] < task.tableSize && p[1] !== '') enc.pointed[p[0]] = 1;
         const containers = new Map<string, number>();
+        const rowsOf = new Uint32Array(task.tableSize);
         let name: string | null = null;
         // Memory: one name's definitions at a time (a name's count is written before its rows).
         while (heap.length > 0) {
             const top = heap[0]!;
             if (top.name !== name) {
                 if (name !== null) enc.end();
-                enc.begin((name = top.name));
+                enc.begin(top.nameBytes, top.nameLength);
+                name = top.name;
             }
             let c = 0;
             if (top.cont !== '') {
@@ -129,6 +139,7 @@ function mergeNames(task: SymbolsMergeTask, stem: string): number {
                 if (c > containers.size) containers.set(top.cont, c);
             }
             enc.row(top.file, top.line, top.end, c, top.kind, top.sig, top.sigLen, top.check);
+            if (top.file < rowsOf.length) rowsOf[top.file]!++;
             if (!top.next()) {
                 if (heap.length === 1) heap.pop();
                 else heap[0] = heap.pop()!;
@@ -139,7 +150,7 @@ function mergeNames(task: SymbolsMergeTask, stem: string): number {
         enc.finish();
         const state: MergeState = { names: enc.names, defs: enc.defs, nameBytes: enc.nameBytes, containers: [...containers.keys()], failed, points };
         writeColumn(columnFile(stem, 'state'), JSON.stringify(state));
-        return enc.names;
+        return { names: enc.names, split: fileSplit(rowsOf) };
     } finally {
         for (const r of readers) r.close();
         for (const w of enc?.cols.values() ?? []) w.close();

@@ -1,17 +1,19 @@
 import { putName, sharedBytes } from '../../src/symbols/shared/name-coding.js';
 import { BLOCK_NAMES, putVarint, RowEncoder, SigEncoder, type Row, type SigPlace } from '../../src/symbols/shared/symbol-codec.js';
-import type { Failure } from '../../src/symbols/shared/symbol-format.js';
 import { BUFFER_BYTES, ColumnWriter } from './table-io.js';
+import { publishBlocks } from '../../src/symbols/shared/merge-progress.js';
+import { blocksOf, type Failure } from '../../src/symbols/shared/symbol-format.js';
 
 /** The streamed sections of the table, in the file's order (symbol-format.ts). */
 export const STREAMED = ['blockRows', 'blockDefs', 'blockSigs', 'names', 'rows', 'fileRows', 'sigs'] as const;
 export type Streamed = (typeof STREAMED)[number];
 /**
  * Every temporary file of a merge, by name: the streamed sections, the rows as they are before
- * deflated with their blocks' starts, the rows by file's offsets and CRCs, and what the join
- * takes of the names' stage (`state`, JSON: {@link MergeState}).
+ * deflated with their blocks' starts, the rows by file's offsets and CRCs, what the join takes of
+ * the names' stage (`state`, JSON: {@link MergeState}), and the rows by file's second half when
+ * made in two (merge-stages.ts `fileRows`).
  */
-export const COLUMNS = [...STREAMED, 'rawRows', 'rawBlockRows', 'fileOff', 'fileCrc', 'state'] as const;
+export const COLUMNS = [...STREAMED, 'rawRows', 'rawBlockRows', 'fileOff', 'fileCrc', 'state', 'fileRows1', 'fileOff1', 'fileCrc1'] as const;
 export type Column = (typeof COLUMNS)[number];
 /** A merge's temporary file `c` (`stem` names the merge: `symbols.bin.<pid>.<random>`). */
 export const columnFile = (stem: string, c: Column): string => `${stem}.${COLUMNS.indexOf(c)}.tmp`;
@@ -24,6 +26,10 @@ export interface MergeState {
     failed: [number, Failure][];
     points: [number, string][];
 }
+/** Blocks between two tellings of the progress: the follower deflates them while the names' stage goes on. */
+const PUBLISH_BLOCKS = 256;
+/** Bytes up to which a name's rows are copied byte by byte. */
+const SHORT_COPY = 64;
 /** The columns the names' stage writes. */
 const OWN = ['blockDefs', 'blockSigs', 'names', 'sigs', 'rawRows', 'rawBlockRows'] as const;
 type Own = (typeof OWN)[number];
@@ -46,18 +52,28 @@ export class TableEncoder {
     #count = 0;
     readonly #rows = new RowEncoder();
     readonly #sigs = new SigEncoder();
-    /** The UTF-8 of the current name and of the one before (front coding), in buffers kept. */
+    /** The UTF-8 of the current name and of the one before (front coding: its first `#prevLength` bytes), in buffers kept. */
     #cur: Buffer = Buffer.allocUnsafe(1 << 10);
-    #prev: Buffer = Buffer.alloc(0);
-    #prevBuf: Buffer = Buffer.allocUnsafe(1 << 10);
+    #prev: Buffer = Buffer.allocUnsafe(1 << 10);
+    #prevLength = 0;
     names = 0;
     defs = 0;
     /** Bytes of the names joined by `\n`. */
     nameBytes = 0;
-    /** The files whose checkpoints hold a CRC-32 of their bytes: their signatures get no check of their own. */
-    pointed: ReadonlySet<number> = new Set();
+    /**
+     * The files whose checkpoints hold a CRC-32 of their bytes (1 at their ids): their signatures
+     * get no check of their own. Perf: an array rather than a set, looked up for every row.
+     */
+    pointed: Uint8Array = new Uint8Array(0);
 
-    constructor(readonly stem: string) {
+    /**
+     * @param progress - where the blocks whose raw rows are on disk whole are told, every
+     *   {@link PUBLISH_BLOCKS} blocks and at the end (merge-progress.ts), for the rows' stage following.
+     */
+    constructor(
+        readonly stem: string,
+        readonly progress?: Int32Array,
+    ) {
         this.cols = new Map(OWN.map((name) => [name, new ColumnWriter(columnFile(stem, name))]));
         [this.#names, this.#sigCol, this.#rawRows] = [this.col('names'), this.col('sigs'), this.col('rawRows')];
     }
@@ -68,30 +84,38 @@ export class TableEncoder {
 
     /** A block starts: where its rows, definitions and signature places begin. */
     #startBlock(): void {
-        this.col('rawBlockRows').u32(this.#rawRows.bytes);
+        const blocks = this.names / BLOCK_NAMES;
+        if (this.progress !== undefined && blocks > 0 && blocks % PUBLISH_BLOCKS === 0) {
+            // The blocks before this one are whole: their rows and starts go to disk for the follower.
+            this.#rawRows.flush();
+            this.col('rawBlockRows').u32(this.#rawRows.bytes);
+            this.col('rawBlockRows').flush();
+            publishBlocks(this.progress, blocks);
+        } else this.col('rawBlockRows').u32(this.#rawRows.bytes);
         this.col('blockDefs').u32(this.defs);
         this.col('blockSigs').u32(this.#sigCol.bytes);
         this.#rows.reset();
         this.#sigs.reset();
     }
 
-    /** The next name (after every name given so far); its definitions follow. */
-    begin(name: string): void {
+    /** The next name (after every name given so far) as its UTF-8, `utf8[0, length)`; its definitions follow. */
+    begin(utf8: Uint8Array, length = utf8.length): void {
         const first = this.names % BLOCK_NAMES === 0;
         if (first) this.#startBlock();
-        if (this.#cur.length < 3 * name.length) this.#cur = Buffer.allocUnsafe(6 * name.length);
-        const bytes = this.#cur.subarray(0, this.#cur.write(name, 0, 'utf8'));
-        const shared = first ? 0 : sharedBytes(bytes, this.#prev);
+        if (this.#cur.length < length) this.#cur = Buffer.allocUnsafe(2 * length);
+        const cur = this.#cur;
+        // Perf: a byte loop beats a native copy for a name's few bytes.
+        for (let i = 0; i < length; i++) cur[i] = utf8[i]!;
+        const shared = first ? 0 : sharedBytes(cur, this.#prev, length, this.#prevLength);
         const w = this.#names;
-        if (bytes.length + 20 <= BUFFER_BYTES) w.wrote(putName(w.buf, w.room(bytes.length + 20), bytes, shared));
+        if (length + 20 <= BUFFER_BYTES) w.wrote(putName(w.buf, w.room(length + 20), cur, shared, length));
         else {
-            const out = Buffer.allocUnsafe(bytes.length + 20);
-            w.bytesOf(out.subarray(0, putName(out, 0, bytes, shared)));
+            const out = Buffer.allocUnsafe(length + 20);
+            w.bytesOf(out.subarray(0, putName(out, 0, cur, shared, length)));
         }
         // The two buffers swap: this name's bytes are the next one's `prev`.
-        [this.#cur, this.#prevBuf] = [this.#prevBuf, this.#cur];
-        this.#prev = bytes;
-        this.nameBytes += bytes.length + 1;
+        [this.#cur, this.#prev, this.#prevLength] = [this.#prev, cur, length];
+        this.nameBytes += length + 1;
     }
 
     /** The current name's next definition: its row and where its signature stands (symbol-codec.ts). */
@@ -99,7 +123,7 @@ export class TableEncoder {
         if (this.#nameAt + 50 > this.#nameRows.length) this.#nameRows = grown(this.#nameRows, this.#nameAt, this.#nameAt + 50);
         this.#nameAt = this.#rows.row(this.#nameRows, this.#nameAt, file, line, end, cont, kind);
         const w = this.#sigCol;
-        w.wrote(this.#sigs.place(w.buf, w.room(22), file, sig, sigLen, check, !this.pointed.has(file)));
+        w.wrote(this.#sigs.place(w.buf, w.room(22), file, sig, sigLen, check, this.pointed[file] !== 1));
         this.#count++;
     }
 
@@ -107,9 +131,12 @@ export class TableEncoder {
     end(): void {
         const w = this.#rawRows;
         if (this.#nameAt + 10 <= BUFFER_BYTES) {
-            const at = putVarint(w.buf, w.room(this.#nameAt + 10), this.#count);
-            this.#nameRows.copy(w.buf, at, 0, this.#nameAt);
-            w.wrote(at + this.#nameAt);
+            const [buf, rows, n] = [w.buf, this.#nameRows, this.#nameAt];
+            const at = putVarint(buf, w.room(n + 10), this.#count);
+            // Perf: most names have a row or two, a byte loop beats a native copy for them.
+            if (n <= SHORT_COPY) for (let i = 0; i < n; i++) buf[at + i] = rows[i]!;
+            else rows.copy(buf, at, 0, n);
+            w.wrote(at + n);
         } else {
             const count = Buffer.allocUnsafe(10);
             w.bytesOf(count.subarray(0, putVarint(count, 0, this.#count)));
@@ -122,7 +149,7 @@ export class TableEncoder {
 
     /** A name with its definitions in file order, at once. */
     add(name: string, rows: readonly Row[], sigs: readonly SigPlace[]): void {
-        this.begin(name);
+        this.begin(Buffer.from(name, 'utf8'));
         rows.forEach((r, i) => this.row(r.file, r.line, r.end, r.cont, r.kind, ...sigs[i]!));
         this.end();
     }
@@ -131,6 +158,7 @@ export class TableEncoder {
     finish(): void {
         this.#startBlock();
         for (const w of this.cols.values()) w.flush();
+        if (this.progress !== undefined) publishBlocks(this.progress, blocksOf(this.names), true);
     }
 }
 

@@ -33,21 +33,29 @@ export function searchPiece(word: Uint8Array): Uint8Array {
     return word;
 }
 
-/** The bytes a name shares with the one before it (`prev`; none at a block's first name), cut back to a cut. */
-export function sharedBytes(name: Uint8Array, prev: Uint8Array): number {
-    const most = Math.min(name.length, prev.length);
+/**
+ * The bytes a name (its first `length` bytes) shares with the one before it (`prev`'s first
+ * `prevLength`; none at a block's first name), cut back to a cut.
+ */
+export function sharedBytes(name: Uint8Array, prev: Uint8Array, length = name.length, prevLength = prev.length): number {
+    const most = Math.min(length, prevLength);
     let shared = 0;
     while (shared < most && name[shared] === prev[shared]) shared++;
-    while (shared > 0 && (shared >= name.length || !nameCut(name, shared))) shared--;
+    while (shared > 0 && (shared >= length || !nameCut(name, shared))) shared--;
     return shared;
 }
 
-/** One name written into `out` from `at` (room for 20 bytes past the name): its shared bytes, the rest's length, the rest. */
-export function putName(out: Uint8Array, at: number, name: Uint8Array, shared: number): number {
+/** Bytes of a name's rest up to which it is copied byte by byte. Perf: a loop beats a native copy (and its view) for a few bytes. */
+const SHORT_REST = 64;
+
+/** One name (its first `length` bytes) written into `out` from `at` (room for 20 bytes past the name): its shared bytes, the rest's length, the rest. */
+export function putName(out: Uint8Array, at: number, name: Uint8Array, shared: number, length = name.length): number {
     at = putVarint(out, at, shared);
-    at = putVarint(out, at, name.length - shared);
-    out.set(name.subarray(shared), at);
-    return at + name.length - shared;
+    const rest = length - shared;
+    at = putVarint(out, at, rest);
+    if (rest <= SHORT_REST) for (let i = 0; i < rest; i++) out[at + i] = name[shared + i]!;
+    else out.set(name.subarray(shared, length), at);
+    return at + rest;
 }
 
 /** A block of names decoded: their bytes, each ended by `\n`, and where each starts (names + 1). */

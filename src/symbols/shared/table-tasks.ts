@@ -41,15 +41,27 @@ export interface SymbolsMergeTask {
      */
     retried?: number[];
     /**
-     * One stage of the merge (none: all of them in turn): `names` reads the parts, `rows` and
-     * `file-rows` (which may run side by side) take the names' columns, `join` writes `out`. The
+     * One stage of the merge (none: all of them in turn): `names` reads the parts, `rows` (beside
+     * it with `progress`, else after it) and `file-rows` take the names' columns, `join` writes `out`. The
      * stages share `stem`, the temporary files' prefix; `names` is the count the names' stage gave.
      */
     stage?: 'names' | 'rows' | 'file-rows' | 'join';
+    /**
+     * A progress word (merge-progress.ts) the `names` stage tells as it writes the raw rows and the
+     * `rows` stage, run beside it, follows; without, `rows` runs after `names`.
+     */
+    progress?: SharedArrayBuffer;
+    /**
+     * Where the rows by file split into halves (the `names` stage's outcome): the `file-rows`
+     * stage makes half `half` alone, and the join puts the two together; without, one whole.
+     */
+    split?: number;
+    half?: 0 | 1;
     stem?: string;
     names?: number;
     nice?: number;
     idle?: boolean;
 }
 
-export type SymbolsMergeResult = { ok: true; bytes: number; names: number; definitions: number } | { ok: false; code: WorkerFailureCode; message: string };
+/** `split`: the names' stage's, where the rows by file split into halves of about equal work. */
+export type SymbolsMergeResult = { ok: true; bytes: number; names: number; definitions: number; split?: number } | { ok: false; code: WorkerFailureCode; message: string };

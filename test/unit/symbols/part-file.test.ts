@@ -74,6 +74,24 @@ describe('a symbol table part file', () => {
         expect(readAll(file)).toEqual({ head, records });
     });
 
+    it("gives each record's name as its UTF-8 bytes too, past ASCII, astral and past the reader's name buffer alike", () => {
+        const dir = tempDir('lcf-part-file-');
+        const file = path.join(dir, 'p.part');
+        const records = oddRecords();
+        writePart(file, [[], []], records);
+        const r = new PartReader(file);
+        try {
+            for (const want of records) {
+                expect(r.next()).toBe(true);
+                expect(r.name).toBe(want[0]);
+                expect(r.nameBytes.subarray(0, r.nameLength).equals(Buffer.from(want[0], 'utf8')), want[0].slice(0, 20)).toBe(true);
+            }
+            expect(r.next()).toBe(false);
+        } finally {
+            r.close();
+        }
+    });
+
     it('merges parts of odd names into a table that finds each of them with its definitions', async () => {
         const dir = tempDir('lcf-part-file-');
         const records = oddRecords();
@@ -132,19 +150,21 @@ describe('a symbol table part file', () => {
     });
 });
 
+/** `records` in `count` parts (by file id) in the new folder `dir`, each with a checkpoint, the second with a failed file. */
+function partsIn(dir: string, records: readonly PartRecord[], count: number): string[] {
+    fs.mkdirSync(dir);
+    return Array.from({ length: count }, (_, p) => {
+        const file = path.join(dir, `symbols-part-${p}.00000000.part`);
+        writePart(file, [p === 1 ? [[3, Failure.Other]] : [], [[p + 1, 'AAEC']]], records.filter((r) => r[1] % count === p));
+        return file;
+    });
+}
+
 describe('the merge in stages', () => {
     it('writes the same table stage by stage as in one task', () => {
         const dir = tempDir('lcf-merge-stages-');
         const records = oddRecords();
-        const out = (k: string): string => path.join(dir, k, 'symbols.bin');
-        const parts = (k: string): string[] => {
-            fs.mkdirSync(path.join(dir, k));
-            return [0, 1, 2].map((p) => {
-                const file = path.join(dir, k, `symbols-part-${p}.00000000.part`);
-                writePart(file, [p === 1 ? [[3, Failure.Other]] : [], [[p + 1, 'AAEC']]], records.filter((r) => r[1] % 3 === p));
-                return file;
-            });
-        };
+        const [out, parts] = [(k: string): string => path.join(dir, k, 'symbols.bin'), (k: string): string[] => partsIn(path.join(dir, k), records, 3)];
         expect(runSymbolsMerge({ op: 'symbols-merge', parts: parts('one'), tableSize: 4_000, out: out('one') })).toMatchObject({ ok: true });
         const task = { op: 'symbols-merge' as const, parts: parts('staged'), tableSize: 4_000, out: out('staged'), stem: `${out('staged')}.1.00000000` };
         const first = runSymbolsMerge({ ...task, stage: 'names' });
@@ -154,6 +174,25 @@ describe('the merge in stages', () => {
         for (const stage of ['file-rows', 'rows', 'join'] as const) expect(runSymbolsMerge({ ...task, parts: [], names, stage }), stage).toMatchObject({ ok: true });
         expect(fs.readFileSync(out('staged')).equals(fs.readFileSync(out('one')))).toBe(true);
         expect(fs.readdirSync(path.join(dir, 'staged')), 'no temporary file left').toEqual(['symbols.bin']);
+    });
+
+    it("writes the one task's table with the rows by file made in halves, split at any file", () => {
+        const dir = tempDir('lcf-merge-stages-');
+        const records = oddRecords();
+        const [out, parts] = [(k: string): string => path.join(dir, k, 'symbols.bin'), (k: string): string[] => partsIn(path.join(dir, k), records, 2)];
+        expect(runSymbolsMerge({ op: 'symbols-merge', parts: parts('one'), tableSize: 4_000, out: out('one') })).toMatchObject({ ok: true });
+        const one = fs.readFileSync(out('one'));
+        // The names' stage's own split, none before the first file or past the last, and two in between.
+        for (const at of [undefined, 0, 1, 7, 2_000, 4_000]) {
+            const k = `staged-${at}`;
+            const task = { op: 'symbols-merge' as const, parts: parts(k), tableSize: 4_000, out: out(k), stem: `${out(k)}.1.00000000` };
+            const first = runSymbolsMerge({ ...task, stage: 'names' });
+            expect(first.ok && first.split).toBeGreaterThan(0);
+            const [names, split] = first.ok ? [first.names, at ?? first.split!] : [0, 0];
+            for (const t of [{ stage: 'rows' }, { stage: 'file-rows', half: 1 }, { stage: 'file-rows', half: 0 }, { stage: 'join' }] as const) expect(runSymbolsMerge({ ...task, parts: [], names, split, ...t }), t.stage).toMatchObject({ ok: true });
+            expect(fs.readFileSync(out(k)).equals(one), `split at ${split}`).toBe(true);
+            expect(fs.readdirSync(path.join(dir, k)), 'no temporary file left').toEqual(['symbols.bin']);
+        }
     });
 
     it('removes every temporary file of the merge when a stage fails', () => {

@@ -159,6 +159,21 @@ describe('the names on disk', () => {
         expect(() => decodeNameBlock(out, 0, at, 3)).toThrow(RangeError);
     });
 
+    it("codes a name held in the first bytes of a longer buffer as the name alone", () => {
+        const b = (s: string): Buffer => Buffer.from(s, 'utf8');
+        // Buffers kept from name to name: bytes past a name's length are another name's.
+        const [name, prev] = [b('kvm_vcpu_ioctl_zzz'), b('kvm_vcpu_init_zzzzzz')];
+        expect(sharedBytes(name, prev, 14, 13)).toBe(sharedBytes(b('kvm_vcpu_ioctl'), b('kvm_vcpu_init')));
+        expect(sharedBytes(b('abcd'), b('abcd'), 2, 4)).toBe(sharedBytes(b('ab'), b('abcd')));
+        const long = `x_${'é'.repeat(60)}`;
+        for (const [s, shared] of [['ab_c', 3], ['ünï_côdé', 0], [long, 2]] as const) {
+            const [whole, held] = [Buffer.alloc(200), Buffer.alloc(200)];
+            const bytes = b(s);
+            const kept = Buffer.concat([bytes, b('_trailing')]);
+            expect(held.subarray(0, putName(held, 0, kept, shared, bytes.length)).equals(whole.subarray(0, putName(whole, 0, bytes, shared))), s).toBe(true);
+        }
+    });
+
     it('refuses names that changed on disk after the load, and a table of the format before', async () => {
         const dir = tempDir('lcf-symnames-disk-');
         const names = randomNames(random(5), 20_000);
