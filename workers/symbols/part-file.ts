@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { PART_MAGIC, type Failure, type PartRecord } from '../../src/symbols/shared/symbol-format.js';
-import { putVarint } from '../../src/symbols/shared/symbol-codec.js';
+import { copyBytes, putVarint } from '../../src/symbols/shared/symbol-codec.js';
 import { BUFFER_BYTES, ColumnWriter } from './table-io.js';
 
 /**
@@ -198,11 +198,8 @@ export class PartReader {
     #newName(): boolean {
         const n = this.#length();
         if (n < 0) return false;
-        const b = this.#buf;
         if (this.nameBytes.length < n) this.nameBytes = Buffer.allocUnsafe(2 * n);
-        const out = this.nameBytes;
-        // Perf: a byte loop beats a native copy for a name's few bytes.
-        for (let i = 0, at = this.#at; i < n; i++) out[i] = b[at + i]!;
+        copyBytes(this.nameBytes, 0, this.#buf, this.#at, n);
         this.nameLength = n;
         this.#at += n;
         return true;

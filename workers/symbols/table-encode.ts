@@ -1,5 +1,5 @@
 import { putName, sharedBytes } from '../../src/symbols/shared/name-coding.js';
-import { BLOCK_NAMES, putVarint, RowEncoder, SigEncoder, type Row, type SigPlace } from '../../src/symbols/shared/symbol-codec.js';
+import { BLOCK_NAMES, copyBytes, putVarint, RowEncoder, SigEncoder, type Row, type SigPlace } from '../../src/symbols/shared/symbol-codec.js';
 import { BUFFER_BYTES, ColumnWriter } from './table-io.js';
 import { publishBlocks } from '../../src/symbols/shared/merge-progress.js';
 import { blocksOf, type Failure } from '../../src/symbols/shared/symbol-format.js';
@@ -28,8 +28,6 @@ export interface MergeState {
 }
 /** Blocks between two tellings of the progress: the follower deflates them while the names' stage goes on. */
 const PUBLISH_BLOCKS = 256;
-/** Bytes up to which a name's rows are copied byte by byte. */
-const SHORT_COPY = 64;
 /** The columns the names' stage writes. */
 const OWN = ['blockDefs', 'blockSigs', 'names', 'sigs', 'rawRows', 'rawBlockRows'] as const;
 type Own = (typeof OWN)[number];
@@ -104,8 +102,7 @@ export class TableEncoder {
         if (first) this.#startBlock();
         if (this.#cur.length < length) this.#cur = Buffer.allocUnsafe(2 * length);
         const cur = this.#cur;
-        // Perf: a byte loop beats a native copy for a name's few bytes.
-        for (let i = 0; i < length; i++) cur[i] = utf8[i]!;
+        copyBytes(cur, 0, utf8, 0, length);
         const shared = first ? 0 : sharedBytes(cur, this.#prev, length, this.#prevLength);
         const w = this.#names;
         if (length + 20 <= BUFFER_BYTES) w.wrote(putName(w.buf, w.room(length + 20), cur, shared, length));
@@ -131,11 +128,9 @@ export class TableEncoder {
     end(): void {
         const w = this.#rawRows;
         if (this.#nameAt + 10 <= BUFFER_BYTES) {
-            const [buf, rows, n] = [w.buf, this.#nameRows, this.#nameAt];
-            const at = putVarint(buf, w.room(n + 10), this.#count);
-            // Perf: most names have a row or two, a byte loop beats a native copy for them.
-            if (n <= SHORT_COPY) for (let i = 0; i < n; i++) buf[at + i] = rows[i]!;
-            else rows.copy(buf, at, 0, n);
+            const n = this.#nameAt;
+            const at = putVarint(w.buf, w.room(n + 10), this.#count);
+            copyBytes(w.buf, at, this.#nameRows, 0, n);
             w.wrote(at + n);
         } else {
             const count = Buffer.allocUnsafe(10);

@@ -1,4 +1,4 @@
-import { putVarint, VarintReader } from './symbol-codec.js';
+import { copyBytes, putVarint, VarintReader } from './symbol-codec.js';
 
 /**
  * The symbol table's names (symbol-format.ts): front coded in blocks, each name the bytes it
@@ -45,16 +45,12 @@ export function sharedBytes(name: Uint8Array, prev: Uint8Array, length = name.le
     return shared;
 }
 
-/** Bytes of a name's rest up to which it is copied byte by byte. Perf: a loop beats a native copy (and its view) for a few bytes. */
-const SHORT_REST = 64;
-
 /** One name (its first `length` bytes) written into `out` from `at` (room for 20 bytes past the name): its shared bytes, the rest's length, the rest. */
 export function putName(out: Uint8Array, at: number, name: Uint8Array, shared: number, length = name.length): number {
     at = putVarint(out, at, shared);
     const rest = length - shared;
     at = putVarint(out, at, rest);
-    if (rest <= SHORT_REST) for (let i = 0; i < rest; i++) out[at + i] = name[shared + i]!;
-    else out.set(name.subarray(shared, length), at);
+    copyBytes(out, at, name, shared, rest);
     return at + rest;
 }
 
