@@ -224,7 +224,7 @@ export function withoutBodies(text: string, initializers = true): Blanked | unde
 let spaces = ' '.repeat(256);
 
 /** `text` with what lies outside `kept` (`[start, end, …]`, ascending) made spaces, newlines kept: the same indexes, rows and columns. */
-function blankedText(text: string, kept: readonly number[]): string {
+export function blankedText(text: string, kept: readonly number[]): string {
     const pieces: string[] = [];
     // The next newline is looked for once per line (as in rangesOf).
     let nl = text.indexOf('\n');

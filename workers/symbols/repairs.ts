@@ -1,4 +1,5 @@
 import type { Node } from 'web-tree-sitter';
+import { blankedText } from './bodies.js';
 import { C, continued } from './c-chars.js';
 
 /**
@@ -194,15 +195,7 @@ export function withoutLoneMacros(source: string): string {
 
 /** `source` with each span of `spans` (`[start, end, …]`, ascending, apart) turned into spaces, newlines kept: the same offsets and lines. */
 function blankedSpans(source: string, spans: readonly number[]): string {
-    if (spans.length === 0) return source;
-    const out: string[] = [];
-    let from = 0;
-    for (let k = 0; k < spans.length; k += 2) {
-        out.push(source.slice(from, spans[k]), source.slice(spans[k], spans[k + 1]).replace(/[^\n]/g, ' '));
-        from = spans[k + 1]!;
-    }
-    out.push(source.slice(from));
-    return out.join('');
+    return spans.length === 0 ? source : blankedText(source, [0, ...spans, source.length]);
 }
 
 /** The nearest line before (`step` -1) or after (1) the line at `at` that is not blank, trimmed; '' at the file's start or end. */
