@@ -96,8 +96,8 @@ export const SHARED_YOUNG_GENERATION_MB = 4;
 
 type PoolKind = 'idle' | 'fair';
 const shared = new Map<PoolKind, { pool: Piscina; threads: number }>();
-/** Tasks asked of each shared pool and not settled yet. */
-const sharedRunning = new WeakMap<Piscina, number>();
+/** Tasks asked of each pool (shared or a caller's own) and not settled yet. */
+const running = new WeakMap<Piscina, number>();
 
 /**
  * Ends the threads of the shared pools that run nothing now, at once rather than after their idle
@@ -109,9 +109,8 @@ const sharedRunning = new WeakMap<Piscina, number>();
 export function endIdleThreads(): void {
     if (idleMs > IDLE_MS) return;
     for (const [kind, { pool }] of shared) {
-        if ((sharedRunning.get(pool) ?? 0) > 0) continue;
+        if ((running.get(pool) ?? 0) > 0) continue;
         shared.delete(kind);
-        sharedRunning.delete(pool);
         void pool.destroy().catch(() => undefined);
     }
 }
@@ -173,8 +172,8 @@ export class BackgroundTasks {
     readonly #own: Map<PoolKind, Piscina> | null;
     readonly #used = new Set<Piscina>();
     readonly #abort = new AbortController();
-    /** Per own pool: the highest nice value its tasks asked for, and its tasks not settled yet. */
-    readonly #ownUse = new Map<Piscina, { nice: number; running: number }>();
+    /** Per own pool: the highest nice value its tasks asked for. */
+    readonly #ownNice = new Map<Piscina, number>();
 
     readonly #heap: HeapLimits;
 
@@ -196,23 +195,19 @@ export class BackgroundTasks {
         if (pool === undefined && this.#own !== null) {
             pool = unpark(ownKey(kind, this.#threads, this.#heap, nice)) ?? newPool(this.#threads, this.#heap);
             this.#own.set(kind, pool);
-            this.#ownUse.set(pool, { nice, running: 0 });
+            this.#ownNice.set(pool, nice);
         }
         pool ??= poolFor(kind, this.#threads);
         this.#used.add(pool);
         return pool;
     }
 
-    /** Runs `task` on `pool`, counting it while it runs when the pool is the caller's own. */
+    /** Runs `task` on `pool`, counting it until it settles (and, on an own pool, the priority it asks for). */
     #runOn(pool: Piscina, task: object, nice: number, options: { signal: AbortSignal; transferList: (ArrayBuffer | MessagePort)[] }): Promise<unknown> {
-        const use = this.#ownUse.get(pool);
-        if (use === undefined) {
-            sharedRunning.set(pool, (sharedRunning.get(pool) ?? 0) + 1);
-            return pool.run(task, options).finally(() => void sharedRunning.set(pool, sharedRunning.get(pool)! - 1));
-        }
-        use.nice = Math.max(use.nice, nice);
-        use.running++;
-        return pool.run(task, options).finally(() => void use.running--);
+        const own = this.#ownNice.get(pool);
+        if (own !== undefined) this.#ownNice.set(pool, Math.max(own, nice));
+        running.set(pool, (running.get(pool) ?? 0) + 1);
+        return pool.run(task, options).finally(() => void running.set(pool, running.get(pool)! - 1));
     }
 
     /**
@@ -223,14 +218,13 @@ export class BackgroundTasks {
         if (this.#own === null) return;
         const ending: Promise<void>[] = [];
         for (const [kind, pool] of this.#own) {
-            const use = this.#ownUse.get(pool)!;
-            if (ownIdleMs === 0 || this.#abort.signal.aborted || use.running > 0) {
+            if (ownIdleMs === 0 || this.#abort.signal.aborted || (running.get(pool) ?? 0) > 0) {
                 ending.push(pool.destroy());
                 continue;
             }
             // Handed on: a task this caller runs later starts or takes another pool.
             this.#own.delete(kind);
-            park(ownKey(kind, this.#threads, this.#heap, use.nice), pool);
+            park(ownKey(kind, this.#threads, this.#heap, this.#ownNice.get(pool)!), pool);
         }
         await Promise.all(ending);
     }
