@@ -203,10 +203,10 @@ function eachMatchInBytes(buf: Buffer, m: ContentMatcher, max: number, visit: Vi
     while (found < max) {
         const pos = literals.find(body, from);
         if (pos === -1) break;
-        const lineStart = pos === from ? from : Math.max(from, body.lastIndexOf(10, pos - 1) + 1);
-        for (let nl = body.indexOf(10, counted); nl !== -1 && nl < lineStart; nl = body.indexOf(10, nl + 1)) line++;
+        const lineStart = pos === from ? from : literals.lineStart(body, pos, from);
+        line += literals.newlines(body, counted, lineStart);
         counted = lineStart;
-        const nl = body.indexOf(10, pos);
+        const nl = literals.nextNewline(body, pos);
         const lineEnd = nl === -1 ? body.length : nl;
         src ??= byteLines(body, textEncodingOf(buf));
         const text = lineAt(src, lineStart, lineEnd);

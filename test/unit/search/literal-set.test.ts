@@ -175,6 +175,92 @@ function alternations(literals: string[]): string[] {
     return [alt, `(?:${alt})b`, `x(${alt})`, `(${alt})+_`, `[ab](?:${alt})`, `(?:${alt}).*\\(`, `^(?:${alt})$`];
 }
 
+/** The places of `buf`'s newlines, in order, found byte by byte (once per buffer's content: the test's buffers do not change while checked). */
+function newlinesOf(buf: Buffer): number[] {
+    const at: number[] = [];
+    for (let i = 0; i < buf.length; i++) if (buf[i] === 10) at.push(i);
+    return at;
+}
+
+/** The line bookkeeping's answers from the list of newlines: how many in `[from, to)`, the line start of `pos` from `floor`, the next newline. */
+function lineOracle(nls: readonly number[]) {
+    const firstAtOrAfter = (p: number): number => {
+        let lo = 0;
+        let hi = nls.length;
+        while (lo < hi) {
+            const mid = (lo + hi) >> 1;
+            if (nls[mid]! < p) lo = mid + 1;
+            else hi = mid;
+        }
+        return lo;
+    };
+    return {
+        newlines: (from: number, to: number): number => Math.max(0, firstAtOrAfter(to) - firstAtOrAfter(from)),
+        lineStart: (pos: number, floor: number): number => {
+            const k = firstAtOrAfter(pos) - 1;
+            return k >= 0 && nls[k]! >= floor ? nls[k]! + 1 : floor;
+        },
+        nextNewline: (from: number): number => nls[firstAtOrAfter(from)] ?? -1,
+    };
+}
+
+/** Checks the set's line methods on `buf` at the given places against {@link lineOracle}, as the set stands (after a find, or a reset). */
+function agreeOnLines(set: LiteralSet, buf: Buffer, places: readonly number[], label: string): void {
+    const oracle = lineOracle(newlinesOf(buf));
+    for (const a of places) {
+        for (const b of places) {
+            if (a > b) continue;
+            const got = [set.newlines(buf, a, b), set.lineStart(buf, b, a), set.nextNewline(buf, a)];
+            const want = [oracle.newlines(a, b), oracle.lineStart(b, a), oracle.nextNewline(a)];
+            // expect() only on a difference: its message is built for every pair otherwise.
+            if (got.some((g, i) => g !== want[i])) expect(got, `${label}: [${a}, ${b})`).toEqual(want);
+        }
+    }
+}
+
+describe('LiteralSet line bookkeeping', () => {
+    it('counts and finds newlines as the obvious way does, for every search, before and after each find', () => {
+        fc.assert(
+            fc.property(
+                literalsArb.chain((ls) => fc.tuple(fc.constant(ls), bytesArb(ls))),
+                fc.array(fc.nat({ max: 300 }), { maxLength: 6 }),
+                ([literals, bytes], jumps) => {
+                    for (const how of ways(literals)) {
+                        const set = new LiteralSet(literals, how);
+                        const label = `${how}: ${JSON.stringify(literals)} in ${JSON.stringify(bytes.toString('latin1'))}`;
+                        const places = [...new Set([0, 1, bytes.length - 1, bytes.length, ...jumps.map((j) => Math.min(j, bytes.length))])].filter((p) => p >= 0);
+                        set.reset();
+                        agreeOnLines(set, bytes, places, `${label}, reset`);
+                        for (const from of jumps) {
+                            set.find(bytes, from);
+                            agreeOnLines(set, bytes, places, `${label}, found from ${from}`);
+                        }
+                    }
+                },
+            ),
+            { seed: SEED, numRuns: 300 },
+        );
+    });
+
+    it('answers across the SIMD search\'s 1 MiB windows: ranges reaching before, after and over the window in memory', () => {
+        const MiB = 1 << 20;
+        const set = new LiteralSet(['needle_x', 'q7'], 'simd');
+        const buf = Buffer.alloc(3 * MiB + 100, 'z');
+        // Newlines at each window's edges and inside, none for long stretches.
+        const newlines = [0, 15, 16, 17, MiB - 17, MiB - 1, MiB, MiB + 1, MiB + 40, 2 * MiB - 3, 2 * MiB + 7, buf.length - 1];
+        for (const at of newlines) buf[at] = 10;
+        buf.write('needle_x', MiB + 2, 'latin1');
+        buf.write('Q7', 2 * MiB + 9, 'latin1');
+        const places = [...new Set([0, 1, 16, 31, MiB - 16, MiB - 1, MiB, MiB + 2, MiB + 3, MiB + 41, 2 * MiB - 2, 2 * MiB, 2 * MiB + 8, 2 * MiB + 9, 3 * MiB, buf.length - 1, buf.length])];
+        set.reset();
+        for (const from of [0, MiB + 1, MiB + 3, 2 * MiB + 1, 5]) {
+            const at = set.find(buf, from);
+            expect(at, `find from ${from}`).toBe(from <= MiB + 2 ? MiB + 2 : 2 * MiB + 9);
+            agreeOnLines(set, buf, places, `found from ${from}`);
+        }
+    });
+});
+
 describe('the scan through a literal set, against the oracle', () => {
     it('finds exactly the oracle lines for generated alternations, plain and Unicode mode', () => {
         fc.assert(

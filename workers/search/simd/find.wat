@@ -9,6 +9,9 @@
 ;; byte (v128 splats at +0, +16), of the second (+32, +48), then i32s: the bytes' places in the
 ;; literal (+64, +68), the literal's length (+72) and the address of its lower-cased bytes (+76).
 ;; The data lies at `data`; at least 32 bytes past data+len plus the longest literal are readable.
+;;
+;; The scan's line bookkeeping runs on the same copy of the data: `newlines`, `lastNewline` and
+;; `nextNewline` look for 0x0A bytes 16 at a time, within the range they are given.
 (module
   (memory (export "memory") 1)
 
@@ -85,4 +88,69 @@
         (br $block)))
     (i32.store (local.get $out) (local.get $end))
     (local.get $n))
+
+  ;; The number of newline bytes (0x0A) in data[from, to).
+  (func (export "newlines") (param $data i32) (param $from i32) (param $to i32) (result i32)
+    (local $p i32) (local $end i32) (local $n i32) (local $nl v128)
+    (local.set $nl (i8x16.splat (i32.const 10)))
+    (local.set $p (i32.add (local.get $data) (local.get $from)))
+    (local.set $end (i32.add (local.get $data) (local.get $to)))
+    (block $bytes
+      (loop $block
+        (br_if $bytes (i32.gt_s (i32.add (local.get $p) (i32.const 16)) (local.get $end)))
+        (local.set $n (i32.add (local.get $n)
+          (i32.popcnt (i8x16.bitmask (i8x16.eq (v128.load (local.get $p)) (local.get $nl))))))
+        (local.set $p (i32.add (local.get $p) (i32.const 16)))
+        (br $block)))
+    (block $done
+      (loop $byte
+        (br_if $done (i32.ge_s (local.get $p) (local.get $end)))
+        (if (i32.eq (i32.load8_u (local.get $p)) (i32.const 10))
+          (then (local.set $n (i32.add (local.get $n) (i32.const 1)))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $byte)))
+    (local.get $n))
+
+  ;; The place of the last newline byte in data[from, to), or -1.
+  (func (export "lastNewline") (param $data i32) (param $from i32) (param $to i32) (result i32)
+    (local $p i32) (local $bits i32) (local $nl v128)
+    (local.set $nl (i8x16.splat (i32.const 10)))
+    (local.set $p (local.get $to))
+    (block $bytes
+      (loop $block
+        (br_if $bytes (i32.lt_s (i32.sub (local.get $p) (i32.const 16)) (local.get $from)))
+        (local.set $p (i32.sub (local.get $p) (i32.const 16)))
+        (local.set $bits (i8x16.bitmask (i8x16.eq (v128.load (i32.add (local.get $data) (local.get $p))) (local.get $nl))))
+        (if (local.get $bits)
+          (then (return (i32.sub (i32.add (local.get $p) (i32.const 31)) (i32.clz (local.get $bits))))))
+        (br $block)))
+    (block $none
+      (loop $byte
+        (br_if $none (i32.le_s (local.get $p) (local.get $from)))
+        (local.set $p (i32.sub (local.get $p) (i32.const 1)))
+        (br_if $byte (i32.ne (i32.load8_u (i32.add (local.get $data) (local.get $p))) (i32.const 10)))
+        (return (local.get $p))))
+    (i32.const -1))
+
+  ;; The place of the first newline byte in data[from, to), or -1.
+  (func (export "nextNewline") (param $data i32) (param $from i32) (param $to i32) (result i32)
+    (local $p i32) (local $bits i32) (local $nl v128)
+    (local.set $nl (i8x16.splat (i32.const 10)))
+    (local.set $p (local.get $from))
+    (block $bytes
+      (loop $block
+        (br_if $bytes (i32.gt_s (i32.add (local.get $p) (i32.const 16)) (local.get $to)))
+        (local.set $bits (i8x16.bitmask (i8x16.eq (v128.load (i32.add (local.get $data) (local.get $p))) (local.get $nl))))
+        (if (local.get $bits)
+          (then (return (i32.add (local.get $p) (i32.ctz (local.get $bits))))))
+        (local.set $p (i32.add (local.get $p) (i32.const 16)))
+        (br $block)))
+    (block $none
+      (loop $byte
+        (br_if $none (i32.ge_s (local.get $p) (local.get $to)))
+        (if (i32.eq (i32.load8_u (i32.add (local.get $data) (local.get $p))) (i32.const 10))
+          (then (return (local.get $p))))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (br $byte)))
+    (i32.const -1))
 )

@@ -8,6 +8,8 @@ import { FIND_WASM } from './find-wasm.js';
  * calls. Each call into the module lists up to {@link BATCH} starts, which later calls on the
  * same buffer answer from. Perf: a call per start spent a twentieth of a search with many hits
  * (`unsigned|code`) crossing from JavaScript into WebAssembly.
+ * The window's copy also serves the scan's line bookkeeping (newlines counted and looked for,
+ * see LiteralSet's line methods).
  */
 
 /** Most literals one search screens (the module's table holds 8 entries of 128 bytes). */
@@ -34,6 +36,9 @@ const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 interface FindExports {
     memory: { buffer: ArrayBuffer; grow(pages: number): number };
     scan(count: number, data: number, len: number, from: number, end: number, out: number, max: number): number;
+    newlines(data: number, from: number, to: number): number;
+    lastNewline(data: number, from: number, to: number): number;
+    nextNewline(data: number, from: number, to: number): number;
 }
 
 let compiled: object | null | undefined;
@@ -120,6 +125,35 @@ export class SimdFind {
     /** Forgets the window: called before another buffer, or new content in the same one. */
     reset(): void {
         this.#loaded = false;
+    }
+
+    /**
+     * The part of the buffer whose bytes are in the module's memory since the last {@link find}:
+     * `[windowFrom, windowTo)` (empty after a reset). The newline methods below answer within it.
+     */
+    get windowFrom(): number {
+        return this.#start;
+    }
+
+    get windowTo(): number {
+        return this.#loaded ? this.#start + this.#copied : this.#start;
+    }
+
+    /** The number of newline bytes in `[from, to)` of the buffer, a range within the window. */
+    newlines(from: number, to: number): number {
+        return this.#x.newlines(this.#data, from - this.#start, to - this.#start);
+    }
+
+    /** The place of the last newline byte in `[from, to)` of the buffer (a range within the window), or -1. */
+    lastNewline(from: number, to: number): number {
+        const at = this.#x.lastNewline(this.#data, from - this.#start, to - this.#start);
+        return at === -1 ? -1 : this.#start + at;
+    }
+
+    /** The place of the first newline byte in `[from, to)` of the buffer (a range within the window), or -1. */
+    nextNewline(from: number, to: number): number {
+        const at = this.#x.nextNewline(this.#data, from - this.#start, to - this.#start);
+        return at === -1 ? -1 : this.#start + at;
     }
 
     /** Start of the first occurrence at or after `from` of any literal in `buf`, or -1 (same contract as LiteralSet.find). */
