@@ -49,6 +49,21 @@ describe('the SIMD find module', () => {
         }
     });
 
+    it('never finds a literal in what a longer buffer left past a shorter one\'s end, whatever the place in a 64-byte block', () => {
+        const find = new SimdFind([{ folded: Buffer.from('ab'), first: 0, second: 1 }]);
+        const long = Buffer.from('ab'.repeat(100), 'latin1');
+        for (let len = 0; len <= 130; len++) {
+            find.reset();
+            expect(find.find(long, 0)).toBe(0);
+            // The same memory now holds `ab` everywhere past the short buffer's end.
+            const short = Buffer.alloc(len, '.');
+            if (len >= 2) short.write('ab', len - 2, 'latin1');
+            find.reset();
+            expect(find.find(short, 0), `${len} bytes`).toBe(len >= 2 ? len - 2 : -1);
+            if (len > 0) expect(find.find(short, len - 1), `${len} bytes, from its last`).toBe(-1);
+        }
+    });
+
     it('finds every start when a window holds more than one call lists (1,024), in order and after jumps back', () => {
         const find = new SimdFind([
             { folded: Buffer.from('ab'), first: 0, second: 1 },

@@ -20,8 +20,8 @@ const TABLE = SIMD_MAX_LITERALS * ENTRY;
 const BATCH = 1024;
 const OUT = TABLE;
 const WINDOW = 1 << 20;
-/** Readable bytes past the copied data: the screen's 16-byte loads at a literal's far place. */
-const SLACK = 32;
+/** Readable bytes past the copied data: the screen's loads of a 64-byte block at a literal's far place (find.wat). */
+const SLACK = 64;
 const PAGE = 65_536;
 
 /** The part of the WebAssembly API used here (the project's TypeScript libraries do not declare it). */
