@@ -4,7 +4,7 @@ import { SIMD_MAX_LITERALS, SimdFind, simdAvailable, type ScreenedLiteral } from
 /**
  * The scan's prefilter for an OR of literals (`foo|bar`): the first occurrence of any of them in
  * the raw bytes, ASCII case-insensitively, in one of three ways:
- * - `simd`: up to 8 literals screened 16 places at a time by two bytes each in WebAssembly SIMD
+ * - `simd`: up to 8 literals screened 64 places at a time by two bytes each in WebAssembly SIMD
  *   (simd/find.wat), each place that passes verified; one pass whatever the bytes.
  * - `anchors`: each literal searched on its own through its rarest byte (prefilter.ts), the
  *   earliest winning; a literal's next occurrence is kept between calls on one buffer, so each
@@ -13,9 +13,9 @@ import { SIMD_MAX_LITERALS, SimdFind, simdAvailable, type ScreenedLiteral } from
  * - `blocks`: Wu and Manber's multi-pattern search ("A fast algorithm for multi-pattern
  *   searching", 1994) over two-byte blocks, one pass for all the literals, in JavaScript: where
  *   WebAssembly SIMD does not run.
- * Perf: over 128 MB of the Linux tree's drivers/net, one thread, `Command|parameters` took 422 ms
- * by anchors, 210 by blocks and 82 by SIMD; `unsigned` 109, 150 and 27; `mutex_lock` (anchored on
- * the rarer `k`) 51, 123 and 55.
+ * Perf: over 128 MB of the Linux tree's drivers/net, one thread (SIMD screening 16 places a
+ * step then), `Command|parameters` took 422 ms by anchors, 210 by blocks and 82 by SIMD;
+ * `unsigned` 109, 150 and 27; `mutex_lock` (anchored on the rarer `k`) 51, 123 and 55.
  */
 export class LiteralSet {
     /** The literals, ASCII lower-cased, each at least one byte. */
