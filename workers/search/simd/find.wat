@@ -1,7 +1,8 @@
 ;; The scan's multi-literal prefilter (literal-set.ts, `simd`): the places in a buffer where any
 ;; of up to 8 literals starts, ASCII case-insensitively. Each literal is screened 64 places at
-;; a time (four 16-byte vectors) by two of its bytes (its two rarest), compared as `(byte | mask) == value` where mask is
-;; 0x20 for a letter (both cases meet its lower case) and 0 otherwise; a place that passes some
+;; a time (four 16-byte vectors) by two of its bytes (its two rarest), compared as
+;; `(byte | mask) == value` where mask is 0x20 for a letter (both cases meet its lower case) and
+;; 0 otherwise; a place that passes some
 ;; literal's screen is verified byte by byte. A SIMD screen over two bytes at fixed distance is the
 ;; generic approach of W. Mula, "SIMD-friendly algorithms for substring searching" (2016).
 ;;
