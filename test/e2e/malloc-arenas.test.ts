@@ -1,10 +1,10 @@
 /**
- * The C heap's arena limit of the package's own server process (src/engine/release-memory.ts),
+ * The C heap's arena limit of the package's own server process (src/engine/malloc-arenas.ts),
  * in fresh Node processes: a process that has taken more arenas than it sets keeps those, and
  * threads started afterwards make no new ones.
  */
 import { describe, expect, it } from 'vitest';
-import { limitMallocArenas } from '../../src/engine/release-memory.js';
+import { limitMallocArenas } from '../../src/engine/malloc-arenas.js';
 import { childModule, runChildScript } from '../support/child-source.js';
 import { ARENAS_READABLE, arenasIn } from '../support/malloc-arenas.js';
 
@@ -16,7 +16,7 @@ function script(limit: number | null): string {
     return `
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
-const { limitMallocArenas } = await import(${JSON.stringify(childModule('src/engine/release-memory.ts'))});
+const { limitMallocArenas } = await import(${JSON.stringify(childModule('src/engine/malloc-arenas.ts'))});
 const set = ${limit === null ? 'null' : `limitMallocArenas(${limit})`};
 const before = fs.readFileSync('/proc/self/maps', 'utf8');
 const code = "const { parentPort } = require('node:worker_threads'); const keep = []; for (let i = 0; i < 200; i++) keep.push(Buffer.alloc(32 * 1024, i)); parentPort.postMessage(keep.length);";

@@ -12,7 +12,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NAVIGATION_TOOL_NAMES, REFERENCE_TOOL_NAMES } from '../../src/tools/catalog.js';
-import { CHILD_NODE_ARGS, childModule } from '../support/child-source.js';
+import { SERVER_MALLOC_ARENAS } from '../../src/engine/malloc-arenas.js';
+import { CHILD_BUILT, CHILD_NODE_ARGS, childModule } from '../support/child-source.js';
 import { image, textPdf } from '../support/media-files.js';
 import { until } from '../support/helpers.js';
 import { ARENAS_READABLE, arenasIn } from '../support/malloc-arenas.js';
@@ -211,6 +212,13 @@ describe('MCP server over stdio (llm-chat-file mcp)', () => {
         expect(texts(next)[0]).toContain('slow/d0/f1.txt');
         // Far below the cancelled search's 60 s timeout, even on a loaded machine.
         expect(Date.now() - t0).toBeLessThan(45_000);
+    });
+
+    it.runIf(ARENAS_READABLE && CHILD_BUILT)('has capped the C heap at its arenas before the runtime made more than its first thread arena (Linux, glibc; the build)', () => {
+        // One thread arena beside the main one: the cap (malloc-arenas.ts) was set before the
+        // modules it does not need were loaded, whose loading gives the runtime's threads arenas.
+        expect(arenasAtStart).toBeLessThanOrEqual(SERVER_MALLOC_ARENAS - 1);
+        expect(arenasIn(fs.readFileSync(`/proc/${transport.pid}/maps`, 'utf8'))).toBeLessThanOrEqual(SERVER_MALLOC_ARENAS - 1);
     });
 
     it.runIf(ARENAS_READABLE)('keeps the C heap arenas it had when it answered initialize (Linux, glibc): the threads started since share them', () => {
