@@ -45,9 +45,8 @@ const YOUNG_GENERATION_FIXED = '--semi-space-growth-factor=1';
  * Keeps the young generation of the process's main thread at its first size (V8's
  * `--semi-space-growth-factor=1`): in the package's own server process the main thread's grew to
  * 32 MB while an index was built and stayed so while serving, where each call makes little
- * garbage. Each thread Node starts sets V8's flags again from the command line as it comes up,
- * which undoes it (the main thread's young generation then grew to 32 MB beside the pools'
- * threads): it is set again as each thread comes online. The flag is the process's: the pools'
+ * garbage. Node sets V8's flags again from the command line as each thread comes up, which undoes
+ * the flag, so it is set again as each thread comes online. The flag is the process's: the pools'
  * threads (`resourceLimits`) keep theirs at its first size too, within what they are given. For a
  * process of the package's own (the CLI's `mcp` command), never a host's by default.
  */

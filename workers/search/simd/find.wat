@@ -2,9 +2,9 @@
 ;; of up to 8 literals starts, ASCII case-insensitively. Each literal is screened 64 places at
 ;; a time (four 16-byte vectors) by two of its bytes (its two rarest), compared as
 ;; `(byte | mask) == value` where mask is 0x20 for a letter (both cases meet its lower case) and
-;; 0 otherwise; a place that passes some
-;; literal's screen is verified byte by byte. A SIMD screen over two bytes at fixed distance is the
-;; generic approach of W. Mula, "SIMD-friendly algorithms for substring searching" (2016).
+;; 0 otherwise; a place that passes some literal's screen is verified byte by byte. A SIMD screen
+;; over two bytes at fixed distance is the generic approach of W. Mula, "SIMD-friendly algorithms
+;; for substring searching" (2016).
 ;;
 ;; Memory, written by the host: per literal k (0..7) at k*128: value and mask of the first screened
 ;; byte (v128 splats at +0, +16), of the second (+32, +48), then i32s: the bytes' places in the
